@@ -1,0 +1,60 @@
+"""The FastAPI application: `/api/v1` REST + SSE, built from settings and a store."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, FastAPI
+from fastapi.responses import HTMLResponse
+
+from api.errors import install_error_handlers
+from api.limits import BodySizeLimit
+from api.routes import agents, auth, events, keys, mail, permissions, sessions, users
+from core.settings import Settings
+from core.store import Store
+
+API_PREFIX = "/api/v1"
+VERSION = "0.1.0"
+
+_HOME = """<!doctype html><meta charset="utf-8"><title>AgentMail</title>
+<h1>AgentMail gateway</h1>
+<p>The web UI is not built yet. The API is at <a href="/api/v1/docs">/api/v1/docs</a>.</p>"""
+
+
+def create_app(settings: Settings, store: Store) -> FastAPI:
+    app = FastAPI(
+        title="AgentMail",
+        version=VERSION,
+        summary="Humans and AI agents working together by mail.",
+        openapi_url=f"{API_PREFIX}/openapi.json",
+        docs_url=f"{API_PREFIX}/docs",
+        redoc_url=None,
+    )
+    app.state.settings = settings
+    app.state.store = store
+    install_error_handlers(app)
+    api = APIRouter(prefix=API_PREFIX)
+
+    @api.get("/health", tags=["meta"])
+    async def health() -> dict[str, str]:
+        return {"status": "ok", "version": VERSION}
+
+    for router in (
+        auth.router,
+        users.router,
+        keys.router,
+        agents.router,
+        mail.agent_router,
+        mail.human_router,
+        permissions.router,
+        sessions.shared_router,
+        sessions.human_router,
+        events.router,
+    ):
+        api.include_router(router)
+    app.include_router(api)
+
+    @app.get("/", include_in_schema=False)
+    async def home() -> HTMLResponse:
+        return HTMLResponse(_HOME)
+
+    app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
+    return app

@@ -1,0 +1,88 @@
+"""Request dependencies: the store, the settings and who is calling."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from core.errors import AuthenticationFailed, Forbidden
+from core.keys import authenticate, require_bound_agent
+from core.principal import Principal
+from core.settings import Settings
+from core.store import Store
+
+SESSION_COOKIE = "agentmail_session"
+
+
+def get_store(request: Request) -> Store:
+    store: Store = request.app.state.store
+    return store
+
+
+def get_settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+StoreDep = Annotated[Store, Depends(get_store)]
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+
+
+def credentials(request: Request) -> str:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    cookie = request.cookies.get(SESSION_COOKIE)
+    if cookie:
+        return cookie
+    raise AuthenticationFailed(
+        "authentication required: 'Authorization: Bearer <key>' or a login cookie"
+    )
+
+
+async def current_principal(request: Request, store: StoreDep) -> Principal:
+    """Anyone authenticated; one-time keys are consumed here, once per request."""
+    cached: Principal | None = getattr(request.state, "principal", None)
+    if cached is None:
+        cached = await authenticate(store, credentials(request))
+        request.state.principal = cached
+    return cached
+
+
+async def any_registered(principal: Annotated[Principal, Depends(current_principal)]) -> Principal:
+    """A human, or an agent whose key is bound to a registered agent."""
+    if principal.is_agent:
+        require_bound_agent(principal)
+    return principal
+
+
+async def current_agent(principal: Annotated[Principal, Depends(current_principal)]) -> Principal:
+    if not principal.is_agent:
+        raise Forbidden("this endpoint is for agent keys; humans use /api/v1/me/...")
+    return principal
+
+
+async def registered_agent(agent: Annotated[Principal, Depends(current_agent)]) -> Principal:
+    require_bound_agent(agent)
+    return agent
+
+
+async def current_human(principal: Annotated[Principal, Depends(current_principal)]) -> Principal:
+    if not principal.is_human:
+        raise Forbidden("this endpoint is for humans (login or user key), not agent keys")
+    return principal
+
+
+async def current_admin(human: Annotated[Principal, Depends(current_human)]) -> Principal:
+    if not human.is_admin:
+        raise Forbidden("admins only")
+    return human
+
+
+AnyPrincipal = Annotated[Principal, Depends(any_registered)]
+AgentKey = Annotated[Principal, Depends(current_agent)]
+Agent = Annotated[Principal, Depends(registered_agent)]
+Human = Annotated[Principal, Depends(current_human)]
+Admin = Annotated[Principal, Depends(current_admin)]

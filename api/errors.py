@@ -1,0 +1,94 @@
+"""How errors look over HTTP: always JSON `{"error": {"code", "message"}}`.
+
+Domain errors map to status codes here and nowhere else; a test checks that
+every domain error has a mapping. The codes are documented in docs/api.md.
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from core import errors as domain
+
+STATUS: dict[type[domain.DomainError], int] = {
+    domain.InvalidAddress: 422,
+    domain.InvalidRequest: 422,
+    domain.UnknownRecipient: 422,
+    domain.UnknownWorkspace: 422,
+    domain.UnknownAlias: 422,
+    domain.NotFound: 404,
+    domain.AuthenticationFailed: 401,
+    domain.Forbidden: 403,
+    domain.NameTaken: 409,
+    domain.AliasTaken: 409,
+    domain.AlreadyDecided: 409,
+    domain.InvalidDecision: 422,
+    domain.BudgetExhausted: 429,
+    domain.RateLimited: 429,
+}
+
+# Codes for errors that only exist at the HTTP layer.
+HTTP_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "invalid_request",
+}
+
+
+def error_response(
+    status: int, code: str, message: str, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    return JSONResponse(
+        {"error": {"code": code, "message": message}}, status_code=status, headers=headers
+    )
+
+
+async def _domain_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, domain.DomainError)
+    status = next(s for cls, s in STATUS.items() if isinstance(exc, cls))
+    headers = None
+    if isinstance(exc, domain.RateLimited):
+        headers = {"Retry-After": str(exc.retry_after)}
+    if status == 401:
+        headers = {"WWW-Authenticate": "Bearer"}
+    return error_response(status, exc.code, exc.message, headers)
+
+
+def _location(loc: tuple[object, ...]) -> str:
+    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
+    return ".".join(parts) or "body"
+
+
+async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    problems = list(exc.errors())
+    if any(p.get("type") == "json_invalid" for p in problems):
+        return error_response(400, "malformed_json", "the request body is not valid JSON")
+    message = "; ".join(f"{_location(tuple(p['loc']))}: {p['msg']}" for p in problems[:10])
+    return error_response(422, "invalid_request", message)
+
+
+async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    code = HTTP_CODES.get(exc.status_code, "error")
+    message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
+    return error_response(exc.status_code, code, message, dict(exc.headers or {}) or None)
+
+
+async def _unexpected(_request: Request, _exc: Exception) -> JSONResponse:
+    return error_response(500, "internal_error", "internal error; it has been logged")
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(domain.DomainError, _domain_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(Exception, _unexpected)

@@ -1,0 +1,61 @@
+"""Agents: register with a key, heartbeat, and the directory."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter
+from pydantic import BaseModel, Field
+
+from api.deps import Agent, AgentKey, AnyPrincipal, SettingsDep, StoreDep
+from core import agents
+from core.views import AgentView
+
+router = APIRouter(tags=["agents"])
+
+
+class RegisterBody(BaseModel):
+    name: str
+    workspaces: list[agents.Workspace] = Field(min_length=1)
+    platform: str = Field("", max_length=64)
+
+
+class Registered(BaseModel):
+    agent_id: str
+    status: Literal["registered"] = "registered"
+    agent: AgentView
+    agent_key: str | None = Field(
+        None, description="With an enrolment (one-time) key: the agent's permanent key, once."
+    )
+
+
+class AgentList(BaseModel):
+    agents: list[AgentView]
+
+
+@router.post("/agent/register")
+async def register(
+    body: RegisterBody, principal: AgentKey, store: StoreDep, settings: SettingsDep
+) -> Registered:
+    agent, permanent_key = await agents.register_agent(
+        store, principal, body.name, body.workspaces, body.platform, settings.default_budget
+    )
+    return Registered(
+        agent_id=agent.id, agent=agents.agent_view(agent, settings.domain), agent_key=permanent_key
+    )
+
+
+@router.post("/agent/heartbeat")
+async def heartbeat(principal: Agent, store: StoreDep) -> dict[str, Any]:
+    return await agents.heartbeat(store, principal)
+
+
+@router.get("/agents")
+async def list_agents(
+    _who: AnyPrincipal,
+    store: StoreDep,
+    settings: SettingsDep,
+    status: Literal["online", "offline"] | None = None,
+) -> AgentList:
+    found = await agents.list_agents(store, status)
+    return AgentList(agents=[agents.agent_view(agent, settings.domain) for agent in found])

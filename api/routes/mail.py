@@ -1,0 +1,97 @@
+"""Mail: the same endpoints for agents (`/mail/...`) and humans (`/me/mail/...`).
+
+No `from __future__ import annotations` here: the routes are built by a factory
+whose caller dependency is a local variable, which FastAPI must see evaluated.
+"""
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query
+from pydantic import BaseModel
+
+from api.deps import Agent, Human, SettingsDep, StoreDep
+from core import mailbox
+from core.mail import SendRequest, send_mail
+from core.views import MailList, MailView, SendResult
+
+
+class DeliveryState(BaseModel):
+    mail_id: str
+    status: Literal["unread", "read", "archived"]
+
+
+def mail_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
+    router = APIRouter(prefix=prefix, tags=[tag])
+
+    @router.post("/send")
+    async def send(
+        body: SendRequest, caller: Caller, store: StoreDep, settings: SettingsDep
+    ) -> SendResult:
+        return await send_mail(store, settings.domain, caller, body)
+
+    @router.get("/inbox")
+    async def inbox(
+        caller: Caller,
+        store: StoreDep,
+        settings: SettingsDep,
+        status: mailbox.InboxStatus = "all",
+        limit: Annotated[int, Query(ge=1, le=500)] = 50,
+        offset: Annotated[int, Query(ge=0)] = 0,
+        order: mailbox.Order = "newest",
+        mark_read: bool = False,
+        include_body: bool = False,
+    ) -> MailList:
+        return await mailbox.inbox(
+            store,
+            settings.domain,
+            caller,
+            status=status,
+            limit=limit,
+            offset=offset,
+            order=order,
+            mark_read=mark_read,
+            include_body=include_body,
+        )
+
+    @router.get("/sent")
+    async def sent(
+        caller: Caller,
+        store: StoreDep,
+        settings: SettingsDep,
+        limit: Annotated[int, Query(ge=1, le=500)] = 50,
+        offset: Annotated[int, Query(ge=0)] = 0,
+        include_body: bool = False,
+    ) -> MailList:
+        return await mailbox.sent(
+            store, settings.domain, caller, limit=limit, offset=offset, include_body=include_body
+        )
+
+    @router.get("/{mail_id}")
+    async def get(mail_id: str, caller: Caller, store: StoreDep, settings: SettingsDep) -> MailView:
+        return await mailbox.get_mail(store, settings.domain, caller, mail_id)
+
+    async def _state(store: Any, caller: Any, mail_id: str, **change: bool) -> DeliveryState:
+        status = await mailbox.set_delivery_state(store, caller, mail_id, **change)
+        return DeliveryState(mail_id=mail_id, status=status)
+
+    @router.post("/{mail_id}/read")
+    async def mark_read(mail_id: str, caller: Caller, store: StoreDep) -> DeliveryState:
+        return await _state(store, caller, mail_id, read=True)
+
+    @router.post("/{mail_id}/unread")
+    async def mark_unread(mail_id: str, caller: Caller, store: StoreDep) -> DeliveryState:
+        return await _state(store, caller, mail_id, read=False)
+
+    @router.post("/{mail_id}/archive")
+    async def archive(mail_id: str, caller: Caller, store: StoreDep) -> DeliveryState:
+        return await _state(store, caller, mail_id, archived=True)
+
+    @router.post("/{mail_id}/unarchive")
+    async def unarchive(mail_id: str, caller: Caller, store: StoreDep) -> DeliveryState:
+        return await _state(store, caller, mail_id, archived=False)
+
+    return router
+
+
+agent_router = mail_router("/mail", Agent, "agent mail")
+human_router = mail_router("/me/mail", Human, "my mail")

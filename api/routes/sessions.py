@@ -1,0 +1,79 @@
+"""Conversations: list, detail, rename/close (humans), platform naming sync (agents).
+
+No `from __future__ import annotations`: routes come from a factory (see mail.py).
+"""
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query
+from pydantic import BaseModel, Field
+
+from api.deps import AnyPrincipal, Human, SettingsDep, StoreDep
+from core import conversations
+from core.views import SessionDetail, SessionView
+
+
+class SessionList(BaseModel):
+    sessions: list[SessionView]
+    total: int
+
+
+class SessionChange(BaseModel):
+    session_alias: str | None = Field(
+        None, description="New alias; null with `clear_alias` removes it."
+    )
+    clear_alias: bool = False
+    subject: str | None = None
+    status: Literal["active", "completed"] | None = None
+
+
+class SyncBody(BaseModel):
+    session_alias: str | None = Field(None, description="The platform's slug for it.")
+    title: str | None = Field(None, description="The platform's title for it.")
+
+
+def sessions_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
+    router = APIRouter(prefix=prefix, tags=[tag])
+
+    @router.get("")
+    async def list_sessions(
+        caller: Caller,
+        store: StoreDep,
+        status: Literal["active", "waiting", "completed"] | None = None,
+        limit: Annotated[int, Query(ge=1, le=500)] = 50,
+        offset: Annotated[int, Query(ge=0)] = 0,
+    ) -> SessionList:
+        views, total = await conversations.list_sessions(store, caller, status, limit, offset)
+        return SessionList(sessions=views, total=total)
+
+    @router.get("/{session_id}")
+    async def detail(
+        session_id: str, caller: Caller, store: StoreDep, settings: SettingsDep
+    ) -> SessionDetail:
+        return await conversations.session_detail(store, settings.domain, caller, session_id)
+
+    @router.patch("/{session_id}")
+    async def change(
+        session_id: str, body: SessionChange, caller: Caller, store: StoreDep
+    ) -> SessionView:
+        return await conversations.update_session(
+            store,
+            caller,
+            session_id,
+            alias=body.session_alias,
+            clear_alias=body.clear_alias,
+            subject=body.subject,
+            status=body.status,
+        )
+
+    @router.post("/{session_id}/sync")
+    async def sync(session_id: str, body: SyncBody, caller: Caller, store: StoreDep) -> SessionView:
+        return await conversations.sync_session(
+            store, caller, session_id, alias=body.session_alias, title=body.title
+        )
+
+    return router
+
+
+shared_router = sessions_router("/sessions", AnyPrincipal, "sessions")
+human_router = sessions_router("/me/sessions", Human, "my sessions")

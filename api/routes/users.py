@@ -1,0 +1,52 @@
+"""Admin: users and agents' default budgets."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from pydantic import BaseModel, Field
+
+from api.deps import Admin, SettingsDep, StoreDep
+from core import accounts, agents
+from core.errors import InvalidRequest
+from core.views import AgentView, Budget, UserView
+
+router = APIRouter(tags=["admin"])
+
+
+class NewUser(BaseModel):
+    name: str
+    password: str = Field(min_length=accounts.MIN_PASSWORD_LENGTH)
+    is_admin: bool = False
+
+
+class UserList(BaseModel):
+    users: list[UserView]
+
+
+class AgentSettings(BaseModel):
+    default_budget: Budget
+
+
+@router.post("/admin/users", status_code=201)
+async def create_user(
+    body: NewUser, _admin: Admin, store: StoreDep, settings: SettingsDep
+) -> UserView:
+    user = await accounts.create_user(store, body.name, body.password, is_admin=body.is_admin)
+    return accounts.user_view(user, settings.domain)
+
+
+@router.get("/admin/users")
+async def list_users(_admin: Admin, store: StoreDep, settings: SettingsDep) -> UserList:
+    users = await accounts.list_users(store)
+    return UserList(users=[accounts.user_view(user, settings.domain) for user in users])
+
+
+@router.patch("/admin/agents/{name}")
+async def configure_agent(
+    name: str, body: AgentSettings, _admin: Admin, store: StoreDep, settings: SettingsDep
+) -> AgentView:
+    budget = None if body.default_budget == "unlimited" else body.default_budget
+    if budget is not None and budget < 1:
+        raise InvalidRequest("default_budget must be at least 1, or 'unlimited'")
+    agent = await agents.set_default_budget(store, name, budget)
+    return agents.agent_view(agent, settings.domain)

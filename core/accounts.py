@@ -1,0 +1,109 @@
+"""Humans: users, passwords, web logins and the first admin."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from core.address import Address, normalize_name
+from core.errors import AuthenticationFailed, InvalidRequest, NameTaken, NotFound
+from core.keys import issue_key, revoke_token
+from core.models import Agent, User
+from core.principal import Principal
+from core.security import check_password, hash_password, new_password
+from core.store import Store
+from core.views import UserView
+
+MIN_PASSWORD_LENGTH = 8
+
+
+def user_view(user: User, domain: str) -> UserView:
+    address = Address(user.name)
+    return UserView(
+        user_id=user.id,
+        name=user.name,
+        address=address.native(),
+        email=address.email(domain),
+        is_admin=user.is_admin,
+        created_at=user.created_at,
+    )
+
+
+async def name_in_use(session: AsyncSession, name: str) -> bool:
+    """Names are unique across humans and agents together."""
+    if await session.scalar(select(User.id).where(User.name == name)):
+        return True
+    return bool(await session.scalar(select(Agent.id).where(Agent.name == name)))
+
+
+async def create_user(store: Store, name: str, password: str, *, is_admin: bool = False) -> User:
+    name = normalize_name(name)
+    if len(password) < MIN_PASSWORD_LENGTH:
+        raise InvalidRequest(f"a password needs at least {MIN_PASSWORD_LENGTH} characters")
+    hashed = await hash_password(password)
+    async with store.write() as session:
+        if await name_in_use(session, name):
+            raise NameTaken(f"the name '{name}' is already taken by a human or an agent")
+        user = User(name=name, password_hash=hashed, is_admin=is_admin)
+        session.add(user)
+    return user
+
+
+async def list_users(store: Store) -> list[User]:
+    async with store.read() as session:
+        return list((await session.scalars(select(User).order_by(User.name))).all())
+
+
+async def get_user(store: Store, name: str) -> User:
+    async with store.read() as session:
+        user = await session.scalar(select(User).where(User.name == name.lower()))
+    if user is None:
+        raise NotFound(f"no user named '{name}'")
+    return user
+
+
+async def check_user_password(store: Store, name: str, password: str) -> Principal:
+    """The human with this name and password; the same error for a wrong name or password."""
+    async with store.read() as session:
+        user = await session.scalar(select(User).where(User.name == name.strip().lower()))
+    ok = await check_password(password, user.password_hash if user else None)
+    if user is None or not ok:
+        raise AuthenticationFailed("wrong user name or password")
+    return Principal(kind="human", name=user.name, is_admin=user.is_admin, via="password")
+
+
+async def login(store: Store, name: str, password: str, lifetime: timedelta) -> tuple[str, User]:
+    """Check the password and open a web login; returns the cookie token and the user."""
+    principal = await check_user_password(store, name, password)
+    issued = await issue_key(
+        store,
+        kind="login",
+        lifecycle="timed",
+        owner=principal.name,
+        label="web login",
+        expires_in=lifetime.total_seconds(),
+    )
+    assert issued.key is not None
+    return issued.key, await get_user(store, principal.name)
+
+
+async def logout(store: Store, token: str) -> None:
+    await revoke_token(store, token)
+
+
+async def ensure_admin(store: Store, name: str, password: str) -> str | None:
+    """Create the first admin when there is no user at all.
+
+    Returns the password when it was generated here (the caller prints it once).
+    """
+    async with store.read() as session:
+        if await session.scalar(select(User.id).limit(1)):
+            return None
+    generated = None if password else new_password()
+    try:
+        await create_user(store, name, password or generated or "", is_admin=True)
+    except NameTaken:  # another replica won the race
+        return None
+    return generated

@@ -1,0 +1,116 @@
+"""Domain errors.
+
+They know nothing of HTTP, SMTP or IMAP: each carries a stable snake_case `code`
+and a human-readable message; every transport maps them to its own replies
+(`api/errors.py` to status codes, later `smtp_in` to 5xx/4xx, `imap_view` to NO).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+
+class DomainError(Exception):
+    """Base of every error the domain raises on purpose."""
+
+    code: ClassVar[str] = "error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidAddress(DomainError, ValueError):
+    """An address string does not follow the grammar in ARCHITECTURE.md."""
+
+    code = "invalid_address"
+
+
+class InvalidRequest(DomainError):
+    """The request is well-formed but its content cannot be accepted."""
+
+    code = "invalid_request"
+
+
+class UnknownRecipient(DomainError):
+    """No human or agent has this name: the mail is undeliverable."""
+
+    code = "unknown_recipient"
+
+
+class UnknownWorkspace(DomainError):
+    """The agent exists but has no registered workspace of that name or path."""
+
+    code = "unknown_workspace"
+
+
+class UnknownAlias(DomainError):
+    """No conversation has this alias; we never create one silently."""
+
+    code = "unknown_alias"
+
+
+class NotFound(DomainError):
+    code = "not_found"
+
+
+class AuthenticationFailed(DomainError):
+    code = "unauthorized"
+
+
+class Forbidden(DomainError):
+    code = "forbidden"
+
+
+class NameTaken(DomainError):
+    """Names are unique across humans and agents together."""
+
+    code = "name_taken"
+
+
+class AliasTaken(DomainError):
+    code = "alias_taken"
+
+
+class AlreadyDecided(DomainError):
+    """A permission request is decided once."""
+
+    code = "already_decided"
+
+
+class InvalidDecision(DomainError):
+    """The decision is not one of the request's options."""
+
+    code = "invalid_decision"
+
+
+class BudgetExhausted(DomainError):
+    """The conversation's round-trip budget is used up; a human must raise it."""
+
+    code = "budget_exhausted"
+
+
+class RateLimited(DomainError):
+    code = "rate_limited"
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+ALL_DOMAIN_ERRORS: tuple[type[DomainError], ...] = (
+    InvalidAddress,
+    InvalidRequest,
+    UnknownRecipient,
+    UnknownWorkspace,
+    UnknownAlias,
+    NotFound,
+    AuthenticationFailed,
+    Forbidden,
+    NameTaken,
+    AliasTaken,
+    AlreadyDecided,
+    InvalidDecision,
+    BudgetExhausted,
+    RateLimited,
+)

@@ -1,0 +1,215 @@
+"""Reading mail: inbox, sent, one mail, read and archive state (per recipient)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from sqlalchemy import Select, and_, func, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from core.address import Address, parse_native
+from core.errors import NotFound
+from core.models import Conversation, Delivery, Mail
+from core.principal import Principal
+from core.store import Store
+from core.views import MailList, MailView
+
+PREVIEW_CHARS = 200
+InboxStatus = Literal["unread", "read", "all", "archived"]
+Order = Literal["newest", "oldest"]
+
+
+def _with_session(native: str, alias: str | None) -> Address:
+    return parse_native(native).with_session(alias)
+
+
+def mail_view(
+    mail: Mail,
+    alias: str | None,
+    domain: str,
+    delivery: Delivery | None = None,
+    *,
+    full_body: bool = True,
+) -> MailView:
+    sender = Address(mail.from_name, mail.from_path, alias)
+    to = Address(mail.to_name, mail.to_path, alias)
+    cc = [_with_session(text, alias) for text in mail.cc]
+    status: Literal["unread", "read", "archived"] | None = None
+    if delivery is not None:
+        status = "archived" if delivery.archived else "read" if delivery.is_read else "unread"
+    preview = " ".join(mail.body.split())[:PREVIEW_CHARS]
+    return MailView(
+        mail_id=mail.id,
+        seq=mail.seq,
+        session_id=mail.session_id,
+        session_alias=alias,
+        parent_mail_id=mail.parent_id,
+        from_=sender.native(),
+        from_email=sender.email(domain),
+        to=to.native(),
+        to_email=to.email(domain),
+        cc=[a.native() for a in cc],
+        cc_email=[a.email(domain) for a in cc],
+        subject=mail.subject,
+        body=mail.body if full_body else None,
+        body_preview=preview,
+        mail_type=mail.mail_type,
+        auto=mail.auto,
+        message_id=mail.message_id,
+        created_at=mail.created_at,
+        delivery=delivery.kind if delivery is not None else None,
+        status=status,
+        options=mail.options,
+        permission_state=mail.permission_state,
+        decision=mail.decision,
+        decision_note=mail.decision_note,
+        decided_by=mail.decided_by,
+        decided_at=mail.decided_at,
+        expires_at=mail.expires_at,
+        action=mail.action,
+        action_sha256=mail.action_sha256,
+    )
+
+
+async def visible_mail(session: AsyncSession, principal: Principal, mail_id: str) -> Mail:
+    """A mail the caller sent or received; 404 for anything else (no existence leak)."""
+    mail = await session.scalar(select(Mail).where(Mail.id == mail_id))
+    if mail is None or not await _can_see(session, principal, mail):
+        raise NotFound(f"no mail {mail_id}")
+    return mail
+
+
+async def _can_see(session: AsyncSession, principal: Principal, mail: Mail) -> bool:
+    if mail.from_name == principal.name:
+        return True
+    delivery = await _delivery(session, principal, mail)
+    return delivery is not None
+
+
+async def _delivery(session: AsyncSession, principal: Principal, mail: Mail) -> Delivery | None:
+    return await session.scalar(
+        select(Delivery).where(Delivery.mail_seq == mail.seq, Delivery.recipient == principal.name)
+    )
+
+
+def _inbox_query(name: str, status: InboxStatus) -> Select[Mail, Delivery, str | None]:
+    query = (
+        select(Mail, Delivery, Conversation.alias)
+        .join(Delivery, Delivery.mail_seq == Mail.seq)
+        .join(Conversation, Conversation.id == Mail.session_id)
+        .where(Delivery.recipient == name)
+    )
+    if status == "archived":
+        return query.where(Delivery.archived.is_(True))
+    query = query.where(Delivery.archived.is_(False))
+    if status == "unread":
+        query = query.where(Delivery.is_read.is_(False))
+    elif status == "read":
+        query = query.where(Delivery.is_read.is_(True))
+    return query
+
+
+async def inbox(
+    store: Store,
+    domain: str,
+    principal: Principal,
+    *,
+    status: InboxStatus = "all",
+    limit: int = 50,
+    offset: int = 0,
+    order: Order = "newest",
+    mark_read: bool = False,
+    include_body: bool = False,
+) -> MailList:
+    query = _inbox_query(principal.name, status)
+    count_query = select(func.count()).select_from(query.with_only_columns(Delivery.id).subquery())
+    ordering = Mail.seq.desc() if order == "newest" else Mail.seq.asc()
+    page = query.order_by(ordering).limit(limit).offset(offset)
+    if not mark_read:
+        async with store.read() as session:
+            total = await session.scalar(count_query)
+            rows = (await session.execute(page)).all()
+    else:
+        async with store.write() as session:
+            total = await session.scalar(count_query)
+            rows = (await session.execute(page)).all()
+            ids = [delivery.id for _, delivery, _ in rows if not delivery.is_read]
+            if ids:
+                await session.execute(
+                    update(Delivery).where(Delivery.id.in_(ids)).values(is_read=True)
+                )
+    mails = [
+        mail_view(mail, alias, domain, delivery, full_body=include_body)
+        for mail, delivery, alias in rows
+    ]
+    return MailList(mails=mails, total=int(total or 0))
+
+
+async def sent(
+    store: Store,
+    domain: str,
+    principal: Principal,
+    *,
+    limit: int = 50,
+    offset: int = 0,
+    include_body: bool = False,
+) -> MailList:
+    query = (
+        select(Mail, Conversation.alias)
+        .join(Conversation, Conversation.id == Mail.session_id)
+        .where(Mail.from_name == principal.name)
+    )
+    async with store.read() as session:
+        total = await session.scalar(select(func.count()).where(Mail.from_name == principal.name))
+        rows = (
+            await session.execute(query.order_by(Mail.seq.desc()).limit(limit).offset(offset))
+        ).all()
+    mails = [mail_view(mail, alias, domain, full_body=include_body) for mail, alias in rows]
+    return MailList(mails=mails, total=int(total or 0))
+
+
+async def get_mail(store: Store, domain: str, principal: Principal, mail_id: str) -> MailView:
+    async with store.read() as session:
+        mail = await visible_mail(session, principal, mail_id)
+        alias = await session.scalar(
+            select(Conversation.alias).where(Conversation.id == mail.session_id)
+        )
+        delivery = await _delivery(session, principal, mail)
+    return mail_view(mail, alias, domain, delivery)
+
+
+async def set_delivery_state(
+    store: Store,
+    principal: Principal,
+    mail_id: str,
+    *,
+    read: bool | None = None,
+    archived: bool | None = None,
+) -> Literal["unread", "read", "archived"]:
+    """Change the caller's own read/archive state of a mail it received."""
+    async with store.write() as session:
+        mail = await session.scalar(select(Mail).where(Mail.id == mail_id))
+        delivery = await _delivery(session, principal, mail) if mail is not None else None
+        if delivery is None:
+            raise NotFound(f"no mail {mail_id} in your mailbox")
+        if read is not None:
+            delivery.is_read = read
+        if archived is not None:
+            delivery.archived = archived
+        return "archived" if delivery.archived else "read" if delivery.is_read else "unread"
+
+
+async def session_mails(
+    session: AsyncSession, principal: Principal, conv: Conversation, domain: str
+) -> list[MailView]:
+    """The mails of a conversation the caller may see, oldest first."""
+    mine = Delivery.recipient == principal.name
+    rows = (
+        await session.execute(
+            select(Mail, Delivery)
+            .outerjoin(Delivery, and_(Delivery.mail_seq == Mail.seq, mine))
+            .where(Mail.session_id == conv.id, or_(Mail.from_name == principal.name, mine))
+            .order_by(Mail.seq)
+        )
+    ).all()
+    return [mail_view(mail, conv.alias, domain, delivery) for mail, delivery in rows]

@@ -1,0 +1,214 @@
+"""Database tables (SQLAlchemy 2 typed declarative mapping).
+
+The same tables serve SQLite and PostgreSQL; Alembic migrations in
+`core/migrations/` create them. Times are stored in UTC and always come back
+timezone-aware, whatever the dialect does with time zones.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+# SQLite only auto-increments an INTEGER PRIMARY KEY (the rowid alias).
+SeqType = BigInteger().with_variant(Integer(), "sqlite")
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timestamp that is stored as UTC and always read back timezone-aware."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to a UTC column")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def isoformat(value: datetime) -> str:
+    """RFC 3339 in UTC with `Z`, as pydantic writes it in responses."""
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+class Base(DeclarativeBase):
+    type_annotation_map: ClassVar[dict[Any, Any]] = {datetime: UTCDateTime, dict[str, Any]: JSON}
+
+
+class User(Base):
+    __tablename__ = "users"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(128))
+    is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Agent(Base):
+    __tablename__ = "agents"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    workspaces: Mapped[list[dict[str, str]]] = mapped_column(JSON, default=list)
+    platform: Mapped[str] = mapped_column(String(64), default="")
+    status: Mapped[str] = mapped_column(String(16), default="offline")
+    last_seen: Mapped[datetime | None] = mapped_column(default=None)
+    default_budget: Mapped[int | None] = mapped_column(Integer, default=20)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Key(Base):
+    """An agent key, a user key, or a web login (kind `login`): only the SHA-256 is kept."""
+
+    __tablename__ = "keys"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    kind: Mapped[str] = mapped_column(String(16))
+    owner: Mapped[str | None] = mapped_column(String(64), index=True, default=None)
+    label: Mapped[str] = mapped_column(String(200), default="")
+    lifecycle: Mapped[str] = mapped_column(String(16))
+    token_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    expires_at: Mapped[datetime | None] = mapped_column(default=None)
+    used_at: Mapped[datetime | None] = mapped_column(default=None)
+    revoked_at: Mapped[datetime | None] = mapped_column(default=None)
+    created_by: Mapped[str | None] = mapped_column(String(64), default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Conversation(Base):
+    """A conversation ("session" in the API and the reference design)."""
+
+    __tablename__ = "sessions"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    alias: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
+    # Who named it last: "human" renames win over "platform" syncs.
+    alias_source: Mapped[str | None] = mapped_column(String(16), default=None)
+    subject: Mapped[str] = mapped_column(String(998), default="")
+    status: Mapped[str] = mapped_column(String(16), default="active")
+    budget_limit: Mapped[int | None] = mapped_column(Integer, default=None)
+    budget_used: Mapped[int] = mapped_column(Integer, default=0)
+    # The default conversation of a pair of endpoints (see core/conversations.py).
+    default_key: Mapped[str | None] = mapped_column(String(1200), unique=True, default=None)
+    created_by: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Participant(Base):
+    __tablename__ = "session_participants"
+
+    session_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("sessions.id", ondelete="CASCADE"), primary_key=True
+    )
+    name: Mapped[str] = mapped_column(String(64), primary_key=True, index=True)
+
+
+class Mail(Base):
+    __tablename__ = "mails"
+
+    seq: Mapped[int] = mapped_column(SeqType, primary_key=True, autoincrement=True)
+    id: Mapped[str] = mapped_column(String(36), unique=True, default=new_id)
+    session_id: Mapped[str] = mapped_column(String(36), ForeignKey("sessions.id"), index=True)
+    parent_id: Mapped[str | None] = mapped_column(String(36), index=True, default=None)
+    from_name: Mapped[str] = mapped_column(String(64), index=True)
+    from_path: Mapped[str] = mapped_column(String(1024), default="")
+    to_name: Mapped[str] = mapped_column(String(64))
+    to_path: Mapped[str] = mapped_column(String(1024), default="")
+    cc: Mapped[list[str]] = mapped_column(JSON, default=list)
+    subject: Mapped[str] = mapped_column(String(998), default="")
+    body: Mapped[str] = mapped_column(Text, default="")
+    mail_type: Mapped[str] = mapped_column(String(32), default="normal")
+    auto: Mapped[bool] = mapped_column(Boolean, default=False)
+    message_id: Mapped[str] = mapped_column(String(998), index=True)
+    raw: Mapped[bytes | None] = mapped_column(LargeBinary, default=None)
+    # Permission requests (mail_type == "permission_request").
+    options: Mapped[list[str] | None] = mapped_column(JSON, default=None)
+    permission_state: Mapped[str | None] = mapped_column(String(16), default=None)
+    decision: Mapped[str | None] = mapped_column(Text, default=None)
+    decision_note: Mapped[str | None] = mapped_column(Text, default=None)
+    decided_by: Mapped[str | None] = mapped_column(String(64), default=None)
+    decided_at: Mapped[datetime | None] = mapped_column(default=None)
+    expires_at: Mapped[datetime | None] = mapped_column(default=None)
+    action: Mapped[str | None] = mapped_column(Text, default=None)
+    action_sha256: Mapped[str | None] = mapped_column(String(64), default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    __table_args__ = (Index("ix_mails_session_seq", "session_id", "seq"),)
+
+
+class Delivery(Base):
+    """One row per recipient (to or cc): the per-recipient read and archive state."""
+
+    __tablename__ = "deliveries"
+
+    id: Mapped[int] = mapped_column(SeqType, primary_key=True, autoincrement=True)
+    mail_seq: Mapped[int] = mapped_column(SeqType, ForeignKey("mails.seq", ondelete="CASCADE"))
+    recipient: Mapped[str] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(String(4), default="to")
+    is_read: Mapped[bool] = mapped_column(Boolean, default=False)
+    archived: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    __table_args__ = (
+        UniqueConstraint("mail_seq", "recipient", name="uq_deliveries_mail_recipient"),
+        Index("ix_deliveries_inbox", "recipient", "archived", "is_read", "mail_seq"),
+    )
+
+
+class Event(Base):
+    """An event for one recipient, written in the transaction of the change it reports."""
+
+    __tablename__ = "events"
+
+    id: Mapped[int] = mapped_column(SeqType, primary_key=True, autoincrement=True)
+    recipient: Mapped[str] = mapped_column(String(64))
+    type: Mapped[str] = mapped_column(String(32))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+
+    __table_args__ = (Index("ix_events_recipient_id", "recipient", "id"),)
+
+
+class Meta(Base):
+    """Small key/value facts about the store (e.g. how far events were pruned)."""
+
+    __tablename__ = "meta"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)

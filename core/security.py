@@ -1,0 +1,60 @@
+"""Secrets: password hashing (bcrypt, off the event loop) and API tokens (SHA-256 at rest).
+
+Tokens are 256 random bits, so a fast hash is enough to store them safely;
+bcrypt is kept for passwords, which are guessable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import secrets
+
+import bcrypt
+
+TOKEN_PREFIX = {"agent": "amk_", "user": "amu_", "login": "ams_"}
+
+
+def new_token(kind: str) -> str:
+    return TOKEN_PREFIX[kind] + secrets.token_urlsafe(32)
+
+
+def token_sha256(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_password() -> str:
+    return secrets.token_urlsafe(15)
+
+
+def _hash_password(password: str) -> str:
+    # bcrypt reads at most 72 bytes; pre-hash so long passphrases keep all their entropy.
+    digest = hashlib.sha256(password.encode("utf-8")).hexdigest().encode("ascii")
+    return bcrypt.hashpw(digest, bcrypt.gensalt()).decode("ascii")
+
+
+def _check_password(password: str, hashed: str) -> bool:
+    digest = hashlib.sha256(password.encode("utf-8")).hexdigest().encode("ascii")
+    try:
+        return bcrypt.checkpw(digest, hashed.encode("ascii"))
+    except ValueError:
+        return False
+
+
+# A real hash to compare against when the user does not exist, so a login for an
+# unknown name costs as long as one for a known name.
+_DUMMY_HASH = _hash_password(secrets.token_hex(8))
+
+
+async def hash_password(password: str) -> str:
+    return await asyncio.to_thread(_hash_password, password)
+
+
+async def check_password(password: str, hashed: str | None) -> bool:
+    ok = await asyncio.to_thread(_check_password, password, hashed or _DUMMY_HASH)
+    return ok and hashed is not None
+
+
+def same_secret(a: str, b: str) -> bool:
+    return hmac.compare_digest(a.encode(), b.encode())

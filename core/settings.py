@@ -1,0 +1,62 @@
+"""The gateway's settings: one pydantic-settings class, built once at start-up.
+
+Every setting is read from the environment (or passed as a CLI flag by
+`gateway/`); README.md documents each one, and a test fails when one is missing
+from the documentation.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="AGENTMAIL_", extra="ignore", populate_by_name=True
+    )
+
+    host: str = Field("127.0.0.1", description="Interface the HTTP, SMTP and IMAP servers bind.")
+    http_port: int = Field(8180, description="HTTP port (REST, SSE, web UI). 0 picks a free one.")
+    smtp_port: int = Field(2525, description="SMTP submission port.")
+    imap_port: int = Field(1143, description="IMAP port.")
+    domain: str = Field("agentmail.localhost", description="Mail domain of every address.")
+    data_dir: Path = Field(Path("./data"), description="SQLite database and attachments.")
+    database_url: str = Field(
+        "",
+        validation_alias="DATABASE_URL",
+        description="postgresql://… switches to PostgreSQL; empty = SQLite in the data dir.",
+    )
+    admin_user: str = Field(
+        "admin", validation_alias="ADMIN_USER", description="Admin created on first start."
+    )
+    admin_password: str = Field(
+        "",
+        validation_alias="ADMIN_PASSWORD",
+        description="Its password; empty = random, printed once on first start.",
+    )
+    max_body_bytes: int = Field(
+        1_048_576, description="Largest accepted JSON request body, in bytes (413 beyond)."
+    )
+    heartbeat_seconds: float = Field(
+        30.0, description="Expected agent heartbeat interval; 3 missed beats = offline."
+    )
+    sse_ping_seconds: float = Field(15.0, description="Keep-alive comment interval on SSE.")
+    event_retention_days: float = Field(
+        7.0, description="Events older than this are pruned; older resumes get `resync`."
+    )
+    session_cookie_days: float = Field(14.0, description="Lifetime of a web login.")
+    cookie_secure: bool = Field(False, description="Send the login cookie only over HTTPS.")
+    default_budget: int = Field(
+        20, description="Round-trip budget given to newly registered agents."
+    )
+
+    @property
+    def sqlite_path(self) -> Path:
+        return self.data_dir / "agentmail.db"
+
+    @property
+    def offline_after_seconds(self) -> float:
+        return 3 * self.heartbeat_seconds

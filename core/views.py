@@ -1,0 +1,135 @@
+"""What the domain hands out: plain pydantic models, also the API's response schemas.
+
+Addresses are native strings (`from`, `to`, `cc`) with the email form beside
+them (`from_email`, ...), as ARCHITECTURE.md's contract says.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Budget = int | Literal["unlimited"]
+
+
+class View(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+
+class UserView(View):
+    user_id: str
+    name: str
+    address: str
+    email: str
+    is_admin: bool
+    created_at: datetime
+
+
+class WorkspaceView(View):
+    name: str
+    path: str
+    address: str
+    email: str
+
+
+class AgentView(View):
+    agent_id: str
+    agent_name: str
+    workspaces: list[WorkspaceView]
+    platform: str
+    status: Literal["online", "offline"]
+    last_seen: datetime | None
+    default_budget: Budget
+    created_at: datetime
+
+
+class KeyView(View):
+    key_id: str
+    kind: Literal["agent", "user"]
+    label: str
+    lifecycle: Literal["permanent", "one_time", "timed"]
+    owner: str | None = Field(description="The user, or the agent the key is bound to.")
+    active: bool
+    expires_at: datetime | None
+    used_at: datetime | None
+    revoked_at: datetime | None
+    created_at: datetime
+
+
+class IssuedKey(View):
+    key_id: str
+    key: str | None = Field(description="The key itself: shown once, never stored.")
+    lifecycle: Literal["permanent", "one_time", "timed"]
+    expires_at: datetime | None
+
+
+class SessionView(View):
+    session_id: str
+    session_alias: str | None
+    subject: str
+    status: Literal["active", "waiting", "completed"]
+    budget_limit: Budget
+    budget_used: int
+    budget_remaining: Budget
+    participants: list[str]
+    created_by: str
+    mail_count: int
+    created_at: datetime
+    updated_at: datetime
+
+
+class MailView(View):
+    mail_id: str
+    seq: int
+    session_id: str
+    session_alias: str | None
+    parent_mail_id: str | None
+    from_: str = Field(alias="from", serialization_alias="from")
+    from_email: str
+    to: str
+    to_email: str
+    cc: list[str]
+    cc_email: list[str]
+    subject: str
+    body: str | None = Field(None, description="Full Markdown body (omitted in listings).")
+    body_preview: str
+    mail_type: str
+    auto: bool
+    message_id: str
+    created_at: datetime
+    # The caller's delivery, when the caller is a recipient.
+    delivery: Literal["to", "cc"] | None = None
+    status: Literal["unread", "read", "archived"] | None = None
+    # Permission requests.
+    options: list[str] | None = None
+    permission_state: Literal["open", "decided", "expired"] | None = None
+    decision: str | None = None
+    decision_note: str | None = None
+    decided_by: str | None = None
+    decided_at: datetime | None = None
+    expires_at: datetime | None = None
+    action: str | None = None
+    action_sha256: str | None = None
+
+
+class MailList(View):
+    mails: list[MailView]
+    total: int
+
+
+class SendResult(View):
+    mail_id: str
+    session_id: str
+    session_alias: str | None
+    message_id: str
+    budget_limit: Budget
+    budget_used: int
+    budget_remaining: Budget
+    created_at: datetime
+
+
+class SessionDetail(View):
+    session: SessionView
+    mails: list[MailView]

@@ -1,0 +1,195 @@
+"""`agentmail`: serve the gateway, and headless admin (users and keys)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from core import accounts, keys
+from core.errors import DomainError
+from core.migrate import migrate
+from core.settings import Settings
+from core.store import Store, async_url
+from core.views import IssuedKey
+from gateway.server import Gateway, run_until_signalled
+
+app = typer.Typer(help="AgentMail: a mail gateway for humans and AI agents.", no_args_is_help=True)
+user_app = typer.Typer(help="Manage human users.", no_args_is_help=True)
+key_app = typer.Typer(help="Issue, list and revoke agent and user keys.", no_args_is_help=True)
+app.add_typer(user_app, name="user")
+app.add_typer(key_app, name="key")
+console = Console(soft_wrap=True)
+err = Console(stderr=True)
+T = TypeVar("T")
+
+
+def _settings(**overrides: Any) -> Settings:
+    return Settings(**{k: v for k, v in overrides.items() if v is not None})
+
+
+def _with_store(settings: Settings, job: Callable[[Store], Awaitable[T]]) -> T:
+    """Open the store (migrating it), run one job, close it; domain errors end with exit 1."""
+
+    async def run() -> T:
+        if not settings.database_url:
+            settings.data_dir.mkdir(parents=True, exist_ok=True)
+        store = Store(async_url(settings.database_url, settings.sqlite_path))
+        try:
+            await migrate(store)
+            return await job(store)
+        finally:
+            await store.close()
+
+    try:
+        return asyncio.run(run())
+    except DomainError as error:
+        err.print(f"[red]error:[/red] {error.message}")
+        raise typer.Exit(1) from error
+
+
+DataDir = Annotated[Path | None, typer.Option(help="Data directory (AGENTMAIL_DATA_DIR).")]
+DatabaseUrl = Annotated[str | None, typer.Option(help="postgresql://… (DATABASE_URL).")]
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Bind address (AGENTMAIL_HOST).")] = None,
+    http_port: Annotated[int | None, typer.Option(help="AGENTMAIL_HTTP_PORT.")] = None,
+    smtp_port: Annotated[int | None, typer.Option(help="AGENTMAIL_SMTP_PORT.")] = None,
+    imap_port: Annotated[int | None, typer.Option(help="AGENTMAIL_IMAP_PORT.")] = None,
+    domain: Annotated[str | None, typer.Option(help="Mail domain (AGENTMAIL_DOMAIN).")] = None,
+    data_dir: DataDir = None,
+    database_url: DatabaseUrl = None,
+) -> None:
+    """Run the gateway (HTTP now; SMTP and IMAP join the same loop)."""
+    settings = _settings(
+        host=host,
+        http_port=http_port,
+        smtp_port=smtp_port,
+        imap_port=imap_port,
+        domain=domain,
+        data_dir=data_dir,
+        database_url=database_url,
+    )
+
+    def started(gateway: Gateway) -> None:
+        where = "PostgreSQL" if settings.database_url else f"SQLite at {settings.sqlite_path}"
+        console.print(f"[bold green]AgentMail[/] is running on {where}")
+        console.print(
+            f"  web and API   {gateway.http_url}/   (docs: {gateway.http_url}/api/v1/docs)"
+        )
+        if gateway.generated_admin_password:
+            console.print(
+                f"  log in as     [bold]{settings.admin_user}[/] / "
+                f"[bold]{gateway.generated_admin_password}[/]   (shown once: note it now)"
+            )
+        else:
+            console.print(
+                f"  log in as     [bold]{settings.admin_user}[/] with ADMIN_PASSWORD, or the "
+                "password printed on the first start"
+            )
+        console.print("  stop with     Ctrl-C")
+
+    asyncio.run(run_until_signalled(Gateway(settings), started))
+
+
+@user_app.command("add")
+def user_add(
+    name: str,
+    password: Annotated[str, typer.Option(prompt=True, hide_input=True, confirmation_prompt=True)],
+    admin: Annotated[bool, typer.Option("--admin", help="Make the user an admin.")] = False,
+    data_dir: DataDir = None,
+    database_url: DatabaseUrl = None,
+) -> None:
+    """Create a human user."""
+    settings = _settings(data_dir=data_dir, database_url=database_url)
+    user = _with_store(
+        settings, lambda store: accounts.create_user(store, name, password, is_admin=admin)
+    )
+    console.print(f"created user [bold]{user.name}[/] ({user.name}@{settings.domain})")
+
+
+@key_app.command("issue")
+def key_issue(
+    lifecycle: Annotated[str, typer.Option(help="permanent | one_time | timed")] = "permanent",
+    expires_in: Annotated[str | None, typer.Option(help="For timed keys: 90, 15m, 1h, 7d.")] = None,
+    kind: Annotated[str, typer.Option(help="agent (default) or user")] = "agent",
+    user: Annotated[str | None, typer.Option(help="The user a user key is for.")] = None,
+    label: Annotated[str, typer.Option(help="A note to recognise the key by.")] = "",
+    data_dir: DataDir = None,
+    database_url: DatabaseUrl = None,
+) -> None:
+    """Issue a key and print it once (only its SHA-256 is stored)."""
+    if kind not in ("agent", "user") or lifecycle not in ("permanent", "one_time", "timed"):
+        err.print(
+            "[red]error:[/red] --kind is agent or user; --lifecycle permanent, one_time or timed"
+        )
+        raise typer.Exit(2)
+    if kind == "user" and not user:
+        err.print("[red]error:[/red] a user key needs --user NAME")
+        raise typer.Exit(2)
+    settings = _settings(data_dir=data_dir, database_url=database_url)
+
+    async def issue(store: Store) -> IssuedKey:
+        owner = None
+        if kind == "user":
+            owner = (await accounts.get_user(store, user or "")).name
+        return await keys.issue_key(
+            store,
+            kind=kind,  # type: ignore[arg-type]
+            lifecycle=lifecycle,  # type: ignore[arg-type]
+            owner=owner,
+            label=label,
+            expires_in=expires_in,
+            created_by="cli",
+        )
+
+    issued = _with_store(settings, issue)
+    console.print(f"key id  {issued.key_id}")
+    console.print(f"key     [bold]{issued.key}[/]   (shown once)")
+    if issued.expires_at:
+        console.print(f"expires {issued.expires_at.isoformat()}")
+
+
+@key_app.command("list")
+def key_list(
+    kind: Annotated[str, typer.Option(help="agent or user")] = "agent",
+    data_dir: DataDir = None,
+    database_url: DatabaseUrl = None,
+) -> None:
+    """List keys (never the keys themselves)."""
+    settings = _settings(data_dir=data_dir, database_url=database_url)
+    chosen: Literal["agent", "user"] = "user" if kind == "user" else "agent"
+    found = _with_store(settings, lambda store: keys.list_keys(store, kind=chosen))
+    table = Table("key id", "owner", "lifecycle", "label", "active", "expires", "created")
+    for key in found:
+        table.add_row(
+            key.key_id,
+            key.owner or "-",
+            key.lifecycle,
+            key.label,
+            "yes" if key.active else "no",
+            key.expires_at.isoformat(timespec="seconds") if key.expires_at else "-",
+            key.created_at.isoformat(timespec="seconds"),
+        )
+    console.print(table)
+
+
+@key_app.command("revoke")
+def key_revoke(
+    key_id: str,
+    kind: Annotated[str, typer.Option(help="agent or user")] = "agent",
+    data_dir: DataDir = None,
+    database_url: DatabaseUrl = None,
+) -> None:
+    """Revoke a key: it stops working at once."""
+    settings = _settings(data_dir=data_dir, database_url=database_url)
+    chosen: Literal["agent", "user"] = "user" if kind == "user" else "agent"
+    _with_store(settings, lambda store: keys.revoke_key(store, key_id, kind=chosen))
+    console.print(f"revoked {key_id}")

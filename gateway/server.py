@@ -1,0 +1,140 @@
+"""The composition root: one asyncio loop runs HTTP (and, in their issues, SMTP and IMAP).
+
+`Gateway.start()` opens the store, migrates it, makes sure an admin exists,
+binds the servers (port 0 picks a free port; the real ports are attributes) and
+starts the background tasks; `stop()` undoes all of it in reverse.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import socket
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import AsyncExitStack
+from datetime import timedelta
+
+import uvicorn
+
+from api.app import create_app
+from core.accounts import ensure_admin
+from core.agents import mark_silent_agents_offline
+from core.events import prune_events
+from core.migrate import migrate
+from core.settings import Settings
+from core.store import Store, async_url
+
+log = logging.getLogger("agentmail")
+
+
+class _EmbeddedServer(uvicorn.Server):
+    """uvicorn without its own signal handling: the gateway handles signals in one place."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+class Gateway:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.store: Store | None = None
+        self.http_port: int = 0
+        self.generated_admin_password: str | None = None
+        self._stack = AsyncExitStack()
+        self._tasks: list[asyncio.Task[None]] = []
+
+    async def start(self) -> None:
+        settings = self.settings
+        if not settings.database_url:
+            settings.data_dir.mkdir(parents=True, exist_ok=True)
+        store = Store(async_url(settings.database_url, settings.sqlite_path))
+        self.store = store
+        self._stack.push_async_callback(store.close)
+        await migrate(store)
+        self.generated_admin_password = await ensure_admin(
+            store, settings.admin_user, settings.admin_password
+        )
+        await self._start_http(store)
+        self._every(settings.heartbeat_seconds / 3, self._sweep_presence)
+        self._every(3600, self._prune_events)
+
+    async def _start_http(self, store: Store) -> None:
+        app = create_app(self.settings, store)
+        sock = socket.create_server((self.settings.host, self.settings.http_port))
+        self.http_port = sock.getsockname()[1]
+        config = uvicorn.Config(
+            app,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            timeout_graceful_shutdown=5,
+            proxy_headers=False,
+        )
+        server = _EmbeddedServer(config)
+        task = asyncio.create_task(server.serve(sockets=[sock]), name="http")
+        while not server.started:
+            if task.done():
+                task.result()
+                raise RuntimeError("HTTP server stopped during start-up")
+            await asyncio.sleep(0.01)
+
+        async def stop_http() -> None:
+            store.bus.close()
+            server.should_exit = True
+            await task
+            sock.close()
+
+        self._stack.push_async_callback(stop_http)
+
+    def _every(self, seconds: float, job: Callable[[], Awaitable[None]]) -> None:
+        async def loop() -> None:
+            while True:
+                await asyncio.sleep(seconds)
+                try:
+                    await job()
+                except Exception:  # a failed round must not end the loop
+                    log.exception("background job %s failed", job.__name__)
+
+        self._tasks.append(asyncio.create_task(loop(), name=job.__name__))
+
+    async def _sweep_presence(self) -> None:
+        assert self.store is not None
+        await mark_silent_agents_offline(
+            self.store, timedelta(seconds=self.settings.offline_after_seconds)
+        )
+
+    async def _prune_events(self) -> None:
+        assert self.store is not None
+        await prune_events(self.store, timedelta(days=self.settings.event_retention_days))
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks.clear()
+        await self._stack.aclose()
+
+    @property
+    def http_url(self) -> str:
+        host = self.settings.host
+        shown = f"[{host}]" if ":" in host else host
+        return f"http://{shown}:{self.http_port}"
+
+
+async def run_until_signalled(gateway: Gateway, on_started: Callable[[Gateway], None]) -> None:
+    """Start, report, wait for SIGINT or SIGTERM, stop."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await gateway.start()
+    try:
+        on_started(gateway)
+        await stop.wait()
+    finally:
+        await gateway.stop()
