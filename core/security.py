@@ -28,10 +28,21 @@ def new_password() -> str:
     return secrets.token_urlsafe(15)
 
 
+_bcrypt_rounds = 12
+
+
+def set_bcrypt_rounds(rounds: int) -> None:
+    """Cost of new password hashes (4-31); existing hashes keep their own."""
+    global _bcrypt_rounds
+    if not 4 <= rounds <= 31:
+        raise ValueError("bcrypt rounds must be between 4 and 31")
+    _bcrypt_rounds = rounds
+
+
 def _hash_password(password: str) -> str:
     # bcrypt reads at most 72 bytes; pre-hash so long passphrases keep all their entropy.
     digest = hashlib.sha256(password.encode("utf-8")).hexdigest().encode("ascii")
-    return bcrypt.hashpw(digest, bcrypt.gensalt()).decode("ascii")
+    return bcrypt.hashpw(digest, bcrypt.gensalt(_bcrypt_rounds)).decode("ascii")
 
 
 def _check_password(password: str, hashed: str) -> bool:
@@ -44,7 +55,7 @@ def _check_password(password: str, hashed: str) -> bool:
 
 # A real hash to compare against when the user does not exist, so a login for an
 # unknown name costs as long as one for a known name.
-_DUMMY_HASH = _hash_password(secrets.token_hex(8))
+_DUMMY_HASH = bcrypt.hashpw(b"unknown user", bcrypt.gensalt(4)).decode("ascii")
 
 
 async def hash_password(password: str) -> str:
@@ -52,8 +63,12 @@ async def hash_password(password: str) -> str:
 
 
 async def check_password(password: str, hashed: str | None) -> bool:
-    ok = await asyncio.to_thread(_check_password, password, hashed or _DUMMY_HASH)
-    return ok and hashed is not None
+    if hashed is None:
+        # Spend what a real check costs, so unknown names cannot be told apart by timing.
+        await asyncio.to_thread(_hash_password, password)
+        return False
+    ok = await asyncio.to_thread(_check_password, password, hashed)
+    return ok
 
 
 def same_secret(a: str, b: str) -> bool:

@@ -53,6 +53,10 @@ class Settings(BaseSettings):
         20, description="Round-trip budget given to newly registered agents."
     )
 
+    bcrypt_rounds: int = Field(
+        12, ge=4, le=31, description="Cost of new password hashes (bcrypt log rounds)."
+    )
+
     @property
     def sqlite_path(self) -> Path:
         return self.data_dir / "agentmail.db"

@@ -14,6 +14,7 @@ from rich.table import Table
 from core import accounts, keys
 from core.errors import DomainError
 from core.migrate import migrate
+from core.security import set_bcrypt_rounds
 from core.settings import Settings
 from core.store import Store, async_url
 from core.views import IssuedKey
@@ -37,6 +38,7 @@ def _with_store(settings: Settings, job: Callable[[Store], Awaitable[T]]) -> T:
     """Open the store (migrating it), run one job, close it; domain errors end with exit 1."""
 
     async def run() -> T:
+        set_bcrypt_rounds(settings.bcrypt_rounds)
         if not settings.database_url:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
         store = Store(async_url(settings.database_url, settings.sqlite_path))

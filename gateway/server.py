@@ -23,6 +23,7 @@ from core.accounts import ensure_admin
 from core.agents import mark_silent_agents_offline
 from core.events import prune_events
 from core.migrate import migrate
+from core.security import set_bcrypt_rounds
 from core.settings import Settings
 from core.store import Store, async_url
 
@@ -48,6 +49,7 @@ class Gateway:
 
     async def start(self) -> None:
         settings = self.settings
+        set_bcrypt_rounds(settings.bcrypt_rounds)
         if not settings.database_url:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
         store = Store(async_url(settings.database_url, settings.sqlite_path))

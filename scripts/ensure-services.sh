@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Make sure the services the tests need are up: PostgreSQL at 127.0.0.1:5432.
+# On this project's machines Debian's PostgreSQL is installed; start it if it is down,
+# install it if it is missing (root only).
+set -euo pipefail
+
+pg_up() { pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; }
+
+if ! command -v pg_isready >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing PostgreSQL (Debian package)…"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+  else
+    echo "PostgreSQL is not installed: install it, or point AGENTMAIL_TEST_POSTGRES at a server" >&2
+    exit 1
+  fi
+fi
+
+if ! pg_up; then
+  echo "starting PostgreSQL…"
+  for version in $(ls /etc/postgresql 2>/dev/null); do
+    pg_ctlcluster --skip-systemctl-redirect "$version" main start || true
+  done
+  for _ in $(seq 1 30); do pg_up && break; sleep 1; done
+fi
+if ! pg_up; then
+  echo "PostgreSQL is not reachable at 127.0.0.1:5432" >&2
+  exit 1
+fi
+# The tests connect as the superuser over TCP (trust auth on this machine).
+psql -h 127.0.0.1 -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname='test'" \
+  | grep -q 1 || psql -h 127.0.0.1 -U postgres -d postgres -qc "CREATE DATABASE test"

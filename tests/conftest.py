@@ -1,0 +1,53 @@
+"""Shared fixtures: every integration test runs against SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from gateway.server import Gateway
+from tests.support import databases
+from tests.support.gateway import Api, running_gateway
+
+BACKENDS = ["sqlite", "postgresql"]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+async def database_url(backend: str, tmp_path: Path) -> AsyncIterator[str]:
+    if backend == "sqlite":
+        yield f"sqlite:///{tmp_path / 'agentmail.db'}"
+        return
+    url = await databases.create_postgres_database()
+    try:
+        yield url
+    finally:
+        await databases.drop_postgres_database(url)
+
+
+@pytest.fixture
+async def gateway(database_url: str, tmp_path: Path) -> AsyncIterator[Gateway]:
+    async with running_gateway(database_url, tmp_path / "data") as running:
+        yield running
+
+
+@pytest.fixture
+async def api(gateway: Gateway) -> AsyncIterator[Api]:
+    helper = Api(gateway)
+    try:
+        yield helper
+    finally:
+        await helper.close()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    with contextlib.suppress(OSError):
+        asyncio.run(databases.drop_template())

@@ -1,0 +1,118 @@
+"""SSE: ids, resume with Last-Event-ID, resync, keep-alive, and who gets what."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import update
+
+from core.events import prune_events
+from core.models import Event, utcnow
+from tests.support.gateway import Api, running_gateway
+from tests.support.sse import open_stream
+
+
+async def _send(human, to: str, subject: str) -> str:  # type: ignore[no-untyped-def]
+    response = await human.post(
+        "/api/v1/me/mail/send", json={"to": to, "subject": subject, "body": subject}
+    )
+    assert response.status_code == 200, response.text
+    mail_id: str = response.json()["mail_id"]
+    return mail_id
+
+
+async def test_resume_replays_exactly_the_missed_events_in_order(api: Api) -> None:
+    human = await api.human("jianf")
+    builder = await api.agent("builder")
+
+    async with open_stream(builder) as stream:
+        first = await _send(human, "builder@ModelRouter", "before the drop")
+        event = await stream.next_of("new_mail")
+        assert event.json["mail_id"] == first
+        last_seen = event.id
+    assert last_seen is not None and last_seen.isdigit()
+
+    missed = [await _send(human, "builder@ModelRouter", f"missed {n}") for n in range(3)]
+
+    async with open_stream(builder, headers={"Last-Event-ID": last_seen}) as stream:
+        replayed = [await stream.next() for _ in range(3)]
+        assert [e.event for e in replayed] == ["new_mail"] * 3
+        assert [e.json["mail_id"] for e in replayed] == missed
+        ids = [int(e.id or 0) for e in replayed]
+        assert ids == sorted(ids) and ids[0] > int(last_seen)
+        assert await stream.nothing_within(0.3)
+        # And the stream goes on live after the replay.
+        live = await _send(human, "builder@ModelRouter", "live")
+        assert (await stream.next()).json["mail_id"] == live
+
+
+async def test_resume_by_query_parameter_for_browsers(api: Api) -> None:
+    human = await api.human("jianf")
+    builder = await api.agent("builder")
+    async with open_stream(builder) as stream:
+        await _send(human, "builder@ModelRouter", "one")
+        seen = (await stream.next()).id
+    after = await _send(human, "builder@ModelRouter", "two")
+    async with open_stream(builder, after=seen) as stream:
+        assert (await stream.next()).json["mail_id"] == after
+
+
+async def test_a_new_stream_starts_at_now(api: Api) -> None:
+    human = await api.human("jianf")
+    builder = await api.agent("builder")
+    await _send(human, "builder@ModelRouter", "old news")
+    async with open_stream(builder) as stream:
+        assert await stream.nothing_within(0.3)
+        fresh = await _send(human, "builder@ModelRouter", "fresh")
+        assert (await stream.next()).json["mail_id"] == fresh
+
+
+async def test_events_go_only_to_their_recipients(api: Api) -> None:
+    human = await api.human("jianf")
+    builder = await api.agent("builder")
+    other = await api.agent("other", [("repo", "/srv/repo")])
+    async with open_stream(other) as bystander, open_stream(builder) as target:
+        await _send(human, "builder@ModelRouter", "for builder only")
+        assert (await target.next()).event == "new_mail"
+        assert await bystander.nothing_within(0.3)
+
+
+async def test_resume_from_before_retention_gets_resync_first(api: Api) -> None:
+    human = await api.human("jianf")
+    builder = await api.agent("builder")
+    async with open_stream(builder) as stream:
+        await _send(human, "builder@ModelRouter", "soon pruned")
+        old_id = (await stream.next()).id
+    await _send(human, "builder@ModelRouter", "also pruned")
+    store = api.gateway.store
+    assert store is not None
+    async with store.write() as session:
+        await session.execute(update(Event).values(created_at=utcnow().replace(year=2000)))
+    from datetime import timedelta
+
+    assert await prune_events(store, timedelta(days=1)) > 0
+
+    async with open_stream(builder, headers={"Last-Event-ID": old_id or "0"}) as stream:
+        first = await stream.next()
+        assert first.event == "resync"
+        kept = await _send(human, "builder@ModelRouter", "after resync")
+        assert (await stream.next()).json["mail_id"] == kept
+
+
+async def test_keep_alive_comments(database_url: str, tmp_path: Path) -> None:
+    async with running_gateway(database_url, tmp_path / "d", sse_ping_seconds=0.2) as gateway:
+        api = Api(gateway)
+        try:
+            builder = await api.agent("builder")
+            async with open_stream(builder) as stream:
+                assert await stream.nothing_within(0.7)
+                assert any(c.startswith("ping") for c in stream.comments), stream.comments
+        finally:
+            await api.close()
+
+
+async def test_bad_last_event_id_is_a_clear_error(api: Api) -> None:
+    builder = await api.agent("builder")
+    response = await builder.get("/api/v1/events/stream", headers={"Last-Event-ID": "abc"})
+    assert response.status_code == 422
+    assert response.json()["error"]["code"] == "invalid_request"

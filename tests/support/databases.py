@@ -1,0 +1,88 @@
+"""Fresh databases for each test: a SQLite file, or a PostgreSQL database from a template.
+
+PostgreSQL is the machine's server (AGENTMAIL_TEST_POSTGRES, default
+postgresql://postgres@127.0.0.1:5432/test). The schema is migrated once into a
+template database per test run; each test gets a copy (CREATE DATABASE … TEMPLATE).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from pathlib import Path
+
+import asyncpg
+from sqlalchemy.engine import make_url
+
+from core.migrate import migrate
+from core.store import Store, async_url
+
+ADMIN_URL = os.environ.get("AGENTMAIL_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
+_RUN = uuid.uuid4().hex[:8]
+TEMPLATE = f"agentmail_tmpl_{_RUN}"
+_template_ready: asyncio.Lock | None = None
+_template_done = False
+
+
+def _url_for(database: str) -> str:
+    return make_url(ADMIN_URL).set(database=database).render_as_string(hide_password=False)
+
+
+async def _admin() -> asyncpg.Connection:
+    url = make_url(ADMIN_URL)
+    return await asyncpg.connect(
+        host=url.host,
+        port=url.port or 5432,
+        user=url.username,
+        password=url.password,
+        database=url.database,
+    )
+
+
+async def _ensure_template() -> None:
+    global _template_done
+    if _template_done:
+        return
+    conn = await _admin()
+    try:
+        await conn.execute(f'CREATE DATABASE "{TEMPLATE}"')
+    finally:
+        await conn.close()
+    store = Store(async_url(_url_for(TEMPLATE), Path()))
+    try:
+        await migrate(store)
+    finally:
+        await store.close()
+    _template_done = True
+
+
+async def create_postgres_database() -> str:
+    """A new migrated database; returns its DATABASE_URL."""
+    await _ensure_template()
+    name = f"agentmail_t_{uuid.uuid4().hex[:12]}"
+    conn = await _admin()
+    try:
+        await conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE}"')
+    finally:
+        await conn.close()
+    return _url_for(name)
+
+
+async def drop_postgres_database(database_url: str) -> None:
+    name = make_url(database_url).database
+    conn = await _admin()
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await conn.close()
+
+
+async def drop_template() -> None:
+    if not _template_done:
+        return
+    conn = await _admin()
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{TEMPLATE}" WITH (FORCE)')
+    finally:
+        await conn.close()

@@ -1,0 +1,115 @@
+"""A real gateway on ephemeral ports, and real HTTP clients for humans and agents."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from core.settings import Settings
+from gateway.server import Gateway
+
+ADMIN_PASSWORD = "admin-password"
+PASSWORD = "password123"
+
+
+@asynccontextmanager
+async def running_gateway(
+    database_url: str, data_dir: Path, **settings: Any
+) -> AsyncIterator[Gateway]:
+    values: dict[str, Any] = {
+        "host": "127.0.0.1",
+        "http_port": 0,
+        "data_dir": data_dir,
+        "database_url": database_url,
+        "admin_user": "admin",
+        "admin_password": ADMIN_PASSWORD,
+        "sse_ping_seconds": 15.0,
+        "bcrypt_rounds": 4,
+    }
+    values.update(settings)
+    gateway = Gateway(Settings(**values))
+    await gateway.start()
+    try:
+        yield gateway
+    finally:
+        await gateway.stop()
+
+
+class Api:
+    """Makes clients against one gateway and closes them at the end of the test."""
+
+    def __init__(self, gateway: Gateway) -> None:
+        self.gateway = gateway
+        self.base_url = gateway.http_url
+        self._clients: list[httpx.AsyncClient] = []
+        self._admin: httpx.AsyncClient | None = None
+
+    def client(self, token: str | None = None) -> httpx.AsyncClient:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        client = httpx.AsyncClient(base_url=self.base_url, headers=headers, timeout=15.0)
+        self._clients.append(client)
+        return client
+
+    async def login(self, name: str, password: str) -> httpx.AsyncClient:
+        client = self.client()
+        response = await client.post(
+            "/api/v1/auth/login", json={"username": name, "password": password}
+        )
+        assert response.status_code == 200, response.text
+        return client
+
+    async def admin(self) -> httpx.AsyncClient:
+        if self._admin is None:
+            self._admin = await self.login("admin", ADMIN_PASSWORD)
+        return self._admin
+
+    async def human(self, name: str, *, is_admin: bool = False) -> httpx.AsyncClient:
+        admin = await self.admin()
+        response = await admin.post(
+            "/api/v1/admin/users", json={"name": name, "password": PASSWORD, "is_admin": is_admin}
+        )
+        assert response.status_code == 201, response.text
+        return await self.login(name, PASSWORD)
+
+    async def agent_key(self, lifecycle: str = "permanent", **extra: Any) -> str:
+        admin = await self.admin()
+        response = await admin.post(
+            "/api/v1/admin/agent-keys", json={"lifecycle": lifecycle, **extra}
+        )
+        assert response.status_code == 201, response.text
+        key: str = response.json()["key"]
+        return key
+
+    async def agent(
+        self,
+        name: str,
+        workspaces: Sequence[tuple[str, str]] = (("ModelRouter", "/home/u/ModelRouter"),),
+        platform: str = "test",
+    ) -> httpx.AsyncClient:
+        client = self.client(await self.agent_key())
+        response = await client.post(
+            "/api/v1/agent/register",
+            json={
+                "name": name,
+                "workspaces": [{"name": n, "path": p} for n, p in workspaces],
+                "platform": platform,
+            },
+        )
+        assert response.status_code == 200, response.text
+        return client
+
+    async def user_key(
+        self, human: httpx.AsyncClient, lifecycle: str = "permanent", **extra: Any
+    ) -> str:
+        response = await human.post("/api/v1/me/keys", json={"lifecycle": lifecycle, **extra})
+        assert response.status_code == 201, response.text
+        key: str = response.json()["key"]
+        return key
+
+    async def close(self) -> None:
+        for client in self._clients:
+            await client.aclose()
