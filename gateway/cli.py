@@ -18,7 +18,6 @@ from core.security import set_bcrypt_rounds
 from core.settings import Settings
 from core.store import Store, async_url
 from core.views import IssuedKey
-from gateway.server import Gateway, run_until_signalled
 
 app = typer.Typer(help="AgentMail: a mail gateway for humans and AI agents.", no_args_is_help=True)
 user_app = typer.Typer(help="Manage human users.", no_args_is_help=True)
@@ -70,6 +69,9 @@ def serve(
     database_url: DatabaseUrl = None,
 ) -> None:
     """Run the gateway (HTTP now; SMTP and IMAP join the same loop)."""
+    # Imported here: the admin commands need neither the web stack nor uvicorn.
+    from gateway.server import Gateway, run_until_signalled
+
     settings = _settings(
         host=host,
         http_port=http_port,

@@ -1,0 +1,126 @@
+"""The `agentmail` command: serve (as `make run` does) and headless admin."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import sys
+from pathlib import Path
+
+import httpx
+
+AGENTMAIL = [sys.executable, "-m", "gateway"]
+
+
+def _env(database_url: str, data_dir: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTMAIL_")}
+    env.pop("ADMIN_PASSWORD", None)
+    env.update(
+        {
+            "DATABASE_URL": database_url,
+            "AGENTMAIL_DATA_DIR": str(data_dir),
+            "AGENTMAIL_BCRYPT_ROUNDS": "4",
+            "COLUMNS": "200",
+        }
+    )
+    env.update(extra)
+    return env
+
+
+async def _run(*args: str, env: dict[str, str], stdin: str = "") -> tuple[int, str, str]:
+    process = await asyncio.create_subprocess_exec(
+        *AGENTMAIL,
+        *args,
+        env=env,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(stdin.encode()), 60)
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+async def _serve_until_login_line(env: dict[str, str]) -> tuple[asyncio.subprocess.Process, str]:
+    process = await asyncio.create_subprocess_exec(
+        *AGENTMAIL, "serve", env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    assert process.stdout is not None
+    lines: list[str] = []
+    async with asyncio.timeout(30):
+        while not any("log in as" in line for line in lines):
+            line = (await process.stdout.readline()).decode()
+            if not line:
+                _, err = await process.communicate()
+                raise AssertionError(f"serve ended early: {lines} {err.decode()}")
+            lines.append(line)
+    return process, "".join(lines)
+
+
+async def _stop(process: asyncio.subprocess.Process) -> None:
+    process.send_signal(signal.SIGTERM)
+    assert await asyncio.wait_for(process.wait(), 20) == 0
+
+
+async def test_serve_prints_how_to_log_in_and_stops_on_sigterm(
+    database_url: str, tmp_path: Path
+) -> None:
+    env = _env(database_url, tmp_path / "data", AGENTMAIL_HTTP_PORT="0")
+    process, text = await _serve_until_login_line(env)
+    try:
+        url = re.search(r"http://127\.0\.0\.1:(\d+)/", text)
+        password = re.search(r"log in as\s+admin / (\S+)", text)
+        assert url and password, text
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{url.group(1)}") as client:
+            login = await client.post(
+                "/api/v1/auth/login", json={"username": "admin", "password": password.group(1)}
+            )
+            assert login.status_code == 200, login.text
+            assert (await client.get("/api/v1/me")).json()["user"]["is_admin"] is True
+            assert (await client.get("/api/v1/openapi.json")).json()["info"]["title"] == "AgentMail"
+            assert (await client.get("/api/v1/docs")).status_code == 200
+    finally:
+        await _stop(process)
+
+    # The second start keeps the admin and prints no new password.
+    process, text = await _serve_until_login_line(env)
+    await _stop(process)
+    assert password.group(1) not in text
+    assert "with ADMIN_PASSWORD, or the password printed on the first start" in text
+
+
+async def test_user_and_key_commands(database_url: str, tmp_path: Path) -> None:
+    env = _env(database_url, tmp_path / "data")
+    code, out, err = await _run("user", "add", "Jianf", "--password", "password123", env=env)
+    assert code == 0, err
+    assert "created user jianf" in out
+
+    code, out, err = await _run("user", "add", "jianf", "--password", "password123", env=env)
+    assert code == 1 and "already taken" in err
+
+    code, out, err = await _run("user", "add", "bad name", "--password", "password123", env=env)
+    assert code == 1 and "invalid name" in err
+
+    code, out, err = await _run(
+        "key", "issue", "--lifecycle", "timed", "--expires-in", "1h", "--label", "ci", env=env
+    )
+    assert code == 0, err
+    key_id = re.search(r"key id\s+(\S+)", out)
+    key = re.search(r"key\s+(amk_\S+)", out)
+    assert key_id and key and "expires" in out
+
+    code, out, err = await _run("key", "list", env=env)
+    assert code == 0 and key_id.group(1) in out and key.group(1) not in out
+
+    code, out, err = await _run("key", "issue", "--kind", "user", "--user", "jianf", env=env)
+    assert code == 0 and "amu_" in out
+
+    code, out, err = await _run("key", "issue", "--lifecycle", "timed", env=env)
+    assert code == 1 and "expires_in" in err
+
+    code, out, err = await _run("key", "revoke", key_id.group(1), env=env)
+    assert code == 0 and "revoked" in out
+    code, out, err = await _run("key", "revoke", "no-such-key", env=env)
+    assert code == 1 and "no such key" in err

@@ -1,0 +1,39 @@
+"""Every domain error has an HTTP mapping and a documented code."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+from api.errors import HTTP_CODES, STATUS
+from core import errors
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "api.md"
+
+
+def all_domain_errors() -> set[type[errors.DomainError]]:
+    return {
+        obj
+        for obj in vars(errors).values()
+        if inspect.isclass(obj)
+        and issubclass(obj, errors.DomainError)
+        and obj is not errors.DomainError
+    }
+
+
+def test_the_registry_lists_every_domain_error() -> None:
+    assert set(errors.ALL_DOMAIN_ERRORS) == all_domain_errors()
+
+
+def test_every_domain_error_has_a_status() -> None:
+    assert set(STATUS) == all_domain_errors()
+    assert all(400 <= status < 500 for status in STATUS.values())
+
+
+def test_codes_are_unique_snake_case_and_documented() -> None:
+    codes = [cls.code for cls in all_domain_errors()]
+    assert len(codes) == len(set(codes))
+    text = DOCS.read_text(encoding="utf-8")
+    for code in [*codes, *HTTP_CODES.values(), "malformed_json", "internal_error"]:
+        assert code.replace("_", "").isalnum() and code == code.lower()
+        assert f"`{code}`" in text, f"error code {code} is not documented in docs/api.md"
