@@ -38,9 +38,7 @@ class EventBus:
     def close(self) -> None:
         """Shutting down: wake every stream so it can see `closed` and end."""
         self.closed = True
-        for subscriptions in self._subscriptions.values():
-            for subscription in subscriptions:
-                subscription.wake()
+        self.publish_all()
 
     @contextmanager
     def subscribe(self, recipient: str) -> Iterator[Subscription]:
@@ -58,6 +56,12 @@ class EventBus:
     def publish(self, recipients: Iterable[str]) -> None:
         for recipient in recipients:
             for subscription in self._subscriptions.get(recipient, ()):
+                subscription.wake()
+
+    def publish_all(self) -> None:
+        """Wake every stream: after a lost cross-replica link, each re-reads from its cursor."""
+        for subscriptions in self._subscriptions.values():
+            for subscription in subscriptions:
                 subscription.wake()
 
     def subscriber_count(self, recipient: str) -> int:

@@ -129,4 +129,21 @@ async def flush_events(session: AsyncSession, dialect: str) -> set[str]:
     await session.execute(insert(Event), [{**row, "created_at": now} for row in queued])
     recipients = {row["recipient"] for row in queued}
     queued.clear()
+    if dialect == "postgresql":
+        # Delivered at commit to every replica listening (core/replicas.py).
+        await session.execute(
+            text("SELECT pg_notify(:channel, :payload)"),
+            {"channel": NOTIFY_CHANNEL, "payload": notify_payload(recipients)},
+        )
     return recipients
+
+
+NOTIFY_CHANNEL = "agentmail_events"
+_NOTIFY_LIMIT = 7000  # PostgreSQL refuses payloads of 8000 bytes and more
+WAKE_ALL = "*"
+
+
+def notify_payload(recipients: set[str]) -> str:
+    """Recipient names, newline-separated (names never contain one); `*` when too long."""
+    payload = "\n".join(sorted(recipients))
+    return payload if len(payload.encode()) < _NOTIFY_LIMIT else WAKE_ALL

@@ -23,6 +23,7 @@ from core.accounts import ensure_admin
 from core.agents import mark_silent_agents_offline
 from core.events import prune_events
 from core.migrate import migrate
+from core.replicas import ReplicaListener
 from core.security import set_bcrypt_rounds
 from core.settings import Settings
 from core.store import Store, async_url
@@ -59,6 +60,10 @@ class Gateway:
         self.generated_admin_password = await ensure_admin(
             store, settings.admin_user, settings.admin_password
         )
+        if store.dialect == "postgresql":
+            listener = ReplicaListener(store, store.bus)
+            await listener.start()
+            self._stack.push_async_callback(listener.stop)
         await self._start_http(store)
         self._every(settings.heartbeat_seconds / 3, self._sweep_presence)
         self._every(3600, self._prune_events)
