@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Session
 
 from core.address import Address, normalize_name
 from core.errors import AuthenticationFailed, InvalidRequest, NameTaken, NotFound
@@ -31,34 +31,35 @@ def user_view(user: User, domain: str) -> UserView:
     )
 
 
-async def name_in_use(session: AsyncSession, name: str) -> bool:
+def name_in_use(session: Session, name: str) -> bool:
     """Names are unique across humans and agents together."""
-    if await session.scalar(select(User.id).where(User.name == name)):
+    if session.scalar(select(User.id).where(User.name == name)):
         return True
-    return bool(await session.scalar(select(Agent.id).where(Agent.name == name)))
+    return bool(session.scalar(select(Agent.id).where(Agent.name == name)))
 
 
 async def create_user(store: Store, name: str, password: str, *, is_admin: bool = False) -> User:
     name = normalize_name(name)
     if len(password) < MIN_PASSWORD_LENGTH:
         raise InvalidRequest(f"a password needs at least {MIN_PASSWORD_LENGTH} characters")
-    hashed = await hash_password(password)
-    async with store.write() as session:
-        if await name_in_use(session, name):
+    user = User(name=name, password_hash=await hash_password(password), is_admin=is_admin)
+
+    def run(session: Session) -> User:
+        if name_in_use(session, name):
             raise NameTaken(f"the name '{name}' is already taken by a human or an agent")
-        user = User(name=name, password_hash=hashed, is_admin=is_admin)
         session.add(user)
-    return user
+        return user
+
+    return await store.write(run)
 
 
 async def list_users(store: Store) -> list[User]:
-    async with store.read() as session:
-        return list((await session.scalars(select(User).order_by(User.name))).all())
+    return await store.read(lambda s: list(s.scalars(select(User).order_by(User.name))))
 
 
 async def get_user(store: Store, name: str) -> User:
-    async with store.read() as session:
-        user = await session.scalar(select(User).where(User.name == name.lower()))
+    query = select(User).where(User.name == name.strip().lower())
+    user = await store.read(lambda s: s.scalar(query))
     if user is None:
         raise NotFound(f"no user named '{name}'")
     return user
@@ -66,8 +67,8 @@ async def get_user(store: Store, name: str) -> User:
 
 async def check_user_password(store: Store, name: str, password: str) -> Principal:
     """The human with this name and password; the same error for a wrong name or password."""
-    async with store.read() as session:
-        user = await session.scalar(select(User).where(User.name == name.strip().lower()))
+    query = select(User).where(User.name == name.strip().lower())
+    user = await store.read(lambda s: s.scalar(query))
     ok = await check_password(password, user.password_hash if user else None)
     if user is None or not ok:
         raise AuthenticationFailed("wrong user name or password")
@@ -98,9 +99,8 @@ async def ensure_admin(store: Store, name: str, password: str) -> str | None:
 
     Returns the password when it was generated here (the caller prints it once).
     """
-    async with store.read() as session:
-        if await session.scalar(select(User.id).limit(1)):
-            return None
+    if await store.read(lambda s: s.scalar(select(User.id).limit(1))):
+        return None
     generated = None if password else new_password()
     try:
         await create_user(store, name, password or generated or "", is_admin=True)

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 from sqlalchemy import func, select, update
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Session
 
 from core.accounts import name_in_use
 from core.address import Address, normalize_name
@@ -90,27 +90,25 @@ def _checked_workspaces(workspaces: Sequence[Workspace], agent_name: str) -> lis
     return checked
 
 
-async def _presence_audience(session: AsyncSession, agent_name: str) -> list[str]:
+def _presence_audience(session: Session, agent_name: str) -> list[str]:
     """Every human, and the agents that share a conversation with this one."""
-    humans = (await session.scalars(select(User.name))).all()
+    humans = session.scalars(select(User.name)).all()
     mine = select(Participant.session_id).where(Participant.name == agent_name)
-    peers = (
-        await session.scalars(
-            select(Participant.name)
-            .where(Participant.session_id.in_(mine), Participant.name != agent_name)
-            .distinct()
-        )
+    peers = session.scalars(
+        select(Participant.name)
+        .where(Participant.session_id.in_(mine), Participant.name != agent_name)
+        .distinct()
     ).all()
     return [*humans, *peers]
 
 
-async def _set_presence(session: AsyncSession, agent: Agent, status: str) -> None:
+def _set_presence(session: Session, agent: Agent, status: str) -> None:
     changed = agent.status != status
     agent.status = status
     if changed:
         emit(
             session,
-            await _presence_audience(session, agent.name),
+            _presence_audience(session, agent.name),
             "agent_online",
             {
                 "agent_name": agent.name,
@@ -137,10 +135,11 @@ async def register_agent(
         raise Forbidden(f"this key is bound to agent '{principal.name}', not '{name}'")
     checked = _checked_workspaces(workspaces, name)
     now = utcnow()
-    async with store.write() as session:
-        agent = await session.scalar(select(Agent).where(Agent.name == name))
+
+    def run(session: Session) -> Agent:
+        agent = get_agent(session, name)
         if agent is None:
-            if await name_in_use(session, name):
+            if name_in_use(session, name):
                 raise NameTaken(f"the name '{name}' is already taken by a human")
             agent = Agent(name=name, workspaces=checked, platform=platform, status="offline")
             agent.default_budget = default_budget
@@ -151,13 +150,14 @@ async def register_agent(
             agent.workspaces = checked
             agent.platform = platform
         agent.last_seen = now
-        await _set_presence(session, agent, "online")
-        if not principal.is_enrolment_key:
-            await session.execute(update(Key).where(Key.id == principal.key_id).values(owner=name))
-        else:
-            await session.execute(
-                update(Key).where(Key.id == principal.key_id).values(owner=name, used_at=now)
-            )
+        _set_presence(session, agent, "online")
+        binding = update(Key).where(Key.id == principal.key_id).values(owner=name)
+        if principal.is_enrolment_key:
+            binding = binding.values(used_at=now)
+        session.execute(binding)
+        return agent
+
+    agent = await store.write(run)
     permanent_key = None
     if principal.is_enrolment_key:
         issued = await issue_key(
@@ -172,34 +172,25 @@ async def register_agent(
     return agent, permanent_key
 
 
-async def heartbeat(store: Store, principal: Principal) -> dict[str, Any]:
-    """Mark the agent online; report its unread mail and the budgets of waiting conversations."""
-    require_bound_agent(principal)
-    async with store.write() as session:
-        agent = await session.scalar(select(Agent).where(Agent.name == principal.name))
-        if agent is None:
-            raise Forbidden("register the agent first")
-        agent.last_seen = utcnow()
-        await _set_presence(session, agent, "online")
-        unread = (
-            select(Mail.session_id, func.count().label("unread"))
-            .join(Delivery, Delivery.mail_seq == Mail.seq)
-            .where(
-                Delivery.recipient == agent.name,
-                Delivery.is_read.is_(False),
-                Delivery.archived.is_(False),
-            )
-            .group_by(Mail.session_id)
-            .subquery()
+def _waiting_sessions(session: Session, agent_name: str) -> list[dict[str, Any]]:
+    """The conversations with mail the agent has not read, and their budgets."""
+    unread = (
+        select(Mail.session_id, func.count().label("unread"))
+        .join(Delivery, Delivery.mail_seq == Mail.seq)
+        .where(
+            Delivery.recipient == agent_name,
+            Delivery.is_read.is_(False),
+            Delivery.archived.is_(False),
         )
-        rows = (
-            await session.execute(
-                select(Conversation, unread.c.unread)
-                .join(unread, unread.c.session_id == Conversation.id)
-                .order_by(Conversation.updated_at)
-            )
-        ).all()
-    waiting = [
+        .group_by(Mail.session_id)
+        .subquery()
+    )
+    rows = session.execute(
+        select(Conversation, unread.c.unread)
+        .join(unread, unread.c.session_id == Conversation.id)
+        .order_by(Conversation.updated_at)
+    ).all()
+    return [
         {
             "session_id": conv.id,
             "session_alias": conv.alias,
@@ -212,44 +203,61 @@ async def heartbeat(store: Store, principal: Principal) -> dict[str, Any]:
         }
         for conv, count in rows
     ]
-    return {
-        "status": "ok",
-        "agent_status": agent.status,
-        "pending_mails": sum(item["unread"] for item in waiting),
-        "sessions": waiting,
-    }
+
+
+async def heartbeat(store: Store, principal: Principal) -> dict[str, Any]:
+    """Mark the agent online; report its unread mail and the budgets of waiting conversations."""
+    require_bound_agent(principal)
+
+    def run(session: Session) -> dict[str, Any]:
+        agent = get_agent(session, principal.name)
+        if agent is None:
+            raise Forbidden("register the agent first")
+        agent.last_seen = utcnow()
+        _set_presence(session, agent, "online")
+        waiting = _waiting_sessions(session, agent.name)
+        return {
+            "status": "ok",
+            "agent_status": agent.status,
+            "pending_mails": sum(item["unread"] for item in waiting),
+            "sessions": waiting,
+        }
+
+    return await store.write(run)
 
 
 async def list_agents(store: Store, status: str | None = None) -> list[Agent]:
     query = select(Agent).order_by(Agent.name)
     if status is not None:
         query = query.where(Agent.status == status)
-    async with store.read() as session:
-        return list((await session.scalars(query)).all())
+    return await store.read(lambda s: list(s.scalars(query)))
 
 
-async def get_agent(session: AsyncSession, name: str) -> Agent | None:
-    return await session.scalar(select(Agent).where(Agent.name == name))
+def get_agent(session: Session, name: str) -> Agent | None:
+    return session.scalar(select(Agent).where(Agent.name == name))
 
 
 async def set_default_budget(store: Store, name: str, budget: int | None) -> Agent:
-    async with store.write() as session:
-        agent = await get_agent(session, name.lower())
+    def run(session: Session) -> Agent:
+        agent = get_agent(session, name.lower())
         if agent is None:
             raise NotFound(f"no agent named '{name}'")
         agent.default_budget = budget
-    return agent
+        return agent
+
+    return await store.write(run)
 
 
 async def mark_silent_agents_offline(store: Store, silent_for: timedelta) -> list[str]:
     """Agents whose last beat is older than `silent_for` go offline (3 missed beats)."""
     cutoff = utcnow() - silent_for
-    async with store.write() as session:
-        agents = (
-            await session.scalars(
-                select(Agent).where(Agent.status == "online", Agent.last_seen < cutoff)
-            )
+
+    def run(session: Session) -> list[str]:
+        agents = session.scalars(
+            select(Agent).where(Agent.status == "online", Agent.last_seen < cutoff)
         ).all()
         for agent in agents:
-            await _set_presence(session, agent, "offline")
+            _set_presence(session, agent, "offline")
         return [agent.name for agent in agents]
+
+    return await store.write(run)

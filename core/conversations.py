@@ -16,13 +16,13 @@ from typing import Literal
 from sqlalchemy import func, select, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Session
 
 from core.address import normalize_alias
 from core.errors import AliasTaken, Forbidden, InvalidRequest, NotFound, UnknownAlias
 from core.events import emit
 from core.mailbox import session_mails
-from core.models import Conversation, Mail, Participant, isoformat, utcnow
+from core.models import Conversation, Mail, Participant, isoformat, table_of, utcnow
 from core.principal import Principal
 from core.store import Store
 from core.views import SessionDetail, SessionView
@@ -32,27 +32,32 @@ MAX_ALIAS = 64
 Endpoint = tuple[str, str]  # (name, workspace name; "" for humans)
 
 
+# Built once: an executemany of a constant statement reuses its compiled form.
+_ADD_PARTICIPANT = {
+    "postgresql": pg_insert(table_of(Participant)).on_conflict_do_nothing(),
+    "sqlite": sqlite_insert(table_of(Participant)).on_conflict_do_nothing(),
+}
+
+
 def default_key(a: Endpoint, b: Endpoint) -> str:
     """The same key whichever of the two endpoints sends."""
     pair = json.dumps(sorted([list(a), list(b)]), ensure_ascii=False)
     return hashlib.sha256(pair.encode("utf-8")).hexdigest()
 
 
-async def lock_creation(session: AsyncSession) -> None:
+def lock_creation(session: Session) -> None:
     """On PostgreSQL, serialise creations so two racing mails never pick the same alias."""
     if session.get_bind().dialect.name == "postgresql":
-        await session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _CREATION_LOCK_KEY})
+        session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _CREATION_LOCK_KEY})
 
 
-async def unique_alias(session: AsyncSession, wanted: str, *, exclude_id: str | None = None) -> str:
+def unique_alias(session: Session, wanted: str, *, exclude_id: str | None = None) -> str:
     """`wanted`, or `wanted-2`, `wanted-3` … whichever is free."""
     base = normalize_alias(wanted)
     taken_query = select(Conversation.alias, Conversation.id).where(
         (Conversation.alias == base) | Conversation.alias.like(base[: MAX_ALIAS - 4] + "-%")
     )
-    taken = {
-        alias for alias, conv_id in (await session.execute(taken_query)) if conv_id != exclude_id
-    }
+    taken = {alias for alias, conv_id in (session.execute(taken_query)) if conv_id != exclude_id}
     if base not in taken:
         return base
     n = 2
@@ -64,32 +69,27 @@ async def unique_alias(session: AsyncSession, wanted: str, *, exclude_id: str | 
         n += 1
 
 
-async def by_alias(session: AsyncSession, alias: str) -> Conversation:
-    conv = await session.scalar(
-        select(Conversation).where(Conversation.alias == alias).with_for_update()
-    )
+def by_alias(session: Session, alias: str) -> Conversation:
+    conv = session.scalar(select(Conversation).where(Conversation.alias == alias).with_for_update())
     if conv is None:
         raise UnknownAlias(f"undeliverable: no conversation '{alias}'")
     return conv
 
 
-async def by_id_locked(session: AsyncSession, conv_id: str) -> Conversation | None:
-    return await session.scalar(
-        select(Conversation).where(Conversation.id == conv_id).with_for_update()
-    )
+def by_id_locked(session: Session, conv_id: str) -> Conversation | None:
+    return session.scalar(select(Conversation).where(Conversation.id == conv_id).with_for_update())
 
 
-async def add_participants(session: AsyncSession, conv_id: str, names: Iterable[str]) -> None:
+def add_participants(session: Session, conv_id: str, names: Iterable[str]) -> None:
     rows = [{"session_id": conv_id, "name": name} for name in dict.fromkeys(names)]
     if not rows:
         return
     dialect = session.get_bind().dialect.name
-    insert = pg_insert if dialect == "postgresql" else sqlite_insert
-    await session.execute(insert(Participant).values(rows).on_conflict_do_nothing())
+    session.connection().execute(_ADD_PARTICIPANT[dialect], rows)
 
 
-async def participants(session: AsyncSession, conv_id: str) -> list[str]:
-    names = await session.scalars(
+def participants(session: Session, conv_id: str) -> list[str]:
+    names = session.scalars(
         select(Participant.name).where(Participant.session_id == conv_id).order_by(Participant.name)
     )
     return list(names.all())
@@ -101,8 +101,8 @@ def budget_remaining(conv: Conversation) -> int | Literal["unlimited"]:
     return max(0, conv.budget_limit - conv.budget_used)
 
 
-async def session_view(session: AsyncSession, conv: Conversation) -> SessionView:
-    count = await session.scalar(select(func.count()).where(Mail.session_id == conv.id))
+def session_view(session: Session, conv: Conversation) -> SessionView:
+    count = session.scalar(select(func.count()).where(Mail.session_id == conv.id))
     return SessionView(
         session_id=conv.id,
         session_alias=conv.alias,
@@ -111,7 +111,7 @@ async def session_view(session: AsyncSession, conv: Conversation) -> SessionView
         budget_limit="unlimited" if conv.budget_limit is None else conv.budget_limit,
         budget_used=conv.budget_used,
         budget_remaining=budget_remaining(conv),
-        participants=await participants(session, conv.id),
+        participants=participants(session, conv.id),
         created_by=conv.created_by,
         mail_count=int(count or 0),
         created_at=conv.created_at,
@@ -119,7 +119,7 @@ async def session_view(session: AsyncSession, conv: Conversation) -> SessionView
     )
 
 
-def emit_session_update(session: AsyncSession, conv: Conversation, audience: list[str]) -> None:
+def emit_session_update(session: Session, conv: Conversation, audience: list[str]) -> None:
     emit(
         session,
         audience,
@@ -136,16 +136,14 @@ def emit_session_update(session: AsyncSession, conv: Conversation, audience: lis
     )
 
 
-async def visible_conversation(
-    session: AsyncSession, principal: Principal, conv_id: str
-) -> Conversation:
+def visible_conversation(session: Session, principal: Principal, conv_id: str) -> Conversation:
     """The conversation, if the caller takes part in it; 404 otherwise (no existence leak)."""
-    member = await session.scalar(
+    member = session.scalar(
         select(Participant.name).where(
             Participant.session_id == conv_id, Participant.name == principal.name
         )
     )
-    conv = await by_id_locked(session, conv_id) if member else None
+    conv = by_id_locked(session, conv_id) if member else None
     if conv is None:
         raise NotFound(f"no conversation {conv_id}")
     return conv
@@ -158,13 +156,15 @@ async def list_sessions(
     query = select(Conversation).where(Conversation.id.in_(mine))
     if status is not None:
         query = query.where(Conversation.status == status)
-    async with store.read() as session:
-        total = await session.scalar(select(func.count()).select_from(query.subquery()))
-        convs = await session.scalars(
+
+    def run(session: Session) -> tuple[list[SessionView], int]:
+        total = session.scalar(select(func.count()).select_from(query.subquery()))
+        convs = session.scalars(
             query.order_by(Conversation.updated_at.desc()).limit(limit).offset(offset)
         )
-        views = [await session_view(session, conv) for conv in convs.all()]
-    return views, int(total or 0)
+        return [session_view(session, conv) for conv in convs.all()], int(total or 0)
+
+    return await store.read(run)
 
 
 async def update_session(
@@ -182,13 +182,14 @@ async def update_session(
         raise Forbidden("only a human renames or closes a conversation; agents use /sync")
     if status not in (None, "active", "completed"):
         raise InvalidRequest("status must be 'active' or 'completed' ('waiting' follows requests)")
-    async with store.write() as session:
-        conv = await visible_conversation(session, principal, conv_id)
+
+    def run(session: Session) -> SessionView:
+        conv = visible_conversation(session, principal, conv_id)
         if alias is not None or clear_alias:
-            await lock_creation(session)
+            lock_creation(session)
             new_alias = normalize_alias(alias) if alias is not None else None
             if new_alias is not None and new_alias != conv.alias:
-                holder = await session.scalar(
+                holder = session.scalar(
                     select(Conversation.id).where(Conversation.alias == new_alias)
                 )
                 if holder is not None:
@@ -200,25 +201,28 @@ async def update_session(
         if status == "completed":
             conv.status = "completed"
         elif status == "active" and conv.status == "completed":
-            conv.status = await status_from_requests(session, conv.id)
+            conv.status = status_from_requests(session, conv.id)
         conv.updated_at = utcnow()
-        emit_session_update(session, conv, await participants(session, conv.id))
-        return await session_view(session, conv)
+        emit_session_update(session, conv, participants(session, conv.id))
+        return session_view(session, conv)
+
+    return await store.write(run)
 
 
 async def sync_session(
     store: Store, principal: Principal, conv_id: str, *, alias: str | None, title: str | None
 ) -> SessionView:
     """A platform writes back its own naming; ignored where a human has renamed."""
-    async with store.write() as session:
-        conv = await visible_conversation(session, principal, conv_id)
+
+    def run(session: Session) -> SessionView:
+        conv = visible_conversation(session, principal, conv_id)
         changed = False
         if conv.alias_source != "human":
             if alias is not None:
-                await lock_creation(session)
+                lock_creation(session)
                 wanted = normalize_alias(alias)
                 if wanted != conv.alias:
-                    conv.alias = await unique_alias(session, wanted, exclude_id=conv.id)
+                    conv.alias = unique_alias(session, wanted, exclude_id=conv.id)
                     conv.alias_source = "platform"
                     changed = True
             if title is not None and title != conv.subject:
@@ -226,13 +230,15 @@ async def sync_session(
                 changed = True
         if changed:
             conv.updated_at = utcnow()
-            emit_session_update(session, conv, await participants(session, conv.id))
-        return await session_view(session, conv)
+            emit_session_update(session, conv, participants(session, conv.id))
+        return session_view(session, conv)
+
+    return await store.write(run)
 
 
-async def status_from_requests(session: AsyncSession, conv_id: str) -> str:
+def status_from_requests(session: Session, conv_id: str) -> str:
     """`waiting` while a permission request in the conversation is open, else `active`."""
-    open_request = await session.scalar(
+    open_request = session.scalar(
         select(Mail.seq).where(Mail.session_id == conv_id, Mail.permission_state == "open").limit(1)
     )
     return "waiting" if open_request is not None else "active"
@@ -248,9 +254,11 @@ def _checked_subject(subject: str) -> str:
 async def session_detail(
     store: Store, domain: str, principal: Principal, conv_id: str
 ) -> SessionDetail:
-    async with store.read() as session:
-        conv = await visible_conversation(session, principal, conv_id)
+    def run(session: Session) -> SessionDetail:
+        conv = visible_conversation(session, principal, conv_id)
         return SessionDetail(
-            session=await session_view(session, conv),
-            mails=await session_mails(session, principal, conv, domain),
+            session=session_view(session, conv),
+            mails=session_mails(session, principal, conv, domain),
         )
+
+    return await store.read(run)

@@ -13,7 +13,7 @@ from datetime import timedelta
 from typing import Any, Literal
 
 from sqlalchemy import delete, func, select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Session
 
 from core.models import Event, Meta, utcnow
 from core.store import Store, pending_events
@@ -30,7 +30,7 @@ class StoredEvent:
 
 
 def emit(
-    session: AsyncSession, recipients: Iterable[str], type_: EventType, payload: dict[str, Any]
+    session: Session, recipients: Iterable[str], type_: EventType, payload: dict[str, Any]
 ) -> None:
     """Queue one event per recipient; `Store.write` inserts them just before commit."""
     queued = pending_events(session)
@@ -41,41 +41,45 @@ def emit(
 async def events_after(
     store: Store, recipient: str, after: int, limit: int = 500
 ) -> list[StoredEvent]:
-    async with store.read() as session:
-        rows = await session.execute(
-            select(Event.id, Event.type, Event.payload)
-            .where(Event.recipient == recipient, Event.id > after)
-            .order_by(Event.id)
-            .limit(limit)
-        )
-        return [StoredEvent(id=row.id, type=row.type, payload=row.payload) for row in rows]
+    query = (
+        select(Event.id, Event.type, Event.payload)
+        .where(Event.recipient == recipient, Event.id > after)
+        .order_by(Event.id)
+        .limit(limit)
+    )
+
+    def run(session: Session) -> list[StoredEvent]:
+        return [StoredEvent(row.id, row.type, row.payload) for row in session.execute(query)]
+
+    return await store.read(run)
 
 
 async def latest_event_id(store: Store) -> int:
-    async with store.read() as session:
-        return int(await session.scalar(select(func.max(Event.id))) or 0)
+    return await store.read(lambda s: int(s.scalar(select(func.max(Event.id))) or 0))
 
 
 async def resume_needs_resync(store: Store, last_event_id: int) -> bool:
     """True when events after `last_event_id` may have been pruned: the client must reload."""
-    async with store.read() as session:
-        pruned = await session.scalar(select(Meta.value).where(Meta.key == _PRUNED_THROUGH))
+    pruned = await store.read(
+        lambda s: s.scalar(select(Meta.value).where(Meta.key == _PRUNED_THROUGH))
+    )
     return pruned is not None and last_event_id < int(pruned)
 
 
 async def prune_events(store: Store, retention: timedelta) -> int:
     """Delete events older than the retention; remember how far, for `resync`."""
     cutoff = utcnow() - retention
-    async with store.write() as session:
-        newest_old = await session.scalar(
-            select(func.max(Event.id)).where(Event.created_at < cutoff)
-        )
+
+    def run(session: Session) -> int:
+        newest_old = session.scalar(select(func.max(Event.id)).where(Event.created_at < cutoff))
         if newest_old is None:
             return 0
-        result = await session.execute(delete(Event).where(Event.id <= newest_old))
-        meta = await session.get(Meta, _PRUNED_THROUGH)
+        result = session.execute(delete(Event).where(Event.id <= newest_old))
+        meta = session.get(Meta, _PRUNED_THROUGH)
         if meta is None:
             session.add(Meta(key=_PRUNED_THROUGH, value=str(newest_old)))
         else:
             meta.value = str(max(int(meta.value), newest_old))
         return int(result.rowcount)  # type: ignore[attr-defined]
+
+    return await store.write(run)

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Literal
 
 from sqlalchemy import select, update
+from sqlalchemy.orm import Session
 
 from core.durations import parse_duration
 from core.errors import AuthenticationFailed, Forbidden, InvalidRequest, NotFound
@@ -74,19 +75,22 @@ async def issue_key(
         )
     secret = token if token is not None else new_token(kind)
     digest = token_sha256(secret)
-    async with store.write() as session:
-        if await session.scalar(select(Key.id).where(Key.token_sha256 == digest)):
+    key = Key(
+        kind=kind,
+        owner=owner,
+        label=label[:200],
+        lifecycle=lifecycle,
+        token_sha256=digest,
+        expires_at=expires_at,
+        created_by=created_by,
+    )
+
+    def run(session: Session) -> None:
+        if session.scalar(select(Key.id).where(Key.token_sha256 == digest)):
             raise InvalidRequest("this key is already registered")
-        key = Key(
-            kind=kind,
-            owner=owner,
-            label=label[:200],
-            lifecycle=lifecycle,
-            token_sha256=digest,
-            expires_at=expires_at,
-            created_by=created_by,
-        )
         session.add(key)
+
+    await store.write(run)
     return IssuedKey(
         key_id=key.id,
         key=None if token is not None else secret,
@@ -99,38 +103,43 @@ async def list_keys(store: Store, *, kind: KeyKind, owner: str | None = None) ->
     query = select(Key).where(Key.kind == kind).order_by(Key.created_at)
     if owner is not None:
         query = query.where(Key.owner == owner)
-    async with store.read() as session:
-        return [key_view(key) for key in (await session.scalars(query)).all()]
+    return await store.read(lambda s: [key_view(key) for key in s.scalars(query)])
 
 
 async def revoke_key(store: Store, key_id: str, *, kind: KeyKind, owner: str | None = None) -> None:
     """Revoke a key of `kind` (and of `owner`, when given); unknown or foreign keys are 404."""
-    async with store.write() as session:
-        key = await session.get(Key, key_id)
+
+    def run(session: Session) -> None:
+        key = session.get(Key, key_id)
         if key is None or key.kind != kind or (owner is not None and key.owner != owner):
             raise NotFound(f"no such key: {key_id}")
         if key.revoked_at is None:
             key.revoked_at = utcnow()
 
+    await store.write(run)
+
 
 async def revoke_token(store: Store, token: str) -> None:
-    async with store.write() as session:
-        await session.execute(
-            update(Key)
-            .where(Key.token_sha256 == token_sha256(token), Key.revoked_at.is_(None))
-            .values(revoked_at=utcnow())
-        )
+    statement = (
+        update(Key)
+        .where(Key.token_sha256 == token_sha256(token), Key.revoked_at.is_(None))
+        .values(revoked_at=utcnow())
+    )
+    await store.write(lambda s: s.execute(statement))
 
 
 async def authenticate(store: Store, token: str) -> Principal:
     """The principal a bearer token or login cookie stands for, or AuthenticationFailed."""
     digest = token_sha256(token)
     now = utcnow()
-    async with store.read() as session:
-        key = await session.scalar(select(Key).where(Key.token_sha256 == digest))
-        user = None
-        if key is not None and key.kind in ("user", "login") and key.owner is not None:
-            user = await session.scalar(select(User).where(User.name == key.owner))
+    # One statement: the key and, for a human's key, its user.
+    query = (
+        select(Key, User)
+        .outerjoin(User, (User.name == Key.owner) & Key.kind.in_(("user", "login")))
+        .where(Key.token_sha256 == digest)
+    )
+    row = await store.read(lambda s: s.execute(query).first())
+    key, user = (row[0], row[1]) if row is not None else (None, None)
     if key is None or not key_is_active(key, now):
         raise AuthenticationFailed("invalid, expired, used or revoked key")
     if key.kind == "agent":
@@ -153,12 +162,13 @@ async def authenticate(store: Store, token: str) -> Principal:
 
 async def _consume_one_time(store: Store, key_id: str) -> None:
     """Mark a one-time key used; of two racing requests exactly one gets through."""
-    async with store.write() as session:
-        result = await session.execute(
-            update(Key).where(Key.id == key_id, Key.used_at.is_(None)).values(used_at=utcnow())
-        )
-        if result.rowcount != 1:  # type: ignore[attr-defined]
+    statement = update(Key).where(Key.id == key_id, Key.used_at.is_(None)).values(used_at=utcnow())
+
+    def run(session: Session) -> None:
+        if session.execute(statement).rowcount != 1:  # type: ignore[attr-defined]
             raise AuthenticationFailed("this one-time key has been used")
+
+    await store.write(run)
 
 
 def require_bound_agent(principal: Principal) -> None:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
-from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import insert, select
+from sqlalchemy.orm import Session
 
 from core.address import Address, normalize_alias, parse_address
 from core.agents import get_agent
@@ -38,7 +38,17 @@ from core.errors import (
 )
 from core.events import emit
 from core.mailbox import visible_mail
-from core.models import Agent, Conversation, Delivery, Mail, User, isoformat, new_id, utcnow
+from core.models import (
+    Agent,
+    Conversation,
+    Delivery,
+    Mail,
+    User,
+    isoformat,
+    new_id,
+    table_of,
+    utcnow,
+)
 from core.principal import Principal
 from core.store import Store
 from core.views import Budget, SendResult
@@ -99,11 +109,11 @@ def _workspace_of(agent: Agent, path: str) -> str:
     )
 
 
-async def resolve_endpoint(session: AsyncSession, address: Address) -> Endpoint:
-    agent = await get_agent(session, address.name)
+def resolve_endpoint(session: Session, address: Address) -> Endpoint:
+    agent = get_agent(session, address.name)
     if agent is not None:
         return Endpoint(agent.name, _workspace_of(agent, address.path), agent)
-    if await session.scalar(select(User.id).where(User.name == address.name)):
+    if session.scalar(select(User.id).where(User.name == address.name)):
         if address.path:
             raise InvalidAddress(
                 f"'{address.name}' is a human: a human's address has no path ('{address.name}@')"
@@ -112,12 +122,12 @@ async def resolve_endpoint(session: AsyncSession, address: Address) -> Endpoint:
     raise UnknownRecipient(f"undeliverable: nobody is called '{address.name}'")
 
 
-async def sender_endpoint(
-    session: AsyncSession, principal: Principal, from_workspace: str | None, parent: Mail | None
+def sender_endpoint(
+    session: Session, principal: Principal, from_workspace: str | None, parent: Mail | None
 ) -> Endpoint:
     if principal.is_human:
         return Endpoint(principal.name, "", None)
-    agent = await get_agent(session, principal.name)
+    agent = get_agent(session, principal.name)
     if agent is None:
         raise NotFound("register the agent first")
     if from_workspace is not None:
@@ -141,8 +151,8 @@ def _initial_budget(request: SendRequest, sender: Endpoint, target: Endpoint) ->
     return None
 
 
-async def _conversation(
-    session: AsyncSession,
+def _conversation(
+    session: Session,
     request: SendRequest,
     address: Address,
     sender: Endpoint,
@@ -152,29 +162,29 @@ async def _conversation(
 ) -> tuple[Conversation, bool]:
     """The conversation this mail belongs to, and whether it was created for it."""
     if address.alias is not None:
-        return await by_alias(session, address.alias), False
+        return by_alias(session, address.alias), False
     if not address.is_new:
         if conversation_id is not None:
-            conv = await by_id_locked(session, conversation_id)
+            conv = by_id_locked(session, conversation_id)
             if conv is None:
                 raise NotFound(f"no conversation {conversation_id}")
             return conv, False
         if parent is not None:
-            conv = await by_id_locked(session, parent.session_id)
+            conv = by_id_locked(session, parent.session_id)
             assert conv is not None
             return conv, False
-    await lock_creation(session)
+    lock_creation(session)
     key = None
     if not address.is_new and request.session_alias is None:
         key = default_key(sender.pair, target.pair)
-        existing = await session.scalar(
+        existing = session.scalar(
             select(Conversation).where(Conversation.default_key == key).with_for_update()
         )
         if existing is not None:
             return existing, False
     alias = None
     if request.session_alias is not None:
-        alias = await unique_alias(session, normalize_alias(request.session_alias))
+        alias = unique_alias(session, normalize_alias(request.session_alias))
     conv = Conversation(
         id=new_id(),
         alias=alias,
@@ -209,18 +219,21 @@ async def send_mail(
         raise InvalidRequest(f"at most {MAX_CC} cc recipients")
     if "\n" in request.subject or "\r" in request.subject:
         raise InvalidRequest("a subject is one line")
-    async with store.write() as session:
+
+    def run(session: Session) -> SendResult:
         parent = None
         if request.reply_to is not None:
-            parent = await visible_mail(session, principal, request.reply_to)
-        target = await resolve_endpoint(session, address)
-        cc = [await resolve_endpoint(session, a) for a in cc_addresses]
+            parent = visible_mail(session, principal, request.reply_to)
+        target = resolve_endpoint(session, address)
+        cc = [resolve_endpoint(session, a) for a in cc_addresses]
         if mail_type == "permission_request" and target.agent is not None:
             raise InvalidRequest("a permission request goes to a human, not to an agent")
-        sender = await sender_endpoint(session, principal, request.from_workspace, parent)
-        conv, created = await _conversation(
+        sender = sender_endpoint(session, principal, request.from_workspace, parent)
+        conv, created = _conversation(
             session, request, address, sender, target, parent, conversation_id
         )
+        if created:
+            session.flush()  # the Core inserts below refer to it
         counts_as_round = principal.is_agent and not request.auto
         if counts_as_round and conv.budget_limit is not None:
             if conv.budget_used >= conv.budget_limit:
@@ -231,69 +244,87 @@ async def send_mail(
             conv.budget_used += 1
         now = utcnow()
         mail_id = new_id()
-        mail = Mail(
-            id=mail_id,
-            session_id=conv.id,
-            parent_id=parent.id if parent else None,
-            from_name=sender.name,
-            from_path=sender.workspace,
-            to_name=target.name,
-            to_path=target.workspace,
-            cc=[e.address().native() for e in cc],
-            subject=request.subject.strip() or conv.subject,
-            body=request.body,
-            mail_type=mail_type,
-            auto=request.auto,
-            message_id=message_id or f"<{mail_id}@{domain}>",
-            raw=raw,
-            created_at=now,
-        )
+        values: dict[str, Any] = {
+            "id": mail_id,
+            "session_id": conv.id,
+            "parent_id": parent.id if parent else None,
+            "from_name": sender.name,
+            "from_path": sender.workspace,
+            "to_name": target.name,
+            "to_path": target.workspace,
+            "cc": [e.address().native() for e in cc],
+            "subject": request.subject.strip() or conv.subject,
+            "body": request.body,
+            "mail_type": mail_type,
+            "auto": request.auto,
+            "message_id": message_id or f"<{mail_id}@{domain}>",
+            "raw": raw,
+            "created_at": now,
+        }
         if permission is not None:
-            mail.options = permission.options
-            mail.permission_state = "open"
-            mail.expires_at = permission.expires_at
-            mail.action = permission.action
-            mail.action_sha256 = permission.action_sha256
-        session.add(mail)
-        await session.flush()
+            values.update(
+                options=permission.options,
+                permission_state="open",
+                expires_at=permission.expires_at,
+                action=permission.action,
+                action_sha256=permission.action_sha256,
+            )
+        # Core statements, not the ORM unit of work: this is the hottest write path.
+        connection = session.connection()
+        seq = connection.execute(_INSERT_MAIL.values(values)).scalar_one()
         recipients = {target.name: "to"}
         for endpoint in cc:
             recipients.setdefault(endpoint.name, "cc")
-        session.add_all(
-            Delivery(mail_seq=mail.seq, recipient=name, kind=kind, created_at=now)
-            for name, kind in recipients.items()
+        connection.execute(
+            _INSERT_DELIVERY,
+            [
+                {"mail_seq": seq, "recipient": name, "kind": kind, "created_at": now}
+                for name, kind in recipients.items()
+            ],
         )
-        await add_participants(session, conv.id, [sender.name, *recipients])
+        add_participants(session, conv.id, [sender.name, *recipients])
         old_status = conv.status
-        conv.status = "waiting" if permission else await status_from_requests(session, conv.id)
+        if permission is not None:
+            conv.status = "waiting"
+        elif conv.status == "completed":
+            conv.status = status_from_requests(session, conv.id)
         conv.updated_at = now
-        emit(session, recipients, "new_mail", _new_mail_payload(mail, conv, domain))
+        payload = _new_mail_payload(mail_id, values, conv, domain)
+        emit(session, recipients, "new_mail", payload)
         if conv.status != old_status and not created:
-            emit_session_update(session, conv, await participants(session, conv.id))
+            emit_session_update(session, conv, participants(session, conv.id))
         return SendResult(
-            mail_id=mail.id,
+            mail_id=mail_id,
             session_id=conv.id,
             session_alias=conv.alias,
-            message_id=mail.message_id,
+            message_id=values["message_id"],
             budget_limit="unlimited" if conv.budget_limit is None else conv.budget_limit,
             budget_used=conv.budget_used,
             budget_remaining=budget_remaining(conv),
             created_at=now,
         )
 
+    return await store.write(run)
 
-def _new_mail_payload(mail: Mail, conv: Conversation, domain: str) -> dict[str, object]:
-    sender = Address(mail.from_name, mail.from_path, conv.alias)
-    to = Address(mail.to_name, mail.to_path, conv.alias)
+
+_INSERT_MAIL = insert(table_of(Mail)).returning(table_of(Mail).c.seq)
+_INSERT_DELIVERY = insert(table_of(Delivery))
+
+
+def _new_mail_payload(
+    mail_id: str, values: dict[str, Any], conv: Conversation, domain: str
+) -> dict[str, object]:
+    sender = Address(values["from_name"], values["from_path"], conv.alias)
+    to = Address(values["to_name"], values["to_path"], conv.alias)
     return {
-        "mail_id": mail.id,
+        "mail_id": mail_id,
         "session_id": conv.id,
         "session_alias": conv.alias,
         "from": sender.native(),
         "from_email": sender.email(domain),
         "to": to.native(),
-        "cc": list(mail.cc),
-        "subject": mail.subject,
-        "mail_type": mail.mail_type,
-        "created_at": isoformat(mail.created_at),
+        "cc": list(values["cc"]),
+        "subject": values["subject"],
+        "mail_type": values["mail_type"],
+        "created_at": isoformat(values["created_at"]),
     }

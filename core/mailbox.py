@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from sqlalchemy import Select, and_, func, or_, select, update
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Session
 
 from core.address import Address, parse_native
 from core.errors import NotFound
@@ -71,23 +71,22 @@ def mail_view(
     )
 
 
-async def visible_mail(session: AsyncSession, principal: Principal, mail_id: str) -> Mail:
+def visible_mail(session: Session, principal: Principal, mail_id: str) -> Mail:
     """A mail the caller sent or received; 404 for anything else (no existence leak)."""
-    mail = await session.scalar(select(Mail).where(Mail.id == mail_id))
-    if mail is None or not await _can_see(session, principal, mail):
+    mail = session.scalar(select(Mail).where(Mail.id == mail_id))
+    if mail is None or not _can_see(session, principal, mail):
         raise NotFound(f"no mail {mail_id}")
     return mail
 
 
-async def _can_see(session: AsyncSession, principal: Principal, mail: Mail) -> bool:
+def _can_see(session: Session, principal: Principal, mail: Mail) -> bool:
     if mail.from_name == principal.name:
         return True
-    delivery = await _delivery(session, principal, mail)
-    return delivery is not None
+    return _delivery(session, principal, mail) is not None
 
 
-async def _delivery(session: AsyncSession, principal: Principal, mail: Mail) -> Delivery | None:
-    return await session.scalar(
+def _delivery(session: Session, principal: Principal, mail: Mail) -> Delivery | None:
+    return session.scalar(
         select(Delivery).where(Delivery.mail_seq == mail.seq, Delivery.recipient == principal.name)
     )
 
@@ -125,24 +124,22 @@ async def inbox(
     count_query = select(func.count()).select_from(query.with_only_columns(Delivery.id).subquery())
     ordering = Mail.seq.desc() if order == "newest" else Mail.seq.asc()
     page = query.order_by(ordering).limit(limit).offset(offset)
-    if not mark_read:
-        async with store.read() as session:
-            total = await session.scalar(count_query)
-            rows = (await session.execute(page)).all()
-    else:
-        async with store.write() as session:
-            total = await session.scalar(count_query)
-            rows = (await session.execute(page)).all()
+
+    def run(session: Session) -> tuple[int, list[Any]]:
+        total = session.scalar(count_query)
+        rows = session.execute(page).all()
+        if mark_read:
             ids = [delivery.id for _, delivery, _ in rows if not delivery.is_read]
             if ids:
-                await session.execute(
-                    update(Delivery).where(Delivery.id.in_(ids)).values(is_read=True)
-                )
+                session.execute(update(Delivery).where(Delivery.id.in_(ids)).values(is_read=True))
+        return int(total or 0), list(rows)
+
+    total, rows = await (store.write(run) if mark_read else store.read(run))
     mails = [
         mail_view(mail, alias, domain, delivery, full_body=include_body)
         for mail, delivery, alias in rows
     ]
-    return MailList(mails=mails, total=int(total or 0))
+    return MailList(mails=mails, total=total)
 
 
 async def sent(
@@ -159,23 +156,24 @@ async def sent(
         .join(Conversation, Conversation.id == Mail.session_id)
         .where(Mail.from_name == principal.name)
     )
-    async with store.read() as session:
-        total = await session.scalar(select(func.count()).where(Mail.from_name == principal.name))
-        rows = (
-            await session.execute(query.order_by(Mail.seq.desc()).limit(limit).offset(offset))
-        ).all()
+    count = select(func.count()).where(Mail.from_name == principal.name)
+    page = query.order_by(Mail.seq.desc()).limit(limit).offset(offset)
+
+    def run(session: Session) -> tuple[int, list[Any]]:
+        return int(session.scalar(count) or 0), list(session.execute(page).all())
+
+    total, rows = await store.read(run)
     mails = [mail_view(mail, alias, domain, full_body=include_body) for mail, alias in rows]
-    return MailList(mails=mails, total=int(total or 0))
+    return MailList(mails=mails, total=total)
 
 
 async def get_mail(store: Store, domain: str, principal: Principal, mail_id: str) -> MailView:
-    async with store.read() as session:
-        mail = await visible_mail(session, principal, mail_id)
-        alias = await session.scalar(
-            select(Conversation.alias).where(Conversation.id == mail.session_id)
-        )
-        delivery = await _delivery(session, principal, mail)
-    return mail_view(mail, alias, domain, delivery)
+    def run(session: Session) -> MailView:
+        mail = visible_mail(session, principal, mail_id)
+        alias = session.scalar(select(Conversation.alias).where(Conversation.id == mail.session_id))
+        return mail_view(mail, alias, domain, _delivery(session, principal, mail))
+
+    return await store.read(run)
 
 
 async def set_delivery_state(
@@ -187,9 +185,10 @@ async def set_delivery_state(
     archived: bool | None = None,
 ) -> Literal["unread", "read", "archived"]:
     """Change the caller's own read/archive state of a mail it received."""
-    async with store.write() as session:
-        mail = await session.scalar(select(Mail).where(Mail.id == mail_id))
-        delivery = await _delivery(session, principal, mail) if mail is not None else None
+
+    def run(session: Session) -> Literal["unread", "read", "archived"]:
+        mail = session.scalar(select(Mail).where(Mail.id == mail_id))
+        delivery = _delivery(session, principal, mail) if mail is not None else None
         if delivery is None:
             raise NotFound(f"no mail {mail_id} in your mailbox")
         if read is not None:
@@ -198,14 +197,16 @@ async def set_delivery_state(
             delivery.archived = archived
         return "archived" if delivery.archived else "read" if delivery.is_read else "unread"
 
+    return await store.write(run)
 
-async def session_mails(
-    session: AsyncSession, principal: Principal, conv: Conversation, domain: str
+
+def session_mails(
+    session: Session, principal: Principal, conv: Conversation, domain: str
 ) -> list[MailView]:
     """The mails of a conversation the caller may see, oldest first."""
     mine = Delivery.recipient == principal.name
     rows = (
-        await session.execute(
+        session.execute(
             select(Mail, Delivery)
             .outerjoin(Delivery, and_(Delivery.mail_seq == Mail.seq, mine))
             .where(Mail.session_id == conv.id, or_(Mail.from_name == principal.name, mine))

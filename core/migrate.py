@@ -26,5 +26,4 @@ def _upgrade(connection: Connection) -> None:
 
 async def migrate(store: Store) -> None:
     """Bring the schema to the newest revision; a no-op when it is there already."""
-    async with store.engine.begin() as connection:
-        await connection.run_sync(_upgrade)
+    await store.run_on_connection(_upgrade)

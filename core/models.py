@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from sqlalchemy import (
     JSON,
@@ -21,6 +21,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     String,
+    Table,
     Text,
     UniqueConstraint,
 )
@@ -63,6 +64,11 @@ def isoformat(value: datetime) -> str:
 
 def new_id() -> str:
     return str(uuid.uuid4())
+
+
+def table_of(model: type[Base]) -> Table:
+    """The Core table of a mapped class, for the hot paths that skip the ORM."""
+    return cast(Table, model.__table__)
 
 
 class Base(DeclarativeBase):

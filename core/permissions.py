@@ -6,6 +6,7 @@ import hashlib
 
 from pydantic import BaseModel, Field
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from core.address import parse_native
 from core.conversations import by_id_locked, emit_session_update, participants, status_from_requests
@@ -87,9 +88,10 @@ async def decide_permission(
     store: Store, principal: Principal, mail_id: str, decision: str, note: str | None
 ) -> Mail:
     """Decide an open request addressed to the caller; decided once (409 after)."""
-    async with store.write() as session:
-        mail = await session.scalar(select(Mail).where(Mail.id == mail_id).with_for_update())
-        delivered = mail is not None and await session.scalar(
+
+    def run(session: Session) -> Mail:
+        mail = session.scalar(select(Mail).where(Mail.id == mail_id).with_for_update())
+        delivered = mail is not None and session.scalar(
             select(Delivery.id).where(
                 Delivery.mail_seq == mail.seq, Delivery.recipient == principal.name
             )
@@ -116,11 +118,11 @@ async def decide_permission(
         mail.decision_note = note or None
         mail.decided_by = principal.name
         mail.decided_at = now
-        await session.flush()
+        session.flush()
         audience = [mail.from_name, mail.to_name]
         for cc_native in mail.cc:
             name = parse_native(cc_native).name
-            if not await session.scalar(select(Agent.id).where(Agent.name == name)):
+            if not session.scalar(select(Agent.id).where(Agent.name == name)):
                 audience.append(name)
         emit(
             session,
@@ -137,10 +139,12 @@ async def decide_permission(
                 "action_sha256": mail.action_sha256,
             },
         )
-        conv = await by_id_locked(session, mail.session_id)
+        conv = by_id_locked(session, mail.session_id)
         if conv is not None and conv.status == "waiting":
-            conv.status = await status_from_requests(session, conv.id)
+            conv.status = status_from_requests(session, conv.id)
             conv.updated_at = now
             if conv.status != "waiting":
-                emit_session_update(session, conv, await participants(session, conv.id))
+                emit_session_update(session, conv, participants(session, conv.id))
         return mail
+
+    return await store.write(run)

@@ -1,9 +1,14 @@
 """The store: engines, transactions and the after-commit hook of the event bus.
 
-SQLite (the default) gets one writer connection, guarded by an asyncio lock and
-opened with `BEGIN IMMEDIATE`, so concurrent writers queue in-process instead of
-failing with "database is locked"; readers use their own pool and WAL snapshots.
-PostgreSQL gets one pool for both.
+Domain code writes a transaction as a plain function of a synchronous SQLAlchemy
+`Session` and hands it to `await store.write(fn)` or `await store.read(fn)`; the
+store runs it without blocking the event loop:
+
+* SQLite (the default): the whole transaction runs in a thread — writes in one
+  dedicated writer thread (`BEGIN IMMEDIATE`, so writers queue instead of failing
+  with "database is locked"), reads in a small pool of reader threads with WAL
+  snapshots. One thread hand-off per transaction, not one per statement.
+* PostgreSQL: the same function runs through `AsyncSession.run_sync` on asyncpg.
 
 Events are written in the transaction of the change they report, as its last
 statements. On PostgreSQL those inserts run under a transaction-scoped advisory
@@ -14,54 +19,65 @@ can never later find a committed event below N (the SSE resume relies on it).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, nullcontext
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import event, insert, text
+from sqlalchemy import Engine, create_engine, event, insert, text
 from sqlalchemy.engine import Connection, make_url
-from sqlalchemy.ext.asyncio import (
-    AsyncEngine,
-    AsyncSession,
-    async_sessionmaker,
-    create_async_engine,
-)
+from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlalchemy.orm import Session, sessionmaker
 
 from core.bus import EventBus
-from core.models import Event, utcnow
+from core.models import Event, table_of, utcnow
+
+T = TypeVar("T")
+Transaction = Callable[[Session], T]
 
 _EVENTS_LOCK_KEY = 0x61676D6C  # "agml": the advisory lock that orders event ids
+SQLITE_READERS = 4
+NOTIFY_CHANNEL = "agentmail_events"
+_NOTIFY_LIMIT = 7000  # PostgreSQL refuses payloads of 8000 bytes and more
+WAKE_ALL = "*"
 
 
-def async_url(database_url: str, sqlite_path: Path) -> str:
-    """Turn a user-facing DATABASE_URL into the async driver URL SQLAlchemy needs."""
-    if not database_url:
-        return f"sqlite+aiosqlite:///{sqlite_path}"
-    url = make_url(database_url)
-    backend = url.get_backend_name()
+def database_url(url: str, sqlite_path: Path) -> str:
+    """Normalise a user-facing DATABASE_URL; empty means SQLite at `sqlite_path`."""
+    if not url:
+        return f"sqlite:///{sqlite_path}"
+    parsed = make_url(url)
+    backend = parsed.get_backend_name()
     if backend in ("postgresql", "postgres"):
-        return url.set(drivername="postgresql+asyncpg").render_as_string(hide_password=False)
+        return parsed.set(drivername="postgresql+asyncpg").render_as_string(hide_password=False)
     if backend == "sqlite":
-        return url.set(drivername="sqlite+aiosqlite").render_as_string(hide_password=False)
-    raise ValueError(f"unsupported DATABASE_URL {url.drivername!r}: use postgresql:// or sqlite://")
+        return parsed.set(drivername="sqlite").render_as_string(hide_password=False)
+    raise ValueError(
+        f"unsupported DATABASE_URL {parsed.drivername!r}: use postgresql:// or sqlite://"
+    )
 
 
-def _sqlite_engine(url: str, begin: str, pool_size: int) -> AsyncEngine:
-    engine = create_async_engine(url, pool_size=pool_size, max_overflow=0)
+def _sqlite_engine(url: str, begin: str, pool_size: int) -> Engine:
+    engine = create_engine(
+        url,
+        pool_size=pool_size,
+        max_overflow=0,
+        connect_args={"check_same_thread": False},
+    )
 
-    @event.listens_for(engine.sync_engine, "connect")
+    @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # Let SQLAlchemy, not the driver, decide where transactions begin.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
+        # FULL: a commit survives power loss, not only a crash (WAL + NORMAL would not).
         cursor.execute("PRAGMA synchronous=FULL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA busy_timeout=10000")
         cursor.close()
 
-    @event.listens_for(engine.sync_engine, "begin")
+    @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
         conn.exec_driver_sql(begin)
 
@@ -69,78 +85,114 @@ def _sqlite_engine(url: str, begin: str, pool_size: int) -> AsyncEngine:
 
 
 class Store:
-    """Owns the engines; hands out read and write transactions."""
+    """Owns the engines; runs read and write transactions off the event loop."""
 
     def __init__(self, url: str, bus: EventBus | None = None) -> None:
         self.url = url
         self.bus = bus or EventBus()
         self.dialect = make_url(url).get_backend_name()
+        self._async_engine: AsyncEngine | None = None
         if self.dialect == "sqlite":
             self._write_engine = _sqlite_engine(url, "BEGIN IMMEDIATE", pool_size=1)
-            self._read_engine = _sqlite_engine(url, "BEGIN", pool_size=8)
+            self._read_engine = _sqlite_engine(url, "BEGIN", pool_size=SQLITE_READERS)
+            self._writes = sessionmaker(self._write_engine, expire_on_commit=False)
+            self._reads = sessionmaker(self._read_engine, expire_on_commit=False)
+            self._writer = ThreadPoolExecutor(1, thread_name_prefix="agentmail-sqlite-writer")
+            self._readers = ThreadPoolExecutor(
+                SQLITE_READERS, thread_name_prefix="agentmail-sqlite-reader"
+            )
         else:
-            self._write_engine = create_async_engine(url, pool_size=10, max_overflow=20)
-            self._read_engine = self._write_engine
-        self._writes = async_sessionmaker(self._write_engine, expire_on_commit=False)
-        self._reads = async_sessionmaker(self._read_engine, expire_on_commit=False)
-        self._write_lock = asyncio.Lock() if self.dialect == "sqlite" else None
+            self._async_engine = create_async_engine(url, pool_size=10, max_overflow=20)
+            self._async_sessions = async_sessionmaker(self._async_engine, expire_on_commit=False)
 
     @property
     def engine(self) -> AsyncEngine:
-        return self._write_engine
+        """The asyncpg engine (PostgreSQL only): LISTEN, migrations."""
+        if self._async_engine is None:
+            raise RuntimeError("the SQLite store has no async engine")
+        return self._async_engine
 
-    @asynccontextmanager
-    async def read(self) -> AsyncIterator[AsyncSession]:
-        async with self._reads() as session, session.begin():
-            yield session
+    async def read(self, fn: Transaction[T]) -> T:
+        """Run `fn` in a read transaction (a consistent snapshot)."""
+        if self._async_engine is None:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._readers, self._read_sync, fn)
+        async with self._async_sessions() as session, session.begin():
+            return await session.run_sync(fn)
 
-    @asynccontextmanager
-    async def write(self) -> AsyncIterator[AsyncSession]:
-        """A write transaction; commits on success, then wakes the recipients of its events."""
-        async with (
-            self._write_lock or nullcontext(),
-            self._writes() as session,
-            session.begin(),
-        ):
-            yield session
-            recipients = await flush_events(session, self.dialect)
+    async def write(self, fn: Transaction[T]) -> T:
+        """Run `fn` in a write transaction; commit, then wake the recipients of its events."""
+        if self._async_engine is None:
+            loop = asyncio.get_running_loop()
+            result, recipients = await loop.run_in_executor(self._writer, self._write_sync, fn)
+        else:
+            async with self._async_sessions() as session, session.begin():
+                result, recipients = await session.run_sync(_with_events, fn, self.dialect)
         if recipients:
             self.bus.publish(recipients)
+        return result
+
+    def _read_sync(self, fn: Transaction[T]) -> T:
+        with self._reads() as session, session.begin():
+            return fn(session)
+
+    def _write_sync(self, fn: Transaction[T]) -> tuple[T, set[str]]:
+        with self._writes() as session, session.begin():
+            return _with_events(session, fn, self.dialect)
+
+    async def run_on_connection(self, fn: Callable[[Connection], None]) -> None:
+        """Run `fn` on a connection in a transaction (schema migrations)."""
+        if self._async_engine is None:
+
+            def run() -> None:
+                with self._write_engine.begin() as connection:
+                    fn(connection)
+
+            await asyncio.get_running_loop().run_in_executor(self._writer, run)
+        else:
+            async with self._async_engine.begin() as connection:
+                await connection.run_sync(fn)
 
     async def close(self) -> None:
-        await self._write_engine.dispose()
-        if self._read_engine is not self._write_engine:
-            await self._read_engine.dispose()
+        if self._async_engine is None:
+            self._writer.shutdown(wait=True)
+            self._readers.shutdown(wait=True)
+            self._write_engine.dispose()
+            self._read_engine.dispose()
+        else:
+            await self._async_engine.dispose()
 
 
-def pending_events(session: AsyncSession) -> list[dict[str, Any]]:
+def _with_events(session: Session, fn: Transaction[T], dialect: str) -> tuple[T, set[str]]:
+    result = fn(session)
+    return result, flush_events(session, dialect)
+
+
+def pending_events(session: Session) -> list[dict[str, Any]]:
     """Events queued in this transaction; `Store.write` inserts them last."""
     queued: list[dict[str, Any]] = session.info.setdefault("agentmail_events", [])
     return queued
 
 
-async def flush_events(session: AsyncSession, dialect: str) -> set[str]:
+def flush_events(session: Session, dialect: str) -> set[str]:
     queued = pending_events(session)
     if not queued:
         return set()
     if dialect == "postgresql":
-        await session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _EVENTS_LOCK_KEY})
+        session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _EVENTS_LOCK_KEY})
     now = utcnow()
-    await session.execute(insert(Event), [{**row, "created_at": now} for row in queued])
+    session.connection().execute(
+        insert(table_of(Event)), [{**row, "created_at": now} for row in queued]
+    )
     recipients = {row["recipient"] for row in queued}
     queued.clear()
     if dialect == "postgresql":
         # Delivered at commit to every replica listening (core/replicas.py).
-        await session.execute(
+        session.execute(
             text("SELECT pg_notify(:channel, :payload)"),
             {"channel": NOTIFY_CHANNEL, "payload": notify_payload(recipients)},
         )
     return recipients
-
-
-NOTIFY_CHANNEL = "agentmail_events"
-_NOTIFY_LIMIT = 7000  # PostgreSQL refuses payloads of 8000 bytes and more
-WAKE_ALL = "*"
 
 
 def notify_payload(recipients: set[str]) -> str:

@@ -16,7 +16,7 @@ from core.errors import DomainError
 from core.migrate import migrate
 from core.security import set_bcrypt_rounds
 from core.settings import Settings
-from core.store import Store, async_url
+from core.store import Store, database_url
 from core.views import IssuedKey
 
 app = typer.Typer(help="AgentMail: a mail gateway for humans and AI agents.", no_args_is_help=True)
@@ -40,7 +40,7 @@ def _with_store(settings: Settings, job: Callable[[Store], Awaitable[T]]) -> T:
         set_bcrypt_rounds(settings.bcrypt_rounds)
         if not settings.database_url:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
-        store = Store(async_url(settings.database_url, settings.sqlite_path))
+        store = Store(database_url(settings.database_url, settings.sqlite_path))
         try:
             await migrate(store)
             return await job(store)

@@ -26,7 +26,7 @@ from core.migrate import migrate
 from core.replicas import ReplicaListener
 from core.security import set_bcrypt_rounds
 from core.settings import Settings
-from core.store import Store, async_url
+from core.store import Store, database_url
 
 log = logging.getLogger("agentmail")
 
@@ -76,7 +76,7 @@ class Gateway:
         set_bcrypt_rounds(settings.bcrypt_rounds)
         if not settings.database_url:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
-        store = Store(async_url(settings.database_url, settings.sqlite_path))
+        store = Store(database_url(settings.database_url, settings.sqlite_path))
         self.store = store
         self._stack.push_async_callback(store.close)
         await migrate(store)

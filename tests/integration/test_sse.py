@@ -86,8 +86,8 @@ async def test_resume_from_before_retention_gets_resync_first(api: Api) -> None:
     await _send(human, "builder@ModelRouter", "also pruned")
     store = api.gateway.store
     assert store is not None
-    async with store.write() as session:
-        await session.execute(update(Event).values(created_at=utcnow().replace(year=2000)))
+    ancient = update(Event).values(created_at=utcnow().replace(year=2000))
+    await store.write(lambda session: session.execute(ancient))
     from datetime import timedelta
 
     assert await prune_events(store, timedelta(days=1)) > 0

@@ -16,7 +16,7 @@ import asyncpg
 from sqlalchemy.engine import make_url
 
 from core.migrate import migrate
-from core.store import Store, async_url
+from core.store import Store, database_url
 
 ADMIN_URL = os.environ.get("AGENTMAIL_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
 _RUN = uuid.uuid4().hex[:8]
@@ -49,7 +49,7 @@ async def _ensure_template() -> None:
         await conn.execute(f'CREATE DATABASE "{TEMPLATE}"')
     finally:
         await conn.close()
-    store = Store(async_url(_url_for(TEMPLATE), Path()))
+    store = Store(database_url(_url_for(TEMPLATE), Path()))
     try:
         await migrate(store)
     finally:
