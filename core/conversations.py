@@ -22,7 +22,7 @@ from core.address import normalize_alias
 from core.errors import AliasTaken, Forbidden, InvalidRequest, NotFound, UnknownAlias
 from core.events import emit
 from core.mailbox import session_mails
-from core.models import Conversation, Mail, Participant, isoformat, table_of, utcnow
+from core.models import Conversation, Delivery, Mail, Participant, isoformat, table_of, utcnow
 from core.principal import Principal
 from core.store import Store
 from core.views import SessionDetail, SessionView
@@ -101,8 +101,14 @@ def budget_remaining(conv: Conversation) -> int | Literal["unlimited"]:
     return max(0, conv.budget_limit - conv.budget_used)
 
 
-def session_view(session: Session, conv: Conversation) -> SessionView:
-    count = session.scalar(select(func.count()).where(Mail.session_id == conv.id))
+def session_view(session: Session, conv: Conversation, viewer: str) -> SessionView:
+    """The conversation as `viewer` sees it: `mail_count` counts the mails they may see."""
+    mine = select(Delivery.mail_seq).where(Delivery.recipient == viewer)
+    count = session.scalar(
+        select(func.count()).where(
+            Mail.session_id == conv.id, (Mail.from_name == viewer) | Mail.seq.in_(mine)
+        )
+    )
     return SessionView(
         session_id=conv.id,
         session_alias=conv.alias,
@@ -136,14 +142,22 @@ def emit_session_update(session: Session, conv: Conversation, audience: list[str
     )
 
 
-def visible_conversation(session: Session, principal: Principal, conv_id: str) -> Conversation:
-    """The conversation, if the caller takes part in it; 404 otherwise (no existence leak)."""
+def visible_conversation(
+    session: Session, principal: Principal, conv_id: str, *, lock: bool = False
+) -> Conversation:
+    """The conversation, if the caller takes part in it; 404 otherwise (no existence leak).
+
+    `lock` takes a row lock (PostgreSQL) for a transaction that will change it.
+    """
     member = session.scalar(
         select(Participant.name).where(
             Participant.session_id == conv_id, Participant.name == principal.name
         )
     )
-    conv = by_id_locked(session, conv_id) if member else None
+    conv = None
+    if member:
+        query = select(Conversation).where(Conversation.id == conv_id)
+        conv = session.scalar(query.with_for_update() if lock else query)
     if conv is None:
         raise NotFound(f"no conversation {conv_id}")
     return conv
@@ -162,7 +176,9 @@ async def list_sessions(
         convs = session.scalars(
             query.order_by(Conversation.updated_at.desc()).limit(limit).offset(offset)
         )
-        return [session_view(session, conv) for conv in convs.all()], int(total or 0)
+        return [session_view(session, conv, principal.name) for conv in convs.all()], int(
+            total or 0
+        )
 
     return await store.read(run)
 
@@ -184,7 +200,7 @@ async def update_session(
         raise InvalidRequest("status must be 'active' or 'completed' ('waiting' follows requests)")
 
     def run(session: Session) -> SessionView:
-        conv = visible_conversation(session, principal, conv_id)
+        conv = visible_conversation(session, principal, conv_id, lock=True)
         if alias is not None or clear_alias:
             lock_creation(session)
             new_alias = normalize_alias(alias) if alias is not None else None
@@ -204,7 +220,7 @@ async def update_session(
             conv.status = status_from_requests(session, conv.id)
         conv.updated_at = utcnow()
         emit_session_update(session, conv, participants(session, conv.id))
-        return session_view(session, conv)
+        return session_view(session, conv, principal.name)
 
     return await store.write(run)
 
@@ -213,33 +229,40 @@ async def sync_session(
     store: Store, principal: Principal, conv_id: str, *, alias: str | None, title: str | None
 ) -> SessionView:
     """A platform writes back its own naming; ignored where a human has renamed."""
+    wanted_alias = normalize_alias(alias) if alias is not None else None
+    wanted_title = _checked_subject(title) if title is not None else None
 
     def run(session: Session) -> SessionView:
-        conv = visible_conversation(session, principal, conv_id)
+        conv = visible_conversation(session, principal, conv_id, lock=True)
         changed = False
         if conv.alias_source != "human":
-            if alias is not None:
+            if wanted_alias is not None and wanted_alias != conv.alias:
                 lock_creation(session)
-                wanted = normalize_alias(alias)
-                if wanted != conv.alias:
-                    conv.alias = unique_alias(session, wanted, exclude_id=conv.id)
-                    conv.alias_source = "platform"
-                    changed = True
-            if title is not None and title != conv.subject:
-                conv.subject = _checked_subject(title)
+                conv.alias = unique_alias(session, wanted_alias, exclude_id=conv.id)
+                conv.alias_source = "platform"
+                changed = True
+            if wanted_title is not None and wanted_title != conv.subject:
+                conv.subject = wanted_title
                 changed = True
         if changed:
             conv.updated_at = utcnow()
             emit_session_update(session, conv, participants(session, conv.id))
-        return session_view(session, conv)
+        return session_view(session, conv, principal.name)
 
     return await store.write(run)
 
 
 def status_from_requests(session: Session, conv_id: str) -> str:
     """`waiting` while a permission request in the conversation is open, else `active`."""
+    now = utcnow()
     open_request = session.scalar(
-        select(Mail.seq).where(Mail.session_id == conv_id, Mail.permission_state == "open").limit(1)
+        select(Mail.seq)
+        .where(
+            Mail.session_id == conv_id,
+            Mail.permission_state == "open",
+            (Mail.expires_at.is_(None)) | (Mail.expires_at > now),
+        )
+        .limit(1)
     )
     return "waiting" if open_request is not None else "active"
 
@@ -257,7 +280,7 @@ async def session_detail(
     def run(session: Session) -> SessionDetail:
         conv = visible_conversation(session, principal, conv_id)
         return SessionDetail(
-            session=session_view(session, conv),
+            session=session_view(session, conv, principal.name),
             mails=session_mails(session, principal, conv, domain),
         )
 

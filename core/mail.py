@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
-from core.address import Address, normalize_alias, parse_address
+from core.address import Address, normalize_alias, parse_address, parse_native
 from core.agents import get_agent
 from core.conversations import (
     add_participants,
@@ -225,7 +225,9 @@ async def send_mail(
         if request.reply_to is not None:
             parent = visible_mail(session, principal, request.reply_to)
         target = resolve_endpoint(session, address)
-        cc = [resolve_endpoint(session, a) for a in cc_addresses]
+        cc = list(
+            {e.pair: e for e in (resolve_endpoint(session, a) for a in cc_addresses)}.values()
+        )
         if mail_type == "permission_request" and target.agent is not None:
             raise InvalidRequest("a permission request goes to a human, not to an agent")
         sender = sender_endpoint(session, principal, request.from_workspace, parent)
@@ -234,9 +236,8 @@ async def send_mail(
         )
         if created:
             session.flush()  # the Core inserts below refer to it
-        counts_as_round = principal.is_agent and not request.auto
-        if counts_as_round and conv.budget_limit is not None:
-            if conv.budget_used >= conv.budget_limit:
+        if principal.is_agent and not request.auto:  # a round (unlimited ones count too)
+            if conv.budget_limit is not None and conv.budget_used >= conv.budget_limit:
                 raise BudgetExhausted(
                     f"the conversation's round-trip budget is used up "
                     f"({conv.budget_used}/{conv.budget_limit}); a human must raise it"
@@ -323,7 +324,7 @@ def _new_mail_payload(
         "from": sender.native(),
         "from_email": sender.email(domain),
         "to": to.native(),
-        "cc": list(values["cc"]),
+        "cc": [parse_native(text).with_session(conv.alias).native() for text in values["cc"]],
         "subject": values["subject"],
         "mail_type": values["mail_type"],
         "created_at": isoformat(values["created_at"]),

@@ -112,39 +112,68 @@ async def decide_permission(
             raise InvalidDecision(
                 f"'{decision}' is not an option; choose one of: " + ", ".join(mail.options or [])
             )
-        now = utcnow()
         mail.permission_state = "decided"
         mail.decision = chosen
         mail.decision_note = note or None
         mail.decided_by = principal.name
-        mail.decided_at = now
+        mail.decided_at = utcnow()
         session.flush()
-        audience = [mail.from_name, mail.to_name]
-        for cc_native in mail.cc:
-            name = parse_native(cc_native).name
-            if not session.scalar(select(Agent.id).where(Agent.name == name)):
-                audience.append(name)
-        emit(
-            session,
-            audience,
-            "permission_decision",
-            {
-                "mail_id": mail.id,
-                "session_id": mail.session_id,
-                "state": "decided",
-                "decision": chosen,
-                "note": mail.decision_note,
-                "decided_by": principal.name,
-                "decided_at": isoformat(now),
-                "action_sha256": mail.action_sha256,
-            },
-        )
-        conv = by_id_locked(session, mail.session_id)
-        if conv is not None and conv.status == "waiting":
-            conv.status = status_from_requests(session, conv.id)
-            conv.updated_at = now
-            if conv.status != "waiting":
-                emit_session_update(session, conv, participants(session, conv.id))
+        _report_outcome(session, mail)
         return mail
+
+    return await store.write(run)
+
+
+def _report_outcome(session: Session, mail: Mail) -> None:
+    """Tell the requesting agent and the addressed humans; settle the conversation's status."""
+    audience = [mail.from_name, mail.to_name]
+    for cc_native in mail.cc:
+        name = parse_native(cc_native).name
+        if not session.scalar(select(Agent.id).where(Agent.name == name)):
+            audience.append(name)
+    emit(
+        session,
+        audience,
+        "permission_decision",
+        {
+            "mail_id": mail.id,
+            "session_id": mail.session_id,
+            "state": mail.permission_state,
+            "decision": mail.decision,
+            "note": mail.decision_note,
+            "decided_by": mail.decided_by,
+            "decided_at": isoformat(mail.decided_at) if mail.decided_at else None,
+            "action_sha256": mail.action_sha256,
+        },
+    )
+    conv = by_id_locked(session, mail.session_id)
+    if conv is not None and conv.status == "waiting":
+        conv.status = status_from_requests(session, conv.id)
+        conv.updated_at = utcnow()
+        if conv.status != "waiting":
+            emit_session_update(session, conv, participants(session, conv.id))
+
+
+async def expire_permission_requests(store: Store) -> int:
+    """Close open requests past their `expires_at`; the agent is told `expired`."""
+
+    now = utcnow()
+    overdue_query = select(Mail).where(
+        Mail.permission_state == "open", Mail.expires_at.is_not(None), Mail.expires_at <= now
+    )
+    # Most of the time there is nothing to do: look before taking the writer.
+    if (
+        await store.read(lambda s: s.scalar(overdue_query.with_only_columns(Mail.seq).limit(1)))
+        is None
+    ):
+        return 0
+
+    def run(session: Session) -> int:
+        overdue = session.scalars(overdue_query.order_by(Mail.seq).with_for_update()).all()
+        for mail in overdue:
+            mail.permission_state = "expired"
+            session.flush()
+            _report_outcome(session, mail)
+        return len(overdue)
 
     return await store.write(run)

@@ -23,6 +23,7 @@ from core.accounts import ensure_admin
 from core.agents import mark_silent_agents_offline
 from core.events import prune_events
 from core.migrate import migrate
+from core.permissions import expire_permission_requests
 from core.replicas import ReplicaListener
 from core.security import set_bcrypt_rounds
 from core.settings import Settings
@@ -90,6 +91,7 @@ class Gateway:
         await self._start_http(store)
         self._every(settings.heartbeat_seconds / 3, self._sweep_presence)
         self._every(3600, self._prune_events)
+        self._every(1.0, self._expire_requests)
 
     async def _start_http(self, store: Store) -> None:
         app = create_app(self.settings, store)
@@ -135,6 +137,10 @@ class Gateway:
         await mark_silent_agents_offline(
             self.store, timedelta(seconds=self.settings.offline_after_seconds)
         )
+
+    async def _expire_requests(self) -> None:
+        assert self.store is not None
+        await expire_permission_requests(self.store)
 
     async def _prune_events(self) -> None:
         assert self.store is not None
