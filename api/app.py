@@ -6,7 +6,7 @@ from fastapi import APIRouter, FastAPI
 from fastapi.responses import HTMLResponse
 
 from api.errors import install_error_handlers
-from api.limits import BodySizeLimit
+from api.limits import RequestGuard
 from api.routes import agents, auth, events, keys, mail, permissions, sessions, users
 from core.settings import Settings
 from core.store import Store
@@ -56,5 +56,5 @@ def create_app(settings: Settings, store: Store) -> FastAPI:
     async def home() -> HTMLResponse:
         return HTMLResponse(_HOME)
 
-    app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
+    app.add_middleware(RequestGuard, max_body_bytes=settings.max_body_bytes)
     return app

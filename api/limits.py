@@ -1,71 +1,140 @@
-"""A cap on request body size, enforced while the body streams in (413 beyond it)."""
+"""The request guard: what every request body must satisfy before any route sees it.
+
+* Size: a body over the limit is refused with 413 while it streams in (by
+  Content-Length, or by counting a chunked body), before the app reads it.
+* Text: JSON strings must be storable text. U+0000 (PostgreSQL's text type
+  refuses it) and unpaired surrogates (`"\\ud800"` is valid JSON but no UTF-8)
+  are refused with 422, as is a NUL in the URL, instead of failing deep inside.
+
+The body is read once here and replayed to the app.
+"""
 
 from __future__ import annotations
 
 import json
+import re
+from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-
-class BodyTooLarge(Exception):
-    pass
-
-
-def _payload_too_large(limit: int) -> bytes:
-    error = {"code": "payload_too_large", "message": f"request body over {limit} bytes"}
-    return json.dumps({"error": error}).encode()
+_BAD_TEXT = re.compile("[\x00\ud800-\udfff]")
+_BODYLESS = {"GET", "HEAD", "OPTIONS"}
 
 
-class BodySizeLimit:
-    """Refuses a body over `limit` bytes, by Content-Length or as it is read."""
+def _error(code: str, message: str) -> bytes:
+    return json.dumps({"error": {"code": code, "message": message}}).encode()
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+
+def _first_bad_text(value: Any, where: str = "body") -> str | None:
+    """The location of the first string (or key) that is not storable text."""
+    if isinstance(value, str):
+        return where if _BAD_TEXT.search(value) else None
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _first_bad_text(item, f"{where}[{index}]")
+            if found:
+                return found
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if _BAD_TEXT.search(key):
+                return f"{where} (a key)"
+            found = _first_bad_text(item, f"{where}.{key}" if where != "body" else key)
+            if found:
+                return found
+    return None
+
+
+class RequestGuard:
+    def __init__(self, app: ASGIApp, max_body_bytes: int) -> None:
         self.app = app
-        self.limit = limit
+        self.limit = max_body_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        for name, value in scope.get("headers", []):
-            if name == b"content-length" and value.isdigit() and int(value) > self.limit:
-                await self._refuse(send)
-                return
-        received = 0
-        started = False
-
-        async def limited_receive() -> Message:
-            nonlocal received
+        if "\x00" in scope.get("path", "") or b"%00" in scope.get("query_string", b""):
+            await _respond(send, 400, _error("bad_request", "the URL contains a NUL character"))
+            return
+        if scope["method"] in _BODYLESS:
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers", [])).get(b"content-length", b"")
+        if declared.isdigit() and int(declared) > self.limit:
+            await self._too_large(send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.limit:
-                    raise BodyTooLarge
-            return message
+            if message["type"] != "http.request":
+                return  # the client went away
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limit:
+                # Read (and drop) a moderate rest first: most clients cannot take an
+                # answer while they are still sending, and would see a reset instead.
+                await _drain(receive, message, 4 * self.limit + 65536)
+                await self._too_large(send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        problem = _text_problem(body)
+        if problem:
+            await _respond(send, 422, _error("invalid_request", problem))
+            return
+        await self.app(scope, _replay(body, receive), send)
 
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
+    async def _too_large(self, send: Send) -> None:
+        message = f"request body over {self.limit} bytes"
+        await _respond(send, 413, _error("payload_too_large", message), close=True)
 
-        try:
-            await self.app(scope, limited_receive, tracking_send)
-        except BodyTooLarge:
-            if not started:
-                await self._refuse(send)
 
-    async def _refuse(self, send: Send) -> None:
-        body = _payload_too_large(self.limit)
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"connection", b"close"),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+def _text_problem(body: bytes) -> str | None:
+    if not body:
+        return None
+    try:
+        document = json.loads(body)
+    except (ValueError, RecursionError):
+        return None  # not JSON: the route's own parsing answers (400 malformed_json)
+    try:
+        where = _first_bad_text(document)
+    except RecursionError:
+        return "the JSON document is nested too deeply"
+    if where is None:
+        return None
+    return f"{where}: text must not contain NUL characters or unpaired surrogates"
+
+
+async def _drain(receive: Receive, message: Message, budget: int) -> None:
+    while message.get("more_body", False) and budget > 0:
+        message = await receive()
+        if message["type"] != "http.request":
+            return
+        budget -= len(message.get("body", b""))
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+async def _respond(send: Send, status: int, body: bytes, *, close: bool = False) -> None:
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    if close:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

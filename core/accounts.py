@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
 from core.address import Address, normalize_name
@@ -31,8 +31,20 @@ def user_view(user: User, domain: str) -> UserView:
     )
 
 
+_NAMES_LOCK_KEY = 0x61676D6E  # "agmn": serialises taking a name across users and agents
+
+
+def lock_names(session: Session) -> None:
+    """On PostgreSQL, one transaction at a time may take a new name (SQLite writes are serial).
+
+    The unique constraints cover each table; this covers the two tables together.
+    """
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _NAMES_LOCK_KEY})
+
+
 def name_in_use(session: Session, name: str) -> bool:
-    """Names are unique across humans and agents together."""
+    """Names are unique across humans and agents together (call `lock_names` first)."""
     if session.scalar(select(User.id).where(User.name == name)):
         return True
     return bool(session.scalar(select(Agent.id).where(Agent.name == name)))
@@ -45,6 +57,7 @@ async def create_user(store: Store, name: str, password: str, *, is_admin: bool 
     user = User(name=name, password_hash=await hash_password(password), is_admin=is_admin)
 
     def run(session: Session) -> User:
+        lock_names(session)
         if name_in_use(session, name):
             raise NameTaken(f"the name '{name}' is already taken by a human or an agent")
         session.add(user)

@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel, Field
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from core.accounts import name_in_use
+from core.accounts import lock_names, name_in_use
 from core.address import Address, normalize_name
-from core.errors import Forbidden, InvalidAddress, InvalidRequest, NameTaken, NotFound
+from core.errors import (
+    AuthenticationFailed,
+    Forbidden,
+    InvalidAddress,
+    InvalidRequest,
+    NameTaken,
+    NotFound,
+)
 from core.events import emit
 from core.keys import issue_key, require_bound_agent
 from core.models import (
@@ -118,6 +125,22 @@ def _set_presence(session: Session, agent: Agent, status: str) -> None:
         )
 
 
+def _bind_key(session: Session, principal: Principal, name: str, now: datetime) -> None:
+    """Bind the key to `name`, atomically: of racing registrations with one key, one wins.
+
+    An enrolment key is used up here; an ordinary key may only ever bind one name.
+    """
+    binding = update(Key).where(Key.id == principal.key_id, Key.revoked_at.is_(None))
+    if principal.is_enrolment_key:
+        binding = binding.where(Key.used_at.is_(None)).values(owner=name, used_at=now)
+    else:
+        binding = binding.where((Key.owner.is_(None)) | (Key.owner == name)).values(owner=name)
+    if session.execute(binding).rowcount != 1:  # type: ignore[attr-defined]
+        if principal.is_enrolment_key:
+            raise AuthenticationFailed("this enrolment key has been used")
+        raise Forbidden("this key is bound to another agent")
+
+
 async def register_agent(
     store: Store,
     principal: Principal,
@@ -137,6 +160,8 @@ async def register_agent(
     now = utcnow()
 
     def run(session: Session) -> Agent:
+        _bind_key(session, principal, name, now)
+        lock_names(session)
         agent = get_agent(session, name)
         if agent is None:
             if name_in_use(session, name):
@@ -151,10 +176,6 @@ async def register_agent(
             agent.platform = platform
         agent.last_seen = now
         _set_presence(session, agent, "online")
-        binding = update(Key).where(Key.id == principal.key_id).values(owner=name)
-        if principal.is_enrolment_key:
-            binding = binding.values(used_at=now)
-        session.execute(binding)
         return agent
 
     agent = await store.write(run)

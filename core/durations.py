@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from core.errors import InvalidRequest
 
+MAX_DURATION = timedelta(days=3650)
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 _PATTERN = re.compile(r"^\s*(\d{1,9})\s*([smhdw]?)\s*$", re.IGNORECASE)
 
@@ -24,6 +25,8 @@ def parse_duration(value: str | int | float) -> timedelta:
                 f"invalid duration {value!r}: use seconds or a number with s, m, h, d or w"
             )
         seconds = float(int(match.group(1)) * _UNITS[(match.group(2) or "s").lower()])
-    if seconds <= 0:
+    if not seconds > 0:
         raise InvalidRequest("a duration must be positive")
+    if seconds > MAX_DURATION.total_seconds():
+        raise InvalidRequest(f"a duration is at most {MAX_DURATION.days} days")
     return timedelta(seconds=seconds)

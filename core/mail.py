@@ -51,7 +51,7 @@ from core.models import (
 )
 from core.principal import Principal
 from core.store import Store
-from core.views import Budget, SendResult
+from core.views import BudgetInput, SendResult
 
 MAX_CC = 50
 
@@ -64,7 +64,7 @@ class SendRequest(BaseModel):
     reply_to: str | None = Field(None, description="mail_id this mail answers.")
     session_alias: str | None = Field(None, description="Alias for a new conversation.")
     from_workspace: str | None = Field(None, description="Agents: the workspace sending.")
-    budget: Budget | None = Field(None, description="Round-trip budget of a new conversation.")
+    budget: BudgetInput | None = Field(None, description="Round-trip budget of a new conversation.")
     auto: bool = Field(False, description="Bridge auto-forward: never counts as a round.")
 
 
@@ -142,8 +142,6 @@ def _initial_budget(request: SendRequest, sender: Endpoint, target: Endpoint) ->
     if request.budget == "unlimited":
         return None
     if request.budget is not None:
-        if request.budget < 1:
-            raise InvalidRequest("budget must be at least 1, or 'unlimited'")
         return request.budget
     for endpoint in (target, sender):
         if endpoint.agent is not None:

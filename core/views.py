@@ -7,11 +7,14 @@ them (`from_email`, ...), as ARCHITECTURE.md's contract says.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 Budget = int | Literal["unlimited"]
+MAX_BUDGET = 1_000_000
+# What clients may ask for: a number of rounds in range, or "unlimited".
+BudgetInput = Annotated[int, Field(ge=1, le=MAX_BUDGET)] | Literal["unlimited"]
 
 
 class View(BaseModel):

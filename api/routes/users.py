@@ -7,8 +7,7 @@ from pydantic import BaseModel, Field
 
 from api.deps import Admin, SettingsDep, StoreDep
 from core import accounts, agents
-from core.errors import InvalidRequest
-from core.views import AgentView, Budget, UserView
+from core.views import AgentView, BudgetInput, UserView
 
 router = APIRouter(tags=["admin"])
 
@@ -24,7 +23,7 @@ class UserList(BaseModel):
 
 
 class AgentSettings(BaseModel):
-    default_budget: Budget
+    default_budget: BudgetInput
 
 
 @router.post("/admin/users", status_code=201)
@@ -46,7 +45,5 @@ async def configure_agent(
     name: str, body: AgentSettings, _admin: Admin, store: StoreDep, settings: SettingsDep
 ) -> AgentView:
     budget = None if body.default_budget == "unlimited" else body.default_budget
-    if budget is not None and budget < 1:
-        raise InvalidRequest("default_budget must be at least 1, or 'unlimited'")
     agent = await agents.set_default_budget(store, name, budget)
     return agents.agent_view(agent, settings.domain)
