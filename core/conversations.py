@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterable
 from typing import Literal
 
+from pydantic import BaseModel, Field
 from sqlalchemy import func, select, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
@@ -25,7 +26,7 @@ from core.mailbox import session_mails
 from core.models import Conversation, Delivery, Mail, Participant, isoformat, table_of, utcnow
 from core.principal import Principal
 from core.store import Store
-from core.views import SessionDetail, SessionView
+from core.views import BudgetInput, SessionDetail, SessionView
 
 _CREATION_LOCK_KEY = 0x61676D63  # "agmc": serialises alias and default-conversation creation
 MAX_ALIAS = 64
@@ -183,27 +184,38 @@ async def list_sessions(
     return await store.read(run)
 
 
+class SessionChange(BaseModel):
+    """What a human may change on a conversation; fields left out stay as they are."""
+
+    session_alias: str | None = Field(
+        None, description="New alias; null with `clear_alias` removes it."
+    )
+    clear_alias: bool = False
+    subject: str | None = None
+    status: Literal["active", "completed"] | None = None
+    budget_limit: BudgetInput | None = Field(
+        None, description="New round-trip budget: a number of rounds or 'unlimited'."
+    )
+    reset_budget_used: bool = Field(False, description="Start counting rounds from 0 again.")
+
+
 async def update_session(
-    store: Store,
-    principal: Principal,
-    conv_id: str,
-    *,
-    alias: str | None = None,
-    clear_alias: bool = False,
-    subject: str | None = None,
-    status: str | None = None,
+    store: Store, principal: Principal, conv_id: str, change: SessionChange
 ) -> SessionView:
-    """A human renames, retitles, closes or reopens a conversation. Human renames win."""
+    """A human renames, retitles, closes, reopens or re-budgets a conversation.
+
+    Human renames win: a later platform sync never overwrites them.
+    """
     if not principal.is_human:
-        raise Forbidden("only a human renames or closes a conversation; agents use /sync")
-    if status not in (None, "active", "completed"):
-        raise InvalidRequest("status must be 'active' or 'completed' ('waiting' follows requests)")
+        raise Forbidden("only a human changes a conversation; agents use /sync")
 
     def run(session: Session) -> SessionView:
         conv = visible_conversation(session, principal, conv_id, lock=True)
-        if alias is not None or clear_alias:
+        if change.session_alias is not None or change.clear_alias:
             lock_creation(session)
-            new_alias = normalize_alias(alias) if alias is not None else None
+            new_alias = (
+                normalize_alias(change.session_alias) if change.session_alias is not None else None
+            )
             if new_alias is not None and new_alias != conv.alias:
                 holder = session.scalar(
                     select(Conversation.id).where(Conversation.alias == new_alias)
@@ -212,41 +224,18 @@ async def update_session(
                     raise AliasTaken(f"the alias '{new_alias}' is taken by another conversation")
             conv.alias = new_alias
             conv.alias_source = "human"
-        if subject is not None:
-            conv.subject = _checked_subject(subject)
-        if status == "completed":
+        if change.subject is not None:
+            conv.subject = checked_subject(change.subject)
+        if change.status == "completed":
             conv.status = "completed"
-        elif status == "active" and conv.status == "completed":
+        elif change.status == "active" and conv.status == "completed":
             conv.status = status_from_requests(session, conv.id)
+        if change.budget_limit is not None:
+            conv.budget_limit = None if change.budget_limit == "unlimited" else change.budget_limit
+        if change.reset_budget_used:
+            conv.budget_used = 0
         conv.updated_at = utcnow()
         emit_session_update(session, conv, participants(session, conv.id))
-        return session_view(session, conv, principal.name)
-
-    return await store.write(run)
-
-
-async def sync_session(
-    store: Store, principal: Principal, conv_id: str, *, alias: str | None, title: str | None
-) -> SessionView:
-    """A platform writes back its own naming; ignored where a human has renamed."""
-    wanted_alias = normalize_alias(alias) if alias is not None else None
-    wanted_title = _checked_subject(title) if title is not None else None
-
-    def run(session: Session) -> SessionView:
-        conv = visible_conversation(session, principal, conv_id, lock=True)
-        changed = False
-        if conv.alias_source != "human":
-            if wanted_alias is not None and wanted_alias != conv.alias:
-                lock_creation(session)
-                conv.alias = unique_alias(session, wanted_alias, exclude_id=conv.id)
-                conv.alias_source = "platform"
-                changed = True
-            if wanted_title is not None and wanted_title != conv.subject:
-                conv.subject = wanted_title
-                changed = True
-        if changed:
-            conv.updated_at = utcnow()
-            emit_session_update(session, conv, participants(session, conv.id))
         return session_view(session, conv, principal.name)
 
     return await store.write(run)
@@ -267,7 +256,7 @@ def status_from_requests(session: Session, conv_id: str) -> str:
     return "waiting" if open_request is not None else "active"
 
 
-def _checked_subject(subject: str) -> str:
+def checked_subject(subject: str) -> str:
     subject = subject.strip()
     if len(subject) > 998 or "\n" in subject or "\r" in subject:
         raise InvalidRequest("a subject is one line of at most 998 characters")

@@ -90,6 +90,12 @@ class BudgetExhausted(DomainError):
     code = "budget_exhausted"
 
 
+class HopLimitReached(DomainError):
+    """Too many mails between agents with no human in between: a loop is stopped."""
+
+    code = "hop_limit_reached"
+
+
 class RateLimited(DomainError):
     code = "rate_limited"
 
@@ -112,5 +118,6 @@ ALL_DOMAIN_ERRORS: tuple[type[DomainError], ...] = (
     AlreadyDecided,
     InvalidDecision,
     BudgetExhausted,
+    HopLimitReached,
     RateLimited,
 )

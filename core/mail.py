@@ -11,48 +11,29 @@ from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
-from sqlalchemy import insert, select
+from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
 from core.address import Address, normalize_alias, parse_address, parse_native
-from core.agents import get_agent
 from core.conversations import (
     add_participants,
     budget_remaining,
-    by_alias,
-    by_id_locked,
-    default_key,
     emit_session_update,
-    lock_creation,
     participants,
     status_from_requests,
-    unique_alias,
 )
-from core.errors import (
-    BudgetExhausted,
-    InvalidAddress,
-    InvalidRequest,
-    NotFound,
-    UnknownRecipient,
-    UnknownWorkspace,
-)
+from core.endpoints import Endpoint, resolve_endpoint, sender_endpoint
+from core.errors import BudgetExhausted, HopLimitReached, InvalidRequest
 from core.events import emit
 from core.mailbox import visible_mail
-from core.models import (
-    Agent,
-    Conversation,
-    Delivery,
-    Mail,
-    User,
-    isoformat,
-    new_id,
-    table_of,
-    utcnow,
-)
+from core.models import Conversation, Delivery, Mail, isoformat, new_id, table_of, utcnow
+from core.naming import Proposal, extract_proposal, record_proposal
 from core.principal import Principal
+from core.routing import Limits, Target, choose_conversation
 from core.store import Store
 from core.views import BudgetInput, SendResult
 
+DEFAULT_LIMITS = Limits()
 MAX_CC = 50
 
 
@@ -66,6 +47,10 @@ class SendRequest(BaseModel):
     from_workspace: str | None = Field(None, description="Agents: the workspace sending.")
     budget: BudgetInput | None = Field(None, description="Round-trip budget of a new conversation.")
     auto: bool = Field(False, description="Bridge auto-forward: never counts as a round.")
+    propose_alias: str | None = Field(
+        None, description="Agents: propose a better alias for the conversation (a human decides)."
+    )
+    propose_reason: str | None = Field(None, description="Why the proposed alias fits.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,126 +61,23 @@ class Permission:
     action_sha256: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Endpoint:
-    """A resolved mailbox: a human (workspace "") or an agent's workspace."""
+def _hops(
+    sender: Endpoint, target: Endpoint, parent: Mail | None, auto: bool, limits: Limits
+) -> int:
+    """Agent-to-agent mails since the last human one; past the limit the chain stops.
 
-    name: str
-    workspace: str
-    agent: Agent | None
-
-    @property
-    def pair(self) -> tuple[str, str]:
-        return (self.name, self.workspace)
-
-    def address(self) -> Address:
-        return Address(self.name, self.workspace)
-
-
-def _workspace_of(agent: Agent, path: str) -> str:
-    """The registered workspace `path` names (by name or by path); "" means the first."""
-    if not agent.workspaces:
-        raise UnknownWorkspace(f"agent '{agent.name}' has no workspace")
-    if path == "":
-        return agent.workspaces[0]["name"]
-    for ws in agent.workspaces:
-        if path in (ws["name"], ws.get("path")):
-            return ws["name"]
-    known = ", ".join(
-        f"{ws['name']} ({ws['path']})" if ws.get("path") else ws["name"] for ws in agent.workspaces
-    )
-    raise UnknownWorkspace(
-        f"undeliverable: agent '{agent.name}' has no workspace '{path}'; its workspaces: {known}"
-    )
-
-
-def resolve_endpoint(session: Session, address: Address) -> Endpoint:
-    agent = get_agent(session, address.name)
-    if agent is not None:
-        return Endpoint(agent.name, _workspace_of(agent, address.path), agent)
-    if session.scalar(select(User.id).where(User.name == address.name)):
-        if address.path:
-            raise InvalidAddress(
-                f"'{address.name}' is a human: a human's address has no path ('{address.name}@')"
-            )
-        return Endpoint(address.name, "", None)
-    raise UnknownRecipient(f"undeliverable: nobody is called '{address.name}'")
-
-
-def sender_endpoint(
-    session: Session, principal: Principal, from_workspace: str | None, parent: Mail | None
-) -> Endpoint:
-    if principal.is_human:
-        return Endpoint(principal.name, "", None)
-    agent = get_agent(session, principal.name)
-    if agent is None:
-        raise NotFound("register the agent first")
-    if from_workspace is not None:
-        return Endpoint(agent.name, _workspace_of(agent, from_workspace), agent)
-    if parent is not None and parent.to_name == agent.name:
-        return Endpoint(agent.name, parent.to_path, agent)
-    return Endpoint(agent.name, agent.workspaces[0]["name"], agent)
-
-
-def _initial_budget(request: SendRequest, sender: Endpoint, target: Endpoint) -> int | None:
-    """Omitted = the receiving agent's default (else the sending agent's); None = unlimited."""
-    if request.budget == "unlimited":
-        return None
-    if request.budget is not None:
-        return request.budget
-    for endpoint in (target, sender):
-        if endpoint.agent is not None:
-            return endpoint.agent.default_budget
-    return None
-
-
-def _conversation(
-    session: Session,
-    request: SendRequest,
-    address: Address,
-    sender: Endpoint,
-    target: Endpoint,
-    parent: Mail | None,
-    conversation_id: str | None,
-) -> tuple[Conversation, bool]:
-    """The conversation this mail belongs to, and whether it was created for it."""
-    if address.alias is not None:
-        return by_alias(session, address.alias), False
-    if not address.is_new:
-        if conversation_id is not None:
-            conv = by_id_locked(session, conversation_id)
-            if conv is None:
-                raise NotFound(f"no conversation {conversation_id}")
-            return conv, False
-        if parent is not None:
-            conv = by_id_locked(session, parent.session_id)
-            assert conv is not None
-            return conv, False
-    lock_creation(session)
-    key = None
-    if not address.is_new and request.session_alias is None:
-        key = default_key(sender.pair, target.pair)
-        existing = session.scalar(
-            select(Conversation).where(Conversation.default_key == key).with_for_update()
+    A loop between agents (each answering the other's answer) is refused here, with
+    the reason, instead of running until a budget or the disk runs out.
+    """
+    if sender.agent is None:
+        return 0
+    hops = (parent.hops if parent is not None else 0) + 1
+    if target.agent is not None and hops > limits.hop_limit and not auto:
+        raise HopLimitReached(
+            f"{hops - 1} mails have passed between agents without a human in between "
+            f"(hop limit {limits.hop_limit}): a human must reply in this thread first"
         )
-        if existing is not None:
-            return existing, False
-    alias = None
-    if request.session_alias is not None:
-        alias = unique_alias(session, normalize_alias(request.session_alias))
-    conv = Conversation(
-        id=new_id(),
-        alias=alias,
-        alias_source="sender" if alias else None,
-        subject=request.subject.strip(),
-        status="active",
-        budget_limit=_initial_budget(request, sender, target),
-        budget_used=0,
-        default_key=key,
-        created_by=sender.name,
-    )
-    session.add(conv)
-    return conv, True
+    return hops
 
 
 async def send_mail(
@@ -209,9 +91,14 @@ async def send_mail(
     conversation_id: str | None = None,
     message_id: str | None = None,
     raw: bytes | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> SendResult:
     """Store one mail, its deliveries and its events in one transaction."""
     address = parse_address(request.to, domain)
+    body, proposal = extract_proposal(request.body)
+    if request.propose_alias is not None and principal.is_agent:
+        proposal = Proposal(normalize_alias(request.propose_alias), request.propose_reason or "")
+    route = Target(address, request.subject, request.session_alias, request.budget)
     cc_addresses = [parse_address(text, domain) for text in request.cc]
     if len(cc_addresses) > MAX_CC:
         raise InvalidRequest(f"at most {MAX_CC} cc recipients")
@@ -229,8 +116,9 @@ async def send_mail(
         if mail_type == "permission_request" and target.agent is not None:
             raise InvalidRequest("a permission request goes to a human, not to an agent")
         sender = sender_endpoint(session, principal, request.from_workspace, parent)
-        conv, created = _conversation(
-            session, request, address, sender, target, parent, conversation_id
+        hops = _hops(sender, target, parent, request.auto, limits)
+        conv, created = choose_conversation(
+            session, route, sender, target, parent, conversation_id, limits
         )
         if created:
             session.flush()  # the Core inserts below refer to it
@@ -253,9 +141,10 @@ async def send_mail(
             "to_path": target.workspace,
             "cc": [e.address().native() for e in cc],
             "subject": request.subject.strip() or conv.subject,
-            "body": request.body,
+            "body": body,
             "mail_type": mail_type,
             "auto": request.auto,
+            "hops": hops,
             "message_id": message_id or f"<{mail_id}@{domain}>",
             "raw": raw,
             "created_at": now,
@@ -282,6 +171,8 @@ async def send_mail(
             ],
         )
         add_participants(session, conv.id, [sender.name, *recipients])
+        if proposal is not None and principal.is_agent:
+            record_proposal(session, conv, proposal, sender.name, mail_id)
         old_status = conv.status
         if permission is not None:
             conv.status = "waiting"
@@ -323,6 +214,7 @@ def _new_mail_payload(
         "from_email": sender.email(domain),
         "to": to.native(),
         "cc": [parse_native(text).with_session(conv.alias).native() for text in values["cc"]],
+        "auto": values["auto"],
         "subject": values["subject"],
         "mail_type": values["mail_type"],
         "created_at": isoformat(values["created_at"]),

@@ -120,6 +120,7 @@ class Conversation(Base):
     """A conversation ("session" in the API and the reference design)."""
 
     __tablename__ = "sessions"
+    __table_args__ = (Index("ix_sessions_created_by_created_at", "created_by", "created_at"),)
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
     alias: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
@@ -161,6 +162,8 @@ class Mail(Base):
     body: Mapped[str] = mapped_column(Text, default="")
     mail_type: Mapped[str] = mapped_column(String(32), default="normal")
     auto: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Consecutive agent-to-agent mails up to this one (a human's mail resets it to 0).
+    hops: Mapped[int] = mapped_column(Integer, default=0)
     message_id: Mapped[str] = mapped_column(String(998), index=True)
     raw: Mapped[bytes | None] = mapped_column(LargeBinary, default=None)
     # Permission requests (mail_type == "permission_request").
@@ -218,3 +221,22 @@ class Meta(Base):
 
     key: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[str] = mapped_column(Text)
+
+
+class AliasProposal(Base):
+    """An agent's proposal to rename a conversation; a human accepts or rejects it."""
+
+    __tablename__ = "alias_proposals"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    session_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("sessions.id", ondelete="CASCADE"), index=True
+    )
+    alias: Mapped[str] = mapped_column(String(64))
+    reason: Mapped[str] = mapped_column(Text, default="")
+    proposed_by: Mapped[str] = mapped_column(String(64))
+    mail_id: Mapped[str | None] = mapped_column(String(36), default=None)
+    state: Mapped[str] = mapped_column(String(16), default="pending")
+    decided_by: Mapped[str | None] = mapped_column(String(64), default=None)
+    decided_at: Mapped[datetime | None] = mapped_column(default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

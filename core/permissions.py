@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 
 from pydantic import BaseModel, Field
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from core.address import parse_native
@@ -13,11 +13,13 @@ from core.conversations import by_id_locked, emit_session_update, participants, 
 from core.durations import parse_duration
 from core.errors import AlreadyDecided, Forbidden, InvalidDecision, InvalidRequest, NotFound
 from core.events import emit
-from core.mail import Permission, SendRequest, send_mail
-from core.models import Agent, Delivery, Mail, isoformat, utcnow
+from core.mail import DEFAULT_LIMITS, Permission, SendRequest, send_mail
+from core.mailbox import mail_view
+from core.models import Agent, Conversation, Delivery, Mail, isoformat, utcnow
 from core.principal import Principal
+from core.routing import Limits
 from core.store import Store
-from core.views import SendResult
+from core.views import MailList, SendResult
 
 DEFAULT_OPTIONS = ["approve", "reject"]
 MAX_OPTIONS = 20
@@ -48,7 +50,11 @@ def _checked_options(options: list[str]) -> list[str]:
 
 
 async def request_permission(
-    store: Store, domain: str, principal: Principal, request: PermissionRequest
+    store: Store,
+    domain: str,
+    principal: Principal,
+    request: PermissionRequest,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> SendResult:
     options = _checked_options(request.options)
     question = " ".join(request.question.split())
@@ -72,6 +78,7 @@ async def request_permission(
         mail_type="permission_request",
         permission=Permission(options, expires_at, request.action, action_sha256),
         conversation_id=request.session_id,
+        limits=limits,
     )
 
 
@@ -177,3 +184,28 @@ async def expire_permission_requests(store: Store) -> int:
         return len(overdue)
 
     return await store.write(run)
+
+
+async def list_requests(
+    store: Store, domain: str, principal: Principal, state: str | None, limit: int, offset: int
+) -> MailList:
+    """The permission requests addressed to a human, newest first (one call for the web UI)."""
+    query = (
+        select(Mail, Delivery, Conversation.alias)
+        .join(Delivery, (Delivery.mail_seq == Mail.seq) & (Delivery.recipient == principal.name))
+        .join(Conversation, Conversation.id == Mail.session_id)
+        .where(Mail.mail_type == "permission_request", Mail.to_name == principal.name)
+    )
+    if state is not None:
+        query = query.where(Mail.permission_state == state)
+    count = select(func.count()).select_from(query.with_only_columns(Mail.seq).subquery())
+    page = query.order_by(Mail.seq.desc()).limit(limit).offset(offset)
+
+    def run(session: Session) -> MailList:
+        rows = session.execute(page).all()
+        return MailList(
+            mails=[mail_view(mail, alias, domain, delivery) for mail, delivery, alias in rows],
+            total=int(session.scalar(count) or 0),
+        )
+
+    return await store.read(run)

@@ -12,6 +12,8 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from core.routing import Limits
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
@@ -53,9 +55,19 @@ class Settings(BaseSettings):
         20, description="Round-trip budget given to newly registered agents."
     )
 
+    new_conversations_per_hour: int = Field(
+        20, ge=1, description="Conversations an agent may open per hour (429 beyond)."
+    )
+    hop_limit: int = Field(
+        5, ge=1, description="Mails between agents with no human in between before a loop stops."
+    )
     bcrypt_rounds: int = Field(
         12, ge=4, le=31, description="Cost of new password hashes (bcrypt log rounds)."
     )
+
+    @property
+    def limits(self) -> Limits:
+        return Limits(self.new_conversations_per_hour, self.hop_limit)
 
     @property
     def sqlite_path(self) -> Path:

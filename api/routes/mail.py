@@ -27,7 +27,7 @@ def mail_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
     async def send(
         body: SendRequest, caller: Caller, store: StoreDep, settings: SettingsDep
     ) -> SendResult:
-        return await send_mail(store, settings.domain, caller, body)
+        return await send_mail(store, settings.domain, caller, body, limits=settings.limits)
 
     @router.get("/inbox")
     async def inbox(

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from api.deps import Agent, Human, SettingsDep, StoreDep
 from core import permissions
-from core.views import SendResult
+from core.views import MailList, SendResult
 
 router = APIRouter(tags=["permissions"])
 
@@ -29,7 +31,22 @@ class Decided(BaseModel):
 async def request_permission(
     body: permissions.PermissionRequest, agent: Agent, store: StoreDep, settings: SettingsDep
 ) -> SendResult:
-    return await permissions.request_permission(store, settings.domain, agent, body)
+    return await permissions.request_permission(
+        store, settings.domain, agent, body, settings.limits
+    )
+
+
+@router.get("/me/permissions")
+async def my_requests(
+    human: Human,
+    store: StoreDep,
+    settings: SettingsDep,
+    state: Literal["open", "decided", "expired"] | None = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> MailList:
+    """The permission requests addressed to me; `?state=open` is what awaits my decision."""
+    return await permissions.list_requests(store, settings.domain, human, state, limit, offset)
 
 
 @router.post("/me/permission/decide")

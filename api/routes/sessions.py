@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from api.deps import AnyPrincipal, Human, SettingsDep, StoreDep
-from core import conversations
+from core import conversations, naming
 from core.views import SessionDetail, SessionView
 
 
@@ -18,13 +18,8 @@ class SessionList(BaseModel):
     total: int
 
 
-class SessionChange(BaseModel):
-    session_alias: str | None = Field(
-        None, description="New alias; null with `clear_alias` removes it."
-    )
-    clear_alias: bool = False
-    subject: str | None = None
-    status: Literal["active", "completed"] | None = None
+class ProposalList(BaseModel):
+    proposals: list[naming.ProposalView]
 
 
 class SyncBody(BaseModel):
@@ -54,23 +49,37 @@ def sessions_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
 
     @router.patch("/{session_id}")
     async def change(
-        session_id: str, body: SessionChange, caller: Caller, store: StoreDep
+        session_id: str, body: conversations.SessionChange, caller: Caller, store: StoreDep
     ) -> SessionView:
-        return await conversations.update_session(
-            store,
-            caller,
-            session_id,
-            alias=body.session_alias,
-            clear_alias=body.clear_alias,
-            subject=body.subject,
-            status=body.status,
-        )
+        return await conversations.update_session(store, caller, session_id, body)
 
     @router.post("/{session_id}/sync")
     async def sync(session_id: str, body: SyncBody, caller: Caller, store: StoreDep) -> SessionView:
-        return await conversations.sync_session(
+        return await naming.sync_session(
             store, caller, session_id, alias=body.session_alias, title=body.title
         )
+
+    @router.get("/{session_id}/proposals")
+    async def proposals(
+        session_id: str,
+        caller: Caller,
+        store: StoreDep,
+        state: Literal["pending", "accepted", "rejected"] | None = None,
+    ) -> ProposalList:
+        found = await naming.list_proposals(store, caller, session_id, state)
+        return ProposalList(proposals=found)
+
+    @router.post("/{session_id}/proposals/{proposal_id}/accept")
+    async def accept(
+        session_id: str, proposal_id: str, caller: Caller, store: StoreDep
+    ) -> SessionView:
+        return await naming.decide_proposal(store, caller, session_id, proposal_id, accept=True)
+
+    @router.post("/{session_id}/proposals/{proposal_id}/reject")
+    async def reject(
+        session_id: str, proposal_id: str, caller: Caller, store: StoreDep
+    ) -> SessionView:
+        return await naming.decide_proposal(store, caller, session_id, proposal_id, accept=False)
 
     return router
 

@@ -74,15 +74,16 @@ async def test_addresses_resolve_in_either_form(api: Api) -> None:
     results = [await human_send(human, to) for to in forms]
     # All of them are the default conversation of jianf and builder's workspace ModelRouter.
     assert len({r["session_id"] for r in results}) == 1
-    assert all(r["session_alias"] is None for r in results)
+    # Unnamed, it takes its alias from the first subject ("to builder@ModelRouter").
+    assert {r["session_alias"] for r in results} == {"to-builder-modelrouter"}
 
     mails = await inbox(builder)
     assert [m["mail_id"] for m in mails] == [r["mail_id"] for r in results]
     for mail in mails:
-        assert mail["to"] == "builder@ModelRouter"
-        assert mail["to_email"] == f"builder+ModelRouter@{D}"
-        assert mail["from"] == "jianf@"
-        assert mail["from_email"] == f"jianf@{D}"
+        assert mail["to"] == "builder@ModelRouter.to-builder-modelrouter"
+        assert mail["to_email"] == f"builder+ModelRouter+to-builder-modelrouter@{D}"
+        assert mail["from"] == "jianf@.to-builder-modelrouter"
+        assert mail["from_email"] == f"jianf++to-builder-modelrouter@{D}"
         assert mail["delivery"] == "to"
 
     # The path is case-sensitive: a wrong-case workspace is undeliverable, and the
@@ -131,11 +132,14 @@ async def test_addresses_resolve_in_either_form(api: Api) -> None:
     assert other_by_path["session_id"] == other_by_name["session_id"]
     assert other_by_path["session_id"] != by_path["session_id"]
     to = {m["mail_id"]: (m["to"], m["to_email"]) for m in await inbox(opencode)}
-    # Responses name the workspace by its name, the canonical (short) form.
+    # Responses name the workspace by its name, the canonical (short) form, with the
+    # alias each conversation took from its first subject.
+    alias = "to-opencode-home-u-proj"
     for sent in (by_path, by_name, first, by_email_path):
-        assert to[sent["mail_id"]] == ("opencode@proj", f"opencode+proj@{D}")
+        assert to[sent["mail_id"]] == (f"opencode@proj.{alias}", f"opencode+proj+{alias}@{D}")
+    alias = "to-opencode-srv-other"
     for sent in (other_by_path, other_by_name):
-        assert to[sent["mail_id"]] == ("opencode@other", f"opencode+other@{D}")
+        assert to[sent["mail_id"]] == (f"opencode@other.{alias}", f"opencode+other+{alias}@{D}")
     # An unregistered path is refused (never a stray conversation), listing the workspaces.
     message = refused(
         await human.post(HUMAN_SEND, json={"to": "opencode@/home", "subject": "stray"}),
@@ -176,8 +180,9 @@ async def test_default_conversation_per_sender_and_workspace(api: Api) -> None:
     reply = await agent_send(builder, "jianf@", subject="answer")
     assert reply["session_id"] == first["session_id"]
     [answer] = [m for m in await inbox(jianf, human=True) if m["mail_id"] == reply["mail_id"]]
-    assert answer["from"] == "builder@ModelRouter"
-    assert answer["to"] == "jianf@"
+    # The conversation was named from its first subject, and replies carry that alias.
+    assert answer["from"] == "builder@ModelRouter.first"
+    assert answer["to"] == "jianf@.first"
     assert answer["parent_mail_id"] is None
 
     other_workspace = await human_send(jianf, "builder@Gateway")
@@ -320,10 +325,11 @@ async def test_agent_with_two_workspaces_chooses_the_sending_one(api: Api) -> No
     explicit = await agent_send(
         builder, "jianf@", reply_to=task["mail_id"], from_workspace="ModelRouter"
     )
+    # (Each default conversation is named from its first subject, "to jianf@".)
     froms = {m["mail_id"]: m["from"] for m in await inbox(human, human=True)}
-    assert froms[plain["mail_id"]] == "builder@ModelRouter"
-    assert froms[by_name["mail_id"]] == "builder@Gateway"
-    assert froms[by_path["mail_id"]] == "builder@Gateway"
+    assert froms[plain["mail_id"]] == "builder@ModelRouter.to-jianf"
+    assert froms[by_name["mail_id"]] == "builder@Gateway.to-jianf-2"
+    assert froms[by_path["mail_id"]] == "builder@Gateway.to-jianf-2"
     assert froms[explicit["mail_id"]] == "builder@ModelRouter.gw-task"
     assert explicit["session_id"] == task["session_id"]
     assert plain["session_id"] != by_name["session_id"] == by_path["session_id"]

@@ -458,7 +458,7 @@ async def test_enrolment_key_is_exchanged_for_a_permanent_key(api: Api) -> None:
     sent = await agent.post("/api/v1/mail/send", json={"to": "jianf@", "subject": "hi"})
     assert sent.status_code == 200, sent.text
     inbox = (await human.get("/api/v1/me/mail/inbox")).json()["mails"]
-    assert [m["from"] for m in inbox] == ["builder@ModelRouter"]
+    assert [m["from"] for m in inbox] == ["builder@ModelRouter.hi"]
     assert (await register(agent, "builder")).json()["agent_key"] is None
     assert_error(await register(agent, "other"), 403, "forbidden")
 

@@ -202,15 +202,16 @@ async def test_sent_lists_what_the_caller_sent(api: Api) -> None:
     page = await listing(jianf, f"{HUMAN_MAIL}/sent")
     assert page["total"] == 3
     assert [m["mail_id"] for m in page["mails"]] == [m["mail_id"] for m in reversed(mine)]
-    assert {m["from"] for m in page["mails"]} == {"jianf@"}
-    assert {m["to"] for m in page["mails"]} == {"builder@ModelRouter"}
+    # One default conversation, named from its first subject ("task 0").
+    assert {m["from"] for m in page["mails"]} == {"jianf@.task-0"}
+    assert {m["to"] for m in page["mails"]} == {"builder@ModelRouter.task-0"}
     page = await listing(jianf, f"{HUMAN_MAIL}/sent", limit=1, offset=1)
     assert ([m["subject"] for m in page["mails"]], page["total"]) == (["task 1"], 3)
 
     page = await listing(builder, f"{AGENT_MAIL}/sent")
     assert [m["mail_id"] for m in page["mails"]] == [reply["mail_id"]]
     assert page["total"] == 1
-    assert page["mails"][0]["cc"] == ["alice@"]
+    assert page["mails"][0]["cc"] == ["alice@.task-0"]
     assert await listing(alice, f"{HUMAN_MAIL}/sent") == {"mails": [], "total": 0}
 
 
@@ -239,7 +240,7 @@ async def test_an_offline_agents_mail_waits(database_url: str, tmp_path: Path) -
             assert beat["sessions"] == [
                 {
                     "session_id": sent["session_id"],
-                    "session_alias": None,
+                    "session_alias": "while-away",
                     "unread": 1,
                     "budget_limit": 5,
                     "budget_used": 0,

@@ -201,7 +201,7 @@ async def test_request_validation(api: Api) -> None:
     asked = await ask(builder)
     shown = ok(await human.get(f"/api/v1/me/mail/{asked['mail_id']}"))
     assert shown["options"] == ["approve", "reject"]
-    assert shown["to"] == "jianf@"
+    assert shown["to"] == "jianf@.may-i-merge-pr-42"
     assert shown["subject"] == "May I merge PR #42?"
     message = refused(
         await human.post(DECIDE, json={"mail_id": asked["mail_id"], "decision": "yes"}),
