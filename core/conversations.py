@@ -126,7 +126,12 @@ def session_view(session: Session, conv: Conversation, viewer: str) -> SessionVi
     )
 
 
-def emit_session_update(session: Session, conv: Conversation, audience: list[str]) -> None:
+def emit_session_update(
+    session: Session,
+    conv: Conversation,
+    audience: list[str],
+    extra: dict[str, object] | None = None,
+) -> None:
     emit(
         session,
         audience,
@@ -139,6 +144,7 @@ def emit_session_update(session: Session, conv: Conversation, audience: list[str
             "budget_limit": "unlimited" if conv.budget_limit is None else conv.budget_limit,
             "budget_used": conv.budget_used,
             "updated_at": isoformat(conv.updated_at),
+            **(extra or {}),
         },
     )
 

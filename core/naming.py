@@ -30,7 +30,7 @@ from core.conversations import (
     visible_conversation,
 )
 from core.errors import AliasTaken, AlreadyDecided, Forbidden, NotFound
-from core.models import AliasProposal, Conversation, utcnow
+from core.models import AliasProposal, Conversation, new_id, utcnow
 from core.principal import Principal
 from core.store import Store
 from core.views import SessionView
@@ -82,14 +82,19 @@ def record_proposal(
         )
     )
     if earlier is None:
-        session.add(
-            AliasProposal(
-                session_id=conv.id,
-                alias=proposal.alias,
-                reason=proposal.reason[:1000],
-                proposed_by=proposed_by,
-                mail_id=mail_id,
-            )
+        row = AliasProposal(
+            id=new_id(),
+            session_id=conv.id,
+            alias=proposal.alias,
+            reason=proposal.reason[:1000],
+            proposed_by=proposed_by,
+            mail_id=mail_id,
+        )
+        session.add(row)
+        # The humans see it at once (the web UI shows a banner to accept or reject).
+        announced = {"proposal_id": row.id, "alias": row.alias, "reason": row.reason}
+        emit_session_update(
+            session, conv, participants(session, conv.id), {"alias_proposal": announced}
         )
 
 

@@ -65,8 +65,8 @@ async def test_agents_propose_aliases_and_humans_decide(api: Api) -> None:
     base = f"/api/v1/me/sessions/{conv}/proposals"
 
     # By field, and by the wire marker, which is stripped from the stored body.
-    ok(
-        await builder.post(
+    async with open_stream(human) as stream:
+        proposed = await builder.post(
             "/api/v1/mail/send",
             json={
                 "to": "jianf@",
@@ -77,7 +77,12 @@ async def test_agents_propose_aliases_and_humans_decide(api: Api) -> None:
                 "propose_reason": "it is about the cookie",
             },
         )
-    )
+        ok(proposed)
+        announced = (await stream.next_of("session_update")).json["alias_proposal"]
+        assert (announced["alias"], announced["reason"]) == (
+            "fix-session-cookie",
+            "it is about the cookie",
+        )
     marked = ok(
         await builder.post(
             "/api/v1/mail/send",
