@@ -7,7 +7,17 @@ from fastapi.responses import HTMLResponse
 
 from api.errors import install_error_handlers
 from api.limits import RequestGuard
-from api.routes import agents, auth, events, keys, mail, permissions, sessions, users
+from api.routes import (
+    agents,
+    auth,
+    drafts,
+    events,
+    keys,
+    mail,
+    permissions,
+    sessions,
+    users,
+)
 from core.settings import Settings
 from core.store import Store
 
@@ -44,6 +54,7 @@ def create_app(settings: Settings, store: Store) -> FastAPI:
         agents.router,
         mail.agent_router,
         mail.human_router,
+        drafts.router,
         permissions.router,
         sessions.shared_router,
         sessions.human_router,

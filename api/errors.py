@@ -27,6 +27,7 @@ STATUS: dict[type[domain.DomainError], int] = {
     domain.AlreadyDecided: 409,
     domain.InvalidDecision: 422,
     domain.BudgetExhausted: 429,
+    domain.DraftChanged: 409,
     domain.RateLimited: 429,
 }
 

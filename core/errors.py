@@ -90,6 +90,12 @@ class BudgetExhausted(DomainError):
     code = "budget_exhausted"
 
 
+class DraftChanged(DomainError):
+    """A draft was saved again while it was being sent; the older version was not sent."""
+
+    code = "draft_changed"
+
+
 class RateLimited(DomainError):
     code = "rate_limited"
 
@@ -112,5 +118,6 @@ ALL_DOMAIN_ERRORS: tuple[type[DomainError], ...] = (
     AlreadyDecided,
     InvalidDecision,
     BudgetExhausted,
+    DraftChanged,
     RateLimited,
 )

@@ -6,6 +6,7 @@ whichever way a mail comes in.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -209,8 +210,13 @@ async def send_mail(
     conversation_id: str | None = None,
     message_id: str | None = None,
     raw: bytes | None = None,
+    also: Callable[[Session], None] | None = None,
 ) -> SendResult:
-    """Store one mail, its deliveries and its events in one transaction."""
+    """Store one mail, its deliveries and its events in one transaction.
+
+    `also` runs first in that transaction, so its change commits with the mail or not
+    at all (sending a draft deletes it this way); raising from it refuses the send.
+    """
     address = parse_address(request.to, domain)
     cc_addresses = [parse_address(text, domain) for text in request.cc]
     if len(cc_addresses) > MAX_CC:
@@ -219,6 +225,8 @@ async def send_mail(
         raise InvalidRequest("a subject is one line")
 
     def run(session: Session) -> SendResult:
+        if also is not None:
+            also(session)
         parent = None
         if request.reply_to is not None:
             parent = visible_mail(session, principal, request.reply_to)
