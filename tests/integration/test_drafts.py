@@ -171,7 +171,7 @@ async def test_sending_delivers_the_mail_and_removes_the_draft(api: Api) -> None
         sent = ok(await jianf.post(f"{DRAFTS}/{draft['draft_id']}/send"))
         assert sent["session_alias"] == "add-health-check"
         assert (sent["budget_limit"], sent["budget_used"]) == (3, 0)
-        for stream, to_me in ((agent_stream, True), (cc_stream, False)):
+        for stream in (agent_stream, cc_stream):
             pushed = (await stream.next_of("new_mail")).json
             assert pushed["mail_id"] == sent["mail_id"]
             assert pushed["from"] == "jianf@.add-health-check"
@@ -197,9 +197,8 @@ async def test_sending_delivers_the_mail_and_removes_the_draft(api: Api) -> None
     answer = await save(jianf, to="builder@ModelRouter", reply_to=reply["mail_id"], body="8080")
     answered = ok(await jianf.post(f"{DRAFTS}/{answer['draft_id']}/send"))
     assert answered["session_id"] == reply["session_id"]
-    assert ok(await builder.get(f"/api/v1/mail/{answered['mail_id']}"))["parent_mail_id"] == (
-        reply["mail_id"]
-    )
+    parent = ok(await builder.get(f"/api/v1/mail/{answered['mail_id']}"))["parent_mail_id"]
+    assert parent == reply["mail_id"]
 
 
 async def test_a_refused_send_keeps_the_draft_with_the_same_error_as_send(api: Api) -> None:
