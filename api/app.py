@@ -10,6 +10,7 @@ from api.limits import RequestGuard
 from api.routes import (
     agents,
     auth,
+    directory,
     drafts,
     events,
     keys,
@@ -58,6 +59,8 @@ def create_app(settings: Settings, store: Store) -> FastAPI:
         permissions.router,
         sessions.shared_router,
         sessions.human_router,
+        directory.shared_router,
+        directory.human_router,
         events.router,
     ):
         api.include_router(router)
