@@ -7,7 +7,18 @@ from fastapi.responses import HTMLResponse
 
 from api.errors import install_error_handlers
 from api.limits import RequestGuard
-from api.routes import agents, auth, events, keys, mail, permissions, sessions, users
+from api.routes import (
+    agents,
+    auth,
+    directory,
+    drafts,
+    events,
+    keys,
+    mail,
+    permissions,
+    sessions,
+    users,
+)
 from core.settings import Settings
 from core.store import Store
 
@@ -44,9 +55,12 @@ def create_app(settings: Settings, store: Store) -> FastAPI:
         agents.router,
         mail.agent_router,
         mail.human_router,
+        drafts.router,
         permissions.router,
         sessions.shared_router,
         sessions.human_router,
+        directory.shared_router,
+        directory.human_router,
         events.router,
     ):
         api.include_router(router)

@@ -28,6 +28,7 @@ STATUS: dict[type[domain.DomainError], int] = {
     domain.InvalidDecision: 422,
     domain.BudgetExhausted: 429,
     domain.HopLimitReached: 422,
+    domain.DraftChanged: 409,
     domain.RateLimited: 429,
 }
 

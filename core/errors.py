@@ -96,6 +96,12 @@ class HopLimitReached(DomainError):
     code = "hop_limit_reached"
 
 
+class DraftChanged(DomainError):
+    """A draft was saved again while it was being sent; the older version was not sent."""
+
+    code = "draft_changed"
+
+
 class RateLimited(DomainError):
     code = "rate_limited"
 
@@ -119,5 +125,6 @@ ALL_DOMAIN_ERRORS: tuple[type[DomainError], ...] = (
     InvalidDecision,
     BudgetExhausted,
     HopLimitReached,
+    DraftChanged,
     RateLimited,
 )

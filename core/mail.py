@@ -6,6 +6,7 @@ whichever way a mail comes in.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -92,8 +93,13 @@ async def send_mail(
     message_id: str | None = None,
     raw: bytes | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    also: Callable[[Session], None] | None = None,
 ) -> SendResult:
-    """Store one mail, its deliveries and its events in one transaction."""
+    """Store one mail, its deliveries and its events in one transaction.
+
+    `also` runs first in that transaction, so its change commits with the mail or not
+    at all (sending a draft deletes it this way); raising from it refuses the send.
+    """
     address = parse_address(request.to, domain)
     body, proposal = extract_proposal(request.body)
     if request.propose_alias is not None and principal.is_agent:
@@ -106,6 +112,8 @@ async def send_mail(
         raise InvalidRequest("a subject is one line")
 
     def run(session: Session) -> SendResult:
+        if also is not None:
+            also(session)
         parent = None
         if request.reply_to is not None:
             parent = visible_mail(session, principal, request.reply_to)

@@ -240,3 +240,25 @@ class AliasProposal(Base):
     decided_by: Mapped[str | None] = mapped_column(String(64), default=None)
     decided_at: Mapped[datetime | None] = mapped_column(default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Draft(Base):
+    """A human's unsent mail. Everything is optional until it is sent; IMAP `Drafts` shows it."""
+
+    __tablename__ = "drafts"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    owner: Mapped[str] = mapped_column(String(64))
+    # Canonical native addresses, checked against the grammar but not for deliverability.
+    to: Mapped[str | None] = mapped_column(String(1200), default=None)
+    cc: Mapped[list[str]] = mapped_column(JSON, default=list)
+    subject: Mapped[str] = mapped_column(String(998), default="")
+    body: Mapped[str] = mapped_column(Text, default="")
+    reply_to: Mapped[str | None] = mapped_column(String(64), default=None)
+    session_alias: Mapped[str | None] = mapped_column(String(64), default=None)
+    # A number of rounds or "unlimited"; NULL = the receiving agent's default.
+    budget: Mapped[str | None] = mapped_column(String(16), default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    __table_args__ = (Index("ix_drafts_owner_updated", "owner", "updated_at"),)
