@@ -27,6 +27,7 @@ STATUS: dict[type[domain.DomainError], int] = {
     domain.AlreadyDecided: 409,
     domain.InvalidDecision: 422,
     domain.BudgetExhausted: 429,
+    domain.PayloadTooLarge: 413,
     domain.RateLimited: 429,
 }
 
@@ -57,6 +58,9 @@ async def _domain_error(_request: Request, exc: Exception) -> JSONResponse:
     headers = None
     if isinstance(exc, domain.RateLimited):
         headers = {"Retry-After": str(exc.retry_after)}
+    if isinstance(exc, domain.PayloadTooLarge):
+        # The rest of the body was not read: the connection cannot carry another request.
+        headers = {"Connection": "close"}
     if status == 401:
         headers = {"WWW-Authenticate": "Bearer"}
     return error_response(status, exc.code, exc.message, headers)

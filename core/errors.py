@@ -90,6 +90,12 @@ class BudgetExhausted(DomainError):
     code = "budget_exhausted"
 
 
+class PayloadTooLarge(DomainError):
+    """An upload over its limit; the partial content is already removed."""
+
+    code = "payload_too_large"
+
+
 class RateLimited(DomainError):
     code = "rate_limited"
 
@@ -112,5 +118,6 @@ ALL_DOMAIN_ERRORS: tuple[type[DomainError], ...] = (
     AlreadyDecided,
     InvalidDecision,
     BudgetExhausted,
+    PayloadTooLarge,
     RateLimited,
 )

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from core.address import Address, normalize_alias, parse_address, parse_native
 from core.agents import get_agent
+from core.attachments import MAX_PER_MAIL, attach, check_claimable
 from core.conversations import (
     add_participants,
     budget_remaining,
@@ -54,6 +55,7 @@ from core.store import Store
 from core.views import BudgetInput, SendResult
 
 MAX_CC = 50
+MailType = Literal["normal", "permission_request", "question", "final_summary"]
 
 
 class SendRequest(BaseModel):
@@ -66,6 +68,11 @@ class SendRequest(BaseModel):
     from_workspace: str | None = Field(None, description="Agents: the workspace sending.")
     budget: BudgetInput | None = Field(None, description="Round-trip budget of a new conversation.")
     auto: bool = Field(False, description="Bridge auto-forward: never counts as a round.")
+    attachment_ids: list[str] = Field(
+        default_factory=list,
+        max_length=MAX_PER_MAIL,
+        description="Your own uploads (POST .../attachments) that this mail carries.",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +211,7 @@ async def send_mail(
     principal: Principal,
     request: SendRequest,
     *,
-    mail_type: Literal["normal", "permission_request", "question", "final_summary"] = "normal",
+    mail_type: MailType = "normal",
     permission: Permission | None = None,
     conversation_id: str | None = None,
     message_id: str | None = None,
@@ -222,6 +229,7 @@ async def send_mail(
         parent = None
         if request.reply_to is not None:
             parent = visible_mail(session, principal, request.reply_to)
+        attachment_ids = check_claimable(session, principal.name, request.attachment_ids)
         target = resolve_endpoint(session, address)
         cc = list(
             {e.pair: e for e in (resolve_endpoint(session, a) for a in cc_addresses)}.values()
@@ -271,6 +279,7 @@ async def send_mail(
         # Core statements, not the ORM unit of work: this is the hottest write path.
         connection = session.connection()
         seq = connection.execute(_INSERT_MAIL.values(values)).scalar_one()
+        attach(session, attachment_ids, seq)
         recipients = {target.name: "to"}
         for endpoint in cc:
             recipients.setdefault(endpoint.name, "cc")

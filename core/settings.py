@@ -53,6 +53,13 @@ class Settings(BaseSettings):
         20, description="Round-trip budget given to newly registered agents."
     )
 
+    max_attachment_bytes: int = Field(
+        26_214_400, ge=1, description="Largest attachment upload, in bytes (413 beyond)."
+    )
+    attachment_ttl_hours: float = Field(
+        24.0, gt=0, description="Uploads never sent with a mail are removed after this."
+    )
+
     bcrypt_rounds: int = Field(
         12, ge=4, le=31, description="Cost of new password hashes (bcrypt log rounds)."
     )
@@ -60,6 +67,10 @@ class Settings(BaseSettings):
     @property
     def sqlite_path(self) -> Path:
         return self.data_dir / "agentmail.db"
+
+    @property
+    def attachments_dir(self) -> Path:
+        return self.data_dir / "attachments"
 
     @property
     def offline_after_seconds(self) -> float:
