@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from core.address import Address, normalize_alias, parse_address, parse_native
 from core.agents import get_agent
-from core.attachments import MAX_PER_MAIL, attach, check_claimable
+from core.attachments import MAX_PER_MAIL, attach, carry, check_claimable
 from core.conversations import (
     add_participants,
     budget_remaining,
@@ -38,7 +38,7 @@ from core.errors import (
     UnknownWorkspace,
 )
 from core.events import emit
-from core.mailbox import visible_mail
+from core.mailbox import forwardable_mail, visible_mail
 from core.models import (
     Agent,
     Conversation,
@@ -55,7 +55,7 @@ from core.store import Store
 from core.views import BudgetInput, SendResult
 
 MAX_CC = 50
-MailType = Literal["normal", "permission_request", "question", "final_summary"]
+MailType = Literal["normal", "permission_request", "question", "final_summary", "forward"]
 
 
 class SendRequest(BaseModel):
@@ -216,8 +216,14 @@ async def send_mail(
     conversation_id: str | None = None,
     message_id: str | None = None,
     raw: bytes | None = None,
+    forward_of: str | None = None,
 ) -> SendResult:
-    """Store one mail, its deliveries and its events in one transaction."""
+    """Store one mail, its deliveries and its events in one transaction.
+
+    `forward_of` names a mail this one forwards: it becomes the parent (so the
+    tree follows it across conversations) without choosing the conversation,
+    which the address decides as for any send; its attachments are carried.
+    """
     address = parse_address(request.to, domain)
     cc_addresses = [parse_address(text, domain) for text in request.cc]
     if len(cc_addresses) > MAX_CC:
@@ -225,9 +231,14 @@ async def send_mail(
     if "\n" in request.subject or "\r" in request.subject:
         raise InvalidRequest("a subject is one line")
 
+    if forward_of is not None and request.reply_to is not None:
+        raise InvalidRequest("a forward is not a reply: give reply_to or forward, not both")
+
     def run(session: Session) -> SendResult:
         parent = None
-        if request.reply_to is not None:
+        if forward_of is not None:
+            parent = forwardable_mail(session, principal, forward_of)
+        elif request.reply_to is not None:
             parent = visible_mail(session, principal, request.reply_to)
         attachment_ids = check_claimable(session, principal.name, request.attachment_ids)
         target = resolve_endpoint(session, address)
@@ -237,8 +248,9 @@ async def send_mail(
         if mail_type == "permission_request" and target.agent is not None:
             raise InvalidRequest("a permission request goes to a human, not to an agent")
         sender = sender_endpoint(session, principal, request.from_workspace, parent)
+        replied_to = parent if forward_of is None else None
         conv, created = _conversation(
-            session, request, address, sender, target, parent, conversation_id
+            session, request, address, sender, target, replied_to, conversation_id
         )
         if created:
             session.flush()  # the Core inserts below refer to it
@@ -280,6 +292,9 @@ async def send_mail(
         connection = session.connection()
         seq = connection.execute(_INSERT_MAIL.values(values)).scalar_one()
         attach(session, attachment_ids, seq)
+        if forward_of is not None:
+            assert parent is not None
+            carry(session, parent.seq, seq, sender.name)
         recipients = {target.name: "to"}
         for endpoint in cc:
             recipients.setdefault(endpoint.name, "cc")

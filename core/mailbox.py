@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from core.address import Address, parse_native
 from core.attachments import attachments_of
-from core.errors import NotFound
+from core.errors import Forbidden, NotFound
 from core.models import Conversation, Delivery, Mail
 from core.principal import Principal
 from core.store import Store
@@ -80,6 +80,16 @@ def visible_mail(session: Session, principal: Principal, mail_id: str) -> Mail:
     mail = session.scalar(select(Mail).where(Mail.id == mail_id))
     if mail is None or not _can_see(session, principal, mail):
         raise NotFound(f"no mail {mail_id}")
+    return mail
+
+
+def forwardable_mail(session: Session, principal: Principal, mail_id: str) -> Mail:
+    """A mail the caller sent or received: 404 if there is none, 403 if it is not theirs."""
+    mail = session.scalar(select(Mail).where(Mail.id == mail_id))
+    if mail is None:
+        raise NotFound(f"no mail {mail_id}")
+    if not _can_see(session, principal, mail):
+        raise Forbidden("only someone who sent or received a mail may forward it")
     return mail
 
 
