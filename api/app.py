@@ -9,6 +9,7 @@ from api.errors import install_error_handlers
 from api.limits import RequestGuard
 from api.routes import (
     agents,
+    attachments,
     auth,
     directory,
     drafts,
@@ -19,6 +20,8 @@ from api.routes import (
     sessions,
     users,
 )
+from api.uploads import MULTIPART_OVERHEAD
+from core.blobs import BlobStore
 from core.settings import Settings
 from core.store import Store
 
@@ -41,6 +44,7 @@ def create_app(settings: Settings, store: Store) -> FastAPI:
     )
     app.state.settings = settings
     app.state.store = store
+    app.state.blobs = BlobStore(settings.attachments_dir)
     install_error_handlers(app)
     api = APIRouter(prefix=API_PREFIX)
 
@@ -56,6 +60,8 @@ def create_app(settings: Settings, store: Store) -> FastAPI:
         mail.agent_router,
         mail.human_router,
         drafts.router,
+        attachments.agent_router,
+        attachments.human_router,
         permissions.router,
         sessions.shared_router,
         sessions.human_router,
@@ -70,5 +76,10 @@ def create_app(settings: Settings, store: Store) -> FastAPI:
     async def home() -> HTMLResponse:
         return HTMLResponse(_HOME)
 
-    app.add_middleware(RequestGuard, max_body_bytes=settings.max_body_bytes)
+    upload_limit = settings.max_attachment_bytes + MULTIPART_OVERHEAD
+    app.add_middleware(
+        RequestGuard,
+        max_body_bytes=settings.max_body_bytes,
+        streamed={f"{API_PREFIX}{r.prefix}": upload_limit for r in attachments.routers},
+    )
     return app

@@ -1,4 +1,4 @@
-"""Request dependencies: the store, the settings and who is calling."""
+"""Request dependencies: the store, the attachment content, the settings and who is calling."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from core.blobs import BlobStore
 from core.errors import AuthenticationFailed, Forbidden
 from core.keys import authenticate, require_bound_agent
 from core.principal import Principal
@@ -25,8 +26,14 @@ def get_settings(request: Request) -> Settings:
     return settings
 
 
+def get_blobs(request: Request) -> BlobStore:
+    blobs: BlobStore = request.app.state.blobs
+    return blobs
+
+
 StoreDep = Annotated[Store, Depends(get_store)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
+BlobsDep = Annotated[BlobStore, Depends(get_blobs)]
 
 
 def credentials(request: Request) -> str:

@@ -29,6 +29,7 @@ STATUS: dict[type[domain.DomainError], int] = {
     domain.BudgetExhausted: 429,
     domain.HopLimitReached: 422,
     domain.DraftChanged: 409,
+    domain.PayloadTooLarge: 413,
     domain.RateLimited: 429,
 }
 
@@ -59,6 +60,9 @@ async def _domain_error(_request: Request, exc: Exception) -> JSONResponse:
     headers = None
     if isinstance(exc, domain.RateLimited):
         headers = {"Retry-After": str(exc.retry_after)}
+    if isinstance(exc, domain.PayloadTooLarge):
+        # The rest of the body was not read: the connection cannot carry another request.
+        headers = {"Connection": "close"}
     if status == 401:
         headers = {"WWW-Authenticate": "Bearer"}
     return error_response(status, exc.code, exc.message, headers)

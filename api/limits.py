@@ -6,7 +6,10 @@
   refuses it) and unpaired surrogates (`"\\ud800"` is valid JSON but no UTF-8)
   are refused with 422, as is a NUL in the URL, instead of failing deep inside.
 
-The body is read once here and replayed to the app.
+The body is read once here and replayed to the app. Uploads are the exception:
+their paths (`streamed`) have their own larger limit, checked here by
+Content-Length only; the body streams to the route unbuffered, which counts it
+as it goes (`api/uploads.py`).
 """
 
 from __future__ import annotations
@@ -45,9 +48,12 @@ def _first_bad_text(value: Any, where: str = "body") -> str | None:
 
 
 class RequestGuard:
-    def __init__(self, app: ASGIApp, max_body_bytes: int) -> None:
+    def __init__(
+        self, app: ASGIApp, max_body_bytes: int, streamed: dict[str, int] | None = None
+    ) -> None:
         self.app = app
         self.limit = max_body_bytes
+        self.streamed = streamed or {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -60,8 +66,17 @@ class RequestGuard:
             await self.app(scope, receive, send)
             return
         declared = dict(scope.get("headers", [])).get(b"content-length", b"")
+        upload_limit = self.streamed.get(scope.get("path", ""))
+        if upload_limit is not None and scope["method"] == "POST":
+            if declared.isdigit() and int(declared) > upload_limit:
+                # Uploads are large: let the client finish sending so it sees the 413.
+                await _drain(receive, {"more_body": True}, 4 * upload_limit + 65536)
+                await _too_large(send, upload_limit)
+                return
+            await self.app(scope, receive, send)
+            return
         if declared.isdigit() and int(declared) > self.limit:
-            await self._too_large(send)
+            await _too_large(send, self.limit)
             return
         chunks: list[bytes] = []
         size = 0
@@ -75,7 +90,7 @@ class RequestGuard:
                 # Read (and drop) a moderate rest first: most clients cannot take an
                 # answer while they are still sending, and would see a reset instead.
                 await _drain(receive, message, 4 * self.limit + 65536)
-                await self._too_large(send)
+                await _too_large(send, self.limit)
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):
@@ -87,9 +102,10 @@ class RequestGuard:
             return
         await self.app(scope, _replay(body, receive), send)
 
-    async def _too_large(self, send: Send) -> None:
-        message = f"request body over {self.limit} bytes"
-        await _respond(send, 413, _error("payload_too_large", message), close=True)
+
+async def _too_large(send: Send, limit: int) -> None:
+    message = f"request body over {limit} bytes"
+    await _respond(send, 413, _error("payload_too_large", message), close=True)
 
 
 def _text_problem(body: bytes) -> str | None:

@@ -102,6 +102,12 @@ class DraftChanged(DomainError):
     code = "draft_changed"
 
 
+class PayloadTooLarge(DomainError):
+    """An upload over its limit; the partial content is already removed."""
+
+    code = "payload_too_large"
+
+
 class RateLimited(DomainError):
     code = "rate_limited"
 
@@ -126,5 +132,6 @@ ALL_DOMAIN_ERRORS: tuple[type[DomainError], ...] = (
     BudgetExhausted,
     HopLimitReached,
     DraftChanged,
+    PayloadTooLarge,
     RateLimited,
 )

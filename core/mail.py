@@ -16,6 +16,7 @@ from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
 from core.address import Address, normalize_alias, parse_address, parse_native
+from core.attachments import MAX_PER_MAIL, attach, carry, check_claimable
 from core.conversations import (
     add_participants,
     budget_remaining,
@@ -26,7 +27,7 @@ from core.conversations import (
 from core.endpoints import Endpoint, resolve_endpoint, sender_endpoint
 from core.errors import BudgetExhausted, HopLimitReached, InvalidRequest
 from core.events import emit
-from core.mailbox import visible_mail
+from core.mailbox import forwardable_mail, visible_mail
 from core.models import Conversation, Delivery, Mail, isoformat, new_id, table_of, utcnow
 from core.naming import Proposal, extract_proposal, record_proposal
 from core.principal import Principal
@@ -36,6 +37,7 @@ from core.views import BudgetInput, SendResult
 
 DEFAULT_LIMITS = Limits()
 MAX_CC = 50
+MailType = Literal["normal", "permission_request", "question", "final_summary", "forward"]
 
 
 class SendRequest(BaseModel):
@@ -52,6 +54,11 @@ class SendRequest(BaseModel):
         None, description="Agents: propose a better alias for the conversation (a human decides)."
     )
     propose_reason: str | None = Field(None, description="Why the proposed alias fits.")
+    attachment_ids: list[str] = Field(
+        default_factory=list,
+        max_length=MAX_PER_MAIL,
+        description="Your own uploads (POST .../attachments) that this mail carries.",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,18 +94,22 @@ async def send_mail(
     principal: Principal,
     request: SendRequest,
     *,
-    mail_type: Literal["normal", "permission_request", "question", "final_summary"] = "normal",
+    mail_type: MailType = "normal",
     permission: Permission | None = None,
     conversation_id: str | None = None,
     message_id: str | None = None,
     raw: bytes | None = None,
     limits: Limits = DEFAULT_LIMITS,
     also: Callable[[Session], None] | None = None,
+    forward_of: str | None = None,
 ) -> SendResult:
     """Store one mail, its deliveries and its events in one transaction.
 
     `also` runs first in that transaction, so its change commits with the mail or not
     at all (sending a draft deletes it this way); raising from it refuses the send.
+    `forward_of` names a mail this one forwards: it becomes the parent (so the
+    tree follows it across conversations) without choosing the conversation,
+    which the address decides as for any send; its attachments are carried.
     """
     address = parse_address(request.to, domain)
     body, proposal = extract_proposal(request.body)
@@ -111,12 +122,18 @@ async def send_mail(
     if "\n" in request.subject or "\r" in request.subject:
         raise InvalidRequest("a subject is one line")
 
+    if forward_of is not None and request.reply_to is not None:
+        raise InvalidRequest("a forward is not a reply: give reply_to or forward, not both")
+
     def run(session: Session) -> SendResult:
         if also is not None:
             also(session)
         parent = None
-        if request.reply_to is not None:
+        if forward_of is not None:
+            parent = forwardable_mail(session, principal, forward_of)
+        elif request.reply_to is not None:
             parent = visible_mail(session, principal, request.reply_to)
+        attachment_ids = check_claimable(session, principal.name, request.attachment_ids)
         target = resolve_endpoint(session, address)
         cc = list(
             {e.pair: e for e in (resolve_endpoint(session, a) for a in cc_addresses)}.values()
@@ -125,8 +142,9 @@ async def send_mail(
             raise InvalidRequest("a permission request goes to a human, not to an agent")
         sender = sender_endpoint(session, principal, request.from_workspace, parent)
         hops = _hops(sender, target, parent, request.auto, limits)
+        replied_to = parent if forward_of is None else None
         conv, created = choose_conversation(
-            session, route, sender, target, parent, conversation_id, limits
+            session, route, sender, target, replied_to, conversation_id, limits
         )
         if created:
             session.flush()  # the Core inserts below refer to it
@@ -168,6 +186,10 @@ async def send_mail(
         # Core statements, not the ORM unit of work: this is the hottest write path.
         connection = session.connection()
         seq = connection.execute(_INSERT_MAIL.values(values)).scalar_one()
+        attach(session, attachment_ids, seq)
+        if forward_of is not None:
+            assert parent is not None
+            carry(session, parent.seq, seq, sender.name)
         recipients = {target.name: "to"}
         for endpoint in cc:
             recipients.setdefault(endpoint.name, "cc")

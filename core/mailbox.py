@@ -8,15 +8,17 @@ from sqlalchemy import Select, and_, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from core.address import Address, parse_native
-from core.errors import NotFound
+from core.attachments import attachments_of
+from core.errors import Forbidden, NotFound
 from core.models import Conversation, Delivery, Mail
 from core.principal import Principal
 from core.store import Store
-from core.views import MailList, MailView
+from core.views import AttachmentRef, MailList, MailView
 
 PREVIEW_CHARS = 200
 InboxStatus = Literal["unread", "read", "all", "archived"]
 Order = Literal["newest", "oldest"]
+Attached = dict[int, list[AttachmentRef]]
 
 
 def _with_session(native: str, alias: str | None) -> Address:
@@ -30,6 +32,7 @@ def mail_view(
     delivery: Delivery | None = None,
     *,
     full_body: bool = True,
+    attachments: list[AttachmentRef] | None = None,
 ) -> MailView:
     sender = Address(mail.from_name, mail.from_path, alias)
     to = Address(mail.to_name, mail.to_path, alias)
@@ -68,6 +71,7 @@ def mail_view(
         expires_at=mail.expires_at,
         action=mail.action,
         action_sha256=mail.action_sha256,
+        attachments=attachments or [],
     )
 
 
@@ -76,6 +80,16 @@ def visible_mail(session: Session, principal: Principal, mail_id: str) -> Mail:
     mail = session.scalar(select(Mail).where(Mail.id == mail_id))
     if mail is None or not _can_see(session, principal, mail):
         raise NotFound(f"no mail {mail_id}")
+    return mail
+
+
+def forwardable_mail(session: Session, principal: Principal, mail_id: str) -> Mail:
+    """A mail the caller sent or received: 404 if there is none, 403 if it is not theirs."""
+    mail = session.scalar(select(Mail).where(Mail.id == mail_id))
+    if mail is None:
+        raise NotFound(f"no mail {mail_id}")
+    if not _can_see(session, principal, mail):
+        raise Forbidden("only someone who sent or received a mail may forward it")
     return mail
 
 
@@ -125,20 +139,21 @@ async def inbox(
     ordering = Mail.seq.desc() if order == "newest" else Mail.seq.asc()
     page = query.order_by(ordering).limit(limit).offset(offset)
 
-    def run(session: Session) -> tuple[int, list[Any]]:
+    def run(session: Session) -> tuple[int, list[Any], Attached]:
         total = session.scalar(count_query)
         rows = session.execute(page).all()
         if mark_read:
             ids = [delivery.id for _, delivery, _ in rows if not delivery.is_read]
             if ids:
                 session.execute(update(Delivery).where(Delivery.id.in_(ids)).values(is_read=True))
-        return int(total or 0), list(rows)
+        return int(total or 0), list(rows), attachments_of(session, [row[0].seq for row in rows])
 
-    total, rows = await (store.write(run) if mark_read else store.read(run))
-    mails = [
-        mail_view(mail, alias, domain, delivery, full_body=include_body)
-        for mail, delivery, alias in rows
-    ]
+    total, rows, attached = await (store.write(run) if mark_read else store.read(run))
+    mails = []
+    for mail, delivery, alias in rows:
+        files = attached.get(mail.seq)
+        view = mail_view(mail, alias, domain, delivery, full_body=include_body, attachments=files)
+        mails.append(view)
     return MailList(mails=mails, total=total)
 
 
@@ -159,11 +174,16 @@ async def sent(
     count = select(func.count()).where(Mail.from_name == principal.name)
     page = query.order_by(Mail.seq.desc()).limit(limit).offset(offset)
 
-    def run(session: Session) -> tuple[int, list[Any]]:
-        return int(session.scalar(count) or 0), list(session.execute(page).all())
+    def run(session: Session) -> tuple[int, list[Any], Attached]:
+        rows = list(session.execute(page).all())
+        attached = attachments_of(session, [row[0].seq for row in rows])
+        return int(session.scalar(count) or 0), rows, attached
 
-    total, rows = await store.read(run)
-    mails = [mail_view(mail, alias, domain, full_body=include_body) for mail, alias in rows]
+    total, rows, attached = await store.read(run)
+    mails = [
+        mail_view(mail, alias, domain, full_body=include_body, attachments=attached.get(mail.seq))
+        for mail, alias in rows
+    ]
     return MailList(mails=mails, total=total)
 
 
@@ -171,7 +191,10 @@ async def get_mail(store: Store, domain: str, principal: Principal, mail_id: str
     def run(session: Session) -> MailView:
         mail = visible_mail(session, principal, mail_id)
         alias = session.scalar(select(Conversation.alias).where(Conversation.id == mail.session_id))
-        return mail_view(mail, alias, domain, _delivery(session, principal, mail))
+        attached = attachments_of(session, [mail.seq]).get(mail.seq)
+        return mail_view(
+            mail, alias, domain, _delivery(session, principal, mail), attachments=attached
+        )
 
     return await store.read(run)
 
@@ -213,4 +236,8 @@ def session_mails(
             .order_by(Mail.seq)
         )
     ).all()
-    return [mail_view(mail, conv.alias, domain, delivery) for mail, delivery in rows]
+    attached = attachments_of(session, [mail.seq for mail, _ in rows])
+    return [
+        mail_view(mail, conv.alias, domain, delivery, attachments=attached.get(mail.seq))
+        for mail, delivery in rows
+    ]

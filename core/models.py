@@ -200,6 +200,28 @@ class Delivery(Base):
     )
 
 
+class Attachment(Base):
+    """An upload's metadata; its bytes live once per sha256 on disk (core/blobs.py).
+
+    `mail_seq` is empty until a mail carries it; an attachment belongs to one mail
+    (a forward gets new rows pointing at the same content).
+    """
+
+    __tablename__ = "attachments"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    owner: Mapped[str] = mapped_column(String(64))
+    filename: Mapped[str] = mapped_column(String(255))
+    content_type: Mapped[str] = mapped_column(String(255))
+    size: Mapped[int] = mapped_column(BigInteger)
+    sha256: Mapped[str] = mapped_column(String(64), index=True)
+    mail_seq: Mapped[int | None] = mapped_column(SeqType, ForeignKey("mails.seq"), default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    # Serves both "the attachments of these mails" and "unsent ones older than t".
+    __table_args__ = (Index("ix_attachments_mail_created", "mail_seq", "created_at"),)
+
+
 class Event(Base):
     """An event for one recipient, written in the transaction of the change it reports."""
 

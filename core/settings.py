@@ -61,6 +61,13 @@ class Settings(BaseSettings):
     hop_limit: int = Field(
         5, ge=1, description="Mails between agents with no human in between before a loop stops."
     )
+    max_attachment_bytes: int = Field(
+        26_214_400, ge=1, description="Largest attachment upload, in bytes (413 beyond)."
+    )
+    attachment_ttl_hours: float = Field(
+        24.0, gt=0, description="Uploads never sent with a mail are removed after this."
+    )
+
     bcrypt_rounds: int = Field(
         12, ge=4, le=31, description="Cost of new password hashes (bcrypt log rounds)."
     )
@@ -72,6 +79,10 @@ class Settings(BaseSettings):
     @property
     def sqlite_path(self) -> Path:
         return self.data_dir / "agentmail.db"
+
+    @property
+    def attachments_dir(self) -> Path:
+        return self.data_dir / "attachments"
 
     @property
     def offline_after_seconds(self) -> float:

@@ -83,6 +83,21 @@ class SessionView(View):
     updated_at: datetime
 
 
+class AttachmentRef(View):
+    """An attachment as a mail lists it; download it by `attachment_id`."""
+
+    attachment_id: str
+    filename: str
+    size: int
+    sha256: str
+
+
+class AttachmentView(AttachmentRef):
+    """An upload: `content_type` is what the uploader declared (downloads ignore it)."""
+
+    content_type: str
+
+
 class MailView(View):
     mail_id: str
     seq: int
@@ -115,6 +130,7 @@ class MailView(View):
     expires_at: datetime | None = None
     action: str | None = None
     action_sha256: str | None = None
+    attachments: list[AttachmentRef] = Field(default_factory=list)
 
 
 class MailList(View):

@@ -21,8 +21,11 @@ import uvicorn
 from api.app import create_app
 from core.accounts import ensure_admin
 from core.agents import mark_silent_agents_offline
+from core.attachments import collect_unsent
+from core.blobs import BlobStore
 from core.events import prune_events
 from core.migrate import migrate
+from core.models import utcnow
 from core.permissions import expire_permission_requests
 from core.replicas import ReplicaListener
 from core.security import set_bcrypt_rounds
@@ -92,6 +95,8 @@ class Gateway:
         self._every(settings.heartbeat_seconds / 3, self._sweep_presence)
         self._every(3600, self._prune_events)
         self._every(1.0, self._expire_requests)
+        ttl_seconds = settings.attachment_ttl_hours * 3600
+        self._every(min(3600.0, max(1.0, ttl_seconds / 4)), self._collect_attachments)
 
     async def _start_http(self, store: Store) -> None:
         app = create_app(self.settings, store)
@@ -145,6 +150,11 @@ class Gateway:
     async def _prune_events(self) -> None:
         assert self.store is not None
         await prune_events(self.store, timedelta(days=self.settings.event_retention_days))
+
+    async def _collect_attachments(self) -> None:
+        assert self.store is not None
+        ttl = timedelta(hours=self.settings.attachment_ttl_hours)
+        await collect_unsent(self.store, BlobStore(self.settings.attachments_dir), utcnow() - ttl)
 
     async def stop(self) -> None:
         for task in self._tasks:

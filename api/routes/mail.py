@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from api.deps import Agent, Human, SettingsDep, StoreDep
 from core import mailbox
+from core.forward import ForwardRequest, forward_mail
 from core.mail import SendRequest, send_mail
 from core.views import MailList, MailView, SendResult
 
@@ -69,6 +70,13 @@ def mail_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
     @router.get("/{mail_id}")
     async def get(mail_id: str, caller: Caller, store: StoreDep, settings: SettingsDep) -> MailView:
         return await mailbox.get_mail(store, settings.domain, caller, mail_id)
+
+    @router.post("/{mail_id}/forward")
+    async def forward(
+        mail_id: str, body: ForwardRequest, caller: Caller, store: StoreDep, settings: SettingsDep
+    ) -> SendResult:
+        """Forward a mail you sent or received: it is quoted, with its attachments."""
+        return await forward_mail(store, settings.domain, caller, mail_id, body, settings.limits)
 
     async def _state(store: Any, caller: Any, mail_id: str, **change: bool) -> DeliveryState:
         status = await mailbox.set_delivery_state(store, caller, mail_id, **change)

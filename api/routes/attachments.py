@@ -1,0 +1,81 @@
+"""Attachments: upload (`POST …/attachments`) and download (`GET …/attachments/{id}`),
+for agents under `/attachments` and humans under `/me/attachments`.
+
+No `from __future__ import annotations` here: the routes are built by a factory
+whose caller dependency is a local variable, which FastAPI must see evaluated.
+"""
+
+import unicodedata
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse
+
+from api.deps import Agent, BlobsDep, Human, SettingsDep, StoreDep
+from api.uploads import OPENAPI_BODY, receive_upload
+from core import attachments
+from core.errors import NotFound
+from core.views import AttachmentView
+
+# RFC 5987 attr-char: what may stay unescaped in `filename*=UTF-8''…`.
+_ATTR_CHARS = "!#$&+-.^_`|~"
+_FALLBACK_SAFE = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 !#$&'()+,-.;=@[]^_`{}~"
+)
+
+
+def content_disposition(filename: str) -> str:
+    """`attachment` with an ASCII fallback name and the exact name per RFC 6266 / RFC 5987.
+
+    The fallback keeps only harmless printable ASCII, so no quote, backslash or
+    line break can end the header or the parameter; clients that know
+    `filename*` (all current browsers) use the percent-encoded UTF-8 name.
+    """
+    ascii_name = unicodedata.normalize("NFKD", filename).encode("ascii", "ignore").decode()
+    fallback = "".join(c if c in _FALLBACK_SAFE else "_" for c in ascii_name).strip() or "download"
+    exact = quote(filename, safe=_ATTR_CHARS)
+    return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{exact}"
+
+
+def attachment_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
+    router = APIRouter(prefix=prefix, tags=[tag])
+
+    @router.post("", openapi_extra=OPENAPI_BODY)
+    async def upload(
+        request: Request, caller: Caller, store: StoreDep, settings: SettingsDep, blobs: BlobsDep
+    ) -> AttachmentView:
+        """Upload one file (multipart field `file`); send it with `attachment_ids`."""
+        async with blobs.writer(settings.max_attachment_bytes) as writer:
+            part = await receive_upload(request, writer)
+            return await attachments.register_upload(
+                store, writer, caller, part.filename, part.content_type
+            )
+
+    @router.get(
+        "/{attachment_id}",
+        response_class=FileResponse,
+        responses={200: {"content": {"application/octet-stream": {}}}},
+    )
+    async def download(
+        attachment_id: str, caller: Caller, store: StoreDep, blobs: BlobsDep
+    ) -> FileResponse:
+        """The bytes, always as `application/octet-stream` attachment (never rendered inline)."""
+        found = await attachments.downloadable(store, caller, attachment_id)
+        if not await blobs.exists(found.sha256):
+            raise NotFound(f"the content of attachment {attachment_id} is missing")
+        return FileResponse(
+            blobs.path_of(found.sha256),
+            media_type="application/octet-stream",
+            headers={
+                "Content-Disposition": content_disposition(found.filename),
+                "X-Content-Type-Options": "nosniff",
+            },
+        )
+
+    return router
+
+
+agent_router = attachment_router("/attachments", Agent, "agent attachments")
+human_router = attachment_router("/me/attachments", Human, "my attachments")
+routers = (agent_router, human_router)
