@@ -7,7 +7,7 @@ from fastapi.responses import HTMLResponse
 
 from api.errors import install_error_handlers
 from api.limits import RequestGuard
-from api.routes import agents, auth, events, keys, mail, permissions, sessions, users
+from api.routes import agents, auth, events, keys, mail, permissions, sessions, tree, users
 from core.settings import Settings
 from core.store import Store
 
@@ -44,6 +44,8 @@ def create_app(settings: Settings, store: Store) -> FastAPI:
         agents.router,
         mail.agent_router,
         mail.human_router,
+        tree.agent_router,
+        tree.human_router,
         permissions.router,
         sessions.shared_router,
         sessions.human_router,
