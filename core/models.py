@@ -151,7 +151,7 @@ class Mail(Base):
     seq: Mapped[int] = mapped_column(SeqType, primary_key=True, autoincrement=True)
     id: Mapped[str] = mapped_column(String(36), unique=True, default=new_id)
     session_id: Mapped[str] = mapped_column(String(36), ForeignKey("sessions.id"), index=True)
-    parent_id: Mapped[str | None] = mapped_column(String(36), index=True, default=None)
+    parent_id: Mapped[str | None] = mapped_column(String(36), default=None)
     from_name: Mapped[str] = mapped_column(String(64), index=True)
     from_path: Mapped[str] = mapped_column(String(1024), default="")
     to_name: Mapped[str] = mapped_column(String(64))
@@ -175,7 +175,11 @@ class Mail(Base):
     action_sha256: Mapped[str | None] = mapped_column(String(64), default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
-    __table_args__ = (Index("ix_mails_session_seq", "session_id", "seq"),)
+    __table_args__ = (
+        Index("ix_mails_session_seq", "session_id", "seq"),
+        # A mail's replies in order: the tree walk's first-reply and next-sibling probes.
+        Index("ix_mails_parent_seq", "parent_id", "seq"),
+    )
 
 
 class Delivery(Base):
