@@ -108,6 +108,16 @@ def _inbox_query(name: str, status: InboxStatus) -> Select[Mail, Delivery, str |
     return query
 
 
+def inbox_statements(
+    name: str, status: InboxStatus, limit: int, offset: int = 0, order: Order = "newest"
+) -> tuple[Select[int], Select[Mail, Delivery, str | None]]:
+    """The count and the page of an inbox listing (bench/inbox.py times exactly these)."""
+    query = _inbox_query(name, status)
+    count_query = select(func.count()).select_from(query.with_only_columns(Delivery.id).subquery())
+    ordering = Mail.seq.desc() if order == "newest" else Mail.seq.asc()
+    return count_query, query.order_by(ordering).limit(limit).offset(offset)
+
+
 async def inbox(
     store: Store,
     domain: str,
@@ -120,10 +130,7 @@ async def inbox(
     mark_read: bool = False,
     include_body: bool = False,
 ) -> MailList:
-    query = _inbox_query(principal.name, status)
-    count_query = select(func.count()).select_from(query.with_only_columns(Delivery.id).subquery())
-    ordering = Mail.seq.desc() if order == "newest" else Mail.seq.asc()
-    page = query.order_by(ordering).limit(limit).offset(offset)
+    count_query, page = inbox_statements(principal.name, status, limit, offset, order)
 
     def run(session: Session) -> tuple[int, list[Any]]:
         total = session.scalar(count_query)
