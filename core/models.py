@@ -198,6 +198,8 @@ class Delivery(Base):
     __table_args__ = (
         UniqueConstraint("mail_seq", "recipient", name="uq_deliveries_mail_recipient"),
         Index("ix_deliveries_inbox", "recipient", "archived", "is_read", "mail_seq"),
+        # status=all and archived listings, newest first, without sorting the inbox.
+        Index("ix_deliveries_recipient_seq", "recipient", "archived", "mail_seq"),
     )
 
 
