@@ -46,8 +46,7 @@ from sqlalchemy import select
 from core.models import Conversation, Delivery, Mail, table_of, utcnow
 from core.principal import Principal
 from core.store import Store
-from core.tree import mail_tree
-from core.tree_sql import tree_statement
+from core.tree import chunk_query, mail_tree
 
 GOAL_MS = 20.0
 DOMAIN = "agentmail.localhost"
@@ -157,26 +156,13 @@ def chunk_case(store: Store, mail_id: str, **options: Any) -> Any:
 
 def statement_case(store: Store, mail_id: str, limit: int) -> Any:
     """The first chunk's statement alone (what `mail_tree` adds is the views)."""
-    statement = tree_statement("anchor", "anchor")
-    params = first_chunk_params(mail_id, limit)
+    query = chunk_query(JIANF.name, mail_id, "around", limit)
 
     async def case() -> str:
-        rows = await store.read(lambda s: s.execute(statement, params).all())
+        rows = await store.read(lambda s: s.execute(query.statement, query.params).all())
         return f"{len(rows)} rows, no views built"
 
     return case
-
-
-def first_chunk_params(mail_id: str, limit: int) -> dict[str, Any]:
-    return {
-        "anchor": mail_id,
-        "me": JIANF.name,
-        "up_limit": limit - 1,
-        "down_limit": limit - 1,
-        "start_seq": 0,
-        "start_depth": 0,
-        "start_stack": "",
-    }
 
 
 def baseline_case(store: Store, mail_id: str) -> Any:
@@ -217,8 +203,8 @@ async def main(args: argparse.Namespace) -> None:
         }
         timings = await measure(store, cases, args.runs, args.warmup)
         if args.plan:
-            statement = tree_statement("anchor", "anchor")
-            plan = await query_plan(store, statement, first_chunk_params(ids[-1], limit))
+            query = chunk_query(JIANF.name, ids[-1], "around", limit)
+            plan = await query_plan(store, query.statement, query.params)
             console.print("query plan of the first chunk around the newest:")
             for line in plan:
                 console.print(f"  {line}")

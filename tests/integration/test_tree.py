@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import httpx
-from sqlalchemy import Engine, event
+import pytest
 
-from core import tree
-from core.principal import Principal
-from core.store import Store
+from core import tree_cursor
 from tests.support.gateway import Api
 
 HUMAN_SEND = "/api/v1/me/mail/send"
@@ -177,6 +173,28 @@ async def test_cursors_page_a_long_chain_without_gaps_or_repeats(api: Api) -> No
         refused(await human.get(url, params=bad), 422, "invalid_request")
 
 
+async def test_cursors_stay_short_and_climb_back_for_what_they_left_out(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    human = await api.human("jianf")
+    builder = await api.agent("builder")
+    # A chain c0 ← c1 ← … ← c7 with a side reply sN off every cN: going down the
+    # chain, every level leaves a branch point pending.
+    chain_ids = [await send(human, HUMAN_SEND, "builder@", "c0")]
+    for n in range(1, 8):
+        chain_ids.append(await send(builder, AGENT_SEND, "jianf@", f"c{n}", reply_to=chain_ids[-1]))
+    for n, parent in enumerate(chain_ids[:-1]):
+        await send(human, HUMAN_SEND, "builder@", f"s{n}", reply_to=parent)
+    expected = [(f"c{n}", n) for n in range(1, 8)]
+    expected += [(f"s{n}", n + 1) for n in reversed(range(7))]
+    assert await walk_down(human, chain_ids[0], limit=50) == expected
+    # Cursors that keep one pending branch point: the rest are found again by
+    # climbing, in the same order, and no chunk is larger than the limit.
+    monkeypatch.setattr(tree_cursor, "MAX_PENDING", 1)
+    for limit in (1, 2, 3):
+        assert await walk_down(human, chain_ids[0], limit=limit) == expected
+
+
 async def test_a_forward_crosses_conversations(api: Api) -> None:
     human = await api.human("jianf")
     builder = await api.agent("builder")
@@ -223,56 +241,3 @@ async def test_invisible_mails_are_walked_through_and_left_out(api: Api) -> None
     # Agents use /mail, humans /me/mail.
     refused(await builder.get(f"{HUMAN_MAIL}/{task}/tree"), 403, "forbidden")
     refused(await human.get(f"{AGENT_MAIL}/{task}/tree"), 403, "forbidden")
-
-
-@contextmanager
-def statements(store: Store) -> Iterator[list[str]]:
-    """The SQL statements the store runs meanwhile (transaction control left out)."""
-    engines: list[Engine] = (
-        [store._write_engine, store._read_engine]
-        if store.dialect == "sqlite"
-        else [store.engine.sync_engine]
-    )
-    seen: list[str] = []
-
-    def record(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        if statement.split()[0].upper() not in ("BEGIN", "COMMIT", "ROLLBACK"):
-            seen.append(statement)
-
-    for engine in engines:
-        event.listen(engine, "before_cursor_execute", record)
-    try:
-        yield seen
-    finally:
-        for engine in engines:
-            event.remove(engine, "before_cursor_execute", record)
-
-
-async def test_each_chunk_is_one_statement(api: Api) -> None:
-    human, _, ids = await chain(api, 12)
-    store = api.gateway.store
-    assert store is not None
-    jianf = Principal(kind="human", name="jianf")
-    domain = api.gateway.settings.domain
-    for mail_id in (ids[0], ids[6], ids[11]):
-        for direction in ("around", "ancestors", "descendants"):
-            with statements(store) as seen:
-                await tree.mail_tree(store, domain, jianf, mail_id, direction=direction, limit=4)
-            assert len(seen) == 1, (direction, seen)
-            assert seen[0].lstrip().upper().startswith("WITH RECURSIVE")
-    first = await tree.mail_tree(store, domain, jianf, ids[0], direction="descendants", limit=4)
-    with statements(store) as seen:
-        await tree.mail_tree(
-            store,
-            domain,
-            jianf,
-            ids[0],
-            direction="descendants",
-            limit=4,
-            cursor=first.next_cursor_down,
-        )
-    assert len(seen) == 1
-    # Over HTTP too: one statement touches the mails (the other one authenticates).
-    with statements(store) as seen:
-        await chunk(human, HUMAN_MAIL, ids[6])
-    assert len([s for s in seen if "mails" in s]) == 1
