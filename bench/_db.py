@@ -67,6 +67,16 @@ async def bulk_insert(store: Store, table: SqlTable, rows: Iterable[dict[str, An
     await store.write(run)
 
 
+async def settle(store: Store) -> None:
+    """PostgreSQL after a bulk load: what autovacuum would do soon (statistics, and the
+    visibility map that index-only scans need). SQLite is left as the gateway leaves
+    it: it never runs ANALYZE, so its planner works without statistics there too."""
+    if store.dialect == "postgresql":
+        async with store.engine.connect() as connection:
+            autocommit = await connection.execution_options(isolation_level="AUTOCOMMIT")
+            await autocommit.exec_driver_sql("VACUUM ANALYZE")
+
+
 def engines(store: Store) -> list[Engine]:
     if store.dialect == "sqlite":
         return [store._write_engine, store._read_engine]

@@ -30,7 +30,17 @@ import time
 import uuid
 from typing import Any
 
-from _db import bulk_insert, console, elapsed, facts, fresh_store, measure, query_plan, timing_table
+from _db import (
+    bulk_insert,
+    console,
+    elapsed,
+    facts,
+    fresh_store,
+    measure,
+    query_plan,
+    settle,
+    timing_table,
+)
 from sqlalchemy import select
 
 from core import mailbox
@@ -127,16 +137,6 @@ async def fill(store: Store, args: argparse.Namespace) -> None:
             console.print(f"  {done:>9,} mails + deliveries, {elapsed(started)}, {rate:,.0f}/s")
 
 
-async def analyze(store: Store) -> None:
-    """PostgreSQL: the statistics autovacuum would gather after a bulk load.
-
-    SQLite is left as the gateway leaves it (it never runs ANALYZE), so its
-    planner works without statistics, as in production.
-    """
-    if store.dialect == "postgresql":
-        await store.run_on_connection(lambda connection: connection.exec_driver_sql("ANALYZE"))
-
-
 def page_case(store: Store, name: str, status: mailbox.InboxStatus) -> Any:
     principal = Principal(kind="human", name=name)
 
@@ -181,7 +181,7 @@ async def main(args: argparse.Namespace) -> None:
         started = time.perf_counter()
         console.print(f"filling {args.mails:,} mails for {args.recipients:,} recipients + 1 heavy")
         await fill(store, args)
-        await analyze(store)
+        await settle(store)
         console.print(f"filled in {elapsed(started)}")
         typical = recipient_name(args.recipients // 2)
         some_mail = await store.read(

@@ -39,6 +39,7 @@ from _db import (
     fresh_store,
     measure,
     query_plan,
+    settle,
     timing_table,
 )
 from sqlalchemy import select
@@ -138,12 +139,6 @@ async def build(store: Store, chain: int, forwards: int, replies: int) -> tuple[
     return ids, fan_root
 
 
-async def analyze(store: Store) -> None:
-    """Fresh statistics, as autovacuum would have them after a bulk load (PostgreSQL)."""
-    if store.dialect == "postgresql":
-        await store.run_on_connection(lambda connection: connection.exec_driver_sql("ANALYZE"))
-
-
 def chunk_case(store: Store, mail_id: str, **options: Any) -> Any:
     async def case() -> str:
         page = await mail_tree(store, DOMAIN, JIANF, mail_id, **options)
@@ -181,7 +176,7 @@ async def main(args: argparse.Namespace) -> None:
         ids, fan_root = await build(store, args.chain, args.forwards, args.replies)
         built = f"{args.chain} chained mails + {args.forwards} forwards + {args.replies} replies"
         console.print(f"built {built} in {elapsed(started)}")
-        await analyze(store)
+        await settle(store)
         limit = args.limit
         newest = await mail_tree(store, DOMAIN, JIANF, ids[-1], limit=limit)
         oldest = await mail_tree(store, DOMAIN, JIANF, ids[0], limit=limit)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from sqlalchemy import ColumnElement, Select, and_, func, or_, select, update
+from sqlalchemy import ColumnElement, Select, and_, false, func, or_, select, true, update
 from sqlalchemy.orm import Session
 
 from core.address import Address, parse_native
@@ -92,11 +92,19 @@ def _delivery(session: Session, principal: Principal, mail: Mail) -> Delivery | 
 
 
 def _inbox_filter(name: str, status: InboxStatus) -> list[ColumnElement[bool]]:
-    """Conditions on the recipient's deliveries only: an index prefix for every status."""
-    mine = [Delivery.recipient == name, Delivery.archived.is_(status == "archived")]
+    """Conditions on the recipient's deliveries only: an index prefix for every status.
+
+    `= false`, not `IS false`: PostgreSQL matches both to the index but rechecks
+    `IS` on the table, which rules out an index-only count.
+    """
+    mine = [Delivery.recipient == name, Delivery.archived == _flag(status == "archived")]
     if status in ("unread", "read"):
-        mine.append(Delivery.is_read.is_(status == "read"))
+        mine.append(Delivery.is_read == _flag(status == "read"))
     return mine
+
+
+def _flag(value: bool) -> ColumnElement[bool]:
+    return true() if value else false()
 
 
 def inbox_statements(
