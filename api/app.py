@@ -18,6 +18,7 @@ from api.routes import (
     mail,
     permissions,
     sessions,
+    tree,
     users,
 )
 from api.uploads import MULTIPART_OVERHEAD
@@ -62,6 +63,8 @@ def create_app(settings: Settings, store: Store) -> FastAPI:
         drafts.router,
         attachments.agent_router,
         attachments.human_router,
+        tree.agent_router,
+        tree.human_router,
         permissions.router,
         sessions.shared_router,
         sessions.human_router,

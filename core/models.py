@@ -152,7 +152,7 @@ class Mail(Base):
     seq: Mapped[int] = mapped_column(SeqType, primary_key=True, autoincrement=True)
     id: Mapped[str] = mapped_column(String(36), unique=True, default=new_id)
     session_id: Mapped[str] = mapped_column(String(36), ForeignKey("sessions.id"), index=True)
-    parent_id: Mapped[str | None] = mapped_column(String(36), index=True, default=None)
+    parent_id: Mapped[str | None] = mapped_column(String(36), default=None)
     from_name: Mapped[str] = mapped_column(String(64), index=True)
     from_path: Mapped[str] = mapped_column(String(1024), default="")
     to_name: Mapped[str] = mapped_column(String(64))
@@ -178,7 +178,11 @@ class Mail(Base):
     action_sha256: Mapped[str | None] = mapped_column(String(64), default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
-    __table_args__ = (Index("ix_mails_session_seq", "session_id", "seq"),)
+    __table_args__ = (
+        Index("ix_mails_session_seq", "session_id", "seq"),
+        # A mail's replies in order: the tree walk's first-reply and next-sibling probes.
+        Index("ix_mails_parent_seq", "parent_id", "seq"),
+    )
 
 
 class Delivery(Base):
@@ -197,6 +201,8 @@ class Delivery(Base):
     __table_args__ = (
         UniqueConstraint("mail_seq", "recipient", name="uq_deliveries_mail_recipient"),
         Index("ix_deliveries_inbox", "recipient", "archived", "is_read", "mail_seq"),
+        # status=all and archived listings, newest first, without sorting the inbox.
+        Index("ix_deliveries_recipient_seq", "recipient", "archived", "mail_seq"),
     )
 
 

@@ -152,3 +152,27 @@ class SendResult(View):
 class SessionDetail(View):
     session: SessionView
     mails: list[MailView]
+
+
+class TreeMail(MailView):
+    depth: int = Field(
+        description="Steps from the mail asked about: 0 is that mail, -1 its parent, 1 a reply."
+    )
+
+
+class TreeChunk(View):
+    mail_id: str = Field(description="The mail the chunk is around; depths count from it.")
+    direction: Literal["ancestors", "descendants", "around"]
+    mails: list[TreeMail] = Field(
+        description="Reading order: ancestors root-side first, then the mail (around only), "
+        "then descendants depth-first, replies oldest first. Only mails you may see."
+    )
+    root_mail_id: str | None = Field(
+        description="The root of the tree, when this chunk's walk up reached it; else null."
+    )
+    next_cursor_up: str | None = Field(
+        description="Pass with direction=ancestors for the next chunk up; null when done."
+    )
+    next_cursor_down: str | None = Field(
+        description="Pass with direction=descendants for the next chunk down; null when done."
+    )

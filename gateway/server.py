@@ -67,8 +67,10 @@ class _EmbeddedServer(uvicorn.Server):
 
 
 class Gateway:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, background_jobs: bool = True) -> None:
+        """`background_jobs=False` (tests that count statements) runs no periodic job."""
         self.settings = settings
+        self._background_jobs = background_jobs
         self.store: Store | None = None
         self.http_port: int = 0
         self.generated_admin_password: str | None = None
@@ -127,6 +129,9 @@ class Gateway:
         self._stack.push_async_callback(stop_http)
 
     def _every(self, seconds: float, job: Callable[[], Awaitable[None]]) -> None:
+        if not self._background_jobs:
+            return
+
         async def loop() -> None:
             while True:
                 await asyncio.sleep(seconds)

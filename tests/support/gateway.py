@@ -18,7 +18,7 @@ PASSWORD = "password123"
 
 @asynccontextmanager
 async def running_gateway(
-    database_url: str, data_dir: Path, **settings: Any
+    database_url: str, data_dir: Path, *, background_jobs: bool = True, **settings: Any
 ) -> AsyncIterator[Gateway]:
     values: dict[str, Any] = {
         "host": "127.0.0.1",
@@ -31,7 +31,7 @@ async def running_gateway(
         "bcrypt_rounds": 4,
     }
     values.update(settings)
-    gateway = Gateway(Settings(**values))
+    gateway = Gateway(Settings(**values), background_jobs=background_jobs)
     await gateway.start()
     try:
         yield gateway

@@ -1,0 +1,209 @@
+"""Inbox pages and unread counts in a store of a million mails, beside a one-row lookup.
+
+    .venv/bin/python bench/inbox.py [--mails 1000000 --recipients 1000]
+                                    [--database-url postgresql://postgres@127.0.0.1:5432/test]
+
+1. Fills a fresh store with `--mails` mails across `--recipients` recipients
+   (one delivery each), sent by 50 agents in 10,000 conversations, by Core
+   `executemany` inserts in batches of `--batch` rows, printing progress. A share
+   of the mails is unread (`--unread-share`) and archived (`--archived-share`).
+   Mail goes round-robin over the recipients, except that one "heavy" recipient
+   gets `--heavy-share` of all mails (default 10%, 100,000): the size where an
+   index that does not give the order or the count shows.
+2. Times, round-robin, for a typical recipient and the heavy one: the inbox
+   page exactly as `core.mailbox.inbox` runs it (count + page of 50, status=all
+   and status=unread, through `store.read`, views built), the unread count
+   alone, and the baseline: one mail fetched by its indexed `id`.
+3. Prints the query plans (SQLite `EXPLAIN QUERY PLAN`, PostgreSQL `EXPLAIN`)
+   of the page and the count statements, which show the index they use.
+
+Goal (issue 3): under 10 ms each on SQLite. See bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import shlex
+import time
+import uuid
+from typing import Any
+
+from _db import (
+    bulk_insert,
+    console,
+    elapsed,
+    facts,
+    fresh_store,
+    measure,
+    query_plan,
+    settle,
+    timing_table,
+)
+from sqlalchemy import select
+
+from core import mailbox
+from core.models import Conversation, Delivery, Mail, table_of, utcnow
+from core.principal import Principal
+from core.store import Store
+
+GOAL_MS = 10.0
+DOMAIN = "agentmail.localhost"
+CONVERSATIONS = 10_000
+SENDERS = 50
+HEAVY = "heavy"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mails", type=int, default=1_000_000)
+    parser.add_argument("--recipients", type=int, default=1000)
+    parser.add_argument("--heavy-share", type=float, default=0.1, help="mails to one recipient")
+    parser.add_argument("--unread-share", type=float, default=0.1)
+    parser.add_argument("--archived-share", type=float, default=0.05)
+    parser.add_argument("--batch", type=int, default=20_000, help="rows per executemany")
+    parser.add_argument("--runs", type=int, default=100, help="timed runs of each case")
+    parser.add_argument("--warmup", type=int, default=10)
+    parser.add_argument("--database-url", default="", help="PostgreSQL server; default SQLite")
+    parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
+    return parser.parse_args(argv)
+
+
+def reproduce(args: argparse.Namespace) -> str:
+    argv = [".venv/bin/python", "bench/inbox.py"]
+    defaults = vars(parse_args([]))
+    for name, value in vars(args).items():
+        if value != defaults[name] and name != "keep":
+            argv += [f"--{name.replace('_', '-')}", str(value)]
+    return shlex.join(argv)
+
+
+def recipient_name(n: int) -> str:
+    return f"user{n:04d}"
+
+
+async def fill(store: Store, args: argparse.Namespace) -> None:
+    """Conversations, then mails and their deliveries batch by batch; seqs are explicit."""
+    now = utcnow()
+    conversations = [
+        {"id": f"conv-{n}", "alias": f"conv-{n}", "subject": f"conversation {n}"}
+        for n in range(CONVERSATIONS)
+    ]
+    for row in conversations:
+        row.update(status="active", budget_used=0, created_by="agent00")
+        row.update(created_at=now, updated_at=now)
+    await bulk_insert(store, table_of(Conversation), conversations)
+    rng = random.Random(7)
+    started = time.perf_counter()
+    body = "A mail body of a few lines, as agents write them. " * 4
+    for first in range(1, args.mails + 1, args.batch):
+        mails, deliveries = [], []
+        for seq in range(first, min(first + args.batch, args.mails + 1)):
+            heavy = rng.random() < args.heavy_share
+            to = HEAVY if heavy else recipient_name(seq % args.recipients)
+            mail_id = str(uuid.uuid4())
+            mails.append(
+                {
+                    "seq": seq,
+                    "id": mail_id,
+                    "session_id": f"conv-{seq % CONVERSATIONS}",
+                    "from_name": f"agent{seq % SENDERS:02d}",
+                    "from_path": "ws",
+                    "to_name": to,
+                    "cc": [],
+                    "subject": f"mail {seq}",
+                    "body": body,
+                    "message_id": f"<{mail_id}@{DOMAIN}>",
+                    "created_at": now,
+                }
+            )
+            archived = rng.random() < args.archived_share
+            unread = rng.random() < args.unread_share
+            deliveries.append(
+                {
+                    "mail_seq": seq,
+                    "recipient": to,
+                    "is_read": not unread,
+                    "archived": archived,
+                    "created_at": now,
+                }
+            )
+        await bulk_insert(store, table_of(Mail), mails)
+        await bulk_insert(store, table_of(Delivery), deliveries)
+        done = first + len(mails) - 1
+        if done % 100_000 < args.batch or done == args.mails:
+            rate = done / (time.perf_counter() - started)
+            console.print(f"  {done:>9,} mails + deliveries, {elapsed(started)}, {rate:,.0f}/s")
+
+
+def page_case(store: Store, name: str, status: mailbox.InboxStatus) -> Any:
+    principal = Principal(kind="human", name=name)
+
+    async def case() -> str:
+        listed = await mailbox.inbox(store, DOMAIN, principal, status=status, limit=50)
+        return f"{len(listed.mails)} mails of {listed.total:,}"
+
+    return case
+
+
+def count_case(store: Store, name: str) -> Any:
+    count, _ = mailbox.inbox_statements(name, "unread", limit=50)
+
+    async def case() -> str:
+        total = await store.read(lambda s: s.scalar(count))
+        return f"{total:,} unread"
+
+    return case
+
+
+def baseline_case(store: Store, mail_id: str) -> Any:
+    query = select(Mail).where(Mail.id == mail_id)
+
+    async def case() -> str:
+        mail = await store.read(lambda s: s.scalars(query).one())
+        return f"SELECT … WHERE id = ? ({mail.subject})"
+
+    return case
+
+
+async def print_plans(store: Store, name: str) -> None:
+    for status in ("all", "unread"):
+        count, page = mailbox.inbox_statements(name, status, limit=50)
+        for label, statement in ((f"page, status={status}", page), (f"count, {status}", count)):
+            console.print(f"query plan — {label} ({name}):")
+            for line in await query_plan(store, statement, {}):
+                console.print(f"  {line}")
+
+
+async def main(args: argparse.Namespace) -> None:
+    async with fresh_store(args.database_url or None, args.keep) as (store, described):
+        started = time.perf_counter()
+        console.print(f"filling {args.mails:,} mails for {args.recipients:,} recipients + 1 heavy")
+        await fill(store, args)
+        await settle(store)
+        console.print(f"filled in {elapsed(started)}")
+        typical = recipient_name(args.recipients // 2)
+        some_mail = await store.read(
+            lambda s: s.scalar(select(Mail.id).where(Mail.seq == args.mails // 2))
+        )
+        assert some_mail is not None
+        cases = {"baseline: one mail by id": baseline_case(store, some_mail)}
+        for who, name in (("typical", typical), ("heavy", HEAVY)):
+            cases[f"{who}: inbox page, all"] = page_case(store, name, "all")
+            cases[f"{who}: inbox page, unread"] = page_case(store, name, "unread")
+            cases[f"{who}: unread count"] = count_case(store, name)
+        timings = await measure(store, cases, args.runs, args.warmup)
+        await print_plans(store, typical)
+    title = f"inbox (limit 50) among {args.mails:,} mails, {args.recipients:,} recipients"
+    console.print(timing_table(title, timings, baseline="baseline: one mail by id"))
+    for t in timings[1:]:
+        verdict = "[green]met[/]" if t.ms(0.5) < GOAL_MS else "[red]not met[/]"
+        console.print(f"goal < {GOAL_MS:.0f} ms — {t.label}: p50 {t.ms(0.5):.2f} ms: {verdict}")
+    console.print(f"reproduce: {reproduce(args)}")
+    for line in facts(described):
+        console.print(line)
+
+
+if __name__ == "__main__":
+    asyncio.run(main(parse_args()))
