@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from email import message_from_bytes, policy
 from email.message import EmailMessage
-from typing import Any, cast
+from typing import Any
 
 from core.address import Address
 from core.models import Mail
@@ -38,7 +38,7 @@ def make_mail(**fields: Any) -> Mail:
 
 
 def as_message(raw: bytes) -> EmailMessage:
-    return cast(EmailMessage, message_from_bytes(raw, policy=policy.default))
+    return message_from_bytes(raw, policy=policy.default)
 
 
 def test_headers() -> None:
