@@ -68,8 +68,8 @@ def _state_line(mail: Mail) -> str | None:
             line += f" by {mail.decided_by}"
         if mail.decided_at is not None:
             line += f" at {isoformat(mail.decided_at)}"
-        if mail.decision_note:
-            line += f" (note: {mail.decision_note})"
+        if mail.decision_note:  # one line, so the footer stays findable
+            line += f" (note: {' '.join(mail.decision_note.split())})"
         return line
     if mail.permission_state == "expired":
         when = f" at {isoformat(mail.expires_at)}" if mail.expires_at is not None else ""

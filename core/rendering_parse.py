@@ -9,6 +9,7 @@ break the renderer adds. Line breaks come back as `\\n` (CRLF on the wire, RFC 5
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from email import policy
@@ -19,7 +20,7 @@ from email.utils import parsedate_to_datetime
 from typing import cast
 
 from core.address import Address, parse_email
-from core.rendering import FOOTER_MARK
+from core.rendering import DECIDE_LINE, FOOTER_MARK
 
 __all__ = ["ParsedAttachment", "ParsedMail", "parse_rendered"]
 
@@ -54,6 +55,8 @@ class ParsedMail:
     mail_id: str | None = None
     session_id: str | None = None
     mail_type: str | None = None
+    options: list[str] | None = None  # a permission request's, from its footer
+    permission_line: str | None = None  # the footer's state line, if any
     attachments: list[ParsedAttachment] = field(default_factory=list)
 
     @property
@@ -80,13 +83,33 @@ def _header(msg: EmailMessage, name: str) -> str | None:
     return None if value is None else str(value).strip()
 
 
-def _text_body(text: str, has_footer: bool) -> str:
+_OPTION_LINE = re.compile(r"  (\d+)\. (.*)")
+
+
+@dataclass(frozen=True, slots=True)
+class _Footer:
+    options: list[str]
+    state: str | None
+
+
+def _text_body(text: str, has_footer: bool) -> tuple[str, _Footer | None]:
+    """The body without the renderer's final line break, and the permission footer."""
     text = text.replace("\r\n", "\n")
-    if has_footer:
-        cut = text.rfind(FOOTER_MARK)
-        if cut >= 0:
-            text = text[:cut]  # ends with the renderer's final break; dropped below
-    return text.removesuffix("\n")
+    footer = None
+    cut = text.rfind(FOOTER_MARK) if has_footer else -1
+    if cut >= 0:
+        options: list[str] = []
+        lines = text[cut + len(FOOTER_MARK) :].split("\n")
+        for i, line in enumerate(lines):
+            match = _OPTION_LINE.fullmatch(line)
+            if match is not None and int(match[1]) == len(options) + 1:
+                options.append(match[2])
+                continue
+            rest = [x for x in lines[i + 1 :] if x] if line == DECIDE_LINE else []
+            footer = _Footer(options, rest[0] if rest else None)
+            break
+        text = text[:cut]  # ends with the renderer's final break; dropped below
+    return text.removesuffix("\n"), footer
 
 
 def parse_rendered(raw: bytes, domain: str) -> ParsedMail:
@@ -103,9 +126,10 @@ def parse_rendered(raw: bytes, domain: str) -> ParsedMail:
 
     plain = msg.get_body(preferencelist=("plain",))
     rich = msg.get_body(preferencelist=("html",))
-    body = ""
+    body, footer = "", None
     if plain is not None:
-        body = _text_body(str(plain.get_content()), mail_type == "permission_request")
+        text = str(plain.get_content())
+        body, footer = _text_body(text, mail_type == "permission_request")
     attachments = [
         ParsedAttachment(
             filename=part.get_filename() or "",
@@ -138,5 +162,7 @@ def parse_rendered(raw: bytes, domain: str) -> ParsedMail:
         mail_id=_header(msg, "X-AgentMail-Mail-Id"),
         session_id=_header(msg, "X-AgentMail-Session-Id"),
         mail_type=mail_type,
+        options=footer.options if footer is not None else None,
+        permission_line=footer.state if footer is not None else None,
         attachments=attachments,
     )

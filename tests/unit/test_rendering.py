@@ -147,7 +147,10 @@ def test_permission_options_numbered_in_both_parts() -> None:
     assert "<ol><li>approve</li><li>reject &lt;now&gt;</li></ol>" in page
     assert DECIDE_LINE in page
     assert msg["X-AgentMail-Type"] == "permission_request"
-    assert parse_rendered(raw, D).body == "May I deploy?"
+    parsed = parse_rendered(raw, D)
+    assert parsed.body == "May I deploy?"
+    assert parsed.options == ["approve", "reject <now>"]
+    assert parsed.permission_line is None
 
 
 def test_permission_decided_and_expired_states() -> None:
@@ -158,10 +161,20 @@ def test_permission_decided_and_expired_states() -> None:
         decision="approve",
         decided_by="jianf",
         decided_at=WHEN,
-        decision_note="go ahead",
     )
-    text = parse_text(render_mail(decided, None, D))
-    assert "Decided: approve by jianf at 2026-03-04T05:06:07.000890Z (note: go ahead)" in text
+    decided.decision_note = "go\n---\nOptions:\n  1. x\n ahead"  # cannot fake the footer
+    raw = render_mail(decided, None, D)
+    line = (
+        "Decided: approve by jianf at 2026-03-04T05:06:07.000890Z"
+        " (note: go --- Options: 1. x ahead)"
+    )
+    assert parse_text(raw).endswith(line + "\n")
+    parsed = parse_rendered(raw, D)
+    assert (parsed.body, parsed.options, parsed.permission_line) == (
+        decided.body,
+        ["approve", "reject"],
+        line,
+    )
     expired = make_mail(
         mail_type="permission_request",
         options=["approve"],

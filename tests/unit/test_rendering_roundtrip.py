@@ -31,7 +31,13 @@ paths = st.text(
 ).filter(lambda p: "@" not in p)
 addresses = st.builds(Address, names, paths)
 printable = st.characters(exclude_categories=("Cs", "Cc", "Zl", "Zp"))
-subjects = st.text(printable, max_size=80)
+subjects = st.text(printable, max_size=200)
+option_lists = st.lists(
+    st.text(printable, min_size=1, max_size=40).filter(lambda s: s.strip() == s and s != ""),
+    min_size=1,
+    max_size=5,
+    unique_by=str.casefold,
+)
 bodies = st.lists(st.text(printable | st.just("\t"), max_size=60), max_size=6).map("\n".join)
 dates = st.datetimes(
     min_value=datetime(1990, 1, 1), max_value=datetime(2090, 1, 1), timezones=st.just(UTC)
@@ -48,6 +54,7 @@ files = st.builds(
 @st.composite
 def mails(draw: st.DrawFn) -> tuple[Mail, str | None, list[str], list[AttachmentPart]]:
     sender, to = draw(addresses), draw(addresses)
+    mail_type = draw(st.sampled_from(["normal", "permission_request"]))
     mail = Mail(
         id=draw(_word(36)),
         session_id=draw(_word(36)),
@@ -58,11 +65,11 @@ def mails(draw: st.DrawFn) -> tuple[Mail, str | None, list[str], list[Attachment
         cc=[a.native() for a in draw(st.lists(addresses, max_size=3))],
         subject=draw(subjects),
         body=draw(bodies),
-        mail_type=draw(st.sampled_from(["normal", "permission_request"])),
+        mail_type=mail_type,
         auto=draw(st.booleans()),
         message_id=draw(message_ids),
         created_at=draw(dates),
-        options=["approve", "reject"],
+        options=draw(option_lists) if mail_type == "permission_request" else None,
         permission_state="open",
     )
     references = draw(st.lists(message_ids, max_size=3))
@@ -87,7 +94,7 @@ def mail_of(parsed: ParsedMail) -> tuple[Mail, str | None, list[str], list[Attac
         auto=parsed.auto,
         message_id=parsed.message_id,
         created_at=parsed.date,
-        options=["approve", "reject"],
+        options=parsed.options,
         permission_state="open",
     )
     files = [AttachmentPart(a.filename, a.content_type, a.content) for a in parsed.attachments]
@@ -120,6 +127,8 @@ def test_parse_render_parse_keeps_every_field(
     assert first.auto == mail.auto
     assert (first.mail_id, first.session_id) == (mail.id, mail.session_id)
     assert first.mail_type == mail.mail_type
+    assert first.options == mail.options
+    assert first.permission_line is None  # open, no expiry
     assert [(a.filename, a.content_type, a.content) for a in first.attachments] == [
         (a.filename, a.content_type, a.read()) for a in attached
     ]
