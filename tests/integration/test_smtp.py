@@ -5,15 +5,16 @@ from __future__ import annotations
 import asyncio
 import smtplib
 from email.message import EmailMessage
+from pathlib import Path
 from typing import Any
 
 import aiosmtplib
 import httpx
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 
-from core.models import Mail
-from tests.support.gateway import PASSWORD, Api
+from core.models import Conversation, Mail
+from tests.support.gateway import PASSWORD, Api, running_gateway
 from tests.support.sse import open_stream
 
 D = "agentmail.localhost"
@@ -203,4 +204,73 @@ async def test_oversize_is_552(api: Api) -> None:
     with pytest.raises(smtplib.SMTPException) as refused:
         await _send(api, "jianf", PASSWORD, big)
     assert "5.3.4" in str(refused.value)
+    assert await _mails(api) == []
+
+
+async def test_an_unbound_agent_key_cannot_sign_in(api: Api) -> None:
+    key = await api.agent_key()
+    client = aiosmtplib.SMTP(hostname="127.0.0.1", port=api.gateway.smtp_port, start_tls=False)
+    await client.connect()
+    try:
+        with pytest.raises(aiosmtplib.SMTPAuthenticationError) as refused:
+            await client.login("builder", key)
+        assert refused.value.code == 535 and "register" in refused.value.message
+    finally:
+        await client.quit()
+
+
+async def test_rate_limit_is_451_and_exhausted_budget_550_at_rcpt(
+    database_url: str, tmp_path: Path
+) -> None:
+    async with running_gateway(
+        database_url, tmp_path / "data", new_conversations_per_hour=1
+    ) as gateway:
+        api = Api(gateway)
+        try:
+            await api.human("jianf")
+            _, key = await _agent_key(api, "builder")
+            await _send(api, "builder", key, _message(f"builder@{D}", f"jianf@{D}", "one"))
+            client = await _session(api, "builder", key)
+            try:
+                await client.execute_command(f"MAIL FROM:<builder@{D}>".encode())
+                code, text = await client.execute_command(f"RCPT TO:<jianf++new@{D}>".encode())
+                assert code == 451 and text.startswith("4.7.1") and "retry after" in text
+                store = gateway.store
+                assert store is not None
+                await store.write(lambda s: s.execute(update(Conversation).values(budget_limit=1)))
+                code, text = await client.execute_command(f"RCPT TO:<jianf@{D}>".encode())
+                assert code == 550 and text.startswith("5.7.1") and "budget" in text
+            finally:
+                await client.quit()
+        finally:
+            await api.close()
+
+
+async def _mail_and_rcpt(client: aiosmtplib.SMTP) -> None:
+    code, text = await client.execute_command(f"MAIL FROM:<jianf@{D}>".encode())
+    assert code == 250, text
+    code, text = await client.execute_command(f"RCPT TO:<{BUILDER}>".encode())
+    assert code == 250, text
+
+
+async def test_oversize_data_is_552_and_a_cut_connection_stores_nothing(api: Api) -> None:
+    await api.human("jianf")
+    await api.agent("builder")
+    limit = api.gateway.settings.smtp_max_message_bytes
+    big = _message(f"jianf@{D}", BUILDER, "big", ("y" * 70 + "\n") * (limit // 70 + 1))
+    client = await _session(api, "jianf", PASSWORD)
+    try:
+        await _mail_and_rcpt(client)  # no SIZE parameter: refused after the data
+        with pytest.raises(aiosmtplib.SMTPDataError) as refused:
+            await client.data(big.as_bytes())
+        assert refused.value.code == 552 and refused.value.message.startswith("5.3.4")
+    finally:
+        await client.quit()
+    client = await _session(api, "jianf", PASSWORD)
+    await _mail_and_rcpt(client)
+    code, _ = await client.execute_command(b"DATA")
+    assert code == 354
+    client.transport.write(b"Subject: cut\r\n\r\nhalf a message\r\n")  # type: ignore[union-attr]
+    client.close()
+    await asyncio.sleep(0.2)
     assert await _mails(api) == []
