@@ -26,6 +26,12 @@ class Settings(BaseSettings):
     smtp_allow_plaintext_auth: bool = Field(
         False, description="Allow SMTP AUTH without TLS from non-loopback clients."
     )
+    smtp_auth_failures_before_delay: int = Field(
+        5, ge=1, description="Failed SMTP logins from one address within a minute before delays."
+    )
+    smtp_auth_failure_delay_seconds: float = Field(
+        1.0, ge=0, description="Wait before each further SMTP login attempt from that address."
+    )
     smtp_max_message_bytes: int = Field(
         26_214_400 + 65_536,
         ge=1,

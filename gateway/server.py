@@ -33,6 +33,7 @@ from core.settings import Settings
 from core.store import Store, database_url
 from smtp_in.handler import SubmissionHandler
 from smtp_in.server import start_smtp
+from smtp_in.throttle import LoginThrottle
 
 log = logging.getLogger("agentmail")
 
@@ -142,6 +143,9 @@ class Gateway:
             sock,
             max_bytes=settings.smtp_max_message_bytes,
             allow_plaintext_auth=settings.smtp_allow_plaintext_auth,
+            throttle=LoginThrottle(
+                settings.smtp_auth_failures_before_delay, settings.smtp_auth_failure_delay_seconds
+            ),
         )
         self._stack.callback(sock.close)
         self._stack.push_async_callback(stop_smtp)

@@ -18,6 +18,7 @@ from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword
 
 from core.errors import DomainError
 from smtp_in.handler import SubmissionHandler
+from smtp_in.throttle import LoginThrottle
 
 TOO_BIG = "552 5.3.4 message too big: at most {limit} bytes"
 
@@ -45,6 +46,7 @@ class Submission(SMTP):
         max_bytes: int,
         allow_plaintext_auth: bool,
         sessions: set[Submission],
+        throttle: LoginThrottle,
     ) -> None:
         # We require AUTH without requiring TLS from aiosmtpd, which warns about it:
         # `_verify` enforces "TLS, loopback or explicitly allowed" itself.
@@ -62,6 +64,7 @@ class Submission(SMTP):
         self._submission = handler
         self._allow_plaintext_auth = allow_plaintext_auth
         self._sessions = sessions
+        self._throttle = throttle
         sessions.add(self)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -98,9 +101,12 @@ class Submission(SMTP):
             )
         login = captured.auth_data.login.decode("utf-8", "replace")
         secret = captured.auth_data.password.decode("utf-8", "replace")
+        peer = str(self.session.peer[0]) if self.session.peer else ""
+        await self._throttle.wait(peer)
         try:
             principal = await self._submission.authenticate(login, secret)
         except DomainError as exc:
+            self._throttle.failed(peer)
             return AuthResult(
                 success=False, handled=False, message=f"535 5.7.8 {' '.join(exc.message.split())}"
             )
@@ -108,7 +114,12 @@ class Submission(SMTP):
 
 
 async def start_smtp(
-    handler: SubmissionHandler, sock: socket.socket, *, max_bytes: int, allow_plaintext_auth: bool
+    handler: SubmissionHandler,
+    sock: socket.socket,
+    *,
+    max_bytes: int,
+    allow_plaintext_auth: bool,
+    throttle: LoginThrottle,
 ) -> Callable[[], Awaitable[None]]:
     """Serve SMTP on `sock` (bound and listening) on the running loop; returns `stop`."""
     loop = asyncio.get_running_loop()
@@ -120,6 +131,7 @@ async def start_smtp(
             max_bytes=max_bytes,
             allow_plaintext_auth=allow_plaintext_auth,
             sessions=sessions,
+            throttle=throttle,
         )
 
     server = await loop.create_server(session, sock=sock)

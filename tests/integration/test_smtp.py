@@ -274,3 +274,31 @@ async def test_oversize_data_is_552_and_a_cut_connection_stores_nothing(api: Api
     client.close()
     await asyncio.sleep(0.2)
     assert await _mails(api) == []
+
+
+async def test_repeated_failed_logins_are_slowed_down(database_url: str, tmp_path: Path) -> None:
+    async with running_gateway(
+        database_url,
+        tmp_path / "data",
+        smtp_auth_failures_before_delay=2,
+        smtp_auth_failure_delay_seconds=0.5,
+    ) as gateway:
+        api = Api(gateway)
+        try:
+            await api.human("jianf")
+            client = aiosmtplib.SMTP(hostname="127.0.0.1", port=gateway.smtp_port, start_tls=False)
+            await client.connect()
+            await client.ehlo()
+            loop = asyncio.get_running_loop()
+            took = []
+            for secret in ["bad-1", "bad-2", "bad-3", PASSWORD]:
+                started = loop.time()
+                try:
+                    await client.auth_plain("jianf", secret)
+                except aiosmtplib.SMTPAuthenticationError as exc:
+                    assert exc.code == 535, exc
+                took.append(loop.time() - started)
+            assert max(took[:2]) < 0.5 <= min(took[2:])
+            await client.quit()
+        finally:
+            await api.close()
