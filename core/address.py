@@ -25,6 +25,7 @@ __all__ = [
     "MAX_PATH_LENGTH",
     "NEW_SESSION",
     "Address",
+    "at_domain",
     "is_valid_alias",
     "is_valid_name",
     "normalize_alias",
@@ -256,6 +257,12 @@ def parse_native(text: str) -> Address:
             path = rest
     _check_path(path, text)
     return Address(name, path, session)
+
+
+def at_domain(text: str, domain: str) -> bool:
+    """Whether a mailbox (optionally in `<...>`) is at `domain`, valid or not: relay checks."""
+    _, at, dom = _unwrap(text).rpartition("@")
+    return bool(at) and dom.lower() == domain.lower()
 
 
 def parse_email(text: str, domain: str) -> Address:

@@ -22,7 +22,21 @@ class Settings(BaseSettings):
 
     host: str = Field("127.0.0.1", description="Interface the HTTP, SMTP and IMAP servers bind.")
     http_port: int = Field(8180, description="HTTP port (REST, SSE, web UI). 0 picks a free one.")
-    smtp_port: int = Field(2525, description="SMTP submission port.")
+    smtp_port: int = Field(2525, description="SMTP submission port. 0 picks a free one.")
+    smtp_allow_plaintext_auth: bool = Field(
+        False, description="Allow SMTP AUTH without TLS from non-loopback clients."
+    )
+    smtp_auth_failures_before_delay: int = Field(
+        5, ge=1, description="Failed SMTP logins from one address within a minute before delays."
+    )
+    smtp_auth_failure_delay_seconds: float = Field(
+        1.0, ge=0, description="Wait before each further SMTP login attempt from that address."
+    )
+    smtp_max_message_bytes: int = Field(
+        26_214_400 + 65_536,
+        ge=1,
+        description="Largest SMTP message (DATA), in bytes (552 5.3.4 beyond).",
+    )
     imap_port: int = Field(1143, description="IMAP port.")
     domain: str = Field("agentmail.localhost", description="Mail domain of every address.")
     data_dir: Path = Field(Path("./data"), description="SQLite database and attachments.")

@@ -31,6 +31,9 @@ from core.replicas import ReplicaListener
 from core.security import set_bcrypt_rounds
 from core.settings import Settings
 from core.store import Store, database_url
+from smtp_in.handler import SubmissionHandler
+from smtp_in.server import start_smtp
+from smtp_in.throttle import LoginThrottle
 
 log = logging.getLogger("agentmail")
 
@@ -73,6 +76,7 @@ class Gateway:
         self._background_jobs = background_jobs
         self.store: Store | None = None
         self.http_port: int = 0
+        self.smtp_port: int = 0
         self.generated_admin_password: str | None = None
         self._stack = AsyncExitStack()
         self._tasks: list[asyncio.Task[None]] = []
@@ -94,6 +98,7 @@ class Gateway:
             await listener.start()
             self._stack.push_async_callback(listener.stop)
         await self._start_http(store)
+        await self._start_smtp(store)
         self._every(settings.heartbeat_seconds / 3, self._sweep_presence)
         self._every(3600, self._prune_events)
         self._every(1.0, self._expire_requests)
@@ -127,6 +132,23 @@ class Gateway:
             sock.close()
 
         self._stack.push_async_callback(stop_http)
+
+    async def _start_smtp(self, store: Store) -> None:
+        settings = self.settings
+        sock = bind_tcp(settings.host, settings.smtp_port)
+        self.smtp_port = sock.getsockname()[1]
+        handler = SubmissionHandler(store, settings.domain, settings.limits)
+        stop_smtp = await start_smtp(
+            handler,
+            sock,
+            max_bytes=settings.smtp_max_message_bytes,
+            allow_plaintext_auth=settings.smtp_allow_plaintext_auth,
+            throttle=LoginThrottle(
+                settings.smtp_auth_failures_before_delay, settings.smtp_auth_failure_delay_seconds
+            ),
+        )
+        self._stack.callback(sock.close)
+        self._stack.push_async_callback(stop_smtp)
 
     def _every(self, seconds: float, job: Callable[[], Awaitable[None]]) -> None:
         if not self._background_jobs:

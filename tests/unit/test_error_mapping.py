@@ -7,6 +7,8 @@ from pathlib import Path
 
 from api.errors import HTTP_CODES, STATUS
 from core import errors
+from smtp_in.replies import REPLIES as SMTP_REPLIES
+from smtp_in.replies import reply_for as smtp_reply_for
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 
@@ -37,3 +39,14 @@ def test_codes_are_unique_snake_case_and_documented() -> None:
     for code in [*codes, *HTTP_CODES.values(), "malformed_json", "internal_error"]:
         assert code.replace("_", "").isalnum() and code == code.lower()
         assert f"`{code}`" in text, f"error code {code} is not documented in docs/api.md"
+
+
+def test_every_domain_error_has_an_smtp_reply() -> None:
+    assert set(SMTP_REPLIES) == all_domain_errors()
+    for code, enhanced in SMTP_REPLIES.values():
+        assert 400 <= code < 600 and enhanced[0] == str(code)[0]
+    assert SMTP_REPLIES[errors.RateLimited] == (451, "4.7.1")
+    assert SMTP_REPLIES[errors.BudgetExhausted] == (550, "5.7.1")
+    assert SMTP_REPLIES[errors.UnknownAlias] == (550, "5.1.1")
+    reply = smtp_reply_for(errors.RateLimited("too many\nnew conversations", retry_after=42))
+    assert reply == "451 4.7.1 too many new conversations (retry after 42 s)"

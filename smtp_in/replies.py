@@ -1,0 +1,46 @@
+"""Domain errors as SMTP replies: one table, like `api/errors.py` for HTTP.
+
+Reply codes follow RFC 5321 §4.2 (4xx: try again later; 5xx: do not) and the
+enhanced status codes RFC 3463 (`X.1.1` bad mailbox, `X.1.3` bad address
+syntax, `X.7.1` refused by policy, `X.5.4` bad command arguments).
+"""
+
+from __future__ import annotations
+
+from core import errors as domain
+
+REPLIES: dict[type[domain.DomainError], tuple[int, str]] = {
+    domain.InvalidAddress: (501, "5.1.3"),
+    domain.InvalidRequest: (550, "5.6.0"),
+    domain.UnknownRecipient: (550, "5.1.1"),
+    domain.UnknownWorkspace: (550, "5.1.1"),
+    domain.UnknownAlias: (550, "5.1.1"),
+    domain.NotFound: (550, "5.1.1"),
+    domain.AuthenticationFailed: (535, "5.7.8"),
+    domain.Forbidden: (550, "5.7.1"),
+    domain.NameTaken: (550, "5.7.1"),
+    domain.AliasTaken: (550, "5.7.1"),
+    domain.AlreadyDecided: (550, "5.7.1"),
+    domain.InvalidDecision: (550, "5.7.1"),
+    # Permanent: only a human raising the budget changes the answer.
+    domain.BudgetExhausted: (550, "5.7.1"),
+    domain.HopLimitReached: (550, "5.7.1"),
+    # The draft changed under the send: trying again sends the new version.
+    domain.DraftChanged: (451, "4.3.0"),
+    domain.PayloadTooLarge: (552, "5.3.4"),
+    domain.RateLimited: (451, "4.7.1"),
+}
+
+
+def _one_line(text: str) -> str:
+    """A reason on one reply line: CR/LF would end the reply early (RFC 5321 §4.2)."""
+    return " ".join(text.split())
+
+
+def reply_for(exc: domain.DomainError) -> str:
+    """The SMTP reply line for a domain error, with its reason a human can read."""
+    code, enhanced = next(r for cls, r in REPLIES.items() if isinstance(exc, cls))
+    reason = _one_line(exc.message)
+    if isinstance(exc, domain.RateLimited):
+        reason += f" (retry after {exc.retry_after} s)"
+    return f"{code} {enhanced} {reason}"

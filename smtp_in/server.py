@@ -1,0 +1,152 @@
+"""The SMTP submission server, served on the gateway's own loop.
+
+aiosmtpd's thread-based `Controller` would run a second loop (and cannot bind
+port 0); the gateway instead calls `loop.create_server(...)` with a socket it
+bound itself, as it does for HTTP.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+import warnings
+from collections.abc import Awaitable, Callable
+from typing import Any, AnyStr
+
+from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword
+
+from core.errors import DomainError
+from smtp_in.handler import SubmissionHandler
+from smtp_in.throttle import LoginThrottle
+
+TOO_BIG = "552 5.3.4 message too big: at most {limit} bytes"
+
+
+def _capture(server: SMTP, session: Any, envelope: Any, mechanism: str, data: Any) -> AuthResult:
+    """Hands the decoded credentials back to `Submission._verify` (aiosmtpd's
+    authenticator is synchronous; checking a password or a key needs the store)."""
+    return AuthResult(success=True, handled=False, auth_data=data)
+
+
+def _is_loopback(peer: Any) -> bool:
+    try:
+        return ipaddress.ip_address(str(peer[0]).split("%")[0]).is_loopback
+    except (ValueError, TypeError, IndexError):
+        return False
+
+
+class Submission(SMTP):
+    """aiosmtpd's SMTP with AUTH checked against the store and RFC 3463 codes on 552."""
+
+    def __init__(
+        self,
+        handler: SubmissionHandler,
+        *,
+        max_bytes: int,
+        allow_plaintext_auth: bool,
+        sessions: set[Submission],
+        throttle: LoginThrottle,
+    ) -> None:
+        # We require AUTH without requiring TLS from aiosmtpd, which warns about it:
+        # `_verify` enforces "TLS, loopback or explicitly allowed" itself.
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "Requiring AUTH while not requiring TLS")
+            super().__init__(
+                handler,
+                data_size_limit=max_bytes,
+                auth_required=True,
+                auth_require_tls=False,
+                authenticator=_capture,
+                hostname=handler.domain,
+                ident="AgentMail",
+            )
+        self._submission = handler
+        self._allow_plaintext_auth = allow_plaintext_auth
+        self._sessions = sessions
+        self._throttle = throttle
+        sessions.add(self)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._sessions.discard(self)
+        super().connection_lost(exc)
+
+    async def push(self, status: AnyStr) -> None:
+        # aiosmtpd refuses oversize mail with "552 Error: ..." and no enhanced code
+        # (RFC 3463 X.3.4: message too big for system).
+        text = status.decode() if isinstance(status, bytes) else status
+        if text.startswith("552 Error"):
+            await super().push(TOO_BIG.format(limit=self.data_size_limit))
+            return
+        await super().push(status)
+
+    async def auth_PLAIN(self, _: Any, args: list[str]) -> AuthResult:
+        return await self._verify(await super().auth_PLAIN(_, args))
+
+    async def auth_LOGIN(self, _: Any, args: list[str]) -> AuthResult:
+        return await self._verify(await super().auth_LOGIN(_, args))
+
+    async def _verify(self, captured: AuthResult) -> AuthResult:
+        if not captured.success or not isinstance(captured.auth_data, LoginPassword):
+            return captured
+        assert self.session is not None
+        if not (
+            self._allow_plaintext_auth or self._tls_protocol or _is_loopback(self.session.peer)
+        ):
+            # RFC 4954 §4: a password in the clear off this host needs TLS first.
+            return AuthResult(
+                success=False,
+                handled=False,
+                message="538 5.7.11 encryption required: plaintext AUTH only on loopback",
+            )
+        login = captured.auth_data.login.decode("utf-8", "replace")
+        secret = captured.auth_data.password.decode("utf-8", "replace")
+        peer = str(self.session.peer[0]) if self.session.peer else ""
+        await self._throttle.wait(peer)
+        try:
+            principal = await self._submission.authenticate(login, secret)
+        except DomainError as exc:
+            self._throttle.failed(peer)
+            return AuthResult(
+                success=False, handled=False, message=f"535 5.7.8 {' '.join(exc.message.split())}"
+            )
+        return AuthResult(success=True, auth_data=principal)
+
+
+async def start_smtp(
+    handler: SubmissionHandler,
+    sock: socket.socket,
+    *,
+    max_bytes: int,
+    allow_plaintext_auth: bool,
+    throttle: LoginThrottle,
+) -> Callable[[], Awaitable[None]]:
+    """Serve SMTP on `sock` (bound and listening) on the running loop; returns `stop`."""
+    loop = asyncio.get_running_loop()
+    sessions: set[Submission] = set()
+
+    def session() -> Submission:
+        return Submission(
+            handler,
+            max_bytes=max_bytes,
+            allow_plaintext_auth=allow_plaintext_auth,
+            sessions=sessions,
+            throttle=throttle,
+        )
+
+    server = await loop.create_server(session, sock=sock)
+
+    async def stop() -> None:
+        server.close()
+        # Sessions still open are cut (Server.close_clients is Python 3.13+); a mail
+        # mid-DATA was not acknowledged, so nothing of it is stored.
+        tasks = [s._handler_coroutine for s in sessions if s._handler_coroutine is not None]
+        for protocol in list(sessions):
+            if protocol.transport is not None:
+                protocol.transport.close()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await server.wait_closed()
+
+    return stop

@@ -1,0 +1,304 @@
+"""SMTP submission with real clients (smtplib in a thread, aiosmtplib) on both backends."""
+
+from __future__ import annotations
+
+import asyncio
+import smtplib
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+import aiosmtplib
+import httpx
+import pytest
+from sqlalchemy import select, update
+
+from core.models import Conversation, Mail
+from tests.support.gateway import PASSWORD, Api, running_gateway
+from tests.support.sse import open_stream
+
+D = "agentmail.localhost"
+BUILDER = f"builder+ModelRouter@{D}"
+
+
+def _message(
+    sender: str, to: str, subject: str = "hello", body: str = "hi", **headers: str
+) -> EmailMessage:
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = to
+    message["Subject"] = subject
+    for name, value in headers.items():
+        message[name.replace("_", "-")] = value
+    message.set_content(body)
+    return message
+
+
+def _smtplib_send(
+    port: int, login: str, secret: str, message: EmailMessage, method: str, sender: str | None
+) -> dict[str, Any]:
+    with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
+        client.ehlo()
+        client.user, client.password = login, secret
+        client.auth(method, getattr(client, f"auth_{method.lower()}"))
+        return client.send_message(message, from_addr=sender)
+
+
+async def _send(
+    api: Api,
+    login: str,
+    secret: str,
+    message: EmailMessage,
+    method: str = "PLAIN",
+    sender: str | None = None,
+) -> None:
+    port = api.gateway.smtp_port
+    await asyncio.to_thread(_smtplib_send, port, login, secret, message, method, sender)
+
+
+async def _agent_key(api: Api, name: str) -> tuple[httpx.AsyncClient, str]:
+    key = await api.agent_key()
+    client = api.client(key)
+    response = await client.post(
+        "/api/v1/agent/register",
+        json={
+            "name": name,
+            "workspaces": [{"name": "ModelRouter", "path": "/srv/mr"}],
+            "platform": "t",
+        },
+    )
+    assert response.status_code == 200, response.text
+    return client, key
+
+
+async def _mails(api: Api) -> list[Mail]:
+    store = api.gateway.store
+    assert store is not None
+    return list(await store.read(lambda s: s.scalars(select(Mail).order_by(Mail.seq)).all()))
+
+
+@pytest.mark.parametrize("method", ["PLAIN", "LOGIN"])
+async def test_auth_with_password_user_key_and_agent_key(api: Api, method: str) -> None:
+    human = await api.human("jianf")
+    await _agent_key(api, "builder")
+    user_key = await api.user_key(human)
+    await _send(api, "jianf", PASSWORD, _message(f"jianf@{D}", BUILDER, "by password"), method)
+    await _send(api, f"jianf@{D}", user_key, _message(f"jianf@{D}", BUILDER, "by key"), method)
+    _, agent_key = await _agent_key(api, "critic")
+    await _send(api, "critic", agent_key, _message(f"critic@{D}", f"jianf@{D}", "by agent"), method)
+    assert [m.subject for m in await _mails(api)] == ["by password", "by key", "by agent"]
+    assert (await _mails(api))[2].from_name == "critic"
+
+
+async def test_bad_auth_is_535_and_mail_before_auth_is_530(api: Api) -> None:
+    await api.human("jianf")
+    port = api.gateway.smtp_port
+    client = aiosmtplib.SMTP(hostname="127.0.0.1", port=port, start_tls=False)
+    await client.connect()
+    try:
+        with pytest.raises(aiosmtplib.SMTPAuthenticationError) as refused:
+            await client.login("jianf", "wrong")
+        assert refused.value.code == 535
+        code, text = await client.execute_command(b"MAIL", b"FROM:<jianf@" + D.encode() + b">")
+        assert (code, text.split()[0]) == (530, "5.7.0")
+    finally:
+        await client.quit()
+
+
+async def _session(api: Api, login: str, secret: str) -> aiosmtplib.SMTP:
+    client = aiosmtplib.SMTP(hostname="127.0.0.1", port=api.gateway.smtp_port, start_tls=False)
+    await client.connect()
+    await client.login(login, secret)
+    return client
+
+
+async def test_spoofing_relay_and_unknown_recipients_are_refused(api: Api) -> None:
+    await api.human("jianf")
+    await api.human("other")
+    await api.agent("builder")
+    client = await _session(api, "jianf", PASSWORD)
+    try:
+        code, text = await client.execute_command(f"MAIL FROM:<other@{D}>".encode())
+        assert code == 553 and text.startswith("5.7.1") and "not you" in text
+        code, text = await client.execute_command(f"MAIL FROM:<jianf+box@{D}>".encode())
+        assert code == 250, text  # any session part of yourself is allowed
+        code, text = await client.execute_command(b"RCPT TO:<someone@example.com>")
+        assert code == 550
+        assert text == f"5.7.1 relaying denied: 'someone@example.com' is not a mailbox of {D}"
+        code, text = await client.execute_command(f"RCPT TO:<nobody@{D}>".encode())
+        assert code == 550 and text.startswith("5.1.1") and "nobody" in text
+        code, text = await client.execute_command(
+            f"RCPT TO:<builder+ModelRouter+nosuch@{D}>".encode()
+        )
+        assert code == 550 and text.startswith("5.1.1") and "nosuch" in text
+        code, text = await client.execute_command(f"RCPT TO:<builder+Elsewhere@{D}>".encode())
+        assert code == 550 and text.startswith("5.1.1") and "Elsewhere" in text
+        code, text = await client.execute_command(f"RCPT TO:<bad..name@{D}>".encode())
+        assert code == 501 and text.startswith("5.1.3")
+    finally:
+        await client.quit()
+    assert await _mails(api) == []
+
+
+async def test_from_header_must_be_the_sender(api: Api) -> None:
+    await api.human("jianf")
+    await api.agent("builder")
+    with pytest.raises(smtplib.SMTPDataError) as refused:
+        await _send(api, "jianf", PASSWORD, _message(f"admin@{D}", BUILDER), sender=f"jianf@{D}")
+    assert refused.value.smtp_code == 553
+    assert await _mails(api) == []
+
+
+async def test_new_conversation_reaches_the_agents_stream_and_replies_thread(api: Api) -> None:
+    await api.human("jianf")
+    builder = await api.agent("builder")
+    async with open_stream(builder) as stream:
+        await _send(
+            api,
+            "jianf",
+            PASSWORD,
+            _message(
+                f"jianf@{D}",
+                f"builder+ModelRouter+new@{D}",
+                "Fix the router",
+                "please",
+                Message_ID="<first@client.example>",
+            ),
+        )
+        event = await stream.next_of("new_mail")
+    first = event.json
+    assert first["subject"] == "Fix the router"
+    reply = _message(
+        f"jianf@{D}",
+        BUILDER,
+        "Re: Fix the router",
+        "and the tests",
+        In_Reply_To="<first@client.example>",
+        Message_ID="<second@client.example>",
+    )
+    await _send(api, "jianf", PASSWORD, reply)
+    mails = await _mails(api)
+    assert [m.message_id for m in mails] == ["<first@client.example>", "<second@client.example>"]
+    assert mails[1].session_id == first["session_id"]
+    assert mails[1].parent_id == first["mail_id"]
+    assert mails[1].body.strip() == "and the tests"
+    assert mails[1].raw == reply.as_bytes(policy=reply.policy.clone(linesep="\r\n"))
+
+
+async def test_cc_rides_on_the_mail_to_the_to_recipient(api: Api) -> None:
+    await api.human("jianf")
+    await api.agent("builder")
+    await api.agent("critic", [("repo", "/srv/repo")])
+    message = _message(f"jianf@{D}", BUILDER, "with cc", Cc=f"critic@{D}")
+    await _send(api, "jianf", PASSWORD, message)
+    [mail] = await _mails(api)
+    assert mail.to_name == "builder" and mail.cc == ["critic@repo"]
+
+
+async def test_oversize_is_552(api: Api) -> None:
+    await api.human("jianf")
+    await api.agent("builder")
+    limit = api.gateway.settings.smtp_max_message_bytes
+    api.gateway.settings.smtp_max_message_bytes = limit  # documented default
+    big = _message(f"jianf@{D}", BUILDER, "big", "x" * 70 + ("\n" + "y" * 70) * (limit // 70))
+    with pytest.raises(smtplib.SMTPException) as refused:
+        await _send(api, "jianf", PASSWORD, big)
+    assert "5.3.4" in str(refused.value)
+    assert await _mails(api) == []
+
+
+async def test_an_unbound_agent_key_cannot_sign_in(api: Api) -> None:
+    key = await api.agent_key()
+    client = aiosmtplib.SMTP(hostname="127.0.0.1", port=api.gateway.smtp_port, start_tls=False)
+    await client.connect()
+    try:
+        with pytest.raises(aiosmtplib.SMTPAuthenticationError) as refused:
+            await client.login("builder", key)
+        assert refused.value.code == 535 and "register" in refused.value.message
+    finally:
+        await client.quit()
+
+
+async def test_rate_limit_is_451_and_exhausted_budget_550_at_rcpt(
+    database_url: str, tmp_path: Path
+) -> None:
+    async with running_gateway(
+        database_url, tmp_path / "data", new_conversations_per_hour=1
+    ) as gateway:
+        api = Api(gateway)
+        try:
+            await api.human("jianf")
+            _, key = await _agent_key(api, "builder")
+            await _send(api, "builder", key, _message(f"builder@{D}", f"jianf@{D}", "one"))
+            client = await _session(api, "builder", key)
+            try:
+                await client.execute_command(f"MAIL FROM:<builder@{D}>".encode())
+                code, text = await client.execute_command(f"RCPT TO:<jianf++new@{D}>".encode())
+                assert code == 451 and text.startswith("4.7.1") and "retry after" in text
+                store = gateway.store
+                assert store is not None
+                await store.write(lambda s: s.execute(update(Conversation).values(budget_limit=1)))
+                code, text = await client.execute_command(f"RCPT TO:<jianf@{D}>".encode())
+                assert code == 550 and text.startswith("5.7.1") and "budget" in text
+            finally:
+                await client.quit()
+        finally:
+            await api.close()
+
+
+async def _mail_and_rcpt(client: aiosmtplib.SMTP) -> None:
+    code, text = await client.execute_command(f"MAIL FROM:<jianf@{D}>".encode())
+    assert code == 250, text
+    code, text = await client.execute_command(f"RCPT TO:<{BUILDER}>".encode())
+    assert code == 250, text
+
+
+async def test_oversize_data_is_552_and_a_cut_connection_stores_nothing(api: Api) -> None:
+    await api.human("jianf")
+    await api.agent("builder")
+    limit = api.gateway.settings.smtp_max_message_bytes
+    big = _message(f"jianf@{D}", BUILDER, "big", ("y" * 70 + "\n") * (limit // 70 + 1))
+    client = await _session(api, "jianf", PASSWORD)
+    try:
+        await _mail_and_rcpt(client)  # no SIZE parameter: refused after the data
+        with pytest.raises(aiosmtplib.SMTPDataError) as refused:
+            await client.data(big.as_bytes())
+        assert refused.value.code == 552 and refused.value.message.startswith("5.3.4")
+    finally:
+        await client.quit()
+    client = await _session(api, "jianf", PASSWORD)
+    await _mail_and_rcpt(client)
+    code, _ = await client.execute_command(b"DATA")
+    assert code == 354
+    client.transport.write(b"Subject: cut\r\n\r\nhalf a message\r\n")  # type: ignore[union-attr]
+    client.close()
+    await asyncio.sleep(0.2)
+    assert await _mails(api) == []
+
+
+async def test_repeated_failed_logins_are_slowed_down(database_url: str, tmp_path: Path) -> None:
+    async with running_gateway(
+        database_url,
+        tmp_path / "data",
+        smtp_auth_failures_before_delay=2,
+        smtp_auth_failure_delay_seconds=0.5,
+    ) as gateway:
+        api = Api(gateway)
+        try:
+            await api.human("jianf")
+            client = aiosmtplib.SMTP(hostname="127.0.0.1", port=gateway.smtp_port, start_tls=False)
+            await client.connect()
+            await client.ehlo()
+            loop = asyncio.get_running_loop()
+            took = []
+            for secret in ["bad-1", "bad-2", "bad-3", PASSWORD]:
+                started = loop.time()
+                try:
+                    await client.auth_plain("jianf", secret)
+                except aiosmtplib.SMTPAuthenticationError as exc:
+                    assert exc.code == 535, exc
+                took.append(loop.time() - started)
+            assert max(took[:2]) < 0.5 <= min(took[2:])
+            await client.quit()
+        finally:
+            await api.close()
