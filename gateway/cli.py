@@ -68,7 +68,7 @@ def serve(
     data_dir: DataDir = None,
     database_url: DatabaseUrl = None,
 ) -> None:
-    """Run the gateway (HTTP now; SMTP and IMAP join the same loop)."""
+    """Run the gateway: HTTP and SMTP on one loop (IMAP joins it in its issue)."""
     # Imported here: the admin commands need neither the web stack nor uvicorn.
     from gateway.server import Gateway, run_until_signalled
 
@@ -87,6 +87,9 @@ def serve(
         console.print(f"[bold green]AgentMail[/] is running on {where}")
         console.print(
             f"  web and API   {gateway.http_url}/   (docs: {gateway.http_url}/api/v1/docs)"
+        )
+        console.print(
+            f"  SMTP          {settings.host}:{gateway.smtp_port}   (submission, AUTH required)"
         )
         if gateway.generated_admin_password:
             console.print(
