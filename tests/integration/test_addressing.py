@@ -10,25 +10,10 @@ from typing import Any
 import httpx
 
 from tests.support.gateway import Api
+from tests.support.http import AGENT_SEND, HUMAN_SEND, ok, refused
 from tests.support.sse import open_stream
 
-HUMAN_SEND = "/api/v1/me/mail/send"
-AGENT_SEND = "/api/v1/mail/send"
 D = "agentmail.localhost"
-
-
-def ok(response: httpx.Response) -> dict[str, Any]:
-    assert response.status_code == 200, response.text
-    body: dict[str, Any] = response.json()
-    return body
-
-
-def refused(response: httpx.Response, status: int, code: str) -> str:
-    assert response.status_code == status, response.text
-    error = response.json()["error"]
-    assert error["code"] == code, error
-    message: str = error["message"]
-    return message
 
 
 async def human_send(client: httpx.AsyncClient, to: str, **body: Any) -> dict[str, Any]:

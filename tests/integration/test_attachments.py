@@ -20,25 +20,10 @@ from core.blobs import BlobStore
 from core.models import utcnow
 from gateway.server import Gateway
 from tests.support.gateway import Api, running_gateway
+from tests.support.http import AGENT_SEND, HUMAN_SEND, ok, refused
 
-HUMAN_SEND = "/api/v1/me/mail/send"
-AGENT_SEND = "/api/v1/mail/send"
 HUMAN_FILES = "/api/v1/me/attachments"
 AGENT_FILES = "/api/v1/attachments"
-
-
-def ok(response: httpx.Response) -> dict[str, Any]:
-    assert response.status_code == 200, response.text
-    body: dict[str, Any] = response.json()
-    return body
-
-
-def refused(response: httpx.Response, status: int, code: str) -> str:
-    assert response.status_code == status, response.text
-    error = response.json()["error"]
-    assert error["code"] == code, error
-    message: str = error["message"]
-    return message
 
 
 async def upload(

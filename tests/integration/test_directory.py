@@ -7,15 +7,10 @@ from typing import Any
 import httpx
 
 from tests.support.gateway import Api
+from tests.support.http import ok
 
 D = "agentmail.localhost"
 SUGGEST = "/api/v1/addresses/suggest"
-
-
-def ok(response: httpx.Response) -> dict[str, Any]:
-    assert response.status_code == 200, response.text
-    body: dict[str, Any] = response.json()
-    return body
 
 
 def refused(response: httpx.Response, status: int, code: str) -> None:

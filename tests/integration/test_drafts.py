@@ -8,6 +8,7 @@ from typing import Any
 import httpx
 
 from tests.support.gateway import Api
+from tests.support.http import refused
 from tests.support.sse import open_stream
 
 DRAFTS = "/api/v1/me/drafts"
@@ -18,14 +19,6 @@ def ok(response: httpx.Response, status: int = 200) -> dict[str, Any]:
     assert response.status_code == status, response.text
     body: dict[str, Any] = response.json()
     return body
-
-
-def refused(response: httpx.Response, status: int, code: str) -> str:
-    assert response.status_code == status, response.text
-    error = response.json()["error"]
-    assert error["code"] == code, error
-    message: str = error["message"]
-    return message
 
 
 async def save(client: httpx.AsyncClient, **draft: Any) -> dict[str, Any]:

@@ -7,26 +7,10 @@ from typing import Any
 import httpx
 
 from tests.support.gateway import Api
+from tests.support.http import AGENT_MAIL, HUMAN_MAIL, HUMAN_SEND, ok, refused
 
-HUMAN_SEND = "/api/v1/me/mail/send"
-HUMAN_MAIL = "/api/v1/me/mail"
-AGENT_MAIL = "/api/v1/mail"
 HUMAN_FILES = "/api/v1/me/attachments"
 AGENT_FILES = "/api/v1/attachments"
-
-
-def ok(response: httpx.Response) -> dict[str, Any]:
-    assert response.status_code == 200, response.text
-    body: dict[str, Any] = response.json()
-    return body
-
-
-def refused(response: httpx.Response, status: int, code: str) -> str:
-    assert response.status_code == status, response.text
-    error = response.json()["error"]
-    assert error["code"] == code, error
-    message: str = error["message"]
-    return message
 
 
 async def upload(client: httpx.AsyncClient, url: str, name: str, data: bytes) -> str:

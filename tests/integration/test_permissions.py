@@ -12,24 +12,11 @@ import pytest
 from core.mail import Permission, SendRequest, send_mail
 from core.principal import Principal
 from tests.support.gateway import Api
+from tests.support.http import ok, refused
 from tests.support.sse import open_stream
 
 REQUEST = "/api/v1/permission/request"
 DECIDE = "/api/v1/me/permission/decide"
-
-
-def ok(response: httpx.Response) -> dict[str, Any]:
-    assert response.status_code == 200, response.text
-    body: dict[str, Any] = response.json()
-    return body
-
-
-def refused(response: httpx.Response, status: int, code: str) -> str:
-    assert response.status_code == status, response.text
-    error = response.json()["error"]
-    assert error["code"] == code, error
-    message: str = error["message"]
-    return message
 
 
 async def task_for(human: httpx.AsyncClient, alias: str) -> dict[str, Any]:

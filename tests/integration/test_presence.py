@@ -10,13 +10,8 @@ from typing import Any
 import httpx
 
 from tests.support.gateway import Api, running_gateway
+from tests.support.http import ok
 from tests.support.sse import SseStream, open_stream
-
-
-def ok(response: httpx.Response) -> dict[str, Any]:
-    assert response.status_code == 200, response.text
-    body: dict[str, Any] = response.json()
-    return body
 
 
 def refused(response: httpx.Response, status: int, code: str) -> None:

@@ -3,21 +3,13 @@
 from __future__ import annotations
 
 import os
-from typing import Any
-
-import httpx
 
 from core.address import Address
 from core.blobs import BlobStore
 from core.rendering_parse import parse_rendered
 from core.rendering_store import render_stored
 from tests.support.gateway import Api
-
-
-def ok(response: httpx.Response) -> dict[str, Any]:
-    assert response.status_code == 200, response.text
-    body: dict[str, Any] = response.json()
-    return body
+from tests.support.http import ok
 
 
 async def test_a_stored_mail_renders_with_its_attachment_and_session_address(api: Api) -> None:

@@ -7,24 +7,8 @@ from typing import Any
 import httpx
 
 from tests.support.gateway import Api
+from tests.support.http import AGENT_SEND, HUMAN_SEND, ok, refused
 from tests.support.sse import SseStream, open_stream
-
-HUMAN_SEND = "/api/v1/me/mail/send"
-AGENT_SEND = "/api/v1/mail/send"
-
-
-def ok(response: httpx.Response) -> dict[str, Any]:
-    assert response.status_code == 200, response.text
-    body: dict[str, Any] = response.json()
-    return body
-
-
-def refused(response: httpx.Response, status: int, code: str) -> str:
-    assert response.status_code == status, response.text
-    error = response.json()["error"]
-    assert error["code"] == code, error
-    message: str = error["message"]
-    return message
 
 
 async def send(client: httpx.AsyncClient, url: str, to: str, **body: Any) -> dict[str, Any]:

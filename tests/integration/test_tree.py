@@ -9,17 +9,7 @@ import pytest
 
 from core import tree_cursor
 from tests.support.gateway import Api
-
-HUMAN_SEND = "/api/v1/me/mail/send"
-AGENT_SEND = "/api/v1/mail/send"
-HUMAN_MAIL = "/api/v1/me/mail"
-AGENT_MAIL = "/api/v1/mail"
-
-
-def ok(response: httpx.Response) -> dict[str, Any]:
-    assert response.status_code == 200, response.text
-    body: dict[str, Any] = response.json()
-    return body
+from tests.support.http import AGENT_MAIL, AGENT_SEND, HUMAN_MAIL, HUMAN_SEND, ok
 
 
 def refused(response: httpx.Response, status: int, code: str) -> None:
