@@ -24,11 +24,12 @@ from typing import Any
 from _children import create_pg_database, drop_pg_database
 from rich.console import Console
 from rich.table import Table
-from sqlalchemy import Engine, Executable, event, insert
+from sqlalchemy import Engine, Executable, event, insert, select
 from sqlalchemy import Table as SqlTable
 from sqlalchemy.orm import Session
 
 from core.migrate import migrate
+from core.models import Mail
 from core.store import Store, database_url
 
 console = Console(highlight=False, width=120)
@@ -152,6 +153,17 @@ def timing_table(title: str, timings: list[Timing], baseline: str) -> Table:
             t.note,
         )
     return table
+
+
+def baseline_case(store: Store, mail_id: str) -> Any:
+    """The baseline of the tree and inbox benchmarks: one mail by its indexed id."""
+    query = select(Mail).where(Mail.id == mail_id)
+
+    async def case() -> str:
+        mail = await store.read(lambda s: s.scalars(query).one())
+        return f"SELECT … WHERE id = ? ({mail.subject})"
+
+    return case
 
 
 async def query_plan(store: Store, statement: Executable, params: dict[str, Any]) -> list[str]:

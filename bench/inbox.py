@@ -31,6 +31,7 @@ import uuid
 from typing import Any
 
 from _db import (
+    baseline_case,
     bulk_insert,
     console,
     elapsed,
@@ -153,16 +154,6 @@ def count_case(store: Store, name: str) -> Any:
     async def case() -> str:
         total = await store.read(lambda s: s.scalar(count))
         return f"{total:,} unread"
-
-    return case
-
-
-def baseline_case(store: Store, mail_id: str) -> Any:
-    query = select(Mail).where(Mail.id == mail_id)
-
-    async def case() -> str:
-        mail = await store.read(lambda s: s.scalars(query).one())
-        return f"SELECT … WHERE id = ? ({mail.subject})"
 
     return case
 

@@ -32,6 +32,7 @@ import uuid
 from typing import Any
 
 from _db import (
+    baseline_case,
     bulk_insert,
     console,
     elapsed,
@@ -42,7 +43,6 @@ from _db import (
     settle,
     timing_table,
 )
-from sqlalchemy import select
 
 from core.models import Conversation, Delivery, Mail, table_of, utcnow
 from core.principal import Principal
@@ -156,16 +156,6 @@ def statement_case(store: Store, mail_id: str, limit: int) -> Any:
     async def case() -> str:
         rows = await store.read(lambda s: s.execute(query.statement, query.params).all())
         return f"{len(rows)} rows, no views built"
-
-    return case
-
-
-def baseline_case(store: Store, mail_id: str) -> Any:
-    query = select(Mail).where(Mail.id == mail_id)
-
-    async def case() -> str:
-        mail = await store.read(lambda s: s.scalars(query).one())
-        return f"SELECT … WHERE id = ? ({mail.subject})"
 
     return case
 

@@ -63,6 +63,3 @@ class EventBus:
         for subscriptions in self._subscriptions.values():
             for subscription in subscriptions:
                 subscription.wake()
-
-    def subscriber_count(self, recipient: str) -> int:
-        return len(self._subscriptions.get(recipient, ()))

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import hmac
 import secrets
 
 import bcrypt
@@ -69,7 +68,3 @@ async def check_password(password: str, hashed: str | None) -> bool:
         return False
     ok = await asyncio.to_thread(_check_password, password, hashed)
     return ok
-
-
-def same_secret(a: str, b: str) -> bool:
-    return hmac.compare_digest(a.encode(), b.encode())
