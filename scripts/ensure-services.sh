@@ -30,3 +30,21 @@ fi
 # The tests connect as the superuser over TCP (trust auth on this machine).
 psql -h 127.0.0.1 -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname='test'" \
   | grep -q 1 || psql -h 127.0.0.1 -U postgres -d postgres -qc "CREATE DATABASE test"
+
+# Real mail programs the tests drive (Debian packages): swaks submits over SMTP,
+# Dovecot is the IMAP server import is tested against and the IMAP benchmark's
+# baseline, mbsync (isync) and mutt are real IMAP clients.
+missing=()
+for tool in swaks:swaks dovecot:dovecot-imapd mbsync:isync mutt:mutt tmux:tmux; do
+  command -v "${tool%%:*}" >/dev/null 2>&1 || [ -x "/usr/sbin/${tool%%:*}" ] || missing+=("${tool#*:}")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing ${missing[*]} (Debian packages)…"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null \
+      || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null; }
+  else
+    echo "missing ${missing[*]}: install them (Debian packages) for the mail-client tests" >&2
+    exit 1
+  fi
+fi
