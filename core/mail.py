@@ -6,7 +6,7 @@ whichever way a mail comes in.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -37,6 +37,7 @@ from core.views import BudgetInput, SendResult
 
 DEFAULT_LIMITS = Limits()
 MAX_CC = 50
+MailWrite = Callable[[Session], SendResult]
 MailType = Literal["normal", "permission_request", "question", "final_summary", "forward"]
 
 
@@ -111,6 +112,45 @@ async def send_mail(
     tree follows it across conversations) without choosing the conversation,
     which the address decides as for any send; its attachments are carried.
     """
+    write = mail_writer(
+        domain,
+        principal,
+        request,
+        mail_type=mail_type,
+        permission=permission,
+        conversation_id=conversation_id,
+        message_id=message_id,
+        raw=raw,
+        limits=limits,
+        also=also,
+        forward_of=forward_of,
+    )
+    return await store.write(write)
+
+
+async def send_mails(store: Store, writes: Sequence[MailWrite]) -> list[SendResult]:
+    """Store several mails in one transaction: all of them, or none (one SMTP
+    message to several conversations, an imported thread)."""
+    return await store.write(lambda session: [write(session) for write in writes])
+
+
+def mail_writer(
+    domain: str,
+    principal: Principal,
+    request: SendRequest,
+    *,
+    mail_type: MailType = "normal",
+    permission: Permission | None = None,
+    conversation_id: str | None = None,
+    message_id: str | None = None,
+    raw: bytes | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+    also: Callable[[Session], None] | None = None,
+    forward_of: str | None = None,
+) -> MailWrite:
+    """The write of `send_mail` as a function of a transaction, checked and parsed
+    up front (bad input raises here, before any transaction), so callers can run
+    several in one transaction or together with their own change."""
     address = parse_address(request.to, domain)
     body, proposal = extract_proposal(request.body)
     if request.propose_alias is not None and principal.is_agent:
@@ -224,7 +264,7 @@ async def send_mail(
             created_at=now,
         )
 
-    return await store.write(run)
+    return run
 
 
 _INSERT_MAIL = insert(table_of(Mail)).returning(table_of(Mail).c.seq)

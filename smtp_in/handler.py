@@ -18,7 +18,7 @@ from core.address import Address, at_domain, parse_email
 from core.delivery_check import check_recipient, replied_mail
 from core.errors import AuthenticationFailed, DomainError, InvalidAddress
 from core.keys import authenticate, require_bound_agent
-from core.mail import SendRequest, send_mail
+from core.mail import SendRequest, mail_writer, send_mails
 from core.principal import Principal
 from core.routing import Limits
 from core.store import Store
@@ -117,26 +117,27 @@ class SubmissionHandler:
         assert isinstance(sender, Address)  # MAIL FROM checked it
         try:
             reply_to = await replied_mail(self.store, principal, message.replies_to)
-            stored = 0
-            for to, cc in self._mails(envelope.rcpt_tos, message):
-                request = SendRequest(
-                    to=to,
-                    cc=cc,
-                    subject=message.subject,
-                    body=message.body,
-                    reply_to=reply_to,
-                    from_workspace=sender.path or None,
-                )
-                await send_mail(
-                    self.store,
+            # Every recipient was accepted at RCPT; the mails are stored in one
+            # transaction, so a refusal here stores none and a retry duplicates nothing.
+            writes = [
+                mail_writer(
                     self.domain,
                     principal,
-                    request,
+                    SendRequest(
+                        to=to,
+                        cc=cc,
+                        subject=message.subject,
+                        body=message.body,
+                        reply_to=reply_to,
+                        from_workspace=sender.path or None,
+                    ),
                     message_id=message.message_id,
                     raw=raw,
                     limits=self.limits,
                 )
-                stored += 1
+                for to, cc in self._mails(envelope.rcpt_tos, message)
+            ]
+            stored = len(await send_mails(self.store, writes))
         except DomainError as exc:
             return reply_for(exc)
         except Exception:
