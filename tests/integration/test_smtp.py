@@ -302,3 +302,27 @@ async def test_repeated_failed_logins_are_slowed_down(database_url: str, tmp_pat
             await client.quit()
         finally:
             await api.close()
+
+
+async def test_a_reply_to_dot_new_opens_a_new_conversation_linked_to_its_parent(
+    api: Api,
+) -> None:
+    """ARCHITECTURE.md, threading: `.new` wins over In-Reply-To; the parent link crosses."""
+    await api.human("jianf")
+    await api.agent("builder")
+    first = _message(
+        f"jianf@{D}", BUILDER, "Fix the router", "please", Message_ID="<first@client.example>"
+    )
+    await _send(api, "jianf", PASSWORD, first)
+    branch = _message(
+        f"jianf@{D}",
+        f"builder+ModelRouter+new@{D}",
+        "A side question",
+        "separately: the docs",
+        In_Reply_To="<first@client.example>",
+        References="<first@client.example>",
+    )
+    await _send(api, "jianf", PASSWORD, branch)
+    parent, child = await _mails(api)
+    assert child.session_id != parent.session_id
+    assert child.parent_id == parent.id
