@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["decision_from_reply", "new_text_lines"]
+__all__ = ["Answer", "decision_from_reply", "named_option", "new_text_lines", "reply_answer"]
 
 # `#1`, `(1)`, `[1]`, `1`, `1.`, `1)`; at most 4 digits, so int() is always cheap.
 _NUMBER_RE: Final = re.compile(
@@ -72,7 +73,9 @@ def _folded(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def _named_option(options: Sequence[str], line: str) -> str | None:
+def named_option(options: Sequence[str], line: str) -> str | None:
+    """The option `line` names by its text, else by its number; None if none."""
+    line = line.strip()
     wanted = _folded(line)
     for option in options:
         if _folded(option) == wanted:
@@ -85,15 +88,28 @@ def _named_option(options: Sequence[str], line: str) -> str | None:
     return None
 
 
-def decision_from_reply(options: Sequence[str], text: str) -> tuple[str, str | None] | None:
-    """The option a reply chooses and its note (None if empty); None if it chooses none."""
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A reply read up front, before its request's options are known."""
+
+    first_line: str  # the first non-empty line of new text, stripped
+    note: str | None  # the new text after it, stripped; None if empty
+
+
+def reply_answer(text: str) -> Answer | None:
+    """The first line of the reply's new text and the rest; None if it has no new text."""
     lines = new_text_lines(text)
     for i, line in enumerate(lines):
-        if not line.strip():
-            continue
-        option = _named_option(options, line.strip())
-        if option is None:
-            return None
-        note = "\n".join(lines[i + 1 :]).strip()
-        return option, note or None
+        if line.strip():
+            note = "\n".join(lines[i + 1 :]).strip()
+            return Answer(line.strip(), note or None)
     return None
+
+
+def decision_from_reply(options: Sequence[str], text: str) -> tuple[str, str | None] | None:
+    """The option a reply chooses and its note (None if empty); None if it chooses none."""
+    answer = reply_answer(text)
+    if answer is None:
+        return None
+    option = named_option(options, answer.first_line)
+    return None if option is None else (option, answer.note)

@@ -11,12 +11,13 @@ decides nothing: its human gets a postmaster notice saying what happened instead
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from core.decide_by_mail import decision_from_reply
+from core.decide_by_mail import Answer, named_option, reply_answer
 from core.errors import AlreadyDecided
 from core.mail import MailWrite
 from core.models import Mail
@@ -27,8 +28,11 @@ from core.views import SendResult
 
 __all__ = ["settle_reply", "with_reply_decision"]
 
+# Up to this many characters a reply is read on the event loop (a few ms at the worst).
+_INLINE_CHARS = 4_096
 
-def with_reply_decision(
+
+async def with_reply_decision(
     writes: Sequence[MailWrite],
     domain: str,
     principal: Principal,
@@ -38,15 +42,23 @@ def with_reply_decision(
     """`writes` (the mails of one reply), the first also deciding what the reply decides.
 
     One submitted message may become several mails (one per target conversation);
-    the decision belongs to the message, so it rides on the first mail only.
+    the decision belongs to the message, so it rides on the first mail only. The
+    text is read here, before the transaction (on PostgreSQL the transaction's
+    function runs on the event loop); a long one in a worker thread.
     """
     if replied_id is None or not principal.is_human or not writes:
+        return list(writes)
+    if len(text) <= _INLINE_CHARS:
+        answer = reply_answer(text)
+    else:
+        answer = await asyncio.to_thread(reply_answer, text)
+    if answer is None:
         return list(writes)
     first, *rest = writes
 
     def run(session: Session) -> SendResult:
         stored = first(session)
-        settle_reply(session, domain, principal, replied_id, text, stored.mail_id)
+        settle_reply(session, domain, principal, replied_id, answer, stored.mail_id)
         return stored
 
     return [run, *rest]
@@ -57,11 +69,11 @@ def settle_reply(
     domain: str,
     principal: Principal,
     replied_id: str,
-    text: str,
+    answer: Answer,
     reply_id: str,
 ) -> None:
-    """Decide the request `replied_id` if the reply `reply_id` (by `principal`, saying
-    `text`) names one of its options; a notice if it came too late; else nothing."""
+    """Decide the request `replied_id` if the reply `reply_id` (by `principal`) names
+    one of its options on its first line; a notice if it came too late; else nothing."""
     # Locked and re-read: storing the reply loaded this row before, and a decision
     # committed since (the web button) must be seen, or it would be made twice.
     request = session.scalar(
@@ -76,12 +88,11 @@ def settle_reply(
         or request.to_name != principal.name
     ):
         return  # not a request, or not this human's to decide: an ordinary reply
-    chosen = decision_from_reply(request.options or [], text)
-    if chosen is None:
+    option = named_option(request.options or [], answer.first_line)
+    if option is None:
         return
-    option, note = chosen
     try:
-        decide_in(session, principal, request.id, option, note)
+        decide_in(session, principal, request.id, option, answer.note)
     except AlreadyDecided:
         subject, body = already_settled_notice(request)
         write_notice(

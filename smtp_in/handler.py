@@ -140,7 +140,9 @@ class SubmissionHandler:
             ]
             # A reply naming an option of the request it answers decides it, in the same
             # transaction (docs/deciding-by-mail.md).
-            writes = with_reply_decision(writes, self.domain, principal, reply_to, message.body)
+            writes = await with_reply_decision(
+                writes, self.domain, principal, reply_to, message.body
+            )
             stored = len(await send_mails(self.store, writes))
         except DomainError as exc:
             return reply_for(exc)

@@ -160,7 +160,8 @@ async def test_the_text_of_an_option_in_any_case_decides_with_a_note(api: Api) -
 
 
 async def test_a_reply_quoting_the_request_reads_only_the_new_text(api: Api) -> None:
-    """The quoted request lists `1. approve`; the answer above it is `2`."""
+    """The quoted request lists `1. approve`; the answer above it is `2`. The quoted
+    history is long, as it is in a real thread."""
     await api.human("jianf")
     builder = await api.agent("builder")
     async with open_stream(builder) as agent_stream:
@@ -168,7 +169,9 @@ async def test_a_reply_quoting_the_request_reads_only_the_new_text(api: Api) -> 
         quoted = "\n".join(
             f"> {line}" for line in [request["body"], "", "---", "Options:", "  1. approve"]
         )
-        body = f"2\n\nOn Mon, 30 Nov 2026 at 10:00, builder wrote:\n{quoted}\n"
+        history = "\n".join(f"> earlier line {i}: 1. approve" for i in range(200))
+        body = f"2\n\nOn Mon, 30 Nov 2026 at 10:00, builder wrote:\n{quoted}\n{history}\n"
+        assert len(body) > 4096  # long enough to be read in a worker thread
         await _reply(api, request, body)
         event = (await agent_stream.next_of("permission_decision")).json
     assert (event["decision"], event["note"]) == ("reject", None)
