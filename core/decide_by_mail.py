@@ -47,7 +47,7 @@ def _ends_new_text(lines: Sequence[str], i: int) -> bool:
     tried joined with the next one.
     """
     line = lines[i].strip()
-    if lines[i].rstrip("\r") in _SIGNATURE or _SEPARATOR_RE.fullmatch(line):
+    if lines[i] in _SIGNATURE or _SEPARATOR_RE.fullmatch(line):
         return True
     if _ATTRIBUTION_RE.fullmatch(line):
         return True
