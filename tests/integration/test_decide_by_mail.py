@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import smtplib
+from email import message_from_bytes, policy
 from email.message import EmailMessage
 from typing import Any
 
 import httpx
 
+from core.blobs import BlobStore
+from core.rendering_store import render_stored
 from tests.support.gateway import PASSWORD, Api
 from tests.support.http import AGENT_MAIL, HUMAN_MAIL, ok, refused
 from tests.support.sse import SseStream, open_stream
@@ -223,6 +226,15 @@ async def test_a_late_reply_gets_a_postmaster_notice_and_decides_nothing(api: Ap
     assert all(m["from_email"] != f"postmaster@{D}" for m in agent_inbox)
     people = ok(await builder.get(f"/api/v1/sessions/{request['session_id']}/participants"))
     assert "postmaster" not in [p["name"] for p in people["participants"]]
+    # What IMAP serves: signed by the bare postmaster address, threaded under the reply.
+    gateway = api.gateway
+    assert gateway.store is not None
+    blobs = BlobStore(gateway.settings.attachments_dir)
+    raw = await render_stored(gateway.store, blobs, gateway.settings.domain, notice["mail_id"])
+    rendered = message_from_bytes(raw, policy=policy.default)
+    assert rendered["From"] == f"postmaster <postmaster@{D}>"
+    assert rendered["In-Reply-To"] == reply["message_id"]
+    assert rendered["Auto-Submitted"] == "auto-generated"
 
 
 async def test_a_reply_to_an_expired_request_gets_a_notice(api: Api) -> None:
