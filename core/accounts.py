@@ -7,7 +7,7 @@ from datetime import timedelta
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
-from core.address import Address, normalize_name
+from core.address import RESERVED_NAMES, Address, normalize_name
 from core.errors import AuthenticationFailed, InvalidRequest, NameTaken, NotFound
 from core.keys import issue_key, revoke_token
 from core.models import Agent, User
@@ -43,6 +43,12 @@ def lock_names(session: Session) -> None:
         session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _NAMES_LOCK_KEY})
 
 
+def refuse_reserved_name(name: str) -> None:
+    """`postmaster` signs the gateway's own notices (RFC 5321 §4.5.1): nobody may take it."""
+    if name in RESERVED_NAMES:
+        raise NameTaken(f"the name '{name}' is reserved for the gateway itself")
+
+
 def name_in_use(session: Session, name: str) -> bool:
     """Names are unique across humans and agents together (call `lock_names` first)."""
     if session.scalar(select(User.id).where(User.name == name)):
@@ -52,6 +58,7 @@ def name_in_use(session: Session, name: str) -> bool:
 
 async def create_user(store: Store, name: str, password: str, *, is_admin: bool = False) -> User:
     name = normalize_name(name)
+    refuse_reserved_name(name)
     if len(password) < MIN_PASSWORD_LENGTH:
         raise InvalidRequest(f"a password needs at least {MIN_PASSWORD_LENGTH} characters")
     user = User(name=name, password_hash=await hash_password(password), is_admin=is_admin)

@@ -24,6 +24,8 @@ from core.errors import InvalidAddress
 __all__ = [
     "MAX_PATH_LENGTH",
     "NEW_SESSION",
+    "POSTMASTER",
+    "RESERVED_NAMES",
     "Address",
     "at_domain",
     "is_valid_alias",
@@ -33,9 +35,14 @@ __all__ = [
     "parse_address",
     "parse_email",
     "parse_native",
+    "party_address",
 ]
 
 NEW_SESSION: Final = "new"
+# RFC 5321 §4.5.1: every mail domain has a `postmaster`. Here it is the gateway itself,
+# which signs its notices with it; no human or agent may take the name.
+POSTMASTER: Final = "postmaster"
+RESERVED_NAMES: Final = frozenset({POSTMASTER})
 MAX_PATH_LENGTH: Final = 1024
 
 _NAME_RE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -225,6 +232,13 @@ class Address:
 
     def __str__(self) -> str:
         return self.native()
+
+
+def party_address(name: str, path: str, alias: str | None) -> Address:
+    """A mail's sender or recipient as seen in the conversation `alias`: with the alias,
+    so a plain Reply lands there; the postmaster keeps its bare address (it takes part
+    in no conversation)."""
+    return Address(name, path, None if name == POSTMASTER else alias)
 
 
 def _check_domain(domain: str) -> None:

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from core.accounts import lock_names, name_in_use
+from core.accounts import lock_names, name_in_use, refuse_reserved_name
 from core.address import Address, normalize_name
 from core.errors import (
     AuthenticationFailed,
@@ -154,6 +154,7 @@ async def register_agent(
     Returns the agent and, when an enrolment key was used, the agent's new permanent key.
     """
     name = normalize_name(name)
+    refuse_reserved_name(name)
     if principal.name and principal.name != name:
         raise Forbidden(f"this key is bound to agent '{principal.name}', not '{name}'")
     checked = _checked_workspaces(workspaces, name)

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from sqlalchemy import ColumnElement, Select, and_, false, func, or_, select, true, update
 from sqlalchemy.orm import Session
 
-from core.address import Address, parse_native
+from core.address import Address, parse_native, party_address
 from core.attachments import attachments_of
 from core.errors import Forbidden, NotFound
 from core.models import Conversation, Delivery, Mail
@@ -34,7 +34,7 @@ def mail_view(
     full_body: bool = True,
     attachments: list[AttachmentRef] | None = None,
 ) -> MailView:
-    sender = Address(mail.from_name, mail.from_path, alias)
+    sender = party_address(mail.from_name, mail.from_path, alias)
     to = Address(mail.to_name, mail.to_path, alias)
     cc = [_with_session(text, alias) for text in mail.cc]
     status: Literal["unread", "read", "archived"] | None = None

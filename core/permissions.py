@@ -95,40 +95,44 @@ async def decide_permission(
     store: Store, principal: Principal, mail_id: str, decision: str, note: str | None
 ) -> Mail:
     """Decide an open request addressed to the caller; decided once (409 after)."""
+    return await store.write(lambda session: decide_in(session, principal, mail_id, decision, note))
 
-    def run(session: Session) -> Mail:
-        mail = session.scalar(select(Mail).where(Mail.id == mail_id).with_for_update())
-        delivered = mail is not None and session.scalar(
-            select(Delivery.id).where(
-                Delivery.mail_seq == mail.seq, Delivery.recipient == principal.name
-            )
+
+def decide_in(
+    session: Session, principal: Principal, mail_id: str, decision: str, note: str | None
+) -> Mail:
+    """The decision itself, inside the caller's transaction: the web button and a reply
+    by mail (core/reply_decision.py) both decide here. Raises before changing anything."""
+    mail = session.scalar(select(Mail).where(Mail.id == mail_id).with_for_update())
+    delivered = mail is not None and session.scalar(
+        select(Delivery.id).where(
+            Delivery.mail_seq == mail.seq, Delivery.recipient == principal.name
         )
-        if mail is None or not delivered or mail.mail_type != "permission_request":
-            raise NotFound(f"no permission request {mail_id} in your mailbox")
-        if mail.to_name != principal.name:
-            raise Forbidden("only the human the request is addressed to decides it")
-        if mail.permission_state != "open":
-            raise AlreadyDecided(
-                f"this request is already {mail.permission_state}"
-                + (f": '{mail.decision}' by {mail.decided_by}" if mail.decision else "")
-            )
-        if mail.expires_at is not None and mail.expires_at <= utcnow():
-            raise AlreadyDecided("this request has expired")
-        chosen = match_option(mail.options or [], decision)
-        if chosen is None:
-            raise InvalidDecision(
-                f"'{decision}' is not an option; choose one of: " + ", ".join(mail.options or [])
-            )
-        mail.permission_state = "decided"
-        mail.decision = chosen
-        mail.decision_note = note or None
-        mail.decided_by = principal.name
-        mail.decided_at = utcnow()
-        session.flush()
-        _report_outcome(session, mail)
-        return mail
-
-    return await store.write(run)
+    )
+    if mail is None or not delivered or mail.mail_type != "permission_request":
+        raise NotFound(f"no permission request {mail_id} in your mailbox")
+    if mail.to_name != principal.name:
+        raise Forbidden("only the human the request is addressed to decides it")
+    if mail.permission_state != "open":
+        raise AlreadyDecided(
+            f"this request is already {mail.permission_state}"
+            + (f": '{mail.decision}' by {mail.decided_by}" if mail.decision else "")
+        )
+    if mail.expires_at is not None and mail.expires_at <= utcnow():
+        raise AlreadyDecided("this request has expired")
+    chosen = match_option(mail.options or [], decision)
+    if chosen is None:
+        raise InvalidDecision(
+            f"'{decision}' is not an option; choose one of: " + ", ".join(mail.options or [])
+        )
+    mail.permission_state = "decided"
+    mail.decision = chosen
+    mail.decision_note = note or None
+    mail.decided_by = principal.name
+    mail.decided_at = utcnow()
+    session.flush()
+    _report_outcome(session, mail)
+    return mail
 
 
 def _report_outcome(session: Session, mail: Mail) -> None:

@@ -23,7 +23,7 @@ from typing import Final
 import nh3
 from markdown_it import MarkdownIt
 
-from core.address import Address, parse_native
+from core.address import Address, parse_native, party_address
 from core.models import Mail, isoformat
 
 __all__ = [
@@ -118,7 +118,7 @@ def render_mail(
     chain, oldest first (at least the parent's); the last one is `In-Reply-To`
     (RFC 5322 §3.6.4). `auto` mails carry `Auto-Submitted: auto-generated` (RFC 3834).
     """
-    sender = Address(mail.from_name, mail.from_path, alias)
+    sender = party_address(mail.from_name, mail.from_path, alias)
     to = Address(mail.to_name, mail.to_path, alias)
     cc = [parse_native(text).with_session(alias) for text in mail.cc or []]
 

@@ -20,6 +20,7 @@ from core.errors import AuthenticationFailed, DomainError, InvalidAddress
 from core.keys import authenticate, require_bound_agent
 from core.mail import SendRequest, mail_writer, send_mails
 from core.principal import Principal
+from core.reply_decision import with_reply_decision
 from core.routing import Limits
 from core.store import Store
 from smtp_in.message import Submitted, parse_submitted
@@ -137,6 +138,11 @@ class SubmissionHandler:
                 )
                 for to, cc in self._mails(envelope.rcpt_tos, message)
             ]
+            # A reply naming an option of the request it answers decides it, in the same
+            # transaction (docs/deciding-by-mail.md).
+            writes = await with_reply_decision(
+                writes, self.domain, principal, reply_to, message.body
+            )
             stored = len(await send_mails(self.store, writes))
         except DomainError as exc:
             return reply_for(exc)
