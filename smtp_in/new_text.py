@@ -35,9 +35,12 @@ _HTML_DROPPED = frozenset({"img"})
 _HTML_TAGS = nh3.ALLOWED_TAGS - _HTML_DROPPED
 # Everything inside these is not text the sender wrote (RFC 2854 head, CSS, code).
 _HTML_CLEARED = {"script", "style", "title", "head"}
-# The reply parser's regexes are not linear on pathological input: past this
-# many characters only the start of the body is searched for a header.
-SEARCH_CHARS = 200_000
+# The reply parser's regexes take time quadratic in a line's length: headers are
+# looked for in lines of at most this many characters, in the start of the body.
+HEADER_LINE_CHARS = 400
+SEARCH_CHARS = 64_000
+# Headers at the very top, each followed by its quote, skipped before giving up.
+MAX_LEADING_HEADERS = 3
 
 
 def new_text(message: EmailMessage) -> str:
@@ -64,7 +67,9 @@ def html_to_markdown(markup: str) -> str:
     """Sanitised HTML (no script, style or images) as Markdown with ATX headings."""
     clean = nh3.clean(markup, tags=set(_HTML_TAGS), clean_content_tags=set(_HTML_CLEARED))
     text = markdownify.markdownify(clean, heading_style="ATX", bullets="-")
-    return re.sub(r"\n{3,}", "\n\n", text).strip()
+    # Word's empty paragraphs (`<o:p>&nbsp;</o:p>`) become blank lines, not spaces.
+    lines = [line if line.strip() else "" for line in text.split("\n")]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
 def strip_history(text: str) -> str:
@@ -81,25 +86,55 @@ def strip_history(text: str) -> str:
 
 def _before_history(lines: list[str]) -> list[str]:
     """Lines before the first attribution header; after it when it comes first."""
-    while True:
+    for _ in range(MAX_LEADING_HEADERS):
         found = _first_header(lines)
         if found is None:
-            return _without_quote_at_end(lines)
+            return _without_quote_at_end(_without_leading_attribution(lines))
         start, end = found
         if any(line.strip() for line in lines[:start]):
             return _without_quote_at_end(lines[:start])
         # Bottom-posting: the header and its quote come first, the reply after.
-        rest = lines[end:]
-        while rest and (not rest[0].strip() or _quoted(rest[0])):
-            rest = rest[1:]
-        if not rest:
-            return []
-        lines = rest
+        lines = _after_leading_quote(lines[end:])
+    return _without_quote_at_end(lines)
+
+
+def _after_leading_quote(lines: list[str]) -> list[str]:
+    """The reply after a leading quote; an inline reply (quote, answer, quote,
+    answer) keeps its quotes, since its answers mean nothing without them."""
+    start = 0
+    while start < len(lines) and (not lines[start].strip() or _quoted(lines[start])):
+        start += 1
+    if any(_quoted(line) for line in _without_quote_at_end(lines[start:])):
+        return lines
+    return lines[start:]
+
+
+def _without_leading_attribution(lines: list[str]) -> list[str]:
+    """Drop an attribution the library does not know ("* Name <a@b> [date]:")
+    when a quote follows it: a first paragraph of at most 3 lines ending in ':'."""
+    trimmed = _trim(lines)
+    paragraph = 0
+    while (
+        paragraph < len(trimmed) and trimmed[paragraph].strip() and not _quoted(trimmed[paragraph])
+    ):
+        paragraph += 1
+    rest = trimmed[paragraph:]
+    following = next((line for line in rest if line.strip()), "")
+    if paragraph <= 3 and _attribution(trimmed[:paragraph]) and _quoted(following):
+        return _after_leading_quote(rest)
+    return lines
+
+
+def _attribution(paragraph: list[str]) -> bool:
+    text = " ".join(line.strip() for line in paragraph)
+    return text.endswith(":") and not _quoted(text) and bool(re.search(r"@|\d", text))
 
 
 def _first_header(lines: list[str]) -> tuple[int, int] | None:
     """Line span [start, end) of the first header the library's patterns match."""
-    stripped = "\n".join(line.strip() for line in lines)[:SEARCH_CHARS]
+    shown = (line.strip() for line in lines)
+    stripped = "\n".join(line if len(line) <= HEADER_LINE_CHARS else "" for line in shown)
+    stripped = stripped[:SEARCH_CHARS]
     match = _HEADER.search(stripped)
     if match is None:
         return None
@@ -116,10 +151,18 @@ def _quoted(line: str) -> bool:
 
 
 def _without_quote_at_end(lines: list[str]) -> list[str]:
-    """Drop a quoted block (and blank lines) that ends the text."""
+    """Drop a quoted block (and blank lines) that ends the text, with the attribution
+    right above it (a paragraph of at most 3 lines ending in ':', as Gmail wraps it)."""
     end = len(lines)
     while end and (not lines[end - 1].strip() or _quoted(lines[end - 1])):
         end -= 1
+    if end == len(lines) or not any(_quoted(line) for line in lines[end:]):
+        return lines[:end]
+    start = end
+    while start and lines[start - 1].strip() and end - start < 3:
+        start -= 1
+    if (start == 0 or not lines[start - 1].strip()) and _attribution(lines[start:end]):
+        end = start
     return lines[:end]
 
 
