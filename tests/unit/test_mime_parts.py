@@ -23,7 +23,8 @@ def test_attachments_inline_images_and_forwarded_mail_but_not_the_html_body() ->
     message["Subject"] = "files"
     message.set_content("See the files.\n")
     message.add_alternative("<p>See the <b>files</b>.<img src='cid:logo'></p>", subtype="html")
-    html = message.get_payload()[1]
+    html = message.get_body(preferencelist=("html",))
+    assert isinstance(html, EmailMessage)
     html.add_related(PNG, "image", "png", cid="<logo>", filename="logo.png")
     message.add_attachment(
         b"%PDF-1.7 report", maintype="application", subtype="pdf", filename="../../etc/report.pdf"

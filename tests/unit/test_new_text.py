@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from smtp_in.mime_parts import part_text
 from smtp_in.new_text import body_text, html_to_markdown, new_text, strip_history
 
 CORPUS = Path(__file__).parents[1] / "fixtures" / "replies"
@@ -31,6 +32,21 @@ def test_the_corpus_has_every_client() -> None:
 def test_new_text_of_each_client_reply(name: str) -> None:
     expected = (CORPUS / f"{name}.expected.txt").read_text(encoding="utf-8").strip("\n")
     assert new_text(_read(name)) == expected
+
+
+def _both_renderings(name: str) -> bool:
+    message = _read(name)
+    return all(message.get_body(preferencelist=(kind,)) for kind in ("plain", "html"))
+
+
+@pytest.mark.parametrize("name", [name for name in CASES if _both_renderings(name)])
+def test_the_html_part_gives_the_same_words_as_the_plain_part(name: str) -> None:
+    """What an HTML-only client would make of the same reply (line breaks aside)."""
+    html = _read(name).get_body(preferencelist=("html",))
+    assert html is not None
+    expected = (CORPUS / f"{name}.expected.txt").read_text(encoding="utf-8")
+    text = strip_history(html_to_markdown(part_text(html)))
+    assert text.split() == expected.split()
 
 
 def test_html_is_sanitised_before_markdown() -> None:
