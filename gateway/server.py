@@ -137,7 +137,13 @@ class Gateway:
         settings = self.settings
         sock = bind_tcp(settings.host, settings.smtp_port)
         self.smtp_port = sock.getsockname()[1]
-        handler = SubmissionHandler(store, settings.domain, settings.limits)
+        handler = SubmissionHandler(
+            store,
+            settings.domain,
+            settings.limits,
+            blobs=BlobStore(settings.attachments_dir),
+            max_attachment_bytes=settings.max_attachment_bytes,
+        )
         stop_smtp = await start_smtp(
             handler,
             sock,

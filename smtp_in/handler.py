@@ -8,6 +8,7 @@ it committed (RFC 5321 §4.1.1.4: the reply to DATA takes responsibility).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
 
@@ -15,6 +16,8 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from core.accounts import check_user_password
 from core.address import Address, at_domain, parse_email
+from core.attachment_files import store_files
+from core.blobs import BlobStore
 from core.delivery_check import check_recipient, replied_mail
 from core.errors import AuthenticationFailed, DomainError, InvalidAddress
 from core.keys import authenticate, require_bound_agent
@@ -34,6 +37,8 @@ class SubmissionHandler:
     store: Store
     domain: str
     limits: Limits
+    blobs: BlobStore
+    max_attachment_bytes: int
 
     async def authenticate(self, login: str, secret: str) -> Principal:
         """A user key or a bound agent key, else the user's password.
@@ -109,7 +114,7 @@ class SubmissionHandler:
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
         principal = _principal(session)
         raw = envelope.original_content or b""
-        message = parse_submitted(raw)
+        message = await asyncio.to_thread(parse_submitted, raw)
         for text in message.from_addresses:
             refused = self._sender(principal, text)
             if isinstance(refused, str):
@@ -118,6 +123,17 @@ class SubmissionHandler:
         assert isinstance(sender, Address)  # MAIL FROM checked it
         try:
             reply_to = await replied_mail(self.store, principal, message.replies_to)
+            mails = self._mails(envelope.rcpt_tos, message)
+            # The files go to the blob store first (async, outside the transaction); a
+            # refusal below leaves them as unsent uploads for the collector.
+            carried = await store_files(
+                self.store,
+                self.blobs,
+                principal.name,
+                message.attachments,
+                copies=len(mails),
+                limit=self.max_attachment_bytes,
+            )
             # Every recipient was accepted at RCPT; the mails are stored in one
             # transaction, so a refusal here stores none and a retry duplicates nothing.
             writes = [
@@ -131,12 +147,13 @@ class SubmissionHandler:
                         body=message.body,
                         reply_to=reply_to,
                         from_workspace=sender.path or None,
+                        attachment_ids=attachment_ids,
                     ),
                     message_id=message.message_id,
                     raw=raw,
                     limits=self.limits,
                 )
-                for to, cc in self._mails(envelope.rcpt_tos, message)
+                for (to, cc), attachment_ids in zip(mails, carried, strict=True)
             ]
             # A reply naming an option of the request it answers decides it, in the same
             # transaction (docs/deciding-by-mail.md).

@@ -1,22 +1,25 @@
 """What a submitted message says, read with the standard library's `email` package.
 
-Only the fields the one write path needs: subject, the text body, Message-ID,
-the ids it replies to, the `From:`/`To:`/`Cc:` addresses. The original bytes
-are stored as they came, so nothing here has to round-trip.
+Only the fields the one write path needs: subject, the new text (`new_text`),
+the attached files, Message-ID, the ids it replies to, the `From:`/`To:`/`Cc:`
+addresses. The original bytes are stored as they came, so nothing here has to
+round-trip. Parsing is CPU work: call `parse_submitted` in a worker thread.
 """
 
 from __future__ import annotations
 
-import html
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import getaddresses
 
+from core.attachment_files import FileContent
+from smtp_in.mime_parts import attached_files
+from smtp_in.new_text import new_text
+
 _MSGID_RE = re.compile(r"<[^<>\s]+>")
-_TAG_RE = re.compile(r"<[^>]*>")
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,32 +32,23 @@ class Submitted:
     from_addresses: list[str]
     to_addresses: list[str]
     cc_addresses: list[str]
+    attachments: list[FileContent] = field(default_factory=list)
 
 
 def _header(message: EmailMessage, name: str) -> str:
-    value = message.get(name)
-    return "" if value is None else str(value)
+    """A header's text; a header the parser cannot read counts as absent."""
+    try:
+        value = message.get(name)
+        return "" if value is None else str(value)
+    except (LookupError, TypeError, ValueError, IndexError, AttributeError):
+        return ""
 
 
 def _addresses(message: EmailMessage, name: str) -> list[str]:
-    values = [str(v) for v in message.get_all(name, [])]
+    """Read from the raw header text, so a header the structured parser chokes on
+    still yields its addresses (the `From:` check must never be skipped)."""
+    values = [str(v) for k, v in message.raw_items() if k.lower() == name.lower()]
     return [address for _, address in getaddresses(values) if address]
-
-
-def _html_to_text(markup: str) -> str:
-    """A simple fallback for HTML-only mail: tags dropped, entities decoded."""
-    markup = re.sub(r"(?i)<br\s*/?>|</p>|</div>|</li>", "\n", markup)
-    return html.unescape(_TAG_RE.sub("", markup)).strip()
-
-
-def _body(message: EmailMessage) -> str:
-    part = message.get_body(preferencelist=("plain",))
-    if part is not None:
-        return str(part.get_content())
-    part = message.get_body(preferencelist=("html",))
-    if part is not None:
-        return _html_to_text(str(part.get_content()))
-    return ""
 
 
 def parse_submitted(raw: bytes) -> Submitted:
@@ -64,10 +58,11 @@ def parse_submitted(raw: bytes) -> Submitted:
     references = _MSGID_RE.findall(_header(message, "References"))
     return Submitted(
         subject=" ".join(_header(message, "Subject").split()),
-        body=_body(message),
+        body=new_text(message),
         message_id=message_id.group(0) if message_id else None,
         replies_to=[*_MSGID_RE.findall(_header(message, "In-Reply-To")), *reversed(references)],
         from_addresses=_addresses(message, "From"),
         to_addresses=_addresses(message, "To"),
         cc_addresses=_addresses(message, "Cc"),
+        attachments=attached_files(message),
     )

@@ -23,19 +23,19 @@ def test_plain_part_subject_ids_and_addresses() -> None:
     raw = message.as_bytes().replace(b"Re: the  router", b"Re: the\r\n router")
     parsed = parse_submitted(raw)
     assert parsed.subject == "Re: the router"
-    assert parsed.body == "plain text\n"
+    assert parsed.body == "plain text"
     assert parsed.message_id == "<b@client>"
     assert parsed.replies_to == ["<a@client>", "<a@client>", "<root@client>"]
     assert parsed.from_addresses == ["jianf@agentmail.localhost"]
     assert parsed.cc_addresses == ["critic@agentmail.localhost", "someone@example.com"]
 
 
-def test_html_only_gets_a_text_fallback_and_no_ids_is_fine() -> None:
+def test_html_only_becomes_markdown_and_no_ids_is_fine() -> None:
     message = EmailMessage()
     message["Subject"] = "html"
     message.set_content("<p>one &amp; two</p><p>three<br>four</p>", subtype="html")
     parsed = parse_submitted(message.as_bytes())
-    assert parsed.body == "one & two\nthree\nfour"
+    assert parsed.body == "one & two\n\nthree\nfour"
     assert parsed.message_id is None and parsed.replies_to == []
 
 

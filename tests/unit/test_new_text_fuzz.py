@@ -1,0 +1,82 @@
+"""Property tests: reading a submitted message never fails and never invents text."""
+
+from __future__ import annotations
+
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from smtp_in.message import parse_submitted
+from smtp_in.new_text import body_text, new_text, strip_history
+
+_HEADERS = st.sampled_from(
+    [
+        b"Content-Type: text/plain; charset=utf-8; format=flowed\r\n",
+        b"Content-Type: text/html; charset=iso-8859-1\r\n",
+        b"Content-Type: text/plain; charset=x-unknown\r\n",
+        b"Content-Type: text/plain; charset=base64\r\n",
+        b'Content-Type: multipart/mixed; boundary="b"\r\n',
+        b'Content-Type: multipart/alternative; boundary="b"\r\n',
+        b"Content-Type: message/rfc822\r\n",
+        b"Content-Transfer-Encoding: base64\r\n",
+        b"Content-Transfer-Encoding: quoted-printable\r\n",
+        b"Content-Disposition: attachment; filename*=utf-8''%E2%82%AC.pdf\r\n",
+        b"From: =?utf-8?q?J=C3=BCrgen?= <j@x>\r\n",
+        b"From: <<<@@>>>\r\n",
+        b"Subject: =?x-bad?b?AAAA?=\r\n",
+        b"\r\n--b\r\nContent-Type: image/png; name=a.png\r\n\r\n",
+        b"\r\n--b--\r\n",
+    ]
+)
+_LINES = st.sampled_from(
+    [
+        "Yes, go ahead.",
+        "On Mon, Nov 30, 2026 at 10:00 AM Builder <b@x> wrote:",
+        "Am Mo., 30. Nov. 2026 um 10:00 Uhr schrieb Builder <b@x>:",
+        "From: Builder",
+        "Sent: Monday",
+        "-----Original Message-----",
+        "________________________________",
+        "> quoted",
+        ">> deeper",
+        "-- ",
+        "Sent from my iPhone",
+        "",
+        "    indented code",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(_HEADERS, st.binary(max_size=80)), max_size=12))
+def test_any_bytes_parse_without_raising(pieces: list[bytes]) -> None:
+    raw = b"".join(pieces)
+    submitted = parse_submitted(raw)
+    message = BytesParser(policy=policy.default).parsebytes(raw)
+    assert isinstance(message, EmailMessage)
+    assert len(submitted.body) <= len(body_text(message))
+    assert sum(len(f.data) for f in submitted.attachments) <= len(raw)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_LINES, st.text(max_size=60)), max_size=30))
+def test_new_text_is_lines_of_the_body_and_never_longer(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    result = strip_history(text)
+    assert len(result) <= len(text)
+    assert bool(result.strip()) == bool(text.strip())
+    if result != text.strip():  # else: the whole text kept
+        lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        assert set(result.split("\n")) <= {line.rstrip() for line in lines}
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=400))
+def test_plain_messages_keep_their_text_length_bound(text: str) -> None:
+    message = EmailMessage()
+    message["Subject"] = "x"
+    message.set_content(text)
+    assert len(new_text(message)) <= len(body_text(message)) <= len(text) + 1
