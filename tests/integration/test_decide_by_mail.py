@@ -7,9 +7,7 @@ REST and its SSE stream, exactly as the acceptance of issue 4 describes.
 from __future__ import annotations
 
 import asyncio
-import smtplib
 from email import message_from_bytes, policy
-from email.message import EmailMessage
 from typing import Any
 
 import httpx
@@ -18,17 +16,11 @@ from core.blobs import BlobStore
 from core.rendering_store import render_stored
 from tests.support.gateway import PASSWORD, Api
 from tests.support.http import AGENT_MAIL, HUMAN_MAIL, ok, refused
+from tests.support.smtp import D, message, send
 from tests.support.sse import SseStream, open_stream
 
-D = "agentmail.localhost"
 REQUEST = "/api/v1/permission/request"
 DECIDE = "/api/v1/me/permission/decide"
-
-
-def _smtp_send(port: int, login: str, secret: str, message: EmailMessage) -> None:
-    with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
-        client.login(login, secret)
-        client.send_message(message)
 
 
 async def _mail(
@@ -41,15 +33,10 @@ async def _mail(
     login: str = "jianf",
     secret: str = PASSWORD,
 ) -> None:
-    message = EmailMessage()
-    message["From"] = f"{login}@{D}"
-    message["To"] = to
-    message["Subject"] = subject
-    if in_reply_to is not None:
-        message["In-Reply-To"] = in_reply_to
-        message["References"] = in_reply_to
-    message.set_content(body)
-    await asyncio.to_thread(_smtp_send, api.gateway.smtp_port, login, secret, message)
+    threading = (
+        {} if in_reply_to is None else {"In_Reply_To": in_reply_to, "References": in_reply_to}
+    )
+    await send(api, login, secret, message(f"{login}@{D}", to, subject, body, **threading))
 
 
 async def _task_and_request(

@@ -4,71 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import smtplib
-from email.message import EmailMessage
 from pathlib import Path
-from typing import Any
 
 import aiosmtplib
-import httpx
 import pytest
 from sqlalchemy import select, update
 
 from core.models import Conversation, Mail
 from tests.support.gateway import PASSWORD, Api, running_gateway
+from tests.support.smtp import D, agent_with_key, message, send, session
 from tests.support.sse import open_stream
 
-D = "agentmail.localhost"
 BUILDER = f"builder+ModelRouter@{D}"
-
-
-def _message(
-    sender: str, to: str, subject: str = "hello", body: str = "hi", **headers: str
-) -> EmailMessage:
-    message = EmailMessage()
-    message["From"] = sender
-    message["To"] = to
-    message["Subject"] = subject
-    for name, value in headers.items():
-        message[name.replace("_", "-")] = value
-    message.set_content(body)
-    return message
-
-
-def _smtplib_send(
-    port: int, login: str, secret: str, message: EmailMessage, method: str, sender: str | None
-) -> dict[str, Any]:
-    with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
-        client.ehlo()
-        client.user, client.password = login, secret
-        client.auth(method, getattr(client, f"auth_{method.lower()}"))
-        return client.send_message(message, from_addr=sender)
-
-
-async def _send(
-    api: Api,
-    login: str,
-    secret: str,
-    message: EmailMessage,
-    method: str = "PLAIN",
-    sender: str | None = None,
-) -> None:
-    port = api.gateway.smtp_port
-    await asyncio.to_thread(_smtplib_send, port, login, secret, message, method, sender)
-
-
-async def _agent_key(api: Api, name: str) -> tuple[httpx.AsyncClient, str]:
-    key = await api.agent_key()
-    client = api.client(key)
-    response = await client.post(
-        "/api/v1/agent/register",
-        json={
-            "name": name,
-            "workspaces": [{"name": "ModelRouter", "path": "/srv/mr"}],
-            "platform": "t",
-        },
-    )
-    assert response.status_code == 200, response.text
-    return client, key
 
 
 async def _mails(api: Api) -> list[Mail]:
@@ -80,12 +27,12 @@ async def _mails(api: Api) -> list[Mail]:
 @pytest.mark.parametrize("method", ["PLAIN", "LOGIN"])
 async def test_auth_with_password_user_key_and_agent_key(api: Api, method: str) -> None:
     human = await api.human("jianf")
-    await _agent_key(api, "builder")
+    await agent_with_key(api, "builder")
     user_key = await api.user_key(human)
-    await _send(api, "jianf", PASSWORD, _message(f"jianf@{D}", BUILDER, "by password"), method)
-    await _send(api, f"jianf@{D}", user_key, _message(f"jianf@{D}", BUILDER, "by key"), method)
-    _, agent_key = await _agent_key(api, "critic")
-    await _send(api, "critic", agent_key, _message(f"critic@{D}", f"jianf@{D}", "by agent"), method)
+    await send(api, "jianf", PASSWORD, message(f"jianf@{D}", BUILDER, "by password"), method)
+    await send(api, f"jianf@{D}", user_key, message(f"jianf@{D}", BUILDER, "by key"), method)
+    _, agent_key = await agent_with_key(api, "critic")
+    await send(api, "critic", agent_key, message(f"critic@{D}", f"jianf@{D}", "by agent"), method)
     assert [m.subject for m in await _mails(api)] == ["by password", "by key", "by agent"]
     assert (await _mails(api))[2].from_name == "critic"
 
@@ -105,18 +52,11 @@ async def test_bad_auth_is_535_and_mail_before_auth_is_530(api: Api) -> None:
         await client.quit()
 
 
-async def _session(api: Api, login: str, secret: str) -> aiosmtplib.SMTP:
-    client = aiosmtplib.SMTP(hostname="127.0.0.1", port=api.gateway.smtp_port, start_tls=False)
-    await client.connect()
-    await client.login(login, secret)
-    return client
-
-
 async def test_spoofing_relay_and_unknown_recipients_are_refused(api: Api) -> None:
     await api.human("jianf")
     await api.human("other")
     await api.agent("builder")
-    client = await _session(api, "jianf", PASSWORD)
+    client = await session(api, "jianf", PASSWORD)
     try:
         code, text = await client.execute_command(f"MAIL FROM:<other@{D}>".encode())
         assert code == 553 and text.startswith("5.7.1") and "not you" in text
@@ -144,7 +84,7 @@ async def test_from_header_must_be_the_sender(api: Api) -> None:
     await api.human("jianf")
     await api.agent("builder")
     with pytest.raises(smtplib.SMTPDataError) as refused:
-        await _send(api, "jianf", PASSWORD, _message(f"admin@{D}", BUILDER), sender=f"jianf@{D}")
+        await send(api, "jianf", PASSWORD, message(f"admin@{D}", BUILDER), sender=f"jianf@{D}")
     assert refused.value.smtp_code == 553
     assert await _mails(api) == []
 
@@ -153,11 +93,11 @@ async def test_new_conversation_reaches_the_agents_stream_and_replies_thread(api
     await api.human("jianf")
     builder = await api.agent("builder")
     async with open_stream(builder) as stream:
-        await _send(
+        await send(
             api,
             "jianf",
             PASSWORD,
-            _message(
+            message(
                 f"jianf@{D}",
                 f"builder+ModelRouter+new@{D}",
                 "Fix the router",
@@ -168,7 +108,7 @@ async def test_new_conversation_reaches_the_agents_stream_and_replies_thread(api
         event = await stream.next_of("new_mail")
     first = event.json
     assert first["subject"] == "Fix the router"
-    reply = _message(
+    reply = message(
         f"jianf@{D}",
         BUILDER,
         "Re: Fix the router",
@@ -176,7 +116,7 @@ async def test_new_conversation_reaches_the_agents_stream_and_replies_thread(api
         In_Reply_To="<first@client.example>",
         Message_ID="<second@client.example>",
     )
-    await _send(api, "jianf", PASSWORD, reply)
+    await send(api, "jianf", PASSWORD, reply)
     mails = await _mails(api)
     assert [m.message_id for m in mails] == ["<first@client.example>", "<second@client.example>"]
     assert mails[1].session_id == first["session_id"]
@@ -189,8 +129,7 @@ async def test_cc_rides_on_the_mail_to_the_to_recipient(api: Api) -> None:
     await api.human("jianf")
     await api.agent("builder")
     await api.agent("critic", [("repo", "/srv/repo")])
-    message = _message(f"jianf@{D}", BUILDER, "with cc", Cc=f"critic@{D}")
-    await _send(api, "jianf", PASSWORD, message)
+    await send(api, "jianf", PASSWORD, message(f"jianf@{D}", BUILDER, "with cc", Cc=f"critic@{D}"))
     [mail] = await _mails(api)
     assert mail.to_name == "builder" and mail.cc == ["critic@repo"]
 
@@ -200,9 +139,9 @@ async def test_oversize_is_552(api: Api) -> None:
     await api.agent("builder")
     limit = api.gateway.settings.smtp_max_message_bytes
     api.gateway.settings.smtp_max_message_bytes = limit  # documented default
-    big = _message(f"jianf@{D}", BUILDER, "big", "x" * 70 + ("\n" + "y" * 70) * (limit // 70))
+    big = message(f"jianf@{D}", BUILDER, "big", "x" * 70 + ("\n" + "y" * 70) * (limit // 70))
     with pytest.raises(smtplib.SMTPException) as refused:
-        await _send(api, "jianf", PASSWORD, big)
+        await send(api, "jianf", PASSWORD, big)
     assert "5.3.4" in str(refused.value)
     assert await _mails(api) == []
 
@@ -228,9 +167,9 @@ async def test_rate_limit_is_451_and_exhausted_budget_550_at_rcpt(
         api = Api(gateway)
         try:
             await api.human("jianf")
-            _, key = await _agent_key(api, "builder")
-            await _send(api, "builder", key, _message(f"builder@{D}", f"jianf@{D}", "one"))
-            client = await _session(api, "builder", key)
+            _, key = await agent_with_key(api, "builder")
+            await send(api, "builder", key, message(f"builder@{D}", f"jianf@{D}", "one"))
+            client = await session(api, "builder", key)
             try:
                 await client.execute_command(f"MAIL FROM:<builder@{D}>".encode())
                 code, text = await client.execute_command(f"RCPT TO:<jianf++new@{D}>".encode())
@@ -257,8 +196,8 @@ async def test_oversize_data_is_552_and_a_cut_connection_stores_nothing(api: Api
     await api.human("jianf")
     await api.agent("builder")
     limit = api.gateway.settings.smtp_max_message_bytes
-    big = _message(f"jianf@{D}", BUILDER, "big", ("y" * 70 + "\n") * (limit // 70 + 1))
-    client = await _session(api, "jianf", PASSWORD)
+    big = message(f"jianf@{D}", BUILDER, "big", ("y" * 70 + "\n") * (limit // 70 + 1))
+    client = await session(api, "jianf", PASSWORD)
     try:
         await _mail_and_rcpt(client)  # no SIZE parameter: refused after the data
         with pytest.raises(aiosmtplib.SMTPDataError) as refused:
@@ -266,7 +205,7 @@ async def test_oversize_data_is_552_and_a_cut_connection_stores_nothing(api: Api
         assert refused.value.code == 552 and refused.value.message.startswith("5.3.4")
     finally:
         await client.quit()
-    client = await _session(api, "jianf", PASSWORD)
+    client = await session(api, "jianf", PASSWORD)
     await _mail_and_rcpt(client)
     code, _ = await client.execute_command(b"DATA")
     assert code == 354
@@ -310,11 +249,11 @@ async def test_a_reply_to_dot_new_opens_a_new_conversation_linked_to_its_parent(
     """ARCHITECTURE.md, threading: `.new` wins over In-Reply-To; the parent link crosses."""
     await api.human("jianf")
     await api.agent("builder")
-    first = _message(
+    first = message(
         f"jianf@{D}", BUILDER, "Fix the router", "please", Message_ID="<first@client.example>"
     )
-    await _send(api, "jianf", PASSWORD, first)
-    branch = _message(
+    await send(api, "jianf", PASSWORD, first)
+    branch = message(
         f"jianf@{D}",
         f"builder+ModelRouter+new@{D}",
         "A side question",
@@ -322,7 +261,7 @@ async def test_a_reply_to_dot_new_opens_a_new_conversation_linked_to_its_parent(
         In_Reply_To="<first@client.example>",
         References="<first@client.example>",
     )
-    await _send(api, "jianf", PASSWORD, branch)
+    await send(api, "jianf", PASSWORD, branch)
     parent, child = await _mails(api)
     assert child.session_id != parent.session_id
     assert child.parent_id == parent.id

@@ -28,15 +28,28 @@ def message(
     return built
 
 
-def _smtplib_send(port: int, login: str, secret: str, mail: EmailMessage) -> dict[str, Any]:
+def _smtplib_send(
+    port: int, login: str, secret: str, mail: EmailMessage, method: str, sender: str | None
+) -> dict[str, Any]:
     with smtplib.SMTP("127.0.0.1", port, timeout=30) as client:
-        client.login(login, secret)
-        return client.send_message(mail)
+        client.ehlo()
+        client.user, client.password = login, secret
+        client.auth(method, getattr(client, f"auth_{method.lower()}"))
+        return client.send_message(mail, from_addr=sender)
 
 
-async def send(api: Api, login: str, secret: str, mail: EmailMessage) -> None:
-    """Submit with smtplib (AUTH PLAIN over loopback); raises smtplib's errors."""
-    await asyncio.to_thread(_smtplib_send, api.gateway.smtp_port, login, secret, mail)
+async def send(
+    api: Api,
+    login: str,
+    secret: str,
+    mail: EmailMessage,
+    method: str = "PLAIN",
+    sender: str | None = None,
+) -> None:
+    """Submit with smtplib over loopback (AUTH `method`; envelope sender = `sender` or
+    the `From:`); raises smtplib's errors."""
+    port = api.gateway.smtp_port
+    await asyncio.to_thread(_smtplib_send, port, login, secret, mail, method, sender)
 
 
 async def session(api: Api, login: str, secret: str) -> aiosmtplib.SMTP:
