@@ -7,7 +7,9 @@ store runs it without blocking the event loop:
 * SQLite (the default): the whole transaction runs in a thread — writes in one
   dedicated writer thread (`BEGIN IMMEDIATE`, so writers queue instead of failing
   with "database is locked"), reads in a small pool of reader threads with WAL
-  snapshots. One thread hand-off per transaction, not one per statement.
+  snapshots. One thread hand-off per transaction, not one per statement. Writes
+  queued together share one COMMIT, each in its own SAVEPOINT
+  (`core/group_commit.py`), so concurrent writers share one fsync.
 * PostgreSQL: the same function runs through `AsyncSession.run_sync` on asyncpg.
 
 Events are written in the transaction of the change they report, as its last
@@ -30,6 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async
 from sqlalchemy.orm import Session, sessionmaker
 
 from core.bus import EventBus
+from core.group_commit import GroupCommitWriter
 from core.models import Event, table_of, utcnow
 
 T = TypeVar("T")
@@ -95,12 +98,12 @@ class Store:
         if self.dialect == "sqlite":
             self._write_engine = _sqlite_engine(url, "BEGIN IMMEDIATE", pool_size=1)
             self._read_engine = _sqlite_engine(url, "BEGIN", pool_size=SQLITE_READERS)
-            self._writes = sessionmaker(self._write_engine, expire_on_commit=False)
             self._reads = sessionmaker(self._read_engine, expire_on_commit=False)
             self._writer = ThreadPoolExecutor(1, thread_name_prefix="agentmail-sqlite-writer")
             self._readers = ThreadPoolExecutor(
                 SQLITE_READERS, thread_name_prefix="agentmail-sqlite-reader"
             )
+            self._group_writer = GroupCommitWriter(self._write_engine, self._writer)
         else:
             self._async_engine = create_async_engine(url, pool_size=10, max_overflow=20)
             self._async_sessions = async_sessionmaker(self._async_engine, expire_on_commit=False)
@@ -123,9 +126,15 @@ class Store:
     async def write(self, fn: Transaction[T]) -> T:
         """Run `fn` in a write transaction; commit, then wake the recipients of its events."""
         if self._async_engine is None:
-            loop = asyncio.get_running_loop()
-            result, recipients = await loop.run_in_executor(self._writer, self._write_sync, fn)
+            dialect = self.dialect
+            result, recipients = await self._group_writer.submit(
+                lambda session: _with_events(session, fn, dialect)
+            )
         else:
+            # No group commit of ours on PostgreSQL: writers run concurrently on their
+            # own connections and the server flushes the WAL of commits that arrive
+            # together with one fsync (though the events lock below serializes the
+            # commits of writes that emit events).
             async with self._async_sessions() as session, session.begin():
                 result, recipients = await session.run_sync(_with_events, fn, self.dialect)
         if recipients:
@@ -135,10 +144,6 @@ class Store:
     def _read_sync(self, fn: Transaction[T]) -> T:
         with self._reads() as session, session.begin():
             return fn(session)
-
-    def _write_sync(self, fn: Transaction[T]) -> tuple[T, set[str]]:
-        with self._writes() as session, session.begin():
-            return _with_events(session, fn, self.dialect)
 
     async def run_on_connection(self, fn: Callable[[Connection], None]) -> None:
         """Run `fn` on a connection in a transaction (schema migrations)."""
