@@ -7,10 +7,12 @@
    directory (or a fresh PostgreSQL database), and the baseline `_smtp_sink.py`
    (aiosmtpd, AUTH accepted without a lookup, every message discarded) as another.
 2. Over HTTP: logs in as admin, creates the human `bench` with a user key and
-   registers the agent `ingest` with the workspace `ws`.
+   registers the agent `ingest` with the workspace `ws0` (and more with
+   `--conversations`).
 3. `--connections` aiosmtplib clients, each signed in once with AUTH PLAIN (user
    `bench`, the user key; the sink accepts the same exchange), send the
-   `--messages` ~`--size`-byte messages from `bench@D` to `ingest+ws@D`. The
+   `--messages` ~`--size`-byte messages from `bench@D` to `ingest+ws0@D` (spread
+   over `ws0`..`wsN` with `--conversations N`: one conversation each). The
    load alternates between the gateway and the sink in `--rounds` rounds, so both
    see the same machine. A message counts when its `250` arrived.
 4. The check: after the gateway stopped, the database must hold every message
@@ -54,20 +56,25 @@ from sqlalchemy.engine import make_url
 ADMIN_PASSWORD = "bench-admin-password"
 DOMAIN = "agentmail.localhost"
 SENDER = f"bench@{DOMAIN}"
-RECIPIENT = f"ingest+ws@{DOMAIN}"
 GOAL_RATIO = 0.5
 
 
-def message(tag: str, index: int, size: int) -> bytes:
-    """One RFC 5322 message of about `size` bytes with a unique subject."""
+def recipient(index: int, conversations: int) -> str:
+    """Message `index` goes to the default conversation of workspace `ws<index % n>`."""
+    return f"ingest+ws{index % conversations}@{DOMAIN}"
+
+
+def message(tag: str, index: int, size: int, conversations: int) -> tuple[str, bytes]:
+    """One RFC 5322 message of about `size` bytes with a unique subject, and its recipient."""
+    to = recipient(index, conversations)
     head = (
-        f"From: {SENDER}\r\nTo: {RECIPIENT}\r\nSubject: ingest {tag} {index:06d}\r\n"
+        f"From: {SENDER}\r\nTo: {to}\r\nSubject: ingest {tag} {index:06d}\r\n"
         f"Message-ID: <ingest-{tag}-{index}@bench.localhost>\r\nDate: {formatdate()}\r\n"
         "MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n"
     )
     line = f"line of the ingest benchmark, message {index:06d}, padded to size ....\r\n"
     body = line * max(1, (size - len(head)) // len(line))
-    return (head + body).encode()
+    return to, (head + body).encode()
 
 
 @dataclass
@@ -90,7 +97,9 @@ class Round:
         return self.sent / self.seconds if self.seconds else 0.0
 
 
-async def send_round(server: Child, port: int, key: str, items: list[bytes], n: int) -> Round:
+async def send_round(
+    server: Child, port: int, key: str, items: list[tuple[str, bytes]], n: int
+) -> Round:
     """Sign `n` clients in, then time how long they take to get `items` acknowledged."""
     clients = [aiosmtplib.SMTP(hostname="127.0.0.1", port=port, timeout=60) for _ in range(n)]
     for client in clients:
@@ -101,9 +110,9 @@ async def send_round(server: Child, port: int, key: str, items: list[bytes], n: 
 
     async def worker(client: aiosmtplib.SMTP) -> None:
         while queue:
-            raw = queue.pop()
+            to, raw = queue.pop()
             try:
-                await client.sendmail(SENDER, [RECIPIENT], raw)
+                await client.sendmail(SENDER, [to], raw)
                 result.sent += 1
             except aiosmtplib.SMTPException as error:
                 result.refused.append(repr(error))
@@ -119,7 +128,7 @@ async def send_round(server: Child, port: int, key: str, items: list[bytes], n: 
     return result
 
 
-async def setup_accounts(gateway: Child) -> str:
+async def setup_accounts(gateway: Child, conversations: int) -> str:
     """The human sender's user key, and the receiving agent, made over HTTP."""
     async with httpx.AsyncClient(base_url=gateway.base_url, timeout=30.0) as http:
         login = {"username": "admin", "password": ADMIN_PASSWORD}
@@ -127,7 +136,8 @@ async def setup_accounts(gateway: Child) -> str:
         user = {"name": "bench", "password": "bench-password", "is_admin": False}
         (await http.post("/api/v1/admin/users", json=user)).raise_for_status()
         agent_key = await http.post("/api/v1/admin/agent-keys", json={"lifecycle": "permanent"})
-        agent = {"name": "ingest", "workspaces": [{"name": "ws", "path": "/srv/ws"}]}
+        workspaces = [{"name": f"ws{i}", "path": f"/srv/ws{i}"} for i in range(conversations)]
+        agent = {"name": "ingest", "workspaces": workspaces}
         registered = await http.post(
             "/api/v1/agent/register",
             json={**agent, "platform": "bench"},
@@ -170,7 +180,7 @@ def verify(counts: dict[str, int], expected: set[str]) -> list[str]:
 def reproduce(args: argparse.Namespace) -> str:
     argv = [".venv/bin/python", "bench/smtp_ingest.py", "--messages", str(args.messages)]
     argv += ["--connections", str(args.connections), "--size", str(args.size)]
-    argv += ["--rounds", str(args.rounds)]
+    argv += ["--rounds", str(args.rounds), "--conversations", str(args.conversations)]
     if args.database_url:
         argv += ["--database-url", args.database_url]
     if args.profile:
@@ -225,8 +235,8 @@ async def main(args: argparse.Namespace) -> int:
         sink = spawn("sink", sink_argv, env, workdir / "sink.log", sink_port)
         children.append(sink)
         await gateway.wait_healthy("/api/v1/health")
-        key = await setup_accounts(gateway)
-        warm = [message("warm", i, args.size) for i in range(args.warmup)]
+        key = await setup_accounts(gateway, args.conversations)
+        warm = [message("warm", i, args.size, args.conversations) for i in range(args.warmup)]
         expected |= {f"ingest warm {i:06d}" for i in range(args.warmup)}
         await send_round(gateway, smtp_port, key, warm, args.connections)
         await send_round(sink, sink_port, key, warm, args.connections)
@@ -234,7 +244,7 @@ async def main(args: argparse.Namespace) -> int:
         for number in range(args.rounds):
             first = number * per_round
             indexes = range(first, min(args.messages, first + per_round))
-            items = [message("bench", i, args.size) for i in indexes]
+            items = [message("bench", i, args.size, args.conversations) for i in indexes]
             expected |= {f"ingest bench {i:06d}" for i in indexes}
             gw = await send_round(gateway, smtp_port, key, items, args.connections)
             base = await send_round(sink, sink_port, key, items, args.connections)
@@ -271,6 +281,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--messages", type=int, default=5000, help="measured messages (5000)")
     parser.add_argument("--connections", type=int, default=10, help="SMTP clients (10)")
     parser.add_argument("--size", type=int, default=4096, help="message size in bytes (4096)")
+    parser.add_argument(
+        "--conversations",
+        type=int,
+        default=1,
+        help="spread the messages over this many conversations (workspaces ws0.. of the "
+        "agent; default 1: every message to one conversation)",
+    )
     parser.add_argument("--rounds", type=int, default=2, help="gateway/sink alternations (2)")
     parser.add_argument("--warmup", type=int, default=100, help="untimed messages each (100)")
     parser.add_argument(
@@ -289,7 +306,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--profile-out", type=Path, default=None, help="where the profile goes")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (logs, database)")
     args = parser.parse_args(argv)
-    if min(args.messages, args.connections, args.rounds) < 1 or args.warmup < 0:
+    if min(args.messages, args.connections, args.rounds, args.conversations) < 1 or args.warmup < 0:
         parser.error("--messages, --connections and --rounds must be >= 1, --warmup >= 0")
     args.gateway_command = ""
     if args.profile and args.profile_out is None:
