@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import smtplib
 import socket
 import ssl
@@ -296,3 +297,37 @@ def test_a_bad_tls_configuration_stops_serve_with_a_clear_error(
     assert expected in " ".join(result.stderr.split()), result.stderr
     assert "Traceback" not in result.stderr + result.stdout
     assert not (tmp_path / "data").exists()  # stopped before opening anything
+
+
+async def test_serve_prints_the_tls_ports(tmp_path: Path, certificate: Certificate) -> None:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("AGENTMAIL_")}
+    environment.update(
+        {
+            "AGENTMAIL_DATA_DIR": str(tmp_path / "data"),
+            "AGENTMAIL_HTTP_PORT": "0",
+            "AGENTMAIL_SMTP_PORT": "0",
+            "AGENTMAIL_SMTPS_PORT": "0",
+            "AGENTMAIL_TLS_CERT": str(certificate.cert),
+            "AGENTMAIL_TLS_KEY": str(certificate.key),
+            "AGENTMAIL_BCRYPT_ROUNDS": "4",
+            "DATABASE_URL": "",
+            "COLUMNS": "200",
+        }
+    )
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "gateway", "serve", env=environment, stdout=asyncio.subprocess.PIPE
+    )
+    assert process.stdout is not None
+    text = ""
+    try:
+        async with asyncio.timeout(30):
+            while "log in as" not in text:
+                line = (await process.stdout.readline()).decode()
+                assert line, f"serve ended early: {text}"
+                text += line
+    finally:
+        process.terminate()
+        await process.wait()
+    smtps = re.search(r"SMTPS\s+127\.0\.0\.1:(\d+)\s+\(submission over implicit TLS", text)
+    assert re.search(r"SMTP\s+127\.0\.0\.1:\d+\s+\(submission, AUTH required, STARTTLS\)", text)
+    assert smtps and int(smtps.group(1)) > 0, text
