@@ -52,8 +52,12 @@ class _SavepointFailed(Exception):
 class GroupCommitWriter:
     """Runs queued write functions in groups on one writer thread."""
 
-    def __init__(self, engine: Engine, executor: ThreadPoolExecutor) -> None:
+    def __init__(
+        self, engine: Engine, executor: ThreadPoolExecutor, limit: int = MAX_GROUP
+    ) -> None:
+        """`limit` caps the writes per COMMIT (1 = a transaction each, as without groups)."""
         self._engine = engine
+        self._limit = limit
         self._executor = executor
         self._queue: deque[_Job] = deque()
         self._lock = threading.Lock()
@@ -72,7 +76,7 @@ class GroupCommitWriter:
 
     def _take(self) -> list[_Job]:
         with self._lock:
-            count = min(len(self._queue), MAX_GROUP)
+            count = min(len(self._queue), self._limit)
             return [self._queue.popleft() for _ in range(count)]
 
     def _drain(self) -> None:

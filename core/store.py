@@ -32,7 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async
 from sqlalchemy.orm import Session, sessionmaker
 
 from core.bus import EventBus
-from core.group_commit import GroupCommitWriter
+from core.group_commit import MAX_GROUP, GroupCommitWriter
 from core.models import Event, table_of, utcnow
 
 T = TypeVar("T")
@@ -90,7 +90,10 @@ def _sqlite_engine(url: str, begin: str, pool_size: int) -> Engine:
 class Store:
     """Owns the engines; runs read and write transactions off the event loop."""
 
-    def __init__(self, url: str, bus: EventBus | None = None) -> None:
+    def __init__(
+        self, url: str, bus: EventBus | None = None, *, group_limit: int = MAX_GROUP
+    ) -> None:
+        """`group_limit`: SQLite writes per COMMIT at most (1 turns group commit off)."""
         self.url = url
         self.bus = bus or EventBus()
         self.dialect = make_url(url).get_backend_name()
@@ -103,7 +106,7 @@ class Store:
             self._readers = ThreadPoolExecutor(
                 SQLITE_READERS, thread_name_prefix="agentmail-sqlite-reader"
             )
-            self._group_writer = GroupCommitWriter(self._write_engine, self._writer)
+            self._group_writer = GroupCommitWriter(self._write_engine, self._writer, group_limit)
         else:
             self._async_engine = create_async_engine(url, pool_size=10, max_overflow=20)
             self._async_sessions = async_sessionmaker(self._async_engine, expire_on_commit=False)
