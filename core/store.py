@@ -21,19 +21,20 @@ can never later find a committed event below N (the SSE resume relies on it).
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Engine, create_engine, event, insert, text
+from sqlalchemy import Engine, bindparam, create_engine, event, insert, text
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from core.bus import EventBus
 from core.group_commit import MAX_GROUP, GroupCommitWriter
-from core.models import Event, table_of, utcnow
+from core.models import Event, UTCDateTime, table_of, utcnow
 
 T = TypeVar("T")
 Transaction = Callable[[Session], T]
@@ -186,21 +187,47 @@ def flush_events(session: Session, dialect: str) -> set[str]:
     queued = pending_events(session)
     if not queued:
         return set()
-    if dialect == "postgresql":
-        session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _EVENTS_LOCK_KEY})
-    now = utcnow()
-    session.connection().execute(
-        insert(table_of(Event)), [{**row, "created_at": now} for row in queued]
-    )
     recipients = {row["recipient"] for row in queued}
-    queued.clear()
+    now = utcnow()
     if dialect == "postgresql":
-        # Delivered at commit to every replica listening (core/replicas.py).
         session.execute(
-            text("SELECT pg_notify(:channel, :payload)"),
-            {"channel": NOTIFY_CHANNEL, "payload": notify_payload(recipients)},
+            _PG_EVENTS,
+            {
+                "lock_key": _EVENTS_LOCK_KEY,
+                "rows": json.dumps(queued),
+                "now": now,
+                "channel": NOTIFY_CHANNEL,
+                "wake": notify_payload(recipients),
+            },
         )
+    else:
+        session.connection().execute(
+            insert(table_of(Event)), [{**row, "created_at": now} for row in queued]
+        )
+    queued.clear()
     return recipients
+
+
+# On PostgreSQL the events lock is held from here to the end of COMMIT, so it is
+# taken, the events inserted (in queue order) and the replicas notified in one
+# round trip: every further round trip under the lock would serialize all writers
+# on it for longer. NOTIFY is delivered at commit (core/replicas.py listens).
+_PG_EVENTS = text(
+    """
+    WITH locked AS MATERIALIZED (SELECT pg_advisory_xact_lock(:lock_key)),
+    inserted AS (
+        INSERT INTO events (recipient, type, payload, created_at)
+        SELECT queued.recipient, queued.type, queued.payload, :now
+        FROM locked,
+            ROWS FROM (json_to_recordset(CAST(:rows AS json))
+                AS (recipient text, type text, payload json))
+            WITH ORDINALITY AS queued (recipient, type, payload, n)
+        ORDER BY queued.n
+        RETURNING id
+    )
+    SELECT pg_notify(:channel, :wake) FROM (SELECT count(*) FROM inserted) AS done
+    """
+).bindparams(bindparam("now", type_=UTCDateTime()))
 
 
 def notify_payload(recipients: set[str]) -> str:
