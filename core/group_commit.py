@@ -107,11 +107,20 @@ def _run_in_savepoint(connection: Connection, run: Runner) -> Outcome | BaseExce
         with session.begin():
             return run(session)
     except Exception as exc:
-        if not connection.in_transaction() or connection.invalidated:
+        if _transaction_lost(connection):
+            # Some SQLite errors (disk full, I/O) end the whole transaction: going on
+            # would run the next function outside it, so the group fails as one.
             raise _SavepointFailed("the write transaction was lost") from exc
         return exc
     finally:
         session.close()
+
+
+def _transaction_lost(connection: Connection) -> bool:
+    if connection.invalidated or not connection.in_transaction():
+        return True
+    driver = connection.connection.driver_connection
+    return not bool(getattr(driver, "in_transaction", True))  # sqlite3: False = autocommit
 
 
 def _resolve(job: _Job, outcome: Outcome | BaseException) -> None:

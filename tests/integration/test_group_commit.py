@@ -180,3 +180,30 @@ async def test_a_failed_commit_fails_every_write_of_its_group(store: Store) -> N
     assert [r for _, r in events] == ["r100"]
     # The writer is healthy afterwards.
     assert await store.write(_writer(7)) == 7
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+async def test_a_write_that_ends_the_transaction_fails_its_whole_group(store: Store) -> None:
+    """SQLite ends the whole transaction on some errors (disk full, I/O error); a write
+    issuing ROLLBACK itself leaves the same state. The writes after it must not run
+    outside the group's transaction (their RELEASE would commit them alone)."""
+    gate = Gate()
+
+    def ends_the_transaction(session: Session) -> None:
+        session.connection().exec_driver_sql("ROLLBACK")
+        raise Refused("the transaction is gone")
+
+    first = asyncio.ensure_future(store.write(_writer(200, gate)))
+    await gate.until_held()
+    group = [asyncio.ensure_future(store.write(_writer(1)))]
+    group.append(asyncio.ensure_future(store.write(ends_the_transaction)))
+    group += [asyncio.ensure_future(store.write(_writer(i))) for i in (2, 3)]
+    await asyncio.sleep(0.05)
+    gate.opened.set()
+    assert await first == 200
+    outcomes = await asyncio.gather(*group, return_exceptions=True)
+    assert all(isinstance(o, Exception) for o in outcomes), outcomes
+    keys, events = await _stored(store)
+    assert keys == {"k200"}
+    assert [r for _, r in events] == ["r200"]
+    assert await store.write(_writer(7)) == 7
