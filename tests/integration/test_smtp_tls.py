@@ -331,3 +331,23 @@ async def test_serve_prints_the_tls_ports(tmp_path: Path, certificate: Certifica
     smtps = re.search(r"SMTPS\s+127\.0\.0\.1:(\d+)\s+\(submission over implicit TLS", text)
     assert re.search(r"SMTP\s+127\.0\.0\.1:\d+\s+\(submission, AUTH required, STARTTLS\)", text)
     assert smtps and int(smtps.group(1)) > 0, text
+
+
+@pytest.mark.parametrize("flag", ["--tls", "--tlsc"])
+async def test_swaks_starttls_and_tls_on_connect(tls_api: Api, flag: str) -> None:
+    """The commands docs/smtp-tls.md gives (swaks does not verify the certificate)."""
+    gateway = tls_api.gateway
+    port = gateway.smtp_port if flag == "--tls" else gateway.smtps_port
+    command = ["swaks", "--server", f"127.0.0.1:{port}", flag, "--auth", "PLAIN"]
+    command += ["--auth-user", "jianf", "--auth-password", PASSWORD]
+    command += ["--from", f"jianf@{D}", "--to", BUILDER, "--header", f"Subject: swaks {flag}"]
+    result = await asyncio.to_thread(
+        subprocess.run,
+        command,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "=== TLS started" in result.stdout
+    assert await _subjects(gateway) == [f"swaks {flag}"]
