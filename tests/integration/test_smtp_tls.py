@@ -7,64 +7,33 @@ The certificate comes from `trustme` (a throwaway CA the clients are told to tru
 from __future__ import annotations
 
 import asyncio
-import os
-import re
 import smtplib
-import socket
 import ssl
 import subprocess
-import sys
 from collections.abc import AsyncIterator
 from email.message import EmailMessage
 from pathlib import Path
 
 import aiosmtplib
 import pytest
-import trustme
 from sqlalchemy import select
 
 from core.models import Mail
 from gateway.server import Gateway
 from tests.support.gateway import PASSWORD, Api, running_gateway
+from tests.support.tls import Certificate, non_loopback_ipv4
 
 D = "agentmail.localhost"
 BUILDER = f"builder+ModelRouter@{D}"
 
 
-def _non_loopback_ipv4() -> str | None:
-    """An address of this machine that is not loopback (the default route's source)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("192.0.2.1", 9))  # nothing is sent: this only picks a route
-        except OSError:
-            return None
-        address: str = probe.getsockname()[0]
-    return None if address.startswith("127.") or address == "0.0.0.0" else address
-
-
-OFF_LOOPBACK = _non_loopback_ipv4()
-
-
-class Certificate:
-    def __init__(self, directory: Path, *hosts: str) -> None:
-        self.ca = trustme.CA()
-        issued = self.ca.issue_cert(*hosts)
-        directory.mkdir(parents=True, exist_ok=True)
-        self.cert = directory / "cert.pem"
-        self.key = directory / "key.pem"
-        self.cert.write_bytes(b"".join(pem.bytes() for pem in issued.cert_chain_pems))
-        issued.private_key_pem.write_to_path(str(self.key))
-
-    def client_context(self) -> ssl.SSLContext:
-        context = ssl.create_default_context()
-        self.ca.configure_trust(context)
-        return context
+OFF_LOOPBACK = non_loopback_ipv4()
 
 
 @pytest.fixture
 def certificate(tmp_path: Path) -> Certificate:
     hosts = ["127.0.0.1", "localhost", *([OFF_LOOPBACK] if OFF_LOOPBACK else [])]
-    return Certificate(tmp_path, *hosts)
+    return Certificate(tmp_path / "tls", *hosts)
 
 
 async def _tls_gateway(
@@ -238,99 +207,6 @@ async def test_plaintext_auth_off_loopback_when_explicitly_allowed(
         finally:
             await api.close()
         assert await _subjects(gateway) == ["allowed in the clear"]
-
-
-def _serve(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("AGENTMAIL_")}
-    environment.update(
-        {
-            "AGENTMAIL_DATA_DIR": str(tmp_path / "data"),
-            "AGENTMAIL_HTTP_PORT": "0",
-            "AGENTMAIL_SMTP_PORT": "0",
-            "DATABASE_URL": "",
-            **env,
-        }
-    )
-    return subprocess.run(
-        [sys.executable, "-m", "gateway", "serve"],
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-
-
-@pytest.mark.parametrize(
-    ("case", "expected"),
-    [
-        ("missing cert", "AGENTMAIL_TLS_CERT="),
-        ("garbage cert", "a file is not a PEM certificate or key"),
-        ("someone else's key", "the key does not belong to the certificate"),
-        ("cert without key", "AGENTMAIL_TLS_CERT is set but AGENTMAIL_TLS_KEY is not"),
-        ("smtps without cert", "AGENTMAIL_SMTPS_PORT needs a certificate"),
-    ],
-)
-def test_a_bad_tls_configuration_stops_serve_with_a_clear_error(
-    tmp_path: Path, certificate: Certificate, case: str, expected: str
-) -> None:
-    garbage = tmp_path / "garbage.pem"
-    garbage.write_text("-----BEGIN CERTIFICATE-----\nnot base64 at all\n")
-    other = Certificate(tmp_path / "other", "127.0.0.1") if "key" in case else None
-    env = {
-        "missing cert": {
-            "AGENTMAIL_TLS_CERT": str(tmp_path / "nope.pem"),
-            "AGENTMAIL_TLS_KEY": str(certificate.key),
-        },
-        "garbage cert": {
-            "AGENTMAIL_TLS_CERT": str(garbage),
-            "AGENTMAIL_TLS_KEY": str(certificate.key),
-        },
-        "someone else's key": {
-            "AGENTMAIL_TLS_CERT": str(certificate.cert),
-            "AGENTMAIL_TLS_KEY": str(other.key if other else ""),
-        },
-        "cert without key": {"AGENTMAIL_TLS_CERT": str(certificate.cert)},
-        "smtps without cert": {"AGENTMAIL_SMTPS_PORT": "0"},
-    }[case]
-    result = _serve(tmp_path, **env)
-    assert result.returncode == 2, (result.stdout, result.stderr)
-    assert expected in " ".join(result.stderr.split()), result.stderr
-    assert "Traceback" not in result.stderr + result.stdout
-    assert not (tmp_path / "data").exists()  # stopped before opening anything
-
-
-async def test_serve_prints_the_tls_ports(tmp_path: Path, certificate: Certificate) -> None:
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("AGENTMAIL_")}
-    environment.update(
-        {
-            "AGENTMAIL_DATA_DIR": str(tmp_path / "data"),
-            "AGENTMAIL_HTTP_PORT": "0",
-            "AGENTMAIL_SMTP_PORT": "0",
-            "AGENTMAIL_SMTPS_PORT": "0",
-            "AGENTMAIL_TLS_CERT": str(certificate.cert),
-            "AGENTMAIL_TLS_KEY": str(certificate.key),
-            "AGENTMAIL_BCRYPT_ROUNDS": "4",
-            "DATABASE_URL": "",
-            "COLUMNS": "200",
-        }
-    )
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "gateway", "serve", env=environment, stdout=asyncio.subprocess.PIPE
-    )
-    assert process.stdout is not None
-    text = ""
-    try:
-        async with asyncio.timeout(30):
-            while "log in as" not in text:
-                line = (await process.stdout.readline()).decode()
-                assert line, f"serve ended early: {text}"
-                text += line
-    finally:
-        process.terminate()
-        await process.wait()
-    smtps = re.search(r"SMTPS\s+127\.0\.0\.1:(\d+)\s+\(submission over implicit TLS", text)
-    assert re.search(r"SMTP\s+127\.0\.0\.1:\d+\s+\(submission, AUTH required, STARTTLS\)", text)
-    assert smtps and int(smtps.group(1)) > 0, text
 
 
 @pytest.mark.parametrize("flag", ["--tls", "--tlsc"])
