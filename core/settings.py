@@ -26,6 +26,14 @@ class Settings(BaseSettings):
     smtp_allow_plaintext_auth: bool = Field(
         False, description="Allow SMTP AUTH without TLS from non-loopback clients."
     )
+    smtps_port: int | None = Field(
+        None,
+        description="SMTP over implicit TLS (RFC 8314), off when unset; 0 picks a free one.",
+    )
+    tls_cert: Path | None = Field(
+        None, description="PEM certificate (chain) for STARTTLS and the implicit-TLS ports."
+    )
+    tls_key: Path | None = Field(None, description="PEM private key of `tls_cert`.")
     smtp_auth_failures_before_delay: int = Field(
         5, ge=1, description="Failed SMTP logins from one address within a minute before delays."
     )

@@ -7,7 +7,9 @@ store runs it without blocking the event loop:
 * SQLite (the default): the whole transaction runs in a thread — writes in one
   dedicated writer thread (`BEGIN IMMEDIATE`, so writers queue instead of failing
   with "database is locked"), reads in a small pool of reader threads with WAL
-  snapshots. One thread hand-off per transaction, not one per statement.
+  snapshots. One thread hand-off per transaction, not one per statement. Writes
+  queued together share one COMMIT, each in its own SAVEPOINT
+  (`core/group_commit.py`), so concurrent writers share one fsync.
 * PostgreSQL: the same function runs through `AsyncSession.run_sync` on asyncpg.
 
 Events are written in the transaction of the change they report, as its last
@@ -19,18 +21,20 @@ can never later find a committed event below N (the SSE resume relies on it).
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Engine, create_engine, event, insert, text
+from sqlalchemy import Engine, bindparam, create_engine, event, insert, text
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from core.bus import EventBus
-from core.models import Event, table_of, utcnow
+from core.group_commit import MAX_GROUP, GroupCommitWriter
+from core.models import Event, UTCDateTime, table_of, utcnow
 
 T = TypeVar("T")
 Transaction = Callable[[Session], T]
@@ -87,7 +91,10 @@ def _sqlite_engine(url: str, begin: str, pool_size: int) -> Engine:
 class Store:
     """Owns the engines; runs read and write transactions off the event loop."""
 
-    def __init__(self, url: str, bus: EventBus | None = None) -> None:
+    def __init__(
+        self, url: str, bus: EventBus | None = None, *, group_limit: int = MAX_GROUP
+    ) -> None:
+        """`group_limit`: SQLite writes per COMMIT at most (1 turns group commit off)."""
         self.url = url
         self.bus = bus or EventBus()
         self.dialect = make_url(url).get_backend_name()
@@ -95,12 +102,12 @@ class Store:
         if self.dialect == "sqlite":
             self._write_engine = _sqlite_engine(url, "BEGIN IMMEDIATE", pool_size=1)
             self._read_engine = _sqlite_engine(url, "BEGIN", pool_size=SQLITE_READERS)
-            self._writes = sessionmaker(self._write_engine, expire_on_commit=False)
             self._reads = sessionmaker(self._read_engine, expire_on_commit=False)
             self._writer = ThreadPoolExecutor(1, thread_name_prefix="agentmail-sqlite-writer")
             self._readers = ThreadPoolExecutor(
                 SQLITE_READERS, thread_name_prefix="agentmail-sqlite-reader"
             )
+            self._group_writer = GroupCommitWriter(self._write_engine, self._writer, group_limit)
         else:
             self._async_engine = create_async_engine(url, pool_size=10, max_overflow=20)
             self._async_sessions = async_sessionmaker(self._async_engine, expire_on_commit=False)
@@ -123,9 +130,15 @@ class Store:
     async def write(self, fn: Transaction[T]) -> T:
         """Run `fn` in a write transaction; commit, then wake the recipients of its events."""
         if self._async_engine is None:
-            loop = asyncio.get_running_loop()
-            result, recipients = await loop.run_in_executor(self._writer, self._write_sync, fn)
+            dialect = self.dialect
+            result, recipients = await self._group_writer.submit(
+                lambda session: _with_events(session, fn, dialect)
+            )
         else:
+            # No group commit of ours on PostgreSQL: writers run concurrently on their
+            # own connections and the server flushes the WAL of commits that arrive
+            # together with one fsync (though the events lock below serializes the
+            # commits of writes that emit events).
             async with self._async_sessions() as session, session.begin():
                 result, recipients = await session.run_sync(_with_events, fn, self.dialect)
         if recipients:
@@ -135,10 +148,6 @@ class Store:
     def _read_sync(self, fn: Transaction[T]) -> T:
         with self._reads() as session, session.begin():
             return fn(session)
-
-    def _write_sync(self, fn: Transaction[T]) -> tuple[T, set[str]]:
-        with self._writes() as session, session.begin():
-            return _with_events(session, fn, self.dialect)
 
     async def run_on_connection(self, fn: Callable[[Connection], None]) -> None:
         """Run `fn` on a connection in a transaction (schema migrations)."""
@@ -178,21 +187,47 @@ def flush_events(session: Session, dialect: str) -> set[str]:
     queued = pending_events(session)
     if not queued:
         return set()
-    if dialect == "postgresql":
-        session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _EVENTS_LOCK_KEY})
-    now = utcnow()
-    session.connection().execute(
-        insert(table_of(Event)), [{**row, "created_at": now} for row in queued]
-    )
     recipients = {row["recipient"] for row in queued}
-    queued.clear()
+    now = utcnow()
     if dialect == "postgresql":
-        # Delivered at commit to every replica listening (core/replicas.py).
         session.execute(
-            text("SELECT pg_notify(:channel, :payload)"),
-            {"channel": NOTIFY_CHANNEL, "payload": notify_payload(recipients)},
+            _PG_EVENTS,
+            {
+                "lock_key": _EVENTS_LOCK_KEY,
+                "rows": json.dumps(queued),
+                "now": now,
+                "channel": NOTIFY_CHANNEL,
+                "wake": notify_payload(recipients),
+            },
         )
+    else:
+        session.connection().execute(
+            insert(table_of(Event)), [{**row, "created_at": now} for row in queued]
+        )
+    queued.clear()
     return recipients
+
+
+# On PostgreSQL the events lock is held from here to the end of COMMIT, so it is
+# taken, the events inserted (in queue order) and the replicas notified in one
+# round trip: every further round trip under the lock would serialize all writers
+# on it for longer. NOTIFY is delivered at commit (core/replicas.py listens).
+_PG_EVENTS = text(
+    """
+    WITH locked AS MATERIALIZED (SELECT pg_advisory_xact_lock(:lock_key)),
+    inserted AS (
+        INSERT INTO events (recipient, type, payload, created_at)
+        SELECT queued.recipient, queued.type, queued.payload, :now
+        FROM locked,
+            ROWS FROM (json_to_recordset(CAST(:rows AS json))
+                AS (recipient text, type text, payload json))
+            WITH ORDINALITY AS queued (recipient, type, payload, n)
+        ORDER BY queued.n
+        RETURNING id
+    )
+    SELECT pg_notify(:channel, :wake) FROM (SELECT count(*) FROM inserted) AS done
+    """
+).bindparams(bindparam("now", type_=UTCDateTime()))
 
 
 def notify_payload(recipients: set[str]) -> str:

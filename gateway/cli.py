@@ -64,6 +64,13 @@ def serve(
     http_port: Annotated[int | None, typer.Option(help="AGENTMAIL_HTTP_PORT.")] = None,
     smtp_port: Annotated[int | None, typer.Option(help="AGENTMAIL_SMTP_PORT.")] = None,
     imap_port: Annotated[int | None, typer.Option(help="AGENTMAIL_IMAP_PORT.")] = None,
+    smtps_port: Annotated[
+        int | None, typer.Option(help="SMTP over implicit TLS (AGENTMAIL_SMTPS_PORT).")
+    ] = None,
+    tls_cert: Annotated[
+        Path | None, typer.Option(help="PEM certificate (AGENTMAIL_TLS_CERT).")
+    ] = None,
+    tls_key: Annotated[Path | None, typer.Option(help="PEM key (AGENTMAIL_TLS_KEY).")] = None,
     domain: Annotated[str | None, typer.Option(help="Mail domain (AGENTMAIL_DOMAIN).")] = None,
     data_dir: DataDir = None,
     database_url: DatabaseUrl = None,
@@ -71,12 +78,16 @@ def serve(
     """Run the gateway: HTTP and SMTP on one loop (IMAP joins it in its issue)."""
     # Imported here: the admin commands need neither the web stack nor uvicorn.
     from gateway.server import Gateway, run_until_signalled
+    from gateway.tls import TlsConfigError
 
     settings = _settings(
         host=host,
         http_port=http_port,
         smtp_port=smtp_port,
         imap_port=imap_port,
+        smtps_port=smtps_port,
+        tls_cert=tls_cert,
+        tls_key=tls_key,
         domain=domain,
         data_dir=data_dir,
         database_url=database_url,
@@ -88,9 +99,16 @@ def serve(
         console.print(
             f"  web and API   {gateway.http_url}/   (docs: {gateway.http_url}/api/v1/docs)"
         )
+        starttls = ", STARTTLS" if gateway.tls is not None else ""
         console.print(
-            f"  SMTP          {settings.host}:{gateway.smtp_port}   (submission, AUTH required)"
+            f"  SMTP          {settings.host}:{gateway.smtp_port}   (submission, AUTH "
+            f"required{starttls})"
         )
+        if gateway.smtps_port is not None:
+            console.print(
+                f"  SMTPS         {settings.host}:{gateway.smtps_port}   (submission over "
+                "implicit TLS, AUTH required)"
+            )
         if gateway.generated_admin_password:
             console.print(
                 f"  log in as     [bold]{settings.admin_user}[/] / "
@@ -103,7 +121,11 @@ def serve(
             )
         console.print("  stop with     Ctrl-C")
 
-    asyncio.run(run_until_signalled(Gateway(settings), started))
+    try:
+        asyncio.run(run_until_signalled(Gateway(settings), started))
+    except TlsConfigError as error:
+        err.print(f"[red]error:[/red] {error}")
+        raise typer.Exit(2) from error
 
 
 @user_app.command("add")

@@ -12,6 +12,7 @@ import contextlib
 import logging
 import signal
 import socket
+import ssl
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AsyncExitStack
 from datetime import timedelta
@@ -31,6 +32,7 @@ from core.replicas import ReplicaListener
 from core.security import set_bcrypt_rounds
 from core.settings import Settings
 from core.store import Store, database_url
+from gateway.tls import server_tls_context
 from smtp_in.handler import SubmissionHandler
 from smtp_in.server import start_smtp
 from smtp_in.throttle import LoginThrottle
@@ -77,12 +79,16 @@ class Gateway:
         self.store: Store | None = None
         self.http_port: int = 0
         self.smtp_port: int = 0
+        self.smtps_port: int | None = None
+        self.tls: ssl.SSLContext | None = None
         self.generated_admin_password: str | None = None
         self._stack = AsyncExitStack()
         self._tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
         settings = self.settings
+        # First: a bad certificate is reported before anything is opened or bound.
+        self.tls = server_tls_context(settings)
         set_bcrypt_rounds(settings.bcrypt_rounds)
         if not settings.database_url:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -134,9 +140,9 @@ class Gateway:
         self._stack.push_async_callback(stop_http)
 
     async def _start_smtp(self, store: Store) -> None:
+        """The submission port (STARTTLS when a certificate is configured) and, when
+        `smtps_port` is set, the implicit-TLS port; one handler and throttle for both."""
         settings = self.settings
-        sock = bind_tcp(settings.host, settings.smtp_port)
-        self.smtp_port = sock.getsockname()[1]
         handler = SubmissionHandler(
             store,
             settings.domain,
@@ -144,17 +150,30 @@ class Gateway:
             blobs=BlobStore(settings.attachments_dir),
             max_attachment_bytes=settings.max_attachment_bytes,
         )
-        stop_smtp = await start_smtp(
-            handler,
-            sock,
-            max_bytes=settings.smtp_max_message_bytes,
-            allow_plaintext_auth=settings.smtp_allow_plaintext_auth,
-            throttle=LoginThrottle(
-                settings.smtp_auth_failures_before_delay, settings.smtp_auth_failure_delay_seconds
-            ),
+        throttle = LoginThrottle(
+            settings.smtp_auth_failures_before_delay, settings.smtp_auth_failure_delay_seconds
         )
-        self._stack.callback(sock.close)
-        self._stack.push_async_callback(stop_smtp)
+        ports = [(settings.smtp_port, False)]
+        if settings.smtps_port is not None:
+            ports.append((settings.smtps_port, True))
+        for port, implicit_tls in ports:
+            sock = bind_tcp(settings.host, port)
+            self._stack.callback(sock.close)
+            bound: int = sock.getsockname()[1]
+            if implicit_tls:
+                self.smtps_port = bound
+            else:
+                self.smtp_port = bound
+            stop_smtp = await start_smtp(
+                handler,
+                sock,
+                max_bytes=settings.smtp_max_message_bytes,
+                allow_plaintext_auth=settings.smtp_allow_plaintext_auth,
+                throttle=throttle,
+                tls_context=self.tls,
+                implicit_tls=implicit_tls,
+            )
+            self._stack.push_async_callback(stop_smtp)
 
     def _every(self, seconds: float, job: Callable[[], Awaitable[None]]) -> None:
         if not self._background_jobs:

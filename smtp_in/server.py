@@ -2,7 +2,9 @@
 
 aiosmtpd's thread-based `Controller` would run a second loop (and cannot bind
 port 0); the gateway instead calls `loop.create_server(...)` with a socket it
-bound itself, as it does for HTTP.
+bound itself, as it does for HTTP. With a TLS context, the submission port offers
+STARTTLS (RFC 3207) and an optional second port speaks TLS from the first byte
+(RFC 8314 "implicit TLS", the `smtps` of mail clients).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
+import ssl
 import warnings
 from collections.abc import Awaitable, Callable
 from typing import Any, AnyStr
@@ -47,7 +50,11 @@ class Submission(SMTP):
         allow_plaintext_auth: bool,
         sessions: set[Submission],
         throttle: LoginThrottle,
+        tls_context: ssl.SSLContext | None = None,
+        implicit_tls: bool = False,
     ) -> None:
+        """`tls_context` offers STARTTLS; `implicit_tls` says the transport is TLS
+        already (then STARTTLS is not offered again)."""
         # We require AUTH without requiring TLS from aiosmtpd, which warns about it:
         # `_verify` enforces "TLS, loopback or explicitly allowed" itself.
         with warnings.catch_warnings():
@@ -60,12 +67,21 @@ class Submission(SMTP):
                 authenticator=_capture,
                 hostname=handler.domain,
                 ident="AgentMail",
+                tls_context=None if implicit_tls else tls_context,
             )
         self._submission = handler
         self._allow_plaintext_auth = allow_plaintext_auth
         self._sessions = sessions
         self._throttle = throttle
+        self._implicit_tls = implicit_tls
         sessions.add(self)
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        if self._implicit_tls and self.session is not None:
+            # aiosmtpd records TLS only when it ran STARTTLS itself; say it here too,
+            # so AUTH and eof handling know the channel is encrypted.
+            self.session.ssl = {"ssl_object": transport.get_extra_info("ssl_object")}
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._sessions.discard(self)
@@ -90,9 +106,8 @@ class Submission(SMTP):
         if not captured.success or not isinstance(captured.auth_data, LoginPassword):
             return captured
         assert self.session is not None
-        if not (
-            self._allow_plaintext_auth or self._tls_protocol or _is_loopback(self.session.peer)
-        ):
+        encrypted = self.session.ssl is not None
+        if not (self._allow_plaintext_auth or encrypted or _is_loopback(self.session.peer)):
             # RFC 4954 §4: a password in the clear off this host needs TLS first.
             return AuthResult(
                 success=False,
@@ -120,8 +135,16 @@ async def start_smtp(
     max_bytes: int,
     allow_plaintext_auth: bool,
     throttle: LoginThrottle,
+    tls_context: ssl.SSLContext | None = None,
+    implicit_tls: bool = False,
 ) -> Callable[[], Awaitable[None]]:
-    """Serve SMTP on `sock` (bound and listening) on the running loop; returns `stop`."""
+    """Serve SMTP on `sock` (bound and listening) on the running loop; returns `stop`.
+
+    With `implicit_tls` every connection starts with the TLS handshake (`tls_context`
+    is then required); otherwise `tls_context`, when given, is offered by STARTTLS.
+    """
+    if implicit_tls and tls_context is None:
+        raise ValueError("implicit TLS needs a TLS context")
     loop = asyncio.get_running_loop()
     sessions: set[Submission] = set()
 
@@ -132,9 +155,11 @@ async def start_smtp(
             allow_plaintext_auth=allow_plaintext_auth,
             sessions=sessions,
             throttle=throttle,
+            tls_context=tls_context,
+            implicit_tls=implicit_tls,
         )
 
-    server = await loop.create_server(session, sock=sock)
+    server = await loop.create_server(session, sock=sock, ssl=tls_context if implicit_tls else None)
 
     async def stop() -> None:
         server.close()

@@ -1,0 +1,136 @@
+"""Group commit for SQLite: several write transactions, one COMMIT, one fsync.
+
+With `synchronous=FULL` every COMMIT waits for an fsync of the WAL, and SQLite has
+one writer at a time. So the store's single writer thread takes every write
+queued at that moment (up to `MAX_GROUP`) and runs them in one database
+transaction, each in a SAVEPOINT of its own with a session of its own:
+
+* a function that raises is rolled back to its savepoint (its rows and its queued
+  events go) and its caller gets its exception; the others go on;
+* nobody's future is resolved before the one COMMIT returned, so a caller is never
+  told "done" (SMTP `250`, REST `200`) about a write that is not durable;
+* if the COMMIT (or a savepoint rollback) fails, every caller in the group gets
+  that error: none of their work was committed.
+
+Event ids stay in commit order: the group's events are inserted in the order of
+its functions, and the group commits as one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TypeVar, cast
+
+from sqlalchemy import Engine
+from sqlalchemy.engine import Connection
+from sqlalchemy.orm import Session
+
+T = TypeVar("T")
+MAX_GROUP = 64  # writes per COMMIT: bounds the latency one slow group adds
+
+Outcome = tuple[Any, set[str]]  # the function's result, the recipients of its events
+Runner = Callable[[Session], Outcome]  # runs a transaction function and flushes its events
+
+
+@dataclass(slots=True)
+class _Job:
+    run: Runner
+    loop: asyncio.AbstractEventLoop
+    future: asyncio.Future[Outcome]
+
+
+class _SavepointFailed(Exception):
+    """Rolling back one function's savepoint failed: the transaction is unusable."""
+
+
+class GroupCommitWriter:
+    """Runs queued write functions in groups on one writer thread."""
+
+    def __init__(
+        self, engine: Engine, executor: ThreadPoolExecutor, limit: int = MAX_GROUP
+    ) -> None:
+        """`limit` caps the writes per COMMIT (1 = a transaction each, as without groups)."""
+        self._engine = engine
+        self._limit = limit
+        self._executor = executor
+        self._queue: deque[_Job] = deque()
+        self._lock = threading.Lock()
+
+    async def submit(self, run: Callable[[Session], tuple[T, set[str]]]) -> tuple[T, set[str]]:
+        """Queue `run` (a transaction function that also flushes its events); its
+        result once the group it ran in has committed."""
+        loop = asyncio.get_running_loop()
+        job = _Job(run, loop, loop.create_future())
+        with self._lock:
+            self._queue.append(job)
+        # One drain per job: the first drain takes every job queued by then and the
+        # drains that follow find fewer (or none) left.
+        self._executor.submit(self._drain)
+        return cast(tuple[T, set[str]], await job.future)
+
+    def _take(self) -> list[_Job]:
+        with self._lock:
+            count = min(len(self._queue), self._limit)
+            return [self._queue.popleft() for _ in range(count)]
+
+    def _drain(self) -> None:
+        jobs = self._take()
+        if not jobs:
+            return
+        try:
+            outcomes = self._run_group(jobs)
+        except BaseException as exc:  # the COMMIT or the transaction failed: nothing stuck
+            for job in jobs:
+                _resolve(job, exc)
+            return
+        for job, outcome in zip(jobs, outcomes, strict=True):
+            _resolve(job, outcome)
+
+    def _run_group(self, jobs: list[_Job]) -> list[Outcome | BaseException]:
+        with self._engine.connect() as connection, connection.begin():
+            return [_run_in_savepoint(connection, job.run) for job in jobs]
+
+
+def _run_in_savepoint(connection: Connection, run: Runner) -> Outcome | BaseException:
+    """One function in its own SAVEPOINT and its own Session (so objects it returns
+    are never touched by another function's changes or rollback)."""
+    session = Session(
+        bind=connection, join_transaction_mode="create_savepoint", expire_on_commit=False
+    )
+    try:
+        with session.begin():
+            return run(session)
+    except Exception as exc:
+        if _transaction_lost(connection):
+            # Some SQLite errors (disk full, I/O) end the whole transaction: going on
+            # would run the next function outside it, so the group fails as one.
+            raise _SavepointFailed("the write transaction was lost") from exc
+        return exc
+    finally:
+        session.close()
+
+
+def _transaction_lost(connection: Connection) -> bool:
+    if connection.invalidated or not connection.in_transaction():
+        return True
+    driver = connection.connection.driver_connection
+    return not bool(getattr(driver, "in_transaction", True))  # sqlite3: False = autocommit
+
+
+def _resolve(job: _Job, outcome: Outcome | BaseException) -> None:
+    def settle() -> None:
+        if job.future.done():  # the caller was cancelled; the write happened anyway
+            return
+        if isinstance(outcome, BaseException):
+            job.future.set_exception(outcome)
+        else:
+            job.future.set_result(outcome)
+
+    with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits
+        job.loop.call_soon_threadsafe(settle)
