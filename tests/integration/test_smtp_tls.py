@@ -211,7 +211,7 @@ async def test_plaintext_auth_off_loopback_when_explicitly_allowed(
 
 @pytest.mark.parametrize("flag", ["--tls", "--tlsc"])
 async def test_swaks_starttls_and_tls_on_connect(tls_api: Api, flag: str) -> None:
-    """The commands docs/smtp-tls.md gives (swaks does not verify the certificate)."""
+    """The commands docs/smtp.md (TLS) gives (swaks does not verify the certificate)."""
     gateway = tls_api.gateway
     port = gateway.smtp_port if flag == "--tls" else gateway.smtps_port
     command = ["swaks", "--server", f"127.0.0.1:{port}", flag, "--auth", "PLAIN"]
