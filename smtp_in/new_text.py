@@ -39,6 +39,9 @@ _HTML_CLEARED = {"script", "style", "title", "head"}
 # looked for in lines of at most this many characters, in the start of the body.
 HEADER_LINE_CHARS = 400
 SEARCH_CHARS = 64_000
+# A match starts at most this many lines above the line with its colon (a wrapped
+# "On …\n…\nwrote:"); windows reach as far below for the patterns' lookaheads.
+_HEADER_SPAN = 4
 # Headers at the very top, each followed by its quote, skipped before giving up.
 MAX_LEADING_HEADERS = 3
 
@@ -131,19 +134,49 @@ def _attribution(paragraph: list[str]) -> bool:
 
 
 def _first_header(lines: list[str]) -> tuple[int, int] | None:
-    """Line span [start, end) of the first header the library's patterns match."""
-    shown = (line.strip() for line in lines)
-    stripped = "\n".join(line if len(line) <= HEADER_LINE_CHARS else "" for line in shown)
-    stripped = stripped[:SEARCH_CHARS]
-    match = _HEADER.search(stripped)
-    if match is None:
-        return None
-    begin = match.start()
-    while begin < match.end() and stripped[begin] == "\n":
-        begin += 1
-    start = stripped.count("\n", 0, begin)
-    end = stripped.count("\n", 0, match.end()) + 1
-    return start, max(end, start + 1)
+    """Line span [start, end) of the first header the library's patterns match.
+
+    Every pattern but one ends in a colon ("wrote:", "From: …", a full-width colon), at most
+    `_HEADER_SPAN` lines below where its match starts, so the (slow) search runs only
+    on windows of lines around a colon, in order; the first match is the first overall.
+    """
+    shown = [line.strip() for line in lines]
+    shown = [line if len(line) <= HEADER_LINE_CHARS else "" for line in shown]
+    budget = SEARCH_CHARS
+    for first, last in _colon_windows(shown):
+        window = "\n".join(shown[first:last])[:budget]
+        match = _HEADER.search(window)
+        if match is not None:
+            begin = match.start()
+            while begin < match.end() and window[begin] == "\n":
+                begin += 1
+            start = first + window.count("\n", 0, begin)
+            end = first + window.count("\n", 0, match.end()) + 1
+            return start, max(end, start + 1)
+        budget -= len(window)
+        if budget <= 0:
+            break
+    return None
+
+
+def _may_end_header(line: str) -> bool:
+    # The one pattern without a colon is Outlook's "-----Original Message-----" rule.
+    return ":" in line or "\uff1a" in line or "original message" in line.lower()
+
+
+def _colon_windows(lines: list[str]) -> list[tuple[int, int]]:
+    """Merged line ranges [first, last) that can hold a header: from `_HEADER_SPAN`
+    lines above a line with a colon to `_HEADER_SPAN` lines below it."""
+    windows: list[tuple[int, int]] = []
+    for index, line in enumerate(lines):
+        if not _may_end_header(line):
+            continue
+        first, last = max(0, index - _HEADER_SPAN), min(len(lines), index + _HEADER_SPAN + 1)
+        if windows and first <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], last)
+        else:
+            windows.append((first, last))
+    return windows
 
 
 def _quoted(line: str) -> bool:

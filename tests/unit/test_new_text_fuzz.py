@@ -10,7 +10,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from smtp_in.message import parse_submitted
-from smtp_in.new_text import body_text, new_text, strip_history
+from smtp_in.new_text import (
+    _HEADER,
+    HEADER_LINE_CHARS,
+    _first_header,
+    body_text,
+    new_text,
+    strip_history,
+)
 
 _HEADERS = st.sampled_from(
     [
@@ -80,3 +87,46 @@ def test_plain_messages_keep_their_text_length_bound(text: str) -> None:
     message["Subject"] = "x"
     message.set_content(text)
     assert len(new_text(message)) <= len(body_text(message)) <= len(text) + 1
+
+
+_REPLY_LINES = st.sampled_from(
+    [
+        "On Mon, 30 Nov 2026 at 10:00, Jian Feng <jianf@agentmail.localhost> wrote:",
+        "On Mon, 30 Nov 2026 at 10:00, Jian Feng",
+        "<jianf@agentmail.localhost> wrote:",
+        "Am 30.11.2026 um 10:00 schrieb Jian <j@x>:",
+        "Le lun. 30 nov. 2026 à 10:00, Jian <j@x> a écrit :",
+        "From: Jian Feng <j@x>",
+        "Sent: Monday, November 30, 2026 10:00 AM",
+        "Subject: Re: the router",
+        "-----Original Message-----",
+        "2026年11月30日 10:00 Jian <j@x> 写道\uff1a",
+        "> quoted line",
+        "> On Sun, Jan 1, 2026 at 9:00 AM Bob <b@x> wrote:",
+        "Note: the deploy is at 10:00.",
+        "plain words",
+        "",
+    ]
+)
+
+
+def _first_header_in_whole_text(lines: list[str]) -> tuple[int, int] | None:
+    """The reference: the library's pattern searched over the whole text at once."""
+    shown = [line.strip() for line in lines]
+    text = "\n".join(line if len(line) <= HEADER_LINE_CHARS else "" for line in shown)
+    match = _HEADER.search(text)
+    if match is None:
+        return None
+    begin = match.start()
+    while begin < match.end() and text[begin] == "\n":
+        begin += 1
+    start = text.count("\n", 0, begin)
+    return start, max(text.count("\n", 0, match.end()) + 1, start + 1)
+
+
+@given(st.lists(_REPLY_LINES | st.text(max_size=40), max_size=30))
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+def test_the_windowed_header_search_finds_what_a_whole_text_search_finds(
+    lines: list[str],
+) -> None:
+    assert _first_header(lines) == _first_header_in_whole_text(lines)
