@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 from core.address import Address, parse_native
 from core.attachments import attachments_of
 from core.errors import Forbidden, NotFound
+from core.imap_uids import ARCHIVE, INBOX, refile_mail
 from core.models import Conversation, Delivery, Mail
 from core.principal import Principal
 from core.store import Store
@@ -238,8 +239,11 @@ async def set_delivery_state(
             raise NotFound(f"no mail {mail_id} in your mailbox")
         if read is not None:
             delivery.is_read = read
-        if archived is not None:
+        if archived is not None and archived != delivery.archived:
             delivery.archived = archived
+            if principal.is_human:  # a new, highest UID in the folder it enters
+                source, target = (INBOX, ARCHIVE) if archived else (ARCHIVE, INBOX)
+                refile_mail(session, delivery.mail_seq, principal.name, source, target)
         return "archived" if delivery.archived else "read" if delivery.is_read else "unread"
 
     return await store.write(run)

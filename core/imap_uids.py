@@ -1,0 +1,127 @@
+"""IMAP UIDs: filing a mail into a human's IMAP folders, in the transaction that stores it.
+
+RFC 3501 §2.3.1.1: in each mailbox UIDs strictly ascend and are never reused.
+Each folder (`imap_folders`, one row per human and folder) has its own counter;
+putting a mail into a folder advances it with `UPDATE … RETURNING`, which holds
+that row's lock until commit. So a later UID can never commit before an earlier
+one in the same folder (a client that saw UID n never later finds a new UID
+below n), and folders of different humans never wait for each other.
+
+Only humans have folders: agents read mail over REST, never IMAP.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from core.models import ImapFolder, ImapUid, table_of
+
+INBOX = "inbox"
+SENT = "sent"
+DRAFTS = "drafts"
+ARCHIVE = "archive"
+TRASH = "trash"
+DECISION = "decision"
+FIXED_FOLDERS = (INBOX, SENT, DRAFTS, ARCHIVE, TRASH, DECISION)
+SESSION_PREFIX = "session:"
+
+Placement = tuple[str, str]  # (owner, folder key)
+
+
+def session_folder(conversation_id: str) -> str:
+    return SESSION_PREFIX + conversation_id
+
+
+def new_mail_placements(
+    conversation_id: str,
+    human_sender: str | None,
+    human_recipients: Iterable[str],
+    *,
+    needs_decision: bool,
+) -> list[Placement]:
+    """Where a new mail goes: the sender's Sent, each recipient's INBOX (and Needs
+    decision for a permission request), and everyone's folder of the conversation."""
+    conversation = session_folder(conversation_id)
+    placements: list[Placement] = []
+    if human_sender is not None:
+        placements += [(human_sender, SENT), (human_sender, conversation)]
+    for name in human_recipients:
+        placements += [(name, INBOX), (name, conversation)]
+        if needs_decision:
+            placements.append((name, DECISION))
+    return placements
+
+
+def file_mail(session: Session, mail_seq: int, placements: Iterable[Placement]) -> None:
+    """Give the mail the next UID of each folder (created when missing).
+
+    Folders are locked in one global order (owner, key), so two transactions that
+    file into the same folders can never deadlock on PostgreSQL.
+    """
+    connection = session.connection()
+    for owner, key in sorted(set(placements)):
+        uid = _take_uid(session, owner, key)
+        folder_id, number = uid
+        connection.execute(
+            insert(table_of(ImapUid)), {"folder_id": folder_id, "uid": number, "mail_seq": mail_seq}
+        )
+
+
+def unfile_mail(session: Session, mail_seq: int, owner: str, key: str) -> None:
+    """The mail leaves one folder; its UID there is never given again."""
+    folder_id = select(ImapFolder.id).where(ImapFolder.owner == owner, ImapFolder.key == key)
+    session.execute(
+        delete(ImapUid)
+        .where(ImapUid.folder_id == folder_id.scalar_subquery())
+        .where(ImapUid.mail_seq == mail_seq)
+    )
+
+
+def refile_mail(session: Session, mail_seq: int, owner: str, source: str, target: str) -> None:
+    """Move between folders (INBOX → Archive): a new, highest UID in the target."""
+    unfile_mail(session, mail_seq, owner, source)
+    file_mail(session, mail_seq, [(owner, target)])
+
+
+def _take_uid(session: Session, owner: str, key: str) -> tuple[int, int]:
+    """(folder id, the UID taken); the folder row stays locked until commit."""
+    taken = _advance(session, owner, key)
+    if taken is None:
+        _create_folder(session, owner, key)
+        taken = _advance(session, owner, key)
+        assert taken is not None
+    return taken
+
+
+def _advance(session: Session, owner: str, key: str) -> tuple[int, int] | None:
+    folders = table_of(ImapFolder)
+    row = session.execute(
+        update(folders)
+        .where(folders.c.owner == owner, folders.c.key == key)
+        .values(next_uid=folders.c.next_uid + 1)
+        .returning(folders.c.id, folders.c.next_uid)
+    ).first()
+    return None if row is None else (int(row[0]), int(row[1]) - 1)
+
+
+def _create_folder(session: Session, owner: str, key: str) -> None:
+    """Insert the folder unless a concurrent transaction just did (then use theirs)."""
+    values = {"owner": owner, "key": key, "uid_validity": uid_validity_now(), "next_uid": 1}
+    dialect = session.get_bind().dialect.name
+    builder = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    session.execute(
+        builder(table_of(ImapFolder))
+        .values(values)
+        .on_conflict_do_nothing(index_elements=["owner", "key"])
+    )
+
+
+def uid_validity_now() -> int:
+    """UIDVALIDITY of a new folder: the time, so a re-created store never repeats
+    a value a client cached (RFC 3501 §2.3.1.1 asks for a new value on renumbering)."""
+    return int(time.time()) & 0xFFFFFFFF or 1
