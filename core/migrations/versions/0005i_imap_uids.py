@@ -95,7 +95,8 @@ def _file_existing_mail() -> None:
     bind.execute(
         sa.text(
             "INSERT INTO imap_folders (owner, key, uid_validity, next_uid) "
-            f"SELECT DISTINCT owner, folder_key, CAST(:validity AS BIGINT), 1 FROM ({_MEMBERS['session']}) AS m"
+            "SELECT DISTINCT owner, folder_key, CAST(:validity AS BIGINT), 1 "
+            f"FROM ({_MEMBERS['session']}) AS m"
         ),
         {"validity": validity, **flags},
     )
