@@ -110,8 +110,13 @@ def _advance(session: Session, owner: str, key: str) -> tuple[int, int] | None:
 
 
 def _create_folder(session: Session, owner: str, key: str) -> None:
-    """Insert the folder unless a concurrent transaction just did (then use theirs)."""
-    values = {"owner": owner, "key": key, "uid_validity": uid_validity_now(), "next_uid": 1}
+    create_folders(session, owner, [key])
+
+
+def create_folders(session: Session, owner: str, keys: Iterable[str]) -> None:
+    """Insert the folders unless they exist (a concurrent transaction's win is kept)."""
+    validity = uid_validity_now()
+    values = [{"owner": owner, "key": k, "uid_validity": validity, "next_uid": 1} for k in keys]
     dialect = session.get_bind().dialect.name
     builder = postgresql.insert if dialect == "postgresql" else sqlite.insert
     session.execute(

@@ -1,4 +1,4 @@
-"""The composition root: one asyncio loop runs HTTP (and, in their issues, SMTP and IMAP).
+"""The composition root: one asyncio loop runs HTTP, SMTP and IMAP.
 
 `Gateway.start()` opens the store, migrates it, makes sure an admin exists,
 binds the servers (port 0 picks a free port; the real ports are attributes) and
@@ -31,9 +31,10 @@ from core.replicas import ReplicaListener
 from core.security import set_bcrypt_rounds
 from core.settings import Settings
 from core.store import Store, database_url
+from core.throttle import LoginThrottle
+from imap_view.server import start_imap
 from smtp_in.handler import SubmissionHandler
 from smtp_in.server import start_smtp
-from smtp_in.throttle import LoginThrottle
 
 log = logging.getLogger("agentmail")
 
@@ -77,6 +78,7 @@ class Gateway:
         self.store: Store | None = None
         self.http_port: int = 0
         self.smtp_port: int = 0
+        self.imap_port: int = 0
         self.generated_admin_password: str | None = None
         self._stack = AsyncExitStack()
         self._tasks: list[asyncio.Task[None]] = []
@@ -98,7 +100,12 @@ class Gateway:
             await listener.start()
             self._stack.push_async_callback(listener.stop)
         await self._start_http(store)
-        await self._start_smtp(store)
+        # One throttle for both: guessing over SMTP and IMAP at once is no faster.
+        throttle = LoginThrottle(
+            settings.smtp_auth_failures_before_delay, settings.smtp_auth_failure_delay_seconds
+        )
+        await self._start_smtp(store, throttle)
+        await self._start_imap(store, throttle)
         self._every(settings.heartbeat_seconds / 3, self._sweep_presence)
         self._every(3600, self._prune_events)
         self._every(1.0, self._expire_requests)
@@ -133,7 +140,7 @@ class Gateway:
 
         self._stack.push_async_callback(stop_http)
 
-    async def _start_smtp(self, store: Store) -> None:
+    async def _start_smtp(self, store: Store, throttle: LoginThrottle) -> None:
         settings = self.settings
         sock = bind_tcp(settings.host, settings.smtp_port)
         self.smtp_port = sock.getsockname()[1]
@@ -143,12 +150,25 @@ class Gateway:
             sock,
             max_bytes=settings.smtp_max_message_bytes,
             allow_plaintext_auth=settings.smtp_allow_plaintext_auth,
-            throttle=LoginThrottle(
-                settings.smtp_auth_failures_before_delay, settings.smtp_auth_failure_delay_seconds
-            ),
+            throttle=throttle,
         )
         self._stack.callback(sock.close)
         self._stack.push_async_callback(stop_smtp)
+
+    async def _start_imap(self, store: Store, throttle: LoginThrottle) -> None:
+        settings = self.settings
+        sock = bind_tcp(settings.host, settings.imap_port)
+        self.imap_port = sock.getsockname()[1]
+        stop_imap = await start_imap(
+            store,
+            BlobStore(settings.attachments_dir),
+            settings.domain,
+            sock,
+            allow_plaintext_auth=settings.imap_allow_plaintext_auth,
+            throttle=throttle,
+        )
+        self._stack.callback(sock.close)
+        self._stack.push_async_callback(stop_imap)
 
     def _every(self, seconds: float, job: Callable[[], Awaitable[None]]) -> None:
         if not self._background_jobs:

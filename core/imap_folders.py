@@ -1,0 +1,132 @@
+"""A human's IMAP folders as the store sees them: which exist, what is in each, `\\Seen`.
+
+The folders and their UIDs are filed by core/imap_uids.py as mail is stored;
+this module reads them for imap_view/ and changes the one flag that is shared
+with REST and the web UI: `\\Seen` is the recipient's delivery `is_read`. A mail
+the human only sent (no delivery of their own) is always seen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import and_, case, select, true, update
+from sqlalchemy.orm import Session
+
+from core.imap_uids import DECISION, FIXED_FOLDERS, SESSION_PREFIX, create_folders
+from core.models import Conversation, Delivery, ImapFolder, ImapUid, Mail
+from core.store import Store
+
+__all__ = [
+    "FolderInfo",
+    "FolderMessage",
+    "FolderState",
+    "ensure_folders",
+    "folder_state",
+    "list_folders",
+    "set_seen",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class FolderInfo:
+    id: int
+    key: str
+    uid_validity: int
+    alias: str | None = None  # for a conversation's folder
+
+    @property
+    def conversation_id(self) -> str | None:
+        return self.key[len(SESSION_PREFIX) :] if self.key.startswith(SESSION_PREFIX) else None
+
+
+@dataclass(frozen=True, slots=True)
+class FolderMessage:
+    uid: int
+    mail_seq: int
+    seen: bool
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class FolderState:
+    folder: FolderInfo
+    next_uid: int
+    messages: list[FolderMessage]  # ascending UID
+
+
+async def ensure_folders(store: Store, owner: str) -> None:
+    """Create the fixed folders a human may not have yet (at IMAP login)."""
+    query = select(ImapFolder.key).where(
+        ImapFolder.owner == owner, ImapFolder.key.in_(FIXED_FOLDERS)
+    )
+    existing = set(await store.read(lambda session: list(session.scalars(query))))
+    if existing >= set(FIXED_FOLDERS):
+        return
+    await store.write(lambda session: create_folders(session, owner, FIXED_FOLDERS))
+
+
+async def list_folders(store: Store, owner: str) -> list[FolderInfo]:
+    """The human's folders; a conversation's folder carries its current alias."""
+
+    def run(session: Session) -> list[FolderInfo]:
+        rows = session.execute(
+            select(ImapFolder.id, ImapFolder.key, ImapFolder.uid_validity)
+            .where(ImapFolder.owner == owner)
+            .order_by(ImapFolder.id)
+        ).all()
+        folders = [FolderInfo(row.id, row.key, row.uid_validity) for row in rows]
+        ids = [f.conversation_id for f in folders if f.conversation_id is not None]
+        aliases: dict[str, str | None] = {}
+        if ids:
+            query = select(Conversation.id, Conversation.alias).where(Conversation.id.in_(ids))
+            aliases = {row.id: row.alias for row in session.execute(query)}
+        return [
+            FolderInfo(f.id, f.key, f.uid_validity, aliases.get(f.conversation_id))
+            if f.conversation_id is not None
+            else f
+            for f in folders
+        ]
+
+    return await store.read(run)
+
+
+async def folder_state(store: Store, owner: str, folder: FolderInfo) -> FolderState:
+    """Every message of the folder with its UID and `\\Seen`, in one snapshot."""
+    seen = case((Delivery.id.is_(None), true()), else_=Delivery.is_read)
+    query = (
+        select(ImapUid.uid, ImapUid.mail_seq, seen.label("seen"), Mail.created_at)
+        .join(Mail, Mail.seq == ImapUid.mail_seq)
+        .outerjoin(
+            Delivery, and_(Delivery.mail_seq == ImapUid.mail_seq, Delivery.recipient == owner)
+        )
+        .where(ImapUid.folder_id == folder.id)
+        .order_by(ImapUid.uid)
+    )
+    if folder.key == DECISION:  # only the requests still open
+        query = query.where(Mail.permission_state == "open")
+
+    def run(session: Session) -> FolderState:
+        next_uid = session.scalar(select(ImapFolder.next_uid).where(ImapFolder.id == folder.id))
+        messages = [
+            FolderMessage(r.uid, r.mail_seq, bool(r.seen), r.created_at)
+            for r in session.execute(query)
+        ]
+        return FolderState(folder, int(next_uid or 1), messages)
+
+    return await store.read(run)
+
+
+async def set_seen(store: Store, owner: str, mail_seqs: Sequence[int], seen: bool) -> None:
+    """Mark mails read or unread for their recipient `owner` (one statement for all)."""
+    if not mail_seqs:
+        return
+    statement = (
+        update(Delivery)
+        .where(Delivery.recipient == owner, Delivery.mail_seq.in_(list(mail_seqs)))
+        .where(Delivery.is_read != seen)
+        .values(is_read=seen)
+    )
+    await store.write(lambda session: session.execute(statement))
