@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from pymap.backend.session import BaseSession
 from pymap.context import current_command
-from pymap.exceptions import MailboxNotFound, NotAllowedError
+from pymap.exceptions import MailboxNotFound, MailboxReadOnly, NotAllowedError
 from pymap.flags import FlagOp
 from pymap.parsing.command.select import FetchCommand
 from pymap.parsing.response.code import CopyUid
@@ -115,6 +115,8 @@ class Session(BaseSession[Message]):
         mode: FlagOp = FlagOp.REPLACE,
     ) -> tuple[Iterable[tuple[int, Message]], SelectedMailbox]:
         """Only `\\Seen` is kept (PERMANENTFLAGS says so); others last the session."""
+        if selected.readonly:  # EXAMINE (RFC 3501 §6.3.2)
+            raise MailboxReadOnly()
         mailbox = await self._get_selected(selected)
         wanted = _messages(selected, sequence_set)
         permanent = selected.permanent_flags & flag_set
