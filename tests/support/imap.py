@@ -55,12 +55,18 @@ async def imap_login(gateway: Gateway, name: str, secret: str = PASSWORD) -> Asy
 
 
 def fetched(data: list[Any]) -> dict[int, dict[str, Any]]:
-    """FETCH data per message sequence number: `FLAGS`, `UID` and literal bodies by key."""
+    """FETCH data per message sequence number: `FLAGS`, `UID`, literals by their item name.
+
+    imaplib splits a response at each literal: `(b'1 (BODY[] {9}', b'...')`, then
+    `b' UID 1)'`; pieces that do not start with a number continue the message before.
+    """
     out: dict[int, dict[str, Any]] = {}
+    entry: dict[str, Any] = {}
     for item in data:
         head = item[0] if isinstance(item, tuple) else item
-        number = int(head.split(b" ", 1)[0])
-        entry = out.setdefault(number, {"raw": b""})
+        start = re.match(rb"(\d+) \(", head)
+        if start is not None:
+            entry = out.setdefault(int(start.group(1)), {"raw": b""})
         entry["raw"] += head
         if isinstance(item, tuple):
             key = re.search(rb"(BODY\[[^\]]*\](?:<\d+>)?|RFC822(?:\.\w+)?) \{\d+\}$", item[0])
