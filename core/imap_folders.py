@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from core.imap_uids import DECISION, FIXED_FOLDERS, SESSION_PREFIX, create_folders
 from core.models import Conversation, Delivery, ImapFolder, ImapUid, Mail
-from core.store import Store
+from core.store import Store, wake_after_commit
 
 __all__ = [
     "FolderInfo",
@@ -129,4 +129,9 @@ async def set_seen(store: Store, owner: str, mail_seqs: Sequence[int], seen: boo
         .where(Delivery.is_read != seen)
         .values(is_read=seen)
     )
-    await store.write(lambda session: session.execute(statement))
+
+    def run(session: Session) -> None:
+        if session.execute(statement).rowcount:  # type: ignore[attr-defined]
+            wake_after_commit(session, [owner])  # the human's other IMAP sessions
+
+    await store.write(run)

@@ -20,6 +20,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from core.models import ImapFolder, ImapUid, table_of
+from core.store import wake_after_commit
 
 INBOX = "inbox"
 SENT = "sent"
@@ -64,7 +65,9 @@ def file_mail(session: Session, mail_seq: int, placements: Iterable[Placement]) 
     file into the same folders can never deadlock on PostgreSQL.
     """
     connection = session.connection()
-    for owner, key in sorted(set(placements)):
+    placed = sorted(set(placements))
+    wake_after_commit(session, {owner for owner, _ in placed})  # IMAP IDLE sees it at once
+    for owner, key in placed:
         uid = _take_uid(session, owner, key)
         folder_id, number = uid
         connection.execute(
@@ -74,6 +77,7 @@ def file_mail(session: Session, mail_seq: int, placements: Iterable[Placement]) 
 
 def unfile_mail(session: Session, mail_seq: int, owner: str, key: str) -> None:
     """The mail leaves one folder; its UID there is never given again."""
+    wake_after_commit(session, [owner])
     folder_id = select(ImapFolder.id).where(ImapFolder.owner == owner, ImapFolder.key == key)
     session.execute(
         delete(ImapUid)

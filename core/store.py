@@ -19,7 +19,7 @@ can never later find a committed event below N (the SSE resume relies on it).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -174,18 +174,27 @@ def pending_events(session: Session) -> list[dict[str, Any]]:
     return queued
 
 
+def wake_after_commit(session: Session, names: Iterable[str]) -> None:
+    """Wake these names' streams at commit without an event row: a change that
+    IMAP shows (read state, a folder's contents) but SSE has no event type for."""
+    wakes: set[str] = session.info.setdefault("agentmail_wakes", set())
+    wakes.update(names)
+
+
 def flush_events(session: Session, dialect: str) -> set[str]:
     queued = pending_events(session)
-    if not queued:
-        return set()
-    if dialect == "postgresql":
-        session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _EVENTS_LOCK_KEY})
-    now = utcnow()
-    session.connection().execute(
-        insert(table_of(Event)), [{**row, "created_at": now} for row in queued]
-    )
-    recipients = {row["recipient"] for row in queued}
-    queued.clear()
+    recipients: set[str] = session.info.pop("agentmail_wakes", set())
+    if queued:
+        if dialect == "postgresql":
+            session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _EVENTS_LOCK_KEY})
+        now = utcnow()
+        session.connection().execute(
+            insert(table_of(Event)), [{**row, "created_at": now} for row in queued]
+        )
+        recipients |= {row["recipient"] for row in queued}
+        queued.clear()
+    if not recipients:
+        return recipients
     if dialect == "postgresql":
         # Delivered at commit to every replica listening (core/replicas.py).
         session.execute(

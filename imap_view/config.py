@@ -59,7 +59,13 @@ class GatewayImapConfig(IMAPConfig):
 
     @property
     def initial_capability(self) -> Sequence[bytes]:
-        return [b"LITERAL+", b"ID"]
+        # IDLE before login too, as Dovecot does: some clients (aioimaplib) read the
+        # capabilities only from the greeting and refuse to IDLE otherwise.
+        return [b"LITERAL+", b"ID", b"IDLE"]
+
+    @property
+    def login_capability(self) -> Sequence[bytes]:
+        return [cap for cap in super().login_capability if cap != b"IDLE"]  # listed once
 
     @property
     def greeting(self) -> bytes:

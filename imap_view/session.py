@@ -135,7 +135,6 @@ class Session(BaseSession[Message]):
     async def _set_seen(self, mail_seqs: list[int], seen: bool) -> None:
         if mail_seqs:
             await set_seen(self._backend.store, self.owner, mail_seqs, seen)
-            self._backend.store.bus.publish([self.owner])  # this human's other sessions
 
     async def expunge_mailbox(
         self, selected: SelectedMailbox, uid_set: SequenceSet | None = None
