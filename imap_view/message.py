@@ -15,9 +15,12 @@ from datetime import datetime
 
 from pymap.message import BaseLoadedMessage, BaseMessage
 from pymap.mime import MessageContent
+from pymap.bytes import Writeable
+from pymap.parsing.primitives import List, Nil, String
 from pymap.parsing.response.fetch import (
     BodyStructure,
     ContentBodyStructure,
+    EnvelopeStructure,
     MessageBodyStructure,
     MultipartBodyStructure,
     TextBodyStructure,
@@ -112,12 +115,51 @@ class Message(BaseMessage):
         return LoadedMessage(self, requirement, content)
 
 
+class Envelope(EnvelopeStructure):
+    """RFC 3501 §7.4.2: the envelope's date is the Date header as written; pymap
+    0.36 re-formats it as an INTERNALDATE (`30-Nov-2026 09:51:20 +0000`)."""
+
+    @property
+    def _value(self) -> Writeable:
+        date = String.build(str(self.date)) if self.date else Nil()
+        return List(
+            [
+                date,
+                String.build(self.subject),
+                self._addresses(self.from_),
+                self._addresses(self.sender, self.from_),
+                self._addresses(self.reply_to, self.from_),
+                self._addresses(self.to),
+                self._addresses(self.cc),
+                self._addresses(self.bcc),
+                String.build(self.in_reply_to),
+                String.build(self.message_id),
+            ]
+        )
+
+
 class LoadedMessage(BaseLoadedMessage):
-    """pymap's loaded message with RFC 3501 §7.4.2 body sizes.
+    """pymap's loaded message with RFC 3501 §7.4.2 body sizes and envelope dates.
 
     BODYSTRUCTURE's size of a part is the size of its body, and a text part's
     line count that of its body; pymap 0.36 counts the part's headers in both.
     """
+
+    @classmethod
+    def _get_envelope_structure(cls, msg: MessageContent) -> EnvelopeStructure:
+        parsed = msg.header.parsed
+        return Envelope(
+            parsed.date,
+            parsed.subject,
+            parsed.from_,
+            parsed.sender,
+            parsed.reply_to,
+            parsed.to,
+            parsed.cc,
+            parsed.bcc,
+            parsed.in_reply_to,
+            parsed.message_id,
+        )
 
     @classmethod
     def _get_size_with_lines(cls, msg: MessageContent) -> tuple[int, int]:

@@ -116,6 +116,7 @@ async def test_a_mail_born_in_the_api_is_rendered_the_same_every_time(api: Api) 
     assert parsed["X-AgentMail-Mail-Id"] == sent["mail_id"]
     assert "Some **bold** text" in parsed.get_body(("plain",)).get_content()
     assert b'"Rendered"' in envelope and b"builder+ModelRouter" in envelope
+    assert f'ENVELOPE ("{parsed["Date"]}" "Rendered"'.encode() in envelope  # as written
 
 
 async def test_fetching_the_body_marks_it_seen_everywhere(api: Api) -> None:
