@@ -13,9 +13,9 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
+from pymap.bytes import Writeable
 from pymap.message import BaseLoadedMessage, BaseMessage
 from pymap.mime import MessageContent
-from pymap.bytes import Writeable
 from pymap.parsing.primitives import List, Nil, String
 from pymap.parsing.response.fetch import (
     BodyStructure,
