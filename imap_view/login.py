@@ -29,6 +29,7 @@ from core.principal import Principal
 from core.store import Store
 from core.throttle import LoginThrottle
 from imap_view.backend import Backend
+from imap_view.replies import refusal_for
 from imap_view.session import Session
 
 __all__ = ["Identity", "Login", "check_human", "login_name"]
@@ -102,7 +103,7 @@ class Login(LoginInterface):
             )
         except AuthenticationFailed as exc:
             self._throttle.failed(peer)
-            raise InvalidAuth(" ".join(exc.message.split())) from None
+            raise refusal_for(exc) from None
         return Identity(principal.name, backend)
 
     async def authorize(self, authenticated: IdentityInterface, authzid: str) -> Identity:
