@@ -15,7 +15,7 @@ from datetime import datetime
 from sqlalchemy import and_, case, select, true, update
 from sqlalchemy.orm import Session
 
-from core.imap_uids import DECISION, FIXED_FOLDERS, SESSION_PREFIX, create_folders
+from core.imap_uids import DECISION, FIXED_FOLDERS, SENT, SESSION_PREFIX, create_folders
 from core.models import Conversation, Delivery, ImapFolder, ImapUid, Mail
 from core.store import Store, wake_after_commit
 
@@ -26,6 +26,7 @@ __all__ = [
     "ensure_folders",
     "folder_state",
     "list_folders",
+    "sent_uid",
     "set_seen",
 ]
 
@@ -135,3 +136,22 @@ async def set_seen(store: Store, owner: str, mail_seqs: Sequence[int], seen: boo
             wake_after_commit(session, [owner])  # the human's other IMAP sessions
 
     await store.write(run)
+
+
+async def sent_uid(store: Store, owner: str, message_id: str) -> int | None:
+    """The Sent UID of the mail `owner` sent with this Message-ID, if there is one.
+
+    A client that submitted a mail by SMTP then APPENDs its copy to Sent; that copy
+    is this mail, already filed (RFC 4315's APPENDUID names it).
+    """
+    query = (
+        select(ImapUid.uid)
+        .join(ImapFolder, ImapFolder.id == ImapUid.folder_id)
+        .join(Mail, Mail.seq == ImapUid.mail_seq)
+        .where(ImapFolder.owner == owner, ImapFolder.key == SENT)
+        .where(Mail.message_id == message_id, Mail.from_name == owner)
+        .order_by(ImapUid.uid)
+        .limit(1)
+    )
+    uid = await store.read(lambda session: session.scalar(query))
+    return None if uid is None else int(uid)

@@ -12,7 +12,10 @@ Each check re-reads the folder's UIDs and `\\Seen` in one query and lets pymap's
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Iterable
+from email.parser import BytesHeaderParser
+from email.policy import compat32
 
 from pymap.backend.mailbox import MailboxDataInterface, MailboxSetInterface
 from pymap.concurrent import Event
@@ -27,13 +30,14 @@ from pymap.parsing.specials.flag import Flag, Seen
 from pymap.selected import SelectedMailbox, SelectedSet
 
 from core.bus import Subscription
-from core.imap_folders import FolderInfo, FolderState, folder_state, list_folders
+from core.imap_folders import FolderInfo, FolderState, folder_state, list_folders, sent_uid
 from core.imap_uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
 from imap_view.backend import Backend
 from imap_view.message import Contents, Message
 
 __all__ = ["SPECIAL_USE", "MailboxData", "MailboxSet", "folder_name"]
 
+_MSGID_RE = re.compile(r"<[^<>\s]+>")  # as smtp_in/message.py reads it
 DELIMITER = "/"
 SESSIONS = "Sessions"
 FIXED_NAMES = {
@@ -48,6 +52,13 @@ FIXED_NAMES = {
 SPECIAL_USE = {"Sent": b"Sent", "Drafts": b"Drafts", "Archive": b"Archive", "Trash": b"Trash"}
 PERMANENT_FLAGS = frozenset({Seen})
 READ_ONLY_REASON = "folders are views of the store: they cannot be created, renamed or deleted"
+
+
+def message_id_of(literal: bytes) -> str | None:
+    """The Message-ID of an APPENDed message as SMTP stored it: the first `<…>`."""
+    value = BytesHeaderParser(policy=compat32).parsebytes(literal).get("Message-ID")
+    found = _MSGID_RE.search(str(value)) if value is not None else None
+    return found.group(0) if found else None
 
 
 def folder_name(folder: FolderInfo) -> str:
@@ -221,7 +232,26 @@ class MailboxData(MailboxDataInterface[Message]):
         return cached_msg.as_expunged()
 
     async def append(self, append_msg: AppendMessage, *, recent: bool = False) -> Message:
-        raise NotAllowedError("APPEND is not supported yet: send mail by SMTP or REST")
+        """Only the copy of a mail already sent, into Sent: it is that mail (no duplicate)."""
+        if self.folder.key != SENT:
+            raise NotAllowedError(
+                "APPEND is accepted only into Sent, for a copy of a mail you sent through "
+                "the gateway: send mail by SMTP or the web UI"
+            )
+        message_id = message_id_of(append_msg.literal)
+        uid = None
+        if message_id is not None:
+            uid = await sent_uid(self._backend.store, self.owner, message_id)
+        if uid is None:
+            raise NotAllowedError(
+                "this message was not sent through the gateway (no stored mail of yours has "
+                f"its Message-ID {message_id or '(none)'}): send it by SMTP first"
+            )
+        state = await self.state()
+        for message in self.messages_of(state):
+            if message.uid == uid:
+                return message
+        raise NotAllowedError("the sent mail left the Sent folder meanwhile")
 
     async def copy(self, uid: int, destination: MailboxData, *, recent: bool = False) -> int | None:
         raise NotAllowedError("COPY is not supported yet")

@@ -40,8 +40,12 @@ def submitted_with_attachment() -> EmailMessage:
 
 
 def _submit(port: int, message: EmailMessage) -> None:
+    _submit_as(port, "bob", message)
+
+
+def _submit_as(port: int, name: str, message: EmailMessage) -> None:
     with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
-        client.login("bob", PASSWORD)
+        client.login(name, PASSWORD)
         client.send_message(message)
 
 
@@ -214,3 +218,28 @@ async def test_fetch_and_store_use_set_queries(quiet_api: Api) -> None:
             counts[("store", span)] = len(seen)
     assert counts[("fetch", "1:2")] == counts[("fetch", "1:12")], counts
     assert counts[("store", "1:2")] == counts[("store", "1:12")], counts
+
+
+async def test_append_to_sent_of_a_mail_sent_by_smtp_adds_no_duplicate(api: Api) -> None:
+    """Clients save their sent copy by APPEND after submitting it by SMTP."""
+    await api.human("jianf")
+    await api.agent("builder")
+    message = EmailMessage()
+    message["From"] = f"jianf@{D}"
+    message["To"] = f"builder+ModelRouter@{D}"
+    message["Subject"] = "sent by a client"
+    message["Message-ID"] = "<sent-copy@client.example>"
+    message.set_content("the copy")
+    await asyncio.to_thread(_submit_as, api.gateway.smtp_port, "jianf", message)
+    copy = message.as_bytes(policy=message.policy.clone(linesep="\r\n"))
+    async with imap_login(api.gateway, "jianf") as imap:
+        typ, data = await imap("append", "Sent", "(\\Seen)", None, copy)
+        assert typ == "OK" and re.search(rb"APPENDUID \d+ 1\]", data[0]), data
+        await imap.ok("select", "Sent")
+        assert await imap.search_uids("ALL") == [1]
+        stranger = copy.replace(b"<sent-copy@client.example>", b"<never-sent@client.example>")
+        typ, data = await imap("append", "Sent", None, None, stranger)
+        assert typ == "NO" and b"not sent through the gateway" in data[0]
+        typ, data = await imap("append", "INBOX", None, None, copy)
+        assert typ == "NO" and b"only into Sent" in data[0]
+        assert await imap.search_uids("ALL") == [1]
