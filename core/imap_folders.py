@@ -15,7 +15,16 @@ from datetime import datetime
 from sqlalchemy import and_, case, select, true, update
 from sqlalchemy.orm import Session
 
-from core.imap_uids import DECISION, FIXED_FOLDERS, SENT, SESSION_PREFIX, create_folders
+from core.imap_uids import (
+    ARCHIVE,
+    DECISION,
+    FIXED_FOLDERS,
+    INBOX,
+    SENT,
+    SESSION_PREFIX,
+    create_folders,
+    refile_mails,
+)
 from core.models import Conversation, Delivery, ImapFolder, ImapUid, Mail
 from core.store import Store, wake_after_commit
 
@@ -26,6 +35,7 @@ __all__ = [
     "ensure_folders",
     "folder_state",
     "list_folders",
+    "move_archived",
     "sent_uid",
     "set_seen",
 ]
@@ -155,3 +165,38 @@ async def sent_uid(store: Store, owner: str, message_id: str) -> int | None:
     )
     uid = await store.read(lambda session: session.scalar(query))
     return None if uid is None else int(uid)
+
+
+async def move_archived(
+    store: Store, owner: str, mail_seqs: Sequence[int], *, archived: bool
+) -> dict[int, int]:
+    """Archive (INBOX → Archive) or bring back (Archive → INBOX) the owner's mails:
+    the same state change as the web UI's archive button, in one transaction.
+
+    Returns the new UID of each mail moved; mails already where they were going
+    (another client was faster) are left out.
+    """
+    source, target = (INBOX, ARCHIVE) if archived else (ARCHIVE, INBOX)
+
+    def run(session: Session) -> dict[int, int]:
+        movable = set(
+            session.scalars(
+                select(Delivery.mail_seq).where(
+                    Delivery.recipient == owner,
+                    Delivery.mail_seq.in_(list(mail_seqs)),
+                    Delivery.archived != archived,
+                )
+            )
+        )
+        ordered = [seq for seq in mail_seqs if seq in movable]
+        if not ordered:
+            return {}
+        session.execute(
+            update(Delivery)
+            .where(Delivery.recipient == owner, Delivery.mail_seq.in_(ordered))
+            .values(archived=archived)
+        )
+        uids = refile_mails(session, ordered, owner, source, target)
+        return dict(zip(ordered, uids, strict=True))
+
+    return await store.write(run)

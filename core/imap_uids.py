@@ -13,7 +13,7 @@ Only humans have folders: agents read mail over REST, never IMAP.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -75,42 +75,64 @@ def file_mail(session: Session, mail_seq: int, placements: Iterable[Placement]) 
         )
 
 
-def unfile_mail(session: Session, mail_seq: int, owner: str, key: str) -> None:
-    """The mail leaves one folder; its UID there is never given again."""
-    wake_after_commit(session, [owner])
-    folder_id = select(ImapFolder.id).where(ImapFolder.owner == owner, ImapFolder.key == key)
-    session.execute(
-        delete(ImapUid)
-        .where(ImapUid.folder_id == folder_id.scalar_subquery())
-        .where(ImapUid.mail_seq == mail_seq)
-    )
-
-
 def refile_mail(session: Session, mail_seq: int, owner: str, source: str, target: str) -> None:
     """Move between folders (INBOX → Archive): a new, highest UID in the target."""
-    unfile_mail(session, mail_seq, owner, source)
-    file_mail(session, mail_seq, [(owner, target)])
+    refile_mails(session, [mail_seq], owner, source, target)
+
+
+def refile_mails(
+    session: Session, mail_seqs: Sequence[int], owner: str, source: str, target: str
+) -> list[int]:
+    """Move mails between two folders of `owner`, in the given order; their new UIDs.
+
+    One block of UIDs is taken for all of them (one counter update), so a MOVE of
+    a thousand messages costs a few statements, not a thousand.
+    """
+    if not mail_seqs:
+        return []
+    wake_after_commit(session, [owner])
+    folders = table_of(ImapFolder)
+    source_id = (
+        select(folders.c.id).where(folders.c.owner == owner, folders.c.key == source)
+    ).scalar_subquery()
+    session.execute(
+        delete(ImapUid).where(ImapUid.folder_id == source_id, ImapUid.mail_seq.in_(mail_seqs))
+    )
+    folder_id, first = _take_uids(session, owner, target, len(mail_seqs))
+    uids = list(range(first, first + len(mail_seqs)))
+    session.connection().execute(
+        insert(table_of(ImapUid)),
+        [
+            {"folder_id": folder_id, "uid": uid, "mail_seq": seq}
+            for uid, seq in zip(uids, mail_seqs, strict=True)
+        ],
+    )
+    return uids
 
 
 def _take_uid(session: Session, owner: str, key: str) -> tuple[int, int]:
-    """(folder id, the UID taken); the folder row stays locked until commit."""
-    taken = _advance(session, owner, key)
+    return _take_uids(session, owner, key, 1)
+
+
+def _take_uids(session: Session, owner: str, key: str, count: int) -> tuple[int, int]:
+    """(folder id, the first of `count` UIDs taken); the folder row stays locked until commit."""
+    taken = _advance(session, owner, key, count)
     if taken is None:
         _create_folder(session, owner, key)
-        taken = _advance(session, owner, key)
+        taken = _advance(session, owner, key, count)
         assert taken is not None
     return taken
 
 
-def _advance(session: Session, owner: str, key: str) -> tuple[int, int] | None:
+def _advance(session: Session, owner: str, key: str, count: int) -> tuple[int, int] | None:
     folders = table_of(ImapFolder)
     row = session.execute(
         update(folders)
         .where(folders.c.owner == owner, folders.c.key == key)
-        .values(next_uid=folders.c.next_uid + 1)
+        .values(next_uid=folders.c.next_uid + count)
         .returning(folders.c.id, folders.c.next_uid)
     ).first()
-    return None if row is None else (int(row[0]), int(row[1]) - 1)
+    return None if row is None else (int(row[0]), int(row[1]) - count)
 
 
 def _create_folder(session: Session, owner: str, key: str) -> None:

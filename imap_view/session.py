@@ -22,7 +22,8 @@ from pymap.search import SearchCriteriaSet, SearchParams
 from pymap.selected import SelectedMailbox
 
 from core.bus import Subscription
-from core.imap_folders import set_seen
+from core.imap_folders import move_archived, set_seen
+from core.imap_uids import ARCHIVE, INBOX
 from imap_view.backend import Backend
 from imap_view.config import GatewayImapConfig
 from imap_view.mailbox import SPECIAL_USE, MailboxData, MailboxSet
@@ -151,8 +152,32 @@ class Session(BaseSession[Message]):
     async def move_messages(
         self, selected: SelectedMailbox, sequence_set: SequenceSet, mailbox: str
     ) -> tuple[CopyUid | None, SelectedMailbox]:
-        # Never pymap's OK for a MOVE that moved nothing.
-        raise NotAllowedError("MOVE is not supported yet")
+        """RFC 6851 MOVE between INBOX and Archive: archiving, as in the web UI.
+
+        Never pymap's `OK` for a MOVE that moved nothing: that is a `NO`.
+        """
+        source = await self._get_selected(selected)
+        try:
+            target = await self._mailbox_set.get_mailbox(mailbox)
+        except KeyError as exc:
+            raise MailboxNotFound(mailbox, try_create=True) from exc
+        if selected.readonly:
+            raise MailboxReadOnly()
+        moves = {(INBOX, ARCHIVE): True, (ARCHIVE, INBOX): False}
+        archived = moves.get((source.folder.key, target.folder.key))
+        if archived is None:
+            raise NotAllowedError(
+                "MOVE works from INBOX to Archive and back; deleting is not supported yet"
+            )
+        wanted = _messages(selected, sequence_set)
+        moved = await move_archived(
+            self._backend.store, self.owner, [m.mail_seq for _, m in wanted], archived=archived
+        )
+        if not moved:
+            raise NotAllowedError("no message was moved: none of them is in this mailbox")
+        pairs = [(m.uid, moved[m.mail_seq]) for _, m in wanted if m.mail_seq in moved]
+        updated = await source.update_selected(selected)
+        return CopyUid(target.uid_validity, pairs), updated
 
 
 def _special_use(name: str) -> list[bytes]:

@@ -183,3 +183,30 @@ async def test_agents_get_no_folders(api: Api) -> None:
     with pytest.raises(imaplib.IMAP4.error):
         async with imap_login(api.gateway, "critic"):
             pass
+
+
+async def test_move_to_archive_archives_and_back_unarchives(api: Api) -> None:
+    """RFC 6851 MOVE between INBOX and Archive is the web UI's archive button."""
+    jianf = await api.human("jianf")
+    builder = await api.agent("builder")
+    mails = [await agent_mails(builder, f"move {n}") for n in range(3)]
+    async with imap_login(api.gateway, "jianf") as imap:
+        await imap.ok("select", "INBOX")
+        typ, data = await imap("uid", "MOVE", "1:2", "Archive")
+        assert typ == "OK", data
+        _, [copyuid] = imap.client.response("COPYUID")  # RFC 4315: source UIDs, new UIDs
+        assert copyuid.split()[1:] == [b"1:2", b"1:2"], copyuid
+        assert await imap.search_uids("ALL") == [3]
+        for mail in mails[:2]:
+            assert ok(await jianf.get(f"/api/v1/me/mail/{mail['mail_id']}"))["status"] == "archived"
+        typ, data = await imap("uid", "MOVE", "1", "Archive")  # gone already
+        assert typ == "NO" and b"no message was moved" in data[0]
+        typ, data = await imap("uid", "MOVE", "3", "Trash")
+        assert typ == "NO" and b"deleting is not supported" in data[0]
+        await imap.ok("select", "Archive")
+        typ, data = await imap("uid", "MOVE", "2", "INBOX")
+        assert typ == "OK", data
+        assert await imap.search_uids("ALL") == [1]
+        await imap.ok("select", "INBOX")
+        assert await imap.search_uids("ALL") == [3, 4]  # back under a new UID
+    assert ok(await jianf.get(f"/api/v1/me/mail/{mails[1]['mail_id']}"))["status"] == "unread"
