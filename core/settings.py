@@ -41,6 +41,12 @@ class Settings(BaseSettings):
     imap_allow_plaintext_auth: bool = Field(
         False, description="Allow IMAP LOGIN without TLS from non-loopback clients."
     )
+    tls_cert_file: Path | None = Field(
+        None, description="PEM certificate chain: IMAP offers STARTTLS when it is set."
+    )
+    tls_key_file: Path | None = Field(
+        None, description="PEM private key of tls_cert_file (empty: it is in that file)."
+    )
     domain: str = Field("agentmail.localhost", description="Mail domain of every address.")
     data_dir: Path = Field(Path("./data"), description="SQLite database and attachments.")
     database_url: str = Field(

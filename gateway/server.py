@@ -32,6 +32,7 @@ from core.security import set_bcrypt_rounds
 from core.settings import Settings
 from core.store import Store, database_url
 from core.throttle import LoginThrottle
+from imap_view.config import server_tls
 from imap_view.server import start_imap
 from smtp_in.handler import SubmissionHandler
 from smtp_in.server import start_smtp
@@ -166,6 +167,7 @@ class Gateway:
             sock,
             allow_plaintext_auth=settings.imap_allow_plaintext_auth,
             throttle=throttle,
+            tls=server_tls(settings.tls_cert_file, settings.tls_key_file),
         )
         self._stack.callback(sock.close)
         self._stack.push_async_callback(stop_imap)

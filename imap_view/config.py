@@ -10,26 +10,39 @@ from __future__ import annotations
 import ssl
 from argparse import Namespace
 from collections.abc import Sequence
+from pathlib import Path
 
 from pymap.concurrent import Subsystem
 from pymap.config import BackendCapability, IMAPConfig
 from pysasl import SASLAuth
 from pysasl.hashing import BuiltinHash
 
-__all__ = ["GatewayImapConfig"]
+__all__ = ["GatewayImapConfig", "server_tls"]
 
 # Both carry the secret in the clear, which is what a password or key check needs.
 MECHANISMS = (b"PLAIN", b"LOGIN")
 
 
+def server_tls(cert_file: Path | None, key_file: Path | None) -> ssl.SSLContext | None:
+    """The server's TLS context from the configured certificate; None without one."""
+    if cert_file is None:
+        return None
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert_file, key_file)
+    return context
+
+
 class GatewayImapConfig(IMAPConfig):
-    def __init__(self, *, domain: str, allow_plaintext_auth: bool) -> None:
+    def __init__(
+        self, *, domain: str, allow_plaintext_auth: bool, tls: ssl.SSLContext | None = None
+    ) -> None:
         super().__init__(
             Namespace(passlib_cfg=None, proxy_protocol=None),
             host=None,
             port=0,
-            ssl_context=ssl.create_default_context(ssl.Purpose.CLIENT_AUTH),
-            tls_enabled=False,  # no certificate setting yet: no STARTTLS offered
+            # pymap wants a context even without TLS; then STARTTLS is not offered.
+            ssl_context=tls or ssl.create_default_context(ssl.Purpose.CLIENT_AUTH),
+            tls_enabled=tls is not None,
             hash_context=BuiltinHash(),
             cpu_subsystem=Subsystem.for_asyncio(),
             reject_dnsbl=False,
@@ -48,8 +61,9 @@ class GatewayImapConfig(IMAPConfig):
     def initial_auth(self) -> SASLAuth:
         """RFC 3501 §6.2.3 / RFC 8314: no password in the clear off this host.
 
-        pymap switches a loopback connection to `tls_auth` itself; any other one
-        gets no mechanism (and LOGINDISABLED) unless plaintext is allowed.
+        pymap switches a loopback connection to `tls_auth` itself, and any
+        connection after STARTTLS; before that, any other one gets no mechanism
+        (and LOGINDISABLED) unless plaintext is allowed.
         """
         return self.tls_auth if self._allow_plaintext_auth else SASLAuth([])
 
@@ -61,7 +75,8 @@ class GatewayImapConfig(IMAPConfig):
     def initial_capability(self) -> Sequence[bytes]:
         # IDLE before login too, as Dovecot does: some clients (aioimaplib) read the
         # capabilities only from the greeting and refuse to IDLE otherwise.
-        return [b"LITERAL+", b"ID", b"IDLE"]
+        starttls = [b"STARTTLS"] if self._tls_enabled else []
+        return [b"LITERAL+", b"ID", b"IDLE", *starttls]
 
     @property
     def login_capability(self) -> Sequence[bytes]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import ssl
 from collections.abc import Awaitable, Callable
 from uuid import uuid4
 
@@ -34,9 +35,13 @@ async def start_imap(
     *,
     allow_plaintext_auth: bool,
     throttle: LoginThrottle,
+    tls: ssl.SSLContext | None = None,
 ) -> Callable[[], Awaitable[None]]:
-    """Serve IMAP on `sock` (bound and listening) on the running loop; returns `stop`."""
-    config = GatewayImapConfig(domain=domain, allow_plaintext_auth=allow_plaintext_auth)
+    """Serve IMAP on `sock` (bound and listening) on the running loop; returns `stop`.
+
+    With `tls`, STARTTLS is offered (RFC 3501 §6.2.1).
+    """
+    config = GatewayImapConfig(domain=domain, allow_plaintext_auth=allow_plaintext_auth, tls=tls)
     imap = IMAPServer(Login(Backend(store, blobs, domain, config), throttle), config)
     connections: set[asyncio.Task[None]] = set()
 
