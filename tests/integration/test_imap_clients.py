@@ -1,4 +1,4 @@
-"""Real IMAP clients from Debian against the gateway: curl and mbsync (isync)."""
+"""Real IMAP clients from Debian against the gateway: curl, mbsync (isync), mutt in tmux."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.integration.test_imap_fetch import submit, submitted_with_attachment
 from tests.support.gateway import PASSWORD, Api
 from tests.support.http import ok
 from tests.support.imap import fetched, imap_login
@@ -112,3 +113,76 @@ async def test_mbsync_pulls_every_mailbox_and_a_second_sync_changes_nothing(
     assert (maildir / "Archive").is_dir() and (maildir / "Needs decision").is_dir()
     await sync()
     assert maildir_files(maildir) == first
+
+
+MUTTRC = """set folder="imap://jianf@127.0.0.1:{port}/"
+set spoolfile="+INBOX"
+set imap_pass="{password}"
+set imap_idle=yes
+set timeout=1
+set ssl_starttls=no
+set ssl_force_tls=no
+set record=""
+set move=no
+set header_cache=""
+set message_cachedir=""
+set sort=date
+set wait_key=no
+"""
+
+
+class Terminal:
+    """A program running in its own tmux server (its own socket), read off the screen."""
+
+    def __init__(self, name: str) -> None:
+        self.socket = name
+
+    def tmux(self, *args: str) -> str:
+        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    async def start(self, command: str) -> None:
+        await asyncio.to_thread(self.tmux, "new-session", "-d", "-x", "160", "-y", "40", command)
+
+    async def keys(self, *keys: str) -> None:
+        await asyncio.to_thread(self.tmux, "send-keys", *keys)
+
+    async def shows(self, text: str, timeout: float = 15.0) -> str:
+        screen = ""
+        for _ in range(int(timeout / 0.2)):
+            screen = await asyncio.to_thread(self.tmux, "capture-pane", "-p")
+            if text in screen:
+                return screen
+            await asyncio.sleep(0.2)
+        raise AssertionError(f"{text!r} never showed up on:\n{screen}")
+
+    async def stop(self) -> None:
+        await asyncio.to_thread(subprocess.run, ["tmux", "-L", self.socket, "kill-server"])
+
+
+@pytest.mark.skipif(
+    shutil.which("mutt") is None or shutil.which("tmux") is None, reason="needs mutt and tmux"
+)
+async def test_mutt_shows_pushed_mail_and_opens_an_attachment(api: Api, tmp_path: Path) -> None:
+    await api.human("jianf")
+    await api.human("bob")
+    builder = await api.agent("builder")
+    ok(await builder.post("/api/v1/mail/send", json={"to": "jianf@", "subject": "first mail"}))
+    config = tmp_path / "muttrc"
+    config.write_text(MUTTRC.format(port=api.gateway.imap_port, password=PASSWORD))
+    terminal = Terminal(f"agentmail-test-{tmp_path.name}")
+    await terminal.start(f"TERM=xterm mutt -n -F {config}")
+    try:
+        await terminal.shows("first mail")
+        ok(await builder.post("/api/v1/mail/send", json={"to": "jianf@", "subject": "pushed mail"}))
+        await terminal.shows("pushed mail")  # IDLE told mutt; nobody reopened the box
+        await submit(api, submitted_with_attachment())
+        await terminal.shows("Report with data")
+        await terminal.keys("3", "Enter")  # jump to message 3
+        await terminal.keys("Enter")  # open it
+        screen = await terminal.shows("data.bin")
+        assert "Numbers attached." in screen
+        assert "application/octet-stream" in screen
+    finally:
+        await terminal.stop()
