@@ -11,7 +11,6 @@ A mail that arrived as RFC 5322 (SMTP, import) is served as its original bytes.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 
 from sqlalchemy import select
@@ -21,9 +20,8 @@ from core.blobs import BlobStore
 from core.models import Attachment, Conversation, Mail
 from core.rendering import render_mail
 from core.rendering_store import MAX_REFERENCES, RenderInputs, parts_of
-from core.store import Store
 
-__all__ = ["load_many", "message_bytes"]
+__all__ = ["content_key", "load_many", "render_loaded"]
 
 
 def load_many(session: Session, seqs: Sequence[int]) -> dict[int, bytes | RenderInputs]:
@@ -86,12 +84,25 @@ def _references(session: Session, parents: dict[int, str | None]) -> dict[int, l
     return chains
 
 
-async def message_bytes(
-    store: Store, blobs: BlobStore, domain: str, seqs: Sequence[int]
-) -> dict[int, bytes]:
-    """Per mail seq, the bytes IMAP serves: original bytes or the rendering."""
-    loaded = await store.read(lambda session: load_many(session, seqs))
-    return await asyncio.to_thread(render_loaded, loaded, blobs, domain)
+def content_key(seq: int, item: bytes | RenderInputs) -> tuple[object, ...]:
+    """What a mail's bytes depend on: equal keys, equal bytes (for caches).
+
+    Original bytes never change. A rendering changes with the conversation's alias
+    (it is in every address) and the permission state (the footer, core/rendering.py).
+    """
+    if isinstance(item, bytes):
+        return (seq,)
+    mail = item.mail
+    return (
+        seq,
+        item.alias,
+        mail.permission_state,
+        mail.decision,
+        mail.decision_note,
+        mail.decided_by,
+        mail.decided_at,
+        mail.expires_at,
+    )
 
 
 def render_loaded(

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from core.blobs import BlobStore
 from core.store import Store
 from imap_view.config import GatewayImapConfig
+from imap_view.content_cache import ContentCache
 
 __all__ = ["Backend"]
 
@@ -17,3 +18,4 @@ class Backend:
     blobs: BlobStore
     domain: str
     config: GatewayImapConfig
+    contents: ContentCache = field(default_factory=ContentCache)

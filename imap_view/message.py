@@ -4,12 +4,12 @@ The content is the mail's original bytes when it arrived as RFC 5322 (SMTP,
 import), else its rendering (core/rendering.py). A FETCH or SEARCH that needs
 content loads all its messages' content first (`Contents.load`, a few queries
 and one worker thread for the lot); each message then finds its own there.
+Parsed contents are shared across sessions by `ContentCache`.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
@@ -27,39 +27,40 @@ from pymap.parsing.response.fetch import (
 )
 from pymap.parsing.specials import FetchRequirement, Flag
 
-from core.rendering_batch import message_bytes
+from core.rendering_batch import content_key, load_many, render_loaded
+from core.rendering_store import RenderInputs
 from imap_view.backend import Backend
 
 __all__ = ["Contents", "LoadedMessage", "Message"]
 
-# Parsed messages kept between commands (a client re-reading what it just listed).
-CACHED_MESSAGES = 64
-
 
 class Contents:
-    """One IMAP session's message contents: those of the running command, and a few more."""
+    """One IMAP session's message contents for the running command (see module doc)."""
 
     def __init__(self, backend: Backend) -> None:
         self._backend = backend
         self._command: dict[int, MessageContent] = {}
-        self._recent: OrderedDict[int, MessageContent] = OrderedDict()
 
     async def load(self, mail_seqs: Iterable[int]) -> None:
         """Make the content of these mails available until the command ends."""
-        missing = []
-        for seq in dict.fromkeys(mail_seqs):
-            if seq in self._command:
-                continue
-            cached = self._recent.get(seq)
+        wanted = [seq for seq in dict.fromkeys(mail_seqs) if seq not in self._command]
+        if not wanted:
+            return
+        backend = self._backend
+        loaded = await backend.store.read(lambda session: load_many(session, wanted))
+        keys = {seq: content_key(seq, item) for seq, item in loaded.items()}
+        missing = {}
+        for seq, item in loaded.items():
+            cached = backend.contents.get(keys[seq])
             if cached is None:
-                missing.append(seq)
+                missing[seq] = item
             else:
                 self._command[seq] = cached
         if not missing:
             return
-        backend = self._backend
-        raw = await message_bytes(backend.store, backend.blobs, backend.domain, missing)
-        parsed = await asyncio.to_thread(_parse_all, raw)
+        parsed = await asyncio.to_thread(_render_and_parse, missing, backend)
+        for seq, content in parsed.items():
+            backend.contents.put(keys[seq], content)
         self._command.update(parsed)
 
     async def get(self, mail_seq: int) -> MessageContent | None:
@@ -68,16 +69,14 @@ class Contents:
         return self._command.get(mail_seq)
 
     def release(self) -> None:
-        """The command is done: keep only the most recent few."""
-        for seq, content in self._command.items():
-            self._recent[seq] = content
-            self._recent.move_to_end(seq)
-        while len(self._recent) > CACHED_MESSAGES:
-            self._recent.popitem(last=False)
+        """The command is done (the process-wide cache keeps what it can)."""
         self._command = {}
 
 
-def _parse_all(raw: dict[int, bytes]) -> dict[int, MessageContent]:
+def _render_and_parse(
+    loaded: dict[int, bytes | RenderInputs], backend: Backend
+) -> dict[int, MessageContent]:
+    raw = render_loaded(loaded, backend.blobs, backend.domain)
     return {seq: MessageContent.parse(data) for seq, data in raw.items()}
 
 

@@ -243,3 +243,28 @@ async def test_append_to_sent_of_a_mail_sent_by_smtp_adds_no_duplicate(api: Api)
         typ, data = await imap("append", "INBOX", None, None, copy)
         assert typ == "NO" and b"only into Sent" in data[0]
         assert await imap.search_uids("ALL") == [1]
+
+
+async def test_cached_contents_follow_renames_and_decisions(api: Api) -> None:
+    """Parsed contents are cached across sessions by what they are made from."""
+    jianf = await api.human("jianf")
+    builder = await api.agent("builder")
+    asked = ok(
+        await builder.post(
+            "/api/v1/permission/request",
+            json={"to": "jianf@", "question": "Merge?", "options": ["yes", "no"]},
+        )
+    )
+    async with imap_login(api.gateway, "jianf") as imap:
+        await imap.ok("select", "INBOX")
+        before = (await fetch_one(imap, "(BODY.PEEK[])"))["BODY[]"]
+        again = (await fetch_one(imap, "(BODY.PEEK[])"))["BODY[]"]
+        assert again == before
+        patch = {"session_alias": "renamed-now"}
+        ok(await jianf.patch(f"/api/v1/me/sessions/{asked['session_id']}", json=patch))
+        renamed = (await fetch_one(imap, "(BODY.PEEK[])"))["BODY[]"]
+        assert b"+renamed-now@" in renamed and renamed != before
+        decision = {"mail_id": asked["mail_id"], "decision": "yes"}
+        ok(await jianf.post("/api/v1/me/permission/decide", json=decision))
+        decided = (await fetch_one(imap, "(BODY.PEEK[])"))["BODY[]"]
+        assert decided != renamed
