@@ -25,7 +25,7 @@ from pymap.interfaces.message import CachedMessage
 from pymap.listtree import ListTree
 from pymap.mailbox import MailboxSnapshot
 from pymap.parsing.message import AppendMessage
-from pymap.parsing.specials import ObjectId
+from pymap.parsing.specials import ObjectId, SequenceSet
 from pymap.parsing.specials.flag import Flag, Seen
 from pymap.selected import SelectedMailbox, SelectedSet
 
@@ -273,5 +273,5 @@ class MailboxData(MailboxDataInterface[Message]):
     async def cleanup(self) -> None:
         pass
 
-    async def find_deleted(self, seq_set: object, selected: SelectedMailbox) -> list[int]:
+    async def find_deleted(self, seq_set: SequenceSet, selected: SelectedMailbox) -> list[int]:
         return []  # \Deleted is not stored yet, so EXPUNGE removes nothing
