@@ -33,6 +33,7 @@ __all__ = [
     "FolderMessage",
     "FolderState",
     "ensure_folders",
+    "folder_by_id",
     "folder_state",
     "list_folders",
     "move_archived",
@@ -102,6 +103,17 @@ async def list_folders(store: Store, owner: str) -> list[FolderInfo]:
         ]
 
     return await store.read(run)
+
+
+async def folder_by_id(store: Store, owner: str, folder_id: int) -> FolderInfo | None:
+    """One folder of the human's by its id (the selected one), with its alias."""
+    query = (
+        select(ImapFolder.id, ImapFolder.key, ImapFolder.uid_validity, Conversation.alias)
+        .outerjoin(Conversation, ImapFolder.key == SESSION_PREFIX + Conversation.id)
+        .where(ImapFolder.id == folder_id, ImapFolder.owner == owner)
+    )
+    row = await store.read(lambda session: session.execute(query).first())
+    return None if row is None else FolderInfo(row.id, row.key, row.uid_validity, row.alias)
 
 
 async def folder_state(store: Store, owner: str, folder: FolderInfo) -> FolderState:

@@ -30,7 +30,14 @@ from pymap.parsing.specials.flag import Flag, Seen
 from pymap.selected import SelectedMailbox, SelectedSet
 
 from core.bus import Subscription
-from core.imap_folders import FolderInfo, FolderState, folder_state, list_folders, sent_uid
+from core.imap_folders import (
+    FolderInfo,
+    FolderState,
+    folder_by_id,
+    folder_state,
+    list_folders,
+    sent_uid,
+)
 from core.imap_uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
 from imap_view.backend import Backend
 from imap_view.message import Contents, Message
@@ -111,11 +118,11 @@ class MailboxSet(MailboxSetInterface["MailboxData"]):
         return self._mailbox(folder)
 
     async def get_by_id(self, object_id: ObjectId) -> MailboxData:
-        wanted = folder_id_of(object_id)
-        for folder in (await self.folders()).values():
-            if folder.id == wanted:
-                return self._mailbox(folder)
-        raise KeyError(object_id)
+        """The selected mailbox, on every command: one row, whatever the number of folders."""
+        folder = await folder_by_id(self._backend.store, self.owner, folder_id_of(object_id))
+        if folder is None:
+            raise KeyError(object_id)
+        return self._mailbox(folder)
 
     def _mailbox(self, folder: FolderInfo) -> MailboxData:
         return MailboxData(folder, self.owner, self._backend, self._wakes, self._contents)
@@ -147,6 +154,7 @@ class MailboxData(MailboxDataInterface[Message]):
         self._wakes = wakes
         self._contents = contents
         self._selected_set = SelectedSet()
+        self._snapshot_state: FolderState | None = None
 
     @property
     def mailbox_id(self) -> ObjectId:
@@ -192,9 +200,14 @@ class MailboxData(MailboxDataInterface[Message]):
     ) -> SelectedMailbox:
         if wait_on is not None:
             await self._wait(wait_on)
-        # Cleared before reading: a commit after this read wakes the next wait.
-        self._wakes.clear()
-        selected.set_messages(self.messages_of(await self.state()))
+        state, self._snapshot_state = self._snapshot_state, None
+        if state is None or wait_on is not None:
+            # Cleared before reading: a commit after this read wakes the next wait.
+            self._wakes.clear()
+            state = await self.state()
+        # Else the state SELECT or STATUS just read for its snapshot; the wake flag is
+        # left as it is, so at worst the next IDLE wait re-reads once for nothing.
+        selected.set_messages(self.messages_of(state))
         return selected
 
     async def _wait(self, done: Event) -> None:
@@ -208,6 +221,7 @@ class MailboxData(MailboxDataInterface[Message]):
 
     async def snapshot(self) -> MailboxSnapshot:
         state = await self.state()
+        self._snapshot_state = state  # SELECT reads the folder once, not twice
         unseen = [i for i, m in enumerate(state.messages, 1) if not m.seen]
         return MailboxSnapshot(
             self.mailbox_id,
