@@ -64,15 +64,15 @@ def file_mail(session: Session, mail_seq: int, placements: Iterable[Placement]) 
     Folders are locked in one global order (owner, key), so two transactions that
     file into the same folders can never deadlock on PostgreSQL.
     """
-    connection = session.connection()
     placed = sorted(set(placements))
+    if not placed:
+        return
     wake_after_commit(session, {owner for owner, _ in placed})  # IMAP IDLE sees it at once
+    rows = []
     for owner, key in placed:
-        uid = _take_uid(session, owner, key)
-        folder_id, number = uid
-        connection.execute(
-            insert(table_of(ImapUid)), {"folder_id": folder_id, "uid": number, "mail_seq": mail_seq}
-        )
+        folder_id, uid = _take_uid(session, owner, key)
+        rows.append({"folder_id": folder_id, "uid": uid, "mail_seq": mail_seq})
+    session.connection().execute(insert(table_of(ImapUid)), rows)  # one statement for all
 
 
 def refile_mail(session: Session, mail_seq: int, owner: str, source: str, target: str) -> None:
