@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import and_, case, select, true, update
+from sqlalchemy import Select, and_, case, false, func, select, true, update
 from sqlalchemy.orm import Session
 
 from core.imap_uids import (
@@ -29,11 +30,13 @@ from core.models import Conversation, Delivery, ImapFolder, ImapUid, Mail
 from core.store import Store, wake_after_commit
 
 __all__ = [
+    "FolderCounts",
     "FolderInfo",
     "FolderMessage",
     "FolderState",
     "ensure_folders",
     "folder_by_id",
+    "folder_counts",
     "folder_state",
     "list_folders",
     "move_archived",
@@ -138,6 +141,51 @@ async def folder_state(store: Store, owner: str, folder: FolderInfo) -> FolderSt
             for r in session.execute(query)
         ]
         return FolderState(folder, int(next_uid or 1), messages)
+
+    return await store.read(run)
+
+
+@dataclass(frozen=True, slots=True)
+class FolderCounts:
+    exists: int
+    unseen: int
+    first_unseen: int | None  # its message sequence number
+    next_uid: int
+
+
+async def folder_counts(store: Store, owner: str, folder: FolderInfo) -> FolderCounts:
+    """What STATUS and SELECT report, counted in the database (no row per message)."""
+    unread = and_(Delivery.id.is_not(None), Delivery.is_read == false())
+
+    def counted(*columns: Any) -> Select[Any]:
+        query = (
+            select(*columns)
+            .select_from(ImapUid)
+            .outerjoin(
+                Delivery, and_(Delivery.mail_seq == ImapUid.mail_seq, Delivery.recipient == owner)
+            )
+            .where(ImapUid.folder_id == folder.id)
+        )
+        if folder.key == DECISION:
+            query = query.join(Mail, Mail.seq == ImapUid.mail_seq).where(
+                Mail.permission_state == "open"
+            )
+        return query
+
+    totals = counted(
+        func.count(ImapUid.uid),
+        func.count(case((unread, 1))),
+        func.min(case((unread, ImapUid.uid))),
+    )
+
+    def run(session: Session) -> FolderCounts:
+        next_uid = session.scalar(select(ImapFolder.next_uid).where(ImapFolder.id == folder.id))
+        exists, unseen, first_uid = session.execute(totals).one()
+        position = None
+        if first_uid is not None:
+            before = counted(func.count(ImapUid.uid)).where(ImapUid.uid <= first_uid)
+            position = session.scalar(before)
+        return FolderCounts(int(exists), int(unseen), position, int(next_uid or 1))
 
     return await store.read(run)
 

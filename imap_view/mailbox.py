@@ -34,6 +34,7 @@ from core.imap_folders import (
     FolderInfo,
     FolderState,
     folder_by_id,
+    folder_counts,
     folder_state,
     list_folders,
     sent_uid,
@@ -154,7 +155,6 @@ class MailboxData(MailboxDataInterface[Message]):
         self._wakes = wakes
         self._contents = contents
         self._selected_set = SelectedSet()
-        self._snapshot_state: FolderState | None = None
 
     @property
     def mailbox_id(self) -> ObjectId:
@@ -200,14 +200,9 @@ class MailboxData(MailboxDataInterface[Message]):
     ) -> SelectedMailbox:
         if wait_on is not None:
             await self._wait(wait_on)
-        state, self._snapshot_state = self._snapshot_state, None
-        if state is None or wait_on is not None:
-            # Cleared before reading: a commit after this read wakes the next wait.
-            self._wakes.clear()
-            state = await self.state()
-        # Else the state SELECT or STATUS just read for its snapshot; the wake flag is
-        # left as it is, so at worst the next IDLE wait re-reads once for nothing.
-        selected.set_messages(self.messages_of(state))
+        # Cleared before reading: a commit after this read wakes the next wait.
+        self._wakes.clear()
+        selected.set_messages(self.messages_of(await self.state()))
         return selected
 
     async def _wait(self, done: Event) -> None:
@@ -220,20 +215,19 @@ class MailboxData(MailboxDataInterface[Message]):
                 waiter.cancel()
 
     async def snapshot(self) -> MailboxSnapshot:
-        state = await self.state()
-        self._snapshot_state = state  # SELECT reads the folder once, not twice
-        unseen = [i for i, m in enumerate(state.messages, 1) if not m.seen]
+        """STATUS and SELECT: counted in the database, no row per message."""
+        counts = await folder_counts(self._backend.store, self.owner, self.folder)
         return MailboxSnapshot(
             self.mailbox_id,
             self.readonly,
             self.uid_validity,
             self.permanent_flags,
             self.session_flags,
-            len(state.messages),
+            counts.exists,
             0,
-            len(unseen),
-            unseen[0] if unseen else None,
-            state.next_uid,
+            counts.unseen,
+            counts.first_unseen,
+            counts.next_uid,
         )
 
     async def get(self, uid: int, cached_msg: CachedMessage) -> Message:

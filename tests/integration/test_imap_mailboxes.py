@@ -69,6 +69,7 @@ async def test_status_and_select_count_what_is_there(api: Api) -> None:
         assert inbox["UIDVALIDITY"] > 0
         assert (await status(imap, "Sent"))["MESSAGES"] == 0
         assert await imap.ok("select", "INBOX") == [b"2"]
+        assert imap.client.response("UNSEEN") == ("UNSEEN", [b"2"])  # first unseen: message 2
         assert await imap.ok("select", "INBOX", True) == [b"2"]
         typ, data = await imap("select", "Nowhere")
         assert typ == "NO" and b"NONEXISTENT" in data[0]
@@ -150,6 +151,7 @@ async def test_needs_decision_holds_open_requests_only(api: Api) -> None:
         )
     )
     async with imap_login(api.gateway, "jianf") as imap:
+        assert (await status(imap, "Needs decision"))["MESSAGES"] == 1
         await imap.ok("select", '"Needs decision"')
         assert await imap.search_uids("ALL") == [1]
         ok(
@@ -160,6 +162,7 @@ async def test_needs_decision_holds_open_requests_only(api: Api) -> None:
         )
         await imap.ok("noop")
         assert await imap.search_uids("ALL") == []
+        assert (await status(imap, "Needs decision"))["MESSAGES"] == 0
 
 
 @pytest.mark.parametrize("command", ["create", "delete"])
