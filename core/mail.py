@@ -27,6 +27,7 @@ from core.conversations import (
 from core.endpoints import Endpoint, resolve_endpoint, sender_endpoint
 from core.errors import BudgetExhausted, HopLimitReached, InvalidRequest
 from core.events import emit
+from core.imap_uids import file_mail, new_mail_placements
 from core.mailbox import forwardable_mail, visible_mail
 from core.models import Conversation, Delivery, Mail, isoformat, new_id, table_of, utcnow
 from core.naming import Proposal, extract_proposal, record_proposal
@@ -239,6 +240,17 @@ def mail_writer(
                 {"mail_seq": seq, "recipient": name, "kind": kind, "created_at": now}
                 for name, kind in recipients.items()
             ],
+        )
+        human_recipients = [e.name for e in (target, *cc) if e.agent is None]
+        file_mail(
+            session,
+            seq,
+            new_mail_placements(
+                conv.id,
+                sender.name if sender.agent is None else None,
+                human_recipients,
+                needs_decision=permission is not None,
+            ),
         )
         add_participants(session, conv.id, [sender.name, *recipients])
         if proposal is not None and principal.is_agent:

@@ -10,9 +10,10 @@ from sqlalchemy.orm import Session
 from core.address import Address, parse_native, party_address
 from core.attachments import attachments_of
 from core.errors import Forbidden, NotFound
+from core.imap_uids import ARCHIVE, INBOX, refile_mail
 from core.models import Conversation, Delivery, Mail
 from core.principal import Principal
-from core.store import Store
+from core.store import Store, wake_after_commit
 from core.views import AttachmentRef, MailList, MailView
 
 PREVIEW_CHARS = 200
@@ -168,6 +169,7 @@ async def inbox(
             ids = [delivery.id for _, delivery, _ in rows if not delivery.is_read]
             if ids:
                 session.execute(update(Delivery).where(Delivery.id.in_(ids)).values(is_read=True))
+                wake_after_commit(session, [principal.name])
         return int(total or 0), list(rows), attachments_of(session, [row[0].seq for row in rows])
 
     total, rows, attached = await (store.write(run) if mark_read else store.read(run))
@@ -236,10 +238,14 @@ async def set_delivery_state(
         delivery = _delivery(session, principal, mail) if mail is not None else None
         if delivery is None:
             raise NotFound(f"no mail {mail_id} in your mailbox")
-        if read is not None:
+        if read is not None and read != delivery.is_read:
             delivery.is_read = read
-        if archived is not None:
+            wake_after_commit(session, [principal.name])  # `\Seen` in IMAP sessions
+        if archived is not None and archived != delivery.archived:
             delivery.archived = archived
+            if principal.is_human:  # a new, highest UID in the folder it enters
+                source, target = (INBOX, ARCHIVE) if archived else (ARCHIVE, INBOX)
+                refile_mail(session, delivery.mail_seq, principal.name, source, target)
         return "archived" if delivery.archived else "read" if delivery.is_read else "unread"
 
     return await store.write(run)

@@ -290,3 +290,37 @@ class Draft(Base):
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     __table_args__ = (Index("ix_drafts_owner_updated", "owner", "updated_at"),)
+
+
+class ImapFolder(Base):
+    """One IMAP mailbox of a human and its UID counter (RFC 3501 §2.3.1.1).
+
+    `key` names it stably: `inbox`, `sent`, `drafts`, `archive`, `trash`,
+    `decision`, or `session:<conversation id>` (so the folder follows renames).
+    `next_uid` advances, under this row's lock, in the transaction that puts a
+    message in the folder (core/imap_uids.py).
+    """
+
+    __tablename__ = "imap_folders"
+
+    id: Mapped[int] = mapped_column(SeqType, primary_key=True, autoincrement=True)
+    owner: Mapped[str] = mapped_column(String(64))
+    key: Mapped[str] = mapped_column(String(64))
+    uid_validity: Mapped[int] = mapped_column(BigInteger)
+    next_uid: Mapped[int] = mapped_column(BigInteger, default=1)
+
+    __table_args__ = (UniqueConstraint("owner", "key", name="uq_imap_folders_owner_key"),)
+
+
+class ImapUid(Base):
+    """A mail in an IMAP folder under its UID; deleted when the mail leaves the folder."""
+
+    __tablename__ = "imap_uids"
+
+    folder_id: Mapped[int] = mapped_column(
+        SeqType, ForeignKey("imap_folders.id", ondelete="CASCADE"), primary_key=True
+    )
+    uid: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    mail_seq: Mapped[int] = mapped_column(SeqType, ForeignKey("mails.seq", ondelete="CASCADE"))
+
+    __table_args__ = (UniqueConstraint("folder_id", "mail_seq", name="uq_imap_uids_folder_mail"),)

@@ -11,6 +11,7 @@ Markdown as written) and `text/html` (rendered and sanitised); with attachments,
 
 from __future__ import annotations
 
+import hashlib
 import html
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -153,7 +154,21 @@ def render_mail(
             maintype, subtype = _OCTET_STREAM.split("/")
         # Base64 keeps the bytes exact (RFC 2045 §6.8); non-ASCII names use RFC 2231.
         msg.add_attachment(part.read(), maintype=maintype, subtype=subtype, filename=part.filename)
+    _fix_boundaries(msg, mail)
     for sub in msg.walk():
         if sub is not msg:
             del sub["MIME-Version"]  # RFC 2045 §4: the top level carries it
     return msg.as_bytes()
+
+
+def _fix_boundaries(msg: EmailMessage, mail: Mail) -> None:
+    """The same mail renders to the same bytes every time: IMAP serves one message
+    under one UID across commands (a partial FETCH continues where the last one
+    stopped), so the random boundaries of `email` will not do. Derived from a hash
+    of the content, a boundary cannot be written into that content in advance."""
+    digest = hashlib.sha256(f"{mail.id}\n{mail.body}".encode()).hexdigest()[:32]
+    number = 0
+    for part in msg.walk():
+        if part.is_multipart():
+            number += 1
+            part.set_boundary(f"=_am_{digest}_{number}")

@@ -45,7 +45,10 @@ class Settings(BaseSettings):
         ge=1,
         description="Largest SMTP message (DATA), in bytes (552 5.3.4 beyond).",
     )
-    imap_port: int = Field(1143, description="IMAP port.")
+    imap_port: int = Field(1143, description="IMAP port. 0 picks a free one.")
+    imap_allow_plaintext_auth: bool = Field(
+        False, description="Allow IMAP LOGIN without TLS from non-loopback clients."
+    )
     domain: str = Field("agentmail.localhost", description="Mail domain of every address.")
     data_dir: Path = Field(Path("./data"), description="SQLite database and attachments.")
     database_url: str = Field(

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -183,24 +183,39 @@ def pending_events(session: Session) -> list[dict[str, Any]]:
     return queued
 
 
+def wake_after_commit(session: Session, names: Iterable[str]) -> None:
+    """Wake these names' streams at commit without an event row: a change that
+    IMAP shows (read state, a folder's contents) but SSE has no event type for."""
+    wakes: set[str] = session.info.setdefault("agentmail_wakes", set())
+    wakes.update(names)
+
+
 def flush_events(session: Session, dialect: str) -> set[str]:
+    """Insert the queued events (last in the transaction) and return whom to wake."""
     queued = pending_events(session)
-    if not queued:
+    wakes: set[str] = session.info.pop("agentmail_wakes", set())
+    if not queued and not wakes:
         return set()
-    recipients = {row["recipient"] for row in queued}
+    recipients = wakes | {row["recipient"] for row in queued}
     now = utcnow()
     if dialect == "postgresql":
-        session.execute(
-            _PG_EVENTS,
-            {
-                "lock_key": _EVENTS_LOCK_KEY,
-                "rows": json.dumps(queued),
-                "now": now,
-                "channel": NOTIFY_CHANNEL,
-                "wake": notify_payload(recipients),
-            },
-        )
-    else:
+        if queued:
+            session.execute(
+                _PG_EVENTS,
+                {
+                    "lock_key": _EVENTS_LOCK_KEY,
+                    "rows": json.dumps(queued),
+                    "now": now,
+                    "channel": NOTIFY_CHANNEL,
+                    "wake": notify_payload(recipients),
+                },
+            )
+        else:  # only wake-ups: no event rows, so no lock
+            session.execute(
+                text("SELECT pg_notify(:channel, :payload)"),
+                {"channel": NOTIFY_CHANNEL, "payload": notify_payload(recipients)},
+            )
+    elif queued:
         session.connection().execute(
             insert(table_of(Event)), [{**row, "created_at": now} for row in queued]
         )

@@ -75,7 +75,7 @@ def serve(
     data_dir: DataDir = None,
     database_url: DatabaseUrl = None,
 ) -> None:
-    """Run the gateway: HTTP and SMTP on one loop (IMAP joins it in its issue)."""
+    """Run the gateway: HTTP, SMTP and IMAP on one loop."""
     # Imported here: the admin commands need neither the web stack nor uvicorn.
     from gateway.server import Gateway, run_until_signalled
     from gateway.tls import TlsConfigError
@@ -109,6 +109,9 @@ def serve(
                 f"  SMTPS         {settings.host}:{gateway.smtps_port}   (submission over "
                 "implicit TLS, AUTH required)"
             )
+        console.print(
+            f"  IMAP          {settings.host}:{gateway.imap_port}   (your mail in any mail client)"
+        )
         if gateway.generated_admin_password:
             console.print(
                 f"  log in as     [bold]{settings.admin_user}[/] / "

@@ -1,4 +1,4 @@
-"""The composition root: one asyncio loop runs HTTP (and, in their issues, SMTP and IMAP).
+"""The composition root: one asyncio loop runs HTTP, SMTP and IMAP.
 
 `Gateway.start()` opens the store, migrates it, makes sure an admin exists,
 binds the servers (port 0 picks a free port; the real ports are attributes) and
@@ -32,10 +32,11 @@ from core.replicas import ReplicaListener
 from core.security import set_bcrypt_rounds
 from core.settings import Settings
 from core.store import Store, database_url
+from core.throttle import LoginThrottle
 from gateway.tls import server_tls_context
+from imap_view.server import start_imap
 from smtp_in.handler import SubmissionHandler
 from smtp_in.server import start_smtp
-from smtp_in.throttle import LoginThrottle
 
 log = logging.getLogger("agentmail")
 
@@ -80,6 +81,7 @@ class Gateway:
         self.http_port: int = 0
         self.smtp_port: int = 0
         self.smtps_port: int | None = None
+        self.imap_port: int = 0
         self.tls: ssl.SSLContext | None = None
         self.generated_admin_password: str | None = None
         self._stack = AsyncExitStack()
@@ -104,7 +106,12 @@ class Gateway:
             await listener.start()
             self._stack.push_async_callback(listener.stop)
         await self._start_http(store)
-        await self._start_smtp(store)
+        # One throttle for both: guessing over SMTP and IMAP at once is no faster.
+        throttle = LoginThrottle(
+            settings.smtp_auth_failures_before_delay, settings.smtp_auth_failure_delay_seconds
+        )
+        await self._start_smtp(store, throttle)
+        await self._start_imap(store, throttle)
         self._every(settings.heartbeat_seconds / 3, self._sweep_presence)
         self._every(3600, self._prune_events)
         self._every(1.0, self._expire_requests)
@@ -139,7 +146,7 @@ class Gateway:
 
         self._stack.push_async_callback(stop_http)
 
-    async def _start_smtp(self, store: Store) -> None:
+    async def _start_smtp(self, store: Store, throttle: LoginThrottle) -> None:
         """The submission port (STARTTLS when a certificate is configured) and, when
         `smtps_port` is set, the implicit-TLS port; one handler and throttle for both."""
         settings = self.settings
@@ -149,9 +156,6 @@ class Gateway:
             settings.limits,
             blobs=BlobStore(settings.attachments_dir),
             max_attachment_bytes=settings.max_attachment_bytes,
-        )
-        throttle = LoginThrottle(
-            settings.smtp_auth_failures_before_delay, settings.smtp_auth_failure_delay_seconds
         )
         ports = [(settings.smtp_port, False)]
         if settings.smtps_port is not None:
@@ -174,6 +178,22 @@ class Gateway:
                 implicit_tls=implicit_tls,
             )
             self._stack.push_async_callback(stop_smtp)
+
+    async def _start_imap(self, store: Store, throttle: LoginThrottle) -> None:
+        settings = self.settings
+        sock = bind_tcp(settings.host, settings.imap_port)
+        self.imap_port = sock.getsockname()[1]
+        stop_imap = await start_imap(
+            store,
+            BlobStore(settings.attachments_dir),
+            settings.domain,
+            sock,
+            allow_plaintext_auth=settings.imap_allow_plaintext_auth,
+            throttle=throttle,
+            tls=self.tls,
+        )
+        self._stack.callback(sock.close)
+        self._stack.push_async_callback(stop_imap)
 
     def _every(self, seconds: float, job: Callable[[], Awaitable[None]]) -> None:
         if not self._background_jobs:

@@ -24,6 +24,7 @@ async def running_gateway(
         "host": "127.0.0.1",
         "http_port": 0,
         "smtp_port": 0,
+        "imap_port": 0,
         "data_dir": data_dir,
         "database_url": database_url,
         "admin_user": "admin",

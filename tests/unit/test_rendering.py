@@ -63,6 +63,19 @@ def test_headers() -> None:
     assert "Auto-Submitted" not in msg
 
 
+def test_the_same_mail_renders_to_the_same_bytes() -> None:
+    """IMAP serves one message per UID: a second FETCH must see the same bytes."""
+    parts = [AttachmentPart("a.bin", "application/octet-stream", b"\x00\x01")]
+    mail = make_mail()
+    first = render_mail(mail, None, D, attachments=parts)
+    assert first == render_mail(mail, None, D, attachments=parts)
+    other = render_mail(make_mail(body="Hello again"), None, D, attachments=parts)
+    boundary = as_message(first).get_boundary()
+    assert boundary is not None
+    assert boundary != as_message(other).get_boundary()
+    assert len(as_message(first).get_payload()) == 2  # still parses into its parts
+
+
 def test_crlf_line_endings_only() -> None:
     raw = render_mail(make_mail(body="one\ntwo\r\nthree"), None, D)
     assert b"\r\n" in raw

@@ -1,5 +1,6 @@
-"""Slowing down password guessing: after N failed logins from one address within a
-minute, each further attempt from it waits before it is checked.
+"""Slowing down password guessing, for SMTP and IMAP alike: after N failed logins
+from one address within a minute, each further attempt from it waits before it
+is checked.
 
 In memory, per process: a restart forgets, which is acceptable for a delay (it is
 not a lock-out, so a legitimate user is never shut out, only slowed).

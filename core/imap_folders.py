@@ -1,0 +1,262 @@
+"""A human's IMAP folders as the store sees them: which exist, what is in each, `\\Seen`.
+
+The folders and their UIDs are filed by core/imap_uids.py as mail is stored;
+this module reads them for imap_view/ and changes the one flag that is shared
+with REST and the web UI: `\\Seen` is the recipient's delivery `is_read`. A mail
+the human only sent (no delivery of their own) is always seen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Select, and_, case, false, func, select, true, update
+from sqlalchemy.orm import Session
+
+from core.imap_uids import (
+    ARCHIVE,
+    DECISION,
+    FIXED_FOLDERS,
+    INBOX,
+    SENT,
+    SESSION_PREFIX,
+    create_folders,
+    refile_mails,
+)
+from core.models import Conversation, Delivery, ImapFolder, ImapUid, Mail
+from core.store import Store, wake_after_commit
+
+__all__ = [
+    "FolderCounts",
+    "FolderInfo",
+    "FolderMessage",
+    "FolderState",
+    "ensure_folders",
+    "folder_by_id",
+    "folder_counts",
+    "folder_state",
+    "list_folders",
+    "move_archived",
+    "sent_uid",
+    "set_seen",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class FolderInfo:
+    id: int
+    key: str
+    uid_validity: int
+    alias: str | None = None  # for a conversation's folder
+
+    @property
+    def conversation_id(self) -> str | None:
+        return self.key[len(SESSION_PREFIX) :] if self.key.startswith(SESSION_PREFIX) else None
+
+
+@dataclass(frozen=True, slots=True)
+class FolderMessage:
+    uid: int
+    mail_seq: int
+    seen: bool
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class FolderState:
+    folder: FolderInfo
+    next_uid: int
+    messages: list[FolderMessage]  # ascending UID
+
+
+async def ensure_folders(store: Store, owner: str) -> None:
+    """Create the fixed folders a human may not have yet (at IMAP login)."""
+    query = select(ImapFolder.key).where(
+        ImapFolder.owner == owner, ImapFolder.key.in_(FIXED_FOLDERS)
+    )
+    existing = set(await store.read(lambda session: list(session.scalars(query))))
+    if existing >= set(FIXED_FOLDERS):
+        return
+    await store.write(lambda session: create_folders(session, owner, FIXED_FOLDERS))
+
+
+async def list_folders(store: Store, owner: str) -> list[FolderInfo]:
+    """The human's folders; a conversation's folder carries its current alias."""
+
+    def run(session: Session) -> list[FolderInfo]:
+        rows = session.execute(
+            select(ImapFolder.id, ImapFolder.key, ImapFolder.uid_validity)
+            .where(ImapFolder.owner == owner)
+            .order_by(ImapFolder.id)
+        ).all()
+        folders = [FolderInfo(row.id, row.key, row.uid_validity) for row in rows]
+        ids = [f.conversation_id for f in folders if f.conversation_id is not None]
+        aliases: dict[str, str | None] = {}
+        if ids:
+            query = select(Conversation.id, Conversation.alias).where(Conversation.id.in_(ids))
+            aliases = {row.id: row.alias for row in session.execute(query)}
+        return [
+            FolderInfo(f.id, f.key, f.uid_validity, aliases.get(f.conversation_id))
+            if f.conversation_id is not None
+            else f
+            for f in folders
+        ]
+
+    return await store.read(run)
+
+
+async def folder_by_id(store: Store, owner: str, folder_id: int) -> FolderInfo | None:
+    """One folder of the human's by its id (the selected one), with its alias."""
+    query = (
+        select(ImapFolder.id, ImapFolder.key, ImapFolder.uid_validity, Conversation.alias)
+        .outerjoin(Conversation, ImapFolder.key == SESSION_PREFIX + Conversation.id)
+        .where(ImapFolder.id == folder_id, ImapFolder.owner == owner)
+    )
+    row = await store.read(lambda session: session.execute(query).first())
+    return None if row is None else FolderInfo(row.id, row.key, row.uid_validity, row.alias)
+
+
+async def folder_state(store: Store, owner: str, folder: FolderInfo) -> FolderState:
+    """Every message of the folder with its UID and `\\Seen`, in one snapshot."""
+    seen = case((Delivery.id.is_(None), true()), else_=Delivery.is_read)
+    query = (
+        select(ImapUid.uid, ImapUid.mail_seq, seen.label("seen"), Mail.created_at)
+        .join(Mail, Mail.seq == ImapUid.mail_seq)
+        .outerjoin(
+            Delivery, and_(Delivery.mail_seq == ImapUid.mail_seq, Delivery.recipient == owner)
+        )
+        .where(ImapUid.folder_id == folder.id)
+        .order_by(ImapUid.uid)
+    )
+    if folder.key == DECISION:  # only the requests still open
+        query = query.where(Mail.permission_state == "open")
+
+    def run(session: Session) -> FolderState:
+        next_uid = session.scalar(select(ImapFolder.next_uid).where(ImapFolder.id == folder.id))
+        messages = [
+            FolderMessage(r.uid, r.mail_seq, bool(r.seen), r.created_at)
+            for r in session.execute(query)
+        ]
+        return FolderState(folder, int(next_uid or 1), messages)
+
+    return await store.read(run)
+
+
+@dataclass(frozen=True, slots=True)
+class FolderCounts:
+    exists: int
+    unseen: int
+    first_unseen: int | None  # its message sequence number
+    next_uid: int
+
+
+async def folder_counts(store: Store, owner: str, folder: FolderInfo) -> FolderCounts:
+    """What STATUS and SELECT report, counted in the database (no row per message)."""
+    unread = and_(Delivery.id.is_not(None), Delivery.is_read == false())
+
+    def counted(*columns: Any) -> Select[Any]:
+        query = (
+            select(*columns)
+            .select_from(ImapUid)
+            .outerjoin(
+                Delivery, and_(Delivery.mail_seq == ImapUid.mail_seq, Delivery.recipient == owner)
+            )
+            .where(ImapUid.folder_id == folder.id)
+        )
+        if folder.key == DECISION:
+            query = query.join(Mail, Mail.seq == ImapUid.mail_seq).where(
+                Mail.permission_state == "open"
+            )
+        return query
+
+    totals = counted(
+        func.count(ImapUid.uid),
+        func.count(case((unread, 1))),
+        func.min(case((unread, ImapUid.uid))),
+    )
+
+    def run(session: Session) -> FolderCounts:
+        next_uid = session.scalar(select(ImapFolder.next_uid).where(ImapFolder.id == folder.id))
+        exists, unseen, first_uid = session.execute(totals).one()
+        position = None
+        if first_uid is not None:
+            before = counted(func.count(ImapUid.uid)).where(ImapUid.uid <= first_uid)
+            position = session.scalar(before)
+        return FolderCounts(int(exists), int(unseen), position, int(next_uid or 1))
+
+    return await store.read(run)
+
+
+async def set_seen(store: Store, owner: str, mail_seqs: Sequence[int], seen: bool) -> None:
+    """Mark mails read or unread for their recipient `owner` (one statement for all)."""
+    if not mail_seqs:
+        return
+    statement = (
+        update(Delivery)
+        .where(Delivery.recipient == owner, Delivery.mail_seq.in_(list(mail_seqs)))
+        .where(Delivery.is_read != seen)
+        .values(is_read=seen)
+    )
+
+    def run(session: Session) -> None:
+        if session.execute(statement).rowcount:  # type: ignore[attr-defined]
+            wake_after_commit(session, [owner])  # the human's other IMAP sessions
+
+    await store.write(run)
+
+
+async def sent_uid(store: Store, owner: str, message_id: str) -> int | None:
+    """The Sent UID of the mail `owner` sent with this Message-ID, if there is one.
+
+    A client that submitted a mail by SMTP then APPENDs its copy to Sent; that copy
+    is this mail, already filed (RFC 4315's APPENDUID names it).
+    """
+    query = (
+        select(ImapUid.uid)
+        .join(ImapFolder, ImapFolder.id == ImapUid.folder_id)
+        .join(Mail, Mail.seq == ImapUid.mail_seq)
+        .where(ImapFolder.owner == owner, ImapFolder.key == SENT)
+        .where(Mail.message_id == message_id, Mail.from_name == owner)
+        .order_by(ImapUid.uid)
+        .limit(1)
+    )
+    uid = await store.read(lambda session: session.scalar(query))
+    return None if uid is None else int(uid)
+
+
+async def move_archived(
+    store: Store, owner: str, mail_seqs: Sequence[int], *, archived: bool
+) -> dict[int, int]:
+    """Archive (INBOX → Archive) or bring back (Archive → INBOX) the owner's mails:
+    the same state change as the web UI's archive button, in one transaction.
+
+    Returns the new UID of each mail moved; mails already where they were going
+    (another client was faster) are left out.
+    """
+    source, target = (INBOX, ARCHIVE) if archived else (ARCHIVE, INBOX)
+
+    def run(session: Session) -> dict[int, int]:
+        movable = set(
+            session.scalars(
+                select(Delivery.mail_seq).where(
+                    Delivery.recipient == owner,
+                    Delivery.mail_seq.in_(list(mail_seqs)),
+                    Delivery.archived != archived,
+                )
+            )
+        )
+        ordered = [seq for seq in mail_seqs if seq in movable]
+        if not ordered:
+            return {}
+        session.execute(
+            update(Delivery)
+            .where(Delivery.recipient == owner, Delivery.mail_seq.in_(ordered))
+            .values(archived=archived)
+        )
+        uids = refile_mails(session, ordered, owner, source, target)
+        return dict(zip(ordered, uids, strict=True))
+
+    return await store.write(run)

@@ -1,0 +1,21 @@
+"""What every IMAP session needs from the gateway: the store, attachment blobs, the domain."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from core.blobs import BlobStore
+from core.store import Store
+from imap_view.config import GatewayImapConfig
+from imap_view.content_cache import ContentCache
+
+__all__ = ["Backend"]
+
+
+@dataclass(frozen=True, slots=True)
+class Backend:
+    store: Store
+    blobs: BlobStore
+    domain: str
+    config: GatewayImapConfig
+    contents: ContentCache = field(default_factory=ContentCache)

@@ -1,0 +1,78 @@
+"""pymap's configuration for the gateway: capabilities, authentication mechanisms, TLS.
+
+`IMAPConfig` reads command-line arguments and environment variables (CERT_FILE,
+FQDN) when values are left out; every one it would look up is given here, so the
+gateway's settings are the only source.
+"""
+
+from __future__ import annotations
+
+import ssl
+from argparse import Namespace
+from collections.abc import Sequence
+
+from pymap.concurrent import Subsystem
+from pymap.config import BackendCapability, IMAPConfig
+from pysasl import SASLAuth
+from pysasl.hashing import BuiltinHash
+
+__all__ = ["GatewayImapConfig"]
+
+# Both carry the secret in the clear, which is what a password or key check needs.
+MECHANISMS = (b"PLAIN", b"LOGIN")
+
+
+class GatewayImapConfig(IMAPConfig):
+    def __init__(
+        self, *, domain: str, allow_plaintext_auth: bool, tls: ssl.SSLContext | None = None
+    ) -> None:
+        super().__init__(
+            Namespace(passlib_cfg=None, proxy_protocol=None),
+            host=None,
+            port=0,
+            # pymap wants a context even without TLS; then STARTTLS is not offered.
+            ssl_context=tls or ssl.create_default_context(ssl.Purpose.CLIENT_AUTH),
+            tls_enabled=tls is not None,
+            hash_context=BuiltinHash(),
+            cpu_subsystem=Subsystem.for_asyncio(),
+            reject_dnsbl=False,
+            invalid_user_sleep=0.0,  # the login throttle slows guessing instead
+            bad_command_limit=5,
+        )
+        self._domain = domain
+        self._allow_plaintext_auth = allow_plaintext_auth
+
+    @property
+    def backend_capability(self) -> BackendCapability:
+        # pymap 0.36 has no defaults for these: every one must be given.
+        return BackendCapability(idle=True, object_id=False, multi_append=False)
+
+    @property
+    def initial_auth(self) -> SASLAuth:
+        """RFC 3501 §6.2.3 / RFC 8314: no password in the clear off this host.
+
+        pymap switches a loopback connection to `tls_auth` itself, and any
+        connection after STARTTLS; before that, any other one gets no mechanism
+        (and LOGINDISABLED) unless plaintext is allowed.
+        """
+        return self.tls_auth if self._allow_plaintext_auth else SASLAuth([])
+
+    @property
+    def tls_auth(self) -> SASLAuth:
+        return SASLAuth.named(MECHANISMS)
+
+    @property
+    def initial_capability(self) -> Sequence[bytes]:
+        # IDLE before login too, as Dovecot does: some clients (aioimaplib) read the
+        # capabilities only from the greeting and refuse to IDLE otherwise.
+        starttls = [b"STARTTLS"] if self._tls_enabled else []
+        return [b"LITERAL+", b"ID", b"IDLE", *starttls]
+
+    @property
+    def login_capability(self) -> Sequence[bytes]:
+        return [cap for cap in super().login_capability if cap != b"IDLE"]  # listed once
+
+    @property
+    def greeting(self) -> bytes:
+        # pymap's default asks the resolver for the host name: a blocking call.
+        return f"AgentMail IMAP ready ({self._domain})".encode()

@@ -1,0 +1,285 @@
+"""The human's folders as pymap mailboxes: names, SPECIAL-USE, state read from the store.
+
+Names (ARCHITECTURE.md "IMAP"): INBOX, Sent, Drafts, Archive, Trash, "Needs
+decision", and `Sessions/<alias>` (`Sessions/<short id>` while unnamed) for each
+conversation. A folder is found again by its id, never its name, so a selected
+conversation folder survives a rename.
+
+Each check re-reads the folder's UIDs and `\\Seen` in one query and lets pymap's
+`SelectedMailbox.set_messages` work out the EXISTS/EXPUNGE/FETCH updates.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Iterable
+from email.parser import BytesHeaderParser
+from email.policy import compat32
+
+from pymap.backend.mailbox import MailboxDataInterface, MailboxSetInterface
+from pymap.concurrent import Event
+from pymap.exceptions import NotAllowedError
+from pymap.flags import FlagOp
+from pymap.interfaces.message import CachedMessage
+from pymap.listtree import ListTree
+from pymap.mailbox import MailboxSnapshot
+from pymap.parsing.message import AppendMessage
+from pymap.parsing.specials import ObjectId, SequenceSet
+from pymap.parsing.specials.flag import Flag, Seen
+from pymap.selected import SelectedMailbox, SelectedSet
+
+from core.bus import Subscription
+from core.imap_folders import (
+    FolderInfo,
+    FolderState,
+    folder_by_id,
+    folder_counts,
+    folder_state,
+    list_folders,
+    sent_uid,
+)
+from core.imap_uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
+from imap_view.backend import Backend
+from imap_view.message import Contents, Message
+
+__all__ = ["SPECIAL_USE", "MailboxData", "MailboxSet", "folder_name"]
+
+_MSGID_RE = re.compile(r"<[^<>\s]+>")  # as smtp_in/message.py reads it
+DELIMITER = "/"
+SESSIONS = "Sessions"
+FIXED_NAMES = {
+    INBOX: "INBOX",
+    SENT: "Sent",
+    DRAFTS: "Drafts",
+    ARCHIVE: "Archive",
+    TRASH: "Trash",
+    DECISION: "Needs decision",
+}
+# RFC 6154 §2: the attributes clients use to find these folders whatever their names.
+SPECIAL_USE = {"Sent": b"Sent", "Drafts": b"Drafts", "Archive": b"Archive", "Trash": b"Trash"}
+PERMANENT_FLAGS = frozenset({Seen})
+READ_ONLY_REASON = "folders are views of the store: they cannot be created, renamed or deleted"
+
+
+def message_id_of(literal: bytes) -> str | None:
+    """The Message-ID of an APPENDed message as SMTP stored it: the first `<…>`."""
+    value = BytesHeaderParser(policy=compat32).parsebytes(literal).get("Message-ID")
+    found = _MSGID_RE.search(str(value)) if value is not None else None
+    return found.group(0) if found else None
+
+
+def folder_name(folder: FolderInfo) -> str:
+    conversation = folder.conversation_id
+    if conversation is None:
+        return FIXED_NAMES.get(folder.key, folder.key)
+    return f"{SESSIONS}{DELIMITER}{folder.alias or conversation[:8]}"
+
+
+def mailbox_id(folder_id: int) -> ObjectId:
+    return ObjectId(b"F%d" % folder_id)
+
+
+def folder_id_of(object_id: ObjectId) -> int:
+    return int(object_id.value[1:])
+
+
+class MailboxSet(MailboxSetInterface["MailboxData"]):
+    """pymap's MailboxSetInterface over the human's folders."""
+
+    def __init__(
+        self, owner: str, backend: Backend, wakes: Subscription, contents: Contents
+    ) -> None:
+        self.owner = owner
+        self._backend = backend
+        self._wakes = wakes
+        self._contents = contents
+
+    @property
+    def delimiter(self) -> str:
+        return DELIMITER
+
+    async def folders(self) -> dict[str, FolderInfo]:
+        folders = await list_folders(self._backend.store, self.owner)
+        return {folder_name(folder): folder for folder in folders}
+
+    async def list_mailboxes(self) -> ListTree:
+        return ListTree(DELIMITER).update(*await self.folders())
+
+    async def list_subscribed(self) -> ListTree:
+        return await self.list_mailboxes()  # every folder counts as subscribed
+
+    async def set_subscribed(self, name: str, subscribed: bool) -> None:
+        pass
+
+    async def get_mailbox(self, name: str) -> MailboxData:
+        """Raises KeyError for an unknown name (pymap answers NO [NONEXISTENT])."""
+        folders = await self.folders()
+        folder = folders["INBOX"] if name.upper() == "INBOX" else folders[name]
+        return self._mailbox(folder)
+
+    async def get_by_id(self, object_id: ObjectId) -> MailboxData:
+        """The selected mailbox, on every command: one row, whatever the number of folders."""
+        folder = await folder_by_id(self._backend.store, self.owner, folder_id_of(object_id))
+        if folder is None:
+            raise KeyError(object_id)
+        return self._mailbox(folder)
+
+    def _mailbox(self, folder: FolderInfo) -> MailboxData:
+        return MailboxData(folder, self.owner, self._backend, self._wakes, self._contents)
+
+    async def add_mailbox(self, name: str) -> ObjectId:
+        raise NotAllowedError(READ_ONLY_REASON)
+
+    async def delete_mailbox(self, name: str) -> None:
+        raise NotAllowedError(READ_ONLY_REASON)
+
+    async def rename_mailbox(self, before: str, after: str) -> None:
+        raise NotAllowedError(READ_ONLY_REASON)
+
+
+class MailboxData(MailboxDataInterface[Message]):
+    """pymap's MailboxDataInterface for one folder."""
+
+    def __init__(
+        self,
+        folder: FolderInfo,
+        owner: str,
+        backend: Backend,
+        wakes: Subscription,
+        contents: Contents,
+    ) -> None:
+        self.folder = folder
+        self.owner = owner
+        self._backend = backend
+        self._wakes = wakes
+        self._contents = contents
+        self._selected_set = SelectedSet()
+
+    @property
+    def mailbox_id(self) -> ObjectId:
+        return mailbox_id(self.folder.id)
+
+    @property
+    def readonly(self) -> bool:
+        return False  # \Seen can be changed everywhere
+
+    @property
+    def uid_validity(self) -> int:
+        return self.folder.uid_validity
+
+    @property
+    def permanent_flags(self) -> frozenset[Flag]:
+        return PERMANENT_FLAGS
+
+    @property
+    def session_flags(self) -> frozenset[Flag]:
+        return frozenset()
+
+    @property
+    def selected_set(self) -> SelectedSet:
+        return self._selected_set
+
+    async def state(self) -> FolderState:
+        return await folder_state(self._backend.store, self.owner, self.folder)
+
+    def messages_of(self, state: FolderState) -> list[Message]:
+        return [
+            Message(
+                m.uid,
+                m.created_at,
+                PERMANENT_FLAGS if m.seen else (),
+                mail_seq=m.mail_seq,
+                contents=self._contents,
+            )
+            for m in state.messages
+        ]
+
+    async def update_selected(
+        self, selected: SelectedMailbox, *, wait_on: Event | None = None
+    ) -> SelectedMailbox:
+        if wait_on is not None:
+            await self._wait(wait_on)
+        # Cleared before reading: a commit after this read wakes the next wait.
+        self._wakes.clear()
+        selected.set_messages(self.messages_of(await self.state()))
+        return selected
+
+    async def _wait(self, done: Event) -> None:
+        """IDLE: until the client ends it or the bus says this human has news."""
+        waiters = [asyncio.ensure_future(done.wait()), asyncio.ensure_future(self._wakes.wait())]
+        try:
+            await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiter in waiters:
+                waiter.cancel()
+
+    async def snapshot(self) -> MailboxSnapshot:
+        """STATUS and SELECT: counted in the database, no row per message."""
+        counts = await folder_counts(self._backend.store, self.owner, self.folder)
+        return MailboxSnapshot(
+            self.mailbox_id,
+            self.readonly,
+            self.uid_validity,
+            self.permanent_flags,
+            self.session_flags,
+            counts.exists,
+            0,
+            counts.unseen,
+            counts.first_unseen,
+            counts.next_uid,
+        )
+
+    async def get(self, uid: int, cached_msg: CachedMessage) -> Message:
+        state = await self.state()
+        for message in self.messages_of(state):
+            if message.uid == uid:
+                return message
+        if not isinstance(cached_msg, Message):
+            raise TypeError(cached_msg)
+        return cached_msg.as_expunged()
+
+    async def append(self, append_msg: AppendMessage, *, recent: bool = False) -> Message:
+        """Only the copy of a mail already sent, into Sent: it is that mail (no duplicate)."""
+        if self.folder.key != SENT:
+            raise NotAllowedError(
+                "APPEND is accepted only into Sent, for a copy of a mail you sent through "
+                "the gateway: send mail by SMTP or the web UI"
+            )
+        message_id = message_id_of(append_msg.literal)
+        uid = None
+        if message_id is not None:
+            uid = await sent_uid(self._backend.store, self.owner, message_id)
+        if uid is None:
+            raise NotAllowedError(
+                "this message was not sent through the gateway (no stored mail of yours has "
+                f"its Message-ID {message_id or '(none)'}): send it by SMTP first"
+            )
+        state = await self.state()
+        for message in self.messages_of(state):
+            if message.uid == uid:
+                return message
+        raise NotAllowedError("the sent mail left the Sent folder meanwhile")
+
+    async def copy(self, uid: int, destination: MailboxData, *, recent: bool = False) -> int | None:
+        raise NotAllowedError("COPY is not supported yet")
+
+    async def move(self, uid: int, destination: MailboxData, *, recent: bool = False) -> int | None:
+        raise NotAllowedError("MOVE is not supported yet")
+
+    async def update(
+        self, uid: int, cached_msg: CachedMessage, flag_set: frozenset[Flag], mode: FlagOp
+    ) -> Message:
+        raise NotImplementedError("flags are changed for many messages at once by Session")
+
+    async def delete(self, uids: Iterable[int]) -> None:
+        raise NotAllowedError("nothing is deleted from the store over IMAP yet")
+
+    async def claim_recent(self, selected: SelectedMailbox) -> None:
+        pass  # \Recent is not kept (RFC 9051 drops it)
+
+    async def cleanup(self) -> None:
+        pass
+
+    async def find_deleted(self, seq_set: SequenceSet, selected: SelectedMailbox) -> list[int]:
+        return []  # \Deleted is not stored yet, so EXPUNGE removes nothing

@@ -1,0 +1,228 @@
+"""A stored mail as a pymap message: UID and `\\Seen` from the folder, content loaded in sets.
+
+The content is the mail's original bytes when it arrived as RFC 5322 (SMTP,
+import), else its rendering (core/rendering.py). A FETCH or SEARCH that needs
+content loads all its messages' content first (`Contents.load`, a few queries
+and one worker thread for the lot); each message then finds its own there.
+Parsed contents are shared across sessions by `ContentCache`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from pymap.bytes import Writeable
+from pymap.message import BaseLoadedMessage, BaseMessage
+from pymap.mime import MessageContent
+from pymap.parsing.primitives import List, Nil, String
+from pymap.parsing.response.fetch import (
+    BodyStructure,
+    ContentBodyStructure,
+    EnvelopeStructure,
+    MessageBodyStructure,
+    MultipartBodyStructure,
+    TextBodyStructure,
+)
+from pymap.parsing.specials import FetchRequirement, Flag
+
+from core.rendering_batch import content_key, load_many, render_loaded
+from core.rendering_store import RenderInputs
+from imap_view.backend import Backend
+
+__all__ = ["Contents", "LoadedMessage", "Message"]
+
+
+class Contents:
+    """One IMAP session's message contents for the running command (see module doc)."""
+
+    def __init__(self, backend: Backend) -> None:
+        self._backend = backend
+        self._command: dict[int, MessageContent] = {}
+
+    async def load(self, mail_seqs: Iterable[int]) -> None:
+        """Make the content of these mails available until the command ends."""
+        wanted = [seq for seq in dict.fromkeys(mail_seqs) if seq not in self._command]
+        if not wanted:
+            return
+        backend = self._backend
+        loaded = await backend.store.read(lambda session: load_many(session, wanted))
+        keys = {seq: content_key(seq, item) for seq, item in loaded.items()}
+        missing = {}
+        for seq, item in loaded.items():
+            cached = backend.contents.get(keys[seq])
+            if cached is None:
+                missing[seq] = item
+            else:
+                self._command[seq] = cached
+        if not missing:
+            return
+        parsed = await asyncio.to_thread(_render_and_parse, missing, backend)
+        for seq, content in parsed.items():
+            backend.contents.put(keys[seq], content)
+        self._command.update(parsed)
+
+    async def get(self, mail_seq: int) -> MessageContent | None:
+        if mail_seq not in self._command:
+            await self.load([mail_seq])
+        return self._command.get(mail_seq)
+
+    def release(self) -> None:
+        """The command is done (the process-wide cache keeps what it can)."""
+        self._command = {}
+
+
+def _render_and_parse(
+    loaded: dict[int, bytes | RenderInputs], backend: Backend
+) -> dict[int, MessageContent]:
+    raw = render_loaded(loaded, backend.blobs, backend.domain)
+    return {seq: MessageContent.parse(data) for seq, data in raw.items()}
+
+
+class Message(BaseMessage):
+    __slots__ = ["_contents", "mail_seq"]
+
+    def __init__(
+        self,
+        uid: int,
+        internal_date: datetime,
+        permanent_flags: Iterable[Flag],
+        *,
+        mail_seq: int,
+        contents: Contents,
+        expunged: bool = False,
+    ) -> None:
+        super().__init__(uid, internal_date, permanent_flags, expunged=expunged)
+        self.mail_seq = mail_seq
+        self._contents = contents
+
+    def as_expunged(self) -> Message:
+        return Message(
+            self.uid,
+            self.internal_date,
+            self.permanent_flags,
+            mail_seq=self.mail_seq,
+            contents=self._contents,
+            expunged=True,
+        )
+
+    async def load_content(self, requirement: FetchRequirement) -> LoadedMessage:
+        content = None
+        if not requirement.has_none(FetchRequirement.CONTENT):
+            content = await self._contents.get(self.mail_seq)
+        return LoadedMessage(self, requirement, content)
+
+
+class Envelope(EnvelopeStructure):
+    """RFC 3501 §7.4.2: the envelope's date is the Date header as written; pymap
+    0.36 re-formats it as an INTERNALDATE (`30-Nov-2026 09:51:20 +0000`)."""
+
+    @property
+    def _value(self) -> Writeable:
+        date = String.build(str(self.date)) if self.date else Nil()
+        return List(
+            [
+                date,
+                String.build(self.subject),
+                self._addresses(self.from_),
+                self._addresses(self.sender, self.from_),
+                self._addresses(self.reply_to, self.from_),
+                self._addresses(self.to),
+                self._addresses(self.cc),
+                self._addresses(self.bcc),
+                String.build(self.in_reply_to),
+                String.build(self.message_id),
+            ]
+        )
+
+
+class LoadedMessage(BaseLoadedMessage):
+    """pymap's loaded message with RFC 3501 §7.4.2 body sizes and envelope dates.
+
+    BODYSTRUCTURE's size of a part is the size of its body, and a text part's
+    line count that of its body; pymap 0.36 counts the part's headers in both.
+    """
+
+    @classmethod
+    def _get_envelope_structure(cls, msg: MessageContent) -> EnvelopeStructure:
+        parsed = msg.header.parsed
+        return Envelope(
+            parsed.date,
+            parsed.subject,
+            parsed.from_,
+            parsed.sender,
+            parsed.reply_to,
+            parsed.to,
+            parsed.cc,
+            parsed.bcc,
+            parsed.in_reply_to,
+            parsed.message_id,
+        )
+
+    @classmethod
+    def _get_size_with_lines(cls, msg: MessageContent) -> tuple[int, int]:
+        return len(msg.body), msg.body.lines
+
+    @classmethod
+    def _get_body_structure(cls, msg: MessageContent) -> BodyStructure:
+        parsed = msg.header.parsed
+        content_type = msg.body.content_type
+        params = cls._get_params(msg)
+        disposition = parsed.content_disposition
+        language = parsed.content_language
+        location = parsed.content_location
+        if content_type.maintype == "multipart":
+            parts: Sequence[BodyStructure] = [
+                cls._get_body_structure(part) for part in msg.body.nested
+            ]
+            return MultipartBodyStructure(
+                content_type.subtype, params, disposition, language, location, parts
+            )
+        content_id = parsed.content_id
+        description = parsed.content_description
+        encoding = parsed.content_transfer_encoding
+        size, lines = cls._get_size_with_lines(msg)
+        if content_type.maintype == "message" and content_type.subtype == "rfc822":
+            inner = msg.body.nested[0]
+            return MessageBodyStructure(
+                params,
+                disposition,
+                language,
+                location,
+                content_id,
+                description,
+                encoding,
+                None,
+                size,
+                lines,
+                cls._get_envelope_structure(inner),
+                cls._get_body_structure(inner),
+            )
+        if content_type.maintype == "text":
+            return TextBodyStructure(
+                content_type.subtype,
+                params,
+                disposition,
+                language,
+                location,
+                content_id,
+                description,
+                encoding,
+                None,
+                size,
+                lines,
+            )
+        return ContentBodyStructure(
+            content_type.maintype,
+            content_type.subtype,
+            params,
+            disposition,
+            language,
+            location,
+            content_id,
+            description,
+            encoding,
+            None,
+            size,
+        )

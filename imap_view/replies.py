@@ -1,0 +1,56 @@
+"""Domain errors as IMAP `NO` replies: one table, like `api/errors.py` for HTTP.
+
+Response codes are RFC 5530's (`AUTHENTICATIONFAILED`, `NONEXISTENT`, `NOPERM`,
+`ALREADYEXISTS`, `LIMIT`, `UNAVAILABLE`, `CANNOT`, `CLIENTBUG`, `INUSE`), so a
+client can tell "wrong password" from "try later" from "never".
+"""
+
+from __future__ import annotations
+
+from pymap.exceptions import ResponseError
+from pymap.parsing.response import ResponseCode, ResponseNo
+
+from core import errors as domain
+
+__all__ = ["CODES", "DomainRefusal", "refusal_for"]
+
+CODES: dict[type[domain.DomainError], bytes] = {
+    domain.InvalidAddress: b"CLIENTBUG",
+    domain.InvalidRequest: b"CANNOT",
+    domain.UnknownRecipient: b"NONEXISTENT",
+    domain.UnknownWorkspace: b"NONEXISTENT",
+    domain.UnknownAlias: b"NONEXISTENT",
+    domain.NotFound: b"NONEXISTENT",
+    domain.AuthenticationFailed: b"AUTHENTICATIONFAILED",
+    domain.Forbidden: b"NOPERM",
+    domain.NameTaken: b"ALREADYEXISTS",
+    domain.AliasTaken: b"ALREADYEXISTS",
+    domain.AlreadyDecided: b"CANNOT",
+    domain.InvalidDecision: b"CANNOT",
+    domain.BudgetExhausted: b"LIMIT",
+    domain.HopLimitReached: b"LIMIT",
+    domain.DraftChanged: b"INUSE",
+    domain.PayloadTooLarge: b"LIMIT",
+    domain.RateLimited: b"UNAVAILABLE",
+}
+
+
+class DomainRefusal(ResponseError):
+    """A pymap error that answers `NO [CODE] reason` for a domain error."""
+
+    def __init__(self, code: bytes, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        # One line: a CR or LF would end the response early (RFC 3501 §9, resp-text).
+        self.reason = " ".join(reason.split())
+
+    def get_response(self, tag: bytes) -> ResponseNo:
+        return ResponseNo(tag, self.reason.encode(), ResponseCode.of(self.code))
+
+
+def refusal_for(exc: domain.DomainError) -> DomainRefusal:
+    code = next(c for cls, c in CODES.items() if isinstance(exc, cls))
+    reason = exc.message
+    if isinstance(exc, domain.RateLimited):
+        reason += f" (retry after {exc.retry_after} s)"
+    return DomainRefusal(code, reason)

@@ -1,0 +1,204 @@
+"""One logged-in IMAP session: pymap's BaseSession with set queries where it loops.
+
+pymap's BaseSession fetches, searches and stores one message at a time (one
+backend call each). Here FETCH loads every requested message's content with one
+batch (imap_view/message.py), STORE changes `\\Seen` for the whole set in one
+statement, and SEARCH loads content once for all candidates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from pymap.backend.session import BaseSession
+from pymap.context import current_command
+from pymap.exceptions import MailboxNotFound, MailboxReadOnly, NotAllowedError
+from pymap.flags import FlagOp
+from pymap.parsing.command.select import FetchCommand
+from pymap.parsing.response.code import CopyUid
+from pymap.parsing.specials import FetchRequirement, SearchKey, SequenceSet
+from pymap.parsing.specials.flag import Flag, Seen
+from pymap.search import SearchCriteriaSet, SearchParams
+from pymap.selected import SelectedMailbox
+
+from core.bus import Subscription
+from core.imap_folders import move_archived, set_seen
+from core.imap_uids import ARCHIVE, INBOX
+from imap_view.backend import Backend
+from imap_view.config import GatewayImapConfig
+from imap_view.mailbox import SPECIAL_USE, MailboxData, MailboxSet
+from imap_view.message import Contents, Message
+
+__all__ = ["Session"]
+
+ListResult = Iterable[tuple[str, str | None, Sequence[bytes]]]
+
+
+class Session(BaseSession[Message]):
+    def __init__(self, owner: str, backend: Backend, wakes: Subscription) -> None:
+        super().__init__(owner)
+        self._backend = backend
+        self._contents = Contents(backend)
+        self._mailbox_set = MailboxSet(owner, backend, wakes, self._contents)
+
+    @property
+    def config(self) -> GatewayImapConfig:
+        return self._backend.config
+
+    @property
+    def mailbox_set(self) -> MailboxSet:
+        return self._mailbox_set
+
+    async def cleanup(self) -> None:
+        self._contents.release()
+
+    async def _get_selected(self, selected: SelectedMailbox) -> MailboxData:
+        """By folder id, not name: a conversation folder keeps working through a rename."""
+        try:
+            return await self._mailbox_set.get_by_id(selected.mailbox_id)
+        except KeyError as exc:
+            raise MailboxNotFound(str(selected.lookup)) from exc
+
+    async def list_mailboxes(
+        self,
+        ref_name: str,
+        filter_: str,
+        subscribed: bool = False,
+        selected: SelectedMailbox | None = None,
+    ) -> tuple[ListResult, SelectedMailbox | None]:
+        """RFC 6154: `\\Sent`, `\\Drafts`, `\\Archive`, `\\Trash` in every LIST reply."""
+        listed, updates = await super().list_mailboxes(ref_name, filter_, subscribed, selected)
+        marked = [
+            (name, delimiter, [*attributes, *_special_use(name)])
+            for name, delimiter, attributes in listed
+        ]
+        return marked, updates
+
+    async def fetch_messages(
+        self, selected: SelectedMailbox, sequence_set: SequenceSet, set_seen_flag: bool
+    ) -> tuple[Iterable[tuple[int, Message]], SelectedMailbox]:
+        mailbox = await self._get_selected(selected)
+        wanted = _messages(selected, sequence_set)
+        if set_seen_flag:  # BODY[] without PEEK (RFC 3501 §6.4.5)
+            unseen = [m.mail_seq for _, m in wanted if Seen not in m.permanent_flags]
+            await self._set_seen(unseen, True)
+        command = current_command.get(None)
+        if isinstance(command, FetchCommand):
+            requirement = FetchRequirement.reduce(a.requirement for a in command.attributes)
+            if not requirement.has_none(FetchRequirement.CONTENT):
+                await self._contents.load(m.mail_seq for _, m in wanted)
+        updated = await mailbox.update_selected(selected)
+        return _fresh(updated, wanted), updated
+
+    async def search_mailbox(
+        self, selected: SelectedMailbox, keys: frozenset[SearchKey]
+    ) -> tuple[Iterable[tuple[int, Message]], SelectedMailbox]:
+        mailbox = await self._get_selected(selected)
+        updated = await mailbox.update_selected(selected)
+        requirement = FetchRequirement.reduce(key.requirement for key in keys)
+        params = SearchParams(updated, disabled=self.config.disable_search_keys)
+        search = SearchCriteriaSet(keys, params)
+        candidates = _messages(updated, search.sequence_set)
+        if not requirement.has_none(FetchRequirement.CONTENT):
+            await self._contents.load(m.mail_seq for _, m in candidates)
+        found = []
+        for number, message in candidates:
+            loaded = await message.load_content(requirement)
+            if search.matches(number, message, loaded):
+                found.append((number, message))
+        return found, updated
+
+    async def update_flags(
+        self,
+        selected: SelectedMailbox,
+        sequence_set: SequenceSet,
+        flag_set: frozenset[Flag],
+        mode: FlagOp = FlagOp.REPLACE,
+    ) -> tuple[Iterable[tuple[int, Message]], SelectedMailbox]:
+        """Only `\\Seen` is kept (PERMANENTFLAGS says so); others last the session."""
+        if selected.readonly:  # EXAMINE (RFC 3501 §6.3.2)
+            raise MailboxReadOnly()
+        mailbox = await self._get_selected(selected)
+        wanted = _messages(selected, sequence_set)
+        permanent = selected.permanent_flags & flag_set
+        to_seen: list[int] = []
+        to_unseen: list[int] = []
+        for _, message in wanted:
+            now_seen = Seen in mode.apply(message.permanent_flags, permanent)
+            if now_seen != (Seen in message.permanent_flags):
+                (to_seen if now_seen else to_unseen).append(message.mail_seq)
+            selected.session_flags.update(message.uid, flag_set - permanent, mode)
+        await self._set_seen(to_seen, True)
+        await self._set_seen(to_unseen, False)
+        updated = await mailbox.update_selected(selected)
+        return _fresh(updated, wanted), updated
+
+    async def _set_seen(self, mail_seqs: list[int], seen: bool) -> None:
+        if mail_seqs:
+            await set_seen(self._backend.store, self.owner, mail_seqs, seen)
+
+    async def expunge_mailbox(
+        self, selected: SelectedMailbox, uid_set: SequenceSet | None = None
+    ) -> SelectedMailbox:
+        """`\\Deleted` is not kept yet, so there is never anything to expunge."""
+        mailbox = await self._get_selected(selected)
+        return await mailbox.update_selected(selected)
+
+    async def copy_messages(
+        self, selected: SelectedMailbox, sequence_set: SequenceSet, mailbox: str
+    ) -> tuple[CopyUid | None, SelectedMailbox]:
+        raise NotAllowedError("COPY is not supported yet")
+
+    async def move_messages(
+        self, selected: SelectedMailbox, sequence_set: SequenceSet, mailbox: str
+    ) -> tuple[CopyUid | None, SelectedMailbox]:
+        """RFC 6851 MOVE between INBOX and Archive: archiving, as in the web UI.
+
+        Never pymap's `OK` for a MOVE that moved nothing: that is a `NO`.
+        """
+        source = await self._get_selected(selected)
+        try:
+            target = await self._mailbox_set.get_mailbox(mailbox)
+        except KeyError as exc:
+            raise MailboxNotFound(mailbox, try_create=True) from exc
+        if selected.readonly:
+            raise MailboxReadOnly()
+        moves = {(INBOX, ARCHIVE): True, (ARCHIVE, INBOX): False}
+        archived = moves.get((source.folder.key, target.folder.key))
+        if archived is None:
+            raise NotAllowedError(
+                "MOVE works from INBOX to Archive and back; deleting is not supported yet"
+            )
+        wanted = _messages(selected, sequence_set)
+        moved = await move_archived(
+            self._backend.store, self.owner, [m.mail_seq for _, m in wanted], archived=archived
+        )
+        if not moved:
+            raise NotAllowedError("no message was moved: none of them is in this mailbox")
+        pairs = [(m.uid, moved[m.mail_seq]) for _, m in wanted if m.mail_seq in moved]
+        updated = await source.update_selected(selected)
+        return CopyUid(target.uid_validity, pairs), updated
+
+
+def _special_use(name: str) -> list[bytes]:
+    use = SPECIAL_USE.get(name)
+    return [use] if use is not None else []
+
+
+def _messages(selected: SelectedMailbox, sequence_set: SequenceSet) -> list[tuple[int, Message]]:
+    found = []
+    for number, cached in selected.messages.get_all(sequence_set):
+        assert isinstance(cached, Message)
+        found.append((number, cached))
+    return found
+
+
+def _fresh(
+    updated: SelectedMailbox, wanted: list[tuple[int, Message]]
+) -> list[tuple[int, Message]]:
+    """The messages after the command, with their new flags; gone ones marked expunged."""
+    fresh = []
+    for number, message in wanted:
+        now = updated.messages.get(message.uid)
+        fresh.append((number, now if isinstance(now, Message) else message.as_expunged()))
+    return fresh

@@ -1,0 +1,188 @@
+"""Real IMAP clients from Debian against the gateway: curl, mbsync (isync), mutt in tmux."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.integration.test_imap_fetch import submit, submitted_with_attachment
+from tests.support.gateway import PASSWORD, Api
+from tests.support.http import ok
+from tests.support.imap import fetched, imap_login
+
+
+async def curl(api: Api, path: str, secret: str = PASSWORD) -> bytes:
+    url = f"imap://127.0.0.1:{api.gateway.imap_port}/{path}"
+    command = ["curl", "--silent", "--show-error", "--max-time", "15", "--user", f"jianf:{secret}"]
+    done = await asyncio.to_thread(subprocess.run, [*command, url], capture_output=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+async def test_curl_lists_searches_and_fetches(api: Api) -> None:
+    jianf = await api.human("jianf")
+    builder = await api.agent("builder")
+    body = {"to": "jianf@", "subject": "for curl", "body": "fetched by curl"}
+    ok(await builder.post("/api/v1/mail/send", json=body))
+    key = await api.user_key(jianf)
+    listing = await curl(api, "", key)
+    assert b'(\\HasNoChildren \\Sent) "/" Sent' in listing
+    assert b'"/" Sessions/for-curl' in listing
+    assert await curl(api, "INBOX?SUBJECT%20curl") == b"* SEARCH 1\r\n"
+    served = await curl(api, "INBOX;UID=1")
+    async with imap_login(api.gateway, "jianf") as imap:
+        await imap.ok("select", "INBOX")
+        [entry] = fetched(await imap.uid("FETCH", "1", "(BODY.PEEK[])")).values()
+    assert served == entry["BODY[]"]
+    assert b"fetched by curl" in served
+
+
+MBSYNCRC = """IMAPAccount gateway
+Host 127.0.0.1
+Port {port}
+User jianf
+Pass {password}
+SSLType None
+AuthMechs PLAIN
+
+IMAPStore remote
+Account gateway
+
+MaildirStore local
+Path {maildir}/
+Inbox {maildir}/INBOX
+SubFolders Verbatim
+
+Channel gateway
+Far :remote:
+Near :local:
+Patterns *
+Create Near
+Sync Pull
+Expunge None
+SyncState *
+"""
+
+
+def maildir_files(root: Path) -> dict[str, bytes]:
+    """Every message file under the maildir, by folder and name, with its content."""
+    return {
+        str(path.relative_to(root)): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and path.parent.name in ("cur", "new")
+    }
+
+
+@pytest.mark.skipif(shutil.which("mbsync") is None, reason="isync (mbsync) is not installed")
+async def test_mbsync_pulls_every_mailbox_and_a_second_sync_changes_nothing(
+    api: Api, tmp_path: Path
+) -> None:
+    jianf = await api.human("jianf")
+    builder = await api.agent("builder")
+    for n in range(3):
+        body = {"to": "jianf@", "subject": f"pulled {n}", "body": f"mail {n}"}
+        ok(await builder.post("/api/v1/mail/send", json=body))
+    task = {"to": "builder@ModelRouter", "subject": "my task", "session_alias": "task"}
+    ok(await jianf.post("/api/v1/me/mail/send", json=task))
+    maildir = tmp_path / "mail"
+    maildir.mkdir()
+    config = tmp_path / "mbsyncrc"
+    config.write_text(
+        MBSYNCRC.format(port=api.gateway.imap_port, password=PASSWORD, maildir=maildir)
+    )
+
+    async def sync() -> None:
+        command = ["mbsync", "--config", str(config), "--all"]
+        done = await asyncio.to_thread(subprocess.run, command, capture_output=True, timeout=60)
+        assert done.returncode == 0, (done.stdout, done.stderr)
+
+    await sync()
+    first = maildir_files(maildir)
+    folders = {name.split("/")[0] for name in first}
+    assert folders == {"INBOX", "Sent", "Sessions"}, folders
+    per_folder: dict[str, int] = {}
+    for name in first:
+        folder = name.rsplit("/", 2)[0]
+        per_folder[folder] = per_folder.get(folder, 0) + 1
+    assert per_folder == {"INBOX": 3, "Sent": 1, "Sessions/pulled-0": 3, "Sessions/task": 1}
+    assert (maildir / "Archive").is_dir() and (maildir / "Needs decision").is_dir()
+    await sync()
+    assert maildir_files(maildir) == first
+
+
+MUTTRC = """set folder="imap://jianf@127.0.0.1:{port}/"
+set spoolfile="+INBOX"
+set imap_pass="{password}"
+set imap_idle=yes
+set timeout=1
+set ssl_starttls=no
+set ssl_force_tls=no
+set record=""
+set move=no
+set header_cache=""
+set message_cachedir=""
+set sort=date
+set wait_key=no
+"""
+
+
+class Terminal:
+    """A program running in its own tmux server (its own socket), read off the screen."""
+
+    def __init__(self, name: str) -> None:
+        self.socket = name
+
+    def tmux(self, *args: str) -> str:
+        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    async def start(self, command: str) -> None:
+        await asyncio.to_thread(self.tmux, "new-session", "-d", "-x", "160", "-y", "40", command)
+
+    async def keys(self, *keys: str) -> None:
+        await asyncio.to_thread(self.tmux, "send-keys", *keys)
+
+    async def shows(self, text: str, timeout: float = 15.0) -> str:
+        screen = ""
+        for _ in range(int(timeout / 0.2)):
+            screen = await asyncio.to_thread(self.tmux, "capture-pane", "-p")
+            if text in screen:
+                return screen
+            await asyncio.sleep(0.2)
+        raise AssertionError(f"{text!r} never showed up on:\n{screen}")
+
+    async def stop(self) -> None:
+        await asyncio.to_thread(subprocess.run, ["tmux", "-L", self.socket, "kill-server"])
+
+
+@pytest.mark.skipif(
+    shutil.which("mutt") is None or shutil.which("tmux") is None, reason="needs mutt and tmux"
+)
+async def test_mutt_shows_pushed_mail_and_opens_an_attachment(api: Api, tmp_path: Path) -> None:
+    await api.human("jianf")
+    await api.human("bob")
+    builder = await api.agent("builder")
+    ok(await builder.post("/api/v1/mail/send", json={"to": "jianf@", "subject": "first mail"}))
+    config = tmp_path / "muttrc"
+    config.write_text(MUTTRC.format(port=api.gateway.imap_port, password=PASSWORD))
+    terminal = Terminal(f"agentmail-test-{tmp_path.name}")
+    await terminal.start(f"TERM=xterm mutt -n -F {config}")
+    try:
+        await terminal.shows("first mail")
+        ok(await builder.post("/api/v1/mail/send", json={"to": "jianf@", "subject": "pushed mail"}))
+        await terminal.shows("pushed mail")  # IDLE told mutt; nobody reopened the box
+        await submit(api, submitted_with_attachment())
+        await terminal.shows("Report with data")
+        await terminal.keys("3", "Enter")  # jump to message 3
+        await terminal.keys("Enter")  # open it
+        screen = await terminal.shows("data.bin")
+        assert "Numbers attached." in screen
+        assert "application/octet-stream" in screen
+    finally:
+        await terminal.stop()
