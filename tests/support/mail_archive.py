@@ -34,6 +34,7 @@ class Archive:
     broken: int = 0
     repeated: int = 0
     without_id: int = 0
+    attachment_count: int = 0  # of the messages that import
 
     @property
     def importable(self) -> int:
@@ -127,6 +128,7 @@ def generate(total: int, *, seed: int = 7, thread_size: int = 8) -> Archive:
                 parents=ids[-3:] if ids else None,
                 attachments=files,
             )
+            archive.attachment_count += len(files)
             if message_id is None:
                 archive.without_id += 1
             else:
