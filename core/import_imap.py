@@ -9,6 +9,7 @@ only, the second whole messages in batches.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import ssl
 from collections.abc import Sequence
@@ -99,13 +100,17 @@ class ImapSource(Source):
         client = aioimaplib.IMAP4_SSL(
             target.host, target.port, ssl_context=self._context, timeout=TIMEOUT
         )
-        await client.wait_hello_from_server()
-        login = await client.login(target.user, self._password)
-        if login.result != "OK":
-            raise ImapError(f"IMAP login as {target.user} refused: {_text(login.lines)}")
-        selected = await client.select(_quoted(target.mailbox))
-        if selected.result != "OK":
-            raise ImapError(f"cannot open {target.mailbox}: {_text(selected.lines)}")
+        try:
+            await client.wait_hello_from_server()
+            login = await client.login(target.user, self._password)
+            if login.result != "OK":
+                raise ImapError(f"IMAP login as {target.user} refused: {_text(login.lines)}")
+            selected = await client.select(_quoted(target.mailbox))
+            if selected.result != "OK":
+                raise ImapError(f"cannot open {target.mailbox}: {_text(selected.lines)}")
+        except BaseException:
+            await _abandon(client)
+            raise
         return client
 
     async def keys(self) -> list[str]:
@@ -142,6 +147,15 @@ class ImapSource(Source):
         if self._client is not None:
             client, self._client = self._client, None
             await client.logout()
+
+
+async def _abandon(client: aioimaplib.IMAP4_SSL) -> None:
+    """Close a connection that failed half-way (logged in or not)."""
+    with contextlib.suppress(Exception):
+        await client.logout()
+    transport = getattr(client.protocol, "transport", None)
+    if transport is not None:
+        transport.close()
 
 
 def _text(lines: Sequence[bytes | bytearray]) -> str:
