@@ -6,10 +6,12 @@ so tests can check the import's summary exactly.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from email.message import EmailMessage
 from email.utils import format_datetime
 from pathlib import Path
 
@@ -51,24 +53,44 @@ def message(
     *,
     cc: list[str] | None = None,
     parents: list[str] | None = None,
-    attachments: list[tuple[str, bytes]] = (),  # type: ignore[assignment]
+    attachments: Sequence[tuple[str, bytes]] = (),
 ) -> bytes:
-    msg = EmailMessage()
+    """An RFC 5322 message as a mail client writes it (ASCII headers, UTF-8 text,
+    attachments base64 in multipart/mixed), built by hand: ten thousand of them
+    must not take longer than importing them."""
+    head = []
     if message_id is not None:
-        msg["Message-ID"] = message_id
-    msg["Date"] = format_datetime(when)
-    msg["From"] = sender
-    msg["To"] = ", ".join(to)
+        head.append(f"Message-ID: {message_id}")
+    head += [f"Date: {format_datetime(when)}", f"From: {sender}", f"To: {', '.join(to)}"]
     if cc:
-        msg["Cc"] = ", ".join(cc)
-    msg["Subject"] = subject
+        head.append(f"Cc: {', '.join(cc)}")
+    head.append(f"Subject: {subject}")
     if parents:
-        msg["In-Reply-To"] = parents[-1]
-        msg["References"] = " ".join(parents)
-    msg.set_content(body)
+        head += [f"In-Reply-To: {parents[-1]}", f"References: {' '.join(parents)}"]
+    head.append("MIME-Version: 1.0")
+    text = [
+        "Content-Type: text/plain; charset=utf-8",
+        "Content-Transfer-Encoding: 8bit",
+        "",
+        body,
+    ]
+    if not attachments:
+        return "\n".join(head + text).encode() + b"\n"
+    boundary = "==" + hashlib.sha256(f"{message_id}{subject}{body}".encode()).hexdigest()[:24]
+    lines = [*head, f'Content-Type: multipart/mixed; boundary="{boundary}"', "", f"--{boundary}"]
+    lines += text
     for name, content in attachments:
-        msg.add_attachment(content, maintype="application", subtype="octet-stream", filename=name)
-    return msg.as_bytes()
+        encoded = base64.encodebytes(content).decode().rstrip("\n")
+        lines += [
+            f"--{boundary}",
+            "Content-Type: application/octet-stream",
+            "Content-Transfer-Encoding: base64",
+            f'Content-Disposition: attachment; filename="{name}"',
+            "",
+            encoded,
+        ]
+    lines.append(f"--{boundary}--")
+    return "\n".join(lines).encode() + b"\n"
 
 
 BROKEN = [
