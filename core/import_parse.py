@@ -10,15 +10,16 @@ round-trip.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from email import policy
 from email.errors import HeaderParseError
 from email.header import decode_header, make_header
 from email.message import Message
 from email.parser import BytesHeaderParser, BytesParser
+from email.policy import Compat32
 from email.utils import getaddresses, parsedate_to_datetime
 from typing import Final
 
@@ -39,6 +40,17 @@ _MSGID: Final = re.compile(r"<[^<>\s]+>")
 _MAILBOX: Final = re.compile(r"[^@\s<>]+@[^@\s<>]+")
 MAX_ADDRESS: Final = 254  # RFC 5321 §4.5.3.1.3: the longest usable path
 MAX_SUBJECT: Final = 998
+
+
+class _RawHeaders(Compat32):
+    """`compat32`, but a header with undecodable bytes comes back as its raw string
+    (the bytes as surrogates, which `_clean` decodes as UTF-8) instead of a `Header`."""
+
+    def header_fetch_parse(self, name: str, value: str) -> str:
+        return value
+
+
+_POLICY: Final = _RawHeaders()
 
 
 class Malformed(ValueError):
@@ -100,7 +112,7 @@ def _date(msg: Message) -> datetime | None:
 def read_header(raw: bytes) -> Header:
     """Message-ID, the ids it answers, Date; anything unreadable is left empty."""
     try:
-        msg = BytesHeaderParser(policy=policy.compat32).parsebytes(raw)
+        msg = BytesHeaderParser(policy=_POLICY).parsebytes(raw)
         found = _ids(msg.get("Message-ID"))
         return Header(found[0] if found else None, _replies_to(msg), _date(msg))
     except Exception:  # a header too broken to read is reported by read_message
@@ -131,11 +143,11 @@ def _subject(msg: Message) -> str:
     value = msg.get("Subject")
     if value is None:
         return ""
-    try:
-        text = str(make_header(decode_header(str(value))))
-    except (HeaderParseError, LookupError, UnicodeError, ValueError):
-        text = str(value)
-    return " ".join(_clean(text).split())[:MAX_SUBJECT]
+    text = _clean(str(value))
+    if "=?" in text:
+        with contextlib.suppress(HeaderParseError, LookupError, UnicodeError, ValueError):
+            text = str(make_header(decode_header(text)))  # else kept as written
+    return " ".join(text.split())[:MAX_SUBJECT]
 
 
 def _text(part: Message) -> str:
@@ -202,7 +214,7 @@ def read_message(raw: bytes, max_attachment_bytes: int) -> Parsed:
     if not raw.strip():
         raise Malformed("empty message")
     try:
-        msg = BytesParser(policy=policy.compat32).parsebytes(raw)
+        msg = BytesParser(policy=_POLICY).parsebytes(raw)
         if not msg.keys():
             raise Malformed("no header")
         senders = _addresses(msg, "From")
