@@ -1,8 +1,9 @@
 """`agentmail export`: a user's mailbox, or one conversation, as mbox or Maildir.
 
 Each mail is written as the bytes it arrived with (SMTP, import) when they were
-kept, else as its rendering (core/rendering.py), oldest first, so parents come
-before replies and `agentmail import` of the result rebuilds the same threads.
+kept, else as its rendering (core/rendering.py), with LF line ends as local mail
+files have them, oldest first, so parents come before replies and `agentmail
+import` of the result rebuilds the same threads.
 mbox is written as *mboxrd* (a body line `>*From ` gains one `>`), which the
 importer undoes, so export → import → export gives the same bytes.
 """
@@ -143,6 +144,12 @@ async def _messages(
     return await asyncio.to_thread(render)
 
 
+def _local(raw: bytes) -> bytes:
+    """Files hold LF line ends (mbox and Maildir readers expect them); the stored
+    bytes have CRLF (RFC 5322 §2.1), which the importer puts back."""
+    return raw.replace(b"\r\n", b"\n")
+
+
 class _Sink:
     def add_all(self, messages: list[tuple[bytes, float]]) -> None:
         raise NotImplementedError
@@ -156,7 +163,7 @@ class _MboxSink(_Sink):
         self._file = target.open("xb")
 
     def add_all(self, messages: list[tuple[bytes, float]]) -> None:
-        self._file.write(b"".join(mboxrd_entry(raw, when) for raw, when in messages))
+        self._file.write(b"".join(mboxrd_entry(_local(raw), when) for raw, when in messages))
 
     def close(self) -> None:
         self._file.close()
@@ -175,7 +182,7 @@ class _MaildirSink(_Sink):
             self._count += 1
             name = f"{int(when)}.{self._count:07d}_{uuid.uuid4().hex}.agentmail:2,S"
             temp = self._target / "tmp" / name
-            temp.write_bytes(raw)
+            temp.write_bytes(_local(raw))
             os.utime(temp, (when, when))
             os.replace(temp, self._target / "cur" / name)
 

@@ -31,12 +31,14 @@ __all__ = [
     "Header",
     "Malformed",
     "Parsed",
+    "canonical_lines",
     "read_header",
     "read_message",
     "synthetic_message_id",
 ]
 
 _MSGID: Final = re.compile(r"<[^<>\s]+>")
+_BARE_LF: Final = re.compile(rb"(?<!\r)\n")
 _MAILBOX: Final = re.compile(r"[^@\s<>]+@[^@\s<>]+")
 MAX_ADDRESS: Final = 254  # RFC 5321 §4.5.3.1.3: the longest usable path
 MAX_SUBJECT: Final = 998
@@ -77,6 +79,13 @@ class Parsed:
     subject: str
     body: str
     attachments: list[tuple[str, str, bytes]] = field(default_factory=list)
+
+
+def canonical_lines(raw: bytes) -> bytes:
+    """Line ends as RFC 5322 §2.1 has them (CRLF): files store LF, IMAP and SMTP send
+    CRLF, and the stored bytes (what IMAP serves, what a missing Message-ID is made
+    from) are the same whichever way a message came."""
+    return _BARE_LF.sub(b"\r\n", raw)
 
 
 def synthetic_message_id(raw: bytes, domain: str) -> str:

@@ -2,7 +2,8 @@
 
 Two passes over the source. The first reads only headers and orders the messages
 so every parent is stored before its replies (core/import_order.py). The second
-reads them in batches: a message whose Message-ID is already stored, or came
+reads them in batches, with CRLF line ends (core/import_parse.py,
+`canonical_lines`): a message whose Message-ID is already stored, or came
 earlier in this import, is skipped (a message without one gets a stable id made
 from its bytes, core/import_parse.py), so running the same import twice adds
 nothing. The rest are parsed (a malformed one is reported and skipped), their
@@ -35,7 +36,14 @@ from core.endpoints import Endpoint, workspace_of
 from core.errors import DomainError, InvalidAddress, UnknownWorkspace
 from core.external import external_endpoint
 from core.import_order import import_order
-from core.import_parse import Header, Malformed, Parsed, read_header, read_message
+from core.import_parse import (
+    Header,
+    Malformed,
+    Parsed,
+    canonical_lines,
+    read_header,
+    read_message,
+)
 from core.import_parse import synthetic_message_id as synthetic_id
 from core.import_sources import Source
 from core.mail_import import ImportedMail, import_writer
@@ -117,7 +125,7 @@ async def import_messages(
     done = 0
     for chunk in _chunks(import_order(headers), batch_size):
         batch = [keys[i] for i in chunk]
-        raws = await source.fetch(batch)
+        raws = await asyncio.to_thread(_canonical, await source.fetch(batch))
         items = [
             _Item(key, raw, headers[i].message_id or synthetic_id(raw, domain))
             for i, key, raw in zip(chunk, batch, raws, strict=True)
@@ -131,6 +139,10 @@ async def import_messages(
         if progress is not None:
             progress("import", done, len(keys))
     return report
+
+
+def _canonical(raws: list[bytes]) -> list[bytes]:
+    return [canonical_lines(raw) for raw in raws]
 
 
 def _read_headers(raws: list[bytes]) -> list[Header]:
