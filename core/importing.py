@@ -46,7 +46,7 @@ from core.import_parse import (
 )
 from core.import_parse import synthetic_message_id as synthetic_id
 from core.import_sources import Source
-from core.mail_import import ImportedMail, import_writer
+from core.mail_import import ImportedMail, Stored, import_writer
 from core.models import Mail, User, utcnow
 from core.store import Store
 
@@ -90,9 +90,9 @@ class _Item:
 class _RolledBack(Exception):
     """Ends a dry run's transaction without committing; carries what it found."""
 
-    def __init__(self, errors: list[str | None]) -> None:
+    def __init__(self, outcomes: list[str]) -> None:
         super().__init__("dry run")
-        self.errors = errors
+        self.outcomes = outcomes
 
 
 def _chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
@@ -233,26 +233,33 @@ async def _write(
     keep: set[str] = set()
     try:
         try:
-            errors = await _run(store, domain, items, fallback, dry_run, alone=False)
+            outcomes = await _run(store, domain, items, fallback, dry_run, alone=False)
         except _Refused:
-            errors = [
+            outcomes = [
                 (await _run(store, domain, [item], fallback, dry_run, alone=True))[0]
                 for item in items
             ]
-        for item, error in zip(items, errors, strict=True):
-            if error is None:
+        for item, outcome in zip(items, outcomes, strict=True):
+            if outcome == _STORED:
                 item.stored = True
                 report.imported += 1
                 if not dry_run:
                     keep.update(sha256 for *_, sha256 in item.attachments)
+            elif outcome == _ALREADY:  # stored meanwhile (another import, SMTP)
+                report.skip(SKIP_STORED)
             else:
-                report.failed.append(Failure(source.label(item.key), error))
+                report.failed.append(Failure(source.label(item.key), outcome))
     finally:
         await asyncio.to_thread(_settle, blobs, staged, keep)
 
 
 class _Refused(Exception):
     """The database refused something in a batch."""
+
+
+# What became of one message in a transaction: stored, found stored already, or why not.
+_STORED: Final = "stored"
+_ALREADY: Final = "already stored"
 
 
 async def _run(
@@ -263,19 +270,20 @@ async def _run(
     dry_run: bool,
     *,
     alone: bool,
-) -> list[str | None]:
+) -> list[str]:
     """One transaction; `alone` (one message) turns a refusal into its reason."""
 
-    def run(session: Session) -> list[str | None]:
-        _write_all(session, domain, items, fallback)
+    def run(session: Session) -> list[str]:
+        written = _write_all(session, domain, items, fallback)
+        outcomes = [_STORED if w is not None else _ALREADY for w in written]
         if dry_run:
-            raise _RolledBack([None] * len(items))
-        return [None] * len(items)
+            raise _RolledBack(outcomes)
+        return outcomes
 
     try:
         return await store.write(run)
     except _RolledBack as rolled_back:
-        return rolled_back.errors
+        return rolled_back.outcomes
     except DomainError as error:
         if not alone:
             raise _Refused from error
@@ -286,7 +294,9 @@ async def _run(
         return [f"not stored: {type(error).__name__}: {str(error).splitlines()[0]}"]
 
 
-def _write_all(session: Session, domain: str, items: list[_Item], fallback: datetime) -> None:
+def _write_all(
+    session: Session, domain: str, items: list[_Item], fallback: datetime
+) -> list[Stored | None]:
     endpoints: dict[str, Endpoint] = {}
 
     def endpoint(address: str) -> Endpoint:
@@ -313,7 +323,7 @@ def _write_all(session: Session, domain: str, items: list[_Item], fallback: date
                 attachments=item.attachments,
             )
         )
-    import_writer(mails)(session)
+    return import_writer(mails)(session)
 
 
 def _resolve(session: Session, address: str, domain: str) -> Endpoint:

@@ -76,19 +76,26 @@ def stored_by_message_id(session: Session, message_ids: Collection[str]) -> dict
     return found
 
 
-def import_writer(mails: Sequence[ImportedMail]) -> Callable[[Session], list[Stored]]:
+def import_writer(mails: Sequence[ImportedMail]) -> Callable[[Session], list[Stored | None]]:
     """The write of several imported mails, in order (parents first: a mail may answer
     one written just before it). Each is a reply in the conversation of the nearest
     stored mail it names, else the first mail of a new conversation named after its
-    subject. Rows go in with one multi-row statement per table: an import writes ten
+    subject. A mail whose Message-ID is stored already is not written (None).
+    Rows go in with one multi-row statement per table: an import writes ten
     thousand mails, and on PostgreSQL every statement is a round trip."""
 
-    def run(session: Session) -> list[Stored]:
-        lock_creation(session)  # once: new conversations take aliases below
-        known = stored_by_message_id(session, {m for mail in mails for m in mail.replies_to})
+    def run(session: Session) -> list[Stored | None]:
+        # Taken once: new conversations take aliases below, and on PostgreSQL it also
+        # orders concurrent imports, so the check for stored Message-IDs stays true.
+        lock_creation(session)
+        already = stored_by_message_id(session, {mail.message_id for mail in mails})
+        writing = [mail for mail in mails if mail.message_id not in already]
+        if not writing:
+            return [None] * len(mails)
+        known = stored_by_message_id(session, {m for mail in writing for m in mail.replies_to})
         placed: list[tuple[Stored, str | None]] = []
         newest: dict[str, datetime] = {}
-        for mail in mails:
+        for mail in writing:
             parent = next((known[m] for m in mail.replies_to if m in known), None)
             if parent is not None:
                 conv_id = parent.session_id
@@ -108,7 +115,7 @@ def import_writer(mails: Sequence[ImportedMail]) -> Callable[[Session], list[Sto
                 _INSERT_MAILS,
                 [
                     _mail_row(mail, here, parent)
-                    for mail, (here, parent) in zip(mails, placed, strict=True)
+                    for mail, (here, parent) in zip(writing, placed, strict=True)
                 ],
             )
             .scalars()
@@ -116,13 +123,14 @@ def import_writer(mails: Sequence[ImportedMail]) -> Callable[[Session], list[Sto
         )
         attachments = [
             row
-            for mail, seq in zip(mails, seqs, strict=True)
+            for mail, seq in zip(writing, seqs, strict=True)
             for row in _attachment_rows(mail, seq)
         ]
         if attachments:
             connection.execute(_INSERT_ATTACHMENT, attachments)
-        deliveries, members = [], []
-        for mail, seq, (here, _) in zip(mails, seqs, placed, strict=True):
+        deliveries: list[dict[str, Any]] = []
+        members: dict[str, list[str]] = {}
+        for mail, seq, (here, _) in zip(writing, seqs, placed, strict=True):
             kinds = _recipients(mail)
             deliveries += [
                 {"mail_seq": seq, "recipient": name, "kind": kind, "is_read": True,
@@ -130,13 +138,14 @@ def import_writer(mails: Sequence[ImportedMail]) -> Callable[[Session], list[Sto
                 for name, kind in kinds.items()
             ]  # fmt: skip
             names = [mail.sender.name, *kinds]
-            members += [(here.session_id, n) for n in names if n != EXTERNAL_NAME]
+            members.setdefault(here.session_id, []).extend(n for n in names if n != EXTERNAL_NAME)
         if deliveries:
             connection.execute(_INSERT_DELIVERY, deliveries)
-        for conv_id in dict.fromkeys(c for c, _ in members):
-            add_participants(session, conv_id, [n for c, n in members if c == conv_id])
+        for conv_id, member_names in members.items():
+            add_participants(session, conv_id, member_names)
         connection.execute(_TOUCH, [{"conv_id": c, "when": t} for c, t in newest.items()])
-        return [here for here, _ in placed]
+        written = iter(here for here, _ in placed)
+        return [None if mail.message_id in already else next(written) for mail in mails]
 
     return run
 

@@ -3,7 +3,10 @@ malformed messages, dry run, external participants (on SQLite and PostgreSQL).""
 
 from __future__ import annotations
 
+import asyncio
 import mailbox
+import os
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -194,3 +197,34 @@ async def test_external_participants_are_kept_and_shown(api: Api, tmp_path: Path
         lambda s: set(s.scalars(select(Delivery.recipient)).all())
     )
     assert recipients == {"alice"}
+
+
+async def test_two_imports_at_once_store_each_message_once(
+    database_url: str, tmp_path: Path
+) -> None:
+    archive = generate(300, seed=9)
+    path = tmp_path / "same.mbox"
+    write_mbox(path, archive.messages)
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("AGENTMAIL_")},
+        "COLUMNS": "200",
+    }
+    command = [sys.executable, "-m", "gateway", "import", str(path)]
+    command += ["--data-dir", str(tmp_path / "data"), "--database-url", database_url]
+
+    async def run() -> str:
+        process = await asyncio.create_subprocess_exec(
+            *command, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+        )
+        out, err = await asyncio.wait_for(process.communicate(), 120)
+        assert process.returncode == 0, err.decode()
+        return out.decode()
+
+    outputs = await asyncio.gather(run(), run())
+    counts = [summary(output) for output in outputs]
+    assert sum(c["imported"] for c in counts) == archive.importable, outputs
+    store = open_store(database_url)
+    try:
+        assert await _count(store, Mail) == archive.importable
+    finally:
+        await store.close()
