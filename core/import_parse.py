@@ -37,7 +37,7 @@ __all__ = [
     "synthetic_message_id",
 ]
 
-_MSGID: Final = re.compile(r"<[^<>\s]+>")
+_MSGID: Final = re.compile(r"<[^<>\s]{1,900}>")  # longer is no id (the column holds 998)
 _BARE_LF: Final = re.compile(rb"(?<!\r)\n")
 _MAILBOX: Final = re.compile(r"[^@\s<>]+@[^@\s<>]+")
 MAX_ADDRESS: Final = 254  # RFC 5321 §4.5.3.1.3: the longest usable path
@@ -95,7 +95,7 @@ def synthetic_message_id(raw: bytes, domain: str) -> str:
 
 
 def _ids(value: object) -> list[str]:
-    return _MSGID.findall(str(value)) if value is not None else []
+    return _MSGID.findall(_clean(str(value))) if value is not None else []
 
 
 def _replies_to(msg: Message) -> tuple[str, ...]:
@@ -129,8 +129,10 @@ def read_header(raw: bytes) -> Header:
 
 
 def _clean(text: str) -> str:
-    """Header text as str: undecodable bytes (kept as surrogates) become U+FFFD."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    """Text a database stores: undecodable bytes (kept as surrogates) and NUL (which
+    PostgreSQL refuses in text) become U+FFFD."""
+    text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return text.replace("\x00", "\ufffd")
 
 
 def _addresses(msg: Message, name: str) -> list[str]:
@@ -211,7 +213,7 @@ def _body_and_attachments(msg: Message, limit: int) -> tuple[str, list[tuple[str
         text = markdownify(_text(rich)).strip()
     else:
         text = ""
-    return text.replace("\r\n", "\n").removesuffix("\n"), files
+    return _clean(text.replace("\r\n", "\n").removesuffix("\n")), files
 
 
 def read_message(raw: bytes, max_attachment_bytes: int) -> Parsed:

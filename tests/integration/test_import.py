@@ -12,6 +12,10 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
+from core.blobs import BlobStore
+from core.import_parse import read_message
+from core.import_write import ALREADY, STORED, Pending, write_batch
+from core.migrate import migrate
 from core.models import Attachment, Conversation, Delivery, Mail
 from core.store import Store
 from tests.support.cli import agentmail, open_store, summary
@@ -228,3 +232,48 @@ async def test_two_imports_at_once_store_each_message_once(
         assert await _count(store, Mail) == archive.importable
     finally:
         await store.close()
+
+
+async def test_a_message_the_database_refuses_fails_alone(
+    database_url: str, tmp_path: Path
+) -> None:
+    """The batch is written again one message per transaction; only the bad one fails.
+    (The reader never hands over such a message: a naive time stands in for anything
+    a database may refuse.)"""
+    raws = _thread(5)
+    items = [
+        Pending(f"m{i}", raw, f"<m{i}@x>", read_message(raw, 1000)) for i, raw in enumerate(raws)
+    ]
+    bad = items[1].parsed
+    assert bad is not None
+    bad.date = datetime(2024, 5, 5, 9)  # no time zone: the column refuses it
+    store = open_store(database_url)
+    await migrate(store)
+    try:
+        outcomes = await write_batch(store, BlobStore(tmp_path / "blobs"), DOMAIN, items, False)
+        assert outcomes[0] == outcomes[2] == STORED
+        assert outcomes[1].startswith("not stored: StatementError") and "naive" in outcomes[1]
+        assert await _count(store, Mail) == 2
+        again = await write_batch(store, BlobStore(tmp_path / "blobs"), DOMAIN, items[:1], False)
+        assert again == [ALREADY]
+    finally:
+        await store.close()
+
+
+async def test_nul_and_undecodable_bytes_are_stored_as_replacement_characters(
+    database_url: str, tmp_path: Path
+) -> None:
+    raw = b"From: a@b.example\nTo: c@d.example\nSubject: x\xff\x00y\n"
+    raw += b"Message-ID: <n\xffl@x>\n\nbo\x00dy\n"
+    path = tmp_path / "one.eml"
+    path.write_bytes(raw)
+    result = await agentmail("import", str(path), db=database_url, data_dir=tmp_path / "data")
+    assert summary(result.output) == {"read": 1, "imported": 1}, result.output
+    store = open_store(database_url)
+    try:
+        row = await store.read(
+            lambda s: s.execute(select(Mail.subject, Mail.body, Mail.message_id)).one()
+        )
+    finally:
+        await store.close()
+    assert tuple(row) == ("x\ufffd\ufffdy", "bo\ufffddy", "<n\ufffdl@x>")
