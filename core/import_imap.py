@@ -19,6 +19,7 @@ from typing import Final
 from urllib.parse import unquote, urlsplit
 
 import aioimaplib  # type: ignore[import-untyped]
+from pymap.parsing.modutf7 import modutf7_encode
 
 from core.import_sources import Source
 
@@ -52,9 +53,10 @@ def parse_imap_url(url: str) -> ImapTarget:
     return ImapTarget(parts.hostname, parts.port or IMAPS_PORT, unquote(parts.username), mailbox)
 
 
-def _quoted(text: str) -> str:
-    """An IMAP quoted string (RFC 3501 §4.3)."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+def _mailbox_name(name: str) -> str:
+    """A mailbox name as IMAP wants it: modified UTF-7 (RFC 3501 §5.1.3), quoted (§4.3)."""
+    encoded = modutf7_encode(name).decode("ascii")
+    return '"' + encoded.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _literals_by_uid(lines: Sequence[bytes | bytearray]) -> dict[str, bytes]:
@@ -105,7 +107,7 @@ class ImapSource(Source):
             login = await client.login(target.user, self._password)
             if login.result != "OK":
                 raise ImapError(f"IMAP login as {target.user} refused: {_text(login.lines)}")
-            selected = await client.select(_quoted(target.mailbox))
+            selected = await client.select(_mailbox_name(target.mailbox))
             if selected.result != "OK":
                 raise ImapError(f"cannot open {target.mailbox}: {_text(selected.lines)}")
         except BaseException:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import aioimaplib
 import pytest
+from pymap.parsing.modutf7 import modutf7_encode
 from sqlalchemy import select
 
 from core.models import Mail
@@ -25,12 +26,15 @@ async def dovecot(tmp_path: Path) -> AsyncIterator[Dovecot]:
         yield server
 
 
-async def _append(server: Dovecot, messages: list[bytes]) -> None:
+async def _append(server: Dovecot, messages: list[bytes], mailbox: str = "INBOX") -> None:
     client = aioimaplib.IMAP4_SSL(server.host, server.port, ssl_context=server.ssl_context())
     await client.wait_hello_from_server()
     assert (await client.login(server.user, server.password)).result == "OK"
+    name = '"' + modutf7_encode(mailbox).decode() + '"'
+    if mailbox != "INBOX":
+        assert (await client.create(name)).result == "OK"
     for raw in messages:
-        assert (await client.append(raw, mailbox="INBOX")).result == "OK"
+        assert (await client.append(raw, mailbox=name)).result == "OK"
     await client.logout()
 
 
@@ -83,6 +87,15 @@ async def test_import_from_imaps_threads_and_is_idempotent(
         "skipped: already stored (same Message-ID)": 2,
         "failed: no From address": 1,
     }, second.output
+
+    # A mailbox name with spaces and non-ASCII letters (modified UTF-7 on the wire).
+    other = message("<g@x.example>", "bob@x.example", [f"alice@{DOMAIN}"], "Größe", "x", START)
+    await _append(dovecot, [other], "Projekte Größe")
+    folder = dovecot.url("Projekte%20Gr%C3%B6%C3%9Fe")
+    third = await agentmail(
+        "import", folder, "--cafile", str(dovecot.ca_file), db=database_url, data_dir=data, env=env
+    )
+    assert summary(third.output) == {"read": 1, "imported": 1}, third.output
 
 
 async def test_imaps_refusals_are_clear(
