@@ -59,6 +59,9 @@ async def test_mbox_import_rebuilds_threads_and_a_second_run_adds_nothing(
     assert sum(v for k, v in counts.items() if k.startswith("failed")) == archive.broken
     assert counts["failed: no From address"] == 1  # message 100: BROKEN[0]
     assert "archive.mbox message 100: no From address" in first.output
+    # The progress bars (on stderr): both passes, with counts and a rate.
+    assert "scanning" in first.stderr and "importing" in first.stderr
+    assert "400/400" in first.stderr and "msg/s" in first.stderr
 
     store = open_store(database_url)
     try:
