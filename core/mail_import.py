@@ -10,6 +10,7 @@ thousand events would flood every stream). Deliveries start read.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -24,7 +25,13 @@ from core.external import EXTERNAL_NAME, stored_cc
 from core.models import Attachment, Conversation, Delivery, Mail, new_id, table_of
 from core.routing import initial_budget, open_conversation
 
-__all__ = ["ImportedMail", "Stored", "import_writer", "stored_by_message_id"]
+__all__ = [
+    "ImportedMail",
+    "Stored",
+    "import_writer",
+    "stored_by_message_id",
+    "thread_subject",
+]
 
 _INSERT_MAILS = insert(table_of(Mail)).returning(table_of(Mail).c.seq, sort_by_parameter_order=True)
 _INSERT_DELIVERY = insert(table_of(Delivery))
@@ -37,6 +44,8 @@ _TOUCH = (
     .values(updated_at=bindparam("when"))
 )
 _IN_CHUNK = 500
+# Re:, Fwd:, Fw:, and the German, Scandinavian and Dutch ones, with an optional [n].
+_REPLY_PREFIX = re.compile(r"\s*(?:re|fwd?|aw|wg|sv|vs|antw)\s*(?:\[\d+\])?\s*:\s*", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,8 +110,9 @@ def import_writer(mails: Sequence[ImportedMail]) -> Callable[[Session], list[Sto
                 conv_id = parent.session_id
             else:
                 budget = initial_budget(None, mail.sender, mail.to)
+                subject = thread_subject(mail.subject)
                 conv_id = open_conversation(
-                    session, mail.subject, None, budget, mail.sender.name, mail.created_at
+                    session, subject, None, budget, mail.sender.name, mail.created_at
                 ).id
             here = Stored(new_id(), conv_id)
             known.setdefault(mail.message_id, here)
@@ -148,6 +158,14 @@ def import_writer(mails: Sequence[ImportedMail]) -> Callable[[Session], list[Sto
         return [None if mail.message_id in already else next(written) for mail in mails]
 
     return run
+
+
+def thread_subject(subject: str) -> str:
+    """A conversation's subject without reply and forward prefixes (`Re: Fwd: Plan` →
+    `Plan`), for a thread whose first stored mail is a reply (its root was lost)."""
+    while (match := _REPLY_PREFIX.match(subject)) is not None and match.end() < len(subject):
+        subject = subject[match.end() :]
+    return subject
 
 
 def _recipients(mail: ImportedMail) -> dict[str, str]:

@@ -17,6 +17,7 @@ from core.external import External, cc_party, stored_party
 from core.import_order import import_order
 from core.import_parse import Header, Malformed, read_header, read_message, synthetic_message_id
 from core.import_sources import mboxrd_unquote
+from core.mail_import import thread_subject
 from core.models import Mail
 from core.rendering import render_mail
 from core.rendering_parse import parse_rendered
@@ -150,3 +151,19 @@ def test_external_participants_render_with_their_own_address() -> None:
     assert stored_party("", "Bob.X@partner.example", "hi") == External("Bob.X@partner.example")
     assert cc_party("mailto:dan@elsewhere.example", "hi").native() == "mailto:dan@elsewhere.example"
     assert cc_party("carol@", "hi").native() == "carol@.hi"
+
+
+@pytest.mark.parametrize(
+    ("subject", "conversation"),
+    [
+        ("Re: Fwd: Plan", "Plan"),
+        ("RE:plan", "plan"),
+        ("Re[2]: AW: Bericht", "Bericht"),
+        ("Re: ", "Re: "),  # nothing would be left
+        ("Reply to the plan", "Reply to the plan"),
+    ],
+)
+def test_a_thread_found_without_its_root_is_named_without_reply_prefixes(
+    subject: str, conversation: str
+) -> None:
+    assert thread_subject(subject) == conversation
