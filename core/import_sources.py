@@ -84,13 +84,19 @@ class MaildirFolder(Source):
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._box = mailbox.Maildir(path, factory=None, create=False)
+        self._box: mailbox.Maildir | None = None
 
     async def keys(self) -> list[str]:
-        return await asyncio.to_thread(lambda: sorted(self._box.keys()))
+        def scan() -> list[str]:
+            self._box = mailbox.Maildir(self.path, factory=None, create=False)
+            return sorted(self._box.keys())
+
+        return await asyncio.to_thread(scan)
 
     async def fetch(self, keys: Sequence[str]) -> list[bytes]:
-        return await asyncio.to_thread(lambda: [self._box.get_bytes(key) for key in keys])
+        box = self._box
+        assert box is not None, "keys() first"
+        return await asyncio.to_thread(lambda: [box.get_bytes(key) for key in keys])
 
     def label(self, key: str) -> str:
         return f"{self.path} {key}"
