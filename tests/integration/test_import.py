@@ -8,13 +8,16 @@ import mailbox
 import os
 import sys
 from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
 from pathlib import Path
 
 from sqlalchemy import func, select
 
 from core.blobs import BlobStore
 from core.import_parse import read_message
+from core.import_sources import MboxFile
 from core.import_write import ALREADY, STORED, Pending, write_batch
+from core.importing import SKIP_REPEATED, import_messages
 from core.migrate import migrate
 from core.models import Attachment, Conversation, Delivery, Mail
 from core.store import Store
@@ -280,3 +283,37 @@ async def test_nul_and_undecodable_bytes_are_stored_as_replacement_characters(
     finally:
         await store.close()
     assert tuple(row) == ("x\ufffd\ufffdy", "bo\ufffddy", "<n\ufffdl@x>")
+
+
+async def test_a_repeat_in_the_batch_read_ahead_is_settled_after_the_write(
+    database_url: str, tmp_path: Path
+) -> None:
+    """Batch N+1 is read and parsed while batch N is written; a copy of a message N is
+    writing is held until N is done, then counted as a repeat (never as stored)."""
+    day = datetime(2024, 6, 1, tzinfo=UTC)
+    first = message("<a@x>", "bob@example.com", [f"alice@{DOMAIN}"], "A", "a", day)
+    malformed = b"From: nobody\nTo: c@d.example\nMessage-ID: <x@x>\nDate: "
+    malformed += format_datetime(day + timedelta(hours=1)).encode() + b"\n\nx\n"
+    fine = message(
+        "<x@x>", "bob@example.com", [f"alice@{DOMAIN}"], "X", "x", day + timedelta(hours=2)
+    )
+    copy = message(
+        "<a@x>", "bob@example.com", [f"alice@{DOMAIN}"], "A", "again", day + timedelta(hours=3)
+    )
+    path = tmp_path / "batches.mbox"
+    write_mbox(path, [copy, fine, malformed, first])  # by date: [first, malformed] [fine, copy]
+    store, source = open_store(database_url), MboxFile(path)
+    await migrate(store)
+    try:
+        report = await import_messages(
+            store, BlobStore(tmp_path / "blobs"), DOMAIN, source,
+            max_attachment_bytes=1000, batch_size=2,
+        )  # fmt: skip
+        stored = await _mails(store)
+    finally:
+        await source.close()
+        await store.close()
+    assert (report.total, report.imported) == (4, 2)
+    assert report.skipped == {SKIP_REPEATED: 1}
+    assert [f.why for f in report.failed] == ["From: 'nobody' is not an address"]
+    assert set(stored) == {"<a@x>", "<x@x>"}
