@@ -97,6 +97,18 @@ async def test_import_from_imaps_threads_and_is_idempotent(
     )
     assert summary(third.output) == {"read": 1, "imported": 1}, third.output
 
+    # Without AGENTMAIL_IMPORT_PASSWORD the password is asked for.
+    asked = await agentmail(
+        "import", folder, "--cafile", str(dovecot.ca_file), db=database_url, data_dir=data,
+        env={"AGENTMAIL_IMPORT_PASSWORD": None}, stdin=f"{dovecot.password}\n",
+    )  # fmt: skip
+    assert "IMAP password for alice" in asked.output
+    assert summary(asked.output) == {
+        "read": 1,
+        "imported": 0,
+        "skipped: already stored (same Message-ID)": 1,
+    }, asked.output
+
 
 async def test_imaps_refusals_are_clear(
     dovecot: Dovecot, database_url: str, tmp_path: Path

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 from click.testing import Result
@@ -22,12 +23,16 @@ _SUMMARY_LINE = re.compile(
 
 
 async def agentmail(
-    *args: str, db: str, data_dir: Path, env: dict[str, str] | None = None
+    *args: str,
+    db: str,
+    data_dir: Path,
+    env: Mapping[str, str | None] | None = None,
+    stdin: str = "",
 ) -> Result:
     runner = CliRunner()
     full = [*args, "--data-dir", str(data_dir), "--database-url", db]
     environment = {"COLUMNS": "200", "AGENTMAIL_BCRYPT_ROUNDS": "4", **(env or {})}
-    return await asyncio.to_thread(runner.invoke, app, full, env=environment)
+    return await asyncio.to_thread(runner.invoke, app, full, input=stdin, env=environment)
 
 
 def summary(output: str) -> dict[str, int]:
