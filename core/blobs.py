@@ -82,17 +82,29 @@ class BlobStore:
 
     async def move_into_place(self, source: Path, sha256: str) -> None:
         """Rename `source` (an upload, or a file set aside) to the content path of `sha256`."""
+        await asyncio.to_thread(self.place, source, sha256)
 
-        def run() -> None:
-            target = self.path_of(sha256)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                os.replace(source, target)
-            except FileNotFoundError:
-                return  # a file set aside and settled by another collector meanwhile
-            _fsync_dir(target.parent)
+    def place(self, source: Path, sha256: str) -> None:
+        """`move_into_place`, for code already in a worker thread."""
+        target = self.path_of(sha256)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.replace(source, target)
+        except FileNotFoundError:
+            return  # a file set aside and settled by another collector meanwhile
+        _fsync_dir(target.parent)
 
-        await asyncio.to_thread(run)
+    def stage(self, data: bytes) -> tuple[Blob, Path]:
+        """Write content held in memory (an imported attachment) as a finished upload
+        would be: durable, not yet in place; `place` it once its row is committed.
+        Sync: call it in a worker thread."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        temp = self.root / f"{_UPLOAD_PREFIX}{uuid.uuid4().hex}.part"
+        with open(temp, "xb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        return Blob(hashlib.sha256(data).hexdigest(), len(data)), temp
 
     async def delete(self, path: Path) -> None:
         await asyncio.to_thread(path.unlink, missing_ok=True)

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session, aliased
 
 from core.address import Address, parse_native
 from core.directory import agents_by_name, presence, reachable_workspace
+from core.external import is_external_cc
 from core.models import Delivery, Mail, Participant, User
 from core.principal import Principal
 from core.store import Store
@@ -96,6 +97,8 @@ def _cc_workspace(session: Session, me: str, name: str) -> str | None:
         .limit(1)
     )
     for text in newest or []:
+        if is_external_cc(text):
+            continue
         address = parse_native(text)
         if address.name == name:
             return address.path

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from core.address import Address, parse_native
 from core.conversations import participants, visible_conversation
+from core.external import is_external_cc
 from core.models import Agent, Conversation, Mail, Participant, User
 from core.principal import Principal
 from core.store import Store
@@ -93,6 +94,8 @@ def _cc_workspaces(
         )
         for cc in rows:
             for text in cc:
+                if is_external_cc(text):
+                    continue
                 address = parse_native(text)
                 key = (conv_id, address.name)
                 if key in wanted and key not in used:

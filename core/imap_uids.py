@@ -59,19 +59,31 @@ def new_mail_placements(
 
 
 def file_mail(session: Session, mail_seq: int, placements: Iterable[Placement]) -> None:
-    """Give the mail the next UID of each folder (created when missing).
+    """Give the mail the next UID of each folder (created when missing)."""
+    file_mails(session, [(mail_seq, placements)])
+
+
+def file_mails(session: Session, filings: Sequence[tuple[int, Iterable[Placement]]]) -> None:
+    """File several mails at once (an import batch): each folder's counter advances
+    once, by as many UIDs as mails go into it, given in the order of `filings`.
 
     Folders are locked in one global order (owner, key), so two transactions that
     file into the same folders can never deadlock on PostgreSQL.
     """
-    placed = sorted(set(placements))
-    if not placed:
+    into: dict[Placement, list[int]] = {}
+    for mail_seq, placements in filings:
+        for placement in set(placements):
+            into.setdefault(placement, []).append(mail_seq)
+    if not into:
         return
-    wake_after_commit(session, {owner for owner, _ in placed})  # IMAP IDLE sees it at once
+    wake_after_commit(session, {owner for owner, _ in into})  # IMAP IDLE sees it at once
     rows = []
-    for owner, key in placed:
-        folder_id, uid = _take_uid(session, owner, key)
-        rows.append({"folder_id": folder_id, "uid": uid, "mail_seq": mail_seq})
+    for (owner, key), seqs in sorted(into.items()):
+        folder_id, first = _take_uids(session, owner, key, len(seqs))
+        rows += [
+            {"folder_id": folder_id, "uid": first + offset, "mail_seq": seq}
+            for offset, seq in enumerate(seqs)
+        ]
     session.connection().execute(insert(table_of(ImapUid)), rows)  # one statement for all
 
 
@@ -108,10 +120,6 @@ def refile_mails(
         ],
     )
     return uids
-
-
-def _take_uid(session: Session, owner: str, key: str) -> tuple[int, int]:
-    return _take_uids(session, owner, key, 1)
 
 
 def _take_uids(session: Session, owner: str, key: str, count: int) -> tuple[int, int]:

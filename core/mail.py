@@ -1,7 +1,8 @@
 """Sending mail: the one write path every entrance (REST, SMTP, import, bridges) calls.
 
 Budgets, addressing, permission semantics and events therefore behave the same
-whichever way a mail comes in.
+whichever way a mail comes in. Archived mail (`agentmail import`) has its own mode,
+core/mail_import.py: its senders, times and threads are given, not decided.
 """
 
 from __future__ import annotations

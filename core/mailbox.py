@@ -7,9 +7,9 @@ from typing import Any, Literal
 from sqlalchemy import ColumnElement, Select, and_, false, func, or_, select, true, update
 from sqlalchemy.orm import Session
 
-from core.address import Address, parse_native, party_address
 from core.attachments import attachments_of
 from core.errors import Forbidden, NotFound
+from core.external import cc_party, stored_party
 from core.imap_uids import ARCHIVE, INBOX, refile_mail
 from core.models import Conversation, Delivery, Mail
 from core.principal import Principal
@@ -22,10 +22,6 @@ Order = Literal["newest", "oldest"]
 Attached = dict[int, list[AttachmentRef]]
 
 
-def _with_session(native: str, alias: str | None) -> Address:
-    return parse_native(native).with_session(alias)
-
-
 def mail_view(
     mail: Mail,
     alias: str | None,
@@ -35,9 +31,9 @@ def mail_view(
     full_body: bool = True,
     attachments: list[AttachmentRef] | None = None,
 ) -> MailView:
-    sender = party_address(mail.from_name, mail.from_path, alias)
-    to = Address(mail.to_name, mail.to_path, alias)
-    cc = [_with_session(text, alias) for text in mail.cc]
+    sender = stored_party(mail.from_name, mail.from_path, alias)
+    to = stored_party(mail.to_name, mail.to_path, alias)
+    cc = [cc_party(text, alias) for text in mail.cc]
     status: Literal["unread", "read", "archived"] | None = None
     if delivery is not None:
         status = "archived" if delivery.archived else "read" if delivery.is_read else "unread"

@@ -24,7 +24,7 @@ from typing import Final
 import nh3
 from markdown_it import MarkdownIt
 
-from core.address import Address, parse_native, party_address
+from core.external import Party, cc_party, stored_party
 from core.models import Mail, isoformat
 
 __all__ = [
@@ -95,8 +95,9 @@ def permission_footer(mail: Mail) -> tuple[str, str]:
     return text, markup
 
 
-def _mailbox(address: Address, domain: str) -> HeaderAddress:
-    """An RFC 5322 §3.4 mailbox: display name = the name, addr-spec = the email form."""
+def _mailbox(address: Party, domain: str) -> HeaderAddress:
+    """An RFC 5322 §3.4 mailbox: display name = the name, addr-spec = the email form
+    (an external participant's own address, core/external.py)."""
     return HeaderAddress(display_name=address.name, addr_spec=address.email(domain))
 
 
@@ -119,9 +120,9 @@ def render_mail(
     chain, oldest first (at least the parent's); the last one is `In-Reply-To`
     (RFC 5322 §3.6.4). `auto` mails carry `Auto-Submitted: auto-generated` (RFC 3834).
     """
-    sender = party_address(mail.from_name, mail.from_path, alias)
-    to = Address(mail.to_name, mail.to_path, alias)
-    cc = [parse_native(text).with_session(alias) for text in mail.cc or []]
+    sender = stored_party(mail.from_name, mail.from_path, alias)
+    to = stored_party(mail.to_name, mail.to_path, alias)
+    cc = [cc_party(text, alias) for text in mail.cc or []]
 
     msg = EmailMessage(policy=policy.SMTP)
     msg["Message-ID"] = mail.message_id

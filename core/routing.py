@@ -11,7 +11,7 @@ it holds across restarts and replicas): `.new` cannot be used to dodge budgets.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -113,22 +113,41 @@ def choose_conversation(
         if existing is not None:
             return existing, False
     check_new_conversation_rate(session, sender, limits)
+    budget = initial_budget(target.budget, sender, recipient)
+    conv = open_conversation(session, target.subject, target.session_alias, budget, sender.name)
+    conv.default_key = key
+    return conv, True
+
+
+def open_conversation(
+    session: Session,
+    subject: str,
+    session_alias: str | None,
+    budget_limit: int | None,
+    created_by: str,
+    created_at: datetime | None = None,
+) -> Conversation:
+    """A new conversation named `session_alias`, else after its subject (made unique).
+
+    The caller holds `lock_creation`; an import passes the time of its first mail.
+    """
     alias, source = None, None
-    if target.session_alias is not None:
-        alias, source = normalize_alias(target.session_alias), "sender"
-    elif (from_subject := alias_from_subject(target.subject)) is not None:
+    if session_alias is not None:
+        alias, source = normalize_alias(session_alias), "sender"
+    elif (from_subject := alias_from_subject(subject)) is not None:
         alias, source = from_subject, "subject"
+    when = created_at or utcnow()
     conv = Conversation(
         id=new_id(),
         alias=unique_alias(session, alias) if alias else None,
         alias_source=source,
-        subject=target.subject.strip(),
+        subject=subject.strip(),
         status="active",
-        budget_limit=initial_budget(target.budget, sender, recipient),
+        budget_limit=budget_limit,
         budget_used=0,
-        default_key=key,
-        created_by=sender.name,
-        created_at=utcnow(),
+        created_by=created_by,
+        created_at=when,
+        updated_at=when,
     )
     session.add(conv)
-    return conv, True
+    return conv

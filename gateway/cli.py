@@ -225,3 +225,7 @@ def key_revoke(
     chosen: Literal["agent", "user"] = "user" if kind == "user" else "agent"
     _with_store(settings, lambda store: keys.revoke_key(store, key_id, kind=chosen))
     console.print(f"revoked {key_id}")
+
+
+# `import` and `export` live beside this module and register themselves on `app`.
+import gateway.cli_archive  # noqa: E402, F401
