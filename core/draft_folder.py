@@ -39,6 +39,7 @@ __all__ = [
     "draft_seq",
     "is_draft_seq",
     "parse_draft",
+    "render_draft",
     "render_drafts",
 ]
 
@@ -79,7 +80,7 @@ def render_drafts(
     rendered = {}
     for draft in drafts:
         assert draft.imap_uid is not None
-        rendered[draft_seq(draft.imap_uid)] = _render(draft, domain, _reply_id(session, draft))
+        rendered[draft_seq(draft.imap_uid)] = render_draft(draft, domain, _reply_id(session, draft))
     return rendered
 
 
@@ -89,7 +90,8 @@ def _reply_id(session: Session, draft: Draft) -> str | None:
     return session.scalar(select(Mail.message_id).where(Mail.id == draft.reply_to))
 
 
-def _render(draft: Draft, domain: str, in_reply_to: str | None) -> bytes:
+def render_draft(draft: Draft, domain: str, in_reply_to: str | None = None) -> bytes:
+    """A draft as an RFC 5322 message (what IMAP serves for it)."""
     message = EmailMessage(policy=policy.SMTP)
     message["From"] = parse_native(f"{draft.owner}@").email(domain)
     if draft.to is not None:

@@ -263,8 +263,7 @@ async def set_delivery_state(
                 archived=archived,
                 deleted=deleted,
                 imap=principal.is_human,  # a new, highest UID in the folder it enters
-            )
-            session.refresh(delivery)
+            )  # an ORM update: `delivery` is synchronised with it
         return delivery_status(delivery)
 
     return await store.write(run)

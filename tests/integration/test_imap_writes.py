@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 
 from tests.support.gateway import Api
-from tests.support.http import ok
+from tests.support.http import ok, refused
 from tests.support.imap import Imap, fetched, imap_login
 
 
@@ -91,6 +91,7 @@ async def test_expunge_in_trash_only_hides_and_the_mail_stays_restorable(api: Ap
     ok(await jianf.post(f"/api/v1/me/mail/{mail['mail_id']}/archive"))
     deleted = ok(await jianf.post(f"/api/v1/me/mail/{mail['mail_id']}/delete"))
     assert deleted["status"] == "deleted"
+    refused(await builder.post(f"/api/v1/mail/{mail['mail_id']}/delete"), 403, "forbidden")
     async with imap_login(api.gateway, "jianf") as imap:
         await imap.ok("select", "Trash")
         assert await imap.search_uids("ALL") == [1]
