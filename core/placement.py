@@ -85,8 +85,8 @@ def change_placement(
         .values(**values)
     )
     new_uids: dict[int, int] = {}
-    if imap:
-        for (source, target), seqs in sorted(moves.items()):
+    if imap:  # folders locked in key order, as core/imap_uids.py does (no deadlock)
+        for (source, target), seqs in sorted(moves.items(), key=lambda move: move[0][::-1]):
             uids = refile_mails(session, seqs, owner, source, target)
             new_uids.update(zip(seqs, uids, strict=True))
     return new_uids

@@ -25,7 +25,7 @@ from pymap.exceptions import NotAllowedError
 from pymap.flags import FlagOp
 from pymap.parsing.specials.flag import Answered, Flag, Flagged, Seen
 
-from core.draft_folder import delete_drafts
+from core.draft_folder import delete_drafts, is_draft_seq
 from core.imap_uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
 from core.placement import change_placement, hide_in_trash, set_flags
 from core.store import Store
@@ -64,6 +64,8 @@ async def store_flags(
     """STORE of the kept flags on a whole set: one statement per flag and value."""
     changes: dict[tuple[str, bool], list[int]] = {}
     for message in messages:
+        if is_draft_seq(message.mail_seq):
+            continue  # a draft keeps no flags
         before = message.permanent_flags
         after = mode.apply(before, flags)
         for flag, name in KEPT_FLAGS.items():
