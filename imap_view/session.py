@@ -185,8 +185,13 @@ class Session(BaseSession[Message]):
             move=move,
         )
         pairs = [(m.uid, moved[m.mail_seq]) for _, m in wanted if m.mail_seq in moved]
-        updated = await source.update_selected(selected)
-        return (CopyUid(target.uid_validity, pairs) if pairs else None), updated
+        copy_uid = CopyUid(target.uid_validity, pairs) if pairs else None
+        if not move:
+            # A COPY out of INBOX takes the mail out of INBOX too; its EXPUNGE waits for
+            # the next command. mutt copies to Trash, then STOREs every flag change and
+            # EXPUNGEs: an EXPUNGE in the COPY's own reply made it drop the STOREs.
+            return copy_uid, selected
+        return copy_uid, await source.update_selected(selected)
 
 
 def _special_use(name: str) -> list[bytes]:

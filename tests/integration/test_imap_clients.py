@@ -6,7 +6,9 @@ import asyncio
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
 from tests.integration.test_imap_fetch import submit, submitted_with_attachment
@@ -186,3 +188,42 @@ async def test_mutt_shows_pushed_mail_and_opens_an_attachment(api: Api, tmp_path
         assert "application/octet-stream" in screen
     finally:
         await terminal.stop()
+
+
+async def changed(jianf: httpx.AsyncClient, mail: dict[str, Any], field: str, value: Any) -> bool:
+    """Whether the mail's REST view shows `field == value` within a few seconds."""
+    for _ in range(75):
+        if ok(await jianf.get(f"/api/v1/me/mail/{mail['mail_id']}"))[field] == value:
+            return True
+        await asyncio.sleep(0.2)
+    return False
+
+
+@pytest.mark.skipif(
+    shutil.which("mutt") is None or shutil.which("tmux") is None, reason="needs mutt and tmux"
+)
+async def test_mutt_flags_and_deletes_to_trash(api: Api, tmp_path: Path) -> None:
+    """mutt's `F` and `d` + `$` (sync) with `trash` set: \\Flagged kept, the mail in Trash."""
+    jianf = await api.human("jianf")
+    builder = await api.agent("builder")
+    send = "/api/v1/mail/send"
+    keep = ok(await builder.post(send, json={"to": "jianf@", "subject": "keep me"}))
+    gone = ok(await builder.post(send, json={"to": "jianf@", "subject": "delete me"}))
+    config = tmp_path / "muttrc"
+    extra = 'set trash="+Trash"\nset delete=yes\n'
+    config.write_text(MUTTRC.format(port=api.gateway.imap_port, password=PASSWORD) + extra)
+    terminal = Terminal(f"agentmail-test-{tmp_path.name}")
+    await terminal.start(f"TERM=xterm mutt -n -F {config}")
+    try:
+        await terminal.shows("delete me")
+        await terminal.keys("1", "Enter", "F")  # flag message 1
+        await terminal.keys("2", "Enter", "d")  # delete message 2
+        await terminal.keys("$")  # one sync: COPY to Trash, STORE the flags, EXPUNGE
+        assert await changed(jianf, gone, "status", "deleted")
+        assert await changed(jianf, keep, "flagged", True)
+        await terminal.shows("keep me")
+    finally:
+        await terminal.stop()
+    assert ok(await jianf.get(f"/api/v1/me/mail/{keep['mail_id']}"))["flagged"] is True
+    trash = ok(await jianf.get("/api/v1/me/mail/inbox", params={"status": "deleted"}))
+    assert [m["mail_id"] for m in trash["mails"]] == [gone["mail_id"]]
