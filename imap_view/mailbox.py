@@ -16,10 +16,7 @@ Drafts keep no flags: every draft is `\\Seen \\Draft`.
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Iterable
-from email.parser import BytesHeaderParser
-from email.policy import compat32
 
 from pymap.backend.mailbox import MailboxDataInterface, MailboxSetInterface
 from pymap.concurrent import Event
@@ -33,9 +30,7 @@ from pymap.parsing.specials import ObjectId, SequenceSet
 from pymap.parsing.specials.flag import Answered, Deleted, Draft, Flag, Flagged, Seen
 from pymap.selected import SelectedMailbox, SelectedSet
 
-from core import errors as domain
 from core.bus import Subscription
-from core.draft_folder import append_draft
 from core.imap_folders import (
     FolderInfo,
     FolderMessage,
@@ -44,16 +39,14 @@ from core.imap_folders import (
     folder_counts,
     folder_state,
     list_folders,
-    sent_uid,
 )
 from core.imap_uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
+from imap_view.append import appended_uid
 from imap_view.backend import Backend
 from imap_view.message import Contents, Message
-from imap_view.replies import refusal_for
 
 __all__ = ["SPECIAL_USE", "MailboxData", "MailboxSet", "folder_name"]
 
-_MSGID_RE = re.compile(r"<[^<>\s]+>")  # as smtp_in/message.py reads it
 DELIMITER = "/"
 SESSIONS = "Sessions"
 FIXED_NAMES = {
@@ -70,13 +63,6 @@ PERMANENT_FLAGS = frozenset({Seen, Flagged, Answered})
 DRAFT_FLAGS = frozenset({Seen, Draft})
 SESSION_FLAGS = frozenset({Deleted})  # until this session's EXPUNGE
 READ_ONLY_REASON = "folders are views of the store: they cannot be created, renamed or deleted"
-
-
-def message_id_of(literal: bytes) -> str | None:
-    """The Message-ID of an APPENDed message as SMTP stored it: the first `<…>`."""
-    value = BytesHeaderParser(policy=compat32).parsebytes(literal).get("Message-ID")
-    found = _MSGID_RE.search(str(value)) if value is not None else None
-    return found.group(0) if found else None
 
 
 def folder_name(folder: FolderInfo) -> str:
@@ -252,32 +238,9 @@ class MailboxData(MailboxDataInterface[Message]):
         return cached_msg.as_expunged()
 
     async def append(self, append_msg: AppendMessage, *, recent: bool = False) -> Message:
-        """Into Drafts, a draft; into Sent, the copy of a mail already sent: it is that
-        mail (no duplicate). Nowhere else: APPEND is not a way to send or import mail."""
-        if self.folder.key == DRAFTS:
-            return await self._append_draft(append_msg.literal)
-        if self.folder.key != SENT:
-            raise NotAllowedError(
-                "APPEND is accepted only into Drafts (a draft) and into Sent (the copy of a "
-                "mail you sent through the gateway): send mail by SMTP or the web UI"
-            )
-        message_id = message_id_of(append_msg.literal)
-        uid = None
-        if message_id is not None:
-            uid = await sent_uid(self._backend.store, self.owner, message_id)
-        if uid is None:
-            raise NotAllowedError(
-                "this message was not sent through the gateway (no stored mail of yours has "
-                f"its Message-ID {message_id or '(none)'}): send it by SMTP first"
-            )
-        return await self._message(uid, "the sent mail left the Sent folder meanwhile")
-
-    async def _append_draft(self, literal: bytes) -> Message:
-        try:
-            uid = await append_draft(self._backend.store, self._backend.domain, self.owner, literal)
-        except domain.DomainError as exc:
-            raise refusal_for(exc) from exc
-        return await self._message(uid, "the draft was deleted meanwhile")
+        """Into Drafts or Sent only (imap_view/append.py)."""
+        uid = await appended_uid(self._backend, self.owner, self.folder.key, append_msg.literal)
+        return await self._message(uid, "the message left the folder meanwhile")
 
     async def _message(self, uid: int, gone: str) -> Message:
         for message in self.messages_of(await self.state()):
