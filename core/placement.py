@@ -51,10 +51,13 @@ def change_placement(
     is a human), each mail that changes folder gets a new, highest UID in the
     folder it enters, in the order given. Returns {mail seq: that UID}.
     """
+    # Locked (PostgreSQL; SQLite has one writer): a concurrent change of the same
+    # mails waits, then reads the state this one left, and files nothing twice.
     rows = session.execute(
-        select(Delivery.mail_seq, Delivery.archived, Delivery.deleted).where(
-            Delivery.recipient == owner, Delivery.mail_seq.in_(list(mail_seqs))
-        )
+        select(Delivery.mail_seq, Delivery.archived, Delivery.deleted)
+        .where(Delivery.recipient == owner, Delivery.mail_seq.in_(list(mail_seqs)))
+        .order_by(Delivery.mail_seq)
+        .with_for_update()
     ).all()
     states = {row.mail_seq: (row.archived, row.deleted) for row in rows}
     moves: dict[tuple[str, str], list[int]] = {}

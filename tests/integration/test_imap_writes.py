@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx
@@ -163,3 +164,20 @@ async def test_refused_writes_say_why(api: Api) -> None:
         await imap.ok("select", "INBOX", True)  # EXAMINE
         typ, data = await imap("uid", "STORE", "1", "+FLAGS", "(\\Flagged)")
         assert typ == "NO", data
+
+
+async def test_two_sessions_deleting_the_same_mail_file_it_once(api: Api) -> None:
+    """The second MOVE waits for the first (a row lock) and finds nothing left to move."""
+    await api.human("jianf")
+    builder = await api.agent("builder")
+    for n in range(20):
+        await agent_mails(builder, f"mail {n}")
+    async with imap_login(api.gateway, "jianf") as one, imap_login(api.gateway, "jianf") as two:
+        await one.ok("select", "INBOX")
+        await two.ok("select", "INBOX")
+        answers = await asyncio.gather(
+            one("uid", "MOVE", "1:20", "Trash"), two("uid", "MOVE", "20:1", "Trash")
+        )
+        assert sorted(typ for typ, _ in answers) == ["NO", "OK"], answers
+        await one.ok("select", "Trash")
+        assert await one.search_uids("ALL") == list(range(1, 21))
