@@ -31,7 +31,7 @@ from core.placement import change_placement, hide_in_trash, set_flags
 from core.store import Store
 from imap_view.message import Message
 
-__all__ = ["expunge", "store_flags", "transfer"]
+__all__ = ["expunge", "mark_seen", "store_flags", "transfer"]
 
 KEPT_FLAGS = {Seen: "seen", Flagged: "flagged", Answered: "answered"}
 # The state a mail takes when it is put into one of these folders.
