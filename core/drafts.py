@@ -5,7 +5,8 @@ A draft may be incomplete, so nothing is checked for deliverability while drafti
 grammar, so a draft never holds text the one parser would refuse. Sending goes
 through the one write path and deletes the draft in the mail's own transaction: a
 sent draft is gone, a refused send keeps it, and it can never be sent twice.
-IMAP's `Drafts` mailbox will show these same rows.
+IMAP's `Drafts` mailbox shows these same rows (core/draft_folder.py): every saved
+version takes a new UID there, since an IMAP message never changes.
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ from sqlalchemy.orm import Session
 
 from core.address import normalize_alias, parse_address, parse_native
 from core.errors import DraftChanged, Forbidden, InvalidRequest, NotFound
+from core.imap_uids import DRAFTS, take_uids
 from core.mail import DEFAULT_LIMITS, MAX_CC, SendRequest, send_mail
 from core.mailbox import PREVIEW_CHARS
 from core.models import Draft, new_id, utcnow
 from core.principal import Principal
 from core.routing import Limits
-from core.store import Store
+from core.store import Store, wake_after_commit
 from core.views import Budget, BudgetInput, SendResult, View
 
 
@@ -128,16 +130,42 @@ def _owned(session: Session, principal: Principal, draft_id: str) -> Draft:
     return draft
 
 
+def _new_version(session: Session, draft: Draft, now: datetime) -> None:
+    """The draft's content changed: a new UID in the owner's IMAP Drafts."""
+    draft.updated_at = now
+    draft.imap_uid = take_uids(session, draft.owner, DRAFTS, 1)
+
+
+def _gone(session: Session, owner: str) -> None:
+    wake_after_commit(session, [owner])  # IMAP sessions on Drafts see the EXPUNGE
+
+
 async def save_draft(
-    store: Store, domain: str, principal: Principal, body: DraftInput
+    store: Store,
+    domain: str,
+    principal: Principal,
+    body: DraftInput,
+    *,
+    message_id: str | None = None,
 ) -> DraftView:
+    """A new draft; with `message_id` (a mail client's APPEND to Drafts), the draft
+    that carries that Message-ID already is replaced by this version."""
     _require_human(principal)
     columns = _columns(body, domain)
     now = utcnow()
 
     def run(session: Session) -> Draft:
-        draft = Draft(id=new_id(), owner=principal.name, created_at=now, updated_at=now, **columns)
-        session.add(draft)
+        draft = None
+        if message_id is not None:
+            draft = session.scalar(
+                select(Draft).where(Draft.owner == principal.name, Draft.message_id == message_id)
+            )
+        if draft is None:
+            draft = Draft(id=new_id(), owner=principal.name, created_at=now, message_id=message_id)
+            session.add(draft)
+        for name, value in columns.items():
+            setattr(draft, name, value)
+        _new_version(session, draft, now)
         return draft
 
     return draft_view(await store.write(run), domain)
@@ -154,7 +182,7 @@ async def replace_draft(
         draft = _owned(session, principal, draft_id)
         for name, value in columns.items():
             setattr(draft, name, value)
-        draft.updated_at = utcnow()
+        _new_version(session, draft, utcnow())
         return draft
 
     return draft_view(await store.write(run), domain)
@@ -199,6 +227,7 @@ async def delete_draft(store: Store, principal: Principal, draft_id: str) -> Non
 
     def run(session: Session) -> None:
         session.delete(_owned(session, principal, draft_id))
+        _gone(session, principal.name)
 
     await store.write(run)
 
@@ -238,5 +267,6 @@ async def send_draft(
         if deleted.rowcount != 1:  # type: ignore[attr-defined]
             _owned(session, principal, draft_id)  # gone: 404
             raise DraftChanged("the draft was changed while it was being sent; nothing was sent")
+        _gone(session, principal.name)
 
     return await send_mail(store, domain, principal, request, also=claim, limits=limits)

@@ -1,33 +1,26 @@
-"""A human's IMAP folders as the store sees them: which exist, what is in each, `\\Seen`.
+"""A human's IMAP folders as the store sees them: which exist, what is in each, the flags.
 
 The folders and their UIDs are filed by core/imap_uids.py as mail is stored;
-this module reads them for imap_view/ and changes the one flag that is shared
-with REST and the web UI: `\\Seen` is the recipient's delivery `is_read`. A mail
-the human only sent (no delivery of their own) is always seen.
+this module reads them for imap_view/. The flags are the recipient's delivery:
+`\\Seen` is `is_read` (shared with REST and the web UI), `\\Flagged` and
+`\\Answered` are `flagged` and `answered` (core/placement.py changes them). A mail
+the human only sent (no delivery of their own) is always seen and has no other
+flag. `Drafts` holds drafts, not mails (core/draft_folder.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, and_, case, false, func, select, true, update
+from sqlalchemy import Select, and_, case, false, func, select, true
 from sqlalchemy.orm import Session
 
-from core.imap_uids import (
-    ARCHIVE,
-    DECISION,
-    FIXED_FOLDERS,
-    INBOX,
-    SENT,
-    SESSION_PREFIX,
-    create_folders,
-    refile_mails,
-)
+from core.draft_folder import draft_count, draft_rows, draft_seq
+from core.imap_uids import DECISION, DRAFTS, FIXED_FOLDERS, SENT, SESSION_PREFIX, create_folders
 from core.models import Conversation, Delivery, ImapFolder, ImapUid, Mail
-from core.store import Store, wake_after_commit
+from core.store import Store
 
 __all__ = [
     "FolderCounts",
@@ -39,9 +32,7 @@ __all__ = [
     "folder_counts",
     "folder_state",
     "list_folders",
-    "move_archived",
     "sent_uid",
-    "set_seen",
 ]
 
 
@@ -63,6 +54,8 @@ class FolderMessage:
     mail_seq: int
     seen: bool
     created_at: datetime
+    flagged: bool = False
+    answered: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,10 +113,19 @@ async def folder_by_id(store: Store, owner: str, folder_id: int) -> FolderInfo |
 
 
 async def folder_state(store: Store, owner: str, folder: FolderInfo) -> FolderState:
-    """Every message of the folder with its UID and `\\Seen`, in one snapshot."""
+    """Every message of the folder with its UID and flags, in one snapshot."""
+    if folder.key == DRAFTS:
+        return await _drafts_state(store, owner, folder)
     seen = case((Delivery.id.is_(None), true()), else_=Delivery.is_read)
     query = (
-        select(ImapUid.uid, ImapUid.mail_seq, seen.label("seen"), Mail.created_at)
+        select(
+            ImapUid.uid,
+            ImapUid.mail_seq,
+            seen.label("seen"),
+            Mail.created_at,
+            func.coalesce(Delivery.flagged, false()).label("flagged"),
+            func.coalesce(Delivery.answered, false()).label("answered"),
+        )
         .join(Mail, Mail.seq == ImapUid.mail_seq)
         .outerjoin(
             Delivery, and_(Delivery.mail_seq == ImapUid.mail_seq, Delivery.recipient == owner)
@@ -137,8 +139,22 @@ async def folder_state(store: Store, owner: str, folder: FolderInfo) -> FolderSt
     def run(session: Session) -> FolderState:
         next_uid = session.scalar(select(ImapFolder.next_uid).where(ImapFolder.id == folder.id))
         messages = [
-            FolderMessage(r.uid, r.mail_seq, bool(r.seen), r.created_at)
+            FolderMessage(
+                r.uid, r.mail_seq, bool(r.seen), r.created_at, bool(r.flagged), bool(r.answered)
+            )
             for r in session.execute(query)
+        ]
+        return FolderState(folder, int(next_uid or 1), messages)
+
+    return await store.read(run)
+
+
+async def _drafts_state(store: Store, owner: str, folder: FolderInfo) -> FolderState:
+    def run(session: Session) -> FolderState:
+        next_uid = session.scalar(select(ImapFolder.next_uid).where(ImapFolder.id == folder.id))
+        messages = [
+            FolderMessage(uid, draft_seq(uid), True, saved)
+            for uid, saved in draft_rows(session, owner)
         ]
         return FolderState(folder, int(next_uid or 1), messages)
 
@@ -180,6 +196,8 @@ async def folder_counts(store: Store, owner: str, folder: FolderInfo) -> FolderC
 
     def run(session: Session) -> FolderCounts:
         next_uid = session.scalar(select(ImapFolder.next_uid).where(ImapFolder.id == folder.id))
+        if folder.key == DRAFTS:  # drafts are always seen
+            return FolderCounts(draft_count(session, owner), 0, None, int(next_uid or 1))
         exists, unseen, first_uid = session.execute(totals).one()
         position = None
         if first_uid is not None:
@@ -188,24 +206,6 @@ async def folder_counts(store: Store, owner: str, folder: FolderInfo) -> FolderC
         return FolderCounts(int(exists), int(unseen), position, int(next_uid or 1))
 
     return await store.read(run)
-
-
-async def set_seen(store: Store, owner: str, mail_seqs: Sequence[int], seen: bool) -> None:
-    """Mark mails read or unread for their recipient `owner` (one statement for all)."""
-    if not mail_seqs:
-        return
-    statement = (
-        update(Delivery)
-        .where(Delivery.recipient == owner, Delivery.mail_seq.in_(list(mail_seqs)))
-        .where(Delivery.is_read != seen)
-        .values(is_read=seen)
-    )
-
-    def run(session: Session) -> None:
-        if session.execute(statement).rowcount:  # type: ignore[attr-defined]
-            wake_after_commit(session, [owner])  # the human's other IMAP sessions
-
-    await store.write(run)
 
 
 async def sent_uid(store: Store, owner: str, message_id: str) -> int | None:
@@ -225,38 +225,3 @@ async def sent_uid(store: Store, owner: str, message_id: str) -> int | None:
     )
     uid = await store.read(lambda session: session.scalar(query))
     return None if uid is None else int(uid)
-
-
-async def move_archived(
-    store: Store, owner: str, mail_seqs: Sequence[int], *, archived: bool
-) -> dict[int, int]:
-    """Archive (INBOX → Archive) or bring back (Archive → INBOX) the owner's mails:
-    the same state change as the web UI's archive button, in one transaction.
-
-    Returns the new UID of each mail moved; mails already where they were going
-    (another client was faster) are left out.
-    """
-    source, target = (INBOX, ARCHIVE) if archived else (ARCHIVE, INBOX)
-
-    def run(session: Session) -> dict[int, int]:
-        movable = set(
-            session.scalars(
-                select(Delivery.mail_seq).where(
-                    Delivery.recipient == owner,
-                    Delivery.mail_seq.in_(list(mail_seqs)),
-                    Delivery.archived != archived,
-                )
-            )
-        )
-        ordered = [seq for seq in mail_seqs if seq in movable]
-        if not ordered:
-            return {}
-        session.execute(
-            update(Delivery)
-            .where(Delivery.recipient == owner, Delivery.mail_seq.in_(ordered))
-            .values(archived=archived)
-        )
-        uids = refile_mails(session, ordered, owner, source, target)
-        return dict(zip(ordered, uids, strict=True))
-
-    return await store.write(run)

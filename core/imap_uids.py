@@ -122,6 +122,12 @@ def refile_mails(
     return uids
 
 
+def take_uids(session: Session, owner: str, key: str, count: int) -> int:
+    """The first of `count` new UIDs of a folder whose messages are not mails (Drafts)."""
+    wake_after_commit(session, [owner])
+    return _take_uids(session, owner, key, count)[1]
+
+
 def _take_uids(session: Session, owner: str, key: str, count: int) -> tuple[int, int]:
     """(folder id, the first of `count` UIDs taken); the folder row stays locked until commit."""
     taken = _advance(session, owner, key, count)

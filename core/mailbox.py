@@ -1,4 +1,4 @@
-"""Reading mail: inbox, sent, one mail, read and archive state (per recipient)."""
+"""Reading mail: inbox, sent, one mail, read, archive and trash state (per recipient)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,15 @@ from sqlalchemy.orm import Session
 from core.attachments import attachments_of
 from core.errors import Forbidden, NotFound
 from core.external import cc_party, stored_party
-from core.imap_uids import ARCHIVE, INBOX, refile_mail
 from core.models import Conversation, Delivery, Mail
+from core.placement import change_placement
 from core.principal import Principal
 from core.store import Store, wake_after_commit
 from core.views import AttachmentRef, MailList, MailView
 
 PREVIEW_CHARS = 200
-InboxStatus = Literal["unread", "read", "all", "archived"]
+InboxStatus = Literal["unread", "read", "all", "archived", "deleted"]
+Status = Literal["unread", "read", "archived", "deleted"]
 Order = Literal["newest", "oldest"]
 Attached = dict[int, list[AttachmentRef]]
 
@@ -34,9 +35,9 @@ def mail_view(
     sender = stored_party(mail.from_name, mail.from_path, alias)
     to = stored_party(mail.to_name, mail.to_path, alias)
     cc = [cc_party(text, alias) for text in mail.cc]
-    status: Literal["unread", "read", "archived"] | None = None
+    status: Status | None = None
     if delivery is not None:
-        status = "archived" if delivery.archived else "read" if delivery.is_read else "unread"
+        status = delivery_status(delivery)
     preview = " ".join(mail.body.split())[:PREVIEW_CHARS]
     return MailView(
         mail_id=mail.id,
@@ -59,6 +60,8 @@ def mail_view(
         created_at=mail.created_at,
         delivery=delivery.kind if delivery is not None else None,
         status=status,
+        flagged=delivery.flagged if delivery is not None else None,
+        answered=delivery.answered if delivery is not None else None,
         options=mail.options,
         permission_state=mail.permission_state,
         decision=mail.decision,
@@ -70,6 +73,12 @@ def mail_view(
         action_sha256=mail.action_sha256,
         attachments=attachments or [],
     )
+
+
+def delivery_status(delivery: Delivery) -> Status:
+    if delivery.deleted:
+        return "deleted"
+    return "archived" if delivery.archived else "read" if delivery.is_read else "unread"
 
 
 def visible_mail(session: Session, principal: Principal, mail_id: str) -> Mail:
@@ -108,7 +117,9 @@ def _inbox_filter(name: str, status: InboxStatus) -> list[ColumnElement[bool]]:
     `= false`, not `IS false`: PostgreSQL matches both to the index but rechecks
     `IS` on the table, which rules out an index-only count.
     """
-    mine = [Delivery.recipient == name, Delivery.archived == _flag(status == "archived")]
+    mine = [Delivery.recipient == name, Delivery.deleted == _flag(status == "deleted")]
+    if status != "deleted":  # Trash lists archived and un-archived mail alike
+        mine.append(Delivery.archived == _flag(status == "archived"))
     if status in ("unread", "read"):
         mine.append(Delivery.is_read == _flag(status == "read"))
     return mine
@@ -226,10 +237,17 @@ async def set_delivery_state(
     *,
     read: bool | None = None,
     archived: bool | None = None,
-) -> Literal["unread", "read", "archived"]:
-    """Change the caller's own read/archive state of a mail it received."""
+    deleted: bool | None = None,
+) -> Status:
+    """Change the caller's own read, archive or trash state of a mail it received.
 
-    def run(session: Session) -> Literal["unread", "read", "archived"]:
+    Archiving and deleting go through `change_placement`, as IMAP's MOVE and
+    EXPUNGE do; a human's mail changes IMAP folder with them.
+    """
+    if deleted is not None and not principal.is_human:
+        raise Forbidden("only humans have a Trash: an agent archives mail instead")
+
+    def run(session: Session) -> Status:
         mail = session.scalar(select(Mail).where(Mail.id == mail_id))
         delivery = _delivery(session, principal, mail) if mail is not None else None
         if delivery is None:
@@ -237,12 +255,16 @@ async def set_delivery_state(
         if read is not None and read != delivery.is_read:
             delivery.is_read = read
             wake_after_commit(session, [principal.name])  # `\Seen` in IMAP sessions
-        if archived is not None and archived != delivery.archived:
-            delivery.archived = archived
-            if principal.is_human:  # a new, highest UID in the folder it enters
-                source, target = (INBOX, ARCHIVE) if archived else (ARCHIVE, INBOX)
-                refile_mail(session, delivery.mail_seq, principal.name, source, target)
-        return "archived" if delivery.archived else "read" if delivery.is_read else "unread"
+        if archived is not None or deleted is not None:
+            change_placement(
+                session,
+                principal.name,
+                [delivery.mail_seq],
+                archived=archived,
+                deleted=deleted,
+                imap=principal.is_human,  # a new, highest UID in the folder it enters
+            )  # an ORM update: `delivery` is synchronised with it
+        return delivery_status(delivery)
 
     return await store.write(run)
 

@@ -186,7 +186,11 @@ class Mail(Base):
 
 
 class Delivery(Base):
-    """One row per recipient (to or cc): the per-recipient read and archive state."""
+    """One row per recipient (to or cc): the per-recipient read, archive and trash state.
+
+    `flagged` and `answered` are the recipient's IMAP `\\Flagged` and `\\Answered`;
+    `deleted` puts the mail in their Trash (it is never destroyed).
+    """
 
     __tablename__ = "deliveries"
 
@@ -196,13 +200,16 @@ class Delivery(Base):
     kind: Mapped[str] = mapped_column(String(4), default="to")
     is_read: Mapped[bool] = mapped_column(Boolean, default=False)
     archived: Mapped[bool] = mapped_column(Boolean, default=False)
+    flagged: Mapped[bool] = mapped_column(Boolean, default=False)
+    answered: Mapped[bool] = mapped_column(Boolean, default=False)
+    deleted: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     __table_args__ = (
         UniqueConstraint("mail_seq", "recipient", name="uq_deliveries_mail_recipient"),
-        Index("ix_deliveries_inbox", "recipient", "archived", "is_read", "mail_seq"),
+        Index("ix_deliveries_inbox", "recipient", "deleted", "archived", "is_read", "mail_seq"),
         # status=all and archived listings, newest first, without sorting the inbox.
-        Index("ix_deliveries_recipient_seq", "recipient", "archived", "mail_seq"),
+        Index("ix_deliveries_recipient_seq", "recipient", "deleted", "archived", "mail_seq"),
     )
 
 
@@ -288,8 +295,15 @@ class Draft(Base):
     budget: Mapped[str | None] = mapped_column(String(16), default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # Its UID in the owner's IMAP Drafts, new for every saved version (core/draft_folder.py).
+    imap_uid: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    # The Message-ID a mail client gave it (IMAP APPEND); a new version replaces it.
+    message_id: Mapped[str | None] = mapped_column(String(255), default=None)
 
-    __table_args__ = (Index("ix_drafts_owner_updated", "owner", "updated_at"),)
+    __table_args__ = (
+        Index("ix_drafts_owner_updated", "owner", "updated_at"),
+        Index("ix_drafts_owner_uid", "owner", "imap_uid", unique=True),
+    )
 
 
 class ImapFolder(Base):

@@ -46,6 +46,10 @@ class Settings(BaseSettings):
         description="Largest SMTP message (DATA), in bytes (552 5.3.4 beyond).",
     )
     imap_port: int = Field(1143, description="IMAP port. 0 picks a free one.")
+    imaps_port: int | None = Field(
+        None,
+        description="IMAP over implicit TLS (RFC 8314), off when unset; 0 picks a free one.",
+    )
     imap_allow_plaintext_auth: bool = Field(
         False, description="Allow IMAP LOGIN without TLS from non-loopback clients."
     )

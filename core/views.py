@@ -119,7 +119,10 @@ class MailView(View):
     created_at: datetime
     # The caller's delivery, when the caller is a recipient.
     delivery: Literal["to", "cc"] | None = None
-    status: Literal["unread", "read", "archived"] | None = None
+    status: Literal["unread", "read", "archived", "deleted"] | None = None
+    # IMAP's \\Flagged and \\Answered, kept per recipient (null when not a recipient).
+    flagged: bool | None = None
+    answered: bool | None = None
     # Permission requests.
     options: list[str] | None = None
     permission_state: Literal["open", "decided", "expired"] | None = None

@@ -67,6 +67,9 @@ def serve(
     smtps_port: Annotated[
         int | None, typer.Option(help="SMTP over implicit TLS (AGENTMAIL_SMTPS_PORT).")
     ] = None,
+    imaps_port: Annotated[
+        int | None, typer.Option(help="IMAP over implicit TLS (AGENTMAIL_IMAPS_PORT).")
+    ] = None,
     tls_cert: Annotated[
         Path | None, typer.Option(help="PEM certificate (AGENTMAIL_TLS_CERT).")
     ] = None,
@@ -86,6 +89,7 @@ def serve(
         smtp_port=smtp_port,
         imap_port=imap_port,
         smtps_port=smtps_port,
+        imaps_port=imaps_port,
         tls_cert=tls_cert,
         tls_key=tls_key,
         domain=domain,
@@ -110,8 +114,13 @@ def serve(
                 "implicit TLS, AUTH required)"
             )
         console.print(
-            f"  IMAP          {settings.host}:{gateway.imap_port}   (your mail in any mail client)"
+            f"  IMAP          {settings.host}:{gateway.imap_port}   (your mail in any mail "
+            f"client{starttls})"
         )
+        if gateway.imaps_port is not None:
+            console.print(
+                f"  IMAPS         {settings.host}:{gateway.imaps_port}   (IMAP over implicit TLS)"
+            )
         if gateway.generated_admin_password:
             console.print(
                 f"  log in as     [bold]{settings.admin_user}[/] / "

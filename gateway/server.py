@@ -82,6 +82,7 @@ class Gateway:
         self.smtp_port: int = 0
         self.smtps_port: int | None = None
         self.imap_port: int = 0
+        self.imaps_port: int | None = None
         self.tls: ssl.SSLContext | None = None
         self.generated_admin_password: str | None = None
         self._stack = AsyncExitStack()
@@ -180,20 +181,31 @@ class Gateway:
             self._stack.push_async_callback(stop_smtp)
 
     async def _start_imap(self, store: Store, throttle: LoginThrottle) -> None:
+        """The IMAP port (STARTTLS when a certificate is configured) and, when
+        `imaps_port` is set, the implicit-TLS port, as for SMTP."""
         settings = self.settings
-        sock = bind_tcp(settings.host, settings.imap_port)
-        self.imap_port = sock.getsockname()[1]
-        stop_imap = await start_imap(
-            store,
-            BlobStore(settings.attachments_dir),
-            settings.domain,
-            sock,
-            allow_plaintext_auth=settings.imap_allow_plaintext_auth,
-            throttle=throttle,
-            tls=self.tls,
-        )
-        self._stack.callback(sock.close)
-        self._stack.push_async_callback(stop_imap)
+        ports = [(settings.imap_port, False)]
+        if settings.imaps_port is not None:
+            ports.append((settings.imaps_port, True))
+        for port, implicit_tls in ports:
+            sock = bind_tcp(settings.host, port)
+            self._stack.callback(sock.close)
+            bound: int = sock.getsockname()[1]
+            if implicit_tls:
+                self.imaps_port = bound
+            else:
+                self.imap_port = bound
+            stop_imap = await start_imap(
+                store,
+                BlobStore(settings.attachments_dir),
+                settings.domain,
+                sock,
+                allow_plaintext_auth=settings.imap_allow_plaintext_auth,
+                throttle=throttle,
+                tls=self.tls,
+                implicit_tls=implicit_tls,
+            )
+            self._stack.push_async_callback(stop_imap)
 
     def _every(self, seconds: float, job: Callable[[], Awaitable[None]]) -> None:
         if not self._background_jobs:

@@ -21,11 +21,12 @@ def server_tls_context(settings: Settings) -> ssl.SSLContext | None:
     """The context for the configured certificate and key, or None when TLS is off."""
     cert, key = settings.tls_cert, settings.tls_key
     if cert is None and key is None:
-        if settings.smtps_port is not None:
-            raise TlsConfigError(
-                "AGENTMAIL_SMTPS_PORT needs a certificate: set AGENTMAIL_TLS_CERT and "
-                "AGENTMAIL_TLS_KEY"
-            )
+        for name, port in (("SMTPS", settings.smtps_port), ("IMAPS", settings.imaps_port)):
+            if port is not None:
+                raise TlsConfigError(
+                    f"AGENTMAIL_{name}_PORT needs a certificate: set AGENTMAIL_TLS_CERT and "
+                    "AGENTMAIL_TLS_KEY"
+                )
         return None
     if cert is None or key is None:
         given, missing = ("TLS_CERT", "TLS_KEY") if key is None else ("TLS_KEY", "TLS_CERT")

@@ -24,15 +24,22 @@ MECHANISMS = (b"PLAIN", b"LOGIN")
 
 class GatewayImapConfig(IMAPConfig):
     def __init__(
-        self, *, domain: str, allow_plaintext_auth: bool, tls: ssl.SSLContext | None = None
+        self,
+        *,
+        domain: str,
+        allow_plaintext_auth: bool,
+        tls: ssl.SSLContext | None = None,
+        implicit_tls: bool = False,
     ) -> None:
+        """With `implicit_tls`, the connection is TLS from its first byte (RFC 8314
+        §3.3, port 993): no STARTTLS, and LOGIN allowed from anywhere."""
         super().__init__(
             Namespace(passlib_cfg=None, proxy_protocol=None),
             host=None,
             port=0,
             # pymap wants a context even without TLS; then STARTTLS is not offered.
             ssl_context=tls or ssl.create_default_context(ssl.Purpose.CLIENT_AUTH),
-            tls_enabled=tls is not None,
+            tls_enabled=tls is not None and not implicit_tls,
             hash_context=BuiltinHash(),
             cpu_subsystem=Subsystem.for_asyncio(),
             reject_dnsbl=False,
@@ -41,6 +48,7 @@ class GatewayImapConfig(IMAPConfig):
         )
         self._domain = domain
         self._allow_plaintext_auth = allow_plaintext_auth
+        self._implicit_tls = implicit_tls
 
     @property
     def backend_capability(self) -> BackendCapability:
@@ -55,7 +63,8 @@ class GatewayImapConfig(IMAPConfig):
         connection after STARTTLS; before that, any other one gets no mechanism
         (and LOGINDISABLED) unless plaintext is allowed.
         """
-        return self.tls_auth if self._allow_plaintext_auth else SASLAuth([])
+        secure = self._allow_plaintext_auth or self._implicit_tls
+        return self.tls_auth if secure else SASLAuth([])
 
     @property
     def tls_auth(self) -> SASLAuth:

@@ -5,17 +5,18 @@ decision", and `Sessions/<alias>` (`Sessions/<short id>` while unnamed) for each
 conversation. A folder is found again by its id, never its name, so a selected
 conversation folder survives a rename.
 
-Each check re-reads the folder's UIDs and `\\Seen` in one query and lets pymap's
+Each check re-reads the folder's UIDs and flags in one query and lets pymap's
 `SelectedMailbox.set_messages` work out the EXISTS/EXPUNGE/FETCH updates.
+
+Flags: `\\Seen`, `\\Flagged` and `\\Answered` are kept per recipient (PERMANENTFLAGS);
+`\\Deleted` lasts the session, until EXPUNGE acts on it (imap_view/session.py).
+Drafts keep no flags: every draft is `\\Seen \\Draft`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Iterable
-from email.parser import BytesHeaderParser
-from email.policy import compat32
 
 from pymap.backend.mailbox import MailboxDataInterface, MailboxSetInterface
 from pymap.concurrent import Event
@@ -26,26 +27,26 @@ from pymap.listtree import ListTree
 from pymap.mailbox import MailboxSnapshot
 from pymap.parsing.message import AppendMessage
 from pymap.parsing.specials import ObjectId, SequenceSet
-from pymap.parsing.specials.flag import Flag, Seen
+from pymap.parsing.specials.flag import Answered, Deleted, Draft, Flag, Flagged, Seen
 from pymap.selected import SelectedMailbox, SelectedSet
 
 from core.bus import Subscription
 from core.imap_folders import (
     FolderInfo,
+    FolderMessage,
     FolderState,
     folder_by_id,
     folder_counts,
     folder_state,
     list_folders,
-    sent_uid,
 )
 from core.imap_uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
+from imap_view.append import appended_uid
 from imap_view.backend import Backend
 from imap_view.message import Contents, Message
 
 __all__ = ["SPECIAL_USE", "MailboxData", "MailboxSet", "folder_name"]
 
-_MSGID_RE = re.compile(r"<[^<>\s]+>")  # as smtp_in/message.py reads it
 DELIMITER = "/"
 SESSIONS = "Sessions"
 FIXED_NAMES = {
@@ -58,15 +59,10 @@ FIXED_NAMES = {
 }
 # RFC 6154 §2: the attributes clients use to find these folders whatever their names.
 SPECIAL_USE = {"Sent": b"Sent", "Drafts": b"Drafts", "Archive": b"Archive", "Trash": b"Trash"}
-PERMANENT_FLAGS = frozenset({Seen})
+PERMANENT_FLAGS = frozenset({Seen, Flagged, Answered})
+DRAFT_FLAGS = frozenset({Seen, Draft})
+SESSION_FLAGS = frozenset({Deleted})  # until this session's EXPUNGE
 READ_ONLY_REASON = "folders are views of the store: they cannot be created, renamed or deleted"
-
-
-def message_id_of(literal: bytes) -> str | None:
-    """The Message-ID of an APPENDed message as SMTP stored it: the first `<…>`."""
-    value = BytesHeaderParser(policy=compat32).parsebytes(literal).get("Message-ID")
-    found = _MSGID_RE.search(str(value)) if value is not None else None
-    return found.group(0) if found else None
 
 
 def folder_name(folder: FolderInfo) -> str:
@@ -170,11 +166,11 @@ class MailboxData(MailboxDataInterface[Message]):
 
     @property
     def permanent_flags(self) -> frozenset[Flag]:
-        return PERMANENT_FLAGS
+        return frozenset() if self.folder.key == DRAFTS else PERMANENT_FLAGS
 
     @property
     def session_flags(self) -> frozenset[Flag]:
-        return frozenset()
+        return SESSION_FLAGS
 
     @property
     def selected_set(self) -> SelectedSet:
@@ -186,14 +182,16 @@ class MailboxData(MailboxDataInterface[Message]):
     def messages_of(self, state: FolderState) -> list[Message]:
         return [
             Message(
-                m.uid,
-                m.created_at,
-                PERMANENT_FLAGS if m.seen else (),
-                mail_seq=m.mail_seq,
-                contents=self._contents,
+                m.uid, m.created_at, self._flags(m), mail_seq=m.mail_seq, contents=self._contents
             )
             for m in state.messages
         ]
+
+    def _flags(self, message: FolderMessage) -> frozenset[Flag]:
+        if self.folder.key == DRAFTS:
+            return DRAFT_FLAGS
+        kept = ((Seen, message.seen), (Flagged, message.flagged), (Answered, message.answered))
+        return frozenset(flag for flag, present in kept if present)
 
     async def update_selected(
         self, selected: SelectedMailbox, *, wait_on: Event | None = None
@@ -240,26 +238,15 @@ class MailboxData(MailboxDataInterface[Message]):
         return cached_msg.as_expunged()
 
     async def append(self, append_msg: AppendMessage, *, recent: bool = False) -> Message:
-        """Only the copy of a mail already sent, into Sent: it is that mail (no duplicate)."""
-        if self.folder.key != SENT:
-            raise NotAllowedError(
-                "APPEND is accepted only into Sent, for a copy of a mail you sent through "
-                "the gateway: send mail by SMTP or the web UI"
-            )
-        message_id = message_id_of(append_msg.literal)
-        uid = None
-        if message_id is not None:
-            uid = await sent_uid(self._backend.store, self.owner, message_id)
-        if uid is None:
-            raise NotAllowedError(
-                "this message was not sent through the gateway (no stored mail of yours has "
-                f"its Message-ID {message_id or '(none)'}): send it by SMTP first"
-            )
-        state = await self.state()
-        for message in self.messages_of(state):
+        """Into Drafts or Sent only (imap_view/append.py)."""
+        uid = await appended_uid(self._backend, self.owner, self.folder.key, append_msg.literal)
+        return await self._message(uid, "the message left the folder meanwhile")
+
+    async def _message(self, uid: int, gone: str) -> Message:
+        for message in self.messages_of(await self.state()):
             if message.uid == uid:
                 return message
-        raise NotAllowedError("the sent mail left the Sent folder meanwhile")
+        raise NotAllowedError(gone)
 
     async def copy(self, uid: int, destination: MailboxData, *, recent: bool = False) -> int | None:
         raise NotAllowedError("COPY is not supported yet")
@@ -273,7 +260,7 @@ class MailboxData(MailboxDataInterface[Message]):
         raise NotImplementedError("flags are changed for many messages at once by Session")
 
     async def delete(self, uids: Iterable[int]) -> None:
-        raise NotAllowedError("nothing is deleted from the store over IMAP yet")
+        raise NotImplementedError("EXPUNGE works on the whole set in Session.expunge_mailbox")
 
     async def claim_recent(self, selected: SelectedMailbox) -> None:
         pass  # \Recent is not kept (RFC 9051 drops it)
@@ -282,4 +269,10 @@ class MailboxData(MailboxDataInterface[Message]):
         pass
 
     async def find_deleted(self, seq_set: SequenceSet, selected: SelectedMailbox) -> list[int]:
-        return []  # \Deleted is not stored yet, so EXPUNGE removes nothing
+        """The messages this session marked `\\Deleted` (RFC 3501 §6.4.3)."""
+        flags = selected.session_flags
+        return [
+            message.uid
+            for _, message in selected.messages.get_all(seq_set)
+            if Deleted in message.get_flags(flags)
+        ]

@@ -4,7 +4,8 @@ The content is the mail's original bytes when it arrived as RFC 5322 (SMTP,
 import), else its rendering (core/rendering.py). A FETCH or SEARCH that needs
 content loads all its messages' content first (`Contents.load`, a few queries
 and one worker thread for the lot); each message then finds its own there.
-Parsed contents are shared across sessions by `ContentCache`.
+Parsed contents are shared across sessions by `ContentCache`. A draft (in
+`Drafts`, a negative seq: core/draft_folder.py) is rendered from its row each time.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pymap.parsing.response.fetch import (
 )
 from pymap.parsing.specials import FetchRequirement, Flag
 
+from core.draft_folder import is_draft_seq, render_drafts
 from core.rendering_batch import content_key, load_many, render_loaded
 from core.rendering_store import RenderInputs
 from imap_view.backend import Backend
@@ -37,13 +39,18 @@ __all__ = ["Contents", "LoadedMessage", "Message"]
 class Contents:
     """One IMAP session's message contents for the running command (see module doc)."""
 
-    def __init__(self, backend: Backend) -> None:
+    def __init__(self, backend: Backend, owner: str) -> None:
         self._backend = backend
+        self._owner = owner
         self._command: dict[int, MessageContent] = {}
 
     async def load(self, mail_seqs: Iterable[int]) -> None:
         """Make the content of these mails available until the command ends."""
         wanted = [seq for seq in dict.fromkeys(mail_seqs) if seq not in self._command]
+        drafts = [seq for seq in wanted if is_draft_seq(seq)]
+        if drafts:
+            await self._load_drafts(drafts)
+            wanted = [seq for seq in wanted if not is_draft_seq(seq)]
         if not wanted:
             return
         backend = self._backend
@@ -61,6 +68,16 @@ class Contents:
         parsed = await asyncio.to_thread(_render_and_parse, missing, backend)
         for seq, content in parsed.items():
             backend.contents.put(keys[seq], content)
+        self._command.update(parsed)
+
+    async def _load_drafts(self, seqs: list[int]) -> None:
+        backend, owner = self._backend, self._owner
+        raw = await backend.store.read(
+            lambda session: render_drafts(session, owner, seqs, backend.domain)
+        )
+        parsed = await asyncio.to_thread(
+            lambda: {seq: MessageContent.parse(data) for seq, data in raw.items()}
+        )
         self._command.update(parsed)
 
     async def get(self, mail_seq: int) -> MessageContent | None:

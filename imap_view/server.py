@@ -36,12 +36,18 @@ async def start_imap(
     allow_plaintext_auth: bool,
     throttle: LoginThrottle,
     tls: ssl.SSLContext | None = None,
+    implicit_tls: bool = False,
 ) -> Callable[[], Awaitable[None]]:
     """Serve IMAP on `sock` (bound and listening) on the running loop; returns `stop`.
 
-    With `tls`, STARTTLS is offered (RFC 3501 §6.2.1).
+    With `tls`, STARTTLS is offered (RFC 3501 §6.2.1); with `implicit_tls` too, every
+    connection starts with the TLS handshake instead (RFC 8314 §3.3, imaps).
     """
-    config = GatewayImapConfig(domain=domain, allow_plaintext_auth=allow_plaintext_auth, tls=tls)
+    if implicit_tls and tls is None:
+        raise ValueError("implicit TLS needs a TLS context")
+    config = GatewayImapConfig(
+        domain=domain, allow_plaintext_auth=allow_plaintext_auth, tls=tls, implicit_tls=implicit_tls
+    )
     imap = IMAPServer(Login(Backend(store, blobs, domain, config), throttle), config)
     connections: set[asyncio.Task[None]] = set()
 
@@ -55,7 +61,7 @@ async def start_imap(
         finally:
             connections.discard(task)
 
-    server = await asyncio.start_server(connected, sock=sock)
+    server = await asyncio.start_server(connected, sock=sock, ssl=tls if implicit_tls else None)
 
     async def stop() -> None:
         server.close()

@@ -2,8 +2,9 @@
 
 pymap's BaseSession fetches, searches and stores one message at a time (one
 backend call each). Here FETCH loads every requested message's content with one
-batch (imap_view/message.py), STORE changes `\\Seen` for the whole set in one
-statement, and SEARCH loads content once for all candidates.
+batch (imap_view/message.py), STORE changes each kept flag for the whole set in
+one statement, and SEARCH loads content once for all candidates. The writes
+(STORE, EXPUNGE, COPY, MOVE) are in imap_view/writes.py.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pymap.backend.session import BaseSession
 from pymap.context import current_command
 from pymap.exceptions import MailboxNotFound, MailboxReadOnly, NotAllowedError
 from pymap.flags import FlagOp
-from pymap.parsing.command.select import FetchCommand
+from pymap.parsing.command.select import CloseCommand, FetchCommand
 from pymap.parsing.response.code import CopyUid
 from pymap.parsing.specials import FetchRequirement, SearchKey, SequenceSet
 from pymap.parsing.specials.flag import Flag, Seen
@@ -22,12 +23,11 @@ from pymap.search import SearchCriteriaSet, SearchParams
 from pymap.selected import SelectedMailbox
 
 from core.bus import Subscription
-from core.imap_folders import move_archived, set_seen
-from core.imap_uids import ARCHIVE, INBOX
 from imap_view.backend import Backend
 from imap_view.config import GatewayImapConfig
 from imap_view.mailbox import SPECIAL_USE, MailboxData, MailboxSet
 from imap_view.message import Contents, Message
+from imap_view.writes import expunge, mark_seen, store_flags, transfer
 
 __all__ = ["Session"]
 
@@ -38,7 +38,7 @@ class Session(BaseSession[Message]):
     def __init__(self, owner: str, backend: Backend, wakes: Subscription) -> None:
         super().__init__(owner)
         self._backend = backend
-        self._contents = Contents(backend)
+        self._contents = Contents(backend, owner)
         self._mailbox_set = MailboxSet(owner, backend, wakes, self._contents)
 
     @property
@@ -81,7 +81,7 @@ class Session(BaseSession[Message]):
         wanted = _messages(selected, sequence_set)
         if set_seen_flag:  # BODY[] without PEEK (RFC 3501 §6.4.5)
             unseen = [m.mail_seq for _, m in wanted if Seen not in m.permanent_flags]
-            await self._set_seen(unseen, True)
+            await mark_seen(self._backend.store, self.owner, unseen)
         command = current_command.get(None)
         if isinstance(command, FetchCommand):
             requirement = FetchRequirement.reduce(a.requirement for a in command.attributes)
@@ -115,69 +115,83 @@ class Session(BaseSession[Message]):
         flag_set: frozenset[Flag],
         mode: FlagOp = FlagOp.REPLACE,
     ) -> tuple[Iterable[tuple[int, Message]], SelectedMailbox]:
-        """Only `\\Seen` is kept (PERMANENTFLAGS says so); others last the session."""
+        """The kept flags for the whole set at once; others (`\\Deleted`) last the session."""
         if selected.readonly:  # EXAMINE (RFC 3501 §6.3.2)
             raise MailboxReadOnly()
         mailbox = await self._get_selected(selected)
         wanted = _messages(selected, sequence_set)
         permanent = selected.permanent_flags & flag_set
-        to_seen: list[int] = []
-        to_unseen: list[int] = []
+        await store_flags(self._backend.store, self.owner, [m for _, m in wanted], permanent, mode)
         for _, message in wanted:
-            now_seen = Seen in mode.apply(message.permanent_flags, permanent)
-            if now_seen != (Seen in message.permanent_flags):
-                (to_seen if now_seen else to_unseen).append(message.mail_seq)
             selected.session_flags.update(message.uid, flag_set - permanent, mode)
-        await self._set_seen(to_seen, True)
-        await self._set_seen(to_unseen, False)
         updated = await mailbox.update_selected(selected)
         return _fresh(updated, wanted), updated
-
-    async def _set_seen(self, mail_seqs: list[int], seen: bool) -> None:
-        if mail_seqs:
-            await set_seen(self._backend.store, self.owner, mail_seqs, seen)
 
     async def expunge_mailbox(
         self, selected: SelectedMailbox, uid_set: SequenceSet | None = None
     ) -> SelectedMailbox:
-        """`\\Deleted` is not kept yet, so there is never anything to expunge."""
+        """EXPUNGE (and UID EXPUNGE, RFC 4315) of this session's `\\Deleted` messages.
+
+        CLOSE expunges too (RFC 3501 §6.4.2), but never fails: in a read-only or a
+        folder nothing can leave, it only closes.
+        """
+        closing = isinstance(current_command.get(None), CloseCommand)
+        if selected.readonly:
+            if closing:
+                return selected
+            raise MailboxReadOnly()
         mailbox = await self._get_selected(selected)
+        uids = set(await mailbox.find_deleted(uid_set or SequenceSet.all(uid=True), selected))
+        doomed = [m for _, m in _messages(selected, SequenceSet.all()) if m.uid in uids]
+        try:
+            await expunge(self._backend.store, self.owner, mailbox.folder.key, doomed)
+        except NotAllowedError:
+            if not closing:
+                raise
         return await mailbox.update_selected(selected)
 
     async def copy_messages(
         self, selected: SelectedMailbox, sequence_set: SequenceSet, mailbox: str
     ) -> tuple[CopyUid | None, SelectedMailbox]:
-        raise NotAllowedError("COPY is not supported yet")
+        """COPY to INBOX, Archive or Trash changes the mail's state (imap_view/writes.py)."""
+        return await self._transfer(selected, sequence_set, mailbox, move=False)
 
     async def move_messages(
         self, selected: SelectedMailbox, sequence_set: SequenceSet, mailbox: str
     ) -> tuple[CopyUid | None, SelectedMailbox]:
-        """RFC 6851 MOVE between INBOX and Archive: archiving, as in the web UI.
+        """RFC 6851 MOVE between INBOX, Archive and Trash; as in the web UI.
 
         Never pymap's `OK` for a MOVE that moved nothing: that is a `NO`.
         """
+        return await self._transfer(selected, sequence_set, mailbox, move=True)
+
+    async def _transfer(
+        self, selected: SelectedMailbox, sequence_set: SequenceSet, name: str, *, move: bool
+    ) -> tuple[CopyUid | None, SelectedMailbox]:
         source = await self._get_selected(selected)
         try:
-            target = await self._mailbox_set.get_mailbox(mailbox)
+            target = await self._mailbox_set.get_mailbox(name)
         except KeyError as exc:
-            raise MailboxNotFound(mailbox, try_create=True) from exc
-        if selected.readonly:
+            raise MailboxNotFound(name, try_create=True) from exc
+        if selected.readonly and move:
             raise MailboxReadOnly()
-        moves = {(INBOX, ARCHIVE): True, (ARCHIVE, INBOX): False}
-        archived = moves.get((source.folder.key, target.folder.key))
-        if archived is None:
-            raise NotAllowedError(
-                "MOVE works from INBOX to Archive and back; deleting is not supported yet"
-            )
         wanted = _messages(selected, sequence_set)
-        moved = await move_archived(
-            self._backend.store, self.owner, [m.mail_seq for _, m in wanted], archived=archived
+        moved = await transfer(
+            self._backend.store,
+            self.owner,
+            source.folder.key,
+            target.folder.key,
+            [m for _, m in wanted],
+            move=move,
         )
-        if not moved:
-            raise NotAllowedError("no message was moved: none of them is in this mailbox")
         pairs = [(m.uid, moved[m.mail_seq]) for _, m in wanted if m.mail_seq in moved]
-        updated = await source.update_selected(selected)
-        return CopyUid(target.uid_validity, pairs), updated
+        copy_uid = CopyUid(target.uid_validity, pairs) if pairs else None
+        if not move:
+            # A COPY out of INBOX takes the mail out of INBOX too; its EXPUNGE waits for
+            # the next command. mutt copies to Trash, then STOREs every flag change and
+            # EXPUNGEs: an EXPUNGE in the COPY's own reply made it drop the STOREs.
+            return copy_uid, selected
+        return copy_uid, await source.update_selected(selected)
 
 
 def _special_use(name: str) -> list[bytes]:

@@ -18,7 +18,7 @@ from core.views import MailList, MailView, SendResult
 
 class DeliveryState(BaseModel):
     mail_id: str
-    status: Literal["unread", "read", "archived"]
+    status: Literal["unread", "read", "archived", "deleted"]
 
 
 def mail_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
@@ -97,6 +97,16 @@ def mail_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
     @router.post("/{mail_id}/unarchive")
     async def unarchive(mail_id: str, caller: Caller, store: StoreDep) -> DeliveryState:
         return await _state(store, caller, mail_id, archived=False)
+
+    @router.post("/{mail_id}/delete")
+    async def delete(mail_id: str, caller: Caller, store: StoreDep) -> DeliveryState:
+        """Move to Trash (humans only): nothing is destroyed, `restore` brings it back."""
+        return await _state(store, caller, mail_id, deleted=True)
+
+    @router.post("/{mail_id}/restore")
+    async def restore(mail_id: str, caller: Caller, store: StoreDep) -> DeliveryState:
+        """Out of Trash, back to the inbox or the archive, wherever it was."""
+        return await _state(store, caller, mail_id, deleted=False)
 
     return router
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import imaplib
 import os
 import re
 import signal
@@ -10,6 +11,8 @@ import sys
 from pathlib import Path
 
 import httpx
+
+from tests.support.tls import Certificate
 
 AGENTMAIL = [sys.executable, "-m", "gateway"]
 
@@ -89,6 +92,33 @@ async def test_serve_prints_how_to_log_in_and_stops_on_sigterm(
     await _stop(process)
     assert password.group(1) not in text
     assert "with ADMIN_PASSWORD, or the password printed on the first start" in text
+
+
+async def test_serve_prints_the_imaps_port(database_url: str, tmp_path: Path) -> None:
+    certificate = Certificate(tmp_path / "tls", "127.0.0.1")
+    ports = {f"AGENTMAIL_{name}_PORT": "0" for name in ("HTTP", "SMTP", "IMAP", "IMAPS")}
+    env = _env(
+        database_url,
+        tmp_path / "data",
+        AGENTMAIL_TLS_CERT=str(certificate.cert),
+        AGENTMAIL_TLS_KEY=str(certificate.key),
+        ADMIN_PASSWORD="admin-password",
+        **ports,
+    )
+    process, text = await _serve_until_login_line(env)
+    try:
+        imaps = re.search(r"IMAPS\s+127\.0\.0\.1:(\d+)", text)
+        assert imaps is not None, text
+        assert re.search(r"IMAP\s+127\.0\.0\.1:\d+ .*STARTTLS", text), text
+
+        def login() -> str:
+            port, context = int(imaps.group(1)), certificate.client_context()
+            with imaplib.IMAP4_SSL("127.0.0.1", port, ssl_context=context, timeout=15) as client:
+                return str(client.login("admin", "admin-password")[0])
+
+        assert await asyncio.to_thread(login) == "OK"
+    finally:
+        await _stop(process)
 
 
 async def test_user_and_key_commands(database_url: str, tmp_path: Path) -> None:

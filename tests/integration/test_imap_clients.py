@@ -6,10 +6,12 @@ import asyncio
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
-from tests.integration.test_imap_fetch import submit, submitted_with_attachment
+from tests.integration.test_imap_fetch import D, submit, submitted_with_attachment
 from tests.support.gateway import PASSWORD, Api
 from tests.support.http import ok
 from tests.support.imap import fetched, imap_login
@@ -186,3 +188,94 @@ async def test_mutt_shows_pushed_mail_and_opens_an_attachment(api: Api, tmp_path
         assert "application/octet-stream" in screen
     finally:
         await terminal.stop()
+
+
+async def changed(jianf: httpx.AsyncClient, mail: dict[str, Any], field: str, value: Any) -> bool:
+    """Whether the mail's REST view shows `field == value` within a few seconds."""
+    for _ in range(75):
+        if ok(await jianf.get(f"/api/v1/me/mail/{mail['mail_id']}"))[field] == value:
+            return True
+        await asyncio.sleep(0.2)
+    return False
+
+
+@pytest.mark.skipif(
+    shutil.which("mutt") is None or shutil.which("tmux") is None, reason="needs mutt and tmux"
+)
+async def test_mutt_flags_and_deletes_to_trash(api: Api, tmp_path: Path) -> None:
+    """mutt's `F` and `d` + `$` (sync) with `trash` set: \\Flagged kept, the mail in Trash."""
+    jianf = await api.human("jianf")
+    builder = await api.agent("builder")
+    send = "/api/v1/mail/send"
+    keep = ok(await builder.post(send, json={"to": "jianf@", "subject": "keep me"}))
+    gone = ok(await builder.post(send, json={"to": "jianf@", "subject": "delete me"}))
+    config = tmp_path / "muttrc"
+    extra = 'set trash="+Trash"\nset delete=yes\n'
+    config.write_text(MUTTRC.format(port=api.gateway.imap_port, password=PASSWORD) + extra)
+    terminal = Terminal(f"agentmail-test-{tmp_path.name}")
+    await terminal.start(f"TERM=xterm mutt -n -F {config}")
+    try:
+        await terminal.shows("delete me")
+        await terminal.keys("1", "Enter", "F")  # flag message 1
+        await terminal.keys("2", "Enter", "d")  # delete message 2
+        await terminal.keys("$")  # one sync: COPY to Trash, STORE the flags, EXPUNGE
+        assert await changed(jianf, gone, "status", "deleted")
+        assert await changed(jianf, keep, "flagged", True)
+        await terminal.shows("keep me")
+    finally:
+        await terminal.stop()
+    assert ok(await jianf.get(f"/api/v1/me/mail/{keep['mail_id']}"))["flagged"] is True
+    trash = ok(await jianf.get("/api/v1/me/mail/inbox", params={"status": "deleted"}))
+    assert [m["mail_id"] for m in trash["mails"]] == [gone["mail_id"]]
+
+
+@pytest.mark.skipif(shutil.which("mbsync") is None, reason="isync (mbsync) is not installed")
+async def test_mbsync_pushes_flags_deletes_and_drafts(api: Api, tmp_path: Path) -> None:
+    """`Sync All` + `Expunge Both`: a local flag, a local delete (moved to Trash, not
+    destroyed) and a new local draft reach the gateway."""
+    jianf = await api.human("jianf")
+    builder = await api.agent("builder")
+    send = "/api/v1/mail/send"
+    keep = ok(await builder.post(send, json={"to": "jianf@", "subject": "keep me"}))
+    gone = ok(await builder.post(send, json={"to": "jianf@", "subject": "delete me"}))
+    maildir = tmp_path / "mail"
+    maildir.mkdir()
+    config = tmp_path / "mbsyncrc"
+    settings = MBSYNCRC.format(port=api.gateway.imap_port, password=PASSWORD, maildir=maildir)
+    settings = settings.replace("Patterns *", "Patterns INBOX Trash Drafts")
+    config.write_text(
+        settings.replace("Sync Pull", "Sync All").replace("Expunge None", "Expunge Both")
+    )
+
+    async def sync() -> None:
+        command = ["mbsync", "--config", str(config), "--all"]
+        done = await asyncio.to_thread(subprocess.run, command, capture_output=True, timeout=60)
+        assert done.returncode == 0, (done.stdout, done.stderr)
+
+    await sync()
+    files = {
+        subject: path
+        for path in (maildir / "INBOX").rglob("*")
+        if path.is_file()
+        for subject in ("keep me", "delete me")
+        if f"Subject: {subject}".encode() in path.read_bytes()
+    }
+    assert set(files) == {"keep me", "delete me"}
+    for subject, flag in (("keep me", "F"), ("delete me", "T")):  # flagged; trashed
+        path = files[subject]
+        base = path.name.split(":2,")[0]
+        path.rename(path.parent.parent / "cur" / f"{base}:2,{flag}")
+    draft = f"From: jianf@{D}\r\nTo: bob@{D}\r\nSubject: from mbsync\r\n\r\nlater\r\n"
+    (maildir / "Drafts" / "cur" / "1.local.draft:2,DS").write_text(draft)
+    await sync()
+    assert ok(await jianf.get(f"/api/v1/me/mail/{keep['mail_id']}"))["flagged"] is True
+    assert ok(await jianf.get(f"/api/v1/me/mail/{gone['mail_id']}"))["status"] == "deleted"
+    drafts = ok(await jianf.get("/api/v1/me/drafts", params={"include_body": True}))["drafts"]
+    assert [(d["subject"], d["to"], d["body"]) for d in drafts] == [
+        ("from mbsync", "bob@", "later\n")
+    ]
+    await sync()  # the deleted mail comes back from Trash
+    settled = maildir_files(maildir)
+    assert sum(name.startswith("Trash/") for name in settled) == 1
+    await sync()
+    assert maildir_files(maildir) == settled

@@ -156,15 +156,15 @@ async def test_seen_is_shared_with_rest_both_ways(api: Api) -> None:
     assert inbox["total"] == 2
 
 
-async def test_only_seen_is_kept(api: Api) -> None:
+async def test_flagged_is_kept_and_deleted_lasts_the_session(api: Api) -> None:
     await api.human("jianf")
     await agent_mail(await api.agent("builder"), "flags")
     async with imap_login(api.gateway, "jianf") as imap:
         await imap.ok("select", "INBOX")
-        await imap.uid("STORE", "1", "+FLAGS", "(\\Flagged \\Seen)")
+        await imap.uid("STORE", "1", "+FLAGS", "(\\Flagged \\Seen \\Deleted)")
     async with imap_login(api.gateway, "jianf") as imap:
         await imap.ok("select", "INBOX")
-        assert (await fetch_one(imap, "(FLAGS)"))["FLAGS"] == {"\\Seen"}
+        assert (await fetch_one(imap, "(FLAGS)"))["FLAGS"] == {"\\Seen", "\\Flagged"}
 
 
 async def test_uid_search(api: Api) -> None:
@@ -241,7 +241,7 @@ async def test_append_to_sent_of_a_mail_sent_by_smtp_adds_no_duplicate(api: Api)
         typ, data = await imap("append", "Sent", None, None, stranger)
         assert typ == "NO" and b"not sent through the gateway" in data[0]
         typ, data = await imap("append", "INBOX", None, None, copy)
-        assert typ == "NO" and b"only into Sent" in data[0]
+        assert typ == "NO" and b"only into Drafts (a draft) and into Sent" in data[0]
         assert await imap.search_uids("ALL") == [1]
 
 

@@ -74,3 +74,33 @@ async def test_archiving_over_rest_is_pushed_as_expunge(api: Api) -> None:
     async with idling(api, "jianf") as client:
         ok(await jianf.post(f"/api/v1/me/mail/{sent['mail_id']}/archive"))
         assert b"1 EXPUNGE" in await pushed_until(client, b"EXPUNGE")
+
+
+async def test_deleting_elsewhere_is_pushed_as_expunge_and_exists(api: Api) -> None:
+    """IDLE on INBOX sees another session's EXPUNGE into Trash; IDLE on Trash sees it come."""
+    jianf = await api.human("jianf")
+    builder = await api.agent("builder")
+    mails = [
+        ok(await builder.post("/api/v1/mail/send", json={"to": "jianf@", "subject": s}))
+        for s in ("a", "b")
+    ]
+    async with idling(api, "jianf") as inbox, idling(api, "jianf", "Trash") as trash:
+        async with imap_login(api.gateway, "jianf") as other:
+            await other.ok("select", "INBOX")
+            await other.uid("STORE", "1", "+FLAGS", "(\\Deleted)")
+            await other.ok("expunge")
+        assert b"1 EXPUNGE" in await pushed_until(inbox, b"EXPUNGE")
+        assert b"1 EXISTS" in await pushed_until(trash, b"EXISTS")
+        ok(await jianf.post(f"/api/v1/me/mail/{mails[1]['mail_id']}/delete"))  # over REST
+        assert b"1 EXPUNGE" in await pushed_until(inbox, b"EXPUNGE")
+        assert b"2 EXISTS" in await pushed_until(trash, b"2 EXISTS")
+
+
+async def test_a_draft_saved_over_rest_is_pushed_to_drafts(api: Api) -> None:
+    jianf = await api.human("jianf")
+    async with idling(api, "jianf", "Drafts") as client:
+        saved = await jianf.post("/api/v1/me/drafts", json={"to": "bob@", "subject": "later"})
+        assert saved.status_code == 201, saved.text
+        assert b"1 EXISTS" in await pushed_until(client, b"EXISTS")
+        ok(await jianf.delete(f"/api/v1/me/drafts/{saved.json()['draft_id']}"))
+        assert b"1 EXPUNGE" in await pushed_until(client, b"EXPUNGE")

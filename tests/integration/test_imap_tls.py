@@ -1,4 +1,5 @@
-"""IMAP STARTTLS with a configured certificate (trustme's CA), on both backends."""
+"""IMAP STARTTLS and implicit TLS with a configured certificate (trustme's CA), on both
+backends."""
 
 from __future__ import annotations
 
@@ -7,9 +8,13 @@ import imaplib
 import ssl
 from pathlib import Path
 
+import pytest
 import trustme
 
+from core.settings import Settings
+from gateway.tls import TlsConfigError, server_tls_context
 from tests.support.gateway import PASSWORD, Api, running_gateway
+from tests.support.tls import Certificate
 
 
 def _starttls_login(port: int, client_context: ssl.SSLContext) -> list[bytes]:
@@ -49,3 +54,45 @@ async def test_no_starttls_without_a_certificate(api: Api) -> None:
             return tuple(client.capabilities)
 
     assert "STARTTLS" not in await asyncio.to_thread(capabilities)
+
+
+def _implicit_tls_session(port: int, client_context: ssl.SSLContext) -> tuple[list[str], bytes]:
+    with imaplib.IMAP4_SSL("127.0.0.1", port, ssl_context=client_context, timeout=15) as client:
+        capabilities = list(client.capabilities)
+        client.login("jianf", PASSWORD)
+        client.select("INBOX")
+        _, data = client.uid("FETCH", "1", "(BODY.PEEK[HEADER.FIELDS (SUBJECT)])")
+        assert isinstance(data[0], tuple), data
+        return capabilities, bytes(data[0][1])
+
+
+async def test_implicit_tls_port_serves_imaps(database_url: str, tmp_path: Path) -> None:
+    """RFC 8314 §3.3: TLS from the first byte, with the certificate SMTP uses."""
+    certificate = Certificate(tmp_path / "tls", "127.0.0.1")
+    async with running_gateway(
+        database_url,
+        tmp_path / "data",
+        tls_cert=certificate.cert,
+        tls_key=certificate.key,
+        imaps_port=0,
+    ) as gateway:
+        api = Api(gateway)
+        try:
+            await api.human("jianf")
+            builder = await api.agent("builder")
+            body = {"to": "jianf@", "subject": "over imaps", "body": "x"}
+            assert (await builder.post("/api/v1/mail/send", json=body)).status_code == 200
+            assert gateway.imaps_port is not None and gateway.imaps_port != gateway.imap_port
+            capabilities, subject = await asyncio.to_thread(
+                _implicit_tls_session, gateway.imaps_port, certificate.client_context()
+            )
+            assert "STARTTLS" not in capabilities and "AUTH=PLAIN" in capabilities
+            assert subject.strip() == b"Subject: over imaps"
+        finally:
+            await api.close()
+
+
+def test_an_imaps_port_without_a_certificate_is_refused(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path, imaps_port=0)
+    with pytest.raises(TlsConfigError, match="AGENTMAIL_IMAPS_PORT needs a certificate"):
+        server_tls_context(settings)

@@ -6,12 +6,12 @@ import asyncio
 from pathlib import Path
 
 from alembic import command
-from sqlalchemy import insert, select
+from sqlalchemy import column, insert, select, table
 from sqlalchemy.engine import Connection
 
 from core.imap_folders import ensure_folders, folder_state, list_folders
 from core.migrate import alembic_config, migrate
-from core.models import Conversation, Delivery, ImapFolder, ImapUid, Mail, User, table_of, utcnow
+from core.models import Conversation, Draft, ImapFolder, ImapUid, Mail, User, table_of, utcnow
 from core.store import Store
 from core.store import database_url as sqlalchemy_url
 from tests.support.gateway import Api
@@ -54,8 +54,18 @@ async def test_a_reader_never_sees_a_gap_in_the_uids(api: Api) -> None:
         assert uids == list(range(1, len(uids) + 1)), uids
 
 
+# The columns deliveries and drafts had at 0002t (the models have more since).
+OLD_DELIVERIES = table(
+    "deliveries",
+    *map(column, ("mail_seq", "recipient", "kind", "is_read", "archived", "created_at")),
+)
+OLD_DRAFTS = table(
+    "drafts", *map(column, ("id", "owner", "cc", "subject", "body", "created_at", "updated_at"))
+)
+
+
 def _old_store(connection: Connection) -> None:
-    """A store as 0002t left it: two humans, one conversation, four mails."""
+    """A store as 0002t left it: two humans, one conversation, four mails, two drafts."""
     config = alembic_config(connection)
     command.upgrade(config, "0002t")
     command.downgrade(config, "0002t")  # a template database is at head already
@@ -113,7 +123,7 @@ def _old_store(connection: Connection) -> None:
             },
         )
         connection.execute(
-            insert(table_of(Delivery)),
+            insert(OLD_DELIVERIES),
             {
                 "mail_seq": seq,
                 "recipient": to,
@@ -122,6 +132,13 @@ def _old_store(connection: Connection) -> None:
                 "archived": archived,
                 "created_at": now,
             },
+        )
+    for n in (1, 2):
+        columns = {"id": f"d{n}", "owner": "jianf", "cc": "[]", "subject": f"draft {n}"}
+        times = {"created_at": now, "updated_at": now}
+        connection.execute(
+            insert(OLD_DRAFTS),
+            {**columns, "body": "", **times},
         )
 
 
@@ -159,5 +176,10 @@ async def test_the_migration_files_mail_already_stored(database_url: str, tmp_pa
         assert next_uids[("jianf", "inbox")] == 3
         assert next_uids[("jianf", "trash")] == 1  # every fixed folder exists
         assert next_uids[("bob", "sent")] == 4
+        drafts = await store.read(
+            lambda s: s.execute(select(Draft.id, Draft.imap_uid).order_by(Draft.id)).all()
+        )
+        assert [tuple(row) for row in drafts] == [("d1", 1), ("d2", 2)]  # numbered by 0005f
+        assert next_uids[("jianf", "drafts")] == 3
     finally:
         await store.close()

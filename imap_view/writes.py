@@ -1,0 +1,136 @@
+"""What IMAP may change in the store: flags, and which of INBOX, Archive or Trash holds a mail.
+
+ARCHITECTURE.md "IMAP": a mail is in several mailboxes at once (INBOX and its
+conversation's folder); moving it out of INBOX to Archive or Trash changes the
+recipient's state (core/placement.py, the same change as the web UI's buttons),
+and it leaves INBOX, never its conversation's folder. So:
+
+- STORE sets `\\Seen`, `\\Flagged`, `\\Answered` per recipient; `\\Deleted` marks for
+  this session's EXPUNGE.
+- EXPUNGE in INBOX or Archive moves to Trash; in Trash it hides the mail from IMAP
+  (it stays deleted, restorable in the web UI); in Drafts it deletes the drafts.
+  Elsewhere nothing can leave, and EXPUNGE says so.
+- MOVE (RFC 6851) between INBOX, Archive and Trash; MOVE from Drafts to Trash
+  deletes the draft. COPY to INBOX, Archive or Trash from any folder that
+  holds mail changes the state the same way (from a conversation's folder, the
+  mail stays there: that is what COPY means).
+Every other write is `NO` with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pymap.exceptions import NotAllowedError
+from pymap.flags import FlagOp
+from pymap.parsing.specials.flag import Answered, Flag, Flagged, Seen
+
+from core.draft_folder import delete_drafts, is_draft_seq
+from core.imap_uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
+from core.placement import change_placement, hide_in_trash, set_flags
+from core.store import Store
+from imap_view.message import Message
+
+__all__ = ["expunge", "mark_seen", "store_flags", "transfer"]
+
+KEPT_FLAGS = {Seen: "seen", Flagged: "flagged", Answered: "answered"}
+# The state a mail takes when it is put into one of these folders.
+ENTERING = {
+    INBOX: {"archived": False, "deleted": False},
+    ARCHIVE: {"archived": True, "deleted": False},
+    TRASH: {"deleted": True},
+}
+STAYING = {
+    SENT: "Sent keeps every mail you sent",
+    DECISION: "Needs decision keeps the open permission requests until they are decided",
+}
+CONVERSATION = (
+    "a conversation's folder keeps every mail of the conversation: delete or archive "
+    "from INBOX, or COPY to Trash or Archive (the mail stays here)"
+)
+
+
+def _staying(key: str) -> str:
+    return STAYING.get(key, CONVERSATION)
+
+
+async def store_flags(
+    store: Store,
+    owner: str,
+    messages: Sequence[Message],
+    flags: frozenset[Flag],
+    mode: FlagOp,
+) -> None:
+    """STORE of the kept flags on a whole set: one statement per flag and value."""
+    changes: dict[tuple[str, bool], list[int]] = {}
+    for message in messages:
+        if is_draft_seq(message.mail_seq):
+            continue  # a draft keeps no flags
+        before = message.permanent_flags
+        after = mode.apply(before, flags)
+        for flag, name in KEPT_FLAGS.items():
+            if (flag in after) != (flag in before):
+                changes.setdefault((name, flag in after), []).append(message.mail_seq)
+    if changes:
+        await store.write(lambda session: set_flags(session, owner, changes))
+
+
+async def mark_seen(store: Store, owner: str, mail_seqs: Sequence[int]) -> None:
+    """FETCH of `BODY[]` without PEEK (RFC 3501 §6.4.5)."""
+    if mail_seqs:
+        await store.write(lambda session: set_flags(session, owner, {("seen", True): [*mail_seqs]}))
+
+
+async def expunge(store: Store, owner: str, folder_key: str, messages: Sequence[Message]) -> None:
+    """RFC 3501 §6.4.3 EXPUNGE of the messages marked `\\Deleted` (see module doc)."""
+    if not messages:
+        return
+    seqs = [message.mail_seq for message in messages]
+    if folder_key in (INBOX, ARCHIVE):
+        await store.write(lambda session: change_placement(session, owner, seqs, deleted=True))
+    elif folder_key == TRASH:
+        await store.write(lambda session: hide_in_trash(session, owner, seqs))
+    elif folder_key == DRAFTS:
+        await delete_drafts(store, owner, [message.uid for message in messages])
+    else:
+        raise NotAllowedError(f"nothing was expunged: {_staying(folder_key)}")
+
+
+async def transfer(
+    store: Store,
+    owner: str,
+    source: str,
+    target: str,
+    messages: Sequence[Message],
+    *,
+    move: bool,
+) -> dict[int, int]:
+    """MOVE or COPY: the new UID in `target` of each mail that went there, by mail seq.
+
+    Raises NotAllowedError for a write the store cannot make, and for one that
+    changed nothing (never a false OK).
+    """
+    verb = "MOVE" if move else "COPY"
+    if source == DRAFTS:
+        if move and target == TRASH:
+            gone = await delete_drafts(store, owner, [message.uid for message in messages])
+            if not gone:
+                raise NotAllowedError("no draft was deleted: they were gone already")
+            return {}
+        raise NotAllowedError(f"drafts are not mail: {verb} to Trash deletes one, nothing else")
+    state = ENTERING.get(target)
+    if state is None or target == source:
+        raise NotAllowedError(
+            f"{verb} puts mail into INBOX, Archive or Trash only, from another folder: "
+            "the other folders are views of the store"
+        )
+    if move and source not in ENTERING:
+        raise NotAllowedError(f"nothing can be moved out: {_staying(source)}")
+    seqs = [message.mail_seq for message in messages]
+    moved = await store.write(lambda session: change_placement(session, owner, seqs, **state))
+    if not moved:
+        raise NotAllowedError(
+            f"no message was {'moved' if move else 'copied'}: they are there already, or "
+            "are mails you only sent (those have no INBOX, Archive or Trash of their own)"
+        )
+    return moved
