@@ -18,25 +18,28 @@ from sqlalchemy.orm import Session
 
 from core.imap_uids import (
     ARCHIVE,
-    DECISION,
     FIXED_FOLDERS,
     INBOX,
     SENT,
     SESSION_PREFIX,
     create_folders,
     refile_mails,
+    touch,
 )
-from core.models import Conversation, Delivery, ImapFolder, ImapUid, Mail
-from core.store import Store, wake_after_commit
+from core.models import Conversation, Delivery, ImapExpunged, ImapFolder, ImapUid, Mail
+from core.store import Store
 
 __all__ = [
+    "FolderChanges",
     "FolderCounts",
     "FolderInfo",
     "FolderMessage",
     "FolderState",
     "ensure_folders",
     "folder_by_id",
+    "folder_changes",
     "folder_counts",
+    "folder_message",
     "folder_state",
     "list_folders",
     "move_archived",
@@ -69,7 +72,19 @@ class FolderMessage:
 class FolderState:
     folder: FolderInfo
     next_uid: int
+    highest_modseq: int
     messages: list[FolderMessage]  # ascending UID
+
+
+@dataclass(frozen=True, slots=True)
+class FolderChanges:
+    """What changed in a folder after a mod-sequence: messages that entered or whose
+    flags changed (ascending UID), and the UIDs of those that left."""
+
+    next_uid: int
+    highest_modseq: int
+    changed: list[FolderMessage]
+    expunged: list[int]
 
 
 async def ensure_folders(store: Store, owner: str) -> None:
@@ -119,30 +134,72 @@ async def folder_by_id(store: Store, owner: str, folder_id: int) -> FolderInfo |
     return None if row is None else FolderInfo(row.id, row.key, row.uid_validity, row.alias)
 
 
-async def folder_state(store: Store, owner: str, folder: FolderInfo) -> FolderState:
-    """Every message of the folder with its UID and `\\Seen`, in one snapshot."""
+def _messages_query(owner: str, folder_id: int) -> Select[Any]:
     seen = case((Delivery.id.is_(None), true()), else_=Delivery.is_read)
-    query = (
+    return (
         select(ImapUid.uid, ImapUid.mail_seq, seen.label("seen"), Mail.created_at)
         .join(Mail, Mail.seq == ImapUid.mail_seq)
         .outerjoin(
             Delivery, and_(Delivery.mail_seq == ImapUid.mail_seq, Delivery.recipient == owner)
         )
-        .where(ImapUid.folder_id == folder.id)
+        .where(ImapUid.folder_id == folder_id)
         .order_by(ImapUid.uid)
     )
-    if folder.key == DECISION:  # only the requests still open
-        query = query.where(Mail.permission_state == "open")
+
+
+def _folder_messages(session: Session, query: Select[Any]) -> list[FolderMessage]:
+    return [FolderMessage(r[0], r[1], bool(r[2]), r[3]) for r in session.execute(query)]
+
+
+def _counters(session: Session, folder_id: int) -> tuple[int, int]:
+    """(next_uid, highest_modseq), read in the same snapshot as the rows they describe."""
+    row = session.execute(
+        select(ImapFolder.next_uid, ImapFolder.highest_modseq).where(ImapFolder.id == folder_id)
+    ).first()
+    return (1, 0) if row is None else (int(row[0]), int(row[1]))
+
+
+async def folder_state(store: Store, owner: str, folder: FolderInfo) -> FolderState:
+    """Every message of the folder with its UID and `\\Seen`, in one snapshot (SELECT)."""
+    query = _messages_query(owner, folder.id)
 
     def run(session: Session) -> FolderState:
-        next_uid = session.scalar(select(ImapFolder.next_uid).where(ImapFolder.id == folder.id))
-        messages = [
-            FolderMessage(r.uid, r.mail_seq, bool(r.seen), r.created_at)
-            for r in session.execute(query)
-        ]
-        return FolderState(folder, int(next_uid or 1), messages)
+        next_uid, modseq = _counters(session, folder.id)
+        return FolderState(folder, next_uid, modseq, _folder_messages(session, query))
 
     return await store.read(run)
+
+
+async def folder_changes(
+    store: Store, owner: str, folder: FolderInfo, since_modseq: int
+) -> FolderChanges:
+    """What changed after `since_modseq` (RFC 7162 §3.1.4's CHANGEDSINCE, for the
+    session itself): one small query when nothing did; else the changed rows and
+    the expunge records, found by index, whatever the size of the folder."""
+    changed = _messages_query(owner, folder.id).where(ImapUid.modseq > since_modseq)
+    expunged = (
+        select(ImapExpunged.uid)
+        .where(ImapExpunged.folder_id == folder.id, ImapExpunged.modseq > since_modseq)
+        .order_by(ImapExpunged.uid)
+    )
+
+    def run(session: Session) -> FolderChanges:
+        next_uid, modseq = _counters(session, folder.id)
+        if modseq == since_modseq:
+            return FolderChanges(next_uid, modseq, [], [])
+        gone = [int(uid) for uid in session.scalars(expunged)]
+        return FolderChanges(next_uid, modseq, _folder_messages(session, changed), gone)
+
+    return await store.read(run)
+
+
+async def folder_message(
+    store: Store, owner: str, folder: FolderInfo, uid: int
+) -> FolderMessage | None:
+    """One message of the folder by its UID, if it is still there."""
+    query = _messages_query(owner, folder.id).where(ImapUid.uid == uid)
+    found = await store.read(lambda session: _folder_messages(session, query))
+    return found[0] if found else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,10 +223,6 @@ async def folder_counts(store: Store, owner: str, folder: FolderInfo) -> FolderC
             )
             .where(ImapUid.folder_id == folder.id)
         )
-        if folder.key == DECISION:
-            query = query.join(Mail, Mail.seq == ImapUid.mail_seq).where(
-                Mail.permission_state == "open"
-            )
         return query
 
     totals = counted(
@@ -191,7 +244,7 @@ async def folder_counts(store: Store, owner: str, folder: FolderInfo) -> FolderC
 
 
 async def set_seen(store: Store, owner: str, mail_seqs: Sequence[int], seen: bool) -> None:
-    """Mark mails read or unread for their recipient `owner` (one statement for all)."""
+    """Mark mails read or unread for their recipient `owner` (a few statements for all)."""
     if not mail_seqs:
         return
     statement = (
@@ -199,11 +252,12 @@ async def set_seen(store: Store, owner: str, mail_seqs: Sequence[int], seen: boo
         .where(Delivery.recipient == owner, Delivery.mail_seq.in_(list(mail_seqs)))
         .where(Delivery.is_read != seen)
         .values(is_read=seen)
+        .returning(Delivery.mail_seq)
     )
 
     def run(session: Session) -> None:
-        if session.execute(statement).rowcount:  # type: ignore[attr-defined]
-            wake_after_commit(session, [owner])  # the human's other IMAP sessions
+        changed = list(session.scalars(statement))
+        touch(session, owner, changed)  # the human's IMAP sessions, this one too
 
     await store.write(run)
 

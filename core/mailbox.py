@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 from core.attachments import attachments_of
 from core.errors import Forbidden, NotFound
 from core.external import cc_party, stored_party
-from core.imap_uids import ARCHIVE, INBOX, refile_mail
+from core.imap_uids import ARCHIVE, INBOX, refile_mail, touch
 from core.models import Conversation, Delivery, Mail
 from core.principal import Principal
 from core.store import Store, wake_after_commit
@@ -162,10 +162,13 @@ async def inbox(
         total = session.scalar(count_query)
         rows = session.execute(page).all()
         if mark_read:
-            ids = [delivery.id for _, delivery, _ in rows if not delivery.is_read]
-            if ids:
+            unread = [delivery for _, delivery, _ in rows if not delivery.is_read]
+            if unread:
+                ids = [delivery.id for delivery in unread]
                 session.execute(update(Delivery).where(Delivery.id.in_(ids)).values(is_read=True))
                 wake_after_commit(session, [principal.name])
+                if principal.is_human:  # `\Seen` in the human's IMAP sessions
+                    touch(session, principal.name, [delivery.mail_seq for delivery in unread])
         return int(total or 0), list(rows), attachments_of(session, [row[0].seq for row in rows])
 
     total, rows, attached = await (store.write(run) if mark_read else store.read(run))
@@ -236,7 +239,8 @@ async def set_delivery_state(
             raise NotFound(f"no mail {mail_id} in your mailbox")
         if read is not None and read != delivery.is_read:
             delivery.is_read = read
-            wake_after_commit(session, [principal.name])  # `\Seen` in IMAP sessions
+            if principal.is_human:  # `\Seen` in the human's IMAP sessions
+                touch(session, principal.name, [delivery.mail_seq])
         if archived is not None and archived != delivery.archived:
             delivery.archived = archived
             if principal.is_human:  # a new, highest UID in the folder it enters

@@ -5,8 +5,10 @@ decision", and `Sessions/<alias>` (`Sessions/<short id>` while unnamed) for each
 conversation. A folder is found again by its id, never its name, so a selected
 conversation folder survives a rename.
 
-Each check re-reads the folder's UIDs and `\\Seen` in one query and lets pymap's
-`SelectedMailbox.set_messages` work out the EXISTS/EXPUNGE/FETCH updates.
+SELECT reads the folder's UIDs and `\\Seen` once; every later command reads only
+what changed since the mod-sequence the session last saw (core/imap_folders.py
+`folder_changes`: one small query when nothing did) and hands it to pymap's
+`SelectedMailbox.add_updates`, which works out the EXISTS/EXPUNGE/FETCH replies.
 """
 
 from __future__ import annotations
@@ -32,9 +34,12 @@ from pymap.selected import SelectedMailbox, SelectedSet
 from core.bus import Subscription
 from core.imap_folders import (
     FolderInfo,
+    FolderMessage,
     FolderState,
     folder_by_id,
+    folder_changes,
     folder_counts,
+    folder_message,
     folder_state,
     list_folders,
     sent_uid,
@@ -183,26 +188,57 @@ class MailboxData(MailboxDataInterface[Message]):
     async def state(self) -> FolderState:
         return await folder_state(self._backend.store, self.owner, self.folder)
 
-    def messages_of(self, state: FolderState) -> list[Message]:
+    def messages_of(self, messages: Iterable[FolderMessage]) -> list[Message]:
+        contents = self._contents
         return [
             Message(
                 m.uid,
                 m.created_at,
                 PERMANENT_FLAGS if m.seen else (),
                 mail_seq=m.mail_seq,
-                contents=self._contents,
+                contents=contents,
             )
-            for m in state.messages
+            for m in messages
         ]
+
+    async def select(self, selected: SelectedMailbox) -> MailboxSnapshot:
+        """SELECT/EXAMINE: the whole folder read once, for the session and its counts."""
+        self._wakes.clear()
+        state = await self.state()
+        selected.set_messages(self.messages_of(state.messages))
+        selected.mod_sequence = state.highest_modseq
+        unseen = [n for n, m in enumerate(state.messages, 1) if not m.seen]
+        return MailboxSnapshot(
+            self.mailbox_id,
+            self.readonly,
+            self.uid_validity,
+            self.permanent_flags,
+            self.session_flags,
+            len(state.messages),
+            0,
+            len(unseen),
+            unseen[0] if unseen else None,
+            state.next_uid,
+        )
 
     async def update_selected(
         self, selected: SelectedMailbox, *, wait_on: Event | None = None
     ) -> SelectedMailbox:
+        """Only what changed since the session's mod-sequence (see the module doc)."""
         if wait_on is not None:
             await self._wait(wait_on)
         # Cleared before reading: a commit after this read wakes the next wait.
         self._wakes.clear()
-        selected.set_messages(self.messages_of(await self.state()))
+        known = selected.mod_sequence
+        if not isinstance(known, int):  # not selected through `select`
+            state = await self.state()
+            selected.set_messages(self.messages_of(state.messages))
+            selected.mod_sequence = state.highest_modseq
+            return selected
+        changes = await folder_changes(self._backend.store, self.owner, self.folder, known)
+        if changes.highest_modseq != known:
+            selected.add_updates(self.messages_of(changes.changed), changes.expunged)
+            selected.mod_sequence = changes.highest_modseq
         return selected
 
     async def _wait(self, done: Event) -> None:
@@ -231,10 +267,9 @@ class MailboxData(MailboxDataInterface[Message]):
         )
 
     async def get(self, uid: int, cached_msg: CachedMessage) -> Message:
-        state = await self.state()
-        for message in self.messages_of(state):
-            if message.uid == uid:
-                return message
+        found = await folder_message(self._backend.store, self.owner, self.folder, uid)
+        if found is not None:
+            return self.messages_of([found])[0]
         if not isinstance(cached_msg, Message):
             raise TypeError(cached_msg)
         return cached_msg.as_expunged()
@@ -255,11 +290,10 @@ class MailboxData(MailboxDataInterface[Message]):
                 "this message was not sent through the gateway (no stored mail of yours has "
                 f"its Message-ID {message_id or '(none)'}): send it by SMTP first"
             )
-        state = await self.state()
-        for message in self.messages_of(state):
-            if message.uid == uid:
-                return message
-        raise NotAllowedError("the sent mail left the Sent folder meanwhile")
+        found = await folder_message(self._backend.store, self.owner, self.folder, uid)
+        if found is None:
+            raise NotAllowedError("the sent mail left the Sent folder meanwhile")
+        return self.messages_of([found])[0]
 
     async def copy(self, uid: int, destination: MailboxData, *, recent: bool = False) -> int | None:
         raise NotAllowedError("COPY is not supported yet")

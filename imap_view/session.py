@@ -13,7 +13,8 @@ from collections.abc import Iterable, Sequence
 from pymap.backend.session import BaseSession
 from pymap.context import current_command
 from pymap.exceptions import MailboxNotFound, MailboxReadOnly, NotAllowedError
-from pymap.flags import FlagOp
+from pymap.flags import FlagOp, PermanentFlags, SessionFlags
+from pymap.mailbox import MailboxSnapshot
 from pymap.parsing.command.select import FetchCommand
 from pymap.parsing.response.code import CopyUid
 from pymap.parsing.specials import FetchRequirement, SearchKey, SequenceSet
@@ -58,6 +59,22 @@ class Session(BaseSession[Message]):
             return await self._mailbox_set.get_by_id(selected.mailbox_id)
         except KeyError as exc:
             raise MailboxNotFound(str(selected.lookup)) from exc
+
+    async def select_mailbox(
+        self, name: str, readonly: bool = False
+    ) -> tuple[MailboxSnapshot, SelectedMailbox]:
+        """pymap's SELECT reads the counts and then the messages; here one read serves both."""
+        mailbox = await self._get_mailbox(name)
+        selected = SelectedMailbox(
+            mailbox.mailbox_id,
+            readonly or mailbox.readonly,
+            PermanentFlags(mailbox.permanent_flags),
+            SessionFlags(mailbox.session_flags),
+            selected_set=mailbox.selected_set,
+            lookup=name,
+        )
+        assert isinstance(mailbox, MailboxData)
+        return await mailbox.select(selected), selected
 
     async def list_mailboxes(
         self,
