@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Select, and_, case, false, func, select, true, update
 from sqlalchemy.orm import Session
+from sqlalchemy.sql import ClauseElement
+from sqlalchemy.sql.compiler import SQLCompiler
 
 from core.imap_uids import (
     ARCHIVE,
@@ -35,6 +37,7 @@ __all__ = [
     "FolderInfo",
     "FolderMessage",
     "FolderState",
+    "created_dates",
     "ensure_folders",
     "folder_by_id",
     "folder_changes",
@@ -60,12 +63,15 @@ class FolderInfo:
         return self.key[len(SESSION_PREFIX) :] if self.key.startswith(SESSION_PREFIX) else None
 
 
-@dataclass(frozen=True, slots=True)
-class FolderMessage:
+class FolderMessage(NamedTuple):
+    """A tuple, not a frozen dataclass: SELECT makes one per message (100,000 at times).
+
+    No date: IMAP's INTERNALDATE is needed by few commands, which ask
+    `created_dates` for the messages they touch."""
+
     uid: int
     mail_seq: int
     seen: bool
-    created_at: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,8 +143,7 @@ async def folder_by_id(store: Store, owner: str, folder_id: int) -> FolderInfo |
 def _messages_query(owner: str, folder_id: int) -> Select[Any]:
     seen = case((Delivery.id.is_(None), true()), else_=Delivery.is_read)
     return (
-        select(ImapUid.uid, ImapUid.mail_seq, seen.label("seen"), Mail.created_at)
-        .join(Mail, Mail.seq == ImapUid.mail_seq)
+        select(ImapUid.uid, ImapUid.mail_seq, seen.label("seen"))
         .outerjoin(
             Delivery, and_(Delivery.mail_seq == ImapUid.mail_seq, Delivery.recipient == owner)
         )
@@ -148,7 +153,22 @@ def _messages_query(owner: str, folder_id: int) -> Select[Any]:
 
 
 def _folder_messages(session: Session, query: Select[Any]) -> list[FolderMessage]:
-    return [FolderMessage(r[0], r[1], bool(r[2]), r[3]) for r in session.execute(query)]
+    return [FolderMessage(uid, seq, bool(seen)) for uid, seq, seen in session.execute(query)]
+
+
+def _plain_rows(session: Session, statement: ClauseElement) -> list[tuple[Any, ...]]:
+    """The rows as the database driver gives them, for a statement of plain integer
+    columns: SQLAlchemy's Row objects cost ~2.5 µs each, 0.25 s at 100,000 rows."""
+    compiled = statement.compile(dialect=session.get_bind().dialect)
+    assert isinstance(compiled, SQLCompiler)
+    params = compiled.construct_params()
+    positional = tuple(params[name] for name in compiled.positiontup or ())
+    cursor = session.connection().connection.cursor()
+    try:
+        cursor.execute(str(compiled), positional)
+        return list(cursor.fetchall())
+    finally:
+        cursor.close()
 
 
 def _counters(session: Session, folder_id: int) -> tuple[int, int]:
@@ -160,12 +180,30 @@ def _counters(session: Session, folder_id: int) -> tuple[int, int]:
 
 
 async def folder_state(store: Store, owner: str, folder: FolderInfo) -> FolderState:
-    """Every message of the folder with its UID and `\\Seen`, in one snapshot (SELECT)."""
-    query = _messages_query(owner, folder.id)
+    """Every message of the folder with its UID and `\\Seen`, in one snapshot (SELECT).
+
+    Two plain index scans instead of a join per message: the folder's (UID, mail)
+    pairs, and the owner's unread mails (ix_deliveries_inbox), usually few. A
+    mail without a delivery of the owner's (one they sent) is seen.
+    """
+    members = (
+        select(ImapUid.uid, ImapUid.mail_seq)
+        .where(ImapUid.folder_id == folder.id)
+        .order_by(ImapUid.uid)
+    )
+    unread = select(Delivery.mail_seq).where(
+        Delivery.recipient == owner,
+        Delivery.archived.in_([False, True]),  # the index's second column, so it is used
+        Delivery.is_read == false(),
+    )
 
     def run(session: Session) -> FolderState:
         next_uid, modseq = _counters(session, folder.id)
-        return FolderState(folder, next_uid, modseq, _folder_messages(session, query))
+        unseen = set(session.scalars(unread))
+        messages = [
+            FolderMessage(uid, seq, seq not in unseen) for uid, seq in _plain_rows(session, members)
+        ]
+        return FolderState(folder, next_uid, modseq, messages)
 
     return await store.read(run)
 
@@ -200,6 +238,24 @@ async def folder_message(
     query = _messages_query(owner, folder.id).where(ImapUid.uid == uid)
     found = await store.read(lambda session: _folder_messages(session, query))
     return found[0] if found else None
+
+
+_DATES_CHUNK = 10_000  # bound parameters per statement (SQLite allows 32,766)
+
+
+async def created_dates(store: Store, mail_seqs: Sequence[int]) -> dict[int, datetime]:
+    """When each mail was stored (IMAP's INTERNALDATE), in statements of 10,000 mails."""
+    seqs = list(dict.fromkeys(mail_seqs))
+
+    def run(session: Session) -> dict[int, datetime]:
+        found: dict[int, datetime] = {}
+        for start in range(0, len(seqs), _DATES_CHUNK):
+            chunk = seqs[start : start + _DATES_CHUNK]
+            query = select(Mail.seq, Mail.created_at).where(Mail.seq.in_(chunk))
+            found.update((int(seq), at) for seq, at in session.execute(query))
+        return found
+
+    return await store.read(run) if seqs else {}
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from email.parser import BytesHeaderParser
 from email.policy import compat32
 
@@ -47,6 +47,7 @@ from core.imap_folders import (
 from core.imap_uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
 from imap_view.backend import Backend
 from imap_view.message import Contents, Message
+from imap_view.selected_fill import fill_selected
 
 __all__ = ["SPECIAL_USE", "MailboxData", "MailboxSet", "folder_name"]
 
@@ -64,6 +65,7 @@ FIXED_NAMES = {
 # RFC 6154 §2: the attributes clients use to find these folders whatever their names.
 SPECIAL_USE = {"Sent": b"Sent", "Drafts": b"Drafts", "Archive": b"Archive", "Trash": b"Trash"}
 PERMANENT_FLAGS = frozenset({Seen})
+NO_FLAGS: frozenset[Flag] = frozenset()
 READ_ONLY_REASON = "folders are views of the store: they cannot be created, renamed or deleted"
 
 
@@ -188,24 +190,18 @@ class MailboxData(MailboxDataInterface[Message]):
     async def state(self) -> FolderState:
         return await folder_state(self._backend.store, self.owner, self.folder)
 
-    def messages_of(self, messages: Iterable[FolderMessage]) -> list[Message]:
-        contents = self._contents
+    def messages_of(self, messages: Sequence[FolderMessage]) -> list[Message]:
+        contents, seen, unseen = self._contents, PERMANENT_FLAGS, NO_FLAGS
         return [
-            Message(
-                m.uid,
-                m.created_at,
-                PERMANENT_FLAGS if m.seen else (),
-                mail_seq=m.mail_seq,
-                contents=contents,
-            )
-            for m in messages
+            Message(uid, seen if is_seen else unseen, mail_seq=seq, contents=contents)
+            for uid, seq, is_seen in messages
         ]
 
     async def select(self, selected: SelectedMailbox) -> MailboxSnapshot:
         """SELECT/EXAMINE: the whole folder read once, for the session and its counts."""
         self._wakes.clear()
         state = await self.state()
-        selected.set_messages(self.messages_of(state.messages))
+        await asyncio.to_thread(fill_selected, selected, state.messages, self.messages_of)
         selected.mod_sequence = state.highest_modseq
         unseen = [n for n, m in enumerate(state.messages, 1) if not m.seen]
         return MailboxSnapshot(

@@ -25,8 +25,9 @@ from pymap.parsing.response.fetch import (
     MultipartBodyStructure,
     TextBodyStructure,
 )
-from pymap.parsing.specials import FetchRequirement, Flag
+from pymap.parsing.specials import FetchRequirement, Flag, ObjectId
 
+from core.imap_folders import created_dates
 from core.rendering_batch import content_key, load_many, render_loaded
 from core.rendering_store import RenderInputs
 from imap_view.backend import Backend
@@ -40,6 +41,19 @@ class Contents:
     def __init__(self, backend: Backend) -> None:
         self._backend = backend
         self._command: dict[int, MessageContent] = {}
+        self._dates: dict[int, datetime] = {}
+
+    async def load_dates(self, mail_seqs: Iterable[int]) -> None:
+        """INTERNALDATE of these mails, for the session (SELECT reads no dates)."""
+        wanted = [seq for seq in mail_seqs if seq not in self._dates]
+        if wanted:
+            self._dates.update(await created_dates(self._backend.store, wanted))
+
+    def date_of(self, mail_seq: int) -> datetime:
+        try:
+            return self._dates[mail_seq]
+        except KeyError:
+            raise RuntimeError(f"INTERNALDATE of mail {mail_seq} was not loaded") from None
 
     async def load(self, mail_seqs: Iterable[int]) -> None:
         """Make the content of these mails available until the command ends."""
@@ -80,27 +94,44 @@ def _render_and_parse(
     return {seq: MessageContent.parse(data) for seq, data in raw.items()}
 
 
+_NO_ID = ObjectId(None)
+
+
 class Message(BaseMessage):
+    """A message of the selected folder. Its INTERNALDATE is looked up in `contents`,
+    where the commands that use it (FETCH INTERNALDATE, SEARCH BEFORE/ON/SINCE)
+    load it first (imap_view/session.py)."""
+
     __slots__ = ["_contents", "mail_seq"]
 
     def __init__(
         self,
         uid: int,
-        internal_date: datetime,
-        permanent_flags: Iterable[Flag],
+        permanent_flags: frozenset[Flag],
         *,
         mail_seq: int,
         contents: Contents,
         expunged: bool = False,
     ) -> None:
-        super().__init__(uid, internal_date, permanent_flags, expunged=expunged)
+        # What BaseMessage.__init__ sets, without its cost: it runs typing.Protocol's
+        # __init__ chain and makes two new ObjectIds per message, and SELECT makes a
+        # message per UID of the folder (100,000 at times).
+        self.uid = uid  # type: ignore[misc]
+        self.expunged = expunged  # type: ignore[misc]
+        self._email_id = _NO_ID
+        self._thread_id = _NO_ID
+        self._permanent_flags = permanent_flags
+        self._flags_key = (uid, permanent_flags)
         self.mail_seq = mail_seq
         self._contents = contents
+
+    @property  # type: ignore[misc]
+    def internal_date(self) -> datetime:
+        return self._contents.date_of(self.mail_seq)
 
     def as_expunged(self) -> Message:
         return Message(
             self.uid,
-            self.internal_date,
             self.permanent_flags,
             mail_seq=self.mail_seq,
             contents=self._contents,

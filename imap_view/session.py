@@ -104,6 +104,8 @@ class Session(BaseSession[Message]):
             requirement = FetchRequirement.reduce(a.requirement for a in command.attributes)
             if not requirement.has_none(FetchRequirement.CONTENT):
                 await self._contents.load(m.mail_seq for _, m in wanted)
+            if any(a.value == b"INTERNALDATE" for a in command.attributes):
+                await self._contents.load_dates(m.mail_seq for _, m in wanted)
         updated = await mailbox.update_selected(selected)
         return _fresh(updated, wanted), updated
 
@@ -118,6 +120,8 @@ class Session(BaseSession[Message]):
         candidates = _messages(updated, search.sequence_set)
         if not requirement.has_none(FetchRequirement.CONTENT):
             await self._contents.load(m.mail_seq for _, m in candidates)
+        if _uses_internal_date(keys):
+            await self._contents.load_dates(m.mail_seq for _, m in candidates)
         found = []
         for number, message in candidates:
             loaded = await message.load_content(requirement)
@@ -195,6 +199,21 @@ class Session(BaseSession[Message]):
         pairs = [(m.uid, moved[m.mail_seq]) for _, m in wanted if m.mail_seq in moved]
         updated = await source.update_selected(selected)
         return CopyUid(target.uid_validity, pairs), updated
+
+
+_DATE_KEYS = frozenset({b"BEFORE", b"ON", b"SINCE", b"OLDER", b"YOUNGER"})
+
+
+def _uses_internal_date(keys: Iterable[object]) -> bool:
+    """Whether a SEARCH compares INTERNALDATE (RFC 3501 §6.4.4 BEFORE/ON/SINCE,
+    RFC 5032 OLDER/YOUNGER), also inside OR, NOT and parentheses."""
+    for key in keys:
+        if isinstance(key, SearchKey):
+            if key.value in _DATE_KEYS or _uses_internal_date([key.filter]):
+                return True
+        elif isinstance(key, tuple | frozenset | list) and _uses_internal_date(key):
+            return True
+    return False
 
 
 def _special_use(name: str) -> list[bytes]:
