@@ -349,23 +349,22 @@ async def move_archived(
     source, target = (INBOX, ARCHIVE) if archived else (ARCHIVE, INBOX)
 
     def run(session: Session) -> dict[int, int]:
+        # One conditional UPDATE: what a concurrent move took first is not moved twice.
         movable = set(
             session.scalars(
-                select(Delivery.mail_seq).where(
+                update(Delivery)
+                .where(
                     Delivery.recipient == owner,
                     Delivery.mail_seq.in_(list(mail_seqs)),
                     Delivery.archived != archived,
                 )
+                .values(archived=archived)
+                .returning(Delivery.mail_seq)
             )
         )
         ordered = [seq for seq in mail_seqs if seq in movable]
         if not ordered:
             return {}
-        session.execute(
-            update(Delivery)
-            .where(Delivery.recipient == owner, Delivery.mail_seq.in_(ordered))
-            .values(archived=archived)
-        )
         uids = refile_mails(session, ordered, owner, source, target)
         return dict(zip(ordered, uids, strict=True))
 

@@ -242,8 +242,16 @@ async def set_delivery_state(
             if principal.is_human:  # `\Seen` in the human's IMAP sessions
                 touch(session, principal.name, [delivery.mail_seq])
         if archived is not None and archived != delivery.archived:
-            delivery.archived = archived
-            if principal.is_human:  # a new, highest UID in the folder it enters
+            # Changed only if no concurrent request changed it first (the UPDATE waits
+            # for its row lock on PostgreSQL, then finds nothing to change): else
+            # both would refile the mail and the second filing would collide.
+            changed = session.execute(
+                update(Delivery)
+                .where(Delivery.id == delivery.id, Delivery.archived != archived)
+                .values(archived=archived)
+            )
+            if changed.rowcount and principal.is_human:  # type: ignore[attr-defined]
+                # a new, highest UID in the folder it enters
                 source, target = (INBOX, ARCHIVE) if archived else (ARCHIVE, INBOX)
                 refile_mail(session, delivery.mail_seq, principal.name, source, target)
         return "archived" if delivery.archived else "read" if delivery.is_read else "unread"
