@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import Select, and_, case, false, func, select, true, update
+from sqlalchemy import Select, and_, bindparam, case, false, func, select, true, update
 from sqlalchemy.orm import Session
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -208,25 +208,50 @@ async def folder_state(store: Store, owner: str, folder: FolderInfo) -> FolderSt
     return await store.read(run)
 
 
+# Built once: every IMAP command runs these, and building a statement costs more
+# than running it when nothing changed.
+_COUNTERS = select(ImapFolder.next_uid, ImapFolder.highest_modseq).where(
+    ImapFolder.id == bindparam("folder_id")
+)
+_CHANGED = (
+    select(
+        ImapUid.uid,
+        ImapUid.mail_seq,
+        case((Delivery.id.is_(None), true()), else_=Delivery.is_read),
+    )
+    .outerjoin(
+        Delivery,
+        and_(Delivery.mail_seq == ImapUid.mail_seq, Delivery.recipient == bindparam("owner")),
+    )
+    .where(ImapUid.folder_id == bindparam("folder_id"), ImapUid.modseq > bindparam("since"))
+    .order_by(ImapUid.uid)
+)
+_EXPUNGED = (
+    select(ImapExpunged.uid)
+    .where(
+        ImapExpunged.folder_id == bindparam("folder_id"),
+        ImapExpunged.modseq > bindparam("since"),
+    )
+    .order_by(ImapExpunged.uid)
+)
+
+
 async def folder_changes(
     store: Store, owner: str, folder: FolderInfo, since_modseq: int
 ) -> FolderChanges:
     """What changed after `since_modseq` (RFC 7162 §3.1.4's CHANGEDSINCE, for the
     session itself): one small query when nothing did; else the changed rows and
     the expunge records, found by index, whatever the size of the folder."""
-    changed = _messages_query(owner, folder.id).where(ImapUid.modseq > since_modseq)
-    expunged = (
-        select(ImapExpunged.uid)
-        .where(ImapExpunged.folder_id == folder.id, ImapExpunged.modseq > since_modseq)
-        .order_by(ImapExpunged.uid)
-    )
+    params = {"owner": owner, "folder_id": folder.id, "since": since_modseq}
 
     def run(session: Session) -> FolderChanges:
-        next_uid, modseq = _counters(session, folder.id)
+        row = session.execute(_COUNTERS, params).first()
+        next_uid, modseq = (1, 0) if row is None else (int(row[0]), int(row[1]))
         if modseq == since_modseq:
             return FolderChanges(next_uid, modseq, [], [])
-        gone = [int(uid) for uid in session.scalars(expunged)]
-        return FolderChanges(next_uid, modseq, _folder_messages(session, changed), gone)
+        gone = [int(uid) for uid in session.scalars(_EXPUNGED, params)]
+        changed = [FolderMessage(u, m, bool(s)) for u, m, s in session.execute(_CHANGED, params)]
+        return FolderChanges(next_uid, modseq, changed, gone)
 
     return await store.read(run)
 

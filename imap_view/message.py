@@ -28,7 +28,7 @@ from pymap.parsing.response.fetch import (
 from pymap.parsing.specials import FetchRequirement, Flag, ObjectId
 
 from core.imap_folders import created_dates
-from core.rendering_batch import content_key, load_many, render_loaded
+from core.rendering_batch import content_key, content_keys, load_many, render_loaded
 from core.rendering_store import RenderInputs
 from imap_view.backend import Backend
 
@@ -56,25 +56,29 @@ class Contents:
             raise RuntimeError(f"INTERNALDATE of mail {mail_seq} was not loaded") from None
 
     async def load(self, mail_seqs: Iterable[int]) -> None:
-        """Make the content of these mails available until the command ends."""
+        """Make the content of these mails available until the command ends.
+
+        What the shared cache holds costs one light query (its keys); only the
+        others are loaded, rendered and parsed.
+        """
         wanted = [seq for seq in dict.fromkeys(mail_seqs) if seq not in self._command]
         if not wanted:
             return
         backend = self._backend
-        loaded = await backend.store.read(lambda session: load_many(session, wanted))
-        keys = {seq: content_key(seq, item) for seq, item in loaded.items()}
-        missing = {}
-        for seq, item in loaded.items():
-            cached = backend.contents.get(keys[seq])
+        keys = await backend.store.read(lambda session: content_keys(session, wanted))
+        missing = []
+        for seq, key in keys.items():
+            cached = backend.contents.get(key)
             if cached is None:
-                missing[seq] = item
+                missing.append(seq)
             else:
                 self._command[seq] = cached
         if not missing:
             return
-        parsed = await asyncio.to_thread(_render_and_parse, missing, backend)
+        loaded = await backend.store.read(lambda session: load_many(session, missing))
+        parsed = await asyncio.to_thread(_render_and_parse, loaded, backend)
         for seq, content in parsed.items():
-            backend.contents.put(keys[seq], content)
+            backend.contents.put(content_key(seq, loaded[seq]), content)
         self._command.update(parsed)
 
     async def get(self, mail_seq: int) -> MessageContent | None:

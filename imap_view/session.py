@@ -29,6 +29,7 @@ from imap_view.backend import Backend
 from imap_view.config import GatewayImapConfig
 from imap_view.mailbox import SPECIAL_USE, MailboxData, MailboxSet
 from imap_view.message import Contents, Message
+from imap_view.message_sets import messages_in
 
 __all__ = ["Session"]
 
@@ -40,6 +41,7 @@ class Session(BaseSession[Message]):
         super().__init__(owner)
         self._backend = backend
         self._contents = Contents(backend)
+        self._selected: MailboxData | None = None
         self._mailbox_set = MailboxSet(owner, backend, wakes, self._contents)
 
     @property
@@ -54,9 +56,17 @@ class Session(BaseSession[Message]):
         self._contents.release()
 
     async def _get_selected(self, selected: SelectedMailbox) -> MailboxData:
-        """By folder id, not name: a conversation folder keeps working through a rename."""
+        """By folder id, not name: a conversation folder keeps working through a rename.
+
+        Read once per selection: what a command needs of it (id, key, UIDVALIDITY)
+        never changes, and its contents are read by mod-sequence.
+        """
+        kept = self._selected
+        if kept is not None and kept.mailbox_id == selected.mailbox_id:
+            return kept
         try:
-            return await self._mailbox_set.get_by_id(selected.mailbox_id)
+            self._selected = await self._mailbox_set.get_by_id(selected.mailbox_id)
+            return self._selected
         except KeyError as exc:
             raise MailboxNotFound(str(selected.lookup)) from exc
 
@@ -74,6 +84,7 @@ class Session(BaseSession[Message]):
             lookup=name,
         )
         assert isinstance(mailbox, MailboxData)
+        self._selected = mailbox
         return await mailbox.select(selected), selected
 
     async def list_mailboxes(
@@ -222,11 +233,7 @@ def _special_use(name: str) -> list[bytes]:
 
 
 def _messages(selected: SelectedMailbox, sequence_set: SequenceSet) -> list[tuple[int, Message]]:
-    found = []
-    for number, cached in selected.messages.get_all(sequence_set):
-        assert isinstance(cached, Message)
-        found.append((number, cached))
-    return found
+    return messages_in(selected, sequence_set)
 
 
 def _fresh(
