@@ -28,7 +28,13 @@ from pymap.parsing.response.fetch import (
 from pymap.parsing.specials import FetchRequirement, Flag, ObjectId
 
 from core.imap_folders import created_dates
-from core.rendering_batch import content_key, content_keys, load_many, render_loaded
+from core.rendering_batch import (
+    content_key,
+    content_keys,
+    load_many,
+    render_headers,
+    render_loaded,
+)
 from core.rendering_store import RenderInputs
 from imap_view.backend import Backend
 
@@ -55,11 +61,14 @@ class Contents:
         except KeyError:
             raise RuntimeError(f"INTERNALDATE of mail {mail_seq} was not loaded") from None
 
-    async def load(self, mail_seqs: Iterable[int]) -> None:
+    async def load(self, mail_seqs: Iterable[int], *, envelope_only: bool = False) -> None:
         """Make the content of these mails available until the command ends.
 
         What the shared cache holds costs one light query (its keys); only the
-        others are loaded, rendered and parsed.
+        others are loaded, rendered and parsed. With `envelope_only` (a FETCH of
+        nothing but FLAGS, UID, INTERNALDATE and ENVELOPE) a mail not cached whole
+        gets only its header section, rendered and parsed without its body: the
+        command reads nothing else, and the header-only content is cached apart.
         """
         wanted = [seq for seq in dict.fromkeys(mail_seqs) if seq not in self._command]
         if not wanted:
@@ -69,6 +78,8 @@ class Contents:
         missing = []
         for seq, key in keys.items():
             cached = backend.contents.get(key)
+            if cached is None and envelope_only:
+                cached = backend.contents.get((_HEADER, *key))
             if cached is None:
                 missing.append(seq)
             else:
@@ -76,9 +87,13 @@ class Contents:
         if not missing:
             return
         loaded = await backend.store.read(lambda session: load_many(session, missing))
-        parsed = await asyncio.to_thread(_render_and_parse, loaded, backend)
+        if envelope_only:
+            parsed = await asyncio.to_thread(_headers_parsed, loaded, backend.domain)
+        else:
+            parsed = await asyncio.to_thread(_render_and_parse, loaded, backend)
         for seq, content in parsed.items():
-            backend.contents.put(content_key(seq, loaded[seq]), content)
+            key = content_key(seq, loaded[seq])
+            backend.contents.put((_HEADER, *key) if envelope_only else key, content)
         self._command.update(parsed)
 
     async def get(self, mail_seq: int) -> MessageContent | None:
@@ -89,6 +104,15 @@ class Contents:
     def release(self) -> None:
         """The command is done (the process-wide cache keeps what it can)."""
         self._command = {}
+
+
+_HEADER = "header only"  # marks a header-only content's cache key
+
+
+def _headers_parsed(
+    loaded: dict[int, bytes | RenderInputs], domain: str
+) -> dict[int, MessageContent]:
+    return {seq: MessageContent.parse(data) for seq, data in render_headers(loaded, domain).items()}
 
 
 def _render_and_parse(

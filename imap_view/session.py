@@ -114,7 +114,10 @@ class Session(BaseSession[Message]):
         if isinstance(command, FetchCommand):
             requirement = FetchRequirement.reduce(a.requirement for a in command.attributes)
             if not requirement.has_none(FetchRequirement.CONTENT):
-                await self._contents.load(m.mail_seq for _, m in wanted)
+                names = {attribute.value for attribute in command.attributes}
+                await self._contents.load(
+                    (m.mail_seq for _, m in wanted), envelope_only=names <= _ENVELOPE_ONLY
+                )
             if any(a.value == b"INTERNALDATE" for a in command.attributes):
                 await self._contents.load_dates(m.mail_seq for _, m in wanted)
         updated = await mailbox.update_selected(selected)
@@ -212,6 +215,8 @@ class Session(BaseSession[Message]):
         return CopyUid(target.uid_validity, pairs), updated
 
 
+# FETCH items that read no more of a message than its header section (RFC 3501 §7.4.2).
+_ENVELOPE_ONLY = frozenset({b"FLAGS", b"UID", b"INTERNALDATE", b"ENVELOPE"})
 _DATE_KEYS = frozenset({b"BEFORE", b"ON", b"SINCE", b"OLDER", b"YOUNGER"})
 
 

@@ -1,5 +1,6 @@
-"""The light cache keys (core/rendering_batch.py `content_keys`) equal the keys of the
-loaded mails (`content_key`), so IMAP's content cache finds what it stored."""
+"""IMAP's content cache: the light keys (core/rendering_batch.py `content_keys`) equal
+the keys of the loaded mails (`content_key`), and header-only contents (for ENVELOPE)
+give what the whole messages give."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from core.models import Mail
 from core.rendering_batch import content_key, content_keys, load_many
 from tests.support.gateway import PASSWORD, Api
 from tests.support.http import ok
+from tests.support.imap import fetched, imap_login
 
 D = "agentmail.localhost"
 
@@ -60,3 +62,34 @@ async def test_light_keys_equal_the_keys_of_the_loaded_mails(api: Api) -> None:
     light, full = await store.read(both)
     assert len(light) == 3
     assert light == full
+
+
+async def test_envelopes_from_headers_alone_equal_those_of_whole_messages(api: Api) -> None:
+    """A FETCH of only ENVELOPE (and FLAGS, UID, INTERNALDATE) renders and parses the
+    header section alone; later, with the whole message cached, the same envelopes."""
+    await api.human("jianf")
+    await api.human("bob")
+    builder = await api.agent("builder")
+    first = ok(
+        await builder.post(
+            "/api/v1/mail/send",
+            json={"to": "jianf@", "cc": ["bob@"], "subject": "Größe prüfen", "body": "*x*"},
+        )
+    )
+    reply = {"to": "jianf@", "subject": "Re: Größe prüfen", "reply_to": first["mail_id"]}
+    ok(await builder.post("/api/v1/mail/send", json=reply))
+    await asyncio.to_thread(_submit, api.gateway.smtp_port)
+    async with imap_login(api.gateway, "jianf") as imap:
+        await imap.ok("select", "INBOX")
+        alone = await imap.ok("fetch", "1:3", "(UID FLAGS ENVELOPE)")
+        header = fetched(await imap.ok("fetch", "1:3", "(BODY.PEEK[HEADER])"))
+        whole = fetched(await imap.ok("fetch", "1:3", "(BODY.PEEK[])"))
+        again = await imap.ok("fetch", "1:3", "(UID FLAGS ENVELOPE)")
+    assert alone == again
+    text = b"".join(b"".join(item) if isinstance(item, tuple) else item for item in alone)
+    assert text.count(b"ENVELOPE (") == 3
+    assert "Größe prüfen".encode() in text and f'"<{first["mail_id"]}@{D}>"'.encode() in text
+    for number in (1, 2, 3):  # the header section is always the whole message's
+        body = whole[number]["BODY[]"]
+        assert body.startswith(header[number]["BODY[HEADER]"])
+        assert b"Content-Type" in header[number]["BODY[HEADER]"]
