@@ -46,6 +46,7 @@ __all__ = [
     "folder_state",
     "list_folders",
     "move_archived",
+    "read_changes",
     "sent_uid",
     "set_seen",
 ]
@@ -242,18 +243,21 @@ async def folder_changes(
     """What changed after `since_modseq` (RFC 7162 §3.1.4's CHANGEDSINCE, for the
     session itself): one small query when nothing did; else the changed rows and
     the expunge records, found by index, whatever the size of the folder."""
+    return await store.read(lambda session: read_changes(session, owner, folder, since_modseq))
+
+
+def read_changes(
+    session: Session, owner: str, folder: FolderInfo, since_modseq: int
+) -> FolderChanges:
+    """`folder_changes` inside a read the caller runs (so one read can do more)."""
     params = {"owner": owner, "folder_id": folder.id, "since": since_modseq}
-
-    def run(session: Session) -> FolderChanges:
-        row = session.execute(_COUNTERS, params).first()
-        next_uid, modseq = (1, 0) if row is None else (int(row[0]), int(row[1]))
-        if modseq == since_modseq:
-            return FolderChanges(next_uid, modseq, [], [])
-        gone = [int(uid) for uid in session.scalars(_EXPUNGED, params)]
-        changed = [FolderMessage(u, m, bool(s)) for u, m, s in session.execute(_CHANGED, params)]
-        return FolderChanges(next_uid, modseq, changed, gone)
-
-    return await store.read(run)
+    row = session.execute(_COUNTERS, params).first()
+    next_uid, modseq = (1, 0) if row is None else (int(row[0]), int(row[1]))
+    if modseq == since_modseq:
+        return FolderChanges(next_uid, modseq, [], [])
+    gone = [int(uid) for uid in session.scalars(_EXPUNGED, params)]
+    changed = [FolderMessage(u, m, bool(s)) for u, m, s in session.execute(_CHANGED, params)]
+    return FolderChanges(next_uid, modseq, changed, gone)
 
 
 async def folder_message(

@@ -12,6 +12,7 @@ A mail that arrived as RFC 5322 (SMTP, import) is served as its original bytes.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeVar
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
@@ -20,6 +21,9 @@ from core.blobs import BlobStore
 from core.models import Attachment, Conversation, Mail
 from core.rendering import render_header, render_mail
 from core.rendering_store import MAX_REFERENCES, RenderInputs, parts_of
+from core.store import Transaction
+
+T = TypeVar("T")
 
 __all__ = [
     "content_key",
@@ -134,6 +138,18 @@ def content_keys(session: Session, seqs: Sequence[int]) -> dict[int, tuple[objec
     cache that holds their contents needs nothing more (unknown seqs are left out)."""
     rows = session.execute(_KEYS, {"seqs": list(seqs)})
     return {int(row[0]): (int(row[0]),) if row[1] else (int(row[0]), *row[2:]) for row in rows}
+
+
+def content_keys_and(
+    seqs: Sequence[int], alongside: Transaction[T] | None
+) -> Transaction[tuple[dict[int, tuple[object, ...]], T | None]]:
+    """A read of `content_keys` and, in the same transaction, `alongside`."""
+
+    def run(session: Session) -> tuple[dict[int, tuple[object, ...]], T | None]:
+        keys = content_keys(session, seqs) if seqs else {}
+        return keys, (alongside(session) if alongside is not None else None)
+
+    return run
 
 
 def render_loaded(

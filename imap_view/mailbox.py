@@ -33,18 +33,20 @@ from pymap.selected import SelectedMailbox, SelectedSet
 
 from core.bus import Subscription
 from core.imap_folders import (
+    FolderChanges,
     FolderInfo,
     FolderMessage,
     FolderState,
     folder_by_id,
-    folder_changes,
     folder_counts,
     folder_message,
     folder_state,
     list_folders,
+    read_changes,
     sent_uid,
 )
 from core.imap_uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
+from core.store import Transaction
 from imap_view.backend import Backend
 from imap_view.message import Contents, Message
 from imap_view.selected_fill import fill_selected
@@ -223,16 +225,27 @@ class MailboxData(MailboxDataInterface[Message]):
         """Only what changed since the session's mod-sequence (see the module doc)."""
         if wait_on is not None:
             await self._wait(wait_on)
-        # Cleared before reading: a commit after this read wakes the next wait.
-        self._wakes.clear()
-        known = selected.mod_sequence
-        if not isinstance(known, int):  # not selected through `select`
+        read = self.changes_reader(selected)
+        if read is None:  # not selected through `select`
             state = await self.state()
             selected.set_messages(self.messages_of(state.messages))
             selected.mod_sequence = state.highest_modseq
             return selected
-        changes = await folder_changes(self._backend.store, self.owner, self.folder, known)
-        if changes.highest_modseq != known:
+        return self.apply_changes(selected, await self._backend.store.read(read))
+
+    def changes_reader(self, selected: SelectedMailbox) -> Transaction[FolderChanges] | None:
+        """The read of what changed since the session's mod-sequence, to run in a
+        store read (a FETCH runs it with its content keys: one read per command)."""
+        known = selected.mod_sequence
+        if not isinstance(known, int):
+            return None
+        # Cleared before reading: a commit after this read wakes the next wait.
+        self._wakes.clear()
+        owner, folder = self.owner, self.folder
+        return lambda session: read_changes(session, owner, folder, known)
+
+    def apply_changes(self, selected: SelectedMailbox, changes: FolderChanges) -> SelectedMailbox:
+        if changes.highest_modseq != selected.mod_sequence:
             selected.add_updates(self.messages_of(changes.changed), changes.expunged)
             selected.mod_sequence = changes.highest_modseq
         return selected

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from typing import TypeVar
 
 from pymap.bytes import Writeable
 from pymap.message import BaseLoadedMessage, BaseMessage
@@ -30,15 +31,18 @@ from pymap.parsing.specials import FetchRequirement, Flag, ObjectId
 from core.imap_folders import created_dates
 from core.rendering_batch import (
     content_key,
-    content_keys,
+    content_keys_and,
     load_many,
     render_headers,
     render_loaded,
 )
 from core.rendering_store import RenderInputs
+from core.store import Transaction
 from imap_view.backend import Backend
 
 __all__ = ["Contents", "LoadedMessage", "Message"]
+
+T = TypeVar("T")
 
 
 class Contents:
@@ -61,7 +65,13 @@ class Contents:
         except KeyError:
             raise RuntimeError(f"INTERNALDATE of mail {mail_seq} was not loaded") from None
 
-    async def load(self, mail_seqs: Iterable[int], *, envelope_only: bool = False) -> None:
+    async def load(
+        self,
+        mail_seqs: Iterable[int],
+        *,
+        envelope_only: bool = False,
+        alongside: Transaction[T] | None = None,
+    ) -> T | None:
         """Make the content of these mails available until the command ends.
 
         What the shared cache holds costs one light query (its keys); only the
@@ -69,12 +79,14 @@ class Contents:
         nothing but FLAGS, UID, INTERNALDATE and ENVELOPE) a mail not cached whole
         gets only its header section, rendered and parsed without its body: the
         command reads nothing else, and the header-only content is cached apart.
+        `alongside` runs in the same store read as the keys (its result is
+        returned): a command's other read costs no second hand-off.
         """
         wanted = [seq for seq in dict.fromkeys(mail_seqs) if seq not in self._command]
-        if not wanted:
-            return
         backend = self._backend
-        keys = await backend.store.read(lambda session: content_keys(session, wanted))
+        if not wanted and alongside is None:
+            return None
+        keys, extra = await backend.store.read(content_keys_and(wanted, alongside))
         missing = []
         for seq, key in keys.items():
             cached = backend.contents.get(key)
@@ -85,7 +97,7 @@ class Contents:
             else:
                 self._command[seq] = cached
         if not missing:
-            return
+            return extra
         loaded = await backend.store.read(lambda session: load_many(session, missing))
         if envelope_only:
             parsed = await asyncio.to_thread(_headers_parsed, loaded, backend.domain)
@@ -95,6 +107,7 @@ class Contents:
             key = content_key(seq, loaded[seq])
             backend.contents.put((_HEADER, *key) if envelope_only else key, content)
         self._command.update(parsed)
+        return extra
 
     async def get(self, mail_seq: int) -> MessageContent | None:
         if mail_seq not in self._command:

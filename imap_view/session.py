@@ -112,14 +112,22 @@ class Session(BaseSession[Message]):
             await self._set_seen(unseen, True)
         command = current_command.get(None)
         if isinstance(command, FetchCommand):
-            requirement = FetchRequirement.reduce(a.requirement for a in command.attributes)
-            if not requirement.has_none(FetchRequirement.CONTENT):
-                names = {attribute.value for attribute in command.attributes}
-                await self._contents.load(
-                    (m.mail_seq for _, m in wanted), envelope_only=names <= _ENVELOPE_ONLY
-                )
             if any(a.value == b"INTERNALDATE" for a in command.attributes):
                 await self._contents.load_dates(m.mail_seq for _, m in wanted)
+            requirement = FetchRequirement.reduce(a.requirement for a in command.attributes)
+            read_changes = mailbox.changes_reader(selected)
+            if not requirement.has_none(FetchRequirement.CONTENT) and read_changes is not None:
+                names = {attribute.value for attribute in command.attributes}
+                changes = await self._contents.load(  # one read for the keys and the changes
+                    (m.mail_seq for _, m in wanted),
+                    envelope_only=names <= _ENVELOPE_ONLY,
+                    alongside=read_changes,
+                )
+                assert changes is not None
+                updated = mailbox.apply_changes(selected, changes)
+                return _fresh(updated, wanted), updated
+            if not requirement.has_none(FetchRequirement.CONTENT):
+                await self._contents.load(m.mail_seq for _, m in wanted)
         updated = await mailbox.update_selected(selected)
         return _fresh(updated, wanted), updated
 
