@@ -64,6 +64,14 @@ def draft_rows(session: Session, owner: str) -> list[tuple[int, datetime]]:
     return [(int(uid), saved) for uid, saved in session.execute(query) if uid is not None]
 
 
+def draft_dates(session: Session, owner: str, seqs: Sequence[int]) -> dict[int, datetime]:
+    """When each of these drafts (by its negative seq) was last saved: INTERNALDATE."""
+    wanted = set(seqs)
+    return {
+        seq: saved for uid, saved in draft_rows(session, owner) if (seq := draft_seq(uid)) in wanted
+    }
+
+
 def draft_count(session: Session, owner: str) -> int:
     query = select(func.count()).where(Draft.owner == owner, Draft.imap_uid.is_not(None))
     return int(session.scalar(query) or 0)

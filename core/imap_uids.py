@@ -7,6 +7,15 @@ that row's lock until commit. So a later UID can never commit before an earlier
 one in the same folder (a client that saw UID n never later finds a new UID
 below n), and folders of different humans never wait for each other.
 
+Change tracking (RFC 7162 §3.1 mod-sequences, without advertising CONDSTORE):
+under the same lock each folder's `highest_modseq` advances once per
+transaction that changes it — a mail filed (`file_mails`), taken out
+(`unfile_mails`, leaving an `imap_expunged` record) or its flags changed
+(`touch`) — and the message rows changed take that value. A session that knows
+the folder at mod-sequence m reads only the rows and records above m.
+Whoever changes a flag IMAP shows calls `touch(session, owner, mail_seqs)` in
+the same transaction.
+
 Only humans have folders: agents read mail over REST, never IMAP.
 """
 
@@ -14,12 +23,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from core.models import ImapFolder, ImapUid, table_of
+from core.models import ImapExpunged, ImapFolder, ImapUid, table_of
 from core.store import wake_after_commit
 
 INBOX = "inbox"
@@ -79,10 +89,15 @@ def file_mails(session: Session, filings: Sequence[tuple[int, Iterable[Placement
     wake_after_commit(session, {owner for owner, _ in into})  # IMAP IDLE sees it at once
     rows = []
     for (owner, key), seqs in sorted(into.items()):
-        folder_id, first = _take_uids(session, owner, key, len(seqs))
+        taken = _take_uids(session, owner, key, len(seqs))
         rows += [
-            {"folder_id": folder_id, "uid": first + offset, "mail_seq": seq}
-            for offset, seq in enumerate(seqs)
+            {
+                "folder_id": taken.folder_id,
+                "uid": taken.first_uid + i,
+                "mail_seq": seq,
+                "modseq": taken.modseq,
+            }
+            for i, seq in enumerate(seqs)
         ]
     session.connection().execute(insert(table_of(ImapUid)), rows)  # one statement for all
 
@@ -98,38 +113,142 @@ def refile_mails(
     """Move mails between two folders of `owner`, in the given order; their new UIDs.
 
     One block of UIDs is taken for all of them (one counter update), so a MOVE of
-    a thousand messages costs a few statements, not a thousand.
+    a thousand messages costs a few statements, not a thousand. The two folders
+    are locked in the global (owner, key) order, as everywhere.
     """
     if not mail_seqs:
         return []
     wake_after_commit(session, [owner])
-    folders = table_of(ImapFolder)
-    source_id = (
-        select(folders.c.id).where(folders.c.owner == owner, folders.c.key == source)
-    ).scalar_subquery()
-    session.execute(
-        delete(ImapUid).where(ImapUid.folder_id == source_id, ImapUid.mail_seq.in_(mail_seqs))
-    )
-    folder_id, first = _take_uids(session, owner, target, len(mail_seqs))
-    uids = list(range(first, first + len(mail_seqs)))
+    taken: Taken | None = None
+    for key in sorted({source, target}):
+        if key == source:
+            unfile_mails(session, owner, source, mail_seqs)
+        else:
+            taken = _take_uids(session, owner, target, len(mail_seqs))
+    assert taken is not None
+    uids = list(range(taken.first_uid, taken.first_uid + len(mail_seqs)))
     session.connection().execute(
         insert(table_of(ImapUid)),
         [
-            {"folder_id": folder_id, "uid": uid, "mail_seq": seq}
+            {"folder_id": taken.folder_id, "uid": uid, "mail_seq": seq, "modseq": taken.modseq}
             for uid, seq in zip(uids, mail_seqs, strict=True)
         ],
     )
     return uids
 
 
-def take_uids(session: Session, owner: str, key: str, count: int) -> int:
-    """The first of `count` new UIDs of a folder whose messages are not mails (Drafts)."""
+def unfile_mails(session: Session, owner: str, key: str, mail_seqs: Sequence[int]) -> list[int]:
+    """Take mails out of one folder of `owner`; the UIDs they had there.
+
+    Each leaves a record at the folder's next mod-sequence (`imap_expunged`), so
+    sessions that selected the folder expunge it without re-reading the folder.
+    """
+    if not mail_seqs:
+        return []
+    folders, uids = table_of(ImapFolder), table_of(ImapUid)
+    bumped = session.execute(
+        update(folders)
+        .where(folders.c.owner == owner, folders.c.key == key)
+        .values(highest_modseq=folders.c.highest_modseq + 1)
+        .returning(folders.c.id, folders.c.highest_modseq)
+    ).first()
+    if bumped is None:
+        return []
+    folder_id, modseq = int(bumped[0]), int(bumped[1])
+    gone = [
+        int(uid)
+        for uid in session.scalars(
+            delete(uids)
+            .where(uids.c.folder_id == folder_id, uids.c.mail_seq.in_(list(mail_seqs)))
+            .returning(uids.c.uid)
+        )
+    ]
+    if gone:
+        wake_after_commit(session, [owner])
+        session.connection().execute(
+            insert(table_of(ImapExpunged)),
+            [{"folder_id": folder_id, "uid": uid, "modseq": modseq} for uid in gone],
+        )
+    return gone
+
+
+def unfile_everywhere(session: Session, key: str, mail_seq: int) -> None:
+    """Take a mail out of that folder of every human holding it (a decided request
+    leaves "Needs decision"), each owner's folder locked in the global order."""
+    folders, uids = table_of(ImapFolder), table_of(ImapUid)
+    owners = session.scalars(
+        select(folders.c.owner)
+        .join(uids, uids.c.folder_id == folders.c.id)
+        .where(folders.c.key == key, uids.c.mail_seq == mail_seq)
+        .order_by(folders.c.owner)
+    )
+    for owner in list(owners):
+        unfile_mails(session, owner, key, [mail_seq])
+
+
+def touch(session: Session, owner: str, mail_seqs: Sequence[int]) -> None:
+    """Record that these mails' flags changed for `owner` (call it in the transaction
+    that changes them): every folder of `owner` holding one advances its
+    mod-sequence once, and the mails' rows there take it, so the human's IMAP
+    sessions see the change with their next command and IDLE is woken.
+
+    Three statements whatever the number of mails and folders. A mail in none of
+    the owner's folders (an agent's, or no longer filed) is left alone.
+    """
+    if not mail_seqs:
+        return
+    folders, uids = table_of(ImapFolder), table_of(ImapUid)
+    seqs = list(mail_seqs)
+    holding = (
+        select(uids.c.folder_id)
+        .join(folders, folders.c.id == uids.c.folder_id)
+        .where(folders.c.owner == owner, uids.c.mail_seq.in_(seqs))
+    )
+    # Locked in the global (owner, key) order before they are advanced (see file_mails).
+    ids = list(
+        session.scalars(
+            select(folders.c.id)
+            .where(folders.c.id.in_(holding))
+            .order_by(folders.c.key)
+            .with_for_update()
+        )
+    )
+    if not ids:
+        return
     wake_after_commit(session, [owner])
-    return _take_uids(session, owner, key, count)[1]
+    session.execute(
+        update(folders)
+        .where(folders.c.id.in_(ids))
+        .values(highest_modseq=folders.c.highest_modseq + 1)
+    )
+    current = select(folders.c.highest_modseq).where(folders.c.id == uids.c.folder_id)
+    session.execute(
+        update(uids)
+        .where(uids.c.folder_id.in_(ids), uids.c.mail_seq.in_(seqs))
+        .values(modseq=current.scalar_subquery())
+    )
 
 
-def _take_uids(session: Session, owner: str, key: str, count: int) -> tuple[int, int]:
-    """(folder id, the first of `count` UIDs taken); the folder row stays locked until commit."""
+@dataclass(frozen=True, slots=True)
+class Taken:
+    """A block of UIDs taken in a folder, and the folder's mod-sequence of the change."""
+
+    folder_id: int
+    first_uid: int
+    modseq: int
+
+
+def take_uids(session: Session, owner: str, key: str, count: int) -> int:
+    """The first of `count` new UIDs of a folder whose messages are not mails (Drafts).
+
+    Drafts are not tracked by mod-sequence (their folder is re-read whole, it is
+    small); the wake-up tells selected sessions to look."""
+    wake_after_commit(session, [owner])
+    return _take_uids(session, owner, key, count).first_uid
+
+
+def _take_uids(session: Session, owner: str, key: str, count: int) -> Taken:
+    """`count` UIDs of the folder (created when missing); its row stays locked until commit."""
     taken = _advance(session, owner, key, count)
     if taken is None:
         _create_folder(session, owner, key)
@@ -138,15 +257,15 @@ def _take_uids(session: Session, owner: str, key: str, count: int) -> tuple[int,
     return taken
 
 
-def _advance(session: Session, owner: str, key: str, count: int) -> tuple[int, int] | None:
+def _advance(session: Session, owner: str, key: str, count: int) -> Taken | None:
     folders = table_of(ImapFolder)
     row = session.execute(
         update(folders)
         .where(folders.c.owner == owner, folders.c.key == key)
-        .values(next_uid=folders.c.next_uid + count)
-        .returning(folders.c.id, folders.c.next_uid)
+        .values(next_uid=folders.c.next_uid + count, highest_modseq=folders.c.highest_modseq + 1)
+        .returning(folders.c.id, folders.c.next_uid, folders.c.highest_modseq)
     ).first()
-    return None if row is None else (int(row[0]), int(row[1]) - count)
+    return None if row is None else Taken(int(row[0]), int(row[1]) - count, int(row[2]))
 
 
 def _create_folder(session: Session, owner: str, key: str) -> None:
@@ -156,7 +275,10 @@ def _create_folder(session: Session, owner: str, key: str) -> None:
 def create_folders(session: Session, owner: str, keys: Iterable[str]) -> None:
     """Insert the folders unless they exist (a concurrent transaction's win is kept)."""
     validity = uid_validity_now()
-    values = [{"owner": owner, "key": k, "uid_validity": validity, "next_uid": 1} for k in keys]
+    values = [
+        {"owner": owner, "key": k, "uid_validity": validity, "next_uid": 1, "highest_modseq": 0}
+        for k in keys
+    ]
     dialect = session.get_bind().dialect.name
     builder = postgresql.insert if dialect == "postgresql" else sqlite.insert
     session.execute(

@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 from core.attachments import attachments_of
 from core.errors import Forbidden, NotFound
 from core.external import cc_party, stored_party
+from core.imap_uids import touch
 from core.models import Conversation, Delivery, Mail
 from core.placement import change_placement
 from core.principal import Principal
@@ -173,10 +174,13 @@ async def inbox(
         total = session.scalar(count_query)
         rows = session.execute(page).all()
         if mark_read:
-            ids = [delivery.id for _, delivery, _ in rows if not delivery.is_read]
-            if ids:
+            unread = [delivery for _, delivery, _ in rows if not delivery.is_read]
+            if unread:
+                ids = [delivery.id for delivery in unread]
                 session.execute(update(Delivery).where(Delivery.id.in_(ids)).values(is_read=True))
                 wake_after_commit(session, [principal.name])
+                if principal.is_human:  # `\Seen` in the human's IMAP sessions
+                    touch(session, principal.name, [delivery.mail_seq for delivery in unread])
         return int(total or 0), list(rows), attachments_of(session, [row[0].seq for row in rows])
 
     total, rows, attached = await (store.write(run) if mark_read else store.read(run))
@@ -254,7 +258,8 @@ async def set_delivery_state(
             raise NotFound(f"no mail {mail_id} in your mailbox")
         if read is not None and read != delivery.is_read:
             delivery.is_read = read
-            wake_after_commit(session, [principal.name])  # `\Seen` in IMAP sessions
+            if principal.is_human:  # `\Seen` in the human's IMAP sessions
+                touch(session, principal.name, [delivery.mail_seq])
         if archived is not None or deleted is not None:
             change_placement(
                 session,

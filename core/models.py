@@ -312,7 +312,9 @@ class ImapFolder(Base):
     `key` names it stably: `inbox`, `sent`, `drafts`, `archive`, `trash`,
     `decision`, or `session:<conversation id>` (so the folder follows renames).
     `next_uid` advances, under this row's lock, in the transaction that puts a
-    message in the folder (core/imap_uids.py).
+    message in the folder (core/imap_uids.py); `highest_modseq` advances, under
+    the same lock, whenever a message enters or leaves the folder or its flags
+    change (RFC 7162 §3.1.1: a mailbox's mod-sequence only grows).
     """
 
     __tablename__ = "imap_folders"
@@ -322,12 +324,17 @@ class ImapFolder(Base):
     key: Mapped[str] = mapped_column(String(64))
     uid_validity: Mapped[int] = mapped_column(BigInteger)
     next_uid: Mapped[int] = mapped_column(BigInteger, default=1)
+    highest_modseq: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
 
     __table_args__ = (UniqueConstraint("owner", "key", name="uq_imap_folders_owner_key"),)
 
 
 class ImapUid(Base):
-    """A mail in an IMAP folder under its UID; deleted when the mail leaves the folder."""
+    """A mail in an IMAP folder under its UID; deleted when the mail leaves the folder.
+
+    `modseq` is the folder's mod-sequence of the last change to this message
+    (entering the folder, a flag), so a session reads only what changed.
+    """
 
     __tablename__ = "imap_uids"
 
@@ -336,5 +343,25 @@ class ImapUid(Base):
     )
     uid: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     mail_seq: Mapped[int] = mapped_column(SeqType, ForeignKey("mails.seq", ondelete="CASCADE"))
+    modseq: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
 
-    __table_args__ = (UniqueConstraint("folder_id", "mail_seq", name="uq_imap_uids_folder_mail"),)
+    __table_args__ = (
+        UniqueConstraint("folder_id", "mail_seq", name="uq_imap_uids_folder_mail"),
+        Index("ix_imap_uids_folder_modseq", "folder_id", "modseq"),
+    )
+
+
+class ImapExpunged(Base):
+    """A message that left a folder, at the folder's mod-sequence of its leaving: what
+    a session that knew the folder at an older mod-sequence must expunge (RFC 7162
+    §3.2.5.2 keeps such a record for QRESYNC's VANISHED in the same way)."""
+
+    __tablename__ = "imap_expunged"
+
+    folder_id: Mapped[int] = mapped_column(
+        SeqType, ForeignKey("imap_folders.id", ondelete="CASCADE"), primary_key=True
+    )
+    uid: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    modseq: Mapped[int] = mapped_column(BigInteger)
+
+    __table_args__ = (Index("ix_imap_expunged_folder_modseq", "folder_id", "modseq"),)

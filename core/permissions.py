@@ -13,6 +13,7 @@ from core.conversations import by_id_locked, emit_session_update, participants, 
 from core.durations import parse_duration
 from core.errors import AlreadyDecided, Forbidden, InvalidDecision, InvalidRequest, NotFound
 from core.events import emit
+from core.imap_uids import DECISION, unfile_everywhere
 from core.mail import DEFAULT_LIMITS, Permission, SendRequest, send_mail
 from core.mailbox import mail_view
 from core.models import Agent, Conversation, Delivery, Mail, isoformat, utcnow
@@ -131,6 +132,7 @@ def decide_in(
     mail.decided_by = principal.name
     mail.decided_at = utcnow()
     session.flush()
+    unfile_everywhere(session, DECISION, mail.seq)
     _report_outcome(session, mail)
     return mail
 
@@ -184,6 +186,7 @@ async def expire_permission_requests(store: Store) -> int:
         for mail in overdue:
             mail.permission_state = "expired"
             session.flush()
+            unfile_everywhere(session, DECISION, mail.seq)
             _report_outcome(session, mail)
         return len(overdue)
 

@@ -15,12 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from core.imap_uids import ARCHIVE, INBOX, TRASH, refile_mails
-from core.models import Delivery, ImapFolder, ImapUid
-from core.store import wake_after_commit
+from core.imap_uids import ARCHIVE, INBOX, TRASH, refile_mails, touch, unfile_mails
+from core.models import Delivery
 
 __all__ = ["FLAG_COLUMNS", "change_placement", "folder_of", "hide_in_trash", "set_flags"]
 
@@ -98,15 +97,7 @@ def change_placement(
 def hide_in_trash(session: Session, owner: str, mail_seqs: Sequence[int]) -> int:
     """EXPUNGE in Trash: the mails leave IMAP's Trash but stay deleted (restorable
     in the web UI and over REST). Returns how many left."""
-    trash = (
-        select(ImapFolder.id).where(ImapFolder.owner == owner, ImapFolder.key == TRASH)
-    ).scalar_subquery()
-    gone = session.execute(
-        delete(ImapUid).where(ImapUid.folder_id == trash, ImapUid.mail_seq.in_(list(mail_seqs)))
-    ).rowcount  # type: ignore[attr-defined]
-    if gone:
-        wake_after_commit(session, [owner])
-    return int(gone)
+    return len(unfile_mails(session, owner, TRASH, mail_seqs))
 
 
 def set_flags(session: Session, owner: str, changes: dict[tuple[str, bool], list[int]]) -> None:
@@ -115,16 +106,17 @@ def set_flags(session: Session, owner: str, changes: dict[tuple[str, bool], list
     One statement per flag and value, whatever the number of mails; a mail
     `owner` only sent has no delivery and so keeps no flags.
     """
-    woken = False
+    changed: set[int] = set()
     for (flag, value), seqs in sorted(changes.items()):
         if not seqs:
             continue
         column = FLAG_COLUMNS[flag]
-        result = session.execute(
-            update(Delivery)
-            .where(Delivery.recipient == owner, Delivery.mail_seq.in_(seqs), column != value)
-            .values({column.key: value})
+        changed.update(
+            session.scalars(
+                update(Delivery)
+                .where(Delivery.recipient == owner, Delivery.mail_seq.in_(seqs), column != value)
+                .values({column.key: value})
+                .returning(Delivery.mail_seq)
+            )
         )
-        if result.rowcount and not woken:  # type: ignore[attr-defined]
-            wake_after_commit(session, [owner])  # the owner's other IMAP sessions
-            woken = True
+    touch(session, owner, sorted(changed))  # the owner's IMAP sessions see the new flags

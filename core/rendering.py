@@ -32,6 +32,7 @@ __all__ = [
     "FOOTER_MARK",
     "AttachmentPart",
     "permission_footer",
+    "render_header",
     "render_html",
     "render_mail",
 ]
@@ -120,6 +121,38 @@ def render_mail(
     chain, oldest first (at least the parent's); the last one is `In-Reply-To`
     (RFC 5322 §3.6.4). `auto` mails carry `Auto-Submitted: auto-generated` (RFC 3834).
     """
+    msg = _with_headers(mail, alias, domain, references)
+    footer_text, footer_html = permission_footer(mail)
+    # One final "\n" always: the library ends a text part with a line break anyway,
+    # and the parser strips exactly one, so the body keeps its own trailing breaks.
+    msg.set_content(mail.body + "\n" + footer_text, charset="utf-8")
+    page = render_html(mail.body) + (nh3.clean(footer_html) if footer_html else "")
+    msg.add_alternative(page, subtype="html", charset="utf-8")
+    for part in attachments:
+        maintype, _, subtype = (part.content_type or _OCTET_STREAM).partition("/")
+        if not subtype or maintype == "multipart":
+            maintype, subtype = _OCTET_STREAM.split("/")
+        # Base64 keeps the bytes exact (RFC 2045 §6.8); non-ASCII names use RFC 2231.
+        msg.add_attachment(part.read(), maintype=maintype, subtype=subtype, filename=part.filename)
+    _fix_boundaries(msg, mail)
+    for sub in msg.walk():
+        if sub is not msg:
+            del sub["MIME-Version"]  # RFC 2045 §4: the top level carries it
+    return msg.as_bytes()
+
+
+def render_header(
+    mail: Mail, alias: str | None, domain: str, *, references: Sequence[str] = ()
+) -> bytes:
+    """The header fields of `render_mail`'s rendering that describe the mail (all but
+    the Content-* fields of its body), ending with the empty line: what IMAP's
+    ENVELOPE reads, without rendering the body (Markdown, HTML, attachments)."""
+    return _with_headers(mail, alias, domain, references).as_bytes()
+
+
+def _with_headers(
+    mail: Mail, alias: str | None, domain: str, references: Sequence[str]
+) -> EmailMessage:
     sender = stored_party(mail.from_name, mail.from_path, alias)
     to = stored_party(mail.to_name, mail.to_path, alias)
     cc = [cc_party(text, alias) for text in mail.cc or []]
@@ -142,24 +175,7 @@ def render_mail(
     msg["X-AgentMail-Mail-Id"] = mail.id
     msg["X-AgentMail-Session-Id"] = mail.session_id
     msg["X-AgentMail-Type"] = mail.mail_type
-
-    footer_text, footer_html = permission_footer(mail)
-    # One final "\n" always: the library ends a text part with a line break anyway,
-    # and the parser strips exactly one, so the body keeps its own trailing breaks.
-    msg.set_content(mail.body + "\n" + footer_text, charset="utf-8")
-    page = render_html(mail.body) + (nh3.clean(footer_html) if footer_html else "")
-    msg.add_alternative(page, subtype="html", charset="utf-8")
-    for part in attachments:
-        maintype, _, subtype = (part.content_type or _OCTET_STREAM).partition("/")
-        if not subtype or maintype == "multipart":
-            maintype, subtype = _OCTET_STREAM.split("/")
-        # Base64 keeps the bytes exact (RFC 2045 §6.8); non-ASCII names use RFC 2231.
-        msg.add_attachment(part.read(), maintype=maintype, subtype=subtype, filename=part.filename)
-    _fix_boundaries(msg, mail)
-    for sub in msg.walk():
-        if sub is not msg:
-            del sub["MIME-Version"]  # RFC 2045 §4: the top level carries it
-    return msg.as_bytes()
+    return msg
 
 
 def _fix_boundaries(msg: EmailMessage, mail: Mail) -> None:

@@ -12,16 +12,27 @@ A mail that arrived as RFC 5322 (SMTP, import) is served as its original bytes.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from core.blobs import BlobStore
 from core.models import Attachment, Conversation, Mail
-from core.rendering import render_mail
+from core.rendering import render_header, render_mail
 from core.rendering_store import MAX_REFERENCES, RenderInputs, parts_of
+from core.store import Transaction
 
-__all__ = ["content_key", "load_many", "render_loaded"]
+T = TypeVar("T")
+
+__all__ = [
+    "content_key",
+    "content_keys",
+    "header_of",
+    "load_many",
+    "render_headers",
+    "render_loaded",
+]
 
 
 def load_many(session: Session, seqs: Sequence[int]) -> dict[int, bytes | RenderInputs]:
@@ -105,6 +116,42 @@ def content_key(seq: int, item: bytes | RenderInputs) -> tuple[object, ...]:
     )
 
 
+_KEYS = (
+    select(
+        Mail.seq,
+        Mail.raw.is_not(None),
+        Conversation.alias,
+        Mail.permission_state,
+        Mail.decision,
+        Mail.decision_note,
+        Mail.decided_by,
+        Mail.decided_at,
+        Mail.expires_at,
+    )
+    .join(Conversation, Conversation.id == Mail.session_id)
+    .where(Mail.seq.in_(bindparam("seqs", expanding=True)))
+)
+
+
+def content_keys(session: Session, seqs: Sequence[int]) -> dict[int, tuple[object, ...]]:
+    """`content_key` of each mail from a few columns, without loading the mails: a
+    cache that holds their contents needs nothing more (unknown seqs are left out)."""
+    rows = session.execute(_KEYS, {"seqs": list(seqs)})
+    return {int(row[0]): (int(row[0]),) if row[1] else (int(row[0]), *row[2:]) for row in rows}
+
+
+def content_keys_and(
+    seqs: Sequence[int], alongside: Transaction[T] | None
+) -> Transaction[tuple[dict[int, tuple[object, ...]], T | None]]:
+    """A read of `content_keys` and, in the same transaction, `alongside`."""
+
+    def run(session: Session) -> tuple[dict[int, tuple[object, ...]], T | None]:
+        keys = content_keys(session, seqs) if seqs else {}
+        return keys, (alongside(session) if alongside is not None else None)
+
+    return run
+
+
 def render_loaded(
     loaded: dict[int, bytes | RenderInputs], blobs: BlobStore, domain: str
 ) -> dict[int, bytes]:
@@ -121,4 +168,26 @@ def render_loaded(
                 references=item.references,
                 attachments=parts_of(blobs, item.attachments),
             )
+    return out
+
+
+def header_of(raw: bytes) -> bytes:
+    """A message's header section with the empty line that ends it (RFC 5322 §2.1)."""
+    crlf, lf = raw.find(b"\r\n\r\n"), raw.find(b"\n\n")
+    if crlf != -1 and (lf == -1 or crlf < lf):
+        return raw[: crlf + 4]
+    if lf != -1:
+        return raw[: lf + 2]
+    return raw + (b"\r\n" if raw.endswith(b"\r\n") else b"\r\n\r\n")
+
+
+def render_headers(loaded: dict[int, bytes | RenderInputs], domain: str) -> dict[int, bytes]:
+    """Sync (run it in a thread): only the header section of each mail, as
+    `render_loaded` would give it (for IMAP's ENVELOPE, without rendering bodies)."""
+    out: dict[int, bytes] = {}
+    for seq, item in loaded.items():
+        if isinstance(item, bytes):
+            out[seq] = header_of(item)
+        else:
+            out[seq] = render_header(item.mail, item.alias, domain, references=item.references)
     return out

@@ -5,8 +5,11 @@ decision", and `Sessions/<alias>` (`Sessions/<short id>` while unnamed) for each
 conversation. A folder is found again by its id, never its name, so a selected
 conversation folder survives a rename.
 
-Each check re-reads the folder's UIDs and flags in one query and lets pymap's
-`SelectedMailbox.set_messages` work out the EXISTS/EXPUNGE/FETCH updates.
+SELECT reads the folder's UIDs and `\\Seen` once; every later command reads only
+what changed since the mod-sequence the session last saw (core/imap_folders.py
+`folder_changes`: one small query when nothing did) and hands it to pymap's
+`SelectedMailbox.add_updates`, which works out the EXISTS/EXPUNGE/FETCH replies.
+Drafts are not mails and carry no mod-sequences: that small folder is re-read whole.
 
 Flags: `\\Seen`, `\\Flagged` and `\\Answered` are kept per recipient (PERMANENTFLAGS);
 `\\Deleted` lasts the session, until EXPUNGE acts on it (imap_view/session.py).
@@ -16,7 +19,7 @@ Drafts keep no flags: every draft is `\\Seen \\Draft`.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from pymap.backend.mailbox import MailboxDataInterface, MailboxSetInterface
 from pymap.concurrent import Event
@@ -32,18 +35,23 @@ from pymap.selected import SelectedMailbox, SelectedSet
 
 from core.bus import Subscription
 from core.imap_folders import (
+    FolderChanges,
     FolderInfo,
     FolderMessage,
     FolderState,
     folder_by_id,
     folder_counts,
+    folder_message,
     folder_state,
     list_folders,
+    read_changes,
 )
 from core.imap_uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
+from core.store import Transaction
 from imap_view.append import appended_uid
 from imap_view.backend import Backend
 from imap_view.message import Contents, Message
+from imap_view.selected_fill import fill_selected
 
 __all__ = ["SPECIAL_USE", "MailboxData", "MailboxSet", "folder_name"]
 
@@ -62,6 +70,16 @@ SPECIAL_USE = {"Sent": b"Sent", "Drafts": b"Drafts", "Archive": b"Archive", "Tra
 PERMANENT_FLAGS = frozenset({Seen, Flagged, Answered})
 DRAFT_FLAGS = frozenset({Seen, Draft})
 SESSION_FLAGS = frozenset({Deleted})  # until this session's EXPUNGE
+NO_FLAGS: frozenset[Flag] = frozenset()
+# Every combination of the kept flags, made once: SELECT builds 100,000 messages.
+_FLAG_SETS = {
+    (seen, flagged, answered): frozenset(
+        flag for flag, on in ((Seen, seen), (Flagged, flagged), (Answered, answered)) if on
+    )
+    for seen in (False, True)
+    for flagged in (False, True)
+    for answered in (False, True)
+}
 READ_ONLY_REASON = "folders are views of the store: they cannot be created, renamed or deleted"
 
 
@@ -179,28 +197,68 @@ class MailboxData(MailboxDataInterface[Message]):
     async def state(self) -> FolderState:
         return await folder_state(self._backend.store, self.owner, self.folder)
 
-    def messages_of(self, state: FolderState) -> list[Message]:
+    def messages_of(self, messages: Sequence[FolderMessage]) -> list[Message]:
+        contents = self._contents
+        if self.folder.key == DRAFTS:
+            return [
+                Message(m.uid, DRAFT_FLAGS, mail_seq=m.mail_seq, contents=contents)
+                for m in messages
+            ]
+        sets = _FLAG_SETS
         return [
-            Message(
-                m.uid, m.created_at, self._flags(m), mail_seq=m.mail_seq, contents=self._contents
-            )
-            for m in state.messages
+            Message(uid, sets[seen, flagged, answered], mail_seq=seq, contents=contents)
+            for uid, seq, seen, flagged, answered in messages
         ]
 
-    def _flags(self, message: FolderMessage) -> frozenset[Flag]:
-        if self.folder.key == DRAFTS:
-            return DRAFT_FLAGS
-        kept = ((Seen, message.seen), (Flagged, message.flagged), (Answered, message.answered))
-        return frozenset(flag for flag, present in kept if present)
+    async def select(self, selected: SelectedMailbox) -> MailboxSnapshot:
+        """SELECT/EXAMINE: the whole folder read once, for the session and its counts."""
+        self._wakes.clear()
+        state = await self.state()
+        await asyncio.to_thread(fill_selected, selected, state.messages, self.messages_of)
+        selected.mod_sequence = state.highest_modseq
+        unseen = [n for n, m in enumerate(state.messages, 1) if not m.seen]
+        return MailboxSnapshot(
+            self.mailbox_id,
+            self.readonly,
+            self.uid_validity,
+            self.permanent_flags,
+            self.session_flags,
+            len(state.messages),
+            0,
+            len(unseen),
+            unseen[0] if unseen else None,
+            state.next_uid,
+        )
 
     async def update_selected(
         self, selected: SelectedMailbox, *, wait_on: Event | None = None
     ) -> SelectedMailbox:
+        """Only what changed since the session's mod-sequence (see the module doc)."""
         if wait_on is not None:
             await self._wait(wait_on)
+        read = self.changes_reader(selected)
+        if read is None:  # not selected through `select`
+            state = await self.state()
+            selected.set_messages(self.messages_of(state.messages))
+            selected.mod_sequence = state.highest_modseq
+            return selected
+        return self.apply_changes(selected, await self._backend.store.read(read))
+
+    def changes_reader(self, selected: SelectedMailbox) -> Transaction[FolderChanges] | None:
+        """The read of what changed since the session's mod-sequence, to run in a
+        store read (a FETCH runs it with its content keys: one read per command)."""
+        known = selected.mod_sequence
+        if not isinstance(known, int) or self.folder.key == DRAFTS:
+            return None
         # Cleared before reading: a commit after this read wakes the next wait.
         self._wakes.clear()
-        selected.set_messages(self.messages_of(await self.state()))
+        owner, folder = self.owner, self.folder
+        return lambda session: read_changes(session, owner, folder, known)
+
+    def apply_changes(self, selected: SelectedMailbox, changes: FolderChanges) -> SelectedMailbox:
+        if changes.highest_modseq != selected.mod_sequence:
+            selected.add_updates(self.messages_of(changes.changed), changes.expunged)
+            selected.mod_sequence = changes.highest_modseq
         return selected
 
     async def _wait(self, done: Event) -> None:
@@ -229,10 +287,9 @@ class MailboxData(MailboxDataInterface[Message]):
         )
 
     async def get(self, uid: int, cached_msg: CachedMessage) -> Message:
-        state = await self.state()
-        for message in self.messages_of(state):
-            if message.uid == uid:
-                return message
+        found = await folder_message(self._backend.store, self.owner, self.folder, uid)
+        if found is not None:
+            return self.messages_of([found])[0]
         if not isinstance(cached_msg, Message):
             raise TypeError(cached_msg)
         return cached_msg.as_expunged()
@@ -240,13 +297,15 @@ class MailboxData(MailboxDataInterface[Message]):
     async def append(self, append_msg: AppendMessage, *, recent: bool = False) -> Message:
         """Into Drafts or Sent only (imap_view/append.py)."""
         uid = await appended_uid(self._backend, self.owner, self.folder.key, append_msg.literal)
-        return await self._message(uid, "the message left the folder meanwhile")
-
-    async def _message(self, uid: int, gone: str) -> Message:
-        for message in self.messages_of(await self.state()):
-            if message.uid == uid:
-                return message
-        raise NotAllowedError(gone)
+        if self.folder.key == DRAFTS:
+            for message in self.messages_of((await self.state()).messages):
+                if message.uid == uid:
+                    return message
+            raise NotAllowedError("the draft left the folder meanwhile")
+        found = await folder_message(self._backend.store, self.owner, self.folder, uid)
+        if found is None:
+            raise NotAllowedError("the message left the folder meanwhile")
+        return self.messages_of([found])[0]
 
     async def copy(self, uid: int, destination: MailboxData, *, recent: bool = False) -> int | None:
         raise NotAllowedError("COPY is not supported yet")

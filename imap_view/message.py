@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from typing import TypeVar
 
 from pymap.bytes import Writeable
 from pymap.message import BaseLoadedMessage, BaseMessage
@@ -26,14 +27,24 @@ from pymap.parsing.response.fetch import (
     MultipartBodyStructure,
     TextBodyStructure,
 )
-from pymap.parsing.specials import FetchRequirement, Flag
+from pymap.parsing.specials import FetchRequirement, Flag, ObjectId
 
-from core.draft_folder import is_draft_seq, render_drafts
-from core.rendering_batch import content_key, load_many, render_loaded
+from core.draft_folder import draft_dates, is_draft_seq, render_drafts
+from core.imap_folders import created_dates
+from core.rendering_batch import (
+    content_key,
+    content_keys_and,
+    load_many,
+    render_headers,
+    render_loaded,
+)
 from core.rendering_store import RenderInputs
+from core.store import Transaction
 from imap_view.backend import Backend
 
 __all__ = ["Contents", "LoadedMessage", "Message"]
+
+T = TypeVar("T")
 
 
 class Contents:
@@ -43,32 +54,73 @@ class Contents:
         self._backend = backend
         self._owner = owner
         self._command: dict[int, MessageContent] = {}
+        self._dates: dict[int, datetime] = {}
 
-    async def load(self, mail_seqs: Iterable[int]) -> None:
-        """Make the content of these mails available until the command ends."""
+    async def load_dates(self, mail_seqs: Iterable[int]) -> None:
+        """INTERNALDATE of these mails, for the session (SELECT reads no dates)."""
+        wanted = [seq for seq in mail_seqs if seq not in self._dates]
+        drafts = [seq for seq in wanted if is_draft_seq(seq)]
+        if drafts:
+            owner = self._owner
+            found = await self._backend.store.read(lambda s: draft_dates(s, owner, drafts))
+            self._dates.update(found)
+            wanted = [seq for seq in wanted if not is_draft_seq(seq)]
+        if wanted:
+            self._dates.update(await created_dates(self._backend.store, wanted))
+
+    def date_of(self, mail_seq: int) -> datetime:
+        try:
+            return self._dates[mail_seq]
+        except KeyError:
+            raise RuntimeError(f"INTERNALDATE of mail {mail_seq} was not loaded") from None
+
+    async def load(
+        self,
+        mail_seqs: Iterable[int],
+        *,
+        envelope_only: bool = False,
+        alongside: Transaction[T] | None = None,
+    ) -> T | None:
+        """Make the content of these mails available until the command ends.
+
+        What the shared cache holds costs one light query (its keys); only the
+        others are loaded, rendered and parsed. With `envelope_only` (a FETCH of
+        nothing but FLAGS, UID, INTERNALDATE and ENVELOPE) a mail not cached whole
+        gets only its header section, rendered and parsed without its body: the
+        command reads nothing else, and the header-only content is cached apart.
+        `alongside` runs in the same store read as the keys (its result is
+        returned): a command's other read costs no second hand-off.
+        """
         wanted = [seq for seq in dict.fromkeys(mail_seqs) if seq not in self._command]
         drafts = [seq for seq in wanted if is_draft_seq(seq)]
         if drafts:
             await self._load_drafts(drafts)
             wanted = [seq for seq in wanted if not is_draft_seq(seq)]
-        if not wanted:
-            return
         backend = self._backend
-        loaded = await backend.store.read(lambda session: load_many(session, wanted))
-        keys = {seq: content_key(seq, item) for seq, item in loaded.items()}
-        missing = {}
-        for seq, item in loaded.items():
-            cached = backend.contents.get(keys[seq])
+        if not wanted and alongside is None:
+            return None
+        keys, extra = await backend.store.read(content_keys_and(wanted, alongside))
+        missing = []
+        for seq, key in keys.items():
+            cached = backend.contents.get(key)
+            if cached is None and envelope_only:
+                cached = backend.contents.get((_HEADER, *key))
             if cached is None:
-                missing[seq] = item
+                missing.append(seq)
             else:
                 self._command[seq] = cached
         if not missing:
-            return
-        parsed = await asyncio.to_thread(_render_and_parse, missing, backend)
+            return extra
+        loaded = await backend.store.read(lambda session: load_many(session, missing))
+        if envelope_only:
+            parsed = await asyncio.to_thread(_headers_parsed, loaded, backend.domain)
+        else:
+            parsed = await asyncio.to_thread(_render_and_parse, loaded, backend)
         for seq, content in parsed.items():
-            backend.contents.put(keys[seq], content)
+            key = content_key(seq, loaded[seq])
+            backend.contents.put((_HEADER, *key) if envelope_only else key, content)
         self._command.update(parsed)
+        return extra
 
     async def _load_drafts(self, seqs: list[int]) -> None:
         backend, owner = self._backend, self._owner
@@ -90,6 +142,15 @@ class Contents:
         self._command = {}
 
 
+_HEADER = "header only"  # marks a header-only content's cache key
+
+
+def _headers_parsed(
+    loaded: dict[int, bytes | RenderInputs], domain: str
+) -> dict[int, MessageContent]:
+    return {seq: MessageContent.parse(data) for seq, data in render_headers(loaded, domain).items()}
+
+
 def _render_and_parse(
     loaded: dict[int, bytes | RenderInputs], backend: Backend
 ) -> dict[int, MessageContent]:
@@ -97,27 +158,44 @@ def _render_and_parse(
     return {seq: MessageContent.parse(data) for seq, data in raw.items()}
 
 
+_NO_ID = ObjectId(None)
+
+
 class Message(BaseMessage):
+    """A message of the selected folder. Its INTERNALDATE is looked up in `contents`,
+    where the commands that use it (FETCH INTERNALDATE, SEARCH BEFORE/ON/SINCE)
+    load it first (imap_view/session.py)."""
+
     __slots__ = ["_contents", "mail_seq"]
 
     def __init__(
         self,
         uid: int,
-        internal_date: datetime,
-        permanent_flags: Iterable[Flag],
+        permanent_flags: frozenset[Flag],
         *,
         mail_seq: int,
         contents: Contents,
         expunged: bool = False,
     ) -> None:
-        super().__init__(uid, internal_date, permanent_flags, expunged=expunged)
+        # What BaseMessage.__init__ sets, without its cost: it runs typing.Protocol's
+        # __init__ chain and makes two new ObjectIds per message, and SELECT makes a
+        # message per UID of the folder (100,000 at times).
+        self.uid = uid  # type: ignore[misc]
+        self.expunged = expunged  # type: ignore[misc]
+        self._email_id = _NO_ID
+        self._thread_id = _NO_ID
+        self._permanent_flags = permanent_flags
+        self._flags_key = (uid, permanent_flags)
         self.mail_seq = mail_seq
         self._contents = contents
+
+    @property  # type: ignore[misc]
+    def internal_date(self) -> datetime:
+        return self._contents.date_of(self.mail_seq)
 
     def as_expunged(self) -> Message:
         return Message(
             self.uid,
-            self.internal_date,
             self.permanent_flags,
             mail_seq=self.mail_seq,
             contents=self._contents,

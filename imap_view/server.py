@@ -23,8 +23,11 @@ from core.throttle import LoginThrottle
 from imap_view.backend import Backend
 from imap_view.config import GatewayImapConfig
 from imap_view.login import Login
+from imap_view.pymap_speedups import install as install_speedups
 
 __all__ = ["start_imap"]
+
+install_speedups()
 
 
 async def start_imap(

@@ -14,7 +14,8 @@ from collections.abc import Iterable, Sequence
 from pymap.backend.session import BaseSession
 from pymap.context import current_command
 from pymap.exceptions import MailboxNotFound, MailboxReadOnly, NotAllowedError
-from pymap.flags import FlagOp
+from pymap.flags import FlagOp, PermanentFlags, SessionFlags
+from pymap.mailbox import MailboxSnapshot
 from pymap.parsing.command.select import CloseCommand, FetchCommand
 from pymap.parsing.response.code import CopyUid
 from pymap.parsing.specials import FetchRequirement, SearchKey, SequenceSet
@@ -27,6 +28,7 @@ from imap_view.backend import Backend
 from imap_view.config import GatewayImapConfig
 from imap_view.mailbox import SPECIAL_USE, MailboxData, MailboxSet
 from imap_view.message import Contents, Message
+from imap_view.message_sets import messages_in
 from imap_view.writes import expunge, mark_seen, store_flags, transfer
 
 __all__ = ["Session"]
@@ -39,6 +41,7 @@ class Session(BaseSession[Message]):
         super().__init__(owner)
         self._backend = backend
         self._contents = Contents(backend, owner)
+        self._selected: MailboxData | None = None
         self._mailbox_set = MailboxSet(owner, backend, wakes, self._contents)
 
     @property
@@ -53,11 +56,36 @@ class Session(BaseSession[Message]):
         self._contents.release()
 
     async def _get_selected(self, selected: SelectedMailbox) -> MailboxData:
-        """By folder id, not name: a conversation folder keeps working through a rename."""
+        """By folder id, not name: a conversation folder keeps working through a rename.
+
+        Read once per selection: what a command needs of it (id, key, UIDVALIDITY)
+        never changes, and its contents are read by mod-sequence.
+        """
+        kept = self._selected
+        if kept is not None and kept.mailbox_id == selected.mailbox_id:
+            return kept
         try:
-            return await self._mailbox_set.get_by_id(selected.mailbox_id)
+            self._selected = await self._mailbox_set.get_by_id(selected.mailbox_id)
+            return self._selected
         except KeyError as exc:
             raise MailboxNotFound(str(selected.lookup)) from exc
+
+    async def select_mailbox(
+        self, name: str, readonly: bool = False
+    ) -> tuple[MailboxSnapshot, SelectedMailbox]:
+        """pymap's SELECT reads the counts and then the messages; here one read serves both."""
+        mailbox = await self._get_mailbox(name)
+        selected = SelectedMailbox(
+            mailbox.mailbox_id,
+            readonly or mailbox.readonly,
+            PermanentFlags(mailbox.permanent_flags),
+            SessionFlags(mailbox.session_flags),
+            selected_set=mailbox.selected_set,
+            lookup=name,
+        )
+        assert isinstance(mailbox, MailboxData)
+        self._selected = mailbox
+        return await mailbox.select(selected), selected
 
     async def list_mailboxes(
         self,
@@ -84,7 +112,20 @@ class Session(BaseSession[Message]):
             await mark_seen(self._backend.store, self.owner, unseen)
         command = current_command.get(None)
         if isinstance(command, FetchCommand):
+            if any(a.value == b"INTERNALDATE" for a in command.attributes):
+                await self._contents.load_dates(m.mail_seq for _, m in wanted)
             requirement = FetchRequirement.reduce(a.requirement for a in command.attributes)
+            read_changes = mailbox.changes_reader(selected)
+            if not requirement.has_none(FetchRequirement.CONTENT) and read_changes is not None:
+                names = {attribute.value for attribute in command.attributes}
+                changes = await self._contents.load(  # one read for the keys and the changes
+                    (m.mail_seq for _, m in wanted),
+                    envelope_only=names <= _ENVELOPE_ONLY,
+                    alongside=read_changes,
+                )
+                assert changes is not None
+                updated = mailbox.apply_changes(selected, changes)
+                return _fresh(updated, wanted), updated
             if not requirement.has_none(FetchRequirement.CONTENT):
                 await self._contents.load(m.mail_seq for _, m in wanted)
         updated = await mailbox.update_selected(selected)
@@ -101,6 +142,8 @@ class Session(BaseSession[Message]):
         candidates = _messages(updated, search.sequence_set)
         if not requirement.has_none(FetchRequirement.CONTENT):
             await self._contents.load(m.mail_seq for _, m in candidates)
+        if _uses_internal_date(keys):
+            await self._contents.load_dates(m.mail_seq for _, m in candidates)
         found = []
         for number, message in candidates:
             loaded = await message.load_content(requirement)
@@ -194,17 +237,30 @@ class Session(BaseSession[Message]):
         return copy_uid, await source.update_selected(selected)
 
 
+# FETCH items that read no more of a message than its header section (RFC 3501 §7.4.2).
+_ENVELOPE_ONLY = frozenset({b"FLAGS", b"UID", b"INTERNALDATE", b"ENVELOPE"})
+_DATE_KEYS = frozenset({b"BEFORE", b"ON", b"SINCE", b"OLDER", b"YOUNGER"})
+
+
+def _uses_internal_date(keys: Iterable[object]) -> bool:
+    """Whether a SEARCH compares INTERNALDATE (RFC 3501 §6.4.4 BEFORE/ON/SINCE,
+    RFC 5032 OLDER/YOUNGER), also inside OR, NOT and parentheses."""
+    for key in keys:
+        if isinstance(key, SearchKey):
+            if key.value in _DATE_KEYS or _uses_internal_date([key.filter]):
+                return True
+        elif isinstance(key, tuple | frozenset | list) and _uses_internal_date(key):
+            return True
+    return False
+
+
 def _special_use(name: str) -> list[bytes]:
     use = SPECIAL_USE.get(name)
     return [use] if use is not None else []
 
 
 def _messages(selected: SelectedMailbox, sequence_set: SequenceSet) -> list[tuple[int, Message]]:
-    found = []
-    for number, cached in selected.messages.get_all(sequence_set):
-        assert isinstance(cached, Message)
-        found.append((number, cached))
-    return found
+    return messages_in(selected, sequence_set)
 
 
 def _fresh(

@@ -2,6 +2,8 @@
 
 Started on a free high port with implicit TLS (`ssl = required`, a `trustme`
 certificate), one passwd-file user and Maildir storage, and stopped afterwards.
+With `plaintext=True` (bench/imap_fetch.py, beside the gateway's plain port on
+loopback) it listens for plain IMAP instead and allows LOGIN without TLS.
 Dovecot never runs a login process or a mail session as root, so when the tests
 run as root the login processes use Debian's `dovenull`, the internal ones
 `dovecot`, and the mail user's files belong to `dovecot`; the working directory is
@@ -40,6 +42,7 @@ class Dovecot:
     root: Path
     mail_uid: int
     mail_gid: int
+    plaintext: bool = False
 
     @property
     def maildir(self) -> Path:
@@ -50,7 +53,8 @@ class Dovecot:
         return ssl.create_default_context(cafile=str(self.ca_file))
 
     def url(self, mailbox: str = "INBOX") -> str:
-        return f"imaps://{self.user}@{self.host}:{self.port}/{mailbox}"
+        scheme = "imap" if self.plaintext else "imaps"
+        return f"{scheme}://{self.user}@{self.host}:{self.port}/{mailbox}"
 
     def place(self, name: str, raw: bytes) -> None:
         """Put a message straight into the INBOX Maildir (`new/`), owned by the mail user."""
@@ -70,15 +74,17 @@ def _free_port() -> int:
         return port
 
 
-def _config(root: Path, port: int, users: tuple[str, str, int, int]) -> str:
+def _config(root: Path, port: int, users: tuple[str, str, int, int], plaintext: bool) -> str:
     login, internal, uid, gid = users
+    plain_port, tls_port = (port, 0) if plaintext else (0, port)
     return f"""
 base_dir = {root}/run
 state_dir = {root}/state
 log_path = {root}/dovecot.log
 protocols = imap
 listen = 127.0.0.1
-ssl = required
+ssl = {"yes" if plaintext else "required"}
+disable_plaintext_auth = {"no" if plaintext else "yes"}
 ssl_cert = <{root}/cert.pem
 ssl_key = <{root}/key.pem
 default_login_user = {login}
@@ -98,10 +104,10 @@ userdb {{
 mail_location = maildir:{root}/mail/%u
 service imap-login {{
   inet_listener imap {{
-    port = 0
+    port = {plain_port}
   }}
   inet_listener imaps {{
-    port = {port}
+    port = {tls_port}
     ssl = yes
   }}
 }}
@@ -121,7 +127,9 @@ async def _wait_listening(port: int) -> None:
     raise RuntimeError(f"Dovecot did not listen on port {port}")
 
 
-def _prepare(workdir: Path, user: str, password: str) -> tuple[Dovecot, Path]:
+def _prepare(
+    workdir: Path, user: str, password: str, plaintext: bool = False
+) -> tuple[Dovecot, Path]:
     """Certificate, passwd file, directories and configuration; returns it and the config."""
     if os.geteuid() == 0:
         root = Path(tempfile.mkdtemp(prefix="agentmail-dovecot-"))
@@ -144,8 +152,10 @@ def _prepare(workdir: Path, user: str, password: str) -> tuple[Dovecot, Path]:
         os.chown(root / sub, users[2], users[3])
     port = _free_port()
     config = root / "dovecot.conf"
-    config.write_text(_config(root, port, users))
-    server = Dovecot("127.0.0.1", port, user, password, root / "ca.pem", root, users[2], users[3])
+    config.write_text(_config(root, port, users, plaintext))
+    server = Dovecot(
+        "127.0.0.1", port, user, password, root / "ca.pem", root, users[2], users[3], plaintext
+    )
     return server, config
 
 
@@ -156,10 +166,14 @@ def _log(server: Dovecot) -> str:
 
 @asynccontextmanager
 async def running_dovecot(
-    workdir: Path, user: str = "alice", password: str = "secret-password"
+    workdir: Path,
+    user: str = "alice",
+    password: str = "secret-password",
+    *,
+    plaintext: bool = False,
 ) -> AsyncIterator[Dovecot]:
     """Start Dovecot for `user`; stop it and remove what it left on exit."""
-    server, config = await asyncio.to_thread(_prepare, workdir, user, password)
+    server, config = await asyncio.to_thread(_prepare, workdir, user, password, plaintext)
     started = await asyncio.create_subprocess_exec(str(DOVECOT), "-c", str(config))
     if await started.wait() != 0:
         raise RuntimeError(

@@ -1,0 +1,55 @@
+"""imap_view/pymap_speedups.py formats exactly as pymap's own `BytesFormat.__mod__`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+from pymap.bytes import BytesFormat
+from pymap.parsing.primitives import Nil, Number, String
+
+from imap_view.pymap_speedups import interpolate, original_interpolate
+
+
+class Stringish:
+    """Has `__bytes__`, like pymap's response parts."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __bytes__(self) -> bytes:
+        return self.text.encode()
+
+
+atoms: st.SearchStrategy[Any] = st.one_of(
+    st.binary(max_size=8),
+    st.integers(min_value=-(2**40), max_value=2**40),
+    st.booleans(),
+    st.text(max_size=4).map(Stringish),
+    st.text(max_size=4).map(String.build),
+    st.integers(min_value=0, max_value=2**32).map(Number),
+    st.just(Nil()),
+    st.text(max_size=4),  # no __bytes__: refused by both
+    st.floats(allow_nan=False),
+    st.none(),
+)
+values = st.one_of(atoms, st.lists(atoms, max_size=3), st.tuples(atoms, atoms))
+
+
+def outcome(fn: Any, how: bytes, value: Any) -> tuple[str, Any]:
+    try:
+        return "ok", fn(BytesFormat(how), value)
+    except Exception as exc:  # the same failure counts as the same outcome
+        return "raised", type(exc)
+
+
+@given(st.sampled_from([b"%b", b"<%b>", b"%b %b", b"* %b FETCH"]), values)
+def test_the_same_bytes_or_the_same_error(how: bytes, value: Any) -> None:
+    assert outcome(interpolate, how, value) == outcome(original_interpolate, how, value)
+
+
+def test_a_fetch_line_formats_as_before() -> None:
+    how = b"* %b FETCH (%b)"
+    parts = [Number(7), BytesFormat(b" ").join([b"FLAGS", b"(\\Seen)"])]
+    assert interpolate(BytesFormat(how), parts) == b"* 7 FETCH (FLAGS (\\Seen))"
