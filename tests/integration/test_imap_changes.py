@@ -73,11 +73,22 @@ async def test_a_selected_session_sees_what_changed_elsewhere(api: Api) -> None:
             await other.ok("store", "1", "-FLAGS", "(\\Seen)")
             await other.ok("store", "2", "+FLAGS", "(\\Seen)")
         assert sorted(await noop(client)) == ["1 FETCH (FLAGS ())", "2 FETCH (FLAGS (\\Seen))"]
+        async with imap_login(api.gateway, "jianf") as other:  # a kept flag, elsewhere
+            await other.ok("select", "INBOX")
+            await other.ok("store", "2", "+FLAGS", "(\\Flagged)")
+        [line] = await noop(client)
+        assert line.startswith("2 FETCH (FLAGS (") and set(line[16:-2].split()) == {
+            "\\Seen",
+            "\\Flagged",
+        }
         await send(builder, "third")  # new mail (pymap adds its FLAGS)
         assert (await noop(client))[0] == "4 EXISTS"
         ok(await jianf.post(f"/api/v1/me/mail/{first['mail_id']}/archive"))
         assert await noop(client) == ["1 EXPUNGE"]
         assert await noop(client) == []
+        second = ok(await jianf.get("/api/v1/me/mail/inbox", params={"order": "oldest"}))
+        ok(await jianf.post(f"/api/v1/me/mail/{second['mails'][0]['mail_id']}/delete"))
+        assert await noop(client) == ["1 EXPUNGE"]  # into Trash, out of INBOX
         decision = {"mail_id": asked["mail_id"], "decision": "yes"}
         ok(await jianf.post("/api/v1/me/permission/decide", json=decision))
         assert await noop(asks) == ["1 EXPUNGE"]  # a decided request leaves Needs decision
@@ -145,7 +156,7 @@ async def test_following_changes_ends_where_a_fresh_read_does(api: Api) -> None:
     rng = random.Random(5)
 
     async def change(n: int) -> None:
-        action = rng.choice(["send", "read", "unread", "archive", "unarchive"])
+        action = rng.choice(["send", "read", "unread", "archive", "unarchive", "delete", "restore"])
         if action == "send":
             ids.append((await send(builder, f"during {n}"))["mail_id"])
             return
