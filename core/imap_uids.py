@@ -25,7 +25,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -258,14 +258,23 @@ def _take_uids(session: Session, owner: str, key: str, count: int) -> Taken:
 
 
 def _advance(session: Session, owner: str, key: str, count: int) -> Taken | None:
-    folders = table_of(ImapFolder)
-    row = session.execute(
-        update(folders)
-        .where(folders.c.owner == owner, folders.c.key == key)
-        .values(next_uid=folders.c.next_uid + count, highest_modseq=folders.c.highest_modseq + 1)
-        .returning(folders.c.id, folders.c.next_uid, folders.c.highest_modseq)
-    ).first()
+    params = {"b_owner": owner, "b_key": key, "b_count": count}
+    row = session.connection().execute(_ADVANCE, params).first()
     return None if row is None else Taken(int(row[0]), int(row[1]) - count, int(row[2]))
+
+
+# Built once with bound parameters: every mail a human sends or receives runs it
+# two or three times, and building the statement cost more than running it.
+_FOLDERS = table_of(ImapFolder)
+_ADVANCE = (
+    update(_FOLDERS)
+    .where(_FOLDERS.c.owner == bindparam("b_owner"), _FOLDERS.c.key == bindparam("b_key"))
+    .values(
+        next_uid=_FOLDERS.c.next_uid + bindparam("b_count"),
+        highest_modseq=_FOLDERS.c.highest_modseq + 1,
+    )
+    .returning(_FOLDERS.c.id, _FOLDERS.c.next_uid, _FOLDERS.c.highest_modseq)
+)
 
 
 def _create_folder(session: Session, owner: str, key: str) -> None:
