@@ -17,6 +17,7 @@ import shlex
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -148,6 +149,31 @@ def gateway_argv(args: argparse.Namespace, port: int, data_dir: Path) -> list[st
         record = [py_spy, "record", "--rate", "250", "--format", "raw", "--nonblocking", "--gil"]
         return [*record, "--output", str(args.profile_out), "--", *serve]
     return serve
+
+
+def gateway_env(admin_password: str, database_url: str = "") -> dict[str, str]:
+    """The environment of a benchmarked gateway: a known admin, cheap bcrypt,
+    unbuffered output, and `database_url` (empty: SQLite in its data dir)."""
+    env = {
+        **os.environ,
+        "ADMIN_USER": "admin",
+        "ADMIN_PASSWORD": admin_password,
+        "AGENTMAIL_BCRYPT_ROUNDS": "4",
+        "PYTHONUNBUFFERED": "1",
+    }
+    env.pop("DATABASE_URL", None)
+    if database_url:
+        env["DATABASE_URL"] = database_url
+    return env
+
+
+async def fresh_database(server_url: str | None, sqlite_label: str) -> tuple[str, str]:
+    """(URL of a fresh PostgreSQL database on `server_url`, or "" for SQLite; a line
+    saying which database the run uses)."""
+    if not server_url:
+        return "", f"SQLite {sqlite3.sqlite_version} ({sqlite_label})"
+    url, version = await create_pg_database(server_url)
+    return url, f"PostgreSQL {version} (fresh database {make_url(url).database})"
 
 
 # ---------------------------------------------------------------- PostgreSQL

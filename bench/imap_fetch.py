@@ -32,7 +32,6 @@ import asyncio
 import os
 import shlex
 import shutil
-import sqlite3
 import statistics
 import sys
 import tempfile
@@ -42,9 +41,10 @@ from _children import (
     ROOT,
     VENV_BIN,
     Child,
-    create_pg_database,
     drop_pg_database,
     free_port,
+    fresh_database,
+    gateway_env,
     spawn,
 )
 from _db import console
@@ -63,7 +63,6 @@ from _imap_fill import (
     setup_accounts,
 )
 from _load import percentile
-from sqlalchemy.engine import make_url
 
 from core.store import Store, database_url
 from tests.support.dovecot import running_dovecot
@@ -85,17 +84,8 @@ def median_session(runs: list[SessionTimes]) -> SessionTimes:
 
 
 async def start_gateway(args: argparse.Namespace, workdir: Path) -> tuple[Child, int, str]:
-    env = {
-        **os.environ,
-        "ADMIN_USER": "admin",
-        "ADMIN_PASSWORD": ADMIN_PASSWORD,
-        "AGENTMAIL_BCRYPT_ROUNDS": "4",
-        "PYTHONUNBUFFERED": "1",
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-    }
-    env.pop("DATABASE_URL", None)
-    if args.fresh_database_url:
-        env["DATABASE_URL"] = args.fresh_database_url
+    env = gateway_env(ADMIN_PASSWORD, args.fresh_database_url)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     http_port, imap_port = free_port(), free_port()
     argv = [str(VENV_BIN / "agentmail"), "serve", "--http-port", str(http_port)]
     argv += ["--data-dir", str(workdir / "data"), "--imap-port", str(imap_port)]
@@ -212,14 +202,7 @@ def reproduce(args: argparse.Namespace) -> str:
 
 async def main(args: argparse.Namespace) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="agentmail-bench-imap-"))
-    args.fresh_database_url = ""
-    if args.database_url:
-        args.fresh_database_url, version = await create_pg_database(args.database_url)
-        backend = (
-            f"PostgreSQL {version} (fresh database {make_url(args.fresh_database_url).database})"
-        )
-    else:
-        backend = f"SQLite {sqlite3.sqlite_version} (WAL, fresh file)"
+    args.fresh_database_url, backend = await fresh_database(args.database_url, "WAL, fresh file")
     console.print(f"[bold]imap_fetch[/]  {reproduce(args)}")
     console.print(f"database     {backend}")
     console.print(f"machine      {os.cpu_count()} CPUs; gateway 1 process, Dovecot its own")

@@ -36,7 +36,6 @@ import math
 import os
 import shlex
 import shutil
-import sqlite3
 import sys
 import tempfile
 from pathlib import Path
@@ -44,16 +43,16 @@ from pathlib import Path
 from _children import (
     BENCH_DIR,
     Child,
-    create_pg_database,
     drop_pg_database,
     free_port,
+    fresh_database,
     gateway_argv,
+    gateway_env,
     spawn,
 )
 from _load import API, Load, mail_items
 from _report import Results, console, print_cprofile, print_py_spy, report
 from _targets import ADMIN_PASSWORD, GatewayTarget, HelloTarget
-from sqlalchemy.engine import make_url
 
 
 def reproduce(args: argparse.Namespace) -> str:
@@ -116,21 +115,8 @@ async def measure(args: argparse.Namespace, gateway: GatewayTarget, hello: Hello
 async def main(args: argparse.Namespace) -> int:
     command = reproduce(args)
     workdir = Path(tempfile.mkdtemp(prefix="agentmail-bench-"))
-    env = {
-        **os.environ,
-        "ADMIN_USER": "admin",
-        "ADMIN_PASSWORD": ADMIN_PASSWORD,
-        "AGENTMAIL_BCRYPT_ROUNDS": "4",
-        "PYTHONUNBUFFERED": "1",
-    }
-    env.pop("DATABASE_URL", None)
-    database_url = ""
-    if args.database_url:
-        database_url, version = await create_pg_database(args.database_url)
-        env["DATABASE_URL"] = database_url
-        backend = f"PostgreSQL {version} (fresh database {make_url(database_url).database})"
-    else:
-        backend = f"SQLite {sqlite3.sqlite_version} (WAL, fresh file in a temp dir)"
+    database_url, backend = await fresh_database(args.database_url, "WAL, fresh file in a temp dir")
+    env = gateway_env(ADMIN_PASSWORD, database_url)
     console.print(f"[bold]rest_loop[/]  {command}")
     console.print(f"database   {backend}")
     children: list[Child] = []

@@ -44,10 +44,11 @@ import httpx
 from _children import (
     BENCH_DIR,
     Child,
-    create_pg_database,
     drop_pg_database,
     free_port,
+    fresh_database,
     gateway_argv,
+    gateway_env,
     spawn,
 )
 from _report import console, print_cprofile, print_py_spy
@@ -206,21 +207,10 @@ def print_results(gateway: Round, sink: Round, rounds: int, problems: list[str])
 
 async def main(args: argparse.Namespace) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="agentmail-bench-"))
-    env = {
-        **os.environ,
-        "ADMIN_USER": "admin",
-        "ADMIN_PASSWORD": ADMIN_PASSWORD,
-        "AGENTMAIL_BCRYPT_ROUNDS": "4",
-        "PYTHONUNBUFFERED": "1",
-    }
-    env.pop("DATABASE_URL", None)
-    database_url = ""
-    if args.database_url:
-        database_url, version = await create_pg_database(args.database_url)
-        env["DATABASE_URL"] = database_url
-        backend = f"PostgreSQL {version} (fresh database {make_url(database_url).database})"
-    else:
-        backend = f"SQLite {sqlite3.sqlite_version} (WAL, synchronous=FULL, fresh file)"
+    database_url, backend = await fresh_database(
+        args.database_url, "WAL, synchronous=FULL, fresh file"
+    )
+    env = gateway_env(ADMIN_PASSWORD, database_url)
     console.print(f"[bold]smtp_ingest[/]  {reproduce(args)}")
     console.print(f"database     {backend}")
     console.print(f"machine      {os.cpu_count()} CPUs; gateway and sink each 1 process")
