@@ -158,17 +158,11 @@ class Gateway:
             blobs=BlobStore(settings.attachments_dir),
             max_attachment_bytes=settings.max_attachment_bytes,
         )
-        ports = [(settings.smtp_port, False)]
-        if settings.smtps_port is not None:
-            ports.append((settings.smtps_port, True))
-        for port, implicit_tls in ports:
-            sock = bind_tcp(settings.host, port)
-            self._stack.callback(sock.close)
-            bound: int = sock.getsockname()[1]
+        for sock, implicit_tls in self._bind(settings.smtp_port, settings.smtps_port):
             if implicit_tls:
-                self.smtps_port = bound
+                self.smtps_port = sock.getsockname()[1]
             else:
-                self.smtp_port = bound
+                self.smtp_port = sock.getsockname()[1]
             stop_smtp = await start_smtp(
                 handler,
                 sock,
@@ -184,17 +178,11 @@ class Gateway:
         """The IMAP port (STARTTLS when a certificate is configured) and, when
         `imaps_port` is set, the implicit-TLS port, as for SMTP."""
         settings = self.settings
-        ports = [(settings.imap_port, False)]
-        if settings.imaps_port is not None:
-            ports.append((settings.imaps_port, True))
-        for port, implicit_tls in ports:
-            sock = bind_tcp(settings.host, port)
-            self._stack.callback(sock.close)
-            bound: int = sock.getsockname()[1]
+        for sock, implicit_tls in self._bind(settings.imap_port, settings.imaps_port):
             if implicit_tls:
-                self.imaps_port = bound
+                self.imaps_port = sock.getsockname()[1]
             else:
-                self.imap_port = bound
+                self.imap_port = sock.getsockname()[1]
             stop_imap = await start_imap(
                 store,
                 BlobStore(settings.attachments_dir),
@@ -206,6 +194,17 @@ class Gateway:
                 implicit_tls=implicit_tls,
             )
             self._stack.push_async_callback(stop_imap)
+
+    def _bind(self, port: int, tls_port: int | None) -> list[tuple[socket.socket, bool]]:
+        """A protocol's plain port and, when set, its implicit-TLS port (RFC 8314),
+        bound now and closed with the gateway; (socket, implicit TLS) each."""
+        ports = [(port, False)] if tls_port is None else [(port, False), (tls_port, True)]
+        bound = []
+        for number, implicit_tls in ports:
+            sock = bind_tcp(self.settings.host, number)
+            self._stack.callback(sock.close)
+            bound.append((sock, implicit_tls))
+        return bound
 
     def _every(self, seconds: float, job: Callable[[], Awaitable[None]]) -> None:
         if not self._background_jobs:
