@@ -22,9 +22,9 @@ from api.routes import (
     users,
 )
 from api.uploads import MULTIPART_OVERHEAD
-from core.blobs import BlobStore
 from core.settings import Settings
-from core.store import Store
+from core.store.blobs import BlobStore
+from core.store.engine import Store
 
 API_PREFIX = "/api/v1"
 VERSION = "0.1.0"

@@ -6,12 +6,12 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from core.blobs import BlobStore
 from core.errors import AuthenticationFailed, Forbidden
-from core.keys import authenticate, require_bound_agent
+from core.identity.keys import authenticate, require_bound_agent
 from core.principal import Principal
 from core.settings import Settings
-from core.store import Store
+from core.store.blobs import BlobStore
+from core.store.engine import Store
 
 SESSION_COOKIE = "agentmail_session"
 

@@ -14,8 +14,8 @@ from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.exceptions import HTTPException
 
-from core.blobs import BlobWriter
 from core.errors import InvalidRequest, PayloadTooLarge
+from core.store.blobs import BlobWriter
 
 if TYPE_CHECKING:
     from python_multipart.multipart import MultipartCallbacks

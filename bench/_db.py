@@ -28,9 +28,9 @@ from sqlalchemy import Engine, Executable, event, insert, select
 from sqlalchemy import Table as SqlTable
 from sqlalchemy.orm import Session
 
-from core.migrate import migrate
-from core.models import Mail
-from core.store import Store, database_url
+from core.store.engine import Store, database_url
+from core.store.migrate import migrate
+from core.store.models import Mail
 
 console = Console(highlight=False, width=120)
 

@@ -16,9 +16,9 @@ import httpx
 from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
-from core.imap_uids import INBOX, create_folders
-from core.models import Conversation, Delivery, ImapFolder, ImapUid, Mail, table_of, utcnow
-from core.store import Store
+from core.mail.imap_uids import INBOX, create_folders
+from core.store.engine import Store
+from core.store.models import Conversation, Delivery, ImapFolder, ImapUid, Mail, table_of, utcnow
 from tests.support.dovecot import Dovecot
 
 ADMIN_PASSWORD = "bench-admin-password"

@@ -5,7 +5,7 @@
 Two fresh SQLite stores (WAL, synchronous=FULL, in one temp dir): one with group
 commit (`Store(group_limit=64)`, the default) and the baseline with one
 transaction per write (`group_limit=1`, the store before group commit, plus one
-SAVEPOINT). `--writers` coroutines call the real `core.mail.send_mail` (a human
+SAVEPOINT). `--writers` coroutines call the real `core.mail.send.send_mail` (a human
 mails another human, ~500-byte body) until `--mails` are stored; the rounds
 alternate between the stores so both see the same machine. Prints mails/s, mails
 per COMMIT and CPU per mail of this process. No SMTP, no HTTP: this is the store's
@@ -27,13 +27,13 @@ from pathlib import Path
 from rich.console import Console
 from sqlalchemy import event
 
-from core.accounts import create_user
-from core.group_commit import MAX_GROUP
-from core.mail import SendRequest, send_mail
-from core.migrate import migrate
+from core.identity.accounts import create_user
+from core.identity.security import set_bcrypt_rounds
+from core.mail.send import SendRequest, send_mail
 from core.principal import Principal
-from core.security import set_bcrypt_rounds
-from core.store import Store, database_url
+from core.store.engine import Store, database_url
+from core.store.group_commit import MAX_GROUP
+from core.store.migrate import migrate
 
 D = "agentmail.localhost"
 SENDER = Principal(kind="human", name="jianf")

@@ -64,7 +64,7 @@ from _imap_fill import (
 )
 from _load import percentile
 
-from core.store import Store, database_url
+from core.store.engine import Store, database_url
 from tests.support.dovecot import running_dovecot
 
 ITEMS = "(FLAGS ENVELOPE)"

@@ -11,7 +11,7 @@
    gets `--heavy-share` of all mails (default 10%, 100,000): the size where an
    index that does not give the order or the count shows.
 2. Times, round-robin, for a typical recipient and the heavy one: the inbox
-   page exactly as `core.mailbox.inbox` runs it (count + page of 50, status=all
+   page exactly as `core.mail.mailbox.inbox` runs it (count + page of 50, status=all
    and status=unread, through `store.read`, views built), the unread count
    alone, and the baseline: one mail fetched by its indexed `id`.
 3. Prints the query plans (SQLite `EXPLAIN QUERY PLAN`, PostgreSQL `EXPLAIN`)
@@ -44,10 +44,10 @@ from _db import (
 )
 from sqlalchemy import select
 
-from core import mailbox
-from core.models import Conversation, Delivery, Mail, table_of, utcnow
+from core.mail import mailbox
 from core.principal import Principal
-from core.store import Store
+from core.store.engine import Store
+from core.store.models import Conversation, Delivery, Mail, table_of, utcnow
 
 GOAL_MS = 10.0
 DOMAIN = "agentmail.localhost"

@@ -10,7 +10,7 @@
    oldest included), so the tree crosses conversations as real forwards do.
    Apart from the chain, one more mail gets `--replies` direct replies: a wide
    tree, where every step of the walk looks for the next of thousands of siblings.
-2. Times, round-robin, `core.tree.mail_tree` as the REST route calls it
+2. Times, round-robin, `core.mail.tree.mail_tree` as the REST route calls it
    (`direction=around`, `limit`) around the newest and the oldest mail, the next
    chunk down and up from there by cursor, a chunk among the many replies, the
    first chunk's statement alone (no views), and the baseline: one mail fetched
@@ -44,10 +44,10 @@ from _db import (
     timing_table,
 )
 
-from core.models import Conversation, Delivery, Mail, table_of, utcnow
+from core.mail.tree import chunk_query, mail_tree
 from core.principal import Principal
-from core.store import Store
-from core.tree import chunk_query, mail_tree
+from core.store.engine import Store
+from core.store.models import Conversation, Delivery, Mail, table_of, utcnow
 
 GOAL_MS = 20.0
 DOMAIN = "agentmail.localhost"

@@ -1,4 +1,4 @@
-"""Who is calling: a human (user) or an agent, as established by core.keys."""
+"""Who is calling: a human (user) or an agent, as established by core.identity.keys."""
 
 from __future__ import annotations
 

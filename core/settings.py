@@ -7,12 +7,19 @@ from the documentation.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from core.routing import Limits
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The limits that keep agents from running away (settings; defaults as in the reference)."""
+
+    new_conversations_per_hour: int = 20
+    hop_limit: int = 5
 
 
 class Settings(BaseSettings):

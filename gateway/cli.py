@@ -11,12 +11,12 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from core import accounts, keys
 from core.errors import DomainError
-from core.migrate import migrate
-from core.security import set_bcrypt_rounds
+from core.identity import accounts, keys
+from core.identity.security import set_bcrypt_rounds
 from core.settings import Settings
-from core.store import Store, database_url
+from core.store.engine import Store, database_url
+from core.store.migrate import migrate
 from core.views import IssuedKey
 
 app = typer.Typer(help="AgentMail: a mail gateway for humans and AI agents.", no_args_is_help=True)

@@ -24,12 +24,12 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from core.blobs import BlobStore
-from core.exporting import ExportFormat, export_mail
-from core.import_imap import ImapSource, parse_imap_url
-from core.import_sources import Source, open_path_source
-from core.importing import ImportReport, import_messages
-from core.store import Store
+from core.archive.exporting import ExportFormat, export_mail
+from core.archive.imap_source import ImapSource, parse_imap_url
+from core.archive.importing import ImportReport, import_messages
+from core.archive.sources import Source, open_path_source
+from core.store.blobs import BlobStore
+from core.store.engine import Store
 from gateway.cli import DatabaseUrl, DataDir, _settings, _with_store, app, console, err
 
 PASSWORD_ENV = "AGENTMAIL_IMPORT_PASSWORD"

@@ -20,19 +20,19 @@ from datetime import timedelta
 import uvicorn
 
 from api.app import create_app
-from core.accounts import ensure_admin
-from core.agents import mark_silent_agents_offline
-from core.attachments import collect_unsent
-from core.blobs import BlobStore
-from core.events import prune_events
-from core.migrate import migrate
-from core.models import utcnow
-from core.permissions import expire_permission_requests
-from core.replicas import ReplicaListener
-from core.security import set_bcrypt_rounds
+from core.approvals.permissions import expire_permission_requests
+from core.identity.accounts import ensure_admin
+from core.identity.agents import mark_silent_agents_offline
+from core.identity.security import set_bcrypt_rounds
+from core.identity.throttle import LoginThrottle
+from core.mail.attachments import collect_unsent
 from core.settings import Settings
-from core.store import Store, database_url
-from core.throttle import LoginThrottle
+from core.store.blobs import BlobStore
+from core.store.engine import Store, database_url
+from core.store.events import prune_events
+from core.store.migrate import migrate
+from core.store.models import utcnow
+from core.store.replicas import ReplicaListener
 from gateway.tls import server_tls_context
 from imap_view.server import start_imap
 from smtp_in.handler import SubmissionHandler

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.blobs import BlobStore
-from core.store import Store
+from core.store.blobs import BlobStore
+from core.store.engine import Store
 from imap_view.config import GatewayImapConfig
 from imap_view.content_cache import ContentCache
 

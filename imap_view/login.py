@@ -20,14 +20,14 @@ from pymap.token import AllTokens
 from pymap.user import UserMetadata
 from pysasl.creds.server import ServerCredentials
 
-from core.accounts import check_user_password
 from core.address import parse_email
 from core.errors import AuthenticationFailed, InvalidAddress
-from core.imap_folders import ensure_folders
-from core.keys import authenticate
+from core.folders.imap_folders import ensure_folders
+from core.identity.accounts import check_user_password
+from core.identity.keys import authenticate
+from core.identity.throttle import LoginThrottle
 from core.principal import Principal
-from core.store import Store
-from core.throttle import LoginThrottle
+from core.store.engine import Store
 from imap_view.backend import Backend
 from imap_view.replies import refusal_for
 from imap_view.session import Session

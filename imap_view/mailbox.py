@@ -6,7 +6,7 @@ conversation. A folder is found again by its id, never its name, so a selected
 conversation folder survives a rename.
 
 SELECT reads the folder's UIDs and `\\Seen` once; every later command reads only
-what changed since the mod-sequence the session last saw (core/imap_folders.py
+what changed since the mod-sequence the session last saw (core/folders/imap_folders.py
 `folder_changes`: one small query when nothing did) and hands it to pymap's
 `SelectedMailbox.add_updates`, which works out the EXISTS/EXPUNGE/FETCH replies.
 Drafts are not mails and carry no mod-sequences: that small folder is re-read whole.
@@ -33,8 +33,7 @@ from pymap.parsing.specials import ObjectId, SequenceSet
 from pymap.parsing.specials.flag import Answered, Deleted, Draft, Flag, Flagged, Seen
 from pymap.selected import SelectedMailbox, SelectedSet
 
-from core.bus import Subscription
-from core.imap_folders import (
+from core.folders.imap_folders import (
     FolderChanges,
     FolderInfo,
     FolderMessage,
@@ -46,8 +45,9 @@ from core.imap_folders import (
     list_folders,
     read_changes,
 )
-from core.imap_uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
-from core.store import Transaction
+from core.mail.imap_uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
+from core.store.bus import Subscription
+from core.store.engine import Transaction
 from imap_view.append import appended_uid
 from imap_view.backend import Backend
 from imap_view.message import Contents, Message

@@ -1,11 +1,11 @@
 """A stored mail as a pymap message: UID and `\\Seen` from the folder, content loaded in sets.
 
 The content is the mail's original bytes when it arrived as RFC 5322 (SMTP,
-import), else its rendering (core/rendering.py). A FETCH or SEARCH that needs
+import), else its rendering (core/rendering/render.py). A FETCH or SEARCH that needs
 content loads all its messages' content first (`Contents.load`, a few queries
 and one worker thread for the lot); each message then finds its own there.
 Parsed contents are shared across sessions by `ContentCache`. A draft (in
-`Drafts`, a negative seq: core/draft_folder.py) is rendered from its row each time.
+`Drafts`, a negative seq: core/folders/drafts.py) is rendered from its row each time.
 """
 
 from __future__ import annotations
@@ -29,17 +29,17 @@ from pymap.parsing.response.fetch import (
 )
 from pymap.parsing.specials import FetchRequirement, Flag, ObjectId
 
-from core.draft_folder import draft_dates, is_draft_seq, render_drafts
-from core.imap_folders import created_dates
-from core.rendering_batch import (
+from core.folders.drafts import draft_dates, is_draft_seq, render_drafts
+from core.folders.imap_folders import created_dates
+from core.rendering.batch import (
     content_key,
     content_keys_and,
     load_many,
     render_headers,
     render_loaded,
 )
-from core.rendering_store import RenderInputs
-from core.store import Transaction
+from core.rendering.stored import RenderInputs
+from core.store.engine import Transaction
 from imap_view.backend import Backend
 
 __all__ = ["Contents", "LoadedMessage", "Message"]

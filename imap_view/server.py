@@ -17,9 +17,9 @@ from proxyprotocol.result import ProxyResultLocal
 from proxyprotocol.sock import SocketInfo
 from pymap.imap import IMAPServer
 
-from core.blobs import BlobStore
-from core.store import Store
-from core.throttle import LoginThrottle
+from core.identity.throttle import LoginThrottle
+from core.store.blobs import BlobStore
+from core.store.engine import Store
 from imap_view.backend import Backend
 from imap_view.config import GatewayImapConfig
 from imap_view.login import Login

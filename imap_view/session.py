@@ -23,7 +23,7 @@ from pymap.parsing.specials.flag import Flag, Seen
 from pymap.search import SearchCriteriaSet, SearchParams
 from pymap.selected import SelectedMailbox
 
-from core.bus import Subscription
+from core.store.bus import Subscription
 from imap_view.backend import Backend
 from imap_view.config import GatewayImapConfig
 from imap_view.mailbox import SPECIAL_USE, MailboxData, MailboxSet

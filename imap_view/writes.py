@@ -2,7 +2,7 @@
 
 ARCHITECTURE.md "IMAP": a mail is in several mailboxes at once (INBOX and its
 conversation's folder); moving it out of INBOX to Archive or Trash changes the
-recipient's state (core/placement.py, the same change as the web UI's buttons),
+recipient's state (core/mail/placement.py, the same change as the web UI's buttons),
 and it leaves INBOX, never its conversation's folder. So:
 
 - STORE sets `\\Seen`, `\\Flagged`, `\\Answered` per recipient; `\\Deleted` marks for
@@ -25,10 +25,10 @@ from pymap.exceptions import NotAllowedError
 from pymap.flags import FlagOp
 from pymap.parsing.specials.flag import Answered, Flag, Flagged, Seen
 
-from core.draft_folder import delete_drafts, is_draft_seq
-from core.imap_uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
-from core.placement import change_placement, hide_in_trash, set_flags
-from core.store import Store
+from core.folders.drafts import delete_drafts, is_draft_seq
+from core.mail.imap_uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
+from core.mail.placement import change_placement, hide_in_trash, set_flags
+from core.store.engine import Store
 from imap_view.message import Message
 
 __all__ = ["expunge", "mark_seen", "store_flags", "transfer"]

@@ -2,7 +2,7 @@
 
 Who may send (AUTH), as whom (`MAIL FROM`), to whom (`RCPT TO`) and what
 (`DATA`) are decided here with `core` functions only; every message is stored
-through `core.mail.send_mail`, the one write path, and `250` is sent only after
+through `core.mail.send.send_mail`, the one write path, and `250` is sent only after
 it committed (RFC 5321 §4.1.1.4: the reply to DATA takes responsibility).
 """
 
@@ -14,18 +14,18 @@ from dataclasses import dataclass
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
-from core.accounts import check_user_password
 from core.address import Address, at_domain, parse_email
-from core.attachment_files import store_files
-from core.blobs import BlobStore
-from core.delivery_check import check_recipient, replied_mail
+from core.approvals.reply_decision import with_reply_decision
 from core.errors import AuthenticationFailed, DomainError, InvalidAddress
-from core.keys import authenticate, require_bound_agent
-from core.mail import SendRequest, mail_writer, send_mails
+from core.identity.accounts import check_user_password
+from core.identity.keys import authenticate, require_bound_agent
+from core.mail.attachment_files import store_files
+from core.mail.delivery_check import check_recipient, replied_mail
+from core.mail.send import SendRequest, mail_writer, send_mails
 from core.principal import Principal
-from core.reply_decision import with_reply_decision
-from core.routing import Limits
-from core.store import Store
+from core.settings import Limits
+from core.store.blobs import BlobStore
+from core.store.engine import Store
 from smtp_in.message import Submitted, parse_submitted
 from smtp_in.replies import reply_for
 

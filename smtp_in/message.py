@@ -15,7 +15,7 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import getaddresses
 
-from core.attachment_files import FileContent
+from core.mail.attachment_files import FileContent
 from smtp_in.mime_parts import attached_files
 from smtp_in.new_text import new_text
 

@@ -10,8 +10,8 @@ import contextlib
 from email import policy
 from email.message import EmailMessage, Message
 
-from core.attachment_files import FileContent
-from core.attachments import DEFAULT_NAME, clean_content_type, clean_filename
+from core.mail.attachment_files import FileContent
+from core.mail.attachments import DEFAULT_NAME, clean_content_type, clean_filename
 
 FORWARDED_NAME = "message.eml"
 _SMTP_POLICY = policy.SMTP.clone(max_line_length=0)

@@ -20,7 +20,7 @@ from typing import Any, AnyStr
 from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword
 
 from core.errors import DomainError
-from core.throttle import LoginThrottle
+from core.identity.throttle import LoginThrottle
 from smtp_in.handler import SubmissionHandler
 
 TOO_BIG = "552 5.3.4 message too big: at most {limit} bytes"

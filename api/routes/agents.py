@@ -8,7 +8,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from api.deps import Agent, AgentKey, AnyPrincipal, SettingsDep, StoreDep
-from core import agents
+from core.identity import agents
 from core.views import AgentView
 
 router = APIRouter(tags=["agents"])

@@ -14,8 +14,8 @@ from fastapi.responses import FileResponse
 
 from api.deps import Agent, BlobsDep, Human, SettingsDep, StoreDep
 from api.uploads import OPENAPI_BODY, receive_upload
-from core import attachments
 from core.errors import NotFound
+from core.mail import attachments
 from core.views import AttachmentView
 
 # RFC 5987 attr-char: what may stay unescaped in `filename*=UTF-8''…`.

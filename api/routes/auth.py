@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel
 
 from api.deps import SESSION_COOKIE, Human, SettingsDep, StoreDep
-from core import accounts
+from core.identity import accounts
 from core.views import UserView
 
 router = APIRouter(tags=["auth"])

@@ -10,9 +10,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from api.deps import AnyPrincipal, Human, SettingsDep, StoreDep
-from core import contacts, directory
-from core.contacts import ContactList
-from core.directory import CandidateList, ParticipantList
+from core.mail import contacts, directory
+from core.mail.contacts import ContactList
+from core.mail.directory import CandidateList, ParticipantList
 
 
 def directory_router(prefix: str, Caller: Any, tag: str) -> APIRouter:

@@ -7,8 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from api.deps import Human, SettingsDep, StoreDep
-from core import drafts
-from core.drafts import DraftInput, DraftList, DraftView
+from core.mail import drafts
+from core.mail.drafts import DraftInput, DraftList, DraftView
 from core.views import SendResult
 
 router = APIRouter(prefix="/me/drafts", tags=["my drafts"])

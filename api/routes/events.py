@@ -15,9 +15,9 @@ from fastapi import APIRouter, Header, Query
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from api.deps import AnyPrincipal, SettingsDep, StoreDep
-from core import events
 from core.errors import InvalidRequest
-from core.store import Store
+from core.store import events
+from core.store.engine import Store
 
 router = APIRouter(tags=["events"])
 BATCH = 500

@@ -8,7 +8,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from api.deps import Admin, Human, StoreDep
-from core import keys
+from core.identity import keys
 from core.views import IssuedKey, KeyView
 
 router = APIRouter(tags=["keys"])

@@ -10,9 +10,9 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel
 
 from api.deps import Agent, Human, SettingsDep, StoreDep
-from core import mailbox
-from core.forward import ForwardRequest, forward_mail
-from core.mail import SendRequest, send_mail
+from core.mail import mailbox
+from core.mail.forward import ForwardRequest, forward_mail
+from core.mail.send import SendRequest, send_mail
 from core.views import MailList, MailView, SendResult
 
 

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from api.deps import Agent, Human, SettingsDep, StoreDep
-from core import permissions
+from core.approvals import permissions
 from core.views import MailList, SendResult
 
 router = APIRouter(tags=["permissions"])

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from api.deps import AnyPrincipal, Human, SettingsDep, StoreDep
-from core import conversations, naming
+from core.mail import conversations, naming
 from core.views import SessionDetail, SessionView
 
 

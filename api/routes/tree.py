@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from api.deps import Agent, Human, SettingsDep, StoreDep
-from core import tree
+from core.mail import tree
 from core.views import TreeChunk
 
 

@@ -6,7 +6,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from api.deps import Admin, SettingsDep, StoreDep
-from core import accounts, agents
+from core.identity import accounts, agents
 from core.views import AgentView, BudgetInput, UserView
 
 router = APIRouter(tags=["admin"])

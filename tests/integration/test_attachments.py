@@ -15,9 +15,9 @@ from urllib.parse import unquote
 import httpx
 from sqlalchemy import Engine, event
 
-from core.attachments import collect_unsent
-from core.blobs import BlobStore
-from core.models import utcnow
+from core.mail.attachments import collect_unsent
+from core.store.blobs import BlobStore
+from core.store.models import utcnow
 from gateway.server import Gateway
 from tests.support.gateway import Api, running_gateway
 from tests.support.http import AGENT_SEND, HUMAN_SEND, ok, refused

@@ -18,7 +18,7 @@ import httpx
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from core.models import Base, Key, User
+from core.store.models import Base, Key, User
 from tests.support.gateway import ADMIN_PASSWORD, PASSWORD, Api
 from tests.support.sse import open_stream
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import httpx
 
-from core.blobs import BlobStore
-from core.rendering_store import render_stored
+from core.rendering.stored import render_stored
+from core.store.blobs import BlobStore
 from tests.support.gateway import PASSWORD, Api
 from tests.support.http import AGENT_MAIL, HUMAN_MAIL, ok, refused
 from tests.support.smtp import D, message, send

@@ -18,9 +18,9 @@ from typing import Any, cast
 import pytest
 from sqlalchemy import select
 
-from core.import_sources import mboxrd_unquote
-from core.models import Mail
-from core.store import Store
+from core.archive.sources import mboxrd_unquote
+from core.store.engine import Store
+from core.store.models import Mail
 from tests.support import databases
 from tests.support.cli import agentmail, open_store, summary
 from tests.support.gateway import Api

@@ -1,7 +1,7 @@
 """Concurrent writes: one that fails takes only its own rows and events with it.
 
 On SQLite the writer thread runs queued writes as one group (one COMMIT, a
-SAVEPOINT each, `core/group_commit.py`); on PostgreSQL each write is its own
+SAVEPOINT each, `core/store/group_commit.py`); on PostgreSQL each write is its own
 transaction. The caller-visible rules are the same on both and checked on both.
 """
 
@@ -18,10 +18,10 @@ from sqlalchemy import event, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from core.events import emit
-from core.migrate import migrate
-from core.models import Event, Meta, Participant
-from core.store import Store, database_url
+from core.store.engine import Store, database_url
+from core.store.events import emit
+from core.store.migrate import migrate
+from core.store.models import Event, Meta, Participant
 
 WRITES = 30
 FAILING = 13

@@ -1,4 +1,4 @@
-"""IMAP's content cache: the light keys (core/rendering_batch.py `content_keys`) equal
+"""IMAP's content cache: the light keys (core/rendering/batch.py `content_keys`) equal
 the keys of the loaded mails (`content_key`), and header-only contents (for ENVELOPE)
 give what the whole messages give."""
 
@@ -11,8 +11,8 @@ from email.message import EmailMessage
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from core.models import Mail
-from core.rendering_batch import content_key, content_keys, load_many
+from core.rendering.batch import content_key, content_keys, load_many
+from core.store.models import Mail
 from tests.support.gateway import PASSWORD, Api
 from tests.support.http import ok
 from tests.support.imap import fetched, imap_login

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 from sqlalchemy import select
 
-from core.models import Mail
+from core.store.models import Mail
 from tests.integration.test_tree_statements import quiet_api, statements
 from tests.support.gateway import PASSWORD, Api
 from tests.support.http import ok

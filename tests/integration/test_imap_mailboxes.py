@@ -10,7 +10,7 @@ import httpx
 import pytest
 from sqlalchemy import select
 
-from core.models import ImapFolder
+from core.store.models import ImapFolder
 from tests.support.gateway import Api
 from tests.support.http import ok
 from tests.support.imap import Imap, imap_login

@@ -9,11 +9,11 @@ from alembic import command
 from sqlalchemy import column, insert, select, table
 from sqlalchemy.engine import Connection
 
-from core.imap_folders import ensure_folders, folder_state, list_folders
-from core.migrate import alembic_config, migrate
-from core.models import Conversation, Draft, ImapFolder, ImapUid, Mail, User, table_of, utcnow
-from core.store import Store
-from core.store import database_url as sqlalchemy_url
+from core.folders.imap_folders import ensure_folders, folder_state, list_folders
+from core.store.engine import Store
+from core.store.engine import database_url as sqlalchemy_url
+from core.store.migrate import alembic_config, migrate
+from core.store.models import Conversation, Draft, ImapFolder, ImapUid, Mail, User, table_of, utcnow
 from tests.support.gateway import Api
 from tests.support.http import ok
 

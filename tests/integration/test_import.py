@@ -13,14 +13,14 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-from core.blobs import BlobStore
-from core.import_parse import read_message
-from core.import_sources import MboxFile
-from core.import_write import ALREADY, STORED, Pending, write_batch
-from core.importing import SKIP_REPEATED, import_messages
-from core.migrate import migrate
-from core.models import Attachment, Conversation, Delivery, Mail
-from core.store import Store
+from core.archive.importing import SKIP_REPEATED, import_messages
+from core.archive.parse import read_message
+from core.archive.sources import MboxFile
+from core.archive.write import ALREADY, STORED, Pending, write_batch
+from core.store.blobs import BlobStore
+from core.store.engine import Store
+from core.store.migrate import migrate
+from core.store.models import Attachment, Conversation, Delivery, Mail
 from tests.support.cli import agentmail, open_store, summary
 from tests.support.gateway import Api
 from tests.support.http import HUMAN_MAIL, ok

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-from core.models import Attachment, Conversation, Mail
+from core.store.models import Attachment, Conversation, Mail
 from tests.support.cli import agentmail, open_store, summary
 from tests.support.mail_archive import BROKEN_REASONS, generate, write_mbox
 

@@ -12,7 +12,7 @@ import pytest
 from pymap.parsing.modutf7 import modutf7_encode
 from sqlalchemy import select
 
-from core.models import Mail
+from core.store.models import Mail
 from tests.support.cli import agentmail, open_store, summary
 from tests.support.dovecot import Dovecot, running_dovecot
 from tests.support.mail_archive import BROKEN, DOMAIN, message

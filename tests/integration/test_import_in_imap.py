@@ -1,4 +1,4 @@
-"""Imported mail is filed into the humans' IMAP folders like any mail (core/imap_uids.py)."""
+"""Imported mail is filed into the humans' IMAP folders like any mail (core/mail/imap_uids.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from core.models import Mail
+from core.store.models import Mail
 from tests.support.cli import agentmail, summary
 from tests.support.gateway import Api
 from tests.support.imap import fetched, imap_login

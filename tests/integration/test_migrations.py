@@ -6,8 +6,8 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy.engine import Connection
 
-from core.migrate import migrate
-from core.models import Base
+from core.store.migrate import migrate
+from core.store.models import Base
 from gateway.server import Gateway
 
 

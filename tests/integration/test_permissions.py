@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from core.mail import Permission, SendRequest, send_mail
+from core.mail.send import Permission, SendRequest, send_mail
 from core.principal import Principal
 from tests.support.gateway import Api
 from tests.support.http import ok, refused

@@ -1,13 +1,13 @@
-"""Rendering stored mail (core/rendering_store.py): sent over REST, read from the store."""
+"""Rendering stored mail (core/rendering/stored.py): sent over REST, read from the store."""
 
 from __future__ import annotations
 
 import os
 
 from core.address import Address
-from core.blobs import BlobStore
-from core.rendering_parse import parse_rendered
-from core.rendering_store import render_stored
+from core.rendering.parse import parse_rendered
+from core.rendering.stored import render_stored
+from core.store.blobs import BlobStore
 from tests.support.gateway import Api
 from tests.support.http import ok
 

@@ -10,7 +10,7 @@ import aiosmtplib
 import pytest
 from sqlalchemy import select, update
 
-from core.models import Conversation, Mail
+from core.store.models import Conversation, Mail
 from tests.support.gateway import PASSWORD, Api, running_gateway
 from tests.support.smtp import D, agent_with_key, message, send, session
 from tests.support.sse import open_stream

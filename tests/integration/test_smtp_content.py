@@ -12,9 +12,9 @@ import aiosmtplib
 import pytest
 from sqlalchemy import select, update
 
-from core.attachments import MAX_PER_MAIL, collect_unsent
-from core.blobs import BlobStore
-from core.models import Attachment, Conversation, Mail, utcnow
+from core.mail.attachments import MAX_PER_MAIL, collect_unsent
+from core.store.blobs import BlobStore
+from core.store.models import Attachment, Conversation, Mail, utcnow
 from tests.support.gateway import PASSWORD, Api, running_gateway
 from tests.support.http import AGENT_MAIL, ok
 from tests.support.smtp import D, agent_with_key, message, send, session, swaks

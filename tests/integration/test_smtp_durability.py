@@ -5,7 +5,7 @@ The gateway runs as `agentmail serve` in a child process, so the kill is real an
 the writes in flight (grouped into one COMMIT on SQLite) are cut wherever they are.
 A process kill keeps what the OS already has, so this proves "no `250` before the
 COMMIT returned", not the fsync itself (`synchronous=FULL` is the store's setting
-for that, core/store.py).
+for that, core/store/engine.py).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ import httpx
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from core.models import Delivery, Mail
-from core.store import Store
-from core.store import database_url as store_url
+from core.store.engine import Store
+from core.store.engine import database_url as store_url
+from core.store.models import Delivery, Mail
 
 D = "agentmail.localhost"
 CLIENTS = 8

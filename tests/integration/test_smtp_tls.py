@@ -18,7 +18,7 @@ import aiosmtplib
 import pytest
 from sqlalchemy import select
 
-from core.models import Mail
+from core.store.models import Mail
 from gateway.server import Gateway
 from tests.support.gateway import PASSWORD, Api, running_gateway
 from tests.support.tls import Certificate, non_loopback_ipv4

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from sqlalchemy import update
 
-from core.events import prune_events
-from core.models import Event, utcnow
+from core.store.events import prune_events
+from core.store.models import Event, utcnow
 from tests.support.gateway import Api, running_gateway
 from tests.support.sse import open_stream
 

@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from core import tree_cursor
+from core.mail import tree_cursor
 from tests.support.gateway import Api
 from tests.support.http import AGENT_MAIL, AGENT_SEND, HUMAN_MAIL, HUMAN_SEND, ok
 

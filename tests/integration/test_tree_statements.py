@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, event
 
-from core import tree
+from core.mail import tree
 from core.principal import Principal
-from core.store import Store
+from core.store.engine import Store
 from tests.integration.test_tree import HUMAN_MAIL, chain, chunk
 from tests.support.gateway import Api, running_gateway
 

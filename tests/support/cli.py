@@ -14,7 +14,7 @@ from pathlib import Path
 from click.testing import Result
 from typer.testing import CliRunner
 
-from core.store import Store, database_url
+from core.store.engine import Store, database_url
 from gateway.cli import app
 
 _SUMMARY_LINE = re.compile(

@@ -15,8 +15,8 @@ from pathlib import Path
 import asyncpg
 from sqlalchemy.engine import make_url
 
-from core.migrate import migrate
-from core.store import Store, database_url
+from core.store.engine import Store, database_url
+from core.store.migrate import migrate
 
 ADMIN_URL = os.environ.get("AGENTMAIL_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
 _RUN = uuid.uuid4().hex[:8]

@@ -1,4 +1,4 @@
-"""Reading a decision out of a reply (core/decide_by_mail.py): tables and properties."""
+"""Reading a decision out of a reply (core/approvals/decide_by_mail.py): tables and properties."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from core.decide_by_mail import decision_from_reply, new_text_lines
-from core.models import Mail
-from core.rendering import render_mail
-from core.rendering_parse import parse_rendered
+from core.approvals.decide_by_mail import decision_from_reply, new_text_lines
+from core.rendering.parse import parse_rendered
+from core.rendering.render import render_mail
+from core.store.models import Mail
 
 OPTIONS = ["approve", "reject", "Run  the tests"]
 
@@ -116,7 +116,7 @@ def test_a_reply_quoting_the_rendered_request_reads_only_the_new_text() -> None:
     assert decision_from_reply(mail.options or [], f"thanks\n\n{quoted}") is None
 
 
-# Options as core/permissions.py accepts them: one stripped, non-empty line each,
+# Options as core/approvals/permissions.py accepts them: one stripped, non-empty line each,
 # different case-insensitively (here also after collapsing white space).
 printable = st.characters(exclude_categories=("Cs", "Cc", "Zl", "Zp"))
 lines = st.text(printable | st.just("\t"), max_size=40)

@@ -13,15 +13,15 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from core import drafts
-from core.accounts import create_user
-from core.drafts import DraftInput
 from core.errors import DraftChanged, NotFound
-from core.migrate import migrate
-from core.models import Mail
+from core.identity.accounts import create_user
+from core.identity.security import set_bcrypt_rounds
+from core.mail import drafts
+from core.mail.drafts import DraftInput
 from core.principal import Principal
-from core.security import set_bcrypt_rounds
-from core.store import Store, T, Transaction, database_url
+from core.store.engine import Store, T, Transaction, database_url
+from core.store.migrate import migrate
+from core.store.models import Mail
 
 D = "agentmail.localhost"
 JIANF = Principal(kind="human", name="jianf")

@@ -1,11 +1,11 @@
-"""core/rendering_batch.py `header_of`: a message's header section, ending with its empty line."""
+"""core/rendering/batch.py `header_of`: a message's header section, ending with its empty line."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.rendering_batch import header_of
+from core.rendering.batch import header_of
 
 field = st.from_regex(r"[A-Za-z-]{1,10}: [ -~]{0,20}", fullmatch=True)
 

@@ -12,15 +12,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.exporting import mboxrd_entry
-from core.external import External, cc_party, stored_party
-from core.import_order import import_order
-from core.import_parse import Header, Malformed, read_header, read_message, synthetic_message_id
-from core.import_sources import mboxrd_unquote
-from core.mail_import import thread_subject
-from core.models import Mail
-from core.rendering import render_mail
-from core.rendering_parse import parse_rendered
+from core.archive.exporting import mboxrd_entry
+from core.archive.order import import_order
+from core.archive.parse import Header, Malformed, read_header, read_message, synthetic_message_id
+from core.archive.sources import mboxrd_unquote
+from core.identity.external import External, cc_party, stored_party
+from core.mail.imported import thread_subject
+from core.rendering.parse import parse_rendered
+from core.rendering.render import render_mail
+from core.store.models import Mail
 from tests.support.mail_archive import message
 
 DOMAIN = "agentmail.localhost"

@@ -1,4 +1,4 @@
-"""The postmaster's notices (core/postmaster.py): their words and their rendering."""
+"""The postmaster's notices (core/approvals/postmaster.py): their words and their rendering."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from datetime import UTC, datetime
 from email import message_from_bytes, policy
 
 from core.address import POSTMASTER, party_address
-from core.mailbox import mail_view
-from core.models import Mail
-from core.postmaster import NOTICE, already_settled_notice
-from core.rendering import render_mail
+from core.approvals.postmaster import NOTICE, already_settled_notice
+from core.mail.mailbox import mail_view
+from core.rendering.render import render_mail
+from core.store.models import Mail
 
 D = "mail.test"
 DECIDED_AT = datetime(2026, 11, 30, 10, 15, tzinfo=UTC)

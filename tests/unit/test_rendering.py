@@ -1,4 +1,4 @@
-"""Rendering a stored mail as RFC 5322 (core/rendering.py): headers, parts, footer."""
+"""Rendering a stored mail as RFC 5322 (core/rendering/render.py): headers, parts, footer."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from email.message import EmailMessage
 from typing import Any
 
 from core.address import Address
-from core.models import Mail
-from core.rendering import DECIDE_LINE, AttachmentPart, render_html, render_mail
-from core.rendering_parse import parse_rendered
+from core.rendering.parse import parse_rendered
+from core.rendering.render import DECIDE_LINE, AttachmentPart, render_html, render_mail
+from core.store.models import Mail
 
 D = "mail.test"
 WHEN = datetime(2026, 3, 4, 5, 6, 7, 890, tzinfo=UTC)

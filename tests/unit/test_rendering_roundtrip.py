@@ -1,4 +1,4 @@
-"""Property: parse → render → parse keeps every field of a rendering (core/rendering.py)."""
+"""Property: parse → render → parse keeps every field of a rendering (core/rendering/render.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.address import NEW_SESSION, Address
-from core.models import Mail
-from core.rendering import AttachmentPart, render_mail
-from core.rendering_parse import ParsedMail, parse_rendered
+from core.rendering.parse import ParsedMail, parse_rendered
+from core.rendering.render import AttachmentPart, render_mail
+from core.store.models import Mail
 
 D = "agentmail.test"
 _ALNUM = "abcdefghijklmnopqrstuvwxyz0123456789"
@@ -31,7 +31,7 @@ paths = st.text(
 ).filter(lambda p: "@" not in p)
 addresses = st.builds(Address, names, paths)
 printable = st.characters(exclude_categories=("Cs", "Cc", "Zl", "Zp"))
-# Stored subjects are stripped (core/mail.py, core/routing.py), so only those are drawn.
+# Stored subjects are stripped (core/mail/send.py, core/mail/routing.py), so only those are drawn.
 subjects = st.text(printable, max_size=200).filter(lambda s: s == s.strip())
 option_lists = st.lists(
     st.text(printable, min_size=1, max_size=40).filter(lambda s: s.strip() == s and s != ""),

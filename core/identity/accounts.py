@@ -1,0 +1,129 @@
+"""Humans: users, passwords, web logins and the first admin."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import select, text
+from sqlalchemy.orm import Session
+
+from core.address import RESERVED_NAMES, Address, normalize_name
+from core.errors import AuthenticationFailed, InvalidRequest, NameTaken, NotFound
+from core.identity.keys import issue_key, revoke_token
+from core.identity.security import check_password, hash_password, new_password
+from core.principal import Principal
+from core.store.engine import Store
+from core.store.models import Agent, User
+from core.views import UserView
+
+MIN_PASSWORD_LENGTH = 8
+
+
+def user_view(user: User, domain: str) -> UserView:
+    address = Address(user.name)
+    return UserView(
+        user_id=user.id,
+        name=user.name,
+        address=address.native(),
+        email=address.email(domain),
+        is_admin=user.is_admin,
+        created_at=user.created_at,
+    )
+
+
+_NAMES_LOCK_KEY = 0x61676D6E  # "agmn": serialises taking a name across users and agents
+
+
+def lock_names(session: Session) -> None:
+    """On PostgreSQL, one transaction at a time may take a new name (SQLite writes are serial).
+
+    The unique constraints cover each table; this covers the two tables together.
+    """
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _NAMES_LOCK_KEY})
+
+
+def refuse_reserved_name(name: str) -> None:
+    """`postmaster` signs the gateway's own notices (RFC 5321 §4.5.1): nobody may take it."""
+    if name in RESERVED_NAMES:
+        raise NameTaken(f"the name '{name}' is reserved for the gateway itself")
+
+
+def name_in_use(session: Session, name: str) -> bool:
+    """Names are unique across humans and agents together (call `lock_names` first)."""
+    if session.scalar(select(User.id).where(User.name == name)):
+        return True
+    return bool(session.scalar(select(Agent.id).where(Agent.name == name)))
+
+
+async def create_user(store: Store, name: str, password: str, *, is_admin: bool = False) -> User:
+    name = normalize_name(name)
+    refuse_reserved_name(name)
+    if len(password) < MIN_PASSWORD_LENGTH:
+        raise InvalidRequest(f"a password needs at least {MIN_PASSWORD_LENGTH} characters")
+    user = User(name=name, password_hash=await hash_password(password), is_admin=is_admin)
+
+    def run(session: Session) -> User:
+        lock_names(session)
+        if name_in_use(session, name):
+            raise NameTaken(f"the name '{name}' is already taken by a human or an agent")
+        session.add(user)
+        return user
+
+    return await store.write(run)
+
+
+async def list_users(store: Store) -> list[User]:
+    return await store.read(lambda s: list(s.scalars(select(User).order_by(User.name))))
+
+
+async def get_user(store: Store, name: str) -> User:
+    query = select(User).where(User.name == name.strip().lower())
+    user = await store.read(lambda s: s.scalar(query))
+    if user is None:
+        raise NotFound(f"no user named '{name}'")
+    return user
+
+
+async def check_user_password(store: Store, name: str, password: str) -> Principal:
+    """The human with this name and password; the same error for a wrong name or password."""
+    query = select(User).where(User.name == name.strip().lower())
+    user = await store.read(lambda s: s.scalar(query))
+    ok = await check_password(password, user.password_hash if user else None)
+    if user is None or not ok:
+        raise AuthenticationFailed("wrong user name or password")
+    return Principal(kind="human", name=user.name, is_admin=user.is_admin, via="password")
+
+
+async def login(store: Store, name: str, password: str, lifetime: timedelta) -> tuple[str, User]:
+    """Check the password and open a web login; returns the cookie token and the user."""
+    principal = await check_user_password(store, name, password)
+    issued = await issue_key(
+        store,
+        kind="login",
+        lifecycle="timed",
+        owner=principal.name,
+        label="web login",
+        expires_in=lifetime.total_seconds(),
+    )
+    assert issued.key is not None
+    return issued.key, await get_user(store, principal.name)
+
+
+async def logout(store: Store, token: str) -> None:
+    await revoke_token(store, token)
+
+
+async def ensure_admin(store: Store, name: str, password: str) -> str | None:
+    """Create the first admin when there is no user at all.
+
+    Returns the password when it was generated here (the caller prints it once).
+    """
+    if await store.read(lambda s: s.scalar(select(User.id).limit(1))):
+        return None
+    generated = None if password else new_password()
+    try:
+        await create_user(store, name, password or generated or "", is_admin=True)
+    except NameTaken:  # another replica won the race
+        return None
+    return generated

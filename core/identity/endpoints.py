@@ -1,0 +1,80 @@
+"""Endpoints: the mailbox an address names — a human, or one workspace of an agent.
+
+An unregistered workspace is undeliverable, and the error lists the agent's
+workspaces (the reference once delivered `opencode@/home` into a stray
+conversation; we refuse it instead).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from core.address import Address
+from core.errors import InvalidAddress, NotFound, UnknownRecipient, UnknownWorkspace
+from core.identity.agents import get_agent
+from core.principal import Principal
+from core.store.models import Agent, Mail, User
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """A resolved mailbox: a human (workspace "") or an agent's workspace."""
+
+    name: str
+    workspace: str
+    agent: Agent | None
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        return (self.name, self.workspace)
+
+    def address(self) -> Address:
+        return Address(self.name, self.workspace)
+
+
+def workspace_of(agent: Agent, path: str) -> str:
+    """The registered workspace `path` names (by name or by path); "" means the first."""
+    if not agent.workspaces:
+        raise UnknownWorkspace(f"agent '{agent.name}' has no workspace")
+    if path == "":
+        return agent.workspaces[0]["name"]
+    for ws in agent.workspaces:
+        if path in (ws["name"], ws.get("path")):
+            return ws["name"]
+    known = ", ".join(
+        f"{ws['name']} ({ws['path']})" if ws.get("path") else ws["name"] for ws in agent.workspaces
+    )
+    raise UnknownWorkspace(
+        f"undeliverable: agent '{agent.name}' has no workspace '{path}'; its workspaces: {known}"
+    )
+
+
+def resolve_endpoint(session: Session, address: Address) -> Endpoint:
+    agent = get_agent(session, address.name)
+    if agent is not None:
+        return Endpoint(agent.name, workspace_of(agent, address.path), agent)
+    if session.scalar(select(User.id).where(User.name == address.name)):
+        if address.path:
+            raise InvalidAddress(
+                f"'{address.name}' is a human: a human's address has no path ('{address.name}@')"
+            )
+        return Endpoint(address.name, "", None)
+    raise UnknownRecipient(f"undeliverable: nobody is called '{address.name}'")
+
+
+def sender_endpoint(
+    session: Session, principal: Principal, from_workspace: str | None, parent: Mail | None
+) -> Endpoint:
+    if principal.is_human:
+        return Endpoint(principal.name, "", None)
+    agent = get_agent(session, principal.name)
+    if agent is None:
+        raise NotFound("register the agent first")
+    if from_workspace is not None:
+        return Endpoint(agent.name, workspace_of(agent, from_workspace), agent)
+    if parent is not None and parent.to_name == agent.name:
+        return Endpoint(agent.name, parent.to_path, agent)
+    return Endpoint(agent.name, agent.workspaces[0]["name"], agent)

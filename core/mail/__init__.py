@@ -1,0 +1,6 @@
+"""The one write path and everything a mail lives in: sending (REST, SMTP, import and drafts
+all call `send`), routing to conversations, naming, IMAP UID filing and placement (they run
+inside the write transaction), forward, drafts, attachments, mailboxes, the tree, directory.
+
+May import identity, the store and the vocabulary; independent of rendering.
+"""

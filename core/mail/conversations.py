@@ -1,0 +1,282 @@
+"""Conversations ("sessions" in the API): finding, creating, naming and closing them.
+
+Addressing (ARCHITECTURE.md, "Three-part addressing") decides the conversation of
+a mail: `.new` opens one; `.alias` must name an existing one (never created
+silently); no session part means the default conversation of the two endpoints
+(sender and recipient, each a name and a workspace), created on first use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from typing import Literal
+
+from pydantic import BaseModel, Field
+from sqlalchemy import func, select, text
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm import Session
+
+from core.address import normalize_alias
+from core.errors import AliasTaken, Forbidden, InvalidRequest, NotFound, UnknownAlias
+from core.mail.mailbox import session_mails
+from core.principal import Principal
+from core.store.engine import Store
+from core.store.events import emit
+from core.store.models import Conversation, Delivery, Mail, Participant, isoformat, table_of, utcnow
+from core.views import BudgetInput, SessionDetail, SessionView
+
+_CREATION_LOCK_KEY = 0x61676D63  # "agmc": serialises alias and default-conversation creation
+MAX_ALIAS = 64
+Endpoint = tuple[str, str]  # (name, workspace name; "" for humans)
+
+
+# Built once: an executemany of a constant statement reuses its compiled form.
+_ADD_PARTICIPANT = {
+    "postgresql": pg_insert(table_of(Participant)).on_conflict_do_nothing(),
+    "sqlite": sqlite_insert(table_of(Participant)).on_conflict_do_nothing(),
+}
+
+
+def default_key(a: Endpoint, b: Endpoint) -> str:
+    """The same key whichever of the two endpoints sends."""
+    pair = json.dumps(sorted([list(a), list(b)]), ensure_ascii=False)
+    return hashlib.sha256(pair.encode("utf-8")).hexdigest()
+
+
+def lock_creation(session: Session) -> None:
+    """On PostgreSQL, serialise creations so two racing mails never pick the same alias."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _CREATION_LOCK_KEY})
+
+
+def unique_alias(session: Session, wanted: str, *, exclude_id: str | None = None) -> str:
+    """`wanted`, or `wanted-2`, `wanted-3` … whichever is free."""
+    base = normalize_alias(wanted)
+    taken_query = select(Conversation.alias, Conversation.id).where(
+        (Conversation.alias == base) | Conversation.alias.like(base[: MAX_ALIAS - 4] + "-%")
+    )
+    taken = {alias for alias, conv_id in (session.execute(taken_query)) if conv_id != exclude_id}
+    if base not in taken:
+        return base
+    n = 2
+    while True:
+        suffix = f"-{n}"
+        candidate = base[: MAX_ALIAS - len(suffix)].rstrip("-_") + suffix
+        if candidate not in taken:
+            return candidate
+        n += 1
+
+
+def by_alias(session: Session, alias: str) -> Conversation:
+    conv = session.scalar(select(Conversation).where(Conversation.alias == alias).with_for_update())
+    if conv is None:
+        raise UnknownAlias(f"undeliverable: no conversation '{alias}'")
+    return conv
+
+
+def by_id_locked(session: Session, conv_id: str) -> Conversation | None:
+    return session.scalar(select(Conversation).where(Conversation.id == conv_id).with_for_update())
+
+
+def add_participants(session: Session, conv_id: str, names: Iterable[str]) -> None:
+    rows = [{"session_id": conv_id, "name": name} for name in dict.fromkeys(names)]
+    if not rows:
+        return
+    dialect = session.get_bind().dialect.name
+    session.connection().execute(_ADD_PARTICIPANT[dialect], rows)
+
+
+def participants(session: Session, conv_id: str) -> list[str]:
+    names = session.scalars(
+        select(Participant.name).where(Participant.session_id == conv_id).order_by(Participant.name)
+    )
+    return list(names.all())
+
+
+def budget_remaining(conv: Conversation) -> int | Literal["unlimited"]:
+    if conv.budget_limit is None:
+        return "unlimited"
+    return max(0, conv.budget_limit - conv.budget_used)
+
+
+def session_view(session: Session, conv: Conversation, viewer: str) -> SessionView:
+    """The conversation as `viewer` sees it: `mail_count` counts the mails they may see."""
+    mine = select(Delivery.mail_seq).where(Delivery.recipient == viewer)
+    count = session.scalar(
+        select(func.count()).where(
+            Mail.session_id == conv.id, (Mail.from_name == viewer) | Mail.seq.in_(mine)
+        )
+    )
+    return SessionView(
+        session_id=conv.id,
+        session_alias=conv.alias,
+        subject=conv.subject,
+        status=conv.status,
+        budget_limit="unlimited" if conv.budget_limit is None else conv.budget_limit,
+        budget_used=conv.budget_used,
+        budget_remaining=budget_remaining(conv),
+        participants=participants(session, conv.id),
+        created_by=conv.created_by,
+        mail_count=int(count or 0),
+        created_at=conv.created_at,
+        updated_at=conv.updated_at,
+    )
+
+
+def emit_session_update(
+    session: Session,
+    conv: Conversation,
+    audience: list[str],
+    extra: dict[str, object] | None = None,
+) -> None:
+    emit(
+        session,
+        audience,
+        "session_update",
+        {
+            "session_id": conv.id,
+            "session_alias": conv.alias,
+            "subject": conv.subject,
+            "status": conv.status,
+            "budget_limit": "unlimited" if conv.budget_limit is None else conv.budget_limit,
+            "budget_used": conv.budget_used,
+            "updated_at": isoformat(conv.updated_at),
+            **(extra or {}),
+        },
+    )
+
+
+def visible_conversation(
+    session: Session, principal: Principal, conv_id: str, *, lock: bool = False
+) -> Conversation:
+    """The conversation, if the caller takes part in it; 404 otherwise (no existence leak).
+
+    `lock` takes a row lock (PostgreSQL) for a transaction that will change it.
+    """
+    member = session.scalar(
+        select(Participant.name).where(
+            Participant.session_id == conv_id, Participant.name == principal.name
+        )
+    )
+    conv = None
+    if member:
+        query = select(Conversation).where(Conversation.id == conv_id)
+        conv = session.scalar(query.with_for_update() if lock else query)
+    if conv is None:
+        raise NotFound(f"no conversation {conv_id}")
+    return conv
+
+
+async def list_sessions(
+    store: Store, principal: Principal, status: str | None, limit: int, offset: int
+) -> tuple[list[SessionView], int]:
+    mine = select(Participant.session_id).where(Participant.name == principal.name)
+    query = select(Conversation).where(Conversation.id.in_(mine))
+    if status is not None:
+        query = query.where(Conversation.status == status)
+
+    def run(session: Session) -> tuple[list[SessionView], int]:
+        total = session.scalar(select(func.count()).select_from(query.subquery()))
+        convs = session.scalars(
+            query.order_by(Conversation.updated_at.desc()).limit(limit).offset(offset)
+        )
+        return [session_view(session, conv, principal.name) for conv in convs.all()], int(
+            total or 0
+        )
+
+    return await store.read(run)
+
+
+class SessionChange(BaseModel):
+    """What a human may change on a conversation; fields left out stay as they are."""
+
+    session_alias: str | None = Field(
+        None, description="New alias; null with `clear_alias` removes it."
+    )
+    clear_alias: bool = False
+    subject: str | None = None
+    status: Literal["active", "completed"] | None = None
+    budget_limit: BudgetInput | None = Field(
+        None, description="New round-trip budget: a number of rounds or 'unlimited'."
+    )
+    reset_budget_used: bool = Field(False, description="Start counting rounds from 0 again.")
+
+
+async def update_session(
+    store: Store, principal: Principal, conv_id: str, change: SessionChange
+) -> SessionView:
+    """A human renames, retitles, closes, reopens or re-budgets a conversation.
+
+    Human renames win: a later platform sync never overwrites them.
+    """
+    if not principal.is_human:
+        raise Forbidden("only a human changes a conversation; agents use /sync")
+
+    def run(session: Session) -> SessionView:
+        conv = visible_conversation(session, principal, conv_id, lock=True)
+        if change.session_alias is not None or change.clear_alias:
+            lock_creation(session)
+            new_alias = (
+                normalize_alias(change.session_alias) if change.session_alias is not None else None
+            )
+            if new_alias is not None and new_alias != conv.alias:
+                holder = session.scalar(
+                    select(Conversation.id).where(Conversation.alias == new_alias)
+                )
+                if holder is not None:
+                    raise AliasTaken(f"the alias '{new_alias}' is taken by another conversation")
+            conv.alias = new_alias
+            conv.alias_source = "human"
+        if change.subject is not None:
+            conv.subject = checked_subject(change.subject)
+        if change.status == "completed":
+            conv.status = "completed"
+        elif change.status == "active" and conv.status == "completed":
+            conv.status = status_from_requests(session, conv.id)
+        if change.budget_limit is not None:
+            conv.budget_limit = None if change.budget_limit == "unlimited" else change.budget_limit
+        if change.reset_budget_used:
+            conv.budget_used = 0
+        conv.updated_at = utcnow()
+        emit_session_update(session, conv, participants(session, conv.id))
+        return session_view(session, conv, principal.name)
+
+    return await store.write(run)
+
+
+def status_from_requests(session: Session, conv_id: str) -> str:
+    """`waiting` while a permission request in the conversation is open, else `active`."""
+    now = utcnow()
+    open_request = session.scalar(
+        select(Mail.seq)
+        .where(
+            Mail.session_id == conv_id,
+            Mail.permission_state == "open",
+            (Mail.expires_at.is_(None)) | (Mail.expires_at > now),
+        )
+        .limit(1)
+    )
+    return "waiting" if open_request is not None else "active"
+
+
+def checked_subject(subject: str) -> str:
+    subject = subject.strip()
+    if len(subject) > 998 or "\n" in subject or "\r" in subject:
+        raise InvalidRequest("a subject is one line of at most 998 characters")
+    return subject
+
+
+async def session_detail(
+    store: Store, domain: str, principal: Principal, conv_id: str
+) -> SessionDetail:
+    def run(session: Session) -> SessionDetail:
+        conv = visible_conversation(session, principal, conv_id)
+        return SessionDetail(
+            session=session_view(session, conv, principal.name),
+            mails=session_mails(session, principal, conv, domain),
+        )
+
+    return await store.read(run)

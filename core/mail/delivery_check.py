@@ -1,0 +1,103 @@
+"""Deciding a recipient before a mail is written: SMTP refuses at `RCPT TO`, not after DATA.
+
+`check_recipient` resolves an address for a sender with the same functions
+`send_mail` uses (the one parser, `resolve_endpoint`, the alias lookup, the
+new-conversation rate limit and the round budget) and raises the same domain
+errors, without writing anything. `send_mail` still decides for real when the
+mail is stored: this is a preview, so a refusal reaches the client early.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from core.address import Address, parse_email
+from core.errors import BudgetExhausted, NotFound, UnknownAlias
+from core.identity.endpoints import Endpoint, resolve_endpoint, sender_endpoint
+from core.mail.conversations import default_key
+from core.mail.mailbox import visible_mail
+from core.mail.routing import check_new_conversation_rate
+from core.principal import Principal
+from core.settings import Limits
+from core.store.engine import Store
+from core.store.models import Conversation, Mail
+
+
+def _conversation_for(
+    session: Session, address: Address, sender: Endpoint, target: Endpoint
+) -> Conversation | None:
+    """The existing conversation the address leads to; None when one would be created."""
+    if address.alias is not None:
+        conv = session.scalar(select(Conversation).where(Conversation.alias == address.alias))
+        if conv is None:
+            raise UnknownAlias(f"undeliverable: no conversation '{address.alias}'")
+        return conv
+    if address.is_new:
+        return None
+    key = default_key(sender.pair, target.pair)
+    return session.scalar(select(Conversation).where(Conversation.default_key == key))
+
+
+async def check_recipient(
+    store: Store,
+    domain: str,
+    principal: Principal,
+    text: str,
+    *,
+    from_workspace: str | None = None,
+    limits: Limits,
+) -> Address:
+    """The parsed recipient if `principal` may send to it now; else the domain error.
+
+    Raises InvalidAddress (not our domain, bad syntax), UnknownRecipient,
+    UnknownWorkspace, UnknownAlias, RateLimited (an agent opening too many
+    conversations) or BudgetExhausted (an agent's rounds are used up).
+    """
+    address = parse_email(text, domain)
+
+    def run(session: Session) -> None:
+        target = resolve_endpoint(session, address)
+        sender = sender_endpoint(session, principal, from_workspace, None)
+        conv = _conversation_for(session, address, sender, target)
+        if conv is None:
+            check_new_conversation_rate(session, sender, limits)
+            return
+        if (
+            principal.is_agent
+            and conv.budget_limit is not None
+            and conv.budget_used >= conv.budget_limit
+        ):
+            raise BudgetExhausted(
+                f"the conversation's round-trip budget is used up "
+                f"({conv.budget_used}/{conv.budget_limit}); a human must raise it"
+            )
+
+    await store.read(run)
+    return address
+
+
+async def replied_mail(
+    store: Store, principal: Principal, message_ids: Sequence[str]
+) -> str | None:
+    """The id of the stored mail a reply names (`In-Reply-To` first, then `References`
+    newest first), among the mails `principal` sent or received; None if there is none."""
+    wanted = [m.strip() for m in message_ids if m.strip()]
+    if not wanted:
+        return None
+
+    def run(session: Session) -> str | None:
+        for message_id in wanted:
+            ids = session.scalars(
+                select(Mail.id).where(Mail.message_id == message_id).order_by(Mail.seq)
+            ).all()
+            for mail_id in ids:
+                try:
+                    return visible_mail(session, principal, mail_id).id
+                except NotFound:
+                    continue
+        return None
+
+    return await store.read(run)

@@ -1,0 +1,294 @@
+"""Reading mail: inbox, sent, one mail, read, archive and trash state (per recipient)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from sqlalchemy import ColumnElement, Select, and_, false, func, or_, select, true, update
+from sqlalchemy.orm import Session
+
+from core.errors import Forbidden, NotFound
+from core.identity.external import cc_party, stored_party
+from core.mail.attachments import attachments_of
+from core.mail.imap_uids import touch
+from core.mail.placement import change_placement
+from core.principal import Principal
+from core.store.engine import Store, wake_after_commit
+from core.store.models import Conversation, Delivery, Mail
+from core.views import AttachmentRef, MailList, MailView
+
+PREVIEW_CHARS = 200
+InboxStatus = Literal["unread", "read", "all", "archived", "deleted"]
+Status = Literal["unread", "read", "archived", "deleted"]
+Order = Literal["newest", "oldest"]
+Attached = dict[int, list[AttachmentRef]]
+
+
+def mail_view(
+    mail: Mail,
+    alias: str | None,
+    domain: str,
+    delivery: Delivery | None = None,
+    *,
+    full_body: bool = True,
+    attachments: list[AttachmentRef] | None = None,
+) -> MailView:
+    sender = stored_party(mail.from_name, mail.from_path, alias)
+    to = stored_party(mail.to_name, mail.to_path, alias)
+    cc = [cc_party(text, alias) for text in mail.cc]
+    status: Status | None = None
+    if delivery is not None:
+        status = delivery_status(delivery)
+    preview = " ".join(mail.body.split())[:PREVIEW_CHARS]
+    return MailView(
+        mail_id=mail.id,
+        seq=mail.seq,
+        session_id=mail.session_id,
+        session_alias=alias,
+        parent_mail_id=mail.parent_id,
+        from_=sender.native(),
+        from_email=sender.email(domain),
+        to=to.native(),
+        to_email=to.email(domain),
+        cc=[a.native() for a in cc],
+        cc_email=[a.email(domain) for a in cc],
+        subject=mail.subject,
+        body=mail.body if full_body else None,
+        body_preview=preview,
+        mail_type=mail.mail_type,
+        auto=mail.auto,
+        message_id=mail.message_id,
+        created_at=mail.created_at,
+        delivery=delivery.kind if delivery is not None else None,
+        status=status,
+        flagged=delivery.flagged if delivery is not None else None,
+        answered=delivery.answered if delivery is not None else None,
+        options=mail.options,
+        permission_state=mail.permission_state,
+        decision=mail.decision,
+        decision_note=mail.decision_note,
+        decided_by=mail.decided_by,
+        decided_at=mail.decided_at,
+        expires_at=mail.expires_at,
+        action=mail.action,
+        action_sha256=mail.action_sha256,
+        attachments=attachments or [],
+    )
+
+
+def delivery_status(delivery: Delivery) -> Status:
+    if delivery.deleted:
+        return "deleted"
+    return "archived" if delivery.archived else "read" if delivery.is_read else "unread"
+
+
+def visible_mail(session: Session, principal: Principal, mail_id: str) -> Mail:
+    """A mail the caller sent or received; 404 for anything else (no existence leak)."""
+    mail = session.scalar(select(Mail).where(Mail.id == mail_id))
+    if mail is None or not _can_see(session, principal, mail):
+        raise NotFound(f"no mail {mail_id}")
+    return mail
+
+
+def forwardable_mail(session: Session, principal: Principal, mail_id: str) -> Mail:
+    """A mail the caller sent or received: 404 if there is none, 403 if it is not theirs."""
+    mail = session.scalar(select(Mail).where(Mail.id == mail_id))
+    if mail is None:
+        raise NotFound(f"no mail {mail_id}")
+    if not _can_see(session, principal, mail):
+        raise Forbidden("only someone who sent or received a mail may forward it")
+    return mail
+
+
+def _can_see(session: Session, principal: Principal, mail: Mail) -> bool:
+    if mail.from_name == principal.name:
+        return True
+    return _delivery(session, principal, mail) is not None
+
+
+def _delivery(session: Session, principal: Principal, mail: Mail) -> Delivery | None:
+    return session.scalar(
+        select(Delivery).where(Delivery.mail_seq == mail.seq, Delivery.recipient == principal.name)
+    )
+
+
+def _inbox_filter(name: str, status: InboxStatus) -> list[ColumnElement[bool]]:
+    """Conditions on the recipient's deliveries only: an index prefix for every status.
+
+    `= false`, not `IS false`: PostgreSQL matches both to the index but rechecks
+    `IS` on the table, which rules out an index-only count.
+    """
+    mine = [Delivery.recipient == name, Delivery.deleted == _flag(status == "deleted")]
+    if status != "deleted":  # Trash lists archived and un-archived mail alike
+        mine.append(Delivery.archived == _flag(status == "archived"))
+    if status in ("unread", "read"):
+        mine.append(Delivery.is_read == _flag(status == "read"))
+    return mine
+
+
+def _flag(value: bool) -> ColumnElement[bool]:
+    return true() if value else false()
+
+
+def inbox_statements(
+    name: str, status: InboxStatus, limit: int, offset: int = 0, order: Order = "newest"
+) -> tuple[Select[int], Select[Mail, Delivery, str | None]]:
+    """The count and the page of an inbox listing (bench/inbox.py times exactly these).
+
+    Both read the deliveries through an index that starts with the filter and
+    ends in `mail_seq` (ix_deliveries_inbox, ix_deliveries_recipient_seq), so the
+    page stops after `limit` rows in index order instead of sorting the whole
+    inbox, and the count never touches `mails`: every delivery has its mail and
+    every mail its conversation (foreign keys), so the joins cannot change it.
+    """
+    mine = _inbox_filter(name, status)
+    count_query = select(func.count()).select_from(Delivery).where(*mine)
+    ordering = Delivery.mail_seq.desc() if order == "newest" else Delivery.mail_seq.asc()
+    page = (
+        select(Mail, Delivery, Conversation.alias)
+        .join(Delivery, Delivery.mail_seq == Mail.seq)
+        .join(Conversation, Conversation.id == Mail.session_id)
+        .where(*mine)
+        .order_by(ordering)
+        .limit(limit)
+        .offset(offset)
+    )
+    return count_query, page
+
+
+async def inbox(
+    store: Store,
+    domain: str,
+    principal: Principal,
+    *,
+    status: InboxStatus = "all",
+    limit: int = 50,
+    offset: int = 0,
+    order: Order = "newest",
+    mark_read: bool = False,
+    include_body: bool = False,
+) -> MailList:
+    count_query, page = inbox_statements(principal.name, status, limit, offset, order)
+
+    def run(session: Session) -> tuple[int, list[Any], Attached]:
+        total = session.scalar(count_query)
+        rows = session.execute(page).all()
+        if mark_read:
+            unread = [delivery for _, delivery, _ in rows if not delivery.is_read]
+            if unread:
+                ids = [delivery.id for delivery in unread]
+                session.execute(update(Delivery).where(Delivery.id.in_(ids)).values(is_read=True))
+                wake_after_commit(session, [principal.name])
+                if principal.is_human:  # `\Seen` in the human's IMAP sessions
+                    touch(session, principal.name, [delivery.mail_seq for delivery in unread])
+        return int(total or 0), list(rows), attachments_of(session, [row[0].seq for row in rows])
+
+    total, rows, attached = await (store.write(run) if mark_read else store.read(run))
+    mails = []
+    for mail, delivery, alias in rows:
+        files = attached.get(mail.seq)
+        view = mail_view(mail, alias, domain, delivery, full_body=include_body, attachments=files)
+        mails.append(view)
+    return MailList(mails=mails, total=total)
+
+
+async def sent(
+    store: Store,
+    domain: str,
+    principal: Principal,
+    *,
+    limit: int = 50,
+    offset: int = 0,
+    include_body: bool = False,
+) -> MailList:
+    query = (
+        select(Mail, Conversation.alias)
+        .join(Conversation, Conversation.id == Mail.session_id)
+        .where(Mail.from_name == principal.name)
+    )
+    count = select(func.count()).where(Mail.from_name == principal.name)
+    page = query.order_by(Mail.seq.desc()).limit(limit).offset(offset)
+
+    def run(session: Session) -> tuple[int, list[Any], Attached]:
+        rows = list(session.execute(page).all())
+        attached = attachments_of(session, [row[0].seq for row in rows])
+        return int(session.scalar(count) or 0), rows, attached
+
+    total, rows, attached = await store.read(run)
+    mails = [
+        mail_view(mail, alias, domain, full_body=include_body, attachments=attached.get(mail.seq))
+        for mail, alias in rows
+    ]
+    return MailList(mails=mails, total=total)
+
+
+async def get_mail(store: Store, domain: str, principal: Principal, mail_id: str) -> MailView:
+    def run(session: Session) -> MailView:
+        mail = visible_mail(session, principal, mail_id)
+        alias = session.scalar(select(Conversation.alias).where(Conversation.id == mail.session_id))
+        attached = attachments_of(session, [mail.seq]).get(mail.seq)
+        return mail_view(
+            mail, alias, domain, _delivery(session, principal, mail), attachments=attached
+        )
+
+    return await store.read(run)
+
+
+async def set_delivery_state(
+    store: Store,
+    principal: Principal,
+    mail_id: str,
+    *,
+    read: bool | None = None,
+    archived: bool | None = None,
+    deleted: bool | None = None,
+) -> Status:
+    """Change the caller's own read, archive or trash state of a mail it received.
+
+    Archiving and deleting go through `change_placement`, as IMAP's MOVE and
+    EXPUNGE do; a human's mail changes IMAP folder with them.
+    """
+    if deleted is not None and not principal.is_human:
+        raise Forbidden("only humans have a Trash: an agent archives mail instead")
+
+    def run(session: Session) -> Status:
+        mail = session.scalar(select(Mail).where(Mail.id == mail_id))
+        delivery = _delivery(session, principal, mail) if mail is not None else None
+        if delivery is None:
+            raise NotFound(f"no mail {mail_id} in your mailbox")
+        if read is not None and read != delivery.is_read:
+            delivery.is_read = read
+            if principal.is_human:  # `\Seen` in the human's IMAP sessions
+                touch(session, principal.name, [delivery.mail_seq])
+        if archived is not None or deleted is not None:
+            change_placement(
+                session,
+                principal.name,
+                [delivery.mail_seq],
+                archived=archived,
+                deleted=deleted,
+                imap=principal.is_human,  # a new, highest UID in the folder it enters
+            )  # an ORM update: `delivery` is synchronised with it
+        return delivery_status(delivery)
+
+    return await store.write(run)
+
+
+def session_mails(
+    session: Session, principal: Principal, conv: Conversation, domain: str
+) -> list[MailView]:
+    """The mails of a conversation the caller may see, oldest first."""
+    mine = Delivery.recipient == principal.name
+    rows = (
+        session.execute(
+            select(Mail, Delivery)
+            .outerjoin(Delivery, and_(Delivery.mail_seq == Mail.seq, mine))
+            .where(Mail.session_id == conv.id, or_(Mail.from_name == principal.name, mine))
+            .order_by(Mail.seq)
+        )
+    ).all()
+    attached = attachments_of(session, [mail.seq for mail, _ in rows])
+    return [
+        mail_view(mail, conv.alias, domain, delivery, attachments=attached.get(mail.seq))
+        for mail, delivery in rows
+    ]

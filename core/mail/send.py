@@ -1,0 +1,305 @@
+"""Sending mail: the one write path every entrance (REST, SMTP, import, bridges) calls.
+
+Budgets, addressing, permission semantics and events therefore behave the same
+whichever way a mail comes in. Archived mail (`agentmail import`) has its own mode,
+core/mail/imported.py: its senders, times and threads are given, not decided.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+from sqlalchemy import insert
+from sqlalchemy.orm import Session
+
+from core.address import Address, normalize_alias, parse_address, parse_native
+from core.errors import BudgetExhausted, HopLimitReached, InvalidRequest
+from core.identity.endpoints import Endpoint, resolve_endpoint, sender_endpoint
+from core.mail.attachments import MAX_PER_MAIL, attach, carry, check_claimable
+from core.mail.conversations import (
+    add_participants,
+    budget_remaining,
+    emit_session_update,
+    participants,
+    status_from_requests,
+)
+from core.mail.imap_uids import file_mail, new_mail_placements
+from core.mail.mailbox import forwardable_mail, visible_mail
+from core.mail.naming import Proposal, extract_proposal, record_proposal
+from core.mail.routing import Target, choose_conversation
+from core.principal import Principal
+from core.settings import Limits
+from core.store.engine import Store
+from core.store.events import emit
+from core.store.models import Conversation, Delivery, Mail, isoformat, new_id, table_of, utcnow
+from core.views import BudgetInput, SendResult
+
+DEFAULT_LIMITS = Limits()
+MAX_CC = 50
+MailWrite = Callable[[Session], SendResult]
+MailType = Literal["normal", "permission_request", "question", "final_summary", "forward"]
+
+
+class SendRequest(BaseModel):
+    to: str = Field(description="One address, native (`builder@ModelRouter`) or email form.")
+    cc: list[str] = Field(default_factory=list, description="More recipients.")
+    subject: str = Field("", max_length=998)
+    body: str = ""
+    reply_to: str | None = Field(None, description="mail_id this mail answers.")
+    session_alias: str | None = Field(None, description="Alias for a new conversation.")
+    from_workspace: str | None = Field(None, description="Agents: the workspace sending.")
+    budget: BudgetInput | None = Field(None, description="Round-trip budget of a new conversation.")
+    auto: bool = Field(False, description="Bridge auto-forward: never counts as a round.")
+    propose_alias: str | None = Field(
+        None, description="Agents: propose a better alias for the conversation (a human decides)."
+    )
+    propose_reason: str | None = Field(None, description="Why the proposed alias fits.")
+    attachment_ids: list[str] = Field(
+        default_factory=list,
+        max_length=MAX_PER_MAIL,
+        description="Your own uploads (POST .../attachments) that this mail carries.",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Permission:
+    options: list[str]
+    expires_at: datetime | None = None
+    action: str | None = None
+    action_sha256: str | None = None
+
+
+def _hops(
+    sender: Endpoint, target: Endpoint, parent: Mail | None, auto: bool, limits: Limits
+) -> int:
+    """Agent-to-agent mails since the last human one; past the limit the chain stops.
+
+    A loop between agents (each answering the other's answer) is refused here, with
+    the reason, instead of running until a budget or the disk runs out.
+    """
+    if sender.agent is None:
+        return 0
+    hops = (parent.hops if parent is not None else 0) + 1
+    if target.agent is not None and hops > limits.hop_limit and not auto:
+        raise HopLimitReached(
+            f"{hops - 1} mails have passed between agents without a human in between "
+            f"(hop limit {limits.hop_limit}): a human must reply in this thread first"
+        )
+    return hops
+
+
+async def send_mail(
+    store: Store,
+    domain: str,
+    principal: Principal,
+    request: SendRequest,
+    *,
+    mail_type: MailType = "normal",
+    permission: Permission | None = None,
+    conversation_id: str | None = None,
+    message_id: str | None = None,
+    raw: bytes | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+    also: Callable[[Session], None] | None = None,
+    forward_of: str | None = None,
+) -> SendResult:
+    """Store one mail, its deliveries and its events in one transaction.
+
+    `also` runs first in that transaction, so its change commits with the mail or not
+    at all (sending a draft deletes it this way); raising from it refuses the send.
+    `forward_of` names a mail this one forwards: it becomes the parent (so the
+    tree follows it across conversations) without choosing the conversation,
+    which the address decides as for any send; its attachments are carried.
+    """
+    write = mail_writer(
+        domain,
+        principal,
+        request,
+        mail_type=mail_type,
+        permission=permission,
+        conversation_id=conversation_id,
+        message_id=message_id,
+        raw=raw,
+        limits=limits,
+        also=also,
+        forward_of=forward_of,
+    )
+    return await store.write(write)
+
+
+async def send_mails(store: Store, writes: Sequence[MailWrite]) -> list[SendResult]:
+    """Store several mails in one transaction: all of them, or none (one SMTP
+    message to several conversations, an imported thread)."""
+    return await store.write(lambda session: [write(session) for write in writes])
+
+
+def mail_writer(
+    domain: str,
+    principal: Principal,
+    request: SendRequest,
+    *,
+    mail_type: MailType = "normal",
+    permission: Permission | None = None,
+    conversation_id: str | None = None,
+    message_id: str | None = None,
+    raw: bytes | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+    also: Callable[[Session], None] | None = None,
+    forward_of: str | None = None,
+) -> MailWrite:
+    """The write of `send_mail` as a function of a transaction, checked and parsed
+    up front (bad input raises here, before any transaction), so callers can run
+    several in one transaction or together with their own change."""
+    address = parse_address(request.to, domain)
+    body, proposal = extract_proposal(request.body)
+    if request.propose_alias is not None and principal.is_agent:
+        proposal = Proposal(normalize_alias(request.propose_alias), request.propose_reason or "")
+    route = Target(address, request.subject, request.session_alias, request.budget)
+    cc_addresses = [parse_address(text, domain) for text in request.cc]
+    if len(cc_addresses) > MAX_CC:
+        raise InvalidRequest(f"at most {MAX_CC} cc recipients")
+    if "\n" in request.subject or "\r" in request.subject:
+        raise InvalidRequest("a subject is one line")
+
+    if forward_of is not None and request.reply_to is not None:
+        raise InvalidRequest("a forward is not a reply: give reply_to or forward, not both")
+
+    def run(session: Session) -> SendResult:
+        if also is not None:
+            also(session)
+        parent = None
+        if forward_of is not None:
+            parent = forwardable_mail(session, principal, forward_of)
+        elif request.reply_to is not None:
+            parent = visible_mail(session, principal, request.reply_to)
+        attachment_ids = check_claimable(session, principal.name, request.attachment_ids)
+        target = resolve_endpoint(session, address)
+        cc = list(
+            {e.pair: e for e in (resolve_endpoint(session, a) for a in cc_addresses)}.values()
+        )
+        if mail_type == "permission_request" and target.agent is not None:
+            raise InvalidRequest("a permission request goes to a human, not to an agent")
+        sender = sender_endpoint(session, principal, request.from_workspace, parent)
+        hops = _hops(sender, target, parent, request.auto, limits)
+        replied_to = parent if forward_of is None else None
+        conv, created = choose_conversation(
+            session, route, sender, target, replied_to, conversation_id, limits
+        )
+        if created:
+            session.flush()  # the Core inserts below refer to it
+        if principal.is_agent and not request.auto:  # a round (unlimited ones count too)
+            if conv.budget_limit is not None and conv.budget_used >= conv.budget_limit:
+                raise BudgetExhausted(
+                    f"the conversation's round-trip budget is used up "
+                    f"({conv.budget_used}/{conv.budget_limit}); a human must raise it"
+                )
+            conv.budget_used += 1
+        now = utcnow()
+        mail_id = new_id()
+        values: dict[str, Any] = {
+            "id": mail_id,
+            "session_id": conv.id,
+            "parent_id": parent.id if parent else None,
+            "from_name": sender.name,
+            "from_path": sender.workspace,
+            "to_name": target.name,
+            "to_path": target.workspace,
+            "cc": [e.address().native() for e in cc],
+            "subject": request.subject.strip() or conv.subject,
+            "body": body,
+            "mail_type": mail_type,
+            "auto": request.auto,
+            "hops": hops,
+            "message_id": message_id or f"<{mail_id}@{domain}>",
+            "raw": raw,
+            "created_at": now,
+        }
+        if permission is not None:
+            values.update(
+                options=permission.options,
+                permission_state="open",
+                expires_at=permission.expires_at,
+                action=permission.action,
+                action_sha256=permission.action_sha256,
+            )
+        # Core statements, not the ORM unit of work: this is the hottest write path.
+        connection = session.connection()
+        seq = connection.execute(_INSERT_MAIL.values(values)).scalar_one()
+        attach(session, attachment_ids, seq)
+        if forward_of is not None:
+            assert parent is not None
+            carry(session, parent.seq, seq, sender.name)
+        recipients = {target.name: "to"}
+        for endpoint in cc:
+            recipients.setdefault(endpoint.name, "cc")
+        connection.execute(
+            _INSERT_DELIVERY,
+            [
+                {"mail_seq": seq, "recipient": name, "kind": kind, "created_at": now}
+                for name, kind in recipients.items()
+            ],
+        )
+        human_recipients = [e.name for e in (target, *cc) if e.agent is None]
+        file_mail(
+            session,
+            seq,
+            new_mail_placements(
+                conv.id,
+                sender.name if sender.agent is None else None,
+                human_recipients,
+                needs_decision=permission is not None,
+            ),
+        )
+        add_participants(session, conv.id, [sender.name, *recipients])
+        if proposal is not None and principal.is_agent:
+            record_proposal(session, conv, proposal, sender.name, mail_id)
+        old_status = conv.status
+        if permission is not None:
+            conv.status = "waiting"
+        elif conv.status == "completed":
+            conv.status = status_from_requests(session, conv.id)
+        conv.updated_at = now
+        payload = _new_mail_payload(mail_id, values, conv, domain)
+        emit(session, recipients, "new_mail", payload)
+        if conv.status != old_status and not created:
+            emit_session_update(session, conv, participants(session, conv.id))
+        return SendResult(
+            mail_id=mail_id,
+            session_id=conv.id,
+            session_alias=conv.alias,
+            message_id=values["message_id"],
+            budget_limit="unlimited" if conv.budget_limit is None else conv.budget_limit,
+            budget_used=conv.budget_used,
+            budget_remaining=budget_remaining(conv),
+            created_at=now,
+        )
+
+    return run
+
+
+_INSERT_MAIL = insert(table_of(Mail)).returning(table_of(Mail).c.seq)
+_INSERT_DELIVERY = insert(table_of(Delivery))
+
+
+def _new_mail_payload(
+    mail_id: str, values: dict[str, Any], conv: Conversation, domain: str
+) -> dict[str, object]:
+    sender = Address(values["from_name"], values["from_path"], conv.alias)
+    to = Address(values["to_name"], values["to_path"], conv.alias)
+    return {
+        "mail_id": mail_id,
+        "session_id": conv.id,
+        "session_alias": conv.alias,
+        "from": sender.native(),
+        "from_email": sender.email(domain),
+        "to": to.native(),
+        "cc": [parse_native(text).with_session(conv.alias).native() for text in values["cc"]],
+        "auto": values["auto"],
+        "subject": values["subject"],
+        "mail_type": values["mail_type"],
+        "created_at": isoformat(values["created_at"]),
+    }

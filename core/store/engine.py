@@ -1,0 +1,251 @@
+"""The store: engines, transactions and the after-commit hook of the event bus.
+
+Domain code writes a transaction as a plain function of a synchronous SQLAlchemy
+`Session` and hands it to `await store.write(fn)` or `await store.read(fn)`; the
+store runs it without blocking the event loop:
+
+* SQLite (the default): the whole transaction runs in a thread — writes in one
+  dedicated writer thread (`BEGIN IMMEDIATE`, so writers queue instead of failing
+  with "database is locked"), reads in a small pool of reader threads with WAL
+  snapshots. One thread hand-off per transaction, not one per statement. Writes
+  queued together share one COMMIT, each in its own SAVEPOINT
+  (`core/store/group_commit.py`), so concurrent writers share one fsync.
+* PostgreSQL: the same function runs through `AsyncSession.run_sync` on asyncpg.
+
+Events are written in the transaction of the change they report, as its last
+statements. On PostgreSQL those inserts run under a transaction-scoped advisory
+lock, so event ids become visible in commit order: a reader that has seen id N
+can never later find a committed event below N (the SSE resume relies on it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from sqlalchemy import Engine, bindparam, create_engine, event, insert, text
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlalchemy.orm import Session, sessionmaker
+
+from core.store.bus import EventBus
+from core.store.group_commit import MAX_GROUP, GroupCommitWriter
+from core.store.models import Event, UTCDateTime, table_of, utcnow
+
+T = TypeVar("T")
+Transaction = Callable[[Session], T]
+
+_EVENTS_LOCK_KEY = 0x61676D6C  # "agml": the advisory lock that orders event ids
+SQLITE_READERS = 4
+NOTIFY_CHANNEL = "agentmail_events"
+_NOTIFY_LIMIT = 7000  # PostgreSQL refuses payloads of 8000 bytes and more
+WAKE_ALL = "*"
+
+
+def database_url(url: str, sqlite_path: Path) -> str:
+    """Normalise a user-facing DATABASE_URL; empty means SQLite at `sqlite_path`."""
+    if not url:
+        return f"sqlite:///{sqlite_path}"
+    parsed = make_url(url)
+    backend = parsed.get_backend_name()
+    if backend in ("postgresql", "postgres"):
+        return parsed.set(drivername="postgresql+asyncpg").render_as_string(hide_password=False)
+    if backend == "sqlite":
+        return parsed.set(drivername="sqlite").render_as_string(hide_password=False)
+    raise ValueError(
+        f"unsupported DATABASE_URL {parsed.drivername!r}: use postgresql:// or sqlite://"
+    )
+
+
+def _sqlite_engine(url: str, begin: str, pool_size: int) -> Engine:
+    engine = create_engine(
+        url,
+        pool_size=pool_size,
+        max_overflow=0,
+        connect_args={"check_same_thread": False},
+    )
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Let SQLAlchemy, not the driver, decide where transactions begin.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        # FULL: a commit survives power loss, not only a crash (WAL + NORMAL would not).
+        cursor.execute("PRAGMA synchronous=FULL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=10000")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        conn.exec_driver_sql(begin)
+
+    return engine
+
+
+class Store:
+    """Owns the engines; runs read and write transactions off the event loop."""
+
+    def __init__(
+        self, url: str, bus: EventBus | None = None, *, group_limit: int = MAX_GROUP
+    ) -> None:
+        """`group_limit`: SQLite writes per COMMIT at most (1 turns group commit off)."""
+        self.url = url
+        self.bus = bus or EventBus()
+        self.dialect = make_url(url).get_backend_name()
+        self._async_engine: AsyncEngine | None = None
+        if self.dialect == "sqlite":
+            self._write_engine = _sqlite_engine(url, "BEGIN IMMEDIATE", pool_size=1)
+            self._read_engine = _sqlite_engine(url, "BEGIN", pool_size=SQLITE_READERS)
+            self._reads = sessionmaker(self._read_engine, expire_on_commit=False)
+            self._writer = ThreadPoolExecutor(1, thread_name_prefix="agentmail-sqlite-writer")
+            self._readers = ThreadPoolExecutor(
+                SQLITE_READERS, thread_name_prefix="agentmail-sqlite-reader"
+            )
+            self._group_writer = GroupCommitWriter(self._write_engine, self._writer, group_limit)
+        else:
+            self._async_engine = create_async_engine(url, pool_size=10, max_overflow=20)
+            self._async_sessions = async_sessionmaker(self._async_engine, expire_on_commit=False)
+
+    @property
+    def engine(self) -> AsyncEngine:
+        """The asyncpg engine (PostgreSQL only): LISTEN, migrations."""
+        if self._async_engine is None:
+            raise RuntimeError("the SQLite store has no async engine")
+        return self._async_engine
+
+    async def read(self, fn: Transaction[T]) -> T:
+        """Run `fn` in a read transaction (a consistent snapshot)."""
+        if self._async_engine is None:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._readers, self._read_sync, fn)
+        async with self._async_sessions() as session, session.begin():
+            return await session.run_sync(fn)
+
+    async def write(self, fn: Transaction[T]) -> T:
+        """Run `fn` in a write transaction; commit, then wake the recipients of its events."""
+        if self._async_engine is None:
+            dialect = self.dialect
+            result, recipients = await self._group_writer.submit(
+                lambda session: _with_events(session, fn, dialect)
+            )
+        else:
+            # No group commit of ours on PostgreSQL: writers run concurrently on their
+            # own connections and the server flushes the WAL of commits that arrive
+            # together with one fsync (though the events lock below serializes the
+            # commits of writes that emit events).
+            async with self._async_sessions() as session, session.begin():
+                result, recipients = await session.run_sync(_with_events, fn, self.dialect)
+        if recipients:
+            self.bus.publish(recipients)
+        return result
+
+    def _read_sync(self, fn: Transaction[T]) -> T:
+        with self._reads() as session, session.begin():
+            return fn(session)
+
+    async def run_on_connection(self, fn: Callable[[Connection], None]) -> None:
+        """Run `fn` on a connection in a transaction (schema migrations)."""
+        if self._async_engine is None:
+
+            def run() -> None:
+                with self._write_engine.begin() as connection:
+                    fn(connection)
+
+            await asyncio.get_running_loop().run_in_executor(self._writer, run)
+        else:
+            async with self._async_engine.begin() as connection:
+                await connection.run_sync(fn)
+
+    async def close(self) -> None:
+        if self._async_engine is None:
+            self._writer.shutdown(wait=True)
+            self._readers.shutdown(wait=True)
+            self._write_engine.dispose()
+            self._read_engine.dispose()
+        else:
+            await self._async_engine.dispose()
+
+
+def _with_events(session: Session, fn: Transaction[T], dialect: str) -> tuple[T, set[str]]:
+    result = fn(session)
+    return result, flush_events(session, dialect)
+
+
+def pending_events(session: Session) -> list[dict[str, Any]]:
+    """Events queued in this transaction; `Store.write` inserts them last."""
+    queued: list[dict[str, Any]] = session.info.setdefault("agentmail_events", [])
+    return queued
+
+
+def wake_after_commit(session: Session, names: Iterable[str]) -> None:
+    """Wake these names' streams at commit without an event row: a change that
+    IMAP shows (read state, a folder's contents) but SSE has no event type for."""
+    wakes: set[str] = session.info.setdefault("agentmail_wakes", set())
+    wakes.update(names)
+
+
+def flush_events(session: Session, dialect: str) -> set[str]:
+    """Insert the queued events (last in the transaction) and return whom to wake."""
+    queued = pending_events(session)
+    wakes: set[str] = session.info.pop("agentmail_wakes", set())
+    if not queued and not wakes:
+        return set()
+    recipients = wakes | {row["recipient"] for row in queued}
+    now = utcnow()
+    if dialect == "postgresql":
+        if queued:
+            session.execute(
+                _PG_EVENTS,
+                {
+                    "lock_key": _EVENTS_LOCK_KEY,
+                    "rows": json.dumps(queued),
+                    "now": now,
+                    "channel": NOTIFY_CHANNEL,
+                    "wake": notify_payload(recipients),
+                },
+            )
+        else:  # only wake-ups: no event rows, so no lock
+            session.execute(
+                text("SELECT pg_notify(:channel, :payload)"),
+                {"channel": NOTIFY_CHANNEL, "payload": notify_payload(recipients)},
+            )
+    elif queued:
+        session.connection().execute(
+            insert(table_of(Event)), [{**row, "created_at": now} for row in queued]
+        )
+    queued.clear()
+    return recipients
+
+
+# On PostgreSQL the events lock is held from here to the end of COMMIT, so it is
+# taken, the events inserted (in queue order) and the replicas notified in one
+# round trip: every further round trip under the lock would serialize all writers
+# on it for longer. NOTIFY is delivered at commit (core/store/replicas.py listens).
+_PG_EVENTS = text(
+    """
+    WITH locked AS MATERIALIZED (SELECT pg_advisory_xact_lock(:lock_key)),
+    inserted AS (
+        INSERT INTO events (recipient, type, payload, created_at)
+        SELECT queued.recipient, queued.type, queued.payload, :now
+        FROM locked,
+            ROWS FROM (json_to_recordset(CAST(:rows AS json))
+                AS (recipient text, type text, payload json))
+            WITH ORDINALITY AS queued (recipient, type, payload, n)
+        ORDER BY queued.n
+        RETURNING id
+    )
+    SELECT pg_notify(:channel, :wake) FROM (SELECT count(*) FROM inserted) AS done
+    """
+).bindparams(bindparam("now", type_=UTCDateTime()))
+
+
+def notify_payload(recipients: set[str]) -> str:
+    """Recipient names, newline-separated (names never contain one); `*` when too long."""
+    payload = "\n".join(sorted(recipients))
+    return payload if len(payload.encode()) < _NOTIFY_LIMIT else WAKE_ALL

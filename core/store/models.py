@@ -1,0 +1,367 @@
+"""Database tables (SQLAlchemy 2 typed declarative mapping).
+
+The same tables serve SQLite and PostgreSQL; Alembic migrations in
+`core/store/migrations/` create them. Times are stored in UTC and always come back
+timezone-aware, whatever the dialect does with time zones.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any, ClassVar, cast
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+# SQLite only auto-increments an INTEGER PRIMARY KEY (the rowid alias).
+SeqType = BigInteger().with_variant(Integer(), "sqlite")
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timestamp that is stored as UTC and always read back timezone-aware."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to a UTC column")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def isoformat(value: datetime) -> str:
+    """RFC 3339 in UTC with `Z`, as pydantic writes it in responses."""
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+def table_of(model: type[Base]) -> Table:
+    """The Core table of a mapped class, for the hot paths that skip the ORM."""
+    return cast(Table, model.__table__)
+
+
+class Base(DeclarativeBase):
+    type_annotation_map: ClassVar[dict[Any, Any]] = {datetime: UTCDateTime, dict[str, Any]: JSON}
+
+
+class User(Base):
+    __tablename__ = "users"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(128))
+    is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Agent(Base):
+    __tablename__ = "agents"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    workspaces: Mapped[list[dict[str, str]]] = mapped_column(JSON, default=list)
+    platform: Mapped[str] = mapped_column(String(64), default="")
+    status: Mapped[str] = mapped_column(String(16), default="offline")
+    last_seen: Mapped[datetime | None] = mapped_column(default=None)
+    default_budget: Mapped[int | None] = mapped_column(Integer, default=20)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Key(Base):
+    """An agent key, a user key, or a web login (kind `login`): only the SHA-256 is kept."""
+
+    __tablename__ = "keys"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    kind: Mapped[str] = mapped_column(String(16))
+    owner: Mapped[str | None] = mapped_column(String(64), index=True, default=None)
+    label: Mapped[str] = mapped_column(String(200), default="")
+    lifecycle: Mapped[str] = mapped_column(String(16))
+    token_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    expires_at: Mapped[datetime | None] = mapped_column(default=None)
+    used_at: Mapped[datetime | None] = mapped_column(default=None)
+    revoked_at: Mapped[datetime | None] = mapped_column(default=None)
+    created_by: Mapped[str | None] = mapped_column(String(64), default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Conversation(Base):
+    """A conversation ("session" in the API and the reference design)."""
+
+    __tablename__ = "sessions"
+    __table_args__ = (Index("ix_sessions_created_by_created_at", "created_by", "created_at"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    alias: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
+    # Who named it last: "human" renames win over "platform" syncs.
+    alias_source: Mapped[str | None] = mapped_column(String(16), default=None)
+    subject: Mapped[str] = mapped_column(String(998), default="")
+    status: Mapped[str] = mapped_column(String(16), default="active")
+    budget_limit: Mapped[int | None] = mapped_column(Integer, default=None)
+    budget_used: Mapped[int] = mapped_column(Integer, default=0)
+    # The default conversation of a pair of endpoints (see core/mail/conversations.py).
+    default_key: Mapped[str | None] = mapped_column(String(1200), unique=True, default=None)
+    created_by: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Participant(Base):
+    __tablename__ = "session_participants"
+
+    session_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("sessions.id", ondelete="CASCADE"), primary_key=True
+    )
+    name: Mapped[str] = mapped_column(String(64), primary_key=True, index=True)
+
+
+class Mail(Base):
+    __tablename__ = "mails"
+
+    seq: Mapped[int] = mapped_column(SeqType, primary_key=True, autoincrement=True)
+    id: Mapped[str] = mapped_column(String(36), unique=True, default=new_id)
+    session_id: Mapped[str] = mapped_column(String(36), ForeignKey("sessions.id"), index=True)
+    parent_id: Mapped[str | None] = mapped_column(String(36), default=None)
+    from_name: Mapped[str] = mapped_column(String(64), index=True)
+    from_path: Mapped[str] = mapped_column(String(1024), default="")
+    to_name: Mapped[str] = mapped_column(String(64))
+    to_path: Mapped[str] = mapped_column(String(1024), default="")
+    cc: Mapped[list[str]] = mapped_column(JSON, default=list)
+    subject: Mapped[str] = mapped_column(String(998), default="")
+    body: Mapped[str] = mapped_column(Text, default="")
+    mail_type: Mapped[str] = mapped_column(String(32), default="normal")
+    auto: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Consecutive agent-to-agent mails up to this one (a human's mail resets it to 0).
+    hops: Mapped[int] = mapped_column(Integer, default=0)
+    message_id: Mapped[str] = mapped_column(String(998), index=True)
+    raw: Mapped[bytes | None] = mapped_column(LargeBinary, default=None)
+    # Permission requests (mail_type == "permission_request").
+    options: Mapped[list[str] | None] = mapped_column(JSON, default=None)
+    permission_state: Mapped[str | None] = mapped_column(String(16), default=None)
+    decision: Mapped[str | None] = mapped_column(Text, default=None)
+    decision_note: Mapped[str | None] = mapped_column(Text, default=None)
+    decided_by: Mapped[str | None] = mapped_column(String(64), default=None)
+    decided_at: Mapped[datetime | None] = mapped_column(default=None)
+    expires_at: Mapped[datetime | None] = mapped_column(default=None)
+    action: Mapped[str | None] = mapped_column(Text, default=None)
+    action_sha256: Mapped[str | None] = mapped_column(String(64), default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    __table_args__ = (
+        Index("ix_mails_session_seq", "session_id", "seq"),
+        # A mail's replies in order: the tree walk's first-reply and next-sibling probes.
+        Index("ix_mails_parent_seq", "parent_id", "seq"),
+    )
+
+
+class Delivery(Base):
+    """One row per recipient (to or cc): the per-recipient read, archive and trash state.
+
+    `flagged` and `answered` are the recipient's IMAP `\\Flagged` and `\\Answered`;
+    `deleted` puts the mail in their Trash (it is never destroyed).
+    """
+
+    __tablename__ = "deliveries"
+
+    id: Mapped[int] = mapped_column(SeqType, primary_key=True, autoincrement=True)
+    mail_seq: Mapped[int] = mapped_column(SeqType, ForeignKey("mails.seq", ondelete="CASCADE"))
+    recipient: Mapped[str] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(String(4), default="to")
+    is_read: Mapped[bool] = mapped_column(Boolean, default=False)
+    archived: Mapped[bool] = mapped_column(Boolean, default=False)
+    flagged: Mapped[bool] = mapped_column(Boolean, default=False)
+    answered: Mapped[bool] = mapped_column(Boolean, default=False)
+    deleted: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    __table_args__ = (
+        UniqueConstraint("mail_seq", "recipient", name="uq_deliveries_mail_recipient"),
+        Index("ix_deliveries_inbox", "recipient", "deleted", "archived", "is_read", "mail_seq"),
+        # status=all and archived listings, newest first, without sorting the inbox.
+        Index("ix_deliveries_recipient_seq", "recipient", "deleted", "archived", "mail_seq"),
+    )
+
+
+class Attachment(Base):
+    """An upload's metadata; its bytes live once per sha256 on disk (core/store/blobs.py).
+
+    `mail_seq` is empty until a mail carries it; an attachment belongs to one mail
+    (a forward gets new rows pointing at the same content).
+    """
+
+    __tablename__ = "attachments"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    owner: Mapped[str] = mapped_column(String(64))
+    filename: Mapped[str] = mapped_column(String(255))
+    content_type: Mapped[str] = mapped_column(String(255))
+    size: Mapped[int] = mapped_column(BigInteger)
+    sha256: Mapped[str] = mapped_column(String(64), index=True)
+    mail_seq: Mapped[int | None] = mapped_column(SeqType, ForeignKey("mails.seq"), default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    # Serves both "the attachments of these mails" and "unsent ones older than t".
+    __table_args__ = (Index("ix_attachments_mail_created", "mail_seq", "created_at"),)
+
+
+class Event(Base):
+    """An event for one recipient, written in the transaction of the change it reports."""
+
+    __tablename__ = "events"
+
+    id: Mapped[int] = mapped_column(SeqType, primary_key=True, autoincrement=True)
+    recipient: Mapped[str] = mapped_column(String(64))
+    type: Mapped[str] = mapped_column(String(32))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+
+    __table_args__ = (Index("ix_events_recipient_id", "recipient", "id"),)
+
+
+class Meta(Base):
+    """Small key/value facts about the store (e.g. how far events were pruned)."""
+
+    __tablename__ = "meta"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+
+
+class AliasProposal(Base):
+    """An agent's proposal to rename a conversation; a human accepts or rejects it."""
+
+    __tablename__ = "alias_proposals"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    session_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("sessions.id", ondelete="CASCADE"), index=True
+    )
+    alias: Mapped[str] = mapped_column(String(64))
+    reason: Mapped[str] = mapped_column(Text, default="")
+    proposed_by: Mapped[str] = mapped_column(String(64))
+    mail_id: Mapped[str | None] = mapped_column(String(36), default=None)
+    state: Mapped[str] = mapped_column(String(16), default="pending")
+    decided_by: Mapped[str | None] = mapped_column(String(64), default=None)
+    decided_at: Mapped[datetime | None] = mapped_column(default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Draft(Base):
+    """A human's unsent mail. Everything is optional until it is sent; IMAP `Drafts` shows it."""
+
+    __tablename__ = "drafts"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    owner: Mapped[str] = mapped_column(String(64))
+    # Canonical native addresses, checked against the grammar but not for deliverability.
+    to: Mapped[str | None] = mapped_column(String(1200), default=None)
+    cc: Mapped[list[str]] = mapped_column(JSON, default=list)
+    subject: Mapped[str] = mapped_column(String(998), default="")
+    body: Mapped[str] = mapped_column(Text, default="")
+    reply_to: Mapped[str | None] = mapped_column(String(64), default=None)
+    session_alias: Mapped[str | None] = mapped_column(String(64), default=None)
+    # A number of rounds or "unlimited"; NULL = the receiving agent's default.
+    budget: Mapped[str | None] = mapped_column(String(16), default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # Its UID in the owner's IMAP Drafts, new for every saved version (core/folders/drafts.py).
+    imap_uid: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    # The Message-ID a mail client gave it (IMAP APPEND); a new version replaces it.
+    message_id: Mapped[str | None] = mapped_column(String(255), default=None)
+
+    __table_args__ = (
+        Index("ix_drafts_owner_updated", "owner", "updated_at"),
+        Index("ix_drafts_owner_uid", "owner", "imap_uid", unique=True),
+    )
+
+
+class ImapFolder(Base):
+    """One IMAP mailbox of a human and its UID counter (RFC 3501 §2.3.1.1).
+
+    `key` names it stably: `inbox`, `sent`, `drafts`, `archive`, `trash`,
+    `decision`, or `session:<conversation id>` (so the folder follows renames).
+    `next_uid` advances, under this row's lock, in the transaction that puts a
+    message in the folder (core/mail/imap_uids.py); `highest_modseq` advances, under
+    the same lock, whenever a message enters or leaves the folder or its flags
+    change (RFC 7162 §3.1.1: a mailbox's mod-sequence only grows).
+    """
+
+    __tablename__ = "imap_folders"
+
+    id: Mapped[int] = mapped_column(SeqType, primary_key=True, autoincrement=True)
+    owner: Mapped[str] = mapped_column(String(64))
+    key: Mapped[str] = mapped_column(String(64))
+    uid_validity: Mapped[int] = mapped_column(BigInteger)
+    next_uid: Mapped[int] = mapped_column(BigInteger, default=1)
+    highest_modseq: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+
+    __table_args__ = (UniqueConstraint("owner", "key", name="uq_imap_folders_owner_key"),)
+
+
+class ImapUid(Base):
+    """A mail in an IMAP folder under its UID; deleted when the mail leaves the folder.
+
+    `modseq` is the folder's mod-sequence of the last change to this message
+    (entering the folder, a flag), so a session reads only what changed.
+    """
+
+    __tablename__ = "imap_uids"
+
+    folder_id: Mapped[int] = mapped_column(
+        SeqType, ForeignKey("imap_folders.id", ondelete="CASCADE"), primary_key=True
+    )
+    uid: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    mail_seq: Mapped[int] = mapped_column(SeqType, ForeignKey("mails.seq", ondelete="CASCADE"))
+    modseq: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+
+    __table_args__ = (
+        UniqueConstraint("folder_id", "mail_seq", name="uq_imap_uids_folder_mail"),
+        Index("ix_imap_uids_folder_modseq", "folder_id", "modseq"),
+    )
+
+
+class ImapExpunged(Base):
+    """A message that left a folder, at the folder's mod-sequence of its leaving: what
+    a session that knew the folder at an older mod-sequence must expunge (RFC 7162
+    §3.2.5.2 keeps such a record for QRESYNC's VANISHED in the same way)."""
+
+    __tablename__ = "imap_expunged"
+
+    folder_id: Mapped[int] = mapped_column(
+        SeqType, ForeignKey("imap_folders.id", ondelete="CASCADE"), primary_key=True
+    )
+    uid: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    modseq: Mapped[int] = mapped_column(BigInteger)
+
+    __table_args__ = (Index("ix_imap_expunged_folder_modseq", "folder_id", "modseq"),)

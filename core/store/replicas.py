@@ -1,0 +1,75 @@
+"""Cross-replica wake-ups on PostgreSQL: LISTEN/NOTIFY feeding the local event bus.
+
+Every write transaction that adds events also sends `NOTIFY agentmail_events`
+with the recipients' names (core/store/engine.py); PostgreSQL delivers it at commit to
+every gateway replica listening here, which wakes its local streams. The rows
+stay the source of truth: a lost notification only delays a stream until the
+next wake, and after a reconnect every local stream is woken to re-read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+from core.store.bus import EventBus
+from core.store.engine import NOTIFY_CHANNEL, WAKE_ALL, Store
+
+log = logging.getLogger("agentmail.replicas")
+
+
+class ReplicaListener:
+    def __init__(self, store: Store, bus: EventBus, retry_seconds: float = 1.0) -> None:
+        self.store = store
+        self.bus = bus
+        self.retry_seconds = retry_seconds
+        self.connected = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def _on_notify(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
+        if payload == WAKE_ALL:
+            self.bus.publish_all()
+        else:
+            self.bus.publish(payload.split("\n"))
+
+    async def _listen_once(self) -> None:
+        async with self.store.engine.connect() as connection:
+            raw = await connection.get_raw_connection()
+            driver = raw.driver_connection
+            assert driver is not None
+            lost = asyncio.Event()
+            driver.add_termination_listener(lambda _conn: lost.set())
+            await driver.add_listener(NOTIFY_CHANNEL, self._on_notify)
+            self.connected.set()
+            # Anything committed while we were not listening: let streams re-read.
+            self.bus.publish_all()
+            try:
+                await lost.wait()
+            finally:
+                self.connected.clear()
+                with contextlib.suppress(Exception):
+                    await driver.remove_listener(NOTIFY_CHANNEL, self._on_notify)
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self._listen_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("lost the LISTEN connection; retrying", exc_info=True)
+            await asyncio.sleep(self.retry_seconds)
+
+    async def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="replica-listener")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.connected.wait(), 10)
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
