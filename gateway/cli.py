@@ -3,59 +3,23 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Literal
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from core.errors import DomainError
 from core.identity import accounts, keys
-from core.identity.security import set_bcrypt_rounds
-from core.settings import Settings
-from core.store.engine import Store, database_url
-from core.store.migrate import migrate
+from core.store.engine import Store
 from core.views import IssuedKey
+from gateway import cli_archive
+from gateway.cli_common import DatabaseUrl, DataDir, console, err, settings_from, with_store
 
 app = typer.Typer(help="AgentMail: a mail gateway for humans and AI agents.", no_args_is_help=True)
 user_app = typer.Typer(help="Manage human users.", no_args_is_help=True)
 key_app = typer.Typer(help="Issue, list and revoke agent and user keys.", no_args_is_help=True)
 app.add_typer(user_app, name="user")
 app.add_typer(key_app, name="key")
-console = Console(soft_wrap=True)
-err = Console(stderr=True)
-T = TypeVar("T")
-
-
-def _settings(**overrides: Any) -> Settings:
-    return Settings(**{k: v for k, v in overrides.items() if v is not None})
-
-
-def _with_store(settings: Settings, job: Callable[[Store], Awaitable[T]]) -> T:
-    """Open the store (migrating it), run one job, close it; domain errors end with exit 1."""
-
-    async def run() -> T:
-        set_bcrypt_rounds(settings.bcrypt_rounds)
-        if not settings.database_url:
-            settings.data_dir.mkdir(parents=True, exist_ok=True)
-        store = Store(database_url(settings.database_url, settings.sqlite_path))
-        try:
-            await migrate(store)
-            return await job(store)
-        finally:
-            await store.close()
-
-    try:
-        return asyncio.run(run())
-    except DomainError as error:
-        err.print(f"[red]error:[/red] {error.message}")
-        raise typer.Exit(1) from error
-
-
-DataDir = Annotated[Path | None, typer.Option(help="Data directory (AGENTMAIL_DATA_DIR).")]
-DatabaseUrl = Annotated[str | None, typer.Option(help="postgresql://… (DATABASE_URL).")]
 
 
 @app.command()
@@ -83,7 +47,7 @@ def serve(
     from gateway.server import Gateway, run_until_signalled
     from gateway.tls import TlsConfigError
 
-    settings = _settings(
+    settings = settings_from(
         host=host,
         http_port=http_port,
         smtp_port=smtp_port,
@@ -149,8 +113,8 @@ def user_add(
     database_url: DatabaseUrl = None,
 ) -> None:
     """Create a human user."""
-    settings = _settings(data_dir=data_dir, database_url=database_url)
-    user = _with_store(
+    settings = settings_from(data_dir=data_dir, database_url=database_url)
+    user = with_store(
         settings, lambda store: accounts.create_user(store, name, password, is_admin=admin)
     )
     console.print(f"created user [bold]{user.name}[/] ({user.name}@{settings.domain})")
@@ -175,7 +139,7 @@ def key_issue(
     if kind == "user" and not user:
         err.print("[red]error:[/red] a user key needs --user NAME")
         raise typer.Exit(2)
-    settings = _settings(data_dir=data_dir, database_url=database_url)
+    settings = settings_from(data_dir=data_dir, database_url=database_url)
 
     async def issue(store: Store) -> IssuedKey:
         owner = None
@@ -191,7 +155,7 @@ def key_issue(
             created_by="cli",
         )
 
-    issued = _with_store(settings, issue)
+    issued = with_store(settings, issue)
     console.print(f"key id  {issued.key_id}")
     console.print(f"key     [bold]{issued.key}[/]   (shown once)")
     if issued.expires_at:
@@ -205,9 +169,9 @@ def key_list(
     database_url: DatabaseUrl = None,
 ) -> None:
     """List keys (never the keys themselves)."""
-    settings = _settings(data_dir=data_dir, database_url=database_url)
+    settings = settings_from(data_dir=data_dir, database_url=database_url)
     chosen: Literal["agent", "user"] = "user" if kind == "user" else "agent"
-    found = _with_store(settings, lambda store: keys.list_keys(store, kind=chosen))
+    found = with_store(settings, lambda store: keys.list_keys(store, kind=chosen))
     table = Table("key id", "owner", "lifecycle", "label", "active", "expires", "created")
     for key in found:
         table.add_row(
@@ -230,11 +194,13 @@ def key_revoke(
     database_url: DatabaseUrl = None,
 ) -> None:
     """Revoke a key: it stops working at once."""
-    settings = _settings(data_dir=data_dir, database_url=database_url)
+    settings = settings_from(data_dir=data_dir, database_url=database_url)
     chosen: Literal["agent", "user"] = "user" if kind == "user" else "agent"
-    _with_store(settings, lambda store: keys.revoke_key(store, key_id, kind=chosen))
+    with_store(settings, lambda store: keys.revoke_key(store, key_id, kind=chosen))
     console.print(f"revoked {key_id}")
 
 
 # `import` and `export` live beside this module and register themselves on `app`.
 import gateway.cli_archive  # noqa: E402, F401
+
+cli_archive.register(app)

@@ -1,6 +1,6 @@
 """`agentmail import` and `agentmail export`: options and progress; the work is in core/.
 
-Registered on the `agentmail` app by gateway/cli.py.
+gateway/cli.py registers them on the `agentmail` app (`register`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from core.archive.importing import ImportReport, import_messages
 from core.archive.sources import Source, open_path_source
 from core.store.blobs import BlobStore
 from core.store.engine import Store
-from gateway.cli import DatabaseUrl, DataDir, _settings, _with_store, app, console, err
+from gateway.cli_common import DatabaseUrl, DataDir, console, err, settings_from, with_store
 
 PASSWORD_ENV = "AGENTMAIL_IMPORT_PASSWORD"
 SHOWN_FAILURES = 20
@@ -93,7 +93,6 @@ def _summary(report: ImportReport) -> None:
         console.print(f"  … and {len(report.failed) - SHOWN_FAILURES} more failures")
 
 
-@app.command("import")
 def import_command(
     sources: Annotated[
         list[str],
@@ -117,7 +116,7 @@ def import_command(
     database_url: DatabaseUrl = None,
 ) -> None:
     """Import mail with its threads; running it again adds nothing (docs/import-export.md)."""
-    settings = _settings(domain=domain, data_dir=data_dir, database_url=database_url)
+    settings = settings_from(domain=domain, data_dir=data_dir, database_url=database_url)
     source = _open_source(sources, insecure, cafile)
 
     async def job(store: Store) -> ImportReport:
@@ -143,14 +142,13 @@ def import_command(
                 await source.close()
 
     try:
-        report = _with_store(settings, job)
+        report = with_store(settings, job)
     except (TimeoutError, OSError) as error:
         err.print(f"[red]error:[/red] cannot read the source: {error}")
         raise typer.Exit(1) from error
     _summary(report)
 
 
-@app.command("export")
 def export_command(
     target: Annotated[Path, typer.Argument(help="The mbox file (new) or Maildir folder.")],
     user: Annotated[str | None, typer.Option(help="Export this user's mailbox.")] = None,
@@ -170,7 +168,7 @@ def export_command(
         err.print(f"[red]error:[/red] {target} exists: an export never overwrites a file")
         raise typer.Exit(2)
     chosen: ExportFormat = "mbox" if fmt == "mbox" else "maildir"
-    settings = _settings(domain=domain, data_dir=data_dir, database_url=database_url)
+    settings = settings_from(domain=domain, data_dir=data_dir, database_url=database_url)
 
     async def job(store: Store) -> int:
         with _progress() as bar:
@@ -186,5 +184,11 @@ def export_command(
                 progress=lambda done, total: bar.update(task, completed=done, total=total),
             )
 
-    count = _with_store(settings, job)
+    count = with_store(settings, job)
     console.print(f"exported {count} messages to {target} ({fmt})")
+
+
+def register(app: typer.Typer) -> None:
+    """Add `import` and `export` to the `agentmail` app."""
+    app.command("import")(import_command)
+    app.command("export")(export_command)

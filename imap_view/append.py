@@ -16,8 +16,8 @@ from email.policy import compat32
 from pymap.exceptions import NotAllowedError
 
 from core import errors as domain
+from core.folders.catalog import sent_uid
 from core.folders.drafts import append_draft
-from core.folders.imap_folders import sent_uid
 from core.mail.imap_uids import DRAFTS, SENT
 from imap_view.backend import Backend
 from imap_view.replies import refusal_for

@@ -22,7 +22,7 @@ from pysasl.creds.server import ServerCredentials
 
 from core.address import parse_email
 from core.errors import AuthenticationFailed, InvalidAddress
-from core.folders.imap_folders import ensure_folders
+from core.folders.catalog import ensure_folders
 from core.identity.accounts import check_user_password
 from core.identity.keys import authenticate
 from core.identity.throttle import LoginThrottle

@@ -1,12 +1,9 @@
-"""The human's folders as pymap mailboxes: names, SPECIAL-USE, state read from the store.
+"""One of the human's folders as a pymap mailbox: its state read from the store.
 
-Names (ARCHITECTURE.md "IMAP"): INBOX, Sent, Drafts, Archive, Trash, "Needs
-decision", and `Sessions/<alias>` (`Sessions/<short id>` while unnamed) for each
-conversation. A folder is found again by its id, never its name, so a selected
-conversation folder survives a rename.
+The folder set and the folders' names are in imap_view/mailbox_set.py.
 
 SELECT reads the folder's UIDs and `\\Seen` once; every later command reads only
-what changed since the mod-sequence the session last saw (core/folders/imap_folders.py
+what changed since the mod-sequence the session last saw (core/folders/contents.py
 `folder_changes`: one small query when nothing did) and hands it to pymap's
 `SelectedMailbox.add_updates`, which works out the EXISTS/EXPUNGE/FETCH replies.
 Drafts are not mails and carry no mod-sequences: that small folder is re-read whole.
@@ -21,52 +18,37 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable, Sequence
 
-from pymap.backend.mailbox import MailboxDataInterface, MailboxSetInterface
+from pymap.backend.mailbox import MailboxDataInterface
 from pymap.concurrent import Event
 from pymap.exceptions import NotAllowedError
 from pymap.flags import FlagOp
 from pymap.interfaces.message import CachedMessage
-from pymap.listtree import ListTree
 from pymap.mailbox import MailboxSnapshot
 from pymap.parsing.message import AppendMessage
 from pymap.parsing.specials import ObjectId, SequenceSet
 from pymap.parsing.specials.flag import Answered, Deleted, Draft, Flag, Flagged, Seen
 from pymap.selected import SelectedMailbox, SelectedSet
 
-from core.folders.imap_folders import (
+from core.folders.catalog import FolderInfo, folder_counts
+from core.folders.contents import (
     FolderChanges,
-    FolderInfo,
     FolderMessage,
     FolderState,
-    folder_by_id,
-    folder_counts,
     folder_message,
     folder_state,
-    list_folders,
     read_changes,
 )
-from core.mail.imap_uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
+from core.mail.imap_uids import DRAFTS
 from core.store.bus import Subscription
 from core.store.engine import Transaction
 from imap_view.append import appended_uid
 from imap_view.backend import Backend
-from imap_view.message import Contents, Message
+from imap_view.contents import Contents
+from imap_view.message import Message
 from imap_view.selected_fill import fill_selected
 
-__all__ = ["SPECIAL_USE", "MailboxData", "MailboxSet", "folder_name"]
+__all__ = ["MailboxData", "folder_id_of", "mailbox_id"]
 
-DELIMITER = "/"
-SESSIONS = "Sessions"
-FIXED_NAMES = {
-    INBOX: "INBOX",
-    SENT: "Sent",
-    DRAFTS: "Drafts",
-    ARCHIVE: "Archive",
-    TRASH: "Trash",
-    DECISION: "Needs decision",
-}
-# RFC 6154 §2: the attributes clients use to find these folders whatever their names.
-SPECIAL_USE = {"Sent": b"Sent", "Drafts": b"Drafts", "Archive": b"Archive", "Trash": b"Trash"}
 PERMANENT_FLAGS = frozenset({Seen, Flagged, Answered})
 DRAFT_FLAGS = frozenset({Seen, Draft})
 SESSION_FLAGS = frozenset({Deleted})  # until this session's EXPUNGE
@@ -80,14 +62,6 @@ _FLAG_SETS = {
     for flagged in (False, True)
     for answered in (False, True)
 }
-READ_ONLY_REASON = "folders are views of the store: they cannot be created, renamed or deleted"
-
-
-def folder_name(folder: FolderInfo) -> str:
-    conversation = folder.conversation_id
-    if conversation is None:
-        return FIXED_NAMES.get(folder.key, folder.key)
-    return f"{SESSIONS}{DELIMITER}{folder.alias or conversation[:8]}"
 
 
 def mailbox_id(folder_id: int) -> ObjectId:
@@ -96,60 +70,6 @@ def mailbox_id(folder_id: int) -> ObjectId:
 
 def folder_id_of(object_id: ObjectId) -> int:
     return int(object_id.value[1:])
-
-
-class MailboxSet(MailboxSetInterface["MailboxData"]):
-    """pymap's MailboxSetInterface over the human's folders."""
-
-    def __init__(
-        self, owner: str, backend: Backend, wakes: Subscription, contents: Contents
-    ) -> None:
-        self.owner = owner
-        self._backend = backend
-        self._wakes = wakes
-        self._contents = contents
-
-    @property
-    def delimiter(self) -> str:
-        return DELIMITER
-
-    async def folders(self) -> dict[str, FolderInfo]:
-        folders = await list_folders(self._backend.store, self.owner)
-        return {folder_name(folder): folder for folder in folders}
-
-    async def list_mailboxes(self) -> ListTree:
-        return ListTree(DELIMITER).update(*await self.folders())
-
-    async def list_subscribed(self) -> ListTree:
-        return await self.list_mailboxes()  # every folder counts as subscribed
-
-    async def set_subscribed(self, name: str, subscribed: bool) -> None:
-        pass
-
-    async def get_mailbox(self, name: str) -> MailboxData:
-        """Raises KeyError for an unknown name (pymap answers NO [NONEXISTENT])."""
-        folders = await self.folders()
-        folder = folders["INBOX"] if name.upper() == "INBOX" else folders[name]
-        return self._mailbox(folder)
-
-    async def get_by_id(self, object_id: ObjectId) -> MailboxData:
-        """The selected mailbox, on every command: one row, whatever the number of folders."""
-        folder = await folder_by_id(self._backend.store, self.owner, folder_id_of(object_id))
-        if folder is None:
-            raise KeyError(object_id)
-        return self._mailbox(folder)
-
-    def _mailbox(self, folder: FolderInfo) -> MailboxData:
-        return MailboxData(folder, self.owner, self._backend, self._wakes, self._contents)
-
-    async def add_mailbox(self, name: str) -> ObjectId:
-        raise NotAllowedError(READ_ONLY_REASON)
-
-    async def delete_mailbox(self, name: str) -> None:
-        raise NotAllowedError(READ_ONLY_REASON)
-
-    async def rename_mailbox(self, before: str, after: str) -> None:
-        raise NotAllowedError(READ_ONLY_REASON)
 
 
 class MailboxData(MailboxDataInterface[Message]):

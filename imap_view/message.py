@@ -1,17 +1,11 @@
-"""A stored mail as a pymap message: UID and `\\Seen` from the folder, content loaded in sets.
-
-The content is the mail's original bytes when it arrived as RFC 5322 (SMTP,
-import), else its rendering (core/rendering/render.py). A FETCH or SEARCH that needs
-content loads all its messages' content first (`Contents.load`, a few queries
-and one worker thread for the lot); each message then finds its own there.
-Parsed contents are shared across sessions by `ContentCache`. A draft (in
-`Drafts`, a negative seq: core/folders/drafts.py) is rendered from its row each time.
+"""A stored mail as a pymap message: UID and flags from the folder, its content found in
+the session's `Contents` (imap_view/contents.py), ENVELOPE and BODYSTRUCTURE as RFC 3501
+§7.4.2 asks.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TypeVar
 
@@ -29,133 +23,11 @@ from pymap.parsing.response.fetch import (
 )
 from pymap.parsing.specials import FetchRequirement, Flag, ObjectId
 
-from core.folders.drafts import draft_dates, is_draft_seq, render_drafts
-from core.folders.imap_folders import created_dates
-from core.rendering.batch import (
-    content_key,
-    content_keys_and,
-    load_many,
-    render_headers,
-    render_loaded,
-)
-from core.rendering.stored import RenderInputs
-from core.store.engine import Transaction
-from imap_view.backend import Backend
+from imap_view.contents import Contents
 
-__all__ = ["Contents", "LoadedMessage", "Message"]
+__all__ = ["LoadedMessage", "Message"]
 
 T = TypeVar("T")
-
-
-class Contents:
-    """One IMAP session's message contents for the running command (see module doc)."""
-
-    def __init__(self, backend: Backend, owner: str) -> None:
-        self._backend = backend
-        self._owner = owner
-        self._command: dict[int, MessageContent] = {}
-        self._dates: dict[int, datetime] = {}
-
-    async def load_dates(self, mail_seqs: Iterable[int]) -> None:
-        """INTERNALDATE of these mails, for the session (SELECT reads no dates)."""
-        wanted = [seq for seq in mail_seqs if seq not in self._dates]
-        drafts = [seq for seq in wanted if is_draft_seq(seq)]
-        if drafts:
-            owner = self._owner
-            found = await self._backend.store.read(lambda s: draft_dates(s, owner, drafts))
-            self._dates.update(found)
-            wanted = [seq for seq in wanted if not is_draft_seq(seq)]
-        if wanted:
-            self._dates.update(await created_dates(self._backend.store, wanted))
-
-    def date_of(self, mail_seq: int) -> datetime:
-        try:
-            return self._dates[mail_seq]
-        except KeyError:
-            raise RuntimeError(f"INTERNALDATE of mail {mail_seq} was not loaded") from None
-
-    async def load(
-        self,
-        mail_seqs: Iterable[int],
-        *,
-        envelope_only: bool = False,
-        alongside: Transaction[T] | None = None,
-    ) -> T | None:
-        """Make the content of these mails available until the command ends.
-
-        What the shared cache holds costs one light query (its keys); only the
-        others are loaded, rendered and parsed. With `envelope_only` (a FETCH of
-        nothing but FLAGS, UID, INTERNALDATE and ENVELOPE) a mail not cached whole
-        gets only its header section, rendered and parsed without its body: the
-        command reads nothing else, and the header-only content is cached apart.
-        `alongside` runs in the same store read as the keys (its result is
-        returned): a command's other read costs no second hand-off.
-        """
-        wanted = [seq for seq in dict.fromkeys(mail_seqs) if seq not in self._command]
-        drafts = [seq for seq in wanted if is_draft_seq(seq)]
-        if drafts:
-            await self._load_drafts(drafts)
-            wanted = [seq for seq in wanted if not is_draft_seq(seq)]
-        backend = self._backend
-        if not wanted and alongside is None:
-            return None
-        keys, extra = await backend.store.read(content_keys_and(wanted, alongside))
-        missing = []
-        for seq, key in keys.items():
-            cached = backend.contents.get(key)
-            if cached is None and envelope_only:
-                cached = backend.contents.get((_HEADER, *key))
-            if cached is None:
-                missing.append(seq)
-            else:
-                self._command[seq] = cached
-        if not missing:
-            return extra
-        loaded = await backend.store.read(lambda session: load_many(session, missing))
-        if envelope_only:
-            parsed = await asyncio.to_thread(_headers_parsed, loaded, backend.domain)
-        else:
-            parsed = await asyncio.to_thread(_render_and_parse, loaded, backend)
-        for seq, content in parsed.items():
-            key = content_key(seq, loaded[seq])
-            backend.contents.put((_HEADER, *key) if envelope_only else key, content)
-        self._command.update(parsed)
-        return extra
-
-    async def _load_drafts(self, seqs: list[int]) -> None:
-        backend, owner = self._backend, self._owner
-        raw = await backend.store.read(
-            lambda session: render_drafts(session, owner, seqs, backend.domain)
-        )
-        parsed = await asyncio.to_thread(
-            lambda: {seq: MessageContent.parse(data) for seq, data in raw.items()}
-        )
-        self._command.update(parsed)
-
-    async def get(self, mail_seq: int) -> MessageContent | None:
-        if mail_seq not in self._command:
-            await self.load([mail_seq])
-        return self._command.get(mail_seq)
-
-    def release(self) -> None:
-        """The command is done (the process-wide cache keeps what it can)."""
-        self._command = {}
-
-
-_HEADER = "header only"  # marks a header-only content's cache key
-
-
-def _headers_parsed(
-    loaded: dict[int, bytes | RenderInputs], domain: str
-) -> dict[int, MessageContent]:
-    return {seq: MessageContent.parse(data) for seq, data in render_headers(loaded, domain).items()}
-
-
-def _render_and_parse(
-    loaded: dict[int, bytes | RenderInputs], backend: Backend
-) -> dict[int, MessageContent]:
-    raw = render_loaded(loaded, backend.blobs, backend.domain)
-    return {seq: MessageContent.parse(data) for seq, data in raw.items()}
 
 
 _NO_ID = ObjectId(None)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 
 from pymap.selected import SelectedMailbox
 
-from core.folders.imap_folders import FolderMessage
+from core.folders.contents import FolderMessage
 from imap_view.message import Message
 
 __all__ = ["fill_selected"]

@@ -26,8 +26,10 @@ from pymap.selected import SelectedMailbox
 from core.store.bus import Subscription
 from imap_view.backend import Backend
 from imap_view.config import GatewayImapConfig
-from imap_view.mailbox import SPECIAL_USE, MailboxData, MailboxSet
-from imap_view.message import Contents, Message
+from imap_view.contents import Contents
+from imap_view.mailbox import MailboxData
+from imap_view.mailbox_set import SPECIAL_USE, MailboxSet
+from imap_view.message import Message
 from imap_view.message_sets import messages_in
 from imap_view.writes import expunge, mark_seen, store_flags, transfer
 

@@ -11,7 +11,8 @@ from pymap.parsing.specials import ObjectId, SequenceSet
 from pymap.parsing.specials.sequenceset import MaxValue
 from pymap.selected import SelectedMailbox
 
-from imap_view.message import Contents, Message
+from imap_view.contents import Contents
+from imap_view.message import Message
 from imap_view.message_sets import messages_in
 
 index = st.one_of(st.integers(min_value=1, max_value=40), st.just(MaxValue()))

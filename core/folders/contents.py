@@ -1,9 +1,8 @@
-"""A human's IMAP folders as the store sees them: which exist, what is in each, `\\Seen`.
+"""What is in one of a human's IMAP folders: its messages with UIDs and flags, read whole
+at SELECT and afterwards only what changed since a mod-sequence.
 
-The folders and their UIDs are filed by core/mail/imap_uids.py as mail is stored;
-this module reads them for imap_view/ and changes the one flag that is shared
-with REST and the web UI: `\\Seen` is the recipient's delivery `is_read`. A mail
-the human only sent (no delivery of their own) is always seen.
+`\\Seen` is the recipient's delivery `is_read` (the read state shared with REST and
+the web UI); a mail the human only sent (no delivery of their own) is always seen.
 """
 
 from __future__ import annotations
@@ -18,46 +17,24 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 
-from core.folders.drafts import draft_count, draft_rows, draft_seq
+from core.folders.catalog import FolderInfo
+from core.folders.drafts import draft_rows, draft_seq
 from core.mail.imap_uids import (
     DRAFTS,
-    FIXED_FOLDERS,
-    SENT,
-    SESSION_PREFIX,
-    create_folders,
 )
 from core.store.engine import Store
-from core.store.models import Conversation, Delivery, ImapExpunged, ImapFolder, ImapUid, Mail
+from core.store.models import Delivery, ImapExpunged, ImapFolder, ImapUid, Mail
 
 __all__ = [
     "FolderChanges",
-    "FolderCounts",
-    "FolderInfo",
     "FolderMessage",
     "FolderState",
     "created_dates",
-    "ensure_folders",
-    "folder_by_id",
     "folder_changes",
-    "folder_counts",
     "folder_message",
     "folder_state",
-    "list_folders",
     "read_changes",
-    "sent_uid",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class FolderInfo:
-    id: int
-    key: str
-    uid_validity: int
-    alias: str | None = None  # for a conversation's folder
-
-    @property
-    def conversation_id(self) -> str | None:
-        return self.key[len(SESSION_PREFIX) :] if self.key.startswith(SESSION_PREFIX) else None
 
 
 class FolderMessage(NamedTuple):
@@ -90,53 +67,6 @@ class FolderChanges:
     highest_modseq: int
     changed: list[FolderMessage]
     expunged: list[int]
-
-
-async def ensure_folders(store: Store, owner: str) -> None:
-    """Create the fixed folders a human may not have yet (at IMAP login)."""
-    query = select(ImapFolder.key).where(
-        ImapFolder.owner == owner, ImapFolder.key.in_(FIXED_FOLDERS)
-    )
-    existing = set(await store.read(lambda session: list(session.scalars(query))))
-    if existing >= set(FIXED_FOLDERS):
-        return
-    await store.write(lambda session: create_folders(session, owner, FIXED_FOLDERS))
-
-
-async def list_folders(store: Store, owner: str) -> list[FolderInfo]:
-    """The human's folders; a conversation's folder carries its current alias."""
-
-    def run(session: Session) -> list[FolderInfo]:
-        rows = session.execute(
-            select(ImapFolder.id, ImapFolder.key, ImapFolder.uid_validity)
-            .where(ImapFolder.owner == owner)
-            .order_by(ImapFolder.id)
-        ).all()
-        folders = [FolderInfo(row.id, row.key, row.uid_validity) for row in rows]
-        ids = [f.conversation_id for f in folders if f.conversation_id is not None]
-        aliases: dict[str, str | None] = {}
-        if ids:
-            query = select(Conversation.id, Conversation.alias).where(Conversation.id.in_(ids))
-            aliases = {row.id: row.alias for row in session.execute(query)}
-        return [
-            FolderInfo(f.id, f.key, f.uid_validity, aliases.get(f.conversation_id))
-            if f.conversation_id is not None
-            else f
-            for f in folders
-        ]
-
-    return await store.read(run)
-
-
-async def folder_by_id(store: Store, owner: str, folder_id: int) -> FolderInfo | None:
-    """One folder of the human's by its id (the selected one), with its alias."""
-    query = (
-        select(ImapFolder.id, ImapFolder.key, ImapFolder.uid_validity, Conversation.alias)
-        .outerjoin(Conversation, ImapFolder.key == SESSION_PREFIX + Conversation.id)
-        .where(ImapFolder.id == folder_id, ImapFolder.owner == owner)
-    )
-    row = await store.read(lambda session: session.execute(query).first())
-    return None if row is None else FolderInfo(row.id, row.key, row.uid_validity, row.alias)
 
 
 def _messages_query(owner: str, folder_id: int) -> Select[Any]:
@@ -320,65 +250,3 @@ async def created_dates(store: Store, mail_seqs: Sequence[int]) -> dict[int, dat
         return found
 
     return await store.read(run) if seqs else {}
-
-
-@dataclass(frozen=True, slots=True)
-class FolderCounts:
-    exists: int
-    unseen: int
-    first_unseen: int | None  # its message sequence number
-    next_uid: int
-
-
-async def folder_counts(store: Store, owner: str, folder: FolderInfo) -> FolderCounts:
-    """What STATUS and SELECT report, counted in the database (no row per message)."""
-    unread = and_(Delivery.id.is_not(None), Delivery.is_read == false())
-
-    def counted(*columns: Any) -> Select[Any]:
-        query = (
-            select(*columns)
-            .select_from(ImapUid)
-            .outerjoin(
-                Delivery, and_(Delivery.mail_seq == ImapUid.mail_seq, Delivery.recipient == owner)
-            )
-            .where(ImapUid.folder_id == folder.id)
-        )
-        return query
-
-    totals = counted(
-        func.count(ImapUid.uid),
-        func.count(case((unread, 1))),
-        func.min(case((unread, ImapUid.uid))),
-    )
-
-    def run(session: Session) -> FolderCounts:
-        next_uid = session.scalar(select(ImapFolder.next_uid).where(ImapFolder.id == folder.id))
-        if folder.key == DRAFTS:  # drafts are always seen
-            return FolderCounts(draft_count(session, owner), 0, None, int(next_uid or 1))
-        exists, unseen, first_uid = session.execute(totals).one()
-        position = None
-        if first_uid is not None:
-            before = counted(func.count(ImapUid.uid)).where(ImapUid.uid <= first_uid)
-            position = session.scalar(before)
-        return FolderCounts(int(exists), int(unseen), position, int(next_uid or 1))
-
-    return await store.read(run)
-
-
-async def sent_uid(store: Store, owner: str, message_id: str) -> int | None:
-    """The Sent UID of the mail `owner` sent with this Message-ID, if there is one.
-
-    A client that submitted a mail by SMTP then APPENDs its copy to Sent; that copy
-    is this mail, already filed (RFC 4315's APPENDUID names it).
-    """
-    query = (
-        select(ImapUid.uid)
-        .join(ImapFolder, ImapFolder.id == ImapUid.folder_id)
-        .join(Mail, Mail.seq == ImapUid.mail_seq)
-        .where(ImapFolder.owner == owner, ImapFolder.key == SENT)
-        .where(Mail.message_id == message_id, Mail.from_name == owner)
-        .order_by(ImapUid.uid)
-        .limit(1)
-    )
-    uid = await store.read(lambda session: session.scalar(query))
-    return None if uid is None else int(uid)
