@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest services bench clean
+.PHONY: run test lint imports typecheck pytest services bench clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -18,18 +18,21 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/agentmail serve
 
-## Everything CI runs: ruff, mypy, pytest (SQLite and PostgreSQL).
-test: $(STAMP) services lint typecheck pytest
+## Everything CI runs: ruff, import-linter, mypy, pytest (SQLite and PostgreSQL); each suite's time.
+test: $(STAMP) services lint imports typecheck pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
+	@scripts/timed "ruff" sh -c '$(BIN)/ruff check . && $(BIN)/ruff format --check .'
+
+## The dependency rule of docs/architecture.md (contracts in pyproject.toml).
+imports: $(STAMP)
+	@scripts/timed "import-linter" $(BIN)/lint-imports
 
 typecheck: $(STAMP)
-	$(BIN)/mypy
+	@scripts/timed "mypy" $(BIN)/mypy
 
 pytest: $(STAMP) services
-	$(BIN)/pytest
+	@scripts/timed "pytest" $(BIN)/pytest
 
 services:
 	@scripts/ensure-services.sh
