@@ -9,6 +9,7 @@ only, the second whole messages in batches.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 import ssl
@@ -27,6 +28,7 @@ __all__ = ["ImapSource", "ImapTarget", "parse_imap_url"]
 
 IMAPS_PORT: Final = 993
 TIMEOUT: Final = 60.0
+_CLOSE_TURNS = 3  # loop iterations for a closed TLS transport to close its socket
 _UID: Final = re.compile(rb"UID (\d+)")
 
 
@@ -148,16 +150,29 @@ class ImapSource(Source):
     async def close(self) -> None:
         if self._client is not None:
             client, self._client = self._client, None
-            await client.logout()
+            await _abandon(client)
 
 
 async def _abandon(client: aioimaplib.IMAP4_SSL) -> None:
-    """Close a connection that failed half-way (logged in or not)."""
-    with contextlib.suppress(Exception):
-        await client.logout()
+    """Close a connection, whatever state it reached: LOGOUT when it can, then the
+    transport itself (a server that does not hang up, a LOGOUT that timed out) and a
+    connection still being made (a greeting that timed out), so no socket is left
+    for the garbage collector."""
+    connecting = getattr(client, "_client_task", None)
+    if connecting is not None and not connecting.done():
+        connecting.cancel()
+        with contextlib.suppress(BaseException):
+            await connecting
+    elif getattr(client.protocol, "transport", None) is not None:
+        with contextlib.suppress(Exception):
+            await client.logout()
     transport = getattr(client.protocol, "transport", None)
     if transport is not None:
         transport.close()
+        # The socket is closed by a callback of the loop: let it run, or a command that
+        # ends its loop right after (`agentmail import`) leaves the socket to the GC.
+        for _ in range(_CLOSE_TURNS):
+            await asyncio.sleep(0)
 
 
 def _text(lines: Sequence[bytes | bytearray]) -> str:
