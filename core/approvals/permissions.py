@@ -109,7 +109,7 @@ def decide_in(
 ) -> Mail:
     """The decision itself, inside the caller's transaction: the web button and a reply
     by mail (core/approvals/reply_decision.py) both decide here. Raises before changing anything."""
-    mail = session.scalar(select(Mail).where(Mail.id == mail_id).with_for_update())
+    mail = lock_request(session, mail_id)
     delivered = mail is not None and session.scalar(
         select(Delivery.id).where(
             Delivery.mail_seq == mail.seq, Delivery.recipient == principal.name
@@ -140,6 +140,22 @@ def decide_in(
     unfile_everywhere(session, DECISION, mail.seq)
     _report_outcome(session, mail)
     return mail
+
+
+def lock_request(session: Session, mail_id: str) -> Mail | None:
+    """The request row, locked after its conversation's: every transaction that changes
+    a request (the button, a reply by mail, the expiry sweep) and every mail sent into
+    a conversation lock the conversation first, so two of them never wait on each other
+    in opposite orders (PostgreSQL deadlock, issue 11)."""
+    conversation_id = session.scalar(select(Mail.session_id).where(Mail.id == mail_id))
+    if conversation_id is not None:
+        by_id_locked(session, conversation_id)
+    return session.scalar(
+        select(Mail)
+        .where(Mail.id == mail_id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
 
 
 def _report_outcome(session: Session, mail: Mail) -> None:
@@ -187,7 +203,14 @@ async def expire_permission_requests(store: Store) -> int:
         return 0
 
     def run(session: Session) -> int:
-        overdue = session.scalars(overdue_query.order_by(Mail.seq).with_for_update()).all()
+        # The lock order of every decision (`lock_request`): conversations first, in
+        # id order, then the requests; then re-read, since one may be decided by now.
+        found = session.execute(overdue_query.with_only_columns(Mail.seq, Mail.session_id)).all()
+        for conversation_id in sorted({row.session_id for row in found}):
+            by_id_locked(session, conversation_id)
+        seqs = [row.seq for row in found]
+        locked = overdue_query.where(Mail.seq.in_(seqs)).order_by(Mail.seq).with_for_update()
+        overdue = session.scalars(locked.execution_options(populate_existing=True)).all()
         for mail in overdue:
             mail.permission_state = "expired"
             session.flush()

@@ -14,16 +14,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from core.approvals.decide_by_mail import Answer, named_option, reply_answer
-from core.approvals.permissions import decide_in
+from core.approvals.permissions import decide_in, lock_request
 from core.approvals.postmaster import already_settled_notice, write_notice
 from core.errors import AlreadyDecided
 from core.mail.send import MailWrite
 from core.principal import Principal
-from core.store.models import Mail
 from core.views import SendResult
 
 __all__ = ["settle_reply", "with_reply_decision"]
@@ -74,14 +72,10 @@ def settle_reply(
 ) -> None:
     """Decide the request `replied_id` if the reply `reply_id` (by `principal`) names
     one of its options on its first line; a notice if it came too late; else nothing."""
-    # Locked and re-read: storing the reply loaded this row before, and a decision
-    # committed since (the web button) must be seen, or it would be made twice.
-    request = session.scalar(
-        select(Mail)
-        .where(Mail.id == replied_id)
-        .with_for_update()
-        .execution_options(populate_existing=True)
-    )
+    # Locked (after its conversation, the one lock order) and re-read: storing the reply
+    # loaded this row before, and a decision committed since (the web button) must be
+    # seen, or it would be made twice.
+    request = lock_request(session, replied_id)
     if (
         request is None
         or request.mail_type != "permission_request"

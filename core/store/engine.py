@@ -10,7 +10,11 @@ store runs it without blocking the event loop:
   snapshots. One thread hand-off per transaction, not one per statement. Writes
   queued together share one COMMIT, each in its own SAVEPOINT
   (`core/store/group_commit.py`), so concurrent writers share one fsync.
-* PostgreSQL: the same function runs through `AsyncSession.run_sync` on asyncpg.
+* PostgreSQL: the same function runs through `AsyncSession.run_sync` on asyncpg;
+  a write that PostgreSQL aborts to break a deadlock or a serialization conflict
+  runs again (a few times, with jitter), so the client never sees it. Transactions
+  lock rows in one global order (conversation, then mail, then IMAP folders by
+  owner and key) so deadlocks stay rare.
 
 Events are written in the transaction of the change they report, as its last
 statements. On PostgreSQL those inserts run under a transaction-scoped advisory
@@ -22,6 +26,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import random
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -29,6 +35,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Engine, bindparam, create_engine, event, insert, text
 from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -44,6 +51,10 @@ SQLITE_READERS = 4
 NOTIFY_CHANNEL = "agentmail_events"
 _NOTIFY_LIMIT = 7000  # PostgreSQL refuses payloads of 8000 bytes and more
 WAKE_ALL = "*"
+WRITE_ATTEMPTS = 5
+_RETRY_BASE_SECONDS = 0.01  # jittered: up to 20 ms, then 40 ms, ...
+_RETRYABLE_SQLSTATES = frozenset({"40P01", "40001"})  # deadlock, serialization failure
+_log = logging.getLogger(__name__)
 
 
 def database_url(url: str, sqlite_path: Path) -> str:
@@ -139,11 +150,25 @@ class Store:
             # own connections and the server flushes the WAL of commits that arrive
             # together with one fsync (though the events lock below serializes the
             # commits of writes that emit events).
-            async with self._async_sessions() as session, session.begin():
-                result, recipients = await session.run_sync(_with_events, fn, self.dialect)
+            result, recipients = await self._write_postgres(fn)
         if recipients:
             self.bus.publish(recipients)
         return result
+
+    async def _write_postgres(self, fn: Transaction[T]) -> tuple[T, set[str]]:
+        """One transaction, run again when PostgreSQL aborted it to break a deadlock or
+        a serialization conflict (SQLSTATE 40P01, 40001): the other side commits, so a
+        new attempt succeeds. Every attempt runs `fn` from the start in a new session."""
+        for attempt in range(1, WRITE_ATTEMPTS + 1):
+            try:
+                async with self._async_sessions() as session, session.begin():
+                    return await session.run_sync(_with_events, fn, self.dialect)
+            except DBAPIError as error:
+                if attempt == WRITE_ATTEMPTS or not _retryable(error):
+                    raise
+                _log.warning("write attempt %d ended by %s; running it again", attempt, error.orig)
+                await asyncio.sleep(random.uniform(0, _RETRY_BASE_SECONDS * 2**attempt))
+        raise AssertionError("unreachable")
 
     def _read_sync(self, fn: Transaction[T]) -> T:
         with self._reads() as session, session.begin():
@@ -170,6 +195,10 @@ class Store:
             self._read_engine.dispose()
         else:
             await self._async_engine.dispose()
+
+
+def _retryable(error: DBAPIError) -> bool:
+    return getattr(error.orig, "sqlstate", None) in _RETRYABLE_SQLSTATES
 
 
 def _with_events(session: Session, fn: Transaction[T], dialect: str) -> tuple[T, set[str]]:
