@@ -51,9 +51,7 @@ async def scene(api: Api) -> Scene:
         )
     )
     assert task["session_alias"] == "fix-login-leak"
-    return Scene(
-        alice, bob, xagent, yagent, task, task["session_alias"], upload["attachment_id"]
-    )
+    return Scene(alice, bob, xagent, yagent, task, task["session_alias"], upload["attachment_id"])
 
 
 def same_refusal(found: str, unknown: str, real: str, made_up: str) -> None:
@@ -148,7 +146,9 @@ async def test_no_permission_request_into_someone_elses_conversation(api: Api) -
     s = await scene(api)
     session_id, made_up = s.task["session_id"], str(uuid.uuid4())
     ask = {"to": "alice@", "question": "May I rm -rf /?", "options": ["yes", "no"]}
-    found = await s.yagent.post("/api/v1/permission/request", json={**ask, "session_id": session_id})
+    found = await s.yagent.post(
+        "/api/v1/permission/request", json={**ask, "session_id": session_id}
+    )
     unknown = await s.yagent.post("/api/v1/permission/request", json={**ask, "session_id": made_up})
     same_refusal(
         refused(found, 404, "not_found"), refused(unknown, 404, "not_found"), session_id, made_up
@@ -218,8 +218,6 @@ async def test_a_participant_brings_others_in(api: Api) -> None:
     # Bob sees the mails he was in, not the first one.
     assert [m["subject"] for m in detail["mails"]] == ["join us", "hi"]
     # Agent Y still may not, until someone writes to it there.
-    refused(
-        await s.yagent.post(AGENT_SEND, json={"to": f"bob@.{s.alias}"}), 422, "unknown_alias"
-    )
+    refused(await s.yagent.post(AGENT_SEND, json={"to": f"bob@.{s.alias}"}), 422, "unknown_alias")
     ok(await s.bob.post(HUMAN_SEND, json={"to": f"yagent@ws2.{s.alias}", "subject": "help"}))
     ok(await s.yagent.post(AGENT_SEND, json={"to": f"bob@.{s.alias}", "subject": "here"}))
