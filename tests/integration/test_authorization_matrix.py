@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -22,8 +21,7 @@ from fastapi import FastAPI
 
 from api.app import create_app
 from api.policies import POLICIES, Policy, Route, routes, stale, undeclared
-from tests.support.gateway import Api, running_gateway
-from tests.support.identities import Identity, World, build_world
+from tests.support.identities import Identity, World, matrix_world
 from tests.support.summary import note
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -79,15 +77,8 @@ def agrees(policy: Policy, who: Identity, status: int) -> bool:
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def world(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[World]:
-    data: Path = tmp_path_factory.mktemp("matrix")
-    async with running_gateway(
-        f"sqlite:///{data / 'agentmail.db'}", data / "data", smtp_auth_failure_delay_seconds=0
-    ) as gateway:
-        api = Api(gateway)
-        try:
-            yield await build_world(api)
-        finally:
-            await api.close()
+    async with matrix_world(tmp_path_factory.mktemp("matrix")) as built:
+        yield built
 
 
 def _app(world: World) -> FastAPI:

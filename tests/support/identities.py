@@ -9,12 +9,15 @@ credentials that must open nothing: none, a revoked, an expired and a used key.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 import httpx
 
-from tests.support.gateway import ADMIN_PASSWORD, PASSWORD, Api
+from tests.support.gateway import ADMIN_PASSWORD, PASSWORD, Api, running_gateway
 from tests.support.http import ok
 
 Kind = Literal["invalid", "human", "agent", "unbound"]
@@ -164,3 +167,16 @@ async def build_world(api: Api) -> World:
         alice=alice,
         builder=builder,
     )
+
+
+@asynccontextmanager
+async def matrix_world(data: Path) -> AsyncIterator[World]:
+    """A gateway on SQLite in `data` with every identity; login failures are not slowed."""
+    async with running_gateway(
+        f"sqlite:///{data / 'agentmail.db'}", data / "data", smtp_auth_failure_delay_seconds=0
+    ) as gateway:
+        api = Api(gateway)
+        try:
+            yield await build_world(api)
+        finally:
+            await api.close()
