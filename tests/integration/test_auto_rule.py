@@ -75,6 +75,7 @@ async def test_auto_on_an_ordinary_mail_is_refused(api: Api) -> None:
 async def test_auto_questions_requests_and_one_final_summary_per_mail(api: Api) -> None:
     jianf = await api.human("jianf")
     builder = await api.agent("builder")
+    await _auto_mails_between_agents_stop_at_the_hop_limit(api, jianf)
     task = ok(await jianf.post(HUMAN_SEND, json={"to": "builder@", "subject": "task", "budget": 1}))
     sid, answers = task["session_id"], task["mail_id"]
 
@@ -109,8 +110,9 @@ async def test_auto_questions_requests_and_one_final_summary_per_mail(api: Api) 
     ok(await builder.post(AGENT_SEND, json={**summary, "reply_to": again["mail_id"]}))
 
 
-async def test_auto_mails_between_agents_stop_at_the_hop_limit(api: Api) -> None:
-    jianf = await api.human("jianf")
+async def _auto_mails_between_agents_stop_at_the_hop_limit(
+    api: Api, jianf: httpx.AsyncClient
+) -> None:
     ping = await api.agent("ping", [("a", "/a")])
     pong = await api.agent("pong", [("b", "/b")])
     start = ok(await jianf.post(HUMAN_SEND, json={"to": "ping@a", "subject": "go"}))

@@ -60,8 +60,7 @@ def same_refusal(found: str, unknown: str, real: str, made_up: str) -> None:
     assert found.replace(real, "<x>") == unknown.replace(made_up, "<x>")
 
 
-async def test_an_alias_lets_no_outsider_into_the_conversation(api: Api) -> None:
-    s = await scene(api)
+async def _no_outsider_writes_into_it(api: Api, s: Scene) -> None:
     made_up = "no-such-alias"
 
     for client, url, to in (
@@ -97,8 +96,7 @@ async def test_an_alias_lets_no_outsider_into_the_conversation(api: Api) -> None
     assert len(detail["mails"]) == 1
 
 
-async def test_an_outsider_cannot_read_rename_close_or_rebudget_it(api: Api) -> None:
-    s = await scene(api)
+async def _no_outsider_reads_or_changes_it(api: Api, s: Scene) -> None:
     session_id, made_up = s.task["session_id"], str(uuid.uuid4())
     async with imap_login(api.gateway, "alice") as imap:
         await imap.ok("select", f"Sessions/{s.alias}")
@@ -142,8 +140,7 @@ async def test_an_outsider_cannot_read_rename_close_or_rebudget_it(api: Api) -> 
     assert session["budget_limit"] == 20 and session["participants"] == ["alice", "xagent"]
 
 
-async def test_no_permission_request_into_someone_elses_conversation(api: Api) -> None:
-    s = await scene(api)
+async def _no_permission_request_from_outside(api: Api, s: Scene) -> None:
     session_id, made_up = s.task["session_id"], str(uuid.uuid4())
     ask = {"to": "alice@", "question": "May I rm -rf /?", "options": ["yes", "no"]}
     found = await s.yagent.post(
@@ -166,8 +163,7 @@ async def test_no_permission_request_into_someone_elses_conversation(api: Api) -
     assert asked["session_id"] == session_id
 
 
-async def test_an_outsider_sees_no_tree_attachment_or_participants(api: Api) -> None:
-    s = await scene(api)
+async def _no_tree_attachment_or_participants(api: Api, s: Scene) -> None:
     mail_id = s.task["mail_id"]
     refused(await s.bob.get(f"{ME}/mail/{mail_id}/tree"), 404, "not_found")
     refused(await s.yagent.get(f"/api/v1/mail/{mail_id}/tree"), 404, "not_found")
@@ -181,8 +177,7 @@ async def test_an_outsider_sees_no_tree_attachment_or_participants(api: Api) -> 
     assert ok(await s.xagent.get(url))["participants"]
 
 
-async def test_a_drafted_reply_reveals_and_joins_nothing(api: Api) -> None:
-    s = await scene(api)
+async def _a_drafted_reply_reveals_nothing(api: Api, s: Scene) -> None:
     draft = await s.bob.post(
         f"{ME}/drafts",
         json={"to": "xagent@ws1", "subject": "Re: Fix login leak", "reply_to": s.task["mail_id"]},
@@ -205,8 +200,7 @@ async def test_a_drafted_reply_reveals_and_joins_nothing(api: Api) -> None:
         assert s.task["message_id"].encode() in header
 
 
-async def test_a_participant_brings_others_in(api: Api) -> None:
-    s = await scene(api)
+async def _a_participant_brings_others_in(api: Api, s: Scene) -> None:
     response = await s.alice.post(
         HUMAN_SEND, json={"to": f"xagent@ws1.{s.alias}", "cc": ["bob@"], "subject": "join us"}
     )
@@ -221,3 +215,18 @@ async def test_a_participant_brings_others_in(api: Api) -> None:
     refused(await s.yagent.post(AGENT_SEND, json={"to": f"bob@.{s.alias}"}), 422, "unknown_alias")
     ok(await s.bob.post(HUMAN_SEND, json={"to": f"yagent@ws2.{s.alias}", "subject": "help"}))
     ok(await s.yagent.post(AGENT_SEND, json={"to": f"bob@.{s.alias}", "subject": "here"}))
+
+
+# One scene per backend for each group: gateways and databases are what cost time.
+async def test_an_outsider_neither_sees_nor_changes_the_conversation(api: Api) -> None:
+    s = await scene(api)
+    await _no_outsider_reads_or_changes_it(api, s)
+    await _no_tree_attachment_or_participants(api, s)
+    await _a_drafted_reply_reveals_nothing(api, s)
+
+
+async def test_only_participants_write_into_it_and_bring_others_in(api: Api) -> None:
+    s = await scene(api)
+    await _no_outsider_writes_into_it(api, s)
+    await _no_permission_request_from_outside(api, s)
+    await _a_participant_brings_others_in(api, s)
