@@ -130,6 +130,8 @@ async def _url(world: World, route: Route) -> str:
         values["draft_id"] = await world.fresh_draft()
     if "{proposal_id}" in path:
         values["proposal_id"] = await world.fresh_proposal()
+    missing = set(re.findall(r"\{(\w+)\}", path)) - set(values)
+    assert not missing, f"{path}: the matrix needs a value for {missing}: add it in _url"
     return re.sub(r"\{(\w+)\}", lambda m: values[m.group(1)], path)
 
 

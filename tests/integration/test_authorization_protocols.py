@@ -35,6 +35,7 @@ SMTP: dict[str, tuple[int | None, int, int, int | None]] = {
     "other agent's key": (235, 553, 250, 550),
     "unregistered agent key": (535, 530, 530, OUT),
     "revoked key": (535, 530, 530, OUT),
+    "revoked user key": (535, 530, 530, OUT),
     "expired timed key": (535, 530, 530, OUT),
     "used one-time key": (535, 530, 530, OUT),
 }
@@ -49,6 +50,7 @@ IMAP: dict[str, tuple[str | None, str]] = {
     "other agent's key": ("NO", "BAD"),
     "unregistered agent key": ("NO", "BAD"),
     "revoked key": ("NO", "BAD"),
+    "revoked user key": ("NO", "BAD"),
     "expired timed key": ("NO", "BAD"),
     "used one-time key": ("NO", "BAD"),
 }

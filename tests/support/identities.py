@@ -3,7 +3,8 @@ authorization matrix (tests/integration/test_authorization_matrix.py).
 
 Alice (web login and her user key) and the agent `builder` take part in one
 conversation; Bob, the admin and the agent `other` do not. The rest hold
-credentials that must open nothing: none, a revoked, an expired and a used key.
+credentials that must open nothing: none, a revoked agent key and user key, an
+expired and a used key; an agent key never registered may only register.
 """
 
 from __future__ import annotations
@@ -105,6 +106,8 @@ async def build_world(api: Api) -> World:
     ok(await api.client(one_time["key"]).get(f"{V1}/me"))  # its one request
     user_key = await _issued(alice, f"{V1}/me/keys", lifecycle="permanent")
     spare_user_key = await _issued(alice, f"{V1}/me/keys", lifecycle="permanent")
+    revoked_user_key = await _issued(alice, f"{V1}/me/keys", lifecycle="permanent")
+    ok(await alice.delete(f"{V1}/me/keys/{revoked_user_key['key_id']}"))
 
     builder_key = (await _issued(admin, f"{V1}/admin/agent-keys"))["key"]
     builder = await _register(api, builder_key, "builder")
@@ -149,6 +152,13 @@ async def build_world(api: Api) -> World:
         Identity("other agent's key", "agent", other, "other", other_key),
         Identity("unregistered agent key", "unbound", api.client(unbound), "nobody", unbound),
         Identity("revoked key", "invalid", api.client(retired["key"]), "retired", retired["key"]),
+        Identity(
+            "revoked user key",
+            "invalid",
+            api.client(revoked_user_key["key"]),
+            "alice",
+            revoked_user_key["key"],
+        ),
         Identity("expired timed key", "invalid", api.client(timed["key"]), "alice", timed["key"]),
         Identity(
             "used one-time key", "invalid", api.client(one_time["key"]), "alice", one_time["key"]
