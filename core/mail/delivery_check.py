@@ -3,9 +3,9 @@
 `check_recipient` resolves an address for a sender with the same functions
 `send_mail` uses (the one parser, `resolve_endpoint`, the alias lookup, which
 only a participant of the conversation passes, the new-conversation rate limit
-and the round budget) and raises the same domain
-errors, without writing anything. `send_mail` still decides for real when the
-mail is stored: this is a preview, so a refusal reaches the client early.
+and the round budget) and raises the same domain errors, without writing
+anything. `send_mail` still decides for real when the mail is stored: this is a
+preview, so a refusal reaches the client early.
 """
 
 from __future__ import annotations
