@@ -58,3 +58,13 @@ def check_auto(session: Session, principal: Principal, mail_type: str, parent: M
         raise AutoNotAllowed(
             f"mail {parent.id} already has its auto final_summary; send more without auto"
         )
+
+
+def check_auto_conversation(parent: Mail, conversation_id: str) -> None:
+    """An auto mail answers in the conversation of the mail it answers: addressed
+    elsewhere (another alias, `.new`), it would spend no round of that conversation."""
+    if conversation_id != parent.session_id:
+        raise AutoNotAllowed(
+            "an auto mail stays in the conversation of the mail it answers; "
+            "address it there, or send it without auto"
+        )

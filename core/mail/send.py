@@ -20,7 +20,7 @@ from core.address import Address, normalize_alias, parse_address, parse_native
 from core.errors import BudgetExhausted, HopLimitReached, InvalidRequest
 from core.identity.endpoints import Endpoint, resolve_endpoint, sender_endpoint
 from core.mail.attachments import MAX_PER_MAIL, attach, carry, check_claimable
-from core.mail.auto_rule import check_auto
+from core.mail.auto_rule import check_auto, check_auto_conversation
 from core.mail.conversations import (
     add_participants,
     budget_remaining,
@@ -203,6 +203,8 @@ def mail_writer(
         conv, created = choose_conversation(
             session, route, sender, target, replied_to, conversation_id, limits
         )
+        if request.auto and replied_to is not None:
+            check_auto_conversation(replied_to, conv.id)
         if created:
             session.flush()  # the Core inserts below refer to it
         if principal.is_agent and not request.auto:  # a round (unlimited ones count too)

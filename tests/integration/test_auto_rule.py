@@ -55,6 +55,13 @@ async def test_auto_on_an_ordinary_mail_is_refused(api: Api) -> None:
             HUMAN_SEND, json={"to": "jianf@", "cc": ["builder@"], "subject": "fyi", "body": "x"}
         )
     )
+    # Answering the task, but into another conversation: no round spent anywhere.
+    other = ok(await jianf.post(HUMAN_SEND, json={"to": "builder@", "session_alias": "other"}))
+    for to in ("jianf@.new", "jianf@.other"):
+        body = {"to": to, "reply_to": task["mail_id"], "mail_type": "question", "auto": True}
+        message = refused(await builder.post(AGENT_SEND, json=body), 422, "auto_not_allowed")
+        assert "conversation of the mail it answers" in message
+    assert (await budget_used(jianf, other["session_id"])) == 0
     for parent in (own["mail_id"], cc["mail_id"]):
         body = {"to": "jianf@", "reply_to": parent, "mail_type": "question", "auto": True}
         message = refused(await builder.post(AGENT_SEND, json=body), 422, "auto_not_allowed")
@@ -69,7 +76,7 @@ async def test_auto_on_an_ordinary_mail_is_refused(api: Api) -> None:
     # Only the documented types, validated.
     body = {"to": "jianf@", "mail_type": "permission_request"}
     assert "mail_type" in refused(await builder.post(AGENT_SEND, json=body), 422, "invalid_request")
-    assert await sent_total(jianf, "/api/v1/me/mail") == 2
+    assert await sent_total(jianf, "/api/v1/me/mail") == 3
 
 
 async def test_auto_questions_requests_and_one_final_summary_per_mail(api: Api) -> None:
