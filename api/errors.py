@@ -31,6 +31,7 @@ STATUS: dict[type[domain.DomainError], int] = {
     domain.DraftChanged: 409,
     domain.PayloadTooLarge: 413,
     domain.RateLimited: 429,
+    domain.AutoNotAllowed: 422,
 }
 
 # Codes for errors that only exist at the HTTP layer.

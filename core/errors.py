@@ -116,6 +116,12 @@ class RateLimited(DomainError):
         self.retry_after = retry_after
 
 
+class AutoNotAllowed(DomainError):
+    """`auto` (a bridge's auto-forward, no round) on a mail that may not carry it."""
+
+    code = "auto_not_allowed"
+
+
 ALL_DOMAIN_ERRORS: tuple[type[DomainError], ...] = (
     InvalidAddress,
     InvalidRequest,
@@ -134,4 +140,5 @@ ALL_DOMAIN_ERRORS: tuple[type[DomainError], ...] = (
     DraftChanged,
     PayloadTooLarge,
     RateLimited,
+    AutoNotAllowed,
 )

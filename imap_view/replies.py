@@ -32,6 +32,7 @@ CODES: dict[type[domain.DomainError], bytes] = {
     domain.DraftChanged: b"INUSE",
     domain.PayloadTooLarge: b"LIMIT",
     domain.RateLimited: b"UNAVAILABLE",
+    domain.AutoNotAllowed: b"CANNOT",
 }
 
 

@@ -29,6 +29,7 @@ REPLIES: dict[type[domain.DomainError], tuple[int, str]] = {
     domain.DraftChanged: (451, "4.3.0"),
     domain.PayloadTooLarge: (552, "5.3.4"),
     domain.RateLimited: (451, "4.7.1"),
+    domain.AutoNotAllowed: (550, "5.7.1"),
 }
 
 

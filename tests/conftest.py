@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gateway.server import Gateway
-from tests.support import databases
+from tests.support import databases, summary
 from tests.support.gateway import Api, running_gateway
 
 BACKENDS = ["sqlite", "postgresql"]
@@ -51,3 +51,7 @@ async def api(gateway: Gateway) -> AsyncIterator[Api]:
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     with contextlib.suppress(OSError):
         asyncio.run(databases.drop_template())
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    summary.write_summary(terminalreporter)

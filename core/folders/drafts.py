@@ -29,7 +29,7 @@ from core.address import parse_native
 from core.mail.drafts import DraftInput, save_draft
 from core.principal import Principal
 from core.store.engine import Store, wake_after_commit
-from core.store.models import Draft, Mail
+from core.store.models import Delivery, Draft, Mail
 
 __all__ = [
     "append_draft",
@@ -93,9 +93,16 @@ def render_drafts(
 
 
 def _reply_id(session: Session, draft: Draft) -> str | None:
+    """The Message-ID of the mail the draft answers, if its owner sent or received it:
+    a draft may name any id, and must not reveal another conversation's Message-ID."""
     if draft.reply_to is None:
         return None
-    return session.scalar(select(Mail.message_id).where(Mail.id == draft.reply_to))
+    received = select(Delivery.mail_seq).where(Delivery.recipient == draft.owner)
+    return session.scalar(
+        select(Mail.message_id).where(
+            Mail.id == draft.reply_to, (Mail.from_name == draft.owner) | Mail.seq.in_(received)
+        )
+    )
 
 
 def render_draft(draft: Draft, domain: str, in_reply_to: str | None = None) -> bytes:

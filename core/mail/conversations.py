@@ -70,9 +70,23 @@ def unique_alias(session: Session, wanted: str, *, exclude_id: str | None = None
         n += 1
 
 
-def by_alias(session: Session, alias: str) -> Conversation:
-    conv = session.scalar(select(Conversation).where(Conversation.alias == alias).with_for_update())
-    if conv is None:
+def is_participant(session: Session, conv_id: str, name: str) -> bool:
+    found = session.scalar(
+        select(Participant.name).where(Participant.session_id == conv_id, Participant.name == name)
+    )
+    return found is not None
+
+
+def by_alias(session: Session, alias: str, sender: str, *, lock: bool = True) -> Conversation:
+    """The conversation `sender` takes part in under this alias.
+
+    For anyone else it does not exist: the same error, word for word, as an alias
+    nobody has, so an alias (guessable: it comes from a subject) reveals nothing
+    and lets no one in. A participant brings others in by writing to them.
+    """
+    query = select(Conversation).where(Conversation.alias == alias)
+    conv = session.scalar(query.with_for_update() if lock else query)
+    if conv is None or not is_participant(session, conv.id, sender):
         raise UnknownAlias(f"undeliverable: no conversation '{alias}'")
     return conv
 

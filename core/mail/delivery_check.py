@@ -1,10 +1,11 @@
 """Deciding a recipient before a mail is written: SMTP refuses at `RCPT TO`, not after DATA.
 
 `check_recipient` resolves an address for a sender with the same functions
-`send_mail` uses (the one parser, `resolve_endpoint`, the alias lookup, the
-new-conversation rate limit and the round budget) and raises the same domain
-errors, without writing anything. `send_mail` still decides for real when the
-mail is stored: this is a preview, so a refusal reaches the client early.
+`send_mail` uses (the one parser, `resolve_endpoint`, the alias lookup, which
+only a participant of the conversation passes, the new-conversation rate limit
+and the round budget) and raises the same domain errors, without writing
+anything. `send_mail` still decides for real when the mail is stored: this is a
+preview, so a refusal reaches the client early.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from core.address import Address, parse_email
-from core.errors import BudgetExhausted, NotFound, UnknownAlias
+from core.errors import BudgetExhausted, NotFound
 from core.identity.endpoints import Endpoint, resolve_endpoint, sender_endpoint
-from core.mail.conversations import default_key
+from core.mail.conversations import by_alias, default_key
 from core.mail.mailbox import visible_mail
 from core.mail.routing import check_new_conversation_rate
 from core.principal import Principal
@@ -31,10 +32,7 @@ def _conversation_for(
 ) -> Conversation | None:
     """The existing conversation the address leads to; None when one would be created."""
     if address.alias is not None:
-        conv = session.scalar(select(Conversation).where(Conversation.alias == address.alias))
-        if conv is None:
-            raise UnknownAlias(f"undeliverable: no conversation '{address.alias}'")
-        return conv
+        return by_alias(session, address.alias, sender.name, lock=False)
     if address.is_new:
         return None
     key = default_key(sender.pair, target.pair)
@@ -83,7 +81,10 @@ async def replied_mail(
     store: Store, principal: Principal, message_ids: Sequence[str]
 ) -> str | None:
     """The id of the stored mail a reply names (`In-Reply-To` first, then `References`
-    newest first), among the mails `principal` sent or received; None if there is none."""
+    newest first), among the mails `principal` sent or received; None if there is none.
+
+    Someone else's Message-ID is treated as one the gateway does not know: the
+    mail does not join that conversation, it is routed by its address alone."""
     wanted = [m.strip() for m in message_ids if m.strip()]
     if not wanted:
         return None

@@ -1,7 +1,8 @@
 """Routing: which conversation a mail goes to (ARCHITECTURE.md, "Three-part addressing").
 
-`.alias` → that conversation (it must exist); `.new` → a new one; else the
-parent's (a reply) or the one named by id; else a new one named `session_alias`;
+`.alias` → that conversation (it must exist, and the sender must take part in
+it); `.new` → a new one; else the parent's (a reply) or the one named by id (a
+participant's too); else a new one named `session_alias`;
 else the default conversation of the two endpoints. A conversation created
 without a name takes one from its subject. Agents may open at most
 `new_conversations_per_hour` conversations an hour (counted in the database, so
@@ -19,7 +20,14 @@ from sqlalchemy.orm import Session
 from core.address import Address, normalize_alias
 from core.errors import NotFound, RateLimited
 from core.identity.endpoints import Endpoint
-from core.mail.conversations import by_alias, by_id_locked, default_key, lock_creation, unique_alias
+from core.mail.conversations import (
+    by_alias,
+    by_id_locked,
+    default_key,
+    is_participant,
+    lock_creation,
+    unique_alias,
+)
 from core.mail.naming import alias_from_subject
 from core.settings import Limits
 from core.store.models import Conversation, Mail, new_id, utcnow
@@ -84,15 +92,21 @@ def choose_conversation(
 ) -> tuple[Conversation, bool]:
     """The conversation this mail belongs to, and whether it was created for it."""
     address = target.address
+    # Only a participant addresses an existing conversation (by alias, id or reply);
+    # for anyone else each way in fails exactly as for one that does not exist.
     if address.alias is not None:
-        return by_alias(session, address.alias), False
+        return by_alias(session, address.alias, sender.name), False
     if not address.is_new:
         if conversation_id is not None:
-            conv = by_id_locked(session, conversation_id)
+            conv = None
+            if is_participant(session, conversation_id, sender.name):
+                conv = by_id_locked(session, conversation_id)
             if conv is None:
                 raise NotFound(f"no conversation {conversation_id}")
             return conv, False
         if parent is not None:
+            if not is_participant(session, parent.session_id, sender.name):
+                raise NotFound(f"no mail {parent.id}")
             conv = by_id_locked(session, parent.session_id)
             assert conv is not None
             return conv, False

@@ -20,6 +20,7 @@ from core.address import Address, normalize_alias, parse_address, parse_native
 from core.errors import BudgetExhausted, HopLimitReached, InvalidRequest
 from core.identity.endpoints import Endpoint, resolve_endpoint, sender_endpoint
 from core.mail.attachments import MAX_PER_MAIL, attach, carry, check_claimable
+from core.mail.auto_rule import check_auto, check_auto_conversation
 from core.mail.conversations import (
     add_participants,
     budget_remaining,
@@ -53,7 +54,14 @@ class SendRequest(BaseModel):
     session_alias: str | None = Field(None, description="Alias for a new conversation.")
     from_workspace: str | None = Field(None, description="Agents: the workspace sending.")
     budget: BudgetInput | None = Field(None, description="Round-trip budget of a new conversation.")
-    auto: bool = Field(False, description="Bridge auto-forward: never counts as a round.")
+    mail_type: Literal["normal", "question", "final_summary"] = Field(
+        "normal", description="Agents: a question, or the final summary of a task."
+    )
+    auto: bool = Field(
+        False,
+        description="Bridge auto-forward, no round: only on a question or the one"
+        " final_summary answering a mail addressed to you (reply_to).",
+    )
     propose_alias: str | None = Field(
         None, description="Agents: propose a better alias for the conversation (a human decides)."
     )
@@ -73,9 +81,7 @@ class Permission:
     action_sha256: str | None = None
 
 
-def _hops(
-    sender: Endpoint, target: Endpoint, parent: Mail | None, auto: bool, limits: Limits
-) -> int:
+def _hops(sender: Endpoint, target: Endpoint, parent: Mail | None, limits: Limits) -> int:
     """Agent-to-agent mails since the last human one; past the limit the chain stops.
 
     A loop between agents (each answering the other's answer) is refused here, with
@@ -84,7 +90,7 @@ def _hops(
     if sender.agent is None:
         return 0
     hops = (parent.hops if parent is not None else 0) + 1
-    if target.agent is not None and hops > limits.hop_limit and not auto:
+    if target.agent is not None and hops > limits.hop_limit:  # auto mails too
         raise HopLimitReached(
             f"{hops - 1} mails have passed between agents without a human in between "
             f"(hop limit {limits.hop_limit}): a human must reply in this thread first"
@@ -167,6 +173,12 @@ def mail_writer(
 
     if forward_of is not None and request.reply_to is not None:
         raise InvalidRequest("a forward is not a reply: give reply_to or forward, not both")
+    if request.mail_type != "normal":
+        if mail_type != "normal":
+            raise InvalidRequest(f"a {mail_type} has no mail_type of its own")
+        if not principal.is_agent:
+            raise InvalidRequest("mail_type question and final_summary are for agents")
+        mail_type = request.mail_type
 
     def run(session: Session) -> SendResult:
         if also is not None:
@@ -184,11 +196,15 @@ def mail_writer(
         if mail_type == "permission_request" and target.agent is not None:
             raise InvalidRequest("a permission request goes to a human, not to an agent")
         sender = sender_endpoint(session, principal, request.from_workspace, parent)
-        hops = _hops(sender, target, parent, request.auto, limits)
+        hops = _hops(sender, target, parent, limits)
         replied_to = parent if forward_of is None else None
+        if request.auto:
+            check_auto(session, principal, mail_type, replied_to)
         conv, created = choose_conversation(
             session, route, sender, target, replied_to, conversation_id, limits
         )
+        if request.auto and replied_to is not None:
+            check_auto_conversation(replied_to, conv.id)
         if created:
             session.flush()  # the Core inserts below refer to it
         if principal.is_agent and not request.auto:  # a round (unlimited ones count too)

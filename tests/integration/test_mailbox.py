@@ -249,8 +249,15 @@ async def test_conversation_budget_counts_the_agents_own_mails(api: Api) -> None
 
     first = await send(builder, AGENT_SEND, "jianf@.tight")
     assert (first["budget_used"], first["budget_remaining"]) == (1, 1)
-    # Bridge auto-forwards and human mails are not rounds.
-    auto = await send(builder, AGENT_SEND, "jianf@.tight", auto=True)
+    # Bridge auto-forwards (a question answering the task) and human mails are not rounds.
+    auto = await send(
+        builder,
+        AGENT_SEND,
+        "jianf@.tight",
+        auto=True,
+        mail_type="question",
+        reply_to=task["mail_id"],
+    )
     assert (auto["budget_used"], auto["budget_remaining"]) == (1, 1)
     by_human = await send(human, HUMAN_SEND, "builder@ModelRouter.tight")
     assert (by_human["budget_used"], by_human["budget_remaining"]) == (1, 1)
@@ -273,7 +280,15 @@ async def test_conversation_budget_counts_the_agents_own_mails(api: Api) -> None
     # The human can still write, and an auto-forward still goes through.
     late = await send(human, HUMAN_SEND, "builder@ModelRouter.tight")
     assert (late["budget_used"], late["budget_remaining"]) == (2, 0)
-    assert (await send(builder, AGENT_SEND, "jianf@.tight", auto=True))["budget_used"] == 2
+    summary = await send(
+        builder,
+        AGENT_SEND,
+        "jianf@",
+        auto=True,
+        mail_type="final_summary",
+        reply_to=late["mail_id"],
+    )
+    assert (summary["session_id"], summary["budget_used"]) == (task["session_id"], 2)
     session = ok(await human.get(f"/api/v1/me/sessions/{task['session_id']}"))["session"]
     assert (session["budget_limit"], session["budget_used"], session["budget_remaining"]) == (
         2,
