@@ -32,6 +32,7 @@ from core.mail.imported import ImportedMail, Stored, import_writer
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 from core.store.models import User, utcnow
+from core.store.raw_messages import Original
 
 __all__ = ["ALREADY", "STORED", "Pending", "write_batch"]
 
@@ -50,6 +51,7 @@ class Pending:
     message_id: str
     parsed: Parsed | None = None
     attachments: list[tuple[str, str, int, str]] = field(default_factory=list)
+    original: Original | None = None  # `raw` hashed, in `_stage`'s worker thread
 
 
 class _RolledBack(Exception):
@@ -95,6 +97,7 @@ def _stage(blobs: BlobStore, items: list[Pending]) -> dict[str, Path]:
     staged: dict[str, Path] = {}
     for item in items:
         assert item.parsed is not None
+        item.original = Original.of(item.raw)
         for filename, content_type, content in item.parsed.attachments:
             sha256 = hashlib.sha256(content).hexdigest()
             if sha256 not in staged:
@@ -166,7 +169,7 @@ def _write_all(
                 subject=parsed.subject,
                 body=parsed.body,
                 message_id=item.message_id,
-                raw=item.raw,
+                raw=item.original or Original.of(item.raw),
                 created_at=parsed.date or fallback,
                 replies_to=parsed.replies_to,
                 attachments=item.attachments,
