@@ -122,10 +122,7 @@ class SubmissionHandler:
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
         principal = _principal(session)
         raw = envelope.original_content or b""
-        try:
-            message = await asyncio.to_thread(parse_submitted, raw)
-        except DomainError as exc:
-            return reply_for(exc)
+        message = await asyncio.to_thread(parse_submitted, raw)
         for text in message.from_addresses:
             refused = self._sender(principal, text)
             if isinstance(refused, str):

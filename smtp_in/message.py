@@ -22,7 +22,6 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import getaddresses
 
-from core.errors import InvalidRequest
 from core.mail.attachment_files import FileContent
 from smtp_in.mime_parts import attached_files
 from smtp_in.new_text import new_text
@@ -30,8 +29,6 @@ from smtp_in.new_text import new_text
 _MSGID_RE = re.compile(r"<[^<>\s]+>")
 # The stored subject's limit, as for a REST send (SendRequest.subject, core/mail/send.py).
 MAX_SUBJECT = 998
-# RFC 5322 §2.1.1: no line is longer, so no Message-ID is either.
-MAX_MESSAGE_ID = 998
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,11 +97,9 @@ def parse_submitted(raw: bytes) -> Submitted:
     message = BytesParser(policy=policy.default).parsebytes(raw)
     assert isinstance(message, EmailMessage)
     found = _MSGID_RE.search(_header(message, "Message-ID"))
+    # No line is over 998 characters (aiosmtpd refuses longer ones, RFC 5321
+    # §4.5.3.1.6), so neither is a Message-ID: it fits `mails.message_id`.
     message_id = storable(found.group(0)) if found else None
-    if message_id is not None and len(message_id) > MAX_MESSAGE_ID:
-        raise InvalidRequest(
-            f"a Message-ID is at most {MAX_MESSAGE_ID} characters (RFC 5322 §2.1.1)"
-        )
     references = _MSGID_RE.findall(_header(message, "References"))
     subject = storable(" ".join(_header(message, "Subject").split()))
     return Submitted(
