@@ -1,0 +1,112 @@
+"""An SMTP session is bounded in time and commands, and one address in connections
+(security issue 10, hole 8): a NOOP every few seconds no longer keeps a session forever.
+
+Small setting values keep the tests fast; the defaults are in docs/smtp.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from gateway.server import Gateway
+from tests.support.gateway import running_gateway
+
+Stream = tuple[asyncio.StreamReader, asyncio.StreamWriter]
+
+
+@asynccontextmanager
+async def _gateway(database_url: str, tmp_path: Path, **limits: object) -> AsyncIterator[Gateway]:
+    async with running_gateway(database_url, tmp_path / "data", **limits) as gateway:
+        yield gateway
+
+
+@asynccontextmanager
+async def _connected(gateway: Gateway) -> AsyncIterator[Stream]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", gateway.smtp_port)
+    try:
+        yield reader, writer
+    finally:
+        writer.close()
+        await writer.wait_closed()
+
+
+async def _line(reader: asyncio.StreamReader) -> str:
+    return (await asyncio.wait_for(reader.readline(), timeout=10)).decode()
+
+
+async def _command(stream: Stream, text: str) -> str:
+    reader, writer = stream
+    writer.write(text.encode() + b"\r\n")
+    await writer.drain()
+    return await _line(reader)
+
+
+async def _closed(reader: asyncio.StreamReader) -> bool:
+    return await asyncio.wait_for(reader.read(), timeout=10) == b""
+
+
+async def test_a_noop_every_few_moments_no_longer_keeps_a_session(
+    database_url: str, tmp_path: Path
+) -> None:
+    async with (
+        _gateway(database_url, tmp_path, smtp_max_session_seconds=1.5) as gateway,
+        _connected(gateway) as stream,
+    ):
+        reader, writer = stream
+        assert (await _line(reader)).startswith("220")
+        replies = []
+        for _ in range(50):  # 10 s at most: without the bound this went on for ever
+            writer.write(b"NOOP\r\n")
+            await writer.drain()
+            reply = await _line(reader)
+            replies.append(reply)
+            if not reply.startswith("250"):
+                break
+            await asyncio.sleep(0.2)
+        assert replies[-1].startswith("421 4.4.2"), replies
+        assert all(r.startswith("250") for r in replies[:-1]) and len(replies) > 2
+        assert await _closed(reader)
+
+
+async def test_a_silent_session_ends_at_its_time_too(database_url: str, tmp_path: Path) -> None:
+    async with (
+        _gateway(database_url, tmp_path, smtp_max_session_seconds=0.5) as gateway,
+        _connected(gateway) as (reader, _),
+    ):
+        assert (await _line(reader)).startswith("220")
+        assert (await _line(reader)).startswith("421 4.4.2")  # unasked, RFC 5321 §3.8
+        assert await _closed(reader)
+
+
+async def test_the_command_after_the_last_allowed_gets_421(
+    database_url: str, tmp_path: Path
+) -> None:
+    async with (
+        _gateway(database_url, tmp_path, smtp_max_commands=5) as gateway,
+        _connected(gateway) as stream,
+    ):
+        assert (await _line(stream[0])).startswith("220")
+        for _ in range(5):
+            assert (await _command(stream, "NOOP")).startswith("250")
+        assert (await _command(stream, "NOOP")).startswith("421 4.4.2")
+        assert await _closed(stream[0])
+
+
+async def test_connections_per_address_are_bounded_at_greeting(
+    database_url: str, tmp_path: Path
+) -> None:
+    async with _gateway(database_url, tmp_path, smtp_max_connections_per_address=2) as gateway:
+        async with _connected(gateway) as first, _connected(gateway) as second:
+            assert (await _line(first[0])).startswith("220")
+            assert (await _line(second[0])).startswith("220")
+            async with _connected(gateway) as third:
+                assert (await _line(third[0])).startswith("421 4.7.0")
+                assert await _closed(third[0])
+            assert (await _command(first, "QUIT")).startswith("221")
+            assert await _closed(first[0])
+        # The closed ones no longer count.
+        async with _connected(gateway) as again:
+            assert (await _line(again[0])).startswith("220")
