@@ -1,7 +1,8 @@
 """Writing one batch of an import: attachments staged, one transaction, a fallback.
 
 The batch goes in through the import mode of the write path (core/mail/imported.py)
-in one transaction. Should the database refuse any of it, the batch is written
+in one transaction (several when its messages' bytes pass `MAX_TRANSACTION_BYTES`,
+so a transaction stays short for the other writers). Should the database refuse any of it, the batch is written
 again one message per transaction, so a bad message fails alone and the rest
 goes in. Attachment contents are staged before the transaction and put in place
 after it commits, as REST uploads are (core/store/blobs.py); a dry run rolls back and
@@ -39,6 +40,9 @@ __all__ = ["ALREADY", "STORED", "Pending", "write_batch"]
 # What became of a message: stored, found stored already (by another import or
 # SMTP meanwhile), or else the reason it was not stored.
 STORED: Final = "stored"
+# Message bytes written in one import transaction (besides the 500 messages a batch has
+# at most, core/archive/importing.py); a single bigger message goes alone.
+MAX_TRANSACTION_BYTES: Final = 32 << 20
 ALREADY: Final = "already stored"
 
 
@@ -69,7 +73,34 @@ class _Refused(Exception):
 async def write_batch(
     store: Store, blobs: BlobStore, domain: str, items: list[Pending], dry_run: bool
 ) -> list[str]:
-    """Write parsed messages (parents first); one outcome per message."""
+    """Write parsed messages (parents first); one outcome per message.
+
+    A batch of many big messages is written as several transactions of at most
+    `MAX_TRANSACTION_BYTES` of message bytes each (a single bigger message alone), so
+    no import transaction holds the writer long enough to starve other writers.
+    """
+    outcomes: list[str] = []
+    for group in _by_size(items, MAX_TRANSACTION_BYTES):
+        outcomes += await _write_group(store, blobs, domain, group, dry_run)
+    return outcomes
+
+
+def _by_size(items: list[Pending], limit: int) -> list[list[Pending]]:
+    """Consecutive groups (parents stay before their replies) of at most `limit` bytes."""
+    groups: list[list[Pending]] = []
+    size = 0
+    for item in items:
+        if not groups or size + len(item.raw) > limit:
+            groups.append([])
+            size = 0
+        groups[-1].append(item)
+        size += len(item.raw)
+    return groups
+
+
+async def _write_group(
+    store: Store, blobs: BlobStore, domain: str, items: list[Pending], dry_run: bool
+) -> list[str]:
     if not items:
         return []
     staged = await asyncio.to_thread(_stage, blobs, items)

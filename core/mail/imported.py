@@ -120,9 +120,9 @@ def import_writer(mails: Sequence[ImportedMail]) -> Callable[[Session], list[Sto
             known.setdefault(mail.message_id, here)
             placed.append((here, parent.mail_id if parent is not None else None))
             newest[conv_id] = max(mail.created_at, newest.get(conv_id, mail.created_at))
+        session.flush()  # the new conversations, which the rows below refer to
         for mail in writing:
             keep_original(session, mail.raw)
-        session.flush()  # the new conversations, which the rows below refer to
         connection = session.connection()
         seqs = (
             connection.execute(
