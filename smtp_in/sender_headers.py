@@ -16,6 +16,9 @@ from collections.abc import Callable, Sequence
 
 # Something@something inside a display name (after RFC 2047 decoding).
 _ADDRESS_IN_NAME = re.compile(r"[^\s\"'<>()\[\],;:@]+@[^\s\"'<>()\[\],;:@]+")
+# A header field's first line (RFC 5322 §2.2: printable ASCII but ":" names it), or
+# the empty line that ends an empty header section.
+_HEADER_START = re.compile(rb"[!-9;-~]+[ \t]*:|\r?\n")
 
 
 def foreign_address_in_name(
@@ -35,11 +38,16 @@ def _line_end(raw: bytes) -> bytes:
 
 
 def with_added_headers(raw: bytes, *, sender: str | None, message_id: str | None) -> bytes:
-    """`raw` with `From: <sender>` and `Message-ID:` put in front, those given."""
+    """`raw` with `From: <sender>` and `Message-ID:` put in front, those given.
+
+    A message that starts with no header at all is all body: the added header
+    section then ends with its empty line, so the body stays a body."""
     end = _line_end(raw)
     added = b""
     if sender is not None:
         added += b"From: <" + sender.encode("ascii") + b">" + end
     if message_id is not None:
         added += b"Message-ID: " + message_id.encode("ascii", "replace") + end
+    if added and not _HEADER_START.match(raw):
+        added += end
     return added + raw
