@@ -2,13 +2,14 @@
 
 The batch goes in through the import mode of the write path (core/mail/imported.py)
 in one transaction (several when its messages' bytes pass `MAX_TRANSACTION_BYTES`,
-so a transaction stays short for the other writers). Should the database refuse any of it, the batch is written
-again one message per transaction, so a bad message fails alone and the rest
-goes in. Attachment contents are staged before the transaction and put in place
-after it commits, as REST uploads are (core/store/blobs.py); a dry run rolls back and
-keeps none. Addresses at the gateway's domain become names through the one parser
-(core/address.py), registered or not yet (`agentmail user add` later gives that
-person the mail); any other address is an external participant (core/identity/external.py).
+so a transaction stays short for the other writers). Should the database refuse
+any of it, the batch is written again one message per transaction, so a bad
+message fails alone and the rest goes in. Attachment contents are staged before
+the transaction and put in place after it commits, as REST uploads are
+(core/store/blobs.py); a dry run rolls back and keeps none. Addresses at the
+gateway's domain become names through the one parser (core/address.py),
+registered or not yet (`agentmail user add` later gives that person the mail);
+any other address is an external participant (core/identity/external.py).
 """
 
 from __future__ import annotations
