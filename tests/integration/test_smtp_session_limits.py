@@ -7,12 +7,18 @@ Small setting values keep the tests fast; the defaults are in docs/smtp.md.
 from __future__ import annotations
 
 import asyncio
+import base64
+import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+from sqlalchemy import select
+
+from core.store.models import Mail
 from gateway.server import Gateway
-from tests.support.gateway import running_gateway
+from tests.support.gateway import PASSWORD, Api, running_gateway
+from tests.support.smtp import D
 
 Stream = tuple[asyncio.StreamReader, asyncio.StreamWriter]
 
@@ -110,3 +116,42 @@ async def test_connections_per_address_are_bounded_at_greeting(
         # The closed ones no longer count.
         async with _connected(gateway) as again:
             assert (await _line(again[0])).startswith("220")
+
+
+async def test_a_message_being_stored_when_time_runs_out_gets_its_250_first(
+    tmp_path: Path,
+) -> None:
+    """SQLite only: another connection holds the write lock, so the store waits while
+    the session's time runs out; the session ends only after the 250, and the mail is
+    stored once (a client cut off mid-store would send it again)."""
+    path = tmp_path / "agentmail.db"
+    async with _gateway(f"sqlite:///{path}", tmp_path, smtp_max_session_seconds=2.0) as gateway:
+        api = Api(gateway)
+        try:
+            await api.human("alice")
+        finally:
+            await api.close()
+        async with _connected(gateway) as stream:
+            assert (await _line(stream[0])).startswith("220")
+            await _command(stream, "EHLO client.example")
+            while not (await _line(stream[0])).startswith("250 "):
+                pass
+            plain = base64.b64encode(f"\0alice\0{PASSWORD}".encode()).decode()
+            assert (await _command(stream, f"AUTH PLAIN {plain}")).startswith("235")
+            assert (await _command(stream, f"MAIL FROM:<alice@{D}>")).startswith("250")
+            assert (await _command(stream, f"RCPT TO:<alice@{D}>")).startswith("250")
+            assert (await _command(stream, "DATA")).startswith("354")
+            blocker = sqlite3.connect(path, isolation_level=None)
+            blocker.execute("BEGIN IMMEDIATE")  # the gateway's write now waits for it
+            stream[1].write(b"Subject: late\r\n\r\nstored while time ran out\r\n.\r\n")
+            await stream[1].drain()
+            await asyncio.sleep(2.5)  # past the session's 2 s
+            blocker.rollback()
+            blocker.close()
+            assert (await _line(stream[0])).startswith("250 2.0.0")
+            assert (await _line(stream[0])).startswith("421 4.4.2")
+            assert await _closed(stream[0])
+        store = gateway.store
+        assert store is not None
+        subjects = await store.read(lambda s: s.scalars(select(Mail.subject)).all())
+        assert subjects == ["late"]
