@@ -1,7 +1,8 @@
 """An SMTP session is bounded in time and commands, and one address in connections
 (security issue 10, hole 8): a NOOP every few seconds no longer keeps a session forever.
 
-Small setting values keep the tests fast; the defaults are in docs/smtp.md.
+Small setting values keep the tests fast; the defaults are in docs/smtp.md. These
+bounds are the protocol's, not the store's: the tests run on SQLite only.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ Stream = tuple[asyncio.StreamReader, asyncio.StreamWriter]
 
 
 @asynccontextmanager
-async def _gateway(database_url: str, tmp_path: Path, **limits: object) -> AsyncIterator[Gateway]:
-    async with running_gateway(database_url, tmp_path / "data", **limits) as gateway:
+async def _gateway(tmp_path: Path, **limits: object) -> AsyncIterator[Gateway]:
+    url = f"sqlite:///{tmp_path / 'agentmail.db'}"
+    async with running_gateway(url, tmp_path / "data", **limits) as gateway:
         yield gateway
 
 
@@ -54,11 +56,9 @@ async def _closed(reader: asyncio.StreamReader) -> bool:
     return await asyncio.wait_for(reader.read(), timeout=10) == b""
 
 
-async def test_a_noop_every_few_moments_no_longer_keeps_a_session(
-    database_url: str, tmp_path: Path
-) -> None:
+async def test_a_noop_every_few_moments_no_longer_keeps_a_session(tmp_path: Path) -> None:
     async with (
-        _gateway(database_url, tmp_path, smtp_max_session_seconds=1.5) as gateway,
+        _gateway(tmp_path, smtp_max_session_seconds=1.5) as gateway,
         _connected(gateway) as stream,
     ):
         reader, writer = stream
@@ -77,9 +77,9 @@ async def test_a_noop_every_few_moments_no_longer_keeps_a_session(
         assert await _closed(reader)
 
 
-async def test_a_silent_session_ends_at_its_time_too(database_url: str, tmp_path: Path) -> None:
+async def test_a_silent_session_ends_at_its_time_too(tmp_path: Path) -> None:
     async with (
-        _gateway(database_url, tmp_path, smtp_max_session_seconds=0.5) as gateway,
+        _gateway(tmp_path, smtp_max_session_seconds=0.5) as gateway,
         _connected(gateway) as (reader, _),
     ):
         assert (await _line(reader)).startswith("220")
@@ -87,11 +87,9 @@ async def test_a_silent_session_ends_at_its_time_too(database_url: str, tmp_path
         assert await _closed(reader)
 
 
-async def test_the_command_after_the_last_allowed_gets_421(
-    database_url: str, tmp_path: Path
-) -> None:
+async def test_the_command_after_the_last_allowed_gets_421(tmp_path: Path) -> None:
     async with (
-        _gateway(database_url, tmp_path, smtp_max_commands=5) as gateway,
+        _gateway(tmp_path, smtp_max_commands=5) as gateway,
         _connected(gateway) as stream,
     ):
         assert (await _line(stream[0])).startswith("220")
@@ -101,10 +99,8 @@ async def test_the_command_after_the_last_allowed_gets_421(
         assert await _closed(stream[0])
 
 
-async def test_connections_per_address_are_bounded_at_greeting(
-    database_url: str, tmp_path: Path
-) -> None:
-    async with _gateway(database_url, tmp_path, smtp_max_connections_per_address=2) as gateway:
+async def test_connections_per_address_are_bounded_at_greeting(tmp_path: Path) -> None:
+    async with _gateway(tmp_path, smtp_max_connections_per_address=2) as gateway:
         async with _connected(gateway) as first, _connected(gateway) as second:
             assert (await _line(first[0])).startswith("220")
             assert (await _line(second[0])).startswith("220")
@@ -125,7 +121,7 @@ async def test_a_message_being_stored_when_time_runs_out_gets_its_250_first(
     the session's time runs out; the session ends only after the 250, and the mail is
     stored once (a client cut off mid-store would send it again)."""
     path = tmp_path / "agentmail.db"
-    async with _gateway(f"sqlite:///{path}", tmp_path, smtp_max_session_seconds=2.0) as gateway:
+    async with _gateway(tmp_path, smtp_max_session_seconds=2.0) as gateway:
         api = Api(gateway)
         try:
             await api.human("alice")
