@@ -108,6 +108,22 @@ class Settings(BaseSettings):
         12, ge=4, le=31, description="Cost of new password hashes (bcrypt log rounds)."
     )
 
+    # SMTP session and message limits (security issue 10, holes 3 and 8; docs/smtp.md).
+    smtp_max_recipients: int = Field(
+        100,
+        ge=1,
+        description="Recipients per SMTP message (452 4.5.3 beyond, RFC 5321 §4.5.3.1.8).",
+    )
+    smtp_max_session_seconds: float = Field(
+        1800.0, gt=0, description="Longest SMTP session, however busy (421 4.4.2, then closed)."
+    )
+    smtp_max_commands: int = Field(
+        1000, ge=1, description="Commands in one SMTP session (421 4.4.2 beyond, then closed)."
+    )
+    smtp_max_connections_per_address: int = Field(
+        50, ge=1, description="Open SMTP connections from one address (421 4.7.0 at greeting)."
+    )
+
     @property
     def limits(self) -> Limits:
         return Limits(self.new_conversations_per_hour, self.hop_limit)

@@ -37,6 +37,7 @@ from gateway.tls import server_tls_context
 from imap_view.server import start_imap
 from smtp_in.handler import SubmissionHandler
 from smtp_in.server import start_smtp
+from smtp_in.session_limits import SessionLimits
 
 log = logging.getLogger("agentmail")
 
@@ -157,6 +158,13 @@ class Gateway:
             settings.limits,
             blobs=BlobStore(settings.attachments_dir),
             max_attachment_bytes=settings.max_attachment_bytes,
+            max_recipients=settings.smtp_max_recipients,
+        )
+        # One count of connections per address for both ports.
+        limits = SessionLimits(
+            max_seconds=settings.smtp_max_session_seconds,
+            max_commands=settings.smtp_max_commands,
+            max_per_address=settings.smtp_max_connections_per_address,
         )
         for sock, implicit_tls in self._bind(settings.smtp_port, settings.smtps_port):
             if implicit_tls:
@@ -171,6 +179,7 @@ class Gateway:
                 throttle=throttle,
                 tls_context=self.tls,
                 implicit_tls=implicit_tls,
+                limits=limits,
             )
             self._stack.push_async_callback(stop_smtp)
 

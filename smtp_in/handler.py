@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from dataclasses import dataclass
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
+from pydantic import ValidationError
 
 from core.address import Address, at_domain, parse_email
 from core.approvals.reply_decision import with_reply_decision
@@ -26,8 +28,10 @@ from core.principal import Principal
 from core.settings import Limits
 from core.store.blobs import BlobStore
 from core.store.engine import Store
+from core.store.raw_messages import Original
 from smtp_in.message import Submitted, parse_submitted
 from smtp_in.replies import reply_for
+from smtp_in.sender_headers import foreign_address_in_name, with_added_headers
 
 log = logging.getLogger("agentmail.smtp")
 
@@ -39,6 +43,7 @@ class SubmissionHandler:
     limits: Limits
     blobs: BlobStore
     max_attachment_bytes: int
+    max_recipients: int = 100
 
     async def authenticate(self, login: str, secret: str) -> Principal:
         """A user key or a bound agent key, else the user's password.
@@ -91,6 +96,9 @@ class SubmissionHandler:
     async def handle_RCPT(
         self, server: SMTP, session: Session, envelope: Envelope, address: str, options: list[str]
     ) -> str:
+        if len(envelope.rcpt_tos) >= self.max_recipients:
+            # RFC 5321 §4.5.3.1.8: 452, so the client sends the rest in another transaction.
+            return f"452 4.5.3 Too many recipients: at most {self.max_recipients} per message"
         if not at_domain(address, self.domain):
             return f"550 5.7.1 relaying denied: {address!r} is not a mailbox of {self.domain}"
         principal = _principal(session)
@@ -119,8 +127,22 @@ class SubmissionHandler:
             refused = self._sender(principal, text)
             if isinstance(refused, str):
                 return refused.replace("sender", "From: address", 1)
+        shown = foreign_address_in_name(message.from_names, lambda a: self._is_own(principal, a))
+        if shown is not None:
+            return (
+                f"550 5.7.1 the From: display name shows {shown!r}, which is not you"
+                f" ({principal.name}@{self.domain}): leave the name out or use your own"
+            )
         sender = self._sender(principal, envelope.mail_from or "")
         assert isinstance(sender, Address)  # MAIL FROM checked it
+        # One Message-ID for the whole submission, whatever number of mails it makes.
+        message_id = message.message_id or f"<{uuid.uuid4()}@{self.domain}>"
+        raw = with_added_headers(
+            raw,
+            sender=None if message.has_from else sender.email(self.domain),
+            message_id=None if message.has_message_id else message_id,
+        )
+        original = await asyncio.to_thread(Original.of, raw)
         try:
             reply_to = await replied_mail(self.store, principal, message.replies_to)
             mails = self._mails(envelope.rcpt_tos, message)
@@ -136,6 +158,7 @@ class SubmissionHandler:
             )
             # Every recipient was accepted at RCPT; the mails are stored in one
             # transaction, so a refusal here stores none and a retry duplicates nothing.
+            # It is bounded: at most `max_recipients` mails (RCPT's 452 beyond).
             writes = [
                 mail_writer(
                     self.domain,
@@ -149,8 +172,8 @@ class SubmissionHandler:
                         from_workspace=sender.path or None,
                         attachment_ids=attachment_ids,
                     ),
-                    message_id=message.message_id,
-                    raw=raw,
+                    message_id=message_id,
+                    raw=original,
                     limits=self.limits,
                 )
                 for (to, cc), attachment_ids in zip(mails, carried, strict=True)
@@ -163,10 +186,18 @@ class SubmissionHandler:
             stored = len(await send_mails(self.store, writes))
         except DomainError as exc:
             return reply_for(exc)
+        except ValidationError as exc:
+            # The same message would be refused again: permanent (never a 4xx, docs/smtp.md).
+            reason = " ".join(str(e["msg"]) for e in exc.errors())
+            return f"550 5.6.0 the message cannot be stored: {reason}"
         except Exception:
             log.exception("storing a submitted message failed")
             return "451 4.3.0 the message could not be stored; try again later"
         return f"250 2.0.0 OK: {stored} mail(s) stored"
+
+    def _is_own(self, principal: Principal, text: str) -> bool:
+        parsed = _parsed(text, self.domain) if at_domain(text, self.domain) else None
+        return parsed is not None and parsed.name == principal.name
 
     def _mails(self, recipients: list[str], message: Submitted) -> list[tuple[str, list[str]]]:
         """One mail per envelope recipient, except that envelope recipients named in `Cc:`

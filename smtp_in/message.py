@@ -4,13 +4,20 @@ Only the fields the one write path needs: subject, the new text (`new_text`),
 the attached files, Message-ID, the ids it replies to, the `From:`/`To:`/`Cc:`
 addresses. The original bytes are stored as they came, so nothing here has to
 round-trip. Parsing is CPU work: call `parse_submitted` in a worker thread.
+
+Every text handed on is one the store can hold: a message whose text the store
+would refuse would be refused again on every retry, so it must never become a
+temporary error (docs/smtp.md). NULs go, undecodable bytes become U+FFFD, and the
+subject is cut to `MAX_SUBJECT` characters (the original bytes keep it whole).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from email import policy
+from email.errors import HeaderParseError
+from email.header import decode_header, make_header
 from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import getaddresses
@@ -20,6 +27,8 @@ from smtp_in.mime_parts import attached_files
 from smtp_in.new_text import new_text
 
 _MSGID_RE = re.compile(r"<[^<>\s]+>")
+# The stored subject's limit, as for a REST send (SendRequest.subject, core/mail/send.py).
+MAX_SUBJECT = 998
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +39,10 @@ class Submitted:
     # In-Reply-To first, then References newest first: the nearest parent wins.
     replies_to: list[str]
     from_addresses: list[str]
+    # (display name, address) of each `From:` mailbox, the name decoded (RFC 2047).
+    from_names: list[tuple[str, str]]
+    has_from: bool
+    has_message_id: bool
     to_addresses: list[str]
     cc_addresses: list[str]
     attachments: list[FileContent] = field(default_factory=list)
@@ -44,25 +57,64 @@ def _header(message: EmailMessage, name: str) -> str:
         return ""
 
 
+def storable(text: str) -> str:
+    """Text the store can hold (PostgreSQL refuses NUL and neither takes lone surrogates)."""
+    text = text.replace("\x00", "")
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:  # undeclared 8-bit bytes the parser kept as surrogate escapes
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def _raw_values(message: EmailMessage, name: str) -> list[str]:
+    return [str(v) for k, v in message.raw_items() if k.lower() == name.lower()]
+
+
 def _addresses(message: EmailMessage, name: str) -> list[str]:
     """Read from the raw header text, so a header the structured parser chokes on
     still yields its addresses (the `From:` check must never be skipped)."""
-    values = [str(v) for k, v in message.raw_items() if k.lower() == name.lower()]
-    return [address for _, address in getaddresses(values) if address]
+    return [address for _, address in getaddresses(_raw_values(message, name)) if address]
+
+
+def _decoded(name: str) -> str:
+    """A display name with its RFC 2047 encoded words decoded (a spoof may hide in them)."""
+    try:
+        return str(make_header(decode_header(name)))
+    except (LookupError, ValueError, UnicodeError, HeaderParseError):
+        return name
+
+
+def _names(message: EmailMessage, name: str) -> list[tuple[str, str]]:
+    return [(_decoded(n), a) for n, a in getaddresses(_raw_values(message, name)) if a]
 
 
 def parse_submitted(raw: bytes) -> Submitted:
     message = BytesParser(policy=policy.default).parsebytes(raw)
     assert isinstance(message, EmailMessage)
-    message_id = _MSGID_RE.search(_header(message, "Message-ID"))
+    found = _MSGID_RE.search(_header(message, "Message-ID"))
+    # No line is over 998 characters (aiosmtpd refuses longer ones, RFC 5321
+    # §4.5.3.1.6), so neither is a Message-ID: it fits `mails.message_id`.
+    message_id = storable(found.group(0)) if found else None
     references = _MSGID_RE.findall(_header(message, "References"))
+    subject = storable(" ".join(_header(message, "Subject").split()))
     return Submitted(
-        subject=" ".join(_header(message, "Subject").split()),
-        body=new_text(message),
-        message_id=message_id.group(0) if message_id else None,
+        subject=subject[:MAX_SUBJECT].rstrip(),
+        body=storable(new_text(message)),
+        message_id=message_id,
         replies_to=[*_MSGID_RE.findall(_header(message, "In-Reply-To")), *reversed(references)],
         from_addresses=_addresses(message, "From"),
+        from_names=_names(message, "From"),
+        has_from=bool(_raw_values(message, "From")),
+        has_message_id=bool(_raw_values(message, "Message-ID")),
         to_addresses=_addresses(message, "To"),
         cc_addresses=_addresses(message, "Cc"),
-        attachments=attached_files(message),
+        attachments=[
+            replace(f, filename=storable(f.filename), content_type=storable(f.content_type))
+            for f in attached_files(message)
+        ],
     )

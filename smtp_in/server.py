@@ -10,6 +10,7 @@ STARTTLS (RFC 3207) and an optional second port speaks TLS from the first byte
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import socket
 import ssl
@@ -22,6 +23,12 @@ from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword
 from core.errors import DomainError
 from core.identity.throttle import LoginThrottle
 from smtp_in.handler import SubmissionHandler
+from smtp_in.session_limits import (
+    SESSION_OVER,
+    TOO_MANY_COMMANDS,
+    TOO_MANY_CONNECTIONS,
+    SessionLimits,
+)
 
 TOO_BIG = "552 5.3.4 message too big: at most {limit} bytes"
 
@@ -39,6 +46,13 @@ def _is_loopback(peer: Any) -> bool:
         return False
 
 
+def _say_and_close(transport: asyncio.BaseTransport, reply: str) -> None:
+    """Send a last reply outside the command loop, then close (the reply is flushed first)."""
+    if isinstance(transport, asyncio.WriteTransport):
+        transport.write(reply.encode() + b"\r\n")
+    transport.close()
+
+
 class Submission(SMTP):
     """aiosmtpd's SMTP with AUTH checked against the store and RFC 3463 codes on 552."""
 
@@ -52,6 +66,7 @@ class Submission(SMTP):
         throttle: LoginThrottle,
         tls_context: ssl.SSLContext | None = None,
         implicit_tls: bool = False,
+        limits: SessionLimits | None = None,
     ) -> None:
         """`tls_context` offers STARTTLS; `implicit_tls` says the transport is TLS
         already (then STARTTLS is not offered again)."""
@@ -74,9 +89,31 @@ class Submission(SMTP):
         self._sessions = sessions
         self._throttle = throttle
         self._implicit_tls = implicit_tls
+        self._limits = limits or SessionLimits()
+        self._address: str | None = None  # counted in `_limits.open` while connected
+        self._refused = False
+        self._deadline: asyncio.TimerHandle | None = None
+        self._commands = 0
+        self._in_hook = 0
+        self._over: str | None = None  # the 421 to end with once the hook running is done
+        self._smtp_methods = {
+            verb: self._bounded(method) for verb, method in self._smtp_methods.items()
+        }
         sessions.add(self)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        if self._address is None and not self._refused:  # not again after STARTTLS
+            peer = transport.get_extra_info("peername")
+            address = str(peer[0]) if peer else ""
+            if not self._limits.admit(address):
+                self._refused = True
+                count = self._limits.max_per_address
+                _say_and_close(transport, TOO_MANY_CONNECTIONS.format(count=count))
+                return
+            self._address = address
+            self._deadline = asyncio.get_running_loop().call_later(
+                self._limits.max_seconds, self._session_over
+            )
         super().connection_made(transport)
         if self._implicit_tls and self.session is not None:
             # aiosmtpd records TLS only when it ran STARTTLS itself; say it here too,
@@ -85,7 +122,50 @@ class Submission(SMTP):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._sessions.discard(self)
+        if self._refused:
+            return  # refused at connection_made: aiosmtpd never started
+        if self._deadline is not None:
+            self._deadline.cancel()
+        if self._address is not None:
+            self._limits.release(self._address)
+            self._address = None
         super().connection_lost(exc)
+
+    def _bounded(self, method: Callable[[str | None], Awaitable[None]]) -> Any:
+        """`method` (one verb's) counted against `max_commands`, and the session ended
+        after it when its time ran out while it ran."""
+
+        @functools.wraps(method)
+        async def run(arg: str | None) -> None:
+            self._commands += 1
+            if self._commands > self._limits.max_commands:
+                await self._end(TOO_MANY_COMMANDS.format(count=self._limits.max_commands))
+                return
+            await method(arg)
+            if self._over is not None:
+                await self._end(self._over)
+
+        return run
+
+    async def _call_handler_hook(self, command: str, *args: Any) -> Any:
+        # A hook may be storing a message: the session's end waits for its reply, so
+        # what was stored is acknowledged (RFC 5321 §4.1.1.4) and not sent twice.
+        self._in_hook += 1
+        try:
+            return await super()._call_handler_hook(command, *args)
+        finally:
+            self._in_hook -= 1
+
+    def _session_over(self) -> None:
+        self._over = SESSION_OVER.format(seconds=self._limits.max_seconds)
+        if self._in_hook == 0 and self.transport is not None:
+            # Between commands or in the middle of one (a trickling DATA): end now.
+            _say_and_close(self.transport, self._over)
+
+    async def _end(self, reply: str) -> None:
+        await self.push(reply)
+        if self.transport is not None:
+            self.transport.close()
 
     async def push(self, status: AnyStr) -> None:
         # aiosmtpd refuses oversize mail with "552 Error: ..." and no enhanced code
@@ -137,6 +217,7 @@ async def start_smtp(
     throttle: LoginThrottle,
     tls_context: ssl.SSLContext | None = None,
     implicit_tls: bool = False,
+    limits: SessionLimits | None = None,
 ) -> Callable[[], Awaitable[None]]:
     """Serve SMTP on `sock` (bound and listening) on the running loop; returns `stop`.
 
@@ -157,6 +238,7 @@ async def start_smtp(
             throttle=throttle,
             tls_context=tls_context,
             implicit_tls=implicit_tls,
+            limits=limits,
         )
 
     server = await loop.create_server(session, sock=sock, ssl=tls_context if implicit_tls else None)

@@ -30,6 +30,7 @@ from core.rendering.stored import RenderInputs, load_render_inputs, parts_of
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 from core.store.models import Conversation, Delivery, Mail
+from core.store.raw_messages import originals_of
 
 __all__ = ["ExportFormat", "export_mail", "mboxrd_entry"]
 
@@ -109,13 +110,7 @@ async def _messages(
     seqs = [seq for seq, _, _ in chunk]
 
     def load(session: Session) -> tuple[dict[int, bytes], dict[int, RenderInputs]]:
-        kept = {
-            seq: raw
-            for seq, raw in session.execute(
-                select(Mail.seq, Mail.raw).where(Mail.seq.in_(seqs), Mail.raw.is_not(None))
-            )
-            if raw is not None
-        }
+        kept = originals_of(session, seqs)
         inputs = {
             seq: load_render_inputs(session, mail_id)
             for seq, mail_id, _ in chunk

@@ -1,13 +1,15 @@
 """Writing one batch of an import: attachments staged, one transaction, a fallback.
 
 The batch goes in through the import mode of the write path (core/mail/imported.py)
-in one transaction. Should the database refuse any of it, the batch is written
-again one message per transaction, so a bad message fails alone and the rest
-goes in. Attachment contents are staged before the transaction and put in place
-after it commits, as REST uploads are (core/store/blobs.py); a dry run rolls back and
-keeps none. Addresses at the gateway's domain become names through the one parser
-(core/address.py), registered or not yet (`agentmail user add` later gives that
-person the mail); any other address is an external participant (core/identity/external.py).
+in one transaction (several when its messages' bytes pass `MAX_TRANSACTION_BYTES`,
+so a transaction stays short for the other writers). Should the database refuse
+any of it, the batch is written again one message per transaction, so a bad
+message fails alone and the rest goes in. Attachment contents are staged before
+the transaction and put in place after it commits, as REST uploads are
+(core/store/blobs.py); a dry run rolls back and keeps none. Addresses at the
+gateway's domain become names through the one parser (core/address.py),
+registered or not yet (`agentmail user add` later gives that person the mail);
+any other address is an external participant (core/identity/external.py).
 """
 
 from __future__ import annotations
@@ -32,12 +34,16 @@ from core.mail.imported import ImportedMail, Stored, import_writer
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 from core.store.models import User, utcnow
+from core.store.raw_messages import Original
 
 __all__ = ["ALREADY", "STORED", "Pending", "write_batch"]
 
 # What became of a message: stored, found stored already (by another import or
 # SMTP meanwhile), or else the reason it was not stored.
 STORED: Final = "stored"
+# Message bytes written in one import transaction (besides the 500 messages a batch has
+# at most, core/archive/importing.py); a single bigger message goes alone.
+MAX_TRANSACTION_BYTES: Final = 32 << 20
 ALREADY: Final = "already stored"
 
 
@@ -50,6 +56,7 @@ class Pending:
     message_id: str
     parsed: Parsed | None = None
     attachments: list[tuple[str, str, int, str]] = field(default_factory=list)
+    original: Original | None = None  # `raw` hashed, in `_stage`'s worker thread
 
 
 class _RolledBack(Exception):
@@ -67,7 +74,34 @@ class _Refused(Exception):
 async def write_batch(
     store: Store, blobs: BlobStore, domain: str, items: list[Pending], dry_run: bool
 ) -> list[str]:
-    """Write parsed messages (parents first); one outcome per message."""
+    """Write parsed messages (parents first); one outcome per message.
+
+    A batch of many big messages is written as several transactions of at most
+    `MAX_TRANSACTION_BYTES` of message bytes each (a single bigger message alone), so
+    no import transaction holds the writer long enough to starve other writers.
+    """
+    outcomes: list[str] = []
+    for group in _by_size(items, MAX_TRANSACTION_BYTES):
+        outcomes += await _write_group(store, blobs, domain, group, dry_run)
+    return outcomes
+
+
+def _by_size(items: list[Pending], limit: int) -> list[list[Pending]]:
+    """Consecutive groups (parents stay before their replies) of at most `limit` bytes."""
+    groups: list[list[Pending]] = []
+    size = 0
+    for item in items:
+        if not groups or size + len(item.raw) > limit:
+            groups.append([])
+            size = 0
+        groups[-1].append(item)
+        size += len(item.raw)
+    return groups
+
+
+async def _write_group(
+    store: Store, blobs: BlobStore, domain: str, items: list[Pending], dry_run: bool
+) -> list[str]:
     if not items:
         return []
     staged = await asyncio.to_thread(_stage, blobs, items)
@@ -95,6 +129,7 @@ def _stage(blobs: BlobStore, items: list[Pending]) -> dict[str, Path]:
     staged: dict[str, Path] = {}
     for item in items:
         assert item.parsed is not None
+        item.original = Original.of(item.raw)
         for filename, content_type, content in item.parsed.attachments:
             sha256 = hashlib.sha256(content).hexdigest()
             if sha256 not in staged:
@@ -166,7 +201,7 @@ def _write_all(
                 subject=parsed.subject,
                 body=parsed.body,
                 message_id=item.message_id,
-                raw=item.raw,
+                raw=item.original or Original.of(item.raw),
                 created_at=parsed.date or fallback,
                 replies_to=parsed.replies_to,
                 attachments=item.attachments,

@@ -25,6 +25,7 @@ from core.mail.conversations import add_participants, lock_creation
 from core.mail.imap_uids import Placement, file_mails, new_mail_placements
 from core.mail.routing import initial_budget, open_conversation
 from core.store.models import Attachment, Conversation, Delivery, Mail, new_id, table_of
+from core.store.raw_messages import Original, keep_original
 
 __all__ = [
     "ImportedMail",
@@ -65,7 +66,7 @@ class ImportedMail:
     subject: str
     body: str
     message_id: str
-    raw: bytes
+    raw: Original
     created_at: datetime
     replies_to: Sequence[str]  # In-Reply-To, then References newest first
     attachments: Sequence[tuple[str, str, int, str]]  # filename, content type, size, sha256
@@ -120,6 +121,8 @@ def import_writer(mails: Sequence[ImportedMail]) -> Callable[[Session], list[Sto
             placed.append((here, parent.mail_id if parent is not None else None))
             newest[conv_id] = max(mail.created_at, newest.get(conv_id, mail.created_at))
         session.flush()  # the new conversations, which the rows below refer to
+        for mail in writing:
+            keep_original(session, mail.raw)
         connection = session.connection()
         seqs = (
             connection.execute(
@@ -208,7 +211,7 @@ def _mail_row(mail: ImportedMail, here: Stored, parent_id: str | None) -> dict[s
         "auto": False,
         "hops": 0,
         "message_id": mail.message_id,
-        "raw": mail.raw,
+        "raw_sha256": mail.raw.sha256,
         "created_at": mail.created_at,
     }
 

@@ -37,6 +37,7 @@ from core.settings import Limits
 from core.store.engine import Store
 from core.store.events import emit
 from core.store.models import Conversation, Delivery, Mail, isoformat, new_id, table_of, utcnow
+from core.store.raw_messages import Original, keep_original
 from core.views import BudgetInput, SendResult
 
 DEFAULT_LIMITS = Limits()
@@ -108,7 +109,7 @@ async def send_mail(
     permission: Permission | None = None,
     conversation_id: str | None = None,
     message_id: str | None = None,
-    raw: bytes | None = None,
+    raw: Original | None = None,
     limits: Limits = DEFAULT_LIMITS,
     also: Callable[[Session], None] | None = None,
     forward_of: str | None = None,
@@ -152,7 +153,7 @@ def mail_writer(
     permission: Permission | None = None,
     conversation_id: str | None = None,
     message_id: str | None = None,
-    raw: bytes | None = None,
+    raw: Original | None = None,
     limits: Limits = DEFAULT_LIMITS,
     also: Callable[[Session], None] | None = None,
     forward_of: str | None = None,
@@ -231,7 +232,8 @@ def mail_writer(
             "auto": request.auto,
             "hops": hops,
             "message_id": message_id or f"<{mail_id}@{domain}>",
-            "raw": raw,
+            # Mails of one submission share the one stored copy of its bytes.
+            "raw_sha256": keep_original(session, raw) if raw is not None else None,
             "created_at": now,
         }
         if permission is not None:

@@ -47,7 +47,6 @@ from sqlalchemy import (
     select,
     union_all,
 )
-from sqlalchemy.orm import defer
 
 from core.store.models import Conversation, Delivery, Mail, table_of
 
@@ -259,5 +258,4 @@ def tree_statement(up: Seed, down: Seed) -> Select[tuple[object, ...]]:
         .outerjoin(Delivery, mine)
         .outerjoin(Mail, and_(Mail.seq == walk.c.seq, walk.c.emit == 1, visible))
         .outerjoin(Conversation, Conversation.id == Mail.session_id)
-        .options(defer(Mail.raw))
     )

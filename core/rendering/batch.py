@@ -22,6 +22,7 @@ from core.rendering.stored import MAX_REFERENCES, RenderInputs, parts_of
 from core.store.blobs import BlobStore
 from core.store.engine import Transaction
 from core.store.models import Attachment, Conversation, Mail
+from core.store.raw_messages import originals_of
 
 T = TypeVar("T")
 
@@ -42,12 +43,12 @@ def load_many(session: Session, seqs: Sequence[int]) -> dict[int, bytes | Render
         .join(Conversation, Conversation.id == Mail.session_id)
         .where(Mail.seq.in_(seqs))
     ).all()
-    found: dict[int, bytes | RenderInputs] = {}
+    found: dict[int, bytes | RenderInputs] = dict(
+        originals_of(session, [mail.seq for mail, _ in rows if mail.raw_sha256 is not None])
+    )
     to_render: list[tuple[Mail, str | None]] = []
     for mail, alias in rows:
-        if mail.raw is not None:
-            found[mail.seq] = mail.raw
-        else:
+        if mail.raw_sha256 is None:
             to_render.append((mail, alias))
         session.expunge(mail)  # rendered after the transaction, in another thread
     if not to_render:
@@ -119,7 +120,7 @@ def content_key(seq: int, item: bytes | RenderInputs) -> tuple[object, ...]:
 _KEYS = (
     select(
         Mail.seq,
-        Mail.raw.is_not(None),
+        Mail.raw_sha256.is_not(None),
         Conversation.alias,
         Mail.permission_state,
         Mail.decision,

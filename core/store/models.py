@@ -165,7 +165,9 @@ class Mail(Base):
     # Consecutive agent-to-agent mails up to this one (a human's mail resets it to 0).
     hops: Mapped[int] = mapped_column(Integer, default=0)
     message_id: Mapped[str] = mapped_column(String(998), index=True)
-    raw: Mapped[bytes | None] = mapped_column(LargeBinary, default=None)
+    # The bytes it came in as (SMTP, import), kept once per content: a RawMessage's
+    # sha256 (no foreign key, as attachments name their files: rows are never deleted).
+    raw_sha256: Mapped[str | None] = mapped_column(String(64), default=None)
     # Permission requests (mail_type == "permission_request").
     options: Mapped[list[str] | None] = mapped_column(JSON, default=None)
     permission_state: Mapped[str | None] = mapped_column(String(16), default=None)
@@ -183,6 +185,18 @@ class Mail(Base):
         # A mail's replies in order: the tree walk's first-reply and next-sibling probes.
         Index("ix_mails_parent_seq", "parent_id", "seq"),
     )
+
+
+class RawMessage(Base):
+    """Original RFC 5322 bytes, once per sha256 however many mails name them
+    (core/store/raw_messages.py): one SMTP message to 50 recipients is 50 mails, one row."""
+
+    __tablename__ = "raw_messages"
+
+    sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    size: Mapped[int] = mapped_column(BigInteger)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class Delivery(Base):

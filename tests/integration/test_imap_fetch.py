@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 from sqlalchemy import select
 
-from core.store.models import Mail
+from core.store.models import Mail, RawMessage
 from tests.integration.test_tree_statements import quiet_api, statements
 from tests.support.gateway import PASSWORD, Api
 from tests.support.http import ok
@@ -54,7 +54,11 @@ async def submit(api: Api, message: EmailMessage) -> bytes:
     await asyncio.to_thread(_submit, api.gateway.smtp_port, message)
     store = api.gateway.store
     assert store is not None
-    query = select(Mail.raw).where(Mail.message_id == message["Message-ID"])
+    query = (
+        select(RawMessage.data)
+        .join(Mail, Mail.raw_sha256 == RawMessage.sha256)
+        .where(Mail.message_id == message["Message-ID"])
+    )
     raw = await store.read(lambda s: s.scalar(query))
     assert raw is not None
     return bytes(raw)

@@ -13,6 +13,7 @@ from pymap.parsing.modutf7 import modutf7_encode
 from sqlalchemy import select
 
 from core.store.models import Mail
+from core.store.raw_messages import originals_of
 from tests.support.cli import agentmail, open_store, summary
 from tests.support.dovecot import Dovecot, running_dovecot
 from tests.support.mail_archive import BROKEN, DOMAIN, message
@@ -67,7 +68,7 @@ async def test_import_from_imaps_threads_and_is_idempotent(
     try:
         rows = await store.read(
             lambda s: {
-                m.message_id: (m.parent_id, m.session_id, m.id, m.raw)
+                m.message_id: (m.parent_id, m.session_id, m.id, originals_of(s, [m.seq]).get(m.seq))
                 for m in s.scalars(select(Mail))
             }
         )

@@ -8,6 +8,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from core.store.models import Mail
+from core.store.raw_messages import originals_of
 from tests.support.cli import agentmail, summary
 from tests.support.gateway import Api
 from tests.support.imap import fetched, imap_login
@@ -36,7 +37,9 @@ async def test_imported_mail_is_in_inbox_sent_and_its_conversation_folder(
     assert summary(result.output)["imported"] == 2, result.output
     assert gateway.store is not None
     stored = await gateway.store.read(
-        lambda s: {m.message_id: m.raw for m in s.scalars(select(Mail))}
+        lambda s: {
+            m.message_id: originals_of(s, [m.seq]).get(m.seq) for m in s.scalars(select(Mail))
+        }
     )
 
     async with imap_login(gateway, "alice") as imap:

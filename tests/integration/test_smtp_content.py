@@ -15,6 +15,7 @@ from sqlalchemy import select, update
 from core.mail.attachments import MAX_PER_MAIL, collect_unsent
 from core.store.blobs import BlobStore
 from core.store.models import Attachment, Conversation, Mail, utcnow
+from core.store.raw_messages import originals_of
 from tests.support.gateway import PASSWORD, Api, running_gateway
 from tests.support.http import AGENT_MAIL, ok
 from tests.support.smtp import D, agent_with_key, message, send, session, swaks
@@ -58,7 +59,10 @@ async def test_a_reply_stores_its_new_text_and_its_attachments(api: Api) -> None
     assert view["attachments"][0]["sha256"] == hashlib.sha256(PDF).hexdigest()
     download = await builder.get(f"/api/v1/attachments/{view['attachments'][0]['attachment_id']}")
     assert download.status_code == 200 and download.content == PDF
-    assert mail.raw is not None and b"Can you send me the report?" in mail.raw
+    store = api.gateway.store
+    assert store is not None
+    raw = (await store.read(lambda s: originals_of(s, [mail.seq]))).get(mail.seq)
+    assert raw is not None and b"Can you send me the report?" in raw
 
 
 async def test_each_conversation_gets_its_mail_and_its_own_attachment_rows(api: Api) -> None:

@@ -1,0 +1,75 @@
+"""The bytes a mail came in as (SMTP, import), stored once per content.
+
+One SMTP message to 50 recipients becomes 50 mails; they all name one
+`raw_messages` row by the sha256 of the bytes, so a 1 MB message takes 1 MB, not
+50 (the very same bytes submitted again share the row too). The row is written
+in the transaction of the mails that name it, in the database: it is as durable
+as they are (the database syncs the commit), in every backup of the database,
+never orphaned by a refused submission and never collected while a mail names it.
+Readers get the bytes exactly as they came (IMAP `BODY[]`, export).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from core.store.models import Mail, RawMessage, utcnow
+
+__all__ = ["Original", "keep_original", "originals_of"]
+
+
+@dataclass(frozen=True, slots=True)
+class Original:
+    """Bytes with their sha256, hashed once however many mails carry them."""
+
+    sha256: str
+    data: bytes
+
+    @classmethod
+    def of(cls, data: bytes) -> Original:
+        """Hashing is CPU work on big messages: call it in a worker thread."""
+        return cls(hashlib.sha256(data).hexdigest(), data)
+
+
+def keep_original(session: Session, original: Original) -> str:
+    """Store the bytes unless a row has them already; returns the sha256 to name them by."""
+    if session.scalar(select(RawMessage.sha256).where(RawMessage.sha256 == original.sha256)):
+        return original.sha256
+    values = {
+        "sha256": original.sha256,
+        "size": len(original.data),
+        "data": original.data,
+        "created_at": utcnow(),
+    }
+    # Two transactions storing the same bytes at once: the second one's insert is a no-op.
+    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    session.execute(dialect.insert(RawMessage).values(values).on_conflict_do_nothing())
+    return original.sha256
+
+
+def originals_of(session: Session, seqs: Sequence[int]) -> dict[int, bytes]:
+    """The original bytes of those of these mails that have them, by mail seq (mails
+    sharing bytes share one `bytes` object: each content is read once)."""
+    if not seqs:
+        return {}
+    named = session.execute(
+        select(Mail.seq, Mail.raw_sha256).where(
+            Mail.seq.in_(list(seqs)), Mail.raw_sha256.is_not(None)
+        )
+    ).all()
+    wanted = {sha256 for _, sha256 in named}
+    if not wanted:
+        return {}
+    data = {
+        sha256: bytes(content)
+        for sha256, content in session.execute(
+            select(RawMessage.sha256, RawMessage.data).where(RawMessage.sha256.in_(wanted))
+        )
+    }
+    return {int(seq): data[sha256] for seq, sha256 in named if sha256 in data}

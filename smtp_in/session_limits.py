@@ -1,0 +1,50 @@
+"""Bounds on one SMTP session, and on the sessions of one address.
+
+aiosmtpd closes a client idle for 5 minutes (its `timeout`), but a NOOP every few
+seconds used to keep a session open forever. So a session also ends after
+`max_seconds` whatever it does, and after `max_commands` commands; one address
+holds at most `max_per_address` connections at once. Each ends with a `421`
+reply and the connection closed, as RFC 5321 §3.8 lets a server do (§4.2.2:
+421 "closing transmission channel"; RFC 3463 `4.4.2` bad connection, `4.7.0`
+refused by policy). 421 is a temporary reply, rightly: the client may connect
+again and go on.
+
+The defaults leave an honest client plenty: a message takes about
+`max_recipients` + 5 commands (EHLO, AUTH, MAIL, RCPT…, DATA), so 1,000 commands
+carry at least nine messages of 100 recipients (hundreds of ordinary ones), and
+30 minutes carry a 25 MB message over a 1 Mbit/s line ten times over. A mail
+client that has more to send opens a new session.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+SESSION_OVER = "421 4.4.2 this session has lasted {seconds:g} s, the most allowed: connect again"
+TOO_MANY_COMMANDS = "421 4.4.2 {count} commands in this session, the most allowed: connect again"
+TOO_MANY_CONNECTIONS = (
+    "421 4.7.0 {count} connections from your address already, the most allowed: try again later"
+)
+
+
+@dataclass(slots=True)
+class SessionLimits:
+    """The limits, and the open connections per address (shared by the SMTP ports)."""
+
+    max_seconds: float = 1800.0
+    max_commands: int = 1000
+    max_per_address: int = 50
+    open: Counter[str] = field(default_factory=Counter)
+
+    def admit(self, address: str) -> bool:
+        """Count a new connection from `address`; False (not counted) when it has too many."""
+        if self.open[address] >= self.max_per_address:
+            return False
+        self.open[address] += 1
+        return True
+
+    def release(self, address: str) -> None:
+        self.open[address] -= 1
+        if self.open[address] <= 0:
+            del self.open[address]
