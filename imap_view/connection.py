@@ -218,13 +218,13 @@ class LimitedConnection(IMAPConnection):
         """How long a client may be silent before its next command, and what it is told."""
         if self.authenticated:
             seconds = self.limits.idle_timeout
-            return seconds, b"Autologout: idle for %d seconds." % seconds
+            return seconds, b"Autologout: idle for %g seconds." % seconds
         return self._login_left()
 
     def _reading(self) -> tuple[float, bytes]:
         """How long the rest of a begun command line may take."""
         seconds = self.limits.command_timeout
-        timeout = (seconds, b"Command not completed within %d seconds." % seconds)
+        timeout = (seconds, b"Command not completed within %g seconds." % seconds)
         if self.authenticated:
             return timeout
         return min(timeout, self._login_left())
@@ -232,7 +232,7 @@ class LimitedConnection(IMAPConnection):
     def _login_left(self) -> tuple[float, bytes]:
         left = self._deadline - asyncio.get_running_loop().time()
         seconds = self.limits.login_timeout
-        return max(left, 0.0), b"Not logged in within %d seconds of connecting." % seconds
+        return max(left, 0.0), b"Not logged in within %g seconds of connecting." % seconds
 
     async def _within(self, seconds: float, read: Awaitable[_T], reason: bytes) -> _T:
         try:
