@@ -8,8 +8,8 @@ a client sends:
 
 - a literal is refused when it is announced, before one octet of it is read:
   4096 octets before login and in any command but APPEND (RFC 7888 §4,
-  LITERAL-), the APPENDLIMIT after it (RFC 7889); a command in all is bounded
-  too (imap_view/limits.py);
+  LITERAL-), the APPENDLIMIT after it (RFC 7889); a command's size and its
+  number of literals are bounded too (imap_view/limits.py);
 - before login the client has `login_timeout` from connecting; after it,
   `idle_timeout` between commands (RFC 3501 §5.4) — IDLE included, which a
   client re-issues to stay (RFC 2177 §3); a command line, once begun, must
@@ -45,7 +45,7 @@ from pymap.parsing.response import (
     ResponseNo,
 )
 
-from imap_view.limits import LINE_BYTES, LITERAL_CHUNK, ImapLimits
+from imap_view.limits import LINE_BYTES, LITERAL_CHUNK, LITERALS_PER_COMMAND, ImapLimits
 
 __all__ = ["LimitedConnection"]
 
@@ -71,6 +71,7 @@ class LimitedConnection(IMAPConnection):
         "_append",
         "_deadline",
         "_in_command",
+        "_literals",
         "_next",
         "_said_bye",
         "_size",
@@ -95,6 +96,7 @@ class LimitedConnection(IMAPConnection):
         self._deadline = 0.0  # of the login, on the loop's clock
         self._said_bye = False
         self._in_command = False  # reading a command (not a SASL response, not IDLE's DONE)
+        self._literals = 0  # in the command read so far
         self._next = True  # the next line read starts a command (or IDLE's DONE)
         self._size = 0  # octets of the command read so far
         self._tag = b"*"
@@ -130,19 +132,15 @@ class LimitedConnection(IMAPConnection):
     async def readline(self) -> memoryview:
         buf = bytearray()
         while True:
-            buf += await self._line()
-            announced = _LITERAL.search(buf)
+            line = await self._line()
+            buf += line
+            announced = _LITERAL.search(line)  # not in `buf`: a literal may end in `{1}\r\n`
             if announced is None:
                 self._print("%s -->| %s", buf)  # type: ignore[arg-type]  # as pymap does
                 return memoryview(buf)
-            digits, non_synchronizing = announced.group(1), announced.group(2) == b"+"
-            length = int(digits) if len(digits) <= _MAX_DIGITS else None
-            limit = self.limits.literal_limit(authenticated=self.authenticated, append=self._append)
-            if length is None or length > limit:
-                await self._refuse_literal(limit, non_synchronizing)
+            length, non_synchronizing = await self._allowed(announced)
             if not non_synchronizing:
                 return memoryview(buf)  # pymap asks for it (`+`), then read_continuation
-            assert length is not None
             buf += await self._literal(length)
 
     async def read_continuation(self, literal_length: int) -> memoryview:
@@ -155,7 +153,7 @@ class LimitedConnection(IMAPConnection):
             await super().send_error_disconnect()
 
     def _start_command(self) -> None:
-        self._next, self._size, self._tag, self._append = True, 0, b"*", False
+        self._next, self._size, self._literals, self._tag, self._append = True, 0, 0, b"*", False
 
     async def _line(self) -> bytes:
         first = b""
@@ -197,18 +195,35 @@ class LimitedConnection(IMAPConnection):
             text = b"Command larger than %d octets." % limit
             await self._fail(ResponseBad(self._tag, text, _TOOBIG), text)
 
-    async def _refuse_literal(self, limit: int, non_synchronizing: bool) -> NoReturn:
-        if self._append and self.authenticated:
-            text = b"Message larger than the APPENDLIMIT of %d octets." % limit
-            response: CommandResponse = ResponseNo(self._tag, text, _TOOBIG)
-        else:
-            text = b"Literal larger than %d octets." % limit
-            response = ResponseBad(self._tag, text, _TOOBIG)
+    async def _allowed(self, announced: re.Match[bytes]) -> tuple[int, bool]:
+        """The length of an announced literal and whether it is non-synchronizing,
+        once it is within the limits."""
+        digits, non_synchronizing = announced.group(1), announced.group(2) == b"+"
+        self._literals += 1
+        if self._literals > LITERALS_PER_COMMAND:
+            # pymap parses the command again after each `+`: many literals cost n².
+            text = b"More than %d literals in one command." % LITERALS_PER_COMMAND
+            await self._refuse(ResponseBad(self._tag, text), non_synchronizing)
+        length = int(digits) if len(digits) <= _MAX_DIGITS else None
+        limit = self.limits.literal_limit(authenticated=self.authenticated, append=self._append)
+        if length is None or length > limit:
+            response: CommandResponse
+            if self._append and self.authenticated:
+                text = b"Message larger than the APPENDLIMIT of %d octets." % limit
+                response = ResponseNo(self._tag, text, _TOOBIG)  # RFC 7889 §4
+            else:
+                text = b"Literal larger than %d octets." % limit
+                response = ResponseBad(self._tag, text, _TOOBIG)
+            await self._refuse(response, non_synchronizing)
+        assert length is not None
+        return length, non_synchronizing
+
+    async def _refuse(self, response: CommandResponse, non_synchronizing: bool) -> NoReturn:
         if non_synchronizing:  # its octets are on the way: stop here (RFC 7888 §4)
-            await self._fail(response, b"Non-synchronizing literal too large.")
+            await self._fail(response, b"Non-synchronizing literal refused.")
         if not self._in_command:  # a SASL response or IDLE's DONE has no literal
-            await self._fail(response, text)
-        raise _Refused(response)
+            await self._fail(response, b"Literal refused.")
+        raise _Refused(response)  # no `+`, so nothing of it comes: the session goes on
 
     async def _fail(self, response: CommandResponse, reason: bytes) -> NoReturn:
         await self.write_response(response)

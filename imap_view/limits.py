@@ -21,6 +21,8 @@ PREAUTH_COMMAND_BYTES = 16_384
 # Every line, as Dovecot's `imap_max_line_length` (64 KiB); asyncio's StreamReader
 # refuses a longer one anyway.
 LINE_BYTES = 65_536
+# Literals in one command: LOGIN has two, ID (RFC 2971) at most 60 strings.
+LITERALS_PER_COMMAND = 64
 # A literal is read (and timed) one MiB at a time.
 LITERAL_CHUNK = 1_048_576
 

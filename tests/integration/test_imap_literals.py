@@ -127,6 +127,12 @@ async def test_commands_and_lines_are_bounded_before_login(tmp_path: Path) -> No
         reply = await raw.to_the_end()
         assert reply.startswith(b"x BAD [TOOBIG] Command larger than 16384 octets.\r\n* BYE")
         await raw.close()
+        # Many empty literals: each would make pymap parse the command again.
+        raw = await RawImap.open(gateway.imap_port)
+        await raw.send(b"x ID (" + b"{0+}\r\n " * 65 + b")\r\n")
+        reply = await raw.to_the_end()
+        assert reply.startswith(b"x BAD More than 64 literals in one command.\r\n* BYE"), reply
+        await raw.close()
         # A line of 100,000 octets: refused at 64 KiB, never read whole.
         raw = await RawImap.open(gateway.imap_port)
         await raw.send(b"x LOGIN " + b"a" * 100_000 + b"\r\n")
