@@ -216,6 +216,10 @@ class LimitedConnection(IMAPConnection):
                 response = ResponseBad(self._tag, text, _TOOBIG)
             await self._refuse(response, non_synchronizing)
         assert length is not None
+        command_limit = self.limits.command_limit(authenticated=self.authenticated)
+        if self._size + length > command_limit:
+            text = b"Command larger than %d octets." % command_limit
+            await self._refuse(ResponseBad(self._tag, text, _TOOBIG), non_synchronizing)
         return length, non_synchronizing
 
     async def _refuse(self, response: CommandResponse, non_synchronizing: bool) -> NoReturn:

@@ -127,6 +127,17 @@ async def test_commands_and_lines_are_bounded_before_login(tmp_path: Path) -> No
         reply = await raw.to_the_end()
         assert reply.startswith(b"x BAD [TOOBIG] Command larger than 16384 octets.\r\n* BYE")
         await raw.close()
+        # The same with synchronizing literals: refused before the `+` that would go over.
+        raw = await RawImap.open(gateway.imap_port)
+        await raw.send(b"x ID ({4000}\r\n")
+        for _ in range(3):
+            assert (await raw.line()).startswith(b"+ ")
+            await raw.send(b"z" * 4000 + b" {4000}\r\n")
+        assert (await raw.line()).startswith(b"+ ")
+        await raw.send(b"z" * 4000 + b" {4000}\r\n")
+        assert await raw.line() == b"x BAD [TOOBIG] Command larger than 16384 octets.\r\n"
+        assert (await raw.command(b"y NOOP"))[-1].startswith(b"y OK")
+        await raw.close()
         # Many empty literals: each would make pymap parse the command again.
         raw = await RawImap.open(gateway.imap_port)
         await raw.send(b"x ID (" + b"{0+}\r\n " * 65 + b")\r\n")
