@@ -45,6 +45,9 @@ log = logging.getLogger("agentmail")
 def bind_tcp(host: str, port: int, backlog: int) -> socket.socket:
     """A listening TCP socket; port 0 picks a free one.
 
+    `backlog` is the setting `listen_backlog`; every server on the socket is given it
+    too, because asyncio's `create_server` listens again with its own default (100).
+
     Created with IPPROTO_TCP explicitly: asyncio only sets TCP_NODELAY on sockets
     whose protocol says TCP, and without it every response waits ~40 ms for the
     peer's delayed ACK (Nagle).
