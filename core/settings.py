@@ -124,9 +124,38 @@ class Settings(BaseSettings):
         50, ge=1, description="Open SMTP connections from one address (421 4.7.0 at greeting)."
     )
 
+    # Listeners and IMAP connection limits (security issue, holes 1, 8 and 9).
+    listen_backlog: int = Field(
+        2048,
+        ge=1,
+        description="Connections the kernel queues for each listener before it accepts them.",
+    )
+    imap_max_append_bytes: int | None = Field(
+        None,
+        ge=1,
+        description="Largest IMAP APPEND (APPENDLIMIT); empty = smtp_max_message_bytes.",
+    )
+    imap_login_timeout_seconds: float = Field(
+        60.0, gt=0, description="An IMAP connection must log in within this time of connecting."
+    )
+    imap_idle_timeout_seconds: float = Field(
+        1800.0, gt=0, description="A logged-in IMAP client silent this long is logged out."
+    )
+    imap_command_timeout_seconds: float = Field(
+        60.0, gt=0, description="Time for an IMAP command line (and each MiB of a literal)."
+    )
+    imap_max_connections_per_address: int = Field(
+        20, ge=1, description="IMAP connections open at once from one client address."
+    )
+
     @property
     def limits(self) -> Limits:
         return Limits(self.new_conversations_per_hour, self.hop_limit)
+
+    @property
+    def imap_append_limit(self) -> int:
+        """An IMAP APPEND may be as large as an SMTP message unless set apart."""
+        return self.imap_max_append_bytes or self.smtp_max_message_bytes
 
     @property
     def sqlite_path(self) -> Path:

@@ -34,7 +34,8 @@ from core.store.migrate import migrate
 from core.store.models import utcnow
 from core.store.replicas import ReplicaListener
 from gateway.tls import server_tls_context
-from imap_view.server import start_imap
+from imap_view.limits import ImapLimits
+from imap_view.server import ConnectionsPerAddress, start_imap
 from smtp_in.handler import SubmissionHandler
 from smtp_in.server import start_smtp
 from smtp_in.session_limits import SessionLimits
@@ -42,8 +43,11 @@ from smtp_in.session_limits import SessionLimits
 log = logging.getLogger("agentmail")
 
 
-def bind_tcp(host: str, port: int) -> socket.socket:
+def bind_tcp(host: str, port: int, backlog: int) -> socket.socket:
     """A listening TCP socket; port 0 picks a free one.
+
+    `backlog` is the setting `listen_backlog`; every server on the socket is given it
+    too, because asyncio's `create_server` listens again with its own default (100).
 
     Created with IPPROTO_TCP explicitly: asyncio only sets TCP_NODELAY on sockets
     whose protocol says TCP, and without it every response waits ~40 ms for the
@@ -57,7 +61,7 @@ def bind_tcp(host: str, port: int) -> socket.socket:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind(address)
-        sock.listen(1024)
+        sock.listen(backlog)
         sock.setblocking(False)
     except BaseException:
         sock.close()
@@ -122,7 +126,7 @@ class Gateway:
 
     async def _start_http(self, store: Store) -> None:
         app = create_app(self.settings, store)
-        sock = bind_tcp(self.settings.host, self.settings.http_port)
+        sock = bind_tcp(self.settings.host, self.settings.http_port, self.settings.listen_backlog)
         self.http_port = sock.getsockname()[1]
         config = uvicorn.Config(
             app,
@@ -131,6 +135,7 @@ class Gateway:
             lifespan="off",
             timeout_graceful_shutdown=5,
             proxy_headers=False,
+            backlog=self.settings.listen_backlog,
         )
         server = _EmbeddedServer(config)
         task = asyncio.create_task(server.serve(sockets=[sock]), name="http")
@@ -180,13 +185,23 @@ class Gateway:
                 tls_context=self.tls,
                 implicit_tls=implicit_tls,
                 limits=limits,
+                backlog=settings.listen_backlog,
             )
             self._stack.push_async_callback(stop_smtp)
 
     async def _start_imap(self, store: Store, throttle: LoginThrottle) -> None:
         """The IMAP port (STARTTLS when a certificate is configured) and, when
-        `imaps_port` is set, the implicit-TLS port, as for SMTP."""
+        `imaps_port` is set, the implicit-TLS port, as for SMTP; one limit of connections
+        per client address for both."""
         settings = self.settings
+        limits = ImapLimits(
+            max_append_bytes=settings.imap_append_limit,
+            login_timeout=settings.imap_login_timeout_seconds,
+            idle_timeout=settings.imap_idle_timeout_seconds,
+            command_timeout=settings.imap_command_timeout_seconds,
+            max_connections_per_address=settings.imap_max_connections_per_address,
+        )
+        connections = ConnectionsPerAddress(limits.max_connections_per_address)
         for sock, implicit_tls in self._bind(settings.imap_port, settings.imaps_port):
             if implicit_tls:
                 self.imaps_port = sock.getsockname()[1]
@@ -199,6 +214,9 @@ class Gateway:
                 sock,
                 allow_plaintext_auth=settings.imap_allow_plaintext_auth,
                 throttle=throttle,
+                limits=limits,
+                connections=connections,
+                backlog=settings.listen_backlog,
                 tls=self.tls,
                 implicit_tls=implicit_tls,
             )
@@ -210,7 +228,7 @@ class Gateway:
         ports = [(port, False)] if tls_port is None else [(port, False), (tls_port, True)]
         bound = []
         for number, implicit_tls in ports:
-            sock = bind_tcp(self.settings.host, number)
+            sock = bind_tcp(self.settings.host, number, self.settings.listen_backlog)
             self._stack.callback(sock.close)
             bound.append((sock, implicit_tls))
         return bound

@@ -30,9 +30,11 @@ class GatewayImapConfig(IMAPConfig):
         allow_plaintext_auth: bool,
         tls: ssl.SSLContext | None = None,
         implicit_tls: bool = False,
+        max_append_len: int = 26_214_400 + 65_536,
     ) -> None:
         """With `implicit_tls`, the connection is TLS from its first byte (RFC 8314
-        §3.3, port 993): no STARTTLS, and LOGIN allowed from anywhere."""
+        §3.3, port 993): no STARTTLS, and LOGIN allowed from anywhere. `max_append_len`
+        is the APPENDLIMIT (RFC 7889) pymap advertises after login."""
         super().__init__(
             Namespace(passlib_cfg=None, proxy_protocol=None),
             host=None,
@@ -45,10 +47,15 @@ class GatewayImapConfig(IMAPConfig):
             reject_dnsbl=False,
             invalid_user_sleep=0.0,  # the login throttle slows guessing instead
             bad_command_limit=5,
+            max_append_len=max_append_len,
         )
         self._domain = domain
         self._allow_plaintext_auth = allow_plaintext_auth
         self._implicit_tls = implicit_tls
+        # Once: pysasl finds its mechanisms by scanning every installed package's entry
+        # points, ~20 ms of the loop's time that each connection spent before its greeting.
+        self._mechanisms = SASLAuth.named(MECHANISMS)
+        self._no_mechanisms = SASLAuth([])
 
     @property
     def backend_capability(self) -> BackendCapability:
@@ -64,18 +71,20 @@ class GatewayImapConfig(IMAPConfig):
         (and LOGINDISABLED) unless plaintext is allowed.
         """
         secure = self._allow_plaintext_auth or self._implicit_tls
-        return self.tls_auth if secure else SASLAuth([])
+        return self.tls_auth if secure else self._no_mechanisms
 
     @property
     def tls_auth(self) -> SASLAuth:
-        return SASLAuth.named(MECHANISMS)
+        return self._mechanisms  # the mechanisms keep no state between attempts
 
     @property
     def initial_capability(self) -> Sequence[bytes]:
         # IDLE before login too, as Dovecot does: some clients (aioimaplib) read the
         # capabilities only from the greeting and refuse to IDLE otherwise.
+        # LITERAL- (RFC 7888 §4): before login no literal may be larger than 4096
+        # octets; after it, LITERAL+ (imap_view/server.py).
         starttls = [b"STARTTLS"] if self._tls_enabled else []
-        return [b"LITERAL+", b"ID", b"IDLE", *starttls]
+        return [b"LITERAL-", b"ID", b"IDLE", *starttls]
 
     @property
     def login_capability(self) -> Sequence[bytes]:

@@ -2,7 +2,9 @@
 
 pymap's `IMAPService` binds its own sockets and leaves connection tasks running;
 here the gateway binds the socket (port 0 picks a free one, as for HTTP and
-SMTP) and `stop` closes every connection before the store goes away.
+SMTP) and `stop` closes every connection before the store goes away. Each
+connection is pymap's, with its reads bounded (imap_view/connection.py), and a
+client address holds at most so many connections at once.
 """
 
 from __future__ import annotations
@@ -10,24 +12,87 @@ from __future__ import annotations
 import asyncio
 import socket
 import ssl
+from collections import Counter
 from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack, closing
 from uuid import uuid4
 
 from proxyprotocol.result import ProxyResultLocal
 from proxyprotocol.sock import SocketInfo
+from pymap.context import connection_exit
 from pymap.imap import IMAPServer
+from pymap.imap.state import ConnectionState
+from pymap.parsing.response.code import Capability
 
 from core.identity.throttle import LoginThrottle
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 from imap_view.backend import Backend
 from imap_view.config import GatewayImapConfig
+from imap_view.connection import LimitedConnection
+from imap_view.limits import ImapLimits
 from imap_view.login import Login
 from imap_view.pymap_speedups import install as install_speedups
 
-__all__ = ["start_imap"]
+__all__ = ["ConnectionsPerAddress", "start_imap"]
 
 install_speedups()
+
+
+class ConnectionsPerAddress:
+    """Open connections by client address, shared by the IMAP and IMAPS ports."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._open: Counter[str] = Counter()
+
+    def take(self, address: str) -> bool:
+        if self._open[address] >= self.limit:
+            return False
+        self._open[address] += 1
+        return True
+
+    def release(self, address: str) -> None:
+        self._open[address] -= 1
+        if self._open[address] <= 0:
+            del self._open[address]
+
+
+class _State(ConnectionState):
+    """After login, LITERAL+ where the greeting said LITERAL- (RFC 7888 §4): a logged-in
+    client may send a literal up to the APPENDLIMIT without waiting for `+`."""
+
+    @property
+    def capability(self) -> Capability:
+        listed = super().capability
+        try:
+            _ = self.session
+        except AttributeError:  # not logged in
+            return listed
+        swapped = [b"LITERAL+" if c == b"LITERAL-" else c for c in listed.capabilities]
+        return Capability(swapped)
+
+
+class _Server(IMAPServer):
+    """pymap's IMAPServer.__call__ with our connection and state classes."""
+
+    __slots__ = ["_limits"]
+
+    def __init__(self, login: Login, config: GatewayImapConfig, limits: ImapLimits) -> None:
+        super().__init__(login, config)
+        self._limits = limits
+
+    async def __call__(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, sock_info: SocketInfo
+    ) -> None:
+        conn = LimitedConnection(
+            self.commands, self._config, reader, writer, sock_info, limits=self._limits
+        )
+        state = _State(self._login, self._config)
+        async with AsyncExitStack() as stack:
+            connection_exit.set(stack)
+            stack.enter_context(closing(conn))
+            await conn.run(state)
 
 
 async def start_imap(
@@ -38,6 +103,9 @@ async def start_imap(
     *,
     allow_plaintext_auth: bool,
     throttle: LoginThrottle,
+    limits: ImapLimits,
+    connections: ConnectionsPerAddress,
+    backlog: int,
     tls: ssl.SSLContext | None = None,
     implicit_tls: bool = False,
 ) -> Callable[[], Awaitable[None]]:
@@ -45,32 +113,58 @@ async def start_imap(
 
     With `tls`, STARTTLS is offered (RFC 3501 §6.2.1); with `implicit_tls` too, every
     connection starts with the TLS handshake instead (RFC 8314 §3.3, imaps).
+    `backlog` is passed on: asyncio listens again with its own default (100) otherwise.
     """
     if implicit_tls and tls is None:
         raise ValueError("implicit TLS needs a TLS context")
     config = GatewayImapConfig(
-        domain=domain, allow_plaintext_auth=allow_plaintext_auth, tls=tls, implicit_tls=implicit_tls
+        domain=domain,
+        allow_plaintext_auth=allow_plaintext_auth,
+        tls=tls,
+        implicit_tls=implicit_tls,
+        max_append_len=limits.max_append_bytes,
     )
-    imap = IMAPServer(Login(Backend(store, blobs, domain, config), throttle), config)
-    connections: set[asyncio.Task[None]] = set()
+    imap = _Server(Login(Backend(store, blobs, domain, config), throttle), config, limits)
+    tasks: set[asyncio.Task[None]] = set()
 
     async def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         assert task is not None
-        connections.add(task)
+        tasks.add(task)
+        peer = writer.get_extra_info("peername")
+        address = str(peer[0]) if isinstance(peer, tuple) and peer else ""
+        if not connections.take(address):
+            await _turn_away(writer, connections.limit)
+            tasks.discard(task)
+            return
         try:
             info = SocketInfo.get(writer, ProxyResultLocal(), unique_id=uuid4().bytes)
             await imap(reader, writer, info)
         finally:
-            connections.discard(task)
+            connections.release(address)
+            tasks.discard(task)
 
-    server = await asyncio.start_server(connected, sock=sock, ssl=tls if implicit_tls else None)
+    server = await asyncio.start_server(
+        connected, sock=sock, ssl=tls if implicit_tls else None, backlog=backlog
+    )
 
     async def stop() -> None:
         server.close()
-        for task in list(connections):
+        for task in list(tasks):
             task.cancel()
-        await asyncio.gather(*connections, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         await server.wait_closed()
 
     return stop
+
+
+async def _turn_away(writer: asyncio.StreamWriter, limit: int) -> None:
+    """RFC 3501 §7.1.5: a BYE as the greeting says the server will not serve this client."""
+    text = f"* BYE [LIMIT] Too many connections from your address (at most {limit}).\r\n"
+    try:
+        writer.write(text.encode())
+        await writer.drain()
+    except ConnectionError:
+        pass
+    finally:
+        writer.close()

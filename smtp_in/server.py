@@ -218,11 +218,13 @@ async def start_smtp(
     tls_context: ssl.SSLContext | None = None,
     implicit_tls: bool = False,
     limits: SessionLimits | None = None,
+    backlog: int = 2048,
 ) -> Callable[[], Awaitable[None]]:
     """Serve SMTP on `sock` (bound and listening) on the running loop; returns `stop`.
 
     With `implicit_tls` every connection starts with the TLS handshake (`tls_context`
     is then required); otherwise `tls_context`, when given, is offered by STARTTLS.
+    `backlog` is passed on: asyncio listens again with its own default (100) otherwise.
     """
     if implicit_tls and tls_context is None:
         raise ValueError("implicit TLS needs a TLS context")
@@ -241,7 +243,9 @@ async def start_smtp(
             limits=limits,
         )
 
-    server = await loop.create_server(session, sock=sock, ssl=tls_context if implicit_tls else None)
+    server = await loop.create_server(
+        session, sock=sock, ssl=tls_context if implicit_tls else None, backlog=backlog
+    )
 
     async def stop() -> None:
         server.close()

@@ -1,0 +1,46 @@
+"""How much an IMAP client may send, how slowly, and how many connections it may hold.
+
+pymap reads whatever a client announces: `x LOGIN {2000000000+}` made it buffer
+two gigabytes before anyone logged in. These limits bound every connection
+(imap_view/connection.py enforces them); the gateway builds them from its
+settings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["ImapLimits"]
+
+# RFC 7888 §4 (LITERAL-): a non-synchronizing literal is at most 4096 octets, and
+# pymap itself takes no larger literal in any command but APPEND.
+SMALL_LITERAL = 4096
+# Before login a client sends LOGIN, AUTHENTICATE, STARTTLS, CAPABILITY, ID, NOOP:
+# two small literals and a line are all a command needs.
+PREAUTH_COMMAND_BYTES = 16_384
+# Every line, as Dovecot's `imap_max_line_length` (64 KiB); asyncio's StreamReader
+# refuses a longer one anyway.
+LINE_BYTES = 65_536
+# Literals in one command: LOGIN has two, ID (RFC 2971) at most 60 strings.
+LITERALS_PER_COMMAND = 64
+# A literal is read (and timed) one MiB at a time.
+LITERAL_CHUNK = 1_048_576
+
+
+@dataclass(frozen=True, slots=True)
+class ImapLimits:
+    """The per-connection limits of the IMAP server (settings `imap_*`)."""
+
+    max_append_bytes: int = 26_214_400 + 65_536
+    login_timeout: float = 60.0
+    idle_timeout: float = 1800.0
+    command_timeout: float = 60.0
+    max_connections_per_address: int = 20
+
+    def literal_limit(self, *, authenticated: bool, append: bool) -> int:
+        """The largest literal one command may carry in this state."""
+        return self.max_append_bytes if authenticated and append else SMALL_LITERAL
+
+    def command_limit(self, *, authenticated: bool) -> int:
+        """The most octets (lines and literals) one command may have in all."""
+        return self.max_append_bytes + LINE_BYTES if authenticated else PREAUTH_COMMAND_BYTES
