@@ -78,6 +78,7 @@ POLICIES: dict[Route, Policy] = {
     # agents
     ("POST", f"{_V1}/agent/register"): "agent_key",
     ("POST", f"{_V1}/agent/heartbeat"): "agent",
+    ("DELETE", f"{_V1}/agent/workspaces/{{name}}"): "agent",
     ("GET", f"{_V1}/agents"): "authenticated",
     # mail: agents under /mail, humans under /me/mail
     ("POST", f"{_V1}/mail/send"): "agent",

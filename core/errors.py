@@ -44,6 +44,12 @@ class UnknownWorkspace(DomainError):
     code = "unknown_workspace"
 
 
+class WorkspaceConflict(DomainError):
+    """A workspace change that would make an address ambiguous or strand open work."""
+
+    code = "workspace_conflict"
+
+
 class UnknownAlias(DomainError):
     """No conversation has this alias; we never create one silently."""
 
@@ -127,6 +133,7 @@ ALL_DOMAIN_ERRORS: tuple[type[DomainError], ...] = (
     InvalidRequest,
     UnknownRecipient,
     UnknownWorkspace,
+    WorkspaceConflict,
     UnknownAlias,
     NotFound,
     AuthenticationFailed,

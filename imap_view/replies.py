@@ -24,6 +24,7 @@ CODES: dict[type[domain.DomainError], bytes] = {
     domain.AuthenticationFailed: b"AUTHENTICATIONFAILED",
     domain.Forbidden: b"NOPERM",
     domain.NameTaken: b"ALREADYEXISTS",
+    domain.WorkspaceConflict: b"CANNOT",
     domain.AliasTaken: b"ALREADYEXISTS",
     domain.AlreadyDecided: b"CANNOT",
     domain.InvalidDecision: b"CANNOT",

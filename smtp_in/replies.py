@@ -19,6 +19,7 @@ REPLIES: dict[type[domain.DomainError], tuple[int, str]] = {
     domain.AuthenticationFailed: (535, "5.7.8"),
     domain.Forbidden: (550, "5.7.1"),
     domain.NameTaken: (550, "5.7.1"),
+    domain.WorkspaceConflict: (550, "5.7.1"),
     domain.AliasTaken: (550, "5.7.1"),
     domain.AlreadyDecided: (550, "5.7.1"),
     domain.InvalidDecision: (550, "5.7.1"),

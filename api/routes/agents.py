@@ -9,6 +9,8 @@ from pydantic import BaseModel, Field
 
 from api.deps import Agent, AgentKey, AnyPrincipal, SettingsDep, StoreDep
 from core.identity import agents
+from core.identity import workspaces
+from core.identity.workspaces import Workspace
 from core.views import AgentView
 
 router = APIRouter(tags=["agents"])
@@ -16,7 +18,7 @@ router = APIRouter(tags=["agents"])
 
 class RegisterBody(BaseModel):
     name: str
-    workspaces: list[agents.Workspace] = Field(min_length=1)
+    workspaces: list[Workspace] = Field(min_length=1)
     platform: str = Field("", max_length=64)
 
 
@@ -43,6 +45,17 @@ async def register(
     return Registered(
         agent_id=agent.id, agent=agents.agent_view(agent, settings.domain), agent_key=permanent_key
     )
+
+
+@router.delete("/agent/workspaces/{name}")
+async def remove_workspace(
+    name: str, principal: Agent, store: StoreDep, settings: SettingsDep, force: bool = False
+) -> AgentView:
+    """Remove one of the caller's workspaces (registering again never drops one);
+    409 while it has open conversations unless `force=true`, and for the last one."""
+    assert principal.name is not None
+    agent = await workspaces.remove_workspace(store, principal.name, name, force)
+    return agents.agent_view(agent, settings.domain)
 
 
 @router.post("/agent/heartbeat")

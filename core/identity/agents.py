@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from pydantic import BaseModel, Field
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
@@ -14,13 +13,12 @@ from core.address import Address, normalize_name
 from core.errors import (
     AuthenticationFailed,
     Forbidden,
-    InvalidAddress,
-    InvalidRequest,
     NameTaken,
     NotFound,
 )
 from core.identity.accounts import lock_names, name_in_use, refuse_reserved_name
 from core.identity.keys import issue_key, require_bound_agent
+from core.identity.workspaces import Workspace, checked_workspaces, merged_workspaces
 from core.principal import Principal
 from core.store.engine import Store
 from core.store.events import emit
@@ -36,13 +34,6 @@ from core.store.models import (
     utcnow,
 )
 from core.views import AgentView, WorkspaceView
-
-MAX_WORKSPACES = 100
-
-
-class Workspace(BaseModel):
-    name: str = Field(min_length=1, max_length=256)
-    path: str = Field("", max_length=1024)
 
 
 def budget_value(limit: int | None) -> int | str:
@@ -71,30 +62,6 @@ def agent_view(agent: Agent, domain: str) -> AgentView:
         default_budget=budget_value(agent.default_budget),
         created_at=agent.created_at,
     )
-
-
-def _checked_workspaces(workspaces: Sequence[Workspace], agent_name: str) -> list[dict[str, str]]:
-    if not workspaces:
-        raise InvalidRequest("an agent needs at least one workspace: [{name, path}]")
-    if len(workspaces) > MAX_WORKSPACES:
-        raise InvalidRequest(f"at most {MAX_WORKSPACES} workspaces")
-    names: set[str] = set()
-    checked = []
-    for ws in workspaces:
-        for text, what in ((ws.name, "name"), (ws.path, "path")):
-            if not text:
-                continue
-            try:
-                Address(agent_name, text)
-            except InvalidAddress as error:
-                raise InvalidRequest(
-                    f"workspace {what} {text!r} cannot be addressed: {error}"
-                ) from error
-        if ws.name in names:
-            raise InvalidRequest(f"two workspaces are named {ws.name!r}")
-        names.add(ws.name)
-        checked.append({"name": ws.name, "path": ws.path})
-    return checked
 
 
 def _presence_audience(session: Session, agent_name: str) -> list[str]:
@@ -149,7 +116,8 @@ async def register_agent(
     platform: str,
     default_budget: int | None,
 ) -> tuple[Agent, str | None]:
-    """Register (or update) the agent this key is bound to.
+    """Register (or update) the agent this key is bound to; registering again adds or
+    updates workspaces and keeps the others (core/identity/workspaces.py).
 
     Returns the agent and, when an enrolment key was used, the agent's new permanent key.
     """
@@ -157,7 +125,7 @@ async def register_agent(
     refuse_reserved_name(name)
     if principal.name and principal.name != name:
         raise Forbidden(f"this key is bound to agent '{principal.name}', not '{name}'")
-    checked = _checked_workspaces(workspaces, name)
+    checked = checked_workspaces(workspaces, name)
     now = utcnow()
 
     def run(session: Session) -> Agent:
@@ -173,7 +141,7 @@ async def register_agent(
         elif not principal.name:
             raise NameTaken(f"agent '{name}' is registered with another key")
         else:
-            agent.workspaces = checked
+            agent.workspaces = merged_workspaces(agent.workspaces, checked)
             agent.platform = platform
         agent.last_seen = now
         _set_presence(session, agent, "online")
