@@ -8,8 +8,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from api.deps import Agent, AgentKey, AnyPrincipal, SettingsDep, StoreDep
-from core.identity import agents
-from core.identity import workspaces
+from core.identity import agents, workspaces
 from core.identity.workspaces import Workspace
 from core.views import AgentView
 
