@@ -2,7 +2,7 @@
 
 No CDN (a gateway may have no internet, and a CDN is a third party running
 script on our origin) and no inline script, so the page lives under the content
-security policy of `api/headers.py`: Swagger UI's files come from the
+security policy of `api/headers.py` (which allows inline styles on this page only): Swagger UI's files come from the
 `fastapi-offline` package, and the few lines that start it are a file of their
 own, which reads the OpenAPI document's URL from the page.
 """
@@ -16,6 +16,8 @@ import fastapi_offline
 from fastapi import APIRouter, FastAPI
 from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
+
+from api.headers import DOCS_CONTENT_SECURITY_POLICY as DOCS_CSP
 
 ASSETS = Path(fastapi_offline.__file__).parent / "static"
 
@@ -62,7 +64,7 @@ def install_docs(app: FastAPI, docs_url: str, assets_url: str) -> None:
 
     @router.get(docs_url)
     async def docs() -> HTMLResponse:
-        return HTMLResponse(page)
+        return HTMLResponse(page, headers={"Content-Security-Policy": DOCS_CSP})
 
     @router.get(f"{docs_url}/start.js")
     async def start() -> Response:
