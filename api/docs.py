@@ -2,9 +2,10 @@
 
 No CDN (a gateway may have no internet, and a CDN is a third party running
 script on our origin) and no inline script, so the page lives under the content
-security policy of `api/headers.py` (which allows inline styles on this page only): Swagger UI's files come from the
-`fastapi-offline` package, and the few lines that start it are a file of their
-own, which reads the OpenAPI document's URL from the page.
+security policy of `api/headers.py` (inline styles are allowed on this page
+only): Swagger UI's files come from the `fastapi-offline` package, and the few
+lines that start it are a file of their own, which reads the OpenAPI
+document's URL from the page.
 """
 
 from __future__ import annotations

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
 from rich.table import Table
 
-from core.identity import accounts, keys
+from core.identity import accounts, keys, passwords
 from core.store.engine import Store
 from core.views import IssuedKey
 from gateway import cli_archive
@@ -118,6 +119,26 @@ def user_add(
         settings, lambda store: accounts.create_user(store, name, password, is_admin=admin)
     )
     console.print(f"created user [bold]{user.name}[/] ({user.name}@{settings.domain})")
+
+
+@user_app.command("passwd")
+def user_passwd(
+    name: str,
+    data_dir: DataDir = None,
+    database_url: DatabaseUrl = None,
+) -> None:
+    """Set a user's password: prompted on a terminal, else the first line of stdin.
+
+    Every web login of the user ends; their keys stay. Never an argument: command
+    lines are visible to other users of the machine (ps) and kept in shell history.
+    """
+    if sys.stdin.isatty():
+        password = typer.prompt("New password", hide_input=True, confirmation_prompt=True)
+    else:
+        password = sys.stdin.readline().rstrip("\r\n")
+    settings = settings_from(data_dir=data_dir, database_url=database_url)
+    with_store(settings, lambda store: passwords.set_password(store, name, password))
+    console.print(f"password of [bold]{name.strip().lower()}[/] changed; its web logins ended")
 
 
 @key_app.command("issue")
