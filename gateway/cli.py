@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Literal
@@ -86,10 +87,18 @@ def serve(
             console.print(
                 f"  IMAPS         {settings.host}:{gateway.imaps_port}   (IMAP over implicit TLS)"
             )
-        if gateway.generated_admin_password:
+        generated = gateway.generated_admin_password
+        if generated and sys.stdout.isatty():
             console.print(
                 f"  log in as     [bold]{settings.admin_user}[/] / "
-                f"[bold]{gateway.generated_admin_password}[/]   (shown once: note it now)"
+                f"[bold]{generated}[/]   (shown once: note it now)"
+            )
+        elif generated:
+            # Not a terminal: the output goes to a log (journald, a file) others may read.
+            path = save_admin_password(settings.data_dir, generated)
+            console.print(
+                f"  log in as     [bold]{settings.admin_user}[/] with the password in {path} "
+                "(readable by this user only; delete it once noted)"
             )
         else:
             console.print(
@@ -103,6 +112,20 @@ def serve(
     except TlsConfigError as error:
         err.print(f"[red]error:[/red] {error}")
         raise typer.Exit(2) from error
+
+
+ADMIN_PASSWORD_FILE = "admin-password.txt"
+
+
+def save_admin_password(data_dir: Path, password: str) -> Path:
+    """The generated first admin password in a file only its owner can read (0600)."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path = (data_dir / ADMIN_PASSWORD_FILE).resolve()
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(descriptor, 0o600)  # a file left from before keeps its own mode otherwise
+    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+        file.write(password + "\n")
+    return path
 
 
 @user_app.command("add")
