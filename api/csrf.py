@@ -3,7 +3,7 @@
 A browser attaches the session cookie to any request to the gateway, whichever
 page made it; a bearer key it never attaches by itself. So every unsafe request
 (POST, PUT, PATCH, DELETE) that authenticates with the cookie must say where it
-comes from: an `Origin` header equal to the gateway's own origin (RFC 6454 §7;
+comes from: an `Origin` header equal to the gateway's own origin (RFC 6454 §7.3;
 browsers send it on every non-GET request), or, without `Origin`,
 `Sec-Fetch-Site: same-origin` (Fetch Metadata). Otherwise `403 csrf_origin`.
 The cookie is also `SameSite=Strict`, which modern browsers honour; this check

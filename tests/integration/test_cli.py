@@ -102,12 +102,11 @@ async def test_serve_prints_how_to_log_in_and_stops_on_sigterm(
     assert "with ADMIN_PASSWORD, or the password printed on the first start" in text
 
 
-async def test_serve_prints_the_generated_password_on_a_terminal(
-    database_url: str, tmp_path: Path
-) -> None:
-    """`make run` in a terminal: the first admin password is shown there, and no file made."""
+async def test_serve_prints_the_generated_password_on_a_terminal(tmp_path: Path) -> None:
+    """`make run` in a terminal: the first admin password is shown there, and no file made.
+    (Not about storage: SQLite only.)"""
     env = _env(
-        database_url,
+        f"sqlite:///{tmp_path / 'db.sqlite'}",
         tmp_path / "data",
         AGENTMAIL_HTTP_PORT="0",
         AGENTMAIL_SMTP_PORT="0",
