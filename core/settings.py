@@ -121,10 +121,10 @@ class Settings(BaseSettings):
         "X-Forwarded-For/-Proto are believed; empty = none.",
     )
     login_failures_per_address: int = Field(
-        5, ge=1, description="Failed web logins from one address within a minute before 429."
+        5, ge=1, le=1000, description="Failed web logins from one address in a minute before 429."
     )
     login_failures_per_account: int = Field(
-        10, ge=1, description="Failed web logins on one account within a minute before 429."
+        10, ge=1, le=1000, description="Failed web logins on one account in a minute before 429."
     )
     http_header_timeout_seconds: float = Field(
         20.0, gt=0, description="Time a client has to send a request's headers (408 beyond)."
