@@ -80,6 +80,7 @@ async def test_foreign_origin_is_refused_and_own_origin_works(web: Api) -> None:
     users = ok(await admin.get("/api/v1/admin/users"))["users"]
     assert "mallory" not in [u["name"] for u in users]
     assert ok(await human.get("/api/v1/me/drafts"))["total"] == 1
+    assert stored_files(web.gateway.settings.attachments_dir) == []
 
     # The same requests from the gateway's own origin work.
     for who, path, args in the_requests(draft):
@@ -87,6 +88,11 @@ async def test_foreign_origin_is_refused_and_own_origin_works(web: Api) -> None:
         response = await clients[who].post(path, headers=headers, **args)
         assert response.status_code in (200, 201), (path, response.text)
     assert ok(await human.get(f"{HUMAN_MAIL}/sent"))["total"] == 2  # the send and the draft
+    assert len(stored_files(web.gateway.settings.attachments_dir)) == 1
+
+
+def stored_files(directory: Path) -> list[Path]:
+    return [path for path in directory.rglob("*") if path.is_file()] if directory.exists() else []
 
 
 def _without_origin(headers: dict[str, str]) -> dict[str, str]:
