@@ -136,10 +136,11 @@ class Settings(BaseSettings):
     @field_validator("public_origin")
     @classmethod
     def _origin(cls, value: str) -> str:
-        value = value.strip().rstrip("/")
-        if value and not value.startswith(("http://", "https://")):
+        value = value.strip().rstrip("/").lower()
+        scheme, _, rest = value.partition("://")
+        if value and (scheme not in ("http", "https") or not rest or "/" in rest):
             raise ValueError("public_origin is scheme://host[:port], e.g. https://mail.example.com")
-        return value.lower()
+        return value
 
     @field_validator("trusted_proxies")
     @classmethod
