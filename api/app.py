@@ -5,9 +5,13 @@ from __future__ import annotations
 from fastapi import APIRouter, FastAPI
 from fastapi.responses import HTMLResponse
 
+from api.csrf import OriginCheck
+from api.docs import install_docs
 from api.errors import install_error_handlers
+from api.headers import SecurityHeaders
 from api.limits import RequestGuard
 from api.routes import (
+    account,
     agents,
     attachments,
     auth,
@@ -22,31 +26,41 @@ from api.routes import (
     users,
 )
 from api.uploads import MULTIPART_OVERHEAD
+from core.identity.logins import LoginGuard
+from core.identity.throttle import LoginThrottle
 from core.settings import Settings
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 
 API_PREFIX = "/api/v1"
 VERSION = "0.1.0"
+DOCS_ASSETS = f"{API_PREFIX}/docs-assets"
 
 _HOME = """<!doctype html><meta charset="utf-8"><title>AgentMail</title>
 <h1>AgentMail gateway</h1>
 <p>The web UI is not built yet. The API is at <a href="/api/v1/docs">/api/v1/docs</a>.</p>"""
 
 
-def create_app(settings: Settings, store: Store) -> FastAPI:
+def create_app(settings: Settings, store: Store, throttle: LoginThrottle | None = None) -> FastAPI:
+    """`throttle`: the login throttle SMTP and IMAP use too (one per process)."""
     app = FastAPI(
         title="AgentMail",
         version=VERSION,
         summary="Humans and AI agents working together by mail.",
         openapi_url=f"{API_PREFIX}/openapi.json",
-        docs_url=f"{API_PREFIX}/docs",
+        docs_url=None,  # api/docs.py serves it without a CDN or an inline script
         redoc_url=None,
     )
     app.state.settings = settings
     app.state.store = store
     app.state.blobs = BlobStore(settings.attachments_dir)
+    app.state.login_guard = LoginGuard(
+        throttle or LoginThrottle(1, 0.0),
+        settings.login_failures_per_address,
+        settings.login_failures_per_account,
+    )
     install_error_handlers(app)
+    install_docs(app, f"{API_PREFIX}/docs", DOCS_ASSETS)
     api = APIRouter(prefix=API_PREFIX)
 
     @api.get("/health", tags=["meta"])
@@ -55,6 +69,7 @@ def create_app(settings: Settings, store: Store) -> FastAPI:
 
     for router in (
         auth.router,
+        account.router,
         users.router,
         keys.router,
         agents.router,
@@ -85,4 +100,7 @@ def create_app(settings: Settings, store: Store) -> FastAPI:
         max_body_bytes=settings.max_body_bytes,
         streamed={f"{API_PREFIX}{r.prefix}": upload_limit for r in attachments.routers},
     )
+    login = f"{API_PREFIX}/auth/login"
+    app.add_middleware(OriginCheck, public_origin=settings.public_origin, login_path=login)
+    app.add_middleware(SecurityHeaders, cacheable_prefix=DOCS_ASSETS)
     return app

@@ -8,6 +8,7 @@ from fastapi import Depends, Request
 
 from core.errors import AuthenticationFailed, Forbidden
 from core.identity.keys import authenticate, require_bound_agent
+from core.identity.logins import LoginGuard
 from core.principal import Principal
 from core.settings import Settings
 from core.store.blobs import BlobStore
@@ -31,9 +32,22 @@ def get_blobs(request: Request) -> BlobStore:
     return blobs
 
 
+def get_login_guard(request: Request) -> LoginGuard:
+    guard: LoginGuard = request.app.state.login_guard
+    return guard
+
+
+def client_address(request: Request) -> str:
+    """The client's address: the peer's, or what a trusted proxy says (uvicorn applies
+    `AGENTMAIL_TRUSTED_PROXIES` before the app runs: the one place that decides)."""
+    return request.client.host if request.client else ""
+
+
 StoreDep = Annotated[Store, Depends(get_store)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 BlobsDep = Annotated[BlobStore, Depends(get_blobs)]
+LoginGuardDep = Annotated[LoginGuard, Depends(get_login_guard)]
+ClientAddress = Annotated[str, Depends(client_address)]
 
 
 def credentials(request: Request) -> str:

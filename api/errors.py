@@ -11,6 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from api.headers import SECURITY_HEADERS
 from core import errors as domain
 
 STATUS: dict[type[domain.DomainError], int] = {
@@ -92,7 +93,9 @@ async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
 
 
 async def _unexpected(_request: Request, _exc: Exception) -> JSONResponse:
-    return error_response(500, "internal_error", "internal error; it has been logged")
+    # Answered outside the app's middleware (Starlette's ServerErrorMiddleware): its own headers.
+    headers = {**SECURITY_HEADERS, "cache-control": "no-store"}
+    return error_response(500, "internal_error", "internal error; it has been logged", headers)
 
 
 def install_error_handlers(app: FastAPI) -> None:

@@ -159,6 +159,8 @@ def gateway_env(admin_password: str, database_url: str = "") -> dict[str, str]:
         "ADMIN_USER": "admin",
         "ADMIN_PASSWORD": admin_password,
         "AGENTMAIL_BCRYPT_ROUNDS": "4",
+        # Every load client is on loopback: one address, many senders.
+        "AGENTMAIL_HTTP_CONNECTIONS_PER_ADDRESS": "100000",
         "PYTHONUNBUFFERED": "1",
     }
     env.pop("DATABASE_URL", None)

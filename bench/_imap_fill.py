@@ -31,7 +31,9 @@ DOMAIN = "agentmail.localhost"
 
 async def setup_accounts(base_url: str) -> str:
     """The humans `alice` and `heavy`, and the agent `builder`; returns the agent's key."""
-    async with httpx.AsyncClient(base_url=base_url, timeout=30.0) as http:
+    async with httpx.AsyncClient(
+        base_url=base_url, headers={"Origin": base_url}, timeout=30.0
+    ) as http:
         login = {"username": "admin", "password": ADMIN_PASSWORD}
         (await http.post("/api/v1/auth/login", json=login)).raise_for_status()
         for name in (READER, HEAVY):

@@ -36,6 +36,11 @@ SENDER = "bench-sender"
 SENDER_PASSWORD = "bench-sender-password"
 
 
+def _origin(base: str) -> dict[str, str]:
+    """A login cookie works only from the gateway's own origin (api/csrf.py)."""
+    return {"Origin": base}
+
+
 def check(response: httpx.Response, what: str, status: int = 200) -> dict[str, Any]:
     if response.status_code != status:
         raise RuntimeError(f"{what}: HTTP {response.status_code} {response.text[:300]}")
@@ -92,7 +97,7 @@ class GatewayTarget:
         """Admin login, the human sender and its user key, agent keys and registrations."""
         base, agents = self.server.base_url, self.args.agents
         gate = asyncio.Semaphore(10)
-        async with httpx.AsyncClient(base_url=base, timeout=30.0) as admin:
+        async with httpx.AsyncClient(base_url=base, headers=_origin(base), timeout=30.0) as admin:
             login = {"username": "admin", "password": ADMIN_PASSWORD}
             check(await admin.post(f"{API}/auth/login", json=login), "admin login")
             user = {"name": SENDER, "password": SENDER_PASSWORD, "is_admin": False}
@@ -106,7 +111,7 @@ class GatewayTarget:
 
             keys = await asyncio.gather(*(agent_key(i) for i in range(agents)))
 
-        async with httpx.AsyncClient(base_url=base, timeout=30.0) as human:
+        async with httpx.AsyncClient(base_url=base, headers=_origin(base), timeout=30.0) as human:
             login = {"username": SENDER, "password": SENDER_PASSWORD}
             check(await human.post(f"{API}/auth/login", json=login), "sender login")
             body = {"lifecycle": "permanent", "label": "bench"}

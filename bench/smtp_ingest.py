@@ -131,7 +131,9 @@ async def send_round(
 
 async def setup_accounts(gateway: Child, conversations: int) -> str:
     """The human sender's user key, and the receiving agent, made over HTTP."""
-    async with httpx.AsyncClient(base_url=gateway.base_url, timeout=30.0) as http:
+    async with httpx.AsyncClient(
+        base_url=gateway.base_url, headers={"Origin": gateway.base_url}, timeout=30.0
+    ) as http:
         login = {"username": "admin", "password": ADMIN_PASSWORD}
         (await http.post("/api/v1/auth/login", json=login)).raise_for_status()
         user = {"name": "bench", "password": "bench-password", "is_admin": False}

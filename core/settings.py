@@ -7,10 +7,11 @@ from the documentation.
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -148,6 +149,50 @@ class Settings(BaseSettings):
         20, ge=1, description="IMAP connections open at once from one client address."
     )
 
+    # The web session and HTTP hardening (security issue, holes 4-8 and 16).
+    public_origin: str = Field(
+        "",
+        description="The gateway's origin as browsers see it (https://mail.example.com); "
+        "empty = each request's scheme and Host (proxy-aware).",
+    )
+    trusted_proxies: str = Field(
+        "",
+        description="Comma-separated addresses or CIDRs of reverse proxies whose "
+        "X-Forwarded-For/-Proto are believed; empty = none.",
+    )
+    login_failures_per_address: int = Field(
+        5, ge=1, le=1000, description="Failed web logins from one address in a minute before 429."
+    )
+    login_failures_per_account: int = Field(
+        10, ge=1, le=1000, description="Failed web logins on one account in a minute before 429."
+    )
+    http_header_timeout_seconds: float = Field(
+        20.0, gt=0, description="Time a client has to send a request's headers (408 beyond)."
+    )
+    http_connections_per_address: int = Field(
+        100, ge=1, description="Open HTTP connections one client address may hold (503 beyond)."
+    )
+
+    @field_validator("public_origin")
+    @classmethod
+    def _origin(cls, value: str) -> str:
+        value = value.strip().rstrip("/").lower()
+        scheme, _, rest = value.partition("://")
+        if value and (scheme not in ("http", "https") or not rest or "/" in rest):
+            raise ValueError("public_origin is scheme://host[:port], e.g. https://mail.example.com")
+        return value
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxies(cls, value: str) -> str:
+        for item in _items(value):
+            ipaddress.ip_network(item, strict=False)  # a typo fails at start-up
+        return value
+
+    @property
+    def trusted_proxy_networks(self) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+        return [ipaddress.ip_network(item, strict=False) for item in _items(self.trusted_proxies)]
+
     @property
     def limits(self) -> Limits:
         return Limits(self.new_conversations_per_hour, self.hop_limit)
@@ -168,3 +213,7 @@ class Settings(BaseSettings):
     @property
     def offline_after_seconds(self) -> float:
         return 3 * self.heartbeat_seconds
+
+
+def _items(value: str) -> list[str]:
+    return [item.strip() for item in value.split(",") if item.strip()]

@@ -179,3 +179,14 @@ class TreeChunk(View):
     next_cursor_down: str | None = Field(
         description="Pass with direction=descendants for the next chunk down; null when done."
     )
+
+
+class LoginView(View):
+    """A web login (a browser's session cookie), as its user sees it in `GET /me/logins`."""
+
+    login_id: str
+    user_agent: str
+    created_at: datetime
+    last_used_at: datetime | None = Field(description="Written at most once a minute.")
+    expires_at: datetime | None
+    current: bool = Field(description="The login this request came with.")

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
 from rich.table import Table
 
-from core.identity import accounts, keys
+from core.identity import accounts, keys, passwords
 from core.store.engine import Store
 from core.views import IssuedKey
 from gateway import cli_archive
@@ -85,10 +87,18 @@ def serve(
             console.print(
                 f"  IMAPS         {settings.host}:{gateway.imaps_port}   (IMAP over implicit TLS)"
             )
-        if gateway.generated_admin_password:
+        generated = gateway.generated_admin_password
+        if generated and sys.stdout.isatty():
             console.print(
                 f"  log in as     [bold]{settings.admin_user}[/] / "
-                f"[bold]{gateway.generated_admin_password}[/]   (shown once: note it now)"
+                f"[bold]{generated}[/]   (shown once: note it now)"
+            )
+        elif generated:
+            # Not a terminal: the output goes to a log (journald, a file) others may read.
+            path = save_admin_password(settings.data_dir, generated)
+            console.print(
+                f"  log in as     [bold]{settings.admin_user}[/] with the password in {path} "
+                "(readable by this user only; delete it once noted)"
             )
         else:
             console.print(
@@ -102,6 +112,20 @@ def serve(
     except TlsConfigError as error:
         err.print(f"[red]error:[/red] {error}")
         raise typer.Exit(2) from error
+
+
+ADMIN_PASSWORD_FILE = "admin-password.txt"
+
+
+def save_admin_password(data_dir: Path, password: str) -> Path:
+    """The generated first admin password in a file only its owner can read (0600)."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path = (data_dir / ADMIN_PASSWORD_FILE).resolve()
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(descriptor, 0o600)  # a file left from before keeps its own mode otherwise
+    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+        file.write(password + "\n")
+    return path
 
 
 @user_app.command("add")
@@ -118,6 +142,26 @@ def user_add(
         settings, lambda store: accounts.create_user(store, name, password, is_admin=admin)
     )
     console.print(f"created user [bold]{user.name}[/] ({user.name}@{settings.domain})")
+
+
+@user_app.command("passwd")
+def user_passwd(
+    name: str,
+    data_dir: DataDir = None,
+    database_url: DatabaseUrl = None,
+) -> None:
+    """Set a user's password: prompted on a terminal, else the first line of stdin.
+
+    Every web login of the user ends; their keys stay. Never an argument: command
+    lines are visible to other users of the machine (ps) and kept in shell history.
+    """
+    if sys.stdin.isatty():
+        password = typer.prompt("New password", hide_input=True, confirmation_prompt=True)
+    else:
+        password = sys.stdin.readline().rstrip("\r\n")
+    settings = settings_from(data_dir=data_dir, database_url=database_url)
+    with_store(settings, lambda store: passwords.set_password(store, name, password))
+    console.print(f"password of [bold]{name.strip().lower()}[/] changed; its web logins ended")
 
 
 @key_app.command("issue")

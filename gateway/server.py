@@ -33,6 +33,7 @@ from core.store.events import prune_events
 from core.store.migrate import migrate
 from core.store.models import utcnow
 from core.store.replicas import ReplicaListener
+from gateway.http_connections import ConnectionGuard, guarded_protocol
 from gateway.tls import server_tls_context
 from imap_view.limits import ImapLimits
 from imap_view.server import ConnectionsPerAddress, start_imap
@@ -111,11 +112,11 @@ class Gateway:
             listener = ReplicaListener(store, store.bus)
             await listener.start()
             self._stack.push_async_callback(listener.stop)
-        await self._start_http(store)
-        # One throttle for both: guessing over SMTP and IMAP at once is no faster.
+        # One throttle for all: guessing over the web, SMTP and IMAP at once is no faster.
         throttle = LoginThrottle(
             settings.smtp_auth_failures_before_delay, settings.smtp_auth_failure_delay_seconds
         )
+        await self._start_http(store, throttle)
         await self._start_smtp(store, throttle)
         await self._start_imap(store, throttle)
         self._every(settings.heartbeat_seconds / 3, self._sweep_presence)
@@ -124,18 +125,27 @@ class Gateway:
         ttl_seconds = settings.attachment_ttl_hours * 3600
         self._every(min(3600.0, max(1.0, ttl_seconds / 4)), self._collect_attachments)
 
-    async def _start_http(self, store: Store) -> None:
-        app = create_app(self.settings, store)
-        sock = bind_tcp(self.settings.host, self.settings.http_port, self.settings.listen_backlog)
+    async def _start_http(self, store: Store, throttle: LoginThrottle) -> None:
+        settings = self.settings
+        app = create_app(settings, store, throttle)
+        sock = bind_tcp(settings.host, settings.http_port, settings.listen_backlog)
         self.http_port = sock.getsockname()[1]
+        proxies = settings.trusted_proxy_networks
+        guard = ConnectionGuard(
+            settings.http_header_timeout_seconds, settings.http_connections_per_address, proxies
+        )
         config = uvicorn.Config(
             app,
+            http=guarded_protocol(guard),
             log_level="warning",
             access_log=False,
             lifespan="off",
             timeout_graceful_shutdown=5,
-            proxy_headers=False,
-            backlog=self.settings.listen_backlog,
+            # The one place that decides the client's address and scheme: X-Forwarded-For
+            # and -Proto count only from AGENTMAIL_TRUSTED_PROXIES (none by default).
+            proxy_headers=bool(proxies),
+            forwarded_allow_ips=[str(network) for network in proxies],
+            backlog=settings.listen_backlog,
         )
         server = _EmbeddedServer(config)
         task = asyncio.create_task(server.serve(sockets=[sock]), name="http")

@@ -5,18 +5,26 @@ from __future__ import annotations
 from datetime import timedelta
 
 from fastapi import APIRouter, Request, Response
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-from api.deps import SESSION_COOKIE, Human, SettingsDep, StoreDep
+from api.deps import (
+    SESSION_COOKIE,
+    ClientAddress,
+    Human,
+    LoginGuardDep,
+    SettingsDep,
+    StoreDep,
+)
 from core.identity import accounts
+from core.identity.logins import open_login
 from core.views import UserView
 
 router = APIRouter(tags=["auth"])
 
 
 class LoginBody(BaseModel):
-    username: str
-    password: str
+    username: str = Field(max_length=256)
+    password: str = Field(max_length=accounts.MAX_PASSWORD_LENGTH)
 
 
 class UserOut(BaseModel):
@@ -25,19 +33,30 @@ class UserOut(BaseModel):
 
 @router.post("/auth/login")
 async def login(
-    body: LoginBody, response: Response, store: StoreDep, settings: SettingsDep
+    body: LoginBody,
+    request: Request,
+    response: Response,
+    store: StoreDep,
+    settings: SettingsDep,
+    guard: LoginGuardDep,
+    address: ClientAddress,
 ) -> UserOut:
+    """Throttled per address and per account (`429` with `Retry-After`)."""
+    principal = await guard.check(store, body.username, body.password, address)
     lifetime = timedelta(days=settings.session_cookie_days)
-    token, user = await accounts.login(store, body.username, body.password, lifetime)
+    user_agent = request.headers.get("user-agent", "")
+    token = await open_login(store, principal.name, lifetime, user_agent)
     response.set_cookie(
         SESSION_COOKIE,
         token,
         max_age=int(lifetime.total_seconds()),
         httponly=True,
-        samesite="lax",
-        secure=settings.cookie_secure,
+        samesite="strict",
+        # Over TLS, or behind a trusted proxy that says so (X-Forwarded-Proto).
+        secure=settings.cookie_secure or request.url.scheme == "https",
         path="/",
     )
+    user = await accounts.get_user(store, principal.name)
     return UserOut(user=accounts.user_view(user, settings.domain))
 
 

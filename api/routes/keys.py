@@ -18,7 +18,15 @@ class AgentKeyBody(BaseModel):
     label: str = ""
     lifecycle: Literal["permanent", "one_time", "timed"] = "permanent"
     expires_in: str | int | None = Field(None, description="Seconds or text like '1h'.")
-    key: str | None = Field(None, description="Register a client-generated key instead.")
+    key: str | None = Field(
+        None, max_length=512, description="Register a client-generated key instead."
+    )
+    key_sha256: str | None = Field(
+        None,
+        max_length=64,
+        description="Register a client-generated key by its SHA-256 (hex) only: "
+        "the key itself never leaves its client.",
+    )
 
 
 class UserKeyBody(BaseModel):
@@ -41,6 +49,7 @@ async def issue_agent_key(body: AgentKeyBody, admin: Admin, store: StoreDep) -> 
         expires_in=body.expires_in,
         created_by=admin.name,
         token=body.key,
+        token_digest=body.key_sha256,
     )
 
 

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel
 
 from api.deps import Agent, Human, SettingsDep, StoreDep
+from core.errors import Forbidden
 from core.mail import mailbox
 from core.mail.forward import ForwardRequest, forward_mail
 from core.mail.send import SendRequest, send_mail
@@ -42,6 +43,12 @@ def mail_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
         mark_read: bool = False,
         include_body: bool = False,
     ) -> MailList:
+        if mark_read and caller.via == "login":
+            # A GET must not change state: a foreign page could make the browser send it.
+            raise Forbidden(
+                "mark_read=true changes state, which a GET with the login cookie may not: "
+                "mark mails with POST …/{mail_id}/read, or use a key"
+            )
         return await mailbox.inbox(
             store,
             settings.domain,

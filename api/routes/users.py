@@ -6,7 +6,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from api.deps import Admin, SettingsDep, StoreDep
-from core.identity import accounts, agents
+from core.identity import accounts, agents, passwords
 from core.views import AgentView, BudgetInput, UserView
 
 router = APIRouter(tags=["admin"])
@@ -14,8 +14,20 @@ router = APIRouter(tags=["admin"])
 
 class NewUser(BaseModel):
     name: str
-    password: str = Field(min_length=accounts.MIN_PASSWORD_LENGTH)
+    password: str = Field(
+        min_length=accounts.MIN_PASSWORD_LENGTH, max_length=accounts.MAX_PASSWORD_LENGTH
+    )
     is_admin: bool = False
+
+
+class PasswordReset(BaseModel):
+    new_password: str = Field(
+        min_length=accounts.MIN_PASSWORD_LENGTH, max_length=accounts.MAX_PASSWORD_LENGTH
+    )
+
+
+class UserChange(BaseModel):
+    is_admin: bool
 
 
 class UserList(BaseModel):
@@ -38,6 +50,25 @@ async def create_user(
 async def list_users(_admin: Admin, store: StoreDep, settings: SettingsDep) -> UserList:
     users = await accounts.list_users(store)
     return UserList(users=[accounts.user_view(user, settings.domain) for user in users])
+
+
+@router.post("/admin/users/{name}/password")
+async def reset_password(
+    name: str, body: PasswordReset, admin: Admin, store: StoreDep
+) -> dict[str, str]:
+    """Set another user's password: all their web logins end (an admin's own, but this one)."""
+    keep = admin.key_id if admin.via == "login" and name.strip().lower() == admin.name else None
+    await passwords.set_password(store, name, body.new_password, keep=keep)
+    return {"status": "changed"}
+
+
+@router.patch("/admin/users/{name}")
+async def change_user(
+    name: str, body: UserChange, _admin: Admin, store: StoreDep, settings: SettingsDep
+) -> UserView:
+    """Grant or withdraw the admin flag; the last admin keeps it (`403`)."""
+    user = await passwords.set_admin(store, name, body.is_admin)
+    return accounts.user_view(user, settings.domain)
 
 
 @router.patch("/admin/agents/{name}")

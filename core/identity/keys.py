@@ -8,7 +8,8 @@ the agent, which returns the agent's permanent key and kills the enrolment key.
 
 from __future__ import annotations
 
-from datetime import datetime
+import re
+from datetime import datetime, timedelta
 from typing import Literal
 
 from sqlalchemy import select, update
@@ -25,6 +26,9 @@ from core.views import IssuedKey, KeyView
 Lifecycle = Literal["permanent", "one_time", "timed"]
 KeyKind = Literal["agent", "user", "login"]
 MIN_CLIENT_KEY_LENGTH = 32
+_SHA256_HEX = re.compile("[0-9a-f]{64}")
+# A web login's last use is written at most this often (a write on every request would not do).
+LAST_USE_PRECISION = timedelta(minutes=1)
 
 
 def key_is_active(key: Key, now: datetime) -> bool:
@@ -60,8 +64,11 @@ async def issue_key(
     expires_in: str | int | float | None = None,
     created_by: str | None = None,
     token: str | None = None,
+    token_digest: str | None = None,
+    user_agent: str = "",
 ) -> IssuedKey:
-    """Create a key; returns it once. `token` registers a client-generated key instead."""
+    """Create a key; returns it once. `token` registers a client-generated key instead,
+    and `token_digest` one known only by its SHA-256 (the key never left its client)."""
     if lifecycle not in ("permanent", "one_time", "timed"):
         raise InvalidRequest("lifecycle must be permanent, one_time or timed")
     if lifecycle == "timed" and expires_in is None:
@@ -73,8 +80,14 @@ async def issue_key(
         raise InvalidRequest(
             f"a client-generated key must be at least {MIN_CLIENT_KEY_LENGTH} printable characters"
         )
+    if token_digest is not None:
+        if token is not None:
+            raise InvalidRequest("give the key or its SHA-256, not both")
+        if not _SHA256_HEX.fullmatch(token_digest):
+            raise InvalidRequest("key_sha256 is 64 lower-case hexadecimal digits")
     secret = token if token is not None else new_token(kind)
-    digest = token_sha256(secret)
+    digest = token_digest or token_sha256(secret)
+    client_made = token is not None or token_digest is not None
     key = Key(
         kind=kind,
         owner=owner,
@@ -83,6 +96,8 @@ async def issue_key(
         token_sha256=digest,
         expires_at=expires_at,
         created_by=created_by,
+        user_agent=user_agent[:200],
+        last_used_at=utcnow() if kind == "login" else None,
     )
 
     def run(session: Session) -> None:
@@ -93,7 +108,7 @@ async def issue_key(
     await store.write(run)
     return IssuedKey(
         key_id=key.id,
-        key=None if token is not None else secret,
+        key=None if client_made else secret,
         lifecycle=lifecycle,
         expires_at=expires_at,
     )
@@ -142,6 +157,7 @@ async def authenticate(store: Store, token: str) -> Principal:
             Key.expires_at,
             Key.used_at,
             Key.revoked_at,
+            Key.last_used_at,
             User.name.label("user_name"),
             User.is_admin,
         )
@@ -164,6 +180,11 @@ async def authenticate(store: Store, token: str) -> Principal:
         raise AuthenticationFailed("the key's user no longer exists")
     if row.lifecycle == "one_time" and row.kind == "user":
         await _consume_one_time(store, row.id)
+    if row.kind == "login" and (
+        row.last_used_at is None or row.last_used_at <= now - LAST_USE_PRECISION
+    ):
+        touch = update(Key).where(Key.id == row.id).values(last_used_at=now)
+        await store.write(lambda s: s.execute(touch))
     return Principal(
         kind="human",
         name=row.user_name,

@@ -1,9 +1,13 @@
-"""Slowing down password guessing, for SMTP and IMAP alike: after N failed logins
-from one address within a minute, each further attempt from it waits before it
-is checked.
+"""Slowing down password guessing, for SMTP, IMAP and the web alike: after N failed
+logins from one address within a minute, each further attempt from it waits
+before it is checked (SMTP, IMAP), or is refused until the window has room
+again (the web login: `429` with `Retry-After`, per address and per account).
 
 In memory, per process: a restart forgets, which is acceptable for a delay (it is
-not a lock-out, so a legitimate user is never shut out, only slowed).
+not a lock-out, so a legitimate user is never shut out, only slowed; the web's
+refusal lasts at most the one-minute window, and IMAP and SMTP still work).
+One instance serves every protocol, so guessing over all of them at once is no
+faster than over one.
 """
 
 from __future__ import annotations
@@ -13,6 +17,10 @@ import time
 from collections import deque
 
 WINDOW_SECONDS = 60.0
+MAX_TRACKED_FAILURES = 1000  # per name: a higher limit than this is never reached
+# Past this many tracked names, expired ones are swept (failed logins are slow:
+# each costs a password hash, so the table stays small between sweeps).
+_SWEEP_ABOVE = 10_000
 
 
 class LoginThrottle:
@@ -39,4 +47,16 @@ class LoginThrottle:
             await asyncio.sleep(self.delay_seconds)
 
     def failed(self, peer: str) -> None:
-        self._failed.setdefault(peer, deque()).append(time.monotonic())
+        if len(self._failed) > _SWEEP_ABOVE:
+            for name in list(self._failed):
+                self._recent(name)
+        self._failed.setdefault(peer, deque(maxlen=MAX_TRACKED_FAILURES)).append(time.monotonic())
+
+    def retry_after(self, name: str, allowed: int) -> float:
+        """Seconds until `name` (an address, or `account:<user>`) is below `allowed`
+        failures in the window again; 0 when it is below already."""
+        count = self._recent(name)
+        if count < allowed:
+            return 0.0
+        times = self._failed[name]
+        return max(0.0, times[count - allowed] + WINDOW_SECONDS - time.monotonic())

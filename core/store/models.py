@@ -114,6 +114,9 @@ class Key(Base):
     revoked_at: Mapped[datetime | None] = mapped_column(default=None)
     created_by: Mapped[str | None] = mapped_column(String(64), default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # Web logins only: what opened it, and when it was last used (within a minute).
+    user_agent: Mapped[str] = mapped_column(String(200), default="", server_default="")
+    last_used_at: Mapped[datetime | None] = mapped_column(default=None)
 
 
 class Conversation(Base):

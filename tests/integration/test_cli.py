@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import imaplib
 import os
+import pty
 import re
 import signal
 import sys
@@ -74,8 +75,15 @@ async def test_serve_prints_how_to_log_in_and_stops_on_sigterm(
     process, text = await _serve_until_login_line(env)
     try:
         url = re.search(r"http://127\.0\.0\.1:(\d+)/", text)
-        password = re.search(r"log in as\s+admin / (\S+)", text)
-        assert url and password, text
+        # stdout is no terminal here: the password is in a file only we can read, not in the log.
+        where = re.search(r"log in as\s+admin with the password in (\S+)", text)
+        assert url and where, text
+        path = Path(where.group(1))
+        assert path.parent == (tmp_path / "data").resolve()
+        assert os.stat(path).st_mode & 0o777 == 0o600
+        with open(path, encoding="utf-8") as file:  # noqa: ASYNC230 (a few bytes)
+            password = re.fullmatch(r"(\S{12,})\n", file.read())
+        assert password is not None and password.group(1) not in text
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{url.group(1)}") as client:
             login = await client.post(
                 "/api/v1/auth/login", json={"username": "admin", "password": password.group(1)}
@@ -92,6 +100,38 @@ async def test_serve_prints_how_to_log_in_and_stops_on_sigterm(
     await _stop(process)
     assert password.group(1) not in text
     assert "with ADMIN_PASSWORD, or the password printed on the first start" in text
+
+
+async def test_serve_prints_the_generated_password_on_a_terminal(tmp_path: Path) -> None:
+    """`make run` in a terminal: the first admin password is shown there, and no file made.
+    (Not about storage: SQLite only.)"""
+    env = _env(
+        f"sqlite:///{tmp_path / 'db.sqlite'}",
+        tmp_path / "data",
+        AGENTMAIL_HTTP_PORT="0",
+        AGENTMAIL_SMTP_PORT="0",
+        AGENTMAIL_IMAP_PORT="0",
+    )
+    main, child = pty.openpty()
+    process = await asyncio.create_subprocess_exec(
+        *AGENTMAIL, "serve", env=env, stdin=child, stdout=child, stderr=asyncio.subprocess.PIPE
+    )
+    os.close(child)
+
+    def read_until_login_line() -> str:
+        text = b""
+        while b"log in as" not in text or not text.endswith(b"\n"):
+            text += os.read(main, 4096)
+        return re.sub(r"\x1b\[[0-9;]*m", "", text.decode())  # the terminal's colours
+
+    try:
+        text = await asyncio.wait_for(asyncio.to_thread(read_until_login_line), 30)
+        shown = re.search(r"log in as\s+admin / (\S+)\s+\(shown once", text)
+        assert shown is not None, text
+        assert not (tmp_path / "data" / "admin-password.txt").exists()
+    finally:
+        await _stop(process)
+        os.close(main)
 
 
 async def test_serve_prints_the_imaps_port(database_url: str, tmp_path: Path) -> None:

@@ -50,7 +50,8 @@ async def _serve(env: dict[str, str]) -> tuple[asyncio.subprocess.Process, int, 
 
 
 async def _accounts(http_port: int) -> None:
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{http_port}") as http:
+    base = f"http://127.0.0.1:{http_port}"
+    async with httpx.AsyncClient(base_url=base, headers={"Origin": base}) as http:
         login = {"username": "admin", "password": "admin-password"}
         assert (await http.post("/api/v1/auth/login", json=login)).status_code == 200
         user = {"name": "jianf", "password": "password123", "is_admin": False}

@@ -51,7 +51,10 @@ class Api:
         self._admin: httpx.AsyncClient | None = None
 
     def client(self, token: str | None = None) -> httpx.AsyncClient:
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        # As a browser does on every unsafe request: the login cookie needs it (api/csrf.py).
+        headers = {"Origin": self.base_url}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
         client = httpx.AsyncClient(base_url=self.base_url, headers=headers, timeout=15.0)
         self._clients.append(client)
         return client

@@ -1,0 +1,132 @@
+"""HTTP connections that cannot be held open for nothing (slowloris).
+
+uvicorn closes a keep-alive connection idle between requests
+(`timeout_keep_alive`), but nothing bounds the time a client takes to send a
+request's headers, nor a connection that never sends a byte. This protocol,
+uvicorn's own httptools one with two additions, does:
+
+* a header timeout: from the connection (or from the first byte of the next
+  request on a kept-alive connection) until the end of the headers; when it
+  runs out the client gets `408 Request Timeout` (RFC 9110 §15.5.9) and the
+  connection closes. Once the headers are in, the clock stops: a long upload
+  and an SSE stream that lasts hours are never cut by it;
+* a limit of open connections per client address: one more is answered
+  `503` and closed at once. Trusted proxies are exempt: every client behind
+  them shares their address, and the proxy bounds its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import json
+from collections import Counter
+from typing import Any
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def _refusal(status: str, code: str, message: str) -> bytes:
+    body = json.dumps({"error": {"code": code, "message": message}}).encode()
+    head = (
+        f"HTTP/1.1 {status}\r\ncontent-type: application/json\r\n"
+        f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+    )
+    return head.encode("ascii") + body
+
+
+_TIMEOUT = _refusal("408 Request Timeout", "request_timeout", "the request headers came too slowly")
+_TOO_MANY = _refusal(
+    "503 Service Unavailable",
+    "too_many_connections",
+    "too many open connections from your address; close some and retry",
+)
+
+
+class ConnectionGuard:
+    """The open connections per address, shared by every connection of one server."""
+
+    def __init__(self, header_timeout: float, per_address: int, trusted: list[IPNetwork]) -> None:
+        self.header_timeout = header_timeout
+        self.per_address = per_address
+        self.trusted = trusted
+        self.open: Counter[str] = Counter()
+
+    def exempt(self, address: str) -> bool:
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in network for network in self.trusted)
+
+    def admit(self, address: str) -> bool:
+        if self.exempt(address):
+            return True
+        if self.open[address] >= self.per_address:
+            return False
+        self.open[address] += 1
+        return True
+
+    def release(self, address: str) -> None:
+        if address in self.open:
+            self.open[address] -= 1
+            if self.open[address] <= 0:
+                del self.open[address]
+
+
+def guarded_protocol(guard: ConnectionGuard) -> type[asyncio.Protocol]:
+    """uvicorn's `http` protocol class for one server, bound to its guard."""
+
+    class GuardedHttpProtocol(HttpToolsProtocol):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._header_timer: asyncio.TimerHandle | None = None
+            self._counted: str | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            address = self.client[0] if self.client else ""
+            if not guard.admit(address):
+                transport.write(_TOO_MANY)
+                transport.close()
+                return
+            if not guard.exempt(address):
+                self._counted = address
+            self._arm_header_timer()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._stop_header_timer()
+            if self._counted is not None:
+                guard.release(self._counted)
+                self._counted = None
+            super().connection_lost(exc)
+
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            if self._header_timer is None:
+                self._arm_header_timer()
+
+        def on_headers_complete(self) -> None:
+            self._stop_header_timer()
+            super().on_headers_complete()
+
+        def _arm_header_timer(self) -> None:
+            self._header_timer = self.loop.call_later(guard.header_timeout, self._headers_late)
+
+        def _stop_header_timer(self) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+                self._header_timer = None
+
+        def _headers_late(self) -> None:
+            self._header_timer = None
+            if self.transport.is_closing():
+                return
+            if self.cycle is None or self.cycle.response_complete:
+                # Not in the middle of an earlier (pipelined) response: say why.
+                self.transport.write(_TIMEOUT)
+            self.transport.close()
+
+    return GuardedHttpProtocol
