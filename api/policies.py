@@ -60,7 +60,7 @@ POLICIES: dict[Route, Policy] = {
     ("GET", f"{_V1}/health"): "anonymous",
     ("GET", f"{_V1}/openapi.json"): "anonymous",
     ("GET", f"{_V1}/docs"): "anonymous",
-    ("GET", "/docs/oauth2-redirect"): "anonymous",
+    ("GET", f"{_V1}/docs/start.js"): "anonymous",
     # auth and accounts
     ("POST", f"{_V1}/auth/login"): "anonymous",
     ("POST", f"{_V1}/auth/logout"): "human",
@@ -76,6 +76,12 @@ POLICIES: dict[Route, Policy] = {
     ("GET", f"{_V1}/admin/agent-keys"): "admin",
     ("DELETE", f"{_V1}/admin/agent-keys/{{key_id}}"): "admin",
     # agents
+    # passwords and web logins (a login id of someone else's: 404)
+    ("POST", f"{_V1}/me/password"): "human",
+    ("GET", f"{_V1}/me/logins"): "human",
+    ("DELETE", f"{_V1}/me/logins/{{login_id}}"): "owner",
+    ("POST", f"{_V1}/admin/users/{{name}}/password"): "admin",
+    ("PATCH", f"{_V1}/admin/users/{{name}}"): "admin",
     ("POST", f"{_V1}/agent/register"): "agent_key",
     ("POST", f"{_V1}/agent/heartbeat"): "agent",
     ("DELETE", f"{_V1}/agent/workspaces/{{name}}"): "agent",

@@ -128,6 +128,8 @@ async def _url(world: World, route: Route) -> str:
     }
     if route in CONSUMING:
         values["draft_id"] = await world.fresh_draft()
+    if "{login_id}" in path:
+        values["login_id"] = await world.fresh_login()
     if "{proposal_id}" in path:
         values["proposal_id"] = await world.fresh_proposal()
     missing = set(re.findall(r"\{(\w+)\}", path)) - set(values)

@@ -61,6 +61,13 @@ class World:
         draft_id: str = made.json()["draft_id"]
         return draft_id
 
+    async def fresh_login(self) -> str:
+        """A web login of Alice's of its own, to be revoked by the request."""
+        client = await self.api.login("alice", PASSWORD)
+        listed = ok(await client.get(f"{V1}/me/logins"))["logins"]
+        login_id: str = next(login["login_id"] for login in listed if login["current"])
+        return login_id
+
     async def fresh_proposal(self) -> str:
         """An alias proposal by `builder` in the conversation, pending."""
         assert self.alice is not None and self.builder is not None
