@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
-from sqlalchemy import insert
+from sqlalchemy import bindparam, insert, select
 from sqlalchemy.orm import Session
 
 from core.address import Address, normalize_alias, parse_address, parse_native
@@ -82,15 +82,34 @@ class Permission:
     action_sha256: str | None = None
 
 
-def _hops(sender: Endpoint, target: Endpoint, parent: Mail | None, limits: Limits) -> int:
-    """Agent-to-agent mails since the last human one; past the limit the chain stops.
+_LATEST_HOPS = (
+    select(Mail.hops)
+    .where(Mail.session_id == bindparam("conversation"))
+    .order_by(Mail.seq.desc())
+    .limit(1)
+)
+
+
+def _hops(
+    session: Session,
+    sender: Endpoint,
+    target: Endpoint,
+    parent: Mail | None,
+    conversation_id: str,
+    limits: Limits,
+) -> int:
+    """Agent mails since the last human one in the conversation (or in the thread it
+    answers, across conversations); past the limit a mail to an agent is refused.
 
     A loop between agents (each answering the other's answer) is refused here, with
-    the reason, instead of running until a budget or the disk runs out.
+    the reason, instead of running until a budget or the disk runs out. It counts by
+    conversation, not only along `reply_to`: addressing the conversation by its alias
+    without `reply_to` continues the same chain.
     """
     if sender.agent is None:
         return 0
-    hops = (parent.hops if parent is not None else 0) + 1
+    latest = session.scalar(_LATEST_HOPS, {"conversation": conversation_id}) or 0
+    hops = max(parent.hops if parent is not None else 0, latest) + 1
     if target.agent is not None and hops > limits.hop_limit:  # auto mails too
         raise HopLimitReached(
             f"{hops - 1} mails have passed between agents without a human in between "
@@ -197,13 +216,13 @@ def mail_writer(
         if mail_type == "permission_request" and target.agent is not None:
             raise InvalidRequest("a permission request goes to a human, not to an agent")
         sender = sender_endpoint(session, principal, request.from_workspace, parent)
-        hops = _hops(sender, target, parent, limits)
         replied_to = parent if forward_of is None else None
         if request.auto:
             check_auto(session, principal, mail_type, replied_to)
         conv, created = choose_conversation(
             session, route, sender, target, replied_to, conversation_id, limits
         )
+        hops = _hops(session, sender, target, parent, conv.id, limits)
         if request.auto and replied_to is not None:
             check_auto_conversation(replied_to, conv.id)
         if created:

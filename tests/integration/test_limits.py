@@ -123,6 +123,14 @@ async def test_a_loop_between_agents_stops_at_the_hop_limit(
                 "hop_limit_reached",
             )
             assert "hop limit 3" in message and "human" in message
+            # Addressing the conversation by its alias, without reply_to, is the same
+            # chain (issue 11, item 17: it used to let two agents go on for 6 more mails).
+            alias = start["session_alias"]
+            for client, to in agents:
+                by_alias = {"to": f"{to}.{alias}", "subject": "around the limit"}
+                refused(
+                    await client.post("/api/v1/mail/send", json=by_alias), 422, "hop_limit_reached"
+                )
             # Telling a human is always possible, and a human's mail resets the chain.
             to_human = {"to": "jianf@", "subject": "help", "reply_to": parent}
             told = ok(await pong.post("/api/v1/mail/send", json=to_human))
