@@ -19,7 +19,7 @@ from core.mail.conversations import (
 )
 from core.mail.imap_uids import DECISION, unfile_everywhere
 from core.mail.mailbox import mail_view
-from core.mail.send import DEFAULT_LIMITS, Permission, SendRequest, send_mail
+from core.mail.send import DEFAULT_LIMITS, MAX_CC, Permission, SendRequest, send_mail
 from core.principal import Principal
 from core.settings import Limits
 from core.store.engine import Store
@@ -33,6 +33,11 @@ MAX_OPTIONS = 20
 
 class PermissionRequest(BaseModel):
     to: str = Field(description="The human who decides.")
+    cc: list[str] = Field(
+        default_factory=list,
+        max_length=MAX_CC,
+        description="Others who see the request; only `to` decides it (403 for a cc).",
+    )
     question: str = Field(min_length=1, max_length=998)
     options: list[str] = Field(default_factory=lambda: list(DEFAULT_OPTIONS))
     context: str = ""
@@ -75,6 +80,7 @@ async def request_permission(
         principal,
         SendRequest(
             to=request.to,
+            cc=request.cc,
             subject=question,
             body=body,
             reply_to=request.reply_to,

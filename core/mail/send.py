@@ -52,6 +52,11 @@ class SendRequest(BaseModel):
     subject: str = Field("", max_length=998)
     body: str = ""
     reply_to: str | None = Field(None, description="mail_id this mail answers.")
+    session_id: str | None = Field(
+        None,
+        max_length=64,
+        description="A conversation you take part in, to continue it (checked like an alias).",
+    )
     session_alias: str | None = Field(None, description="Alias for a new conversation.")
     from_workspace: str | None = Field(None, description="Agents: the workspace sending.")
     budget: BudgetInput | None = Field(None, description="Round-trip budget of a new conversation.")
@@ -220,7 +225,13 @@ def mail_writer(
         if request.auto:
             check_auto(session, principal, mail_type, replied_to)
         conv, created = choose_conversation(
-            session, route, sender, target, replied_to, conversation_id, limits
+            session,
+            route,
+            sender,
+            target,
+            replied_to,
+            conversation_id or request.session_id,
+            limits,
         )
         hops = _hops(session, sender, target, parent, conv.id, limits)
         if request.auto and replied_to is not None:
