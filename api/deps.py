@@ -67,7 +67,16 @@ async def current_principal(request: Request, store: StoreDep) -> Principal:
     """Anyone authenticated; one-time keys are consumed here, once per request."""
     cached: Principal | None = getattr(request.state, "principal", None)
     if cached is None:
-        cached = await authenticate(store, credentials(request))
+        token = credentials(request)
+        try:
+            cached = await authenticate(store, token)
+        except AuthenticationFailed as error:
+            if token == request.cookies.get(SESSION_COOKIE):
+                # A browser's cookie, not a key: say what the human can do about it.
+                raise AuthenticationFailed(
+                    "not logged in: the login has ended (logged out, revoked or expired)"
+                ) from error
+            raise
         request.state.principal = cached
     return cached
 

@@ -9,12 +9,36 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PlainValidator, WithJsonSchema
+from pydantic_core import PydanticCustomError
 
 Budget = int | Literal["unlimited"]
 MAX_BUDGET = 1_000_000
+BUDGET_RULE = f'budget must be a number from 1 to {MAX_BUDGET:,} or "unlimited"'
+
+
+def _budget_input(value: object) -> int | str:
+    """One clear message instead of pydantic's dump of both union branches."""
+    if value == "unlimited":
+        return "unlimited"
+    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_BUDGET:
+        return value
+    raise PydanticCustomError("budget", BUDGET_RULE)
+
+
 # What clients may ask for: a number of rounds in range, or "unlimited".
-BudgetInput = Annotated[int, Field(ge=1, le=MAX_BUDGET)] | Literal["unlimited"]
+BudgetInput = Annotated[
+    Budget,
+    PlainValidator(_budget_input),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": 1, "maximum": MAX_BUDGET},
+                {"type": "string", "const": "unlimited"},
+            ]
+        }
+    ),
+]
 
 
 class View(BaseModel):

@@ -132,6 +132,11 @@ async def test_logout_revokes_the_login_server_side(api: Api) -> None:
     # Replaying the old cookie value (a stolen or kept copy) no longer works either.
     assert_error(await copy.get("/api/v1/me"), 401, "unauthorized")
     assert_error(await api.client(token).get("/api/v1/me"), 401, "unauthorized")
+    # The browser is told it is logged out, not that a "key" is bad (issue 11, item 20).
+    after_logout = (await copy.get("/api/v1/me")).json()["error"]["message"]
+    assert after_logout.startswith("not logged in"), after_logout
+    as_key = (await api.client(token).get("/api/v1/me")).json()["error"]["message"]
+    assert "key" in as_key
     # Logging in again gives a new, working login.
     again = await api.login("jianf", PASSWORD)
     assert (await again.get("/api/v1/me")).status_code == 200

@@ -50,7 +50,14 @@ async def test_a_human_raises_or_resets_an_exhausted_budget(api: Api) -> None:
     assert (reset["budget_used"], reset["budget_remaining"]) == (0, 3)
     unlimited = ok(await human.patch(session, json={"budget_limit": "unlimited"}))
     assert unlimited["budget_remaining"] == "unlimited"
-    refused(await human.patch(session, json={"budget_limit": 0}), 422, "invalid_request")
+    message = refused(await human.patch(session, json={"budget_limit": 0}), 422, "invalid_request")
+    # One clear sentence (issue 11, item 20), not pydantic's dump of both union branches.
+    assert message == 'budget_limit: budget must be a number from 1 to 1,000,000 or "unlimited"'
+    for budget in (0, -1, True, "lots", 10**7):
+        sent = await human.post(
+            "/api/v1/me/mail/send", json={"to": "builder@ModelRouter", "budget": budget}
+        )
+        assert "budget must be a number" in refused(sent, 422, "invalid_request"), budget
     # Heartbeats report the remaining budget of waiting conversations.
     beat = ok(await builder.post("/api/v1/agent/heartbeat"))
     assert beat["pending_mails"] == 1
