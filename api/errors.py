@@ -81,6 +81,14 @@ async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
     problems = list(exc.errors())
     if any(p.get("type") == "json_invalid" for p in problems):
         return error_response(400, "malformed_json", "the request body is not valid JSON")
+    if isinstance(exc.body, bytes | bytearray) and exc.body:
+        # FastAPI reads a body as JSON only when it says so (Content-Type: application/json
+        # or +json): text/plain, a form or no Content-Type at all leave raw bytes here.
+        return error_response(
+            415,
+            "unsupported_media_type",
+            "send the request body as JSON, with 'Content-Type: application/json'",
+        )
     message = "; ".join(f"{_location(tuple(p['loc']))}: {p['msg']}" for p in problems[:10])
     return error_response(422, "invalid_request", message)
 

@@ -134,11 +134,15 @@ async def test_malformed_json_is_400_and_other_non_objects_4xx(api: Api) -> None
     ]
     for response in await all_of(send_raw(human, "POST", send, body) for body in strange):
         assert_error_shape(response)
-    # A JSON body sent as something else is no crash either.
-    response = await human.post(
-        send, content=b'{"to": "jianf@"}', headers={"Content-Type": "text/plain"}
-    )
-    assert_error_shape(response)
+    # A body that does not say it is JSON is 415, as docs/api.md promises (issue 11,
+    # item 15): text/plain, a form (curl -d's default), or no Content-Type at all.
+    body = b'{"to": "jianf@"}'
+    for content_type in ("text/plain", "application/x-www-form-urlencoded", None):
+        headers = {"Content-Type": content_type} if content_type else {}
+        request = human.build_request("POST", send, content=body, headers=headers)
+        assert ("content-type" in request.headers) == (content_type is not None)
+        message = assert_error_shape(await human.send(request), 415, "unsupported_media_type")
+        assert "application/json" in message, content_type
 
 
 async def test_body_over_the_limit_with_content_length_is_413(
