@@ -20,10 +20,11 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import json
-from collections import Counter
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from core.identity.throttle import ConnectionsPerAddress
 
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -52,7 +53,7 @@ class ConnectionGuard:
         self.header_timeout = header_timeout
         self.per_address = per_address
         self.trusted = trusted
-        self.open: Counter[str] = Counter()
+        self.open = ConnectionsPerAddress(per_address)
 
     def exempt(self, address: str) -> bool:
         try:
@@ -62,18 +63,11 @@ class ConnectionGuard:
         return any(ip in network for network in self.trusted)
 
     def admit(self, address: str) -> bool:
-        if self.exempt(address):
-            return True
-        if self.open[address] >= self.per_address:
-            return False
-        self.open[address] += 1
-        return True
+        return self.exempt(address) or self.open.take(address)
 
     def release(self, address: str) -> None:
-        if address in self.open:
-            self.open[address] -= 1
-            if self.open[address] <= 0:
-                del self.open[address]
+        if not self.exempt(address):
+            self.open.release(address)
 
 
 def guarded_protocol(guard: ConnectionGuard) -> type[asyncio.Protocol]:

@@ -24,7 +24,7 @@ from core.approvals.permissions import expire_permission_requests
 from core.identity.accounts import ensure_admin
 from core.identity.agents import mark_silent_agents_offline
 from core.identity.security import set_bcrypt_rounds
-from core.identity.throttle import LoginThrottle
+from core.identity.throttle import ConnectionsPerAddress, LoginThrottle
 from core.mail.attachments import collect_unsent
 from core.settings import Settings
 from core.store.blobs import BlobStore
@@ -36,7 +36,7 @@ from core.store.replicas import ReplicaListener
 from gateway.http_connections import ConnectionGuard, guarded_protocol
 from gateway.tls import server_tls_context
 from imap_view.limits import ImapLimits
-from imap_view.server import ConnectionsPerAddress, start_imap
+from imap_view.server import start_imap
 from smtp_in.handler import SubmissionHandler
 from smtp_in.server import start_smtp
 from smtp_in.session_limits import SessionLimits

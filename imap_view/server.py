@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import socket
 import ssl
-from collections import Counter
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack, closing
 from uuid import uuid4
@@ -24,7 +23,7 @@ from pymap.imap import IMAPServer
 from pymap.imap.state import ConnectionState
 from pymap.parsing.response.code import Capability
 
-from core.identity.throttle import LoginThrottle
+from core.identity.throttle import ConnectionsPerAddress, LoginThrottle
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 from imap_view.backend import Backend
@@ -34,28 +33,9 @@ from imap_view.limits import ImapLimits
 from imap_view.login import Login
 from imap_view.pymap_speedups import install as install_speedups
 
-__all__ = ["ConnectionsPerAddress", "start_imap"]
+__all__ = ["start_imap"]
 
 install_speedups()
-
-
-class ConnectionsPerAddress:
-    """Open connections by client address, shared by the IMAP and IMAPS ports."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._open: Counter[str] = Counter()
-
-    def take(self, address: str) -> bool:
-        if self._open[address] >= self.limit:
-            return False
-        self._open[address] += 1
-        return True
-
-    def release(self, address: str) -> None:
-        self._open[address] -= 1
-        if self._open[address] <= 0:
-            del self._open[address]
 
 
 class _State(ConnectionState):

@@ -18,8 +18,9 @@ client that has more to send opens a new session.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
+
+from core.identity.throttle import ConnectionsPerAddress
 
 SESSION_OVER = "421 4.4.2 this session has lasted {seconds:g} s, the most allowed: connect again"
 TOO_MANY_COMMANDS = "421 4.4.2 {count} commands in this session, the most allowed: connect again"
@@ -35,16 +36,14 @@ class SessionLimits:
     max_seconds: float = 1800.0
     max_commands: int = 1000
     max_per_address: int = 50
-    open: Counter[str] = field(default_factory=Counter)
+    open: ConnectionsPerAddress = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.open = ConnectionsPerAddress(self.max_per_address)
 
     def admit(self, address: str) -> bool:
         """Count a new connection from `address`; False (not counted) when it has too many."""
-        if self.open[address] >= self.max_per_address:
-            return False
-        self.open[address] += 1
-        return True
+        return self.open.take(address)
 
     def release(self, address: str) -> None:
-        self.open[address] -= 1
-        if self.open[address] <= 0:
-            del self.open[address]
+        self.open.release(address)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import deque
+from collections import Counter, deque
 
 WINDOW_SECONDS = 60.0
 MAX_TRACKED_FAILURES = 1000  # per name: a higher limit than this is never reached
@@ -60,3 +60,26 @@ class LoginThrottle:
             return 0.0
         times = self._failed[name]
         return max(0.0, times[count - allowed] + WINDOW_SECONDS - time.monotonic())
+
+
+class ConnectionsPerAddress:
+    """Open connections by client address, for one protocol's listeners together (SMTP
+    and SMTPS, IMAP and IMAPS, HTTP): a client over `limit` is refused at connect."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._open: Counter[str] = Counter()
+
+    def take(self, address: str) -> bool:
+        """Count a new connection from `address`; False (not counted) when it has `limit`."""
+        if self._open[address] >= self.limit:
+            return False
+        self._open[address] += 1
+        return True
+
+    def release(self, address: str) -> None:
+        """A connection counted by `take` has closed."""
+        if address in self._open:
+            self._open[address] -= 1
+            if self._open[address] <= 0:
+                del self._open[address]
