@@ -130,7 +130,13 @@ export function createSdk(options: ClientOptions = {}) {
     agents: () => unwrap(client.GET("/api/v1/agents")),
     // admin
     users: () => unwrap(client.GET("/api/v1/admin/users")),
+    createUser: (name: string, password: string, is_admin: boolean) =>
+      unwrap(client.POST("/api/v1/admin/users", { body: { name, password, is_admin } })),
     agentKeys: () => unwrap(client.GET("/api/v1/admin/agent-keys")),
+    issueAgentKey: (label: string, lifecycle: KeyLifecycle, expires_in?: string) =>
+      unwrap(client.POST("/api/v1/admin/agent-keys", { body: { label, lifecycle, expires_in } })),
+    revokeAgentKey: (key_id: string) =>
+      unwrap(client.DELETE("/api/v1/admin/agent-keys/{key_id}", { params: { path: { key_id } } })),
     eventsUrl: () => `${baseUrl}${API_PREFIX}/events/stream`,
   };
 }
