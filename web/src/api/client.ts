@@ -8,7 +8,8 @@ export type ApiClient = Client<paths>;
 export interface ClientOptions {
   /** Origin of the gateway; empty (the default) is same-origin, as in production. */
   baseUrl?: string;
-  fetch?: typeof globalThis.fetch;
+  /** Replaces fetch (tests, other runtimes); it gets the built Request. */
+  fetch?: (request: Request) => Promise<Response>;
 }
 
 export function createApiClient(options: ClientOptions = {}): ApiClient {

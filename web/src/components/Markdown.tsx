@@ -1,6 +1,6 @@
 /**
- * A mail body as GitHub-flavoured Markdown. Raw HTML never renders (react-markdown
- * turns it into text and rehype-sanitize strips anything unsafe that is left);
+ * A mail body as GitHub-flavoured Markdown. Raw HTML never renders: it is shown
+ * as text, and rehype-sanitize strips anything unsafe that is left;
  * links leave the app in a new tab with no opener and no referrer.
  */
 import type { ComponentProps } from "react";
@@ -28,6 +28,23 @@ function SafeImage({ src, alt, ...rest }: ComponentProps<"img"> & { node?: unkno
   return <img {...props} src={src} alt={alt ?? ""} loading="lazy" referrerPolicy="no-referrer" />;
 }
 
+interface MdNode {
+  type: string;
+  value?: string;
+  children?: MdNode[];
+}
+
+/** Raw HTML in a mail is shown as the text it is, never parsed: a remark plugin. */
+function htmlAsText() {
+  const walk = (node: MdNode) => {
+    for (const child of node.children ?? []) {
+      if (child.type === "html") child.type = "text";
+      else walk(child);
+    }
+  };
+  return (tree: MdNode) => walk(tree);
+}
+
 const components: Components = { a: SafeLink, img: SafeImage };
 
 function urlTransform(url: string): string {
@@ -39,7 +56,7 @@ export function Markdown({ text, className = "" }: { text: string; className?: s
   return (
     <div className={`prose-mail ${className}`}>
       <ReactMarkdown
-        remarkPlugins={[remarkGfm]}
+        remarkPlugins={[remarkGfm, htmlAsText]}
         rehypePlugins={[[rehypeSanitize, schema]]}
         components={components}
         urlTransform={urlTransform}
