@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, FastAPI
-from fastapi.responses import HTMLResponse
 
 from api.errors import install_error_handlers
 from api.limits import RequestGuard
@@ -22,16 +21,13 @@ from api.routes import (
     users,
 )
 from api.uploads import MULTIPART_OVERHEAD
+from api.web_ui import mount_web_ui
 from core.blobs import BlobStore
 from core.settings import Settings
 from core.store import Store
 
 API_PREFIX = "/api/v1"
 VERSION = "0.1.0"
-
-_HOME = """<!doctype html><meta charset="utf-8"><title>AgentMail</title>
-<h1>AgentMail gateway</h1>
-<p>The web UI is not built yet. The API is at <a href="/api/v1/docs">/api/v1/docs</a>.</p>"""
 
 
 def create_app(settings: Settings, store: Store) -> FastAPI:
@@ -74,10 +70,7 @@ def create_app(settings: Settings, store: Store) -> FastAPI:
     ):
         api.include_router(router)
     app.include_router(api)
-
-    @app.get("/", include_in_schema=False)
-    async def home() -> HTMLResponse:
-        return HTMLResponse(_HOME)
+    mount_web_ui(app)
 
     upload_limit = settings.max_attachment_bytes + MULTIPART_OVERHEAD
     app.add_middleware(
