@@ -29,6 +29,8 @@ export function MailList({ mails, selectedId, mode, outgoing, onOpen, sessionOf,
     getScrollElement: () => scroller.current,
     estimateSize: () => (mode === "cards" ? 150 : 76),
     overscan: 8,
+    // Until the column is measured, assume it is as tall as the window: the first paint has rows.
+    initialRect: { width: 380, height: typeof window === "undefined" ? 800 : window.innerHeight },
     getItemKey: (index) => mails[index]?.mail_id ?? index,
   });
 

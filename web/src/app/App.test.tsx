@@ -1,0 +1,147 @@
+/**
+ * A smoke test of the whole app against a fake gateway (fetch answered from
+ * fixtures): it signs in, lists, opens a mail, shows a permission card.
+ */
+import { QueryClient } from "@tanstack/react-query";
+import { act, render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { Mail } from "@/api";
+import { initI18n } from "@/lib/i18n";
+import { navigate } from "@/lib/router";
+import { App } from "./App";
+
+initI18n("en");
+
+// jsdom lays nothing out, so a real virtualiser would measure 0 px and show no rows.
+vi.mock("@tanstack/react-virtual", () => ({
+  useVirtualizer: (options: { count: number; getItemKey: (i: number) => string | number }) => ({
+    getVirtualItems: () =>
+      Array.from({ length: options.count }, (_, index) => ({ index, key: options.getItemKey(index), start: index * 80 })),
+    getTotalSize: () => options.count * 80,
+    measureElement: () => {},
+    scrollToIndex: () => {},
+  }),
+}));
+
+const base: Mail = {
+  mail_id: "m1", session_id: "s1", session_alias: "fix-leak", seq: 1,
+  from: "builder@ModelRouter.fix-leak", from_email: "builder@agentmail.localhost",
+  to: "jianf@.fix-leak", to_email: "jianf@agentmail.localhost", cc: [], cc_email: [],
+  subject: "The leak is fixed", body: "Fixed in **auth.py**.", body_preview: "Fixed in auth.py.",
+  mail_type: "normal", message_id: "<m1@x>", parent_mail_id: null, created_at: "2026-12-01T10:00:00Z",
+  auto: false, status: "unread", attachments: [{ attachment_id: "a1", filename: "patch.diff", size: 2048, sha256: "0" }],
+};
+const permissionMail: Mail = {
+  ...base, mail_id: "m2", seq: 2, subject: "May I restart the server?", body: "May I restart the server?\n\nIt hangs.",
+  body_preview: "May I restart the server?", mail_type: "permission_request", status: "read",
+  options: ["approve", "reject"], permission_state: "open", action: "systemctl restart app",
+  action_sha256: "ab".repeat(32), expires_at: null, attachments: [],
+};
+const session = {
+  session_id: "s1", session_alias: "fix-leak", subject: "Fix the leak", status: "waiting", budget_limit: 3,
+  budget_used: 2, budget_remaining: 1, participants: ["jianf", "builder"], created_by: "jianf", mail_count: 2,
+  created_at: "2026-12-01T09:00:00Z", updated_at: "2026-12-01T10:00:00Z",
+};
+
+let signedIn = true;
+const calls: string[] = [];
+
+function answer(request: Request): Response {
+  const url = new URL(request.url);
+  const path = `${request.method} ${url.pathname}`;
+  calls.push(`${path}${url.search}`);
+  const json = (body: unknown, status = 200) =>
+    new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
+  if (!signedIn && path !== "POST /api/v1/auth/login") {
+    return json({ error: { code: "unauthorized", message: "authentication required" } }, 401);
+  }
+  const user = { user_id: "u1", name: "jianf", address: "jianf@", email: "jianf@agentmail.localhost", is_admin: false, created_at: "" };
+  switch (path) {
+    case "POST /api/v1/auth/login":
+      signedIn = true;
+      return json({ user });
+    case "GET /api/v1/me":
+      return json({ user });
+    case "GET /api/v1/me/mail/inbox":
+      return url.searchParams.get("status") === "unread" ? json({ mails: [base], total: 1 }) : json({ mails: [base, permissionMail], total: 2 });
+    case "GET /api/v1/me/permissions":
+      return json({ mails: [permissionMail], total: 1 });
+    case "GET /api/v1/me/mail/m1":
+      return json(base);
+    case "GET /api/v1/me/mail/m2":
+      return json(permissionMail);
+    case "POST /api/v1/me/mail/m1/read":
+      return json({ mail_id: "m1", status: "read" });
+    case "GET /api/v1/me/sessions/s1":
+      return json({ session, mails: [base, permissionMail] });
+    case "GET /api/v1/me/sessions/s1/proposals":
+      return json({ proposals: [] });
+    case "GET /api/v1/me/mail/m1/tree":
+    case "GET /api/v1/me/mail/m2/tree":
+      return json({ mail_id: "m1", direction: "around", mails: [], root_mail_id: "m1", next_cursor_up: null, next_cursor_down: null });
+    case "POST /api/v1/me/permission/decide":
+      return json({ status: "decided", mail_id: "m2", decision: "approve", action_sha256: permissionMail.action_sha256 });
+    default:
+      return json({ error: { code: "not_found", message: `no fixture for ${path}` } }, 404);
+  }
+}
+
+beforeEach(() => {
+  signedIn = true;
+  calls.length = 0;
+  vi.stubGlobal("fetch", vi.fn(async (input: Request) => answer(input)));
+  window.history.replaceState(null, "", "/inbox");
+});
+afterEach(() => {
+  vi.unstubAllGlobals();
+  vi.restoreAllMocks();
+});
+
+const renderApp = () => render(<App queryClient={new QueryClient({ defaultOptions: { queries: { retry: false } } })} />);
+
+describe("the app", () => {
+  it("signs in when the gateway says 401", async () => {
+    signedIn = false;
+    renderApp();
+    await userEvent.type(await screen.findByLabelText("User name"), "jianf");
+    await userEvent.type(screen.getByLabelText("Password"), "password123");
+    await userEvent.click(screen.getByRole("button", { name: "Sign in" }));
+    expect(await screen.findByRole("navigation", { name: "Main" })).toBeInTheDocument();
+    expect(calls).toContain("POST /api/v1/auth/login");
+  });
+
+  it("lists the inbox with the unread count, opens a mail with its attachment and conversation", async () => {
+    renderApp();
+    const nav = await screen.findByRole("navigation", { name: "Main" });
+    await waitFor(() => expect(within(nav).getByRole("link", { name: /Inbox/ })).toHaveTextContent("1"));
+    await waitFor(() => expect(document.title).toBe("(1) Inbox · AgentMail"));
+    await userEvent.click(await screen.findByRole("button", { name: /The leak is fixed/ }));
+    expect(window.location.pathname).toBe("/inbox/m1");
+    expect(await screen.findByRole("heading", { name: "The leak is fixed" })).toBeInTheDocument();
+    expect(screen.getByText("auth.py").tagName).toBe("STRONG");
+    const download = screen.getByRole("link", { name: /patch\.diff/ });
+    expect(download).toHaveAttribute("href", "http://localhost:3000/api/v1/me/attachments/a1");
+    expect(download).toHaveTextContent("2 KB");
+    expect(await screen.findByText("#fix-leak")).toBeInTheDocument();
+    expect(screen.getByRole("button", { name: /1 of 3 agent mails left/ })).toHaveAttribute("data-level", "low");
+    await waitFor(() => expect(calls).toContain("POST /api/v1/me/mail/m1/read"));
+  });
+
+  it("shows a permission request as a card and decides it", async () => {
+    act(() => navigate("/inbox/m2"));
+    renderApp();
+    const card = await screen.findByRole("region", { name: "Permission request" });
+    expect(within(card).getByText("systemctl restart app")).toBeInTheDocument();
+    await userEvent.click(within(card).getByRole("button", { name: "approve" }));
+    expect(await within(card).findByText("You chose “approve”.")).toBeInTheDocument();
+    expect(calls).toContain("POST /api/v1/me/permission/decide");
+  });
+
+  it("opens the shortcut help with ?", async () => {
+    renderApp();
+    await screen.findByRole("navigation", { name: "Main" });
+    await userEvent.keyboard("?");
+    expect(await screen.findByRole("dialog", { name: "Keyboard shortcuts" })).toBeInTheDocument();
+  });
+});
