@@ -1,3 +1,4 @@
+// @vitest-environment node
 import { describe, expect, it, vi } from "vitest";
 import { createApiClient, unwrap } from "./client";
 import { ApiError, isApiErrorBody, toApiError } from "./errors";

@@ -119,7 +119,7 @@ describe("the app", () => {
     await userEvent.click(await screen.findByRole("button", { name: /The leak is fixed/ }));
     expect(window.location.pathname).toBe("/inbox/m1");
     expect(await screen.findByRole("heading", { name: "The leak is fixed" })).toBeInTheDocument();
-    expect(screen.getByText("auth.py").tagName).toBe("STRONG");
+    expect((await screen.findByText("auth.py")).tagName).toBe("STRONG");
     const download = screen.getByRole("link", { name: /patch\.diff/ });
     expect(download).toHaveAttribute("href", "http://localhost:3000/api/v1/me/attachments/a1");
     expect(download).toHaveTextContent("2 KB");

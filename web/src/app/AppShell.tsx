@@ -1,13 +1,9 @@
 /** The signed-in app: navigation, the current view, compose, shortcuts and the live stream. */
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { lazy, Suspense, useState } from "react";
 import { useTranslation } from "react-i18next";
 import type { User } from "@/api";
-import { AccountPage } from "@/features/account/components/AccountPage";
-import { AdminPage } from "@/features/admin/components/AdminPage";
-import { AgentsPage } from "@/features/agents/components/AgentsPage";
 import { permissionsQuery } from "@/features/approvals/api/queries";
-import { ComposeDialog } from "@/features/compose/components/ComposeDialog";
 import { openCompose, useComposeRequest } from "@/features/compose/hooks/composeStore";
 import { unreadCountQuery } from "@/features/mail/api/queries";
 import { navigate, useRoute } from "@/lib/router";
@@ -23,6 +19,15 @@ import { Sidebar } from "./Sidebar";
 import { useDocumentTitle } from "./useDocumentTitle";
 import { useKeyboard } from "./useKeyboard";
 import { useLiveUpdates } from "./useLiveUpdates";
+import { Loading } from "@/components/Loading";
+
+// Pages and dialogs that are not the first paint load when first used.
+const AccountPage = lazy(() => import("@/features/account/components/AccountPage").then((m) => ({ default: m.AccountPage })));
+const AdminPage = lazy(() => import("@/features/admin/components/AdminPage").then((m) => ({ default: m.AdminPage })));
+const AgentsPage = lazy(() => import("@/features/agents/components/AgentsPage").then((m) => ({ default: m.AgentsPage })));
+const ComposeDialog = lazy(() =>
+  import("@/features/compose/components/ComposeDialog").then((m) => ({ default: m.ComposeDialog })),
+);
 
 export function AppShell({ me }: { me: User }) {
   const { t } = useTranslation();
@@ -81,10 +86,14 @@ export function AppShell({ me }: { me: User }) {
       </a>
       {narrow ? null : <Sidebar active={active} counts={counts} isAdmin={me.is_admin} live={live} />}
       <div id="content" className="flex min-h-0 min-w-0 flex-1 flex-col">
-        {view}
+        <Suspense fallback={<Loading />}>{view}</Suspense>
       </div>
       {narrow ? <BottomNav active={active} counts={counts} isAdmin={me.is_admin} /> : null}
-      {compose ? <ComposeDialog key={compose.id} request={compose.request} me={me.name} /> : null}
+      {compose ? (
+        <Suspense fallback={null}>
+          <ComposeDialog key={compose.id} request={compose.request} me={me.name} />
+        </Suspense>
+      ) : null}
       <ShortcutHelp open={help} onOpenChange={setHelp} />
     </div>
   );

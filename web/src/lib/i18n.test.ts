@@ -1,3 +1,4 @@
+// @vitest-environment node
 /**
  * Every key exists in both languages, and every key the code uses exists:
  * a missing translation fails here, not in front of a user.

@@ -45,12 +45,12 @@ function request(overrides: Partial<Mail> = {}): Mail {
 afterEach(() => vi.useRealTimers());
 
 describe("PermissionCard", () => {
-  it("open: question, context, the exact action with its short hash, options and a note", () => {
+  it("open: question, context, the exact action with its short hash, options and a note", async () => {
     renderUi(<PermissionCard mail={request()} me="jianf" onDecide={vi.fn()} />);
     const card = screen.getByRole("region", { name: "Permission request" });
     expect(card).toHaveAttribute("data-state", "open");
     expect(screen.getByRole("heading", { name: "May I delete the build cache?" })).toBeInTheDocument();
-    expect(screen.getByText("40 GB")).toBeInTheDocument();
+    expect((await screen.findByText("40 GB")).tagName).toBe("STRONG");
     expect(screen.getByText("rm -rf /srv/app/.cache").tagName).toBe("PRE");
     expect(screen.getByText(`sha256 ${SHA.slice(0, 12)}…`)).toHaveAttribute("title", SHA);
     for (const option of ["approve", "always allow", "reject"]) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { renderUi } from "@/test/render";
-import { Markdown } from "./Markdown";
+import { MarkdownRenderer as Markdown } from "./MarkdownRenderer";
 
 declare global {
   var __pwned: unknown;
