@@ -144,4 +144,49 @@ describe("the app", () => {
     await userEvent.keyboard("?");
     expect(await screen.findByRole("dialog", { name: "Keyboard shortcuts" })).toBeInTheDocument();
   });
+
+  it("moves through the list with j / k and goes to the inbox with g i", async () => {
+    renderApp();
+    await screen.findByRole("button", { name: /The leak is fixed/ });
+    await userEvent.keyboard("j");
+    await waitFor(() => expect(window.location.pathname).toBe("/inbox/m1"));
+    await userEvent.keyboard("j");
+    await waitFor(() => expect(window.location.pathname).toBe("/inbox/m2"));
+    await userEvent.keyboard("k");
+    await waitFor(() => expect(window.location.pathname).toBe("/inbox/m1"));
+    await userEvent.keyboard("{Escape}");
+    await waitFor(() => expect(window.location.pathname).toBe("/inbox"));
+    act(() => navigate("/sent"));
+    await userEvent.keyboard("gi");
+    await waitFor(() => expect(window.location.pathname).toBe("/inbox"));
+  });
+});
+
+describe("the app on a narrow screen", () => {
+  beforeEach(() => {
+    vi.stubGlobal("matchMedia", (query: string) => ({
+      matches: query === "(max-width: 767px)",
+      media: query,
+      addEventListener: () => {},
+      removeEventListener: () => {},
+    }));
+  });
+
+  it("keeps the list mounted under the mail, with a back button only while a mail is open", async () => {
+    renderApp();
+    expect(await screen.findByRole("button", { name: "More" })).toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Compose", hidden: false })).toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: /Back/ })).not.toBeInTheDocument();
+    const row = await screen.findByRole("button", { name: /The leak is fixed/ });
+    await userEvent.click(row);
+    expect(await screen.findByRole("button", { name: /Back/ })).toBeInTheDocument();
+    expect(row).toBeInTheDocument(); // the same element: the list was not unmounted
+    expect(row.closest("[inert]")).not.toBeNull(); // and cannot take focus behind the mail
+    await userEvent.click(screen.getByRole("button", { name: /Back/ }));
+    await waitFor(() => expect(window.location.pathname).toBe("/inbox"));
+    expect(screen.queryByRole("button", { name: /Back/ })).not.toBeInTheDocument();
+    expect(row).toBeInTheDocument();
+    expect(row.closest("[inert]")).toBeNull();
+    expect(row).toHaveAttribute("aria-current", "true"); // the selection is kept
+  });
 });

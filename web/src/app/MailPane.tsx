@@ -53,7 +53,7 @@ export function MailPane({ mailId, me, onGone, onOpenMail }: MailPaneProps) {
   const unread = mail?.status === "unread";
   useEffect(() => {
     if (unread) mark.mutate({ mailId, action: "read" });
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per opened unread mail
+    // Once per opened unread mail; `mark` is a new object every render.
   }, [mailId, unread]);
 
   if (query.isPending) return <Loading />;
