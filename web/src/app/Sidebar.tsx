@@ -13,8 +13,9 @@ export interface Counts {
 export function CountBadge({ value, label }: { value: number | undefined; label: string }) {
   if (!value) return null;
   return (
-    <span className="ml-auto rounded-full bg-accent px-2 text-xs font-semibold text-accent-ink tabular-nums" aria-label={label}>
-      {value}
+    <span className="ml-auto rounded-full bg-accent px-2 text-xs font-semibold text-accent-ink tabular-nums">
+      <span aria-hidden="true">{value}</span>
+      <span className="sr-only">, {label}</span>
     </span>
   );
 }

@@ -35,19 +35,20 @@ export function BudgetBadge({ limit, used, remaining, onClick }: BudgetBadgeProp
   const className = `inline-flex items-center gap-1 rounded-full border px-2 py-0.5 text-xs font-medium tabular-nums ${STYLE[level]}`;
   const content = (
     <>
-      <span aria-hidden="true">↻</span>
-      {t("budget.short", { left, limit })}
+      <span aria-hidden="true">↻ {t("budget.short", { left, limit })}</span>
+      <span className="sr-only">{label}</span>
     </>
   );
   if (onClick) {
     return (
-      <button type="button" className={className} data-level={level} title={label} aria-label={label} onClick={onClick}>
+      <button type="button" className={className} data-level={level} title={label} onClick={onClick}>
         {content}
       </button>
     );
   }
+  // Not a live region: a list shows many badges; the text is read in place.
   return (
-    <span className={className} data-level={level} title={label} aria-label={label} role="status">
+    <span className={className} data-level={level} title={label}>
       {content}
     </span>
   );

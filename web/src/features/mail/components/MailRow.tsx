@@ -24,7 +24,11 @@ export function MailRow({ mail, selected, outgoing, onOpen }: MailItemProps) {
       className={`flex w-full min-h-11 flex-col gap-0.5 border-b border-line px-3 py-2 text-left ${selected ? "bg-accent-soft" : "hover:bg-raised"}`}
     >
       <span className="flex items-center gap-2 text-sm">
-        {unread ? <span className="size-2 shrink-0 rounded-full bg-accent" aria-label={t("mail.unread")} /> : null}
+        {unread ? (
+          <span className="size-2 shrink-0 rounded-full bg-accent">
+            <span className="sr-only">{t("mail.unread")}</span>
+          </span>
+        ) : null}
         <span className={`truncate ${unread ? "font-semibold" : ""}`}>{who}</span>
         <span className="ml-auto shrink-0 text-xs text-muted tabular-nums">{formatTime(mail.created_at, i18n.language)}</span>
       </span>
