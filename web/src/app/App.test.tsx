@@ -138,6 +138,14 @@ describe("the app", () => {
     expect(calls).toContain("POST /api/v1/me/permission/decide");
   });
 
+  it("goes back to the login page when the login expires", async () => {
+    renderApp();
+    await screen.findByRole("button", { name: /The leak is fixed/ });
+    signedIn = false;
+    act(() => navigate("/sent"));
+    expect(await screen.findByRole("button", { name: "Sign in" })).toBeInTheDocument();
+  });
+
   it("opens the shortcut help with ?", async () => {
     renderApp();
     await screen.findByRole("navigation", { name: "Main" });

@@ -19,6 +19,7 @@ import { Sidebar } from "./Sidebar";
 import { useDocumentTitle } from "./useDocumentTitle";
 import { useKeyboard } from "./useKeyboard";
 import { useLiveUpdates } from "./useLiveUpdates";
+import { useSignInAgainOn401 } from "./useSignInAgainOn401";
 import { Loading } from "@/components/Loading";
 
 // Pages and dialogs that are not the first paint load when first used.
@@ -37,6 +38,7 @@ export function AppShell({ me }: { me: User }) {
   const compose = useComposeRequest();
   const [help, setHelp] = useState(false);
   const live = useLiveUpdates(true);
+  useSignInAgainOn401();
   const unread = useQuery(unreadCountQuery()).data;
   const decisions = useQuery(permissionsQuery("open")).data?.total;
   const active = activeNavId(route);

@@ -1,6 +1,7 @@
 import { useTranslation } from "react-i18next";
 import type { User } from "@/api";
 import { EmptyState } from "@/components/EmptyState";
+import { NotificationToggle } from "@/components/NotificationToggle";
 import { NeedsDecisionList } from "@/features/approvals/components/NeedsDecisionList";
 import { navigate } from "@/lib/router";
 import { useNarrow } from "@/lib/useMediaQuery";
@@ -19,8 +20,11 @@ export function DecisionsView({ mailId, me }: { mailId: string | null; me: User 
       onBack={close}
       list={
         <>
-          <header className="border-b border-line p-3">
+          <header className="flex items-center gap-2 border-b border-line p-3">
             <h1 className="text-lg font-semibold">{t("nav.decisions")}</h1>
+            <span className="ml-auto">
+              <NotificationToggle />
+            </span>
           </header>
           <NeedsDecisionList me={me.name} onOpen={open} />
         </>

@@ -6,7 +6,10 @@
  */
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import { EVENT_NAMES } from "@/api";
+import { EVENT_NAMES, type NewMailEvent } from "@/api";
+import i18n from "@/lib/i18n";
+import { notify } from "@/lib/notifications";
+import { navigate } from "@/lib/router";
 import { sdk } from "@/lib/sdk";
 import { applyEvent } from "./liveEvents";
 
@@ -55,6 +58,11 @@ export function useLiveUpdates(enabled: boolean): LiveState {
             return;
           }
           applyEvent(queryClient, name, data as never);
+          const mail = data as Partial<NewMailEvent>;
+          if (name === "new_mail" && mail.mail_type === "permission_request" && mail.mail_id) {
+            const id = mail.mail_id;
+            notify(i18n.t("notify.title"), mail.subject ?? "", () => navigate(`/decisions/${encodeURIComponent(id)}`));
+          }
         });
       }
     };
