@@ -73,6 +73,15 @@ describe("Markdown", () => {
     expect(container.querySelector("code")).toHaveTextContent("code");
   });
 
+  it("highlights fenced code with a language, and keeps it text", () => {
+    const { container } = renderUi(<Markdown text={"```python\ndef leak():\n    return 'x'  # fix\n```"} />);
+    const code = container.querySelector("pre code");
+    expect(code).toHaveClass("language-python");
+    expect(code?.querySelector(".hljs-keyword")).toHaveTextContent("def");
+    expect(code?.querySelector(".hljs-comment")).toHaveTextContent("# fix");
+    assertInert(container);
+  });
+
   it("opens links in a new tab without opener or referrer", () => {
     const { container } = renderUi(<Markdown text="[docs](https://example.com/a) and https://example.org" />);
     const links = container.querySelectorAll("a");

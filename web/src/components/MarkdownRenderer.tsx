@@ -7,6 +7,7 @@ import type { ComponentProps } from "react";
 import ReactMarkdown, { defaultUrlTransform, type Components } from "react-markdown";
 import rehypeSanitize, { defaultSchema } from "rehype-sanitize";
 import remarkGfm from "remark-gfm";
+import highlightCode from "./highlightCode";
 
 const schema = {
   ...defaultSchema,
@@ -52,12 +53,14 @@ function urlTransform(url: string): string {
   return /^(https?:|mailto:|#|\/(?!\/))/i.test(safe) ? safe : "";
 }
 
+/** Rendered Markdown (GFM, sanitised, code highlighted); load it through `Markdown`. */
 export function MarkdownRenderer({ text, className = "" }: { text: string; className?: string }) {
   return (
     <div className={`prose-mail ${className}`}>
       <ReactMarkdown
         remarkPlugins={[remarkGfm, htmlAsText]}
-        rehypePlugins={[[rehypeSanitize, schema]]}
+        // Highlight after sanitising: it only adds spans with `hljs-*` classes.
+        rehypePlugins={[[rehypeSanitize, schema], highlightCode]}
         components={components}
         urlTransform={urlTransform}
         skipHtml={false}
