@@ -8,6 +8,7 @@ import userEvent from "@testing-library/user-event";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Mail } from "@/api";
 import { initI18n } from "@/lib/i18n";
+import { closeCompose } from "@/features/compose/hooks/composeStore";
 import { navigate } from "@/lib/router";
 import { App } from "./App";
 
@@ -46,11 +47,16 @@ const session = {
 
 let signedIn = true;
 const calls: string[] = [];
+const bodies: Record<string, unknown> = {};
 
-function answer(request: Request): Response {
+async function answer(request: Request): Promise<Response> {
   const url = new URL(request.url);
   const path = `${request.method} ${url.pathname}`;
   calls.push(`${path}${url.search}`);
+  if (request.method !== "GET") {
+    const text = await request.text();
+    bodies[path] = text ? JSON.parse(text) : null;
+  }
   const json = (body: unknown, status = 200) =>
     new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
   if (!signedIn && path !== "POST /api/v1/auth/login") {
@@ -80,6 +86,24 @@ function answer(request: Request): Response {
     case "GET /api/v1/me/mail/m1/tree":
     case "GET /api/v1/me/mail/m2/tree":
       return json({ mail_id: "m1", direction: "around", mails: [], root_mail_id: "m1", next_cursor_up: null, next_cursor_down: null });
+    case "GET /api/v1/me/addresses/suggest":
+      return json({
+        candidates: [
+          { address: "builder@ModelRouter", email: "builder@agentmail.localhost", kind: "agent", description: "/home/u/ModelRouter · online", session_id: null },
+          { address: "builder@ModelRouter.fix-leak", email: "x", kind: "conversation", description: "Fix the leak · waiting", session_id: "s1" },
+        ].filter((c) => c.address.startsWith(url.searchParams.get("q") ?? "")),
+      });
+    case "POST /api/v1/me/mail/send": {
+      const body = bodies[path] as { to: string };
+      if (body.to === "builder@Nowhere") {
+        return json({ error: { code: "unknown_workspace", message: "agent 'builder' has no workspace 'Nowhere'" } }, 422);
+      }
+      return json({ mail_id: "m9", session_id: "s9", session_alias: "new-one", message_id: "<m9@x>", budget_limit: 5, budget_used: 0, budget_remaining: 5, created_at: "" });
+    }
+    case "POST /api/v1/me/drafts":
+      return json({ draft_id: "d1", to: null, to_email: null, cc: [], cc_email: [], subject: "", body: "", body_preview: "", reply_to: null, session_alias: null, budget: null, created_at: "", updated_at: "" }, 201);
+    case "DELETE /api/v1/me/drafts/d1":
+      return json({ draft_id: "d1", status: "deleted" });
     case "POST /api/v1/me/permission/decide":
       return json({ status: "decided", mail_id: "m2", decision: "approve", action_sha256: permissionMail.action_sha256 });
     default:
@@ -90,10 +114,12 @@ function answer(request: Request): Response {
 beforeEach(() => {
   signedIn = true;
   calls.length = 0;
+  for (const key of Object.keys(bodies)) delete bodies[key];
   vi.stubGlobal("fetch", vi.fn(async (input: Request) => answer(input)));
   window.history.replaceState(null, "", "/inbox");
 });
 afterEach(() => {
+  act(() => closeCompose());
   vi.unstubAllGlobals();
   vi.restoreAllMocks();
 });
@@ -136,6 +162,54 @@ describe("the app", () => {
     await userEvent.click(within(card).getByRole("button", { name: "approve" }));
     expect(await within(card).findByText("You chose “approve”.")).toBeInTheDocument();
     expect(calls).toContain("POST /api/v1/me/permission/decide");
+  });
+
+  it("composes with address suggestions, explains an undeliverable address inline, then sends", async () => {
+    renderApp();
+    await screen.findByRole("navigation", { name: "Main" });
+    await userEvent.keyboard("c");
+    const dialog = await screen.findByRole("dialog", { name: "New mail" });
+    const to = within(dialog).getByRole("combobox", { name: "To" });
+    await userEvent.type(to, "builder@Nowhere");
+    await userEvent.type(within(dialog).getByLabelText("Subject"), "Add a health check");
+    await userEvent.type(within(dialog).getByLabelText("Message (Markdown)"), "Please add **/health**.");
+    await userEvent.type(within(dialog).getByLabelText("Round-trip budget"), "5");
+    await userEvent.click(within(dialog).getByRole("button", { name: "Send" }));
+    expect(await within(dialog).findByRole("alert")).toHaveTextContent("agent 'builder' has no workspace 'Nowhere'");
+    expect(to).toHaveAttribute("aria-invalid", "true");
+
+    await userEvent.clear(to);
+    await userEvent.type(to, "buil");
+    const options = await within(dialog).findAllByRole("option", {}, { timeout: 3000 });
+    expect(options.map((o) => o.textContent)).toEqual([
+      expect.stringContaining("builder@ModelRouter"),
+      expect.stringContaining("builder@ModelRouter.new"),
+      expect.stringContaining("builder@ModelRouter.fix-leak"),
+    ]);
+    await userEvent.keyboard("{ArrowDown}{ArrowDown}{Enter}");
+    expect(to).toHaveValue("builder@ModelRouter.new");
+    await userEvent.click(within(dialog).getByRole("button", { name: "Preview" }));
+    expect((await within(dialog).findByText("/health")).tagName).toBe("STRONG");
+    await userEvent.click(within(dialog).getByRole("button", { name: "Send" }));
+    await waitFor(() => expect(screen.queryByRole("dialog")).not.toBeInTheDocument());
+    expect(bodies["POST /api/v1/me/mail/send"]).toMatchObject({
+      to: "builder@ModelRouter.new", subject: "Add a health check", body: "Please add **/health**.", budget: 5, cc: [], attachment_ids: [],
+    });
+  });
+
+  it("replies to the sender in the same conversation, quoting the mail", async () => {
+    act(() => navigate("/inbox/m1"));
+    renderApp();
+    await screen.findByRole("heading", { name: "The leak is fixed" });
+    await userEvent.keyboard("r");
+    const dialog = await screen.findByRole("dialog", { name: "Reply" });
+    expect(within(dialog).getByRole("combobox", { name: "To" })).toHaveValue("builder@ModelRouter.fix-leak");
+    expect(within(dialog).getByLabelText("Subject")).toHaveValue("Re: The leak is fixed");
+    const body = within(dialog).getByLabelText<HTMLTextAreaElement>("Message (Markdown)");
+    expect(body.value).toContain("builder@ModelRouter.fix-leak (2026-12-01T10:00:00Z):\n> Fixed in **auth.py**.");
+    expect(within(dialog).queryByLabelText("Round-trip budget")).not.toBeInTheDocument();
+    await userEvent.click(within(dialog).getByRole("button", { name: "Send" }));
+    await waitFor(() => expect(bodies["POST /api/v1/me/mail/send"]).toMatchObject({ reply_to: "m1", to: "builder@ModelRouter.fix-leak" }));
   });
 
   it("goes back to the login page when the login expires", async () => {
