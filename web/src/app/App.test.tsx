@@ -6,10 +6,10 @@ import { QueryClient } from "@tanstack/react-query";
 import { act, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { Mail } from "@/api";
 import { initI18n } from "@/lib/i18n";
 import { closeCompose } from "@/features/compose/hooks/composeStore";
 import { navigate } from "@/lib/router";
+import { gateway, installFakeGateway } from "@/test/fakeGateway";
 import { App } from "./App";
 
 initI18n("en");
@@ -25,97 +25,8 @@ vi.mock("@tanstack/react-virtual", () => ({
   }),
 }));
 
-const base: Mail = {
-  mail_id: "m1", session_id: "s1", session_alias: "fix-leak", seq: 1,
-  from: "builder@ModelRouter.fix-leak", from_email: "builder@agentmail.localhost",
-  to: "jianf@.fix-leak", to_email: "jianf@agentmail.localhost", cc: [], cc_email: [],
-  subject: "The leak is fixed", body: "Fixed in **auth.py**.", body_preview: "Fixed in auth.py.",
-  mail_type: "normal", message_id: "<m1@x>", parent_mail_id: null, created_at: "2026-12-01T10:00:00Z",
-  auto: false, status: "unread", attachments: [{ attachment_id: "a1", filename: "patch.diff", size: 2048, sha256: "0" }],
-};
-const permissionMail: Mail = {
-  ...base, mail_id: "m2", seq: 2, subject: "May I restart the server?", body: "May I restart the server?\n\nIt hangs.",
-  body_preview: "May I restart the server?", mail_type: "permission_request", status: "read",
-  options: ["approve", "reject"], permission_state: "open", action: "systemctl restart app",
-  action_sha256: "ab".repeat(32), expires_at: null, attachments: [],
-};
-const session = {
-  session_id: "s1", session_alias: "fix-leak", subject: "Fix the leak", status: "waiting", budget_limit: 3,
-  budget_used: 2, budget_remaining: 1, participants: ["jianf", "builder"], created_by: "jianf", mail_count: 2,
-  created_at: "2026-12-01T09:00:00Z", updated_at: "2026-12-01T10:00:00Z",
-};
-
-let signedIn = true;
-const calls: string[] = [];
-const bodies: Record<string, unknown> = {};
-
-async function answer(request: Request): Promise<Response> {
-  const url = new URL(request.url);
-  const path = `${request.method} ${url.pathname}`;
-  calls.push(`${path}${url.search}`);
-  if (request.method !== "GET") {
-    const text = await request.text();
-    bodies[path] = text ? JSON.parse(text) : null;
-  }
-  const json = (body: unknown, status = 200) =>
-    new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
-  if (!signedIn && path !== "POST /api/v1/auth/login") {
-    return json({ error: { code: "unauthorized", message: "authentication required" } }, 401);
-  }
-  const user = { user_id: "u1", name: "jianf", address: "jianf@", email: "jianf@agentmail.localhost", is_admin: false, created_at: "" };
-  switch (path) {
-    case "POST /api/v1/auth/login":
-      signedIn = true;
-      return json({ user });
-    case "GET /api/v1/me":
-      return json({ user });
-    case "GET /api/v1/me/mail/inbox":
-      return url.searchParams.get("status") === "unread" ? json({ mails: [base], total: 1 }) : json({ mails: [base, permissionMail], total: 2 });
-    case "GET /api/v1/me/permissions":
-      return json({ mails: [permissionMail], total: 1 });
-    case "GET /api/v1/me/mail/m1":
-      return json(base);
-    case "GET /api/v1/me/mail/m2":
-      return json(permissionMail);
-    case "POST /api/v1/me/mail/m1/read":
-      return json({ mail_id: "m1", status: "read" });
-    case "GET /api/v1/me/sessions/s1":
-      return json({ session, mails: [base, permissionMail] });
-    case "GET /api/v1/me/sessions/s1/proposals":
-      return json({ proposals: [] });
-    case "GET /api/v1/me/mail/m1/tree":
-    case "GET /api/v1/me/mail/m2/tree":
-      return json({ mail_id: "m1", direction: "around", mails: [], root_mail_id: "m1", next_cursor_up: null, next_cursor_down: null });
-    case "GET /api/v1/me/addresses/suggest":
-      return json({
-        candidates: [
-          { address: "builder@ModelRouter", email: "builder@agentmail.localhost", kind: "agent", description: "/home/u/ModelRouter · online", session_id: null },
-          { address: "builder@ModelRouter.fix-leak", email: "x", kind: "conversation", description: "Fix the leak · waiting", session_id: "s1" },
-        ].filter((c) => c.address.startsWith(url.searchParams.get("q") ?? "")),
-      });
-    case "POST /api/v1/me/mail/send": {
-      const body = bodies[path] as { to: string };
-      if (body.to === "builder@Nowhere") {
-        return json({ error: { code: "unknown_workspace", message: "agent 'builder' has no workspace 'Nowhere'" } }, 422);
-      }
-      return json({ mail_id: "m9", session_id: "s9", session_alias: "new-one", message_id: "<m9@x>", budget_limit: 5, budget_used: 0, budget_remaining: 5, created_at: "" });
-    }
-    case "POST /api/v1/me/drafts":
-      return json({ draft_id: "d1", to: null, to_email: null, cc: [], cc_email: [], subject: "", body: "", body_preview: "", reply_to: null, session_alias: null, budget: null, created_at: "", updated_at: "" }, 201);
-    case "DELETE /api/v1/me/drafts/d1":
-      return json({ draft_id: "d1", status: "deleted" });
-    case "POST /api/v1/me/permission/decide":
-      return json({ status: "decided", mail_id: "m2", decision: "approve", action_sha256: permissionMail.action_sha256 });
-    default:
-      return json({ error: { code: "not_found", message: `no fixture for ${path}` } }, 404);
-  }
-}
-
 beforeEach(() => {
-  signedIn = true;
-  calls.length = 0;
-  for (const key of Object.keys(bodies)) delete bodies[key];
-  vi.stubGlobal("fetch", vi.fn(async (input: Request) => answer(input)));
+  installFakeGateway();
   window.history.replaceState(null, "", "/inbox");
 });
 afterEach(() => {
@@ -128,13 +39,13 @@ const renderApp = () => render(<App queryClient={new QueryClient({ defaultOption
 
 describe("the app", () => {
   it("signs in when the gateway says 401", async () => {
-    signedIn = false;
+    gateway.signedIn = false;
     renderApp();
     await userEvent.type(await screen.findByLabelText("User name"), "jianf");
     await userEvent.type(screen.getByLabelText("Password"), "password123");
     await userEvent.click(screen.getByRole("button", { name: "Sign in" }));
     expect(await screen.findByRole("navigation", { name: "Main" })).toBeInTheDocument();
-    expect(calls).toContain("POST /api/v1/auth/login");
+    expect(gateway.calls).toContain("POST /api/v1/auth/login");
   });
 
   it("lists the inbox with the unread count, opens a mail with its attachment and conversation", async () => {
@@ -151,7 +62,7 @@ describe("the app", () => {
     expect(download).toHaveTextContent("2 KB");
     expect(await screen.findByText("#fix-leak")).toBeInTheDocument();
     expect(screen.getByRole("button", { name: /1 of 3 agent mails left/ })).toHaveAttribute("data-level", "low");
-    await waitFor(() => expect(calls).toContain("POST /api/v1/me/mail/m1/read"));
+    await waitFor(() => expect(gateway.calls).toContain("POST /api/v1/me/mail/m1/read"));
   });
 
   it("shows a permission request as a card and decides it", async () => {
@@ -161,7 +72,7 @@ describe("the app", () => {
     expect(within(card).getByText("systemctl restart app")).toBeInTheDocument();
     await userEvent.click(within(card).getByRole("button", { name: "approve" }));
     expect(await within(card).findByText("You chose “approve”.")).toBeInTheDocument();
-    expect(calls).toContain("POST /api/v1/me/permission/decide");
+    expect(gateway.calls).toContain("POST /api/v1/me/permission/decide");
   });
 
   it("composes with address suggestions, explains an undeliverable address inline, then sends", async () => {
@@ -192,7 +103,7 @@ describe("the app", () => {
     expect((await within(dialog).findByText("/health")).tagName).toBe("STRONG");
     await userEvent.click(within(dialog).getByRole("button", { name: "Send" }));
     await waitFor(() => expect(screen.queryByRole("dialog")).not.toBeInTheDocument());
-    expect(bodies["POST /api/v1/me/mail/send"]).toMatchObject({
+    expect(gateway.bodies["POST /api/v1/me/mail/send"]).toMatchObject({
       to: "builder@ModelRouter.new", subject: "Add a health check", body: "Please add **/health**.", budget: 5, cc: [], attachment_ids: [],
     });
   });
@@ -209,13 +120,13 @@ describe("the app", () => {
     expect(body.value).toContain("builder@ModelRouter.fix-leak (2026-12-01T10:00:00Z):\n> Fixed in **auth.py**.");
     expect(within(dialog).queryByLabelText("Round-trip budget")).not.toBeInTheDocument();
     await userEvent.click(within(dialog).getByRole("button", { name: "Send" }));
-    await waitFor(() => expect(bodies["POST /api/v1/me/mail/send"]).toMatchObject({ reply_to: "m1", to: "builder@ModelRouter.fix-leak" }));
+    await waitFor(() => expect(gateway.bodies["POST /api/v1/me/mail/send"]).toMatchObject({ reply_to: "m1", to: "builder@ModelRouter.fix-leak" }));
   });
 
   it("goes back to the login page when the login expires", async () => {
     renderApp();
     await screen.findByRole("button", { name: /The leak is fixed/ });
-    signedIn = false;
+    gateway.signedIn = false;
     act(() => navigate("/sent"));
     expect(await screen.findByRole("button", { name: "Sign in" })).toBeInTheDocument();
   });
