@@ -4,13 +4,16 @@
  */
 import { QueryClient } from "@tanstack/react-query";
 import { act, render, screen, waitFor, within } from "@testing-library/react";
-import userEvent from "@testing-library/user-event";
+import userEventLib from "@testing-library/user-event";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { initI18n } from "@/lib/i18n";
 import { closeCompose } from "@/features/compose/hooks/composeStore";
 import { navigate } from "@/lib/router";
 import { gateway, installFakeGateway } from "@/test/fakeGateway";
 import { App } from "./App";
+
+// No pause between keystrokes: the tests type a lot.
+const userEvent = userEventLib.setup({ delay: null });
 
 initI18n("en");
 

@@ -4,7 +4,7 @@
  */
 import { QueryClient } from "@tanstack/react-query";
 import { act, render, screen } from "@testing-library/react";
-import userEvent from "@testing-library/user-event";
+import userEventLib from "@testing-library/user-event";
 import axe from "axe-core";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { closeCompose } from "@/features/compose/hooks/composeStore";
@@ -12,6 +12,9 @@ import { initI18n } from "@/lib/i18n";
 import { navigate } from "@/lib/router";
 import { installFakeGateway } from "@/test/fakeGateway";
 import { App } from "./App";
+
+// No pause between keystrokes: the tests type a lot.
+const userEvent = userEventLib.setup({ delay: null });
 
 initI18n("en");
 

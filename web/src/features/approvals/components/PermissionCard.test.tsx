@@ -1,9 +1,12 @@
 import { act, fireEvent, screen } from "@testing-library/react";
-import userEvent from "@testing-library/user-event";
+import userEventLib from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Mail } from "@/api";
 import { renderUi } from "@/test/render";
 import { PermissionCard } from "./PermissionCard";
+
+// No pause between keystrokes: the tests type a lot.
+const userEvent = userEventLib.setup({ delay: null });
 
 const SHA = "3f786850e387550fdab836ed7e6dc881de23001b3f786850e387550fdab836ed";
 
