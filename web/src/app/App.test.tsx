@@ -12,8 +12,9 @@ import { navigate } from "@/lib/router";
 import { gateway, installFakeGateway } from "@/test/fakeGateway";
 import { App } from "./App";
 
-// No pause between keystrokes: the tests type a lot.
-const userEvent = userEventLib.setup({ delay: null });
+// No pause between keystrokes (the tests type a lot); no pointer-events check, which races
+// Radix's dialog setting `pointer-events` on its content a tick after it opens.
+const userEvent = userEventLib.setup({ delay: null, pointerEventsCheck: 0 });
 
 initI18n("en");
 
@@ -124,6 +125,19 @@ describe("the app", () => {
     expect(within(dialog).queryByLabelText("Round-trip budget")).not.toBeInTheDocument();
     await userEvent.click(within(dialog).getByRole("button", { name: "Send" }));
     await waitFor(() => expect(gateway.bodies["POST /api/v1/me/mail/send"]).toMatchObject({ reply_to: "m1", to: "builder@ModelRouter.fix-leak" }));
+  });
+
+  it("replies under the mail without leaving it", async () => {
+    act(() => navigate("/inbox/m1"));
+    renderApp();
+    await userEvent.click(await screen.findByRole("button", { name: "Reply to builder@ModelRouter.fix-leak…" }));
+    await userEvent.type(screen.getByLabelText("Reply to builder@ModelRouter.fix-leak"), "Thanks!");
+    await userEvent.click(screen.getByRole("button", { name: "Send" }));
+    expect(await screen.findByText("Sent.")).toBeInTheDocument();
+    expect(gateway.bodies["POST /api/v1/me/mail/send"]).toMatchObject({
+      to: "builder@ModelRouter.fix-leak", subject: "Re: The leak is fixed", body: "Thanks!", reply_to: "m1",
+    });
+    expect(window.location.pathname).toBe("/inbox/m1");
   });
 
   it("goes back to the login page when the login expires", async () => {

@@ -9,6 +9,7 @@ import { ErrorNote } from "@/components/ErrorNote";
 import { Loading } from "@/components/Loading";
 import { PermissionCard } from "@/features/approvals/components/PermissionCard";
 import { useDecide } from "@/features/approvals/hooks/useDecide";
+import { QuickReply } from "@/features/compose/components/QuickReply";
 import { openCompose } from "@/features/compose/hooks/composeStore";
 import { ConversationHeader } from "@/features/conversations/components/ConversationHeader";
 import { ConversationTree } from "@/features/conversations/components/ConversationTree";
@@ -77,7 +78,12 @@ export function MailPane({ mailId, me, onGone, onOpenMail }: MailPaneProps) {
           />
         ) : undefined
       }
-      thread={<ConversationTree mailId={data.mail_id} onOpen={onOpenMail} />}
+      thread={
+        <>
+          {data.mail_type !== "permission_request" ? <QuickReply key={data.mail_id} mail={data} me={me.name} /> : null}
+          <ConversationTree mailId={data.mail_id} onOpen={onOpenMail} />
+        </>
+      }
       onReply={commands.reply}
       onArchive={commands.archive}
       onDelete={commands.remove}

@@ -13,8 +13,9 @@ import { navigate } from "@/lib/router";
 import { installFakeGateway } from "@/test/fakeGateway";
 import { App } from "./App";
 
-// No pause between keystrokes: the tests type a lot.
-const userEvent = userEventLib.setup({ delay: null });
+// No pause between keystrokes (the tests type a lot); no pointer-events check, which races
+// Radix's dialog setting `pointer-events` on its content a tick after it opens.
+const userEvent = userEventLib.setup({ delay: null, pointerEventsCheck: 0 });
 
 initI18n("en");
 
