@@ -52,6 +52,9 @@ describe.skipIf(!BASE)("the SDK against a running gateway", () => {
       platform: "test",
     });
 
+    expect((await admin.setDefaultBudget(agentName, 7)).default_budget).toBe(7);
+    expect((await admin.users()).users.map((u) => u.name)).toContain(human);
+
     const sdk = sdkWithCookies();
     await expect(sdk.me()).rejects.toMatchObject({ status: 401, code: "unauthorized" });
     expect((await sdk.login(human, "password123")).user.name).toBe(human);

@@ -132,6 +132,10 @@ export function createSdk(options: ClientOptions = {}) {
     users: () => unwrap(client.GET("/api/v1/admin/users")),
     createUser: (name: string, password: string, is_admin: boolean) =>
       unwrap(client.POST("/api/v1/admin/users", { body: { name, password, is_admin } })),
+    setDefaultBudget: (name: string, default_budget: number | "unlimited") =>
+      unwrap(
+        client.PATCH("/api/v1/admin/agents/{name}", { params: { path: { name } }, body: { default_budget } }),
+      ),
     agentKeys: () => unwrap(client.GET("/api/v1/admin/agent-keys")),
     issueAgentKey: (label: string, lifecycle: KeyLifecycle, expires_in?: string) =>
       unwrap(client.POST("/api/v1/admin/agent-keys", { body: { label, lifecycle, expires_in } })),

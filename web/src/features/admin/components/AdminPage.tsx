@@ -4,6 +4,7 @@ import { ErrorNote } from "@/components/ErrorNote";
 import { KeyIssuer } from "@/components/KeyIssuer";
 import { KeyTable } from "@/components/KeyTable";
 import { sdk } from "@/lib/sdk";
+import { DefaultBudgets } from "./DefaultBudgets";
 import { NewUserForm } from "./NewUserForm";
 
 const adminKeys = { users: ["admin", "users"] as const, agentKeys: ["admin", "agent-keys"] as const };
@@ -45,6 +46,7 @@ export function AdminPage() {
         {keys.isError ? <ErrorNote error={keys.error} /> : null}
         <KeyTable keys={keys.data ?? []} onRevoke={(id) => void sdk.revokeAgentKey(id).then(refreshKeys)} />
       </section>
+      <DefaultBudgets />
     </div>
   );
 }
