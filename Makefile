@@ -4,12 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-TIMED := scripts/timed.sh
-WEB_SOURCES := $(shell find web/src web/public -type f 2>/dev/null) \
-	web/index.html web/vite.config.ts web/tsconfig.json web/package.json web/package-lock.json
-NO_NPM := npm not found: the API runs without the web UI (install Node.js 20+ for it)
-
-.PHONY: run test lint typecheck pytest services bench clean web web-test
+.PHONY: run test lint typecheck pytest services bench clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -24,18 +19,28 @@ $(STAMP): pyproject.toml
 run: $(STAMP) web
 	$(BIN)/agentmail serve
 
-## Everything CI runs: ruff, mypy, pytest (SQLite and PostgreSQL), the web UI's checks.
-test: $(STAMP) services lint typecheck pytest web-test
+## Everything CI runs: ruff, mypy, pytest (SQLite and PostgreSQL).
+test: $(STAMP) services lint typecheck pytest
 
 lint: $(STAMP)
-	@$(TIMED) "ruff check" $(BIN)/ruff check .
-	@$(TIMED) "ruff format" $(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP)
-	@$(TIMED) mypy $(BIN)/mypy
+	$(BIN)/mypy
 
 pytest: $(STAMP) services
-	@$(TIMED) pytest $(BIN)/pytest
+	$(BIN)/pytest
+
+# ── The web UI (web/) ──────────────────────────────────────────────────────────
+.PHONY: web web-test
+TIMED := scripts/timed
+WEB_SOURCES := $(shell find web/src web/public -type f 2>/dev/null) \
+	web/index.html web/vite.config.ts web/tsconfig.json web/package.json web/package-lock.json
+NO_NPM := npm not found: the API runs without the web UI (install Node.js 20+ for it)
+
+## `make test` ends with the web UI's checks.
+test: web-test
 
 # npm writes node_modules/.package-lock.json on every install: newer than the lock = current.
 web/node_modules/.package-lock.json: web/package-lock.json
@@ -59,7 +64,7 @@ web-test: $(STAMP)
 	../$(TIMED) "web typecheck" npm run --silent typecheck; \
 	../$(TIMED) "web vitest" npm run --silent test; \
 	../$(TIMED) "web build + bundle size" npm run --silent build; \
-	echo "⏱  web-test total: $$(( $$(date +%s) - start ))s"
+	echo "── web-test: ok in $$(( $$(date +%s) - start ))s"
 
 services:
 	@scripts/ensure-services.sh

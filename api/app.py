@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, FastAPI
 
+from api import web_ui
 from api.errors import install_error_handlers
 from api.limits import RequestGuard
 from api.routes import (
@@ -21,7 +22,6 @@ from api.routes import (
     users,
 )
 from api.uploads import MULTIPART_OVERHEAD
-from api.web_ui import mount_web_ui
 from core.blobs import BlobStore
 from core.settings import Settings
 from core.store import Store
@@ -70,7 +70,7 @@ def create_app(settings: Settings, store: Store) -> FastAPI:
     ):
         api.include_router(router)
     app.include_router(api)
-    mount_web_ui(app)
+    web_ui.mount_web_ui(app)
 
     upload_limit = settings.max_attachment_bytes + MULTIPART_OVERHEAD
     app.add_middleware(
