@@ -14,7 +14,11 @@ from pathlib import Path
 
 from api.app import create_app
 from core.settings import Settings
-from core.store import Store
+
+try:
+    from core.store.engine import Store
+except ImportError:  # before core/ was split into subpackages
+    from core.store import Store  # type: ignore[attr-defined,no-redef]
 
 
 async def document() -> dict[str, object]:
