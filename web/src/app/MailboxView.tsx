@@ -51,7 +51,7 @@ export function MailboxView({ folder, mailId, me }: { folder: Folder; mailId: st
   const close = useCallback(() => navigate(pathOf(null)), [pathOf]);
   const commands = useMailCommands(open.data, close);
 
-  const selected = narrow ? (mailId ?? cursor) : (mailId ?? cursor);
+  const selected = mailId ?? cursor;
   const move = (step: 1 | -1) => {
     const index = mails.findIndex((m) => m.mail_id === selected);
     const next = mails[Math.max(0, Math.min(mails.length - 1, index + step))];
