@@ -1,4 +1,5 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import type { User } from "@/api";
 import { Button } from "@/components/Button";
@@ -16,6 +17,14 @@ export function AccountPage({ me, onLogout }: { me: User; onLogout: () => void }
   const queryClient = useQueryClient();
   const keys = useQuery({ queryKey: keysKey, queryFn: async () => (await sdk.listKeys()).keys });
   const refresh = () => queryClient.invalidateQueries({ queryKey: keysKey });
+  const [testSent, setTestSent] = useState(false);
+  const [testError, setTestError] = useState<unknown>(null);
+  const sendTest = () => {
+    setTestError(null);
+    return sdk
+      .send({ to: me.address, subject: t("account.testSubject"), body: t("account.testBody"), cc: [] })
+      .then(() => setTestSent(true), setTestError);
+  };
   return (
     <div className="flex flex-col gap-6 overflow-y-auto p-4 md:p-6">
       <section className="flex flex-col gap-2">
@@ -29,6 +38,15 @@ export function AccountPage({ me, onLogout }: { me: User; onLogout: () => void }
           <dd className="font-mono">{me.email}</dd>
         </dl>
         <p className="text-sm text-muted">{t("account.mailClientHint", { email: me.email, name: me.name })}</p>
+        <div className="flex flex-wrap items-center gap-2">
+          <Button onClick={() => void sendTest()}>{t("account.sendTest")}</Button>
+          {testSent ? (
+            <span role="status" className="text-sm text-ok">
+              {t("account.testSent")}
+            </span>
+          ) : null}
+          <ErrorNote error={testError} />
+        </div>
         <Button className="self-start" onClick={onLogout}>
           {t("account.logout")}
         </Button>
