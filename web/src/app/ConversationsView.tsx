@@ -1,10 +1,11 @@
 import { useQuery } from "@tanstack/react-query";
-import { useRef, useState } from "react";
+import { useMemo, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { EmptyState } from "@/components/EmptyState";
 import { ErrorNote } from "@/components/ErrorNote";
 import { Loading } from "@/components/Loading";
 import { Markdown } from "@/components/Markdown";
+import { agentsQuery } from "@/features/agents/api/queries";
 import { sessionQuery } from "@/features/conversations/api/queries";
 import { ConversationHeader } from "@/features/conversations/components/ConversationHeader";
 import { ConversationList } from "@/features/conversations/components/ConversationList";
@@ -52,6 +53,8 @@ export function ConversationsView({ sessionId }: { sessionId: string | null }) {
   const narrow = useNarrow();
   const [filter, setFilter] = useState("");
   const filterRef = useRef<HTMLInputElement>(null);
+  const agents = useQuery(agentsQuery());
+  const online = useMemo(() => new Map((agents.data ?? []).map((a) => [a.agent_name.toLowerCase(), a.status === "online"])), [agents.data]);
   useKeyboard({ "/": () => filterRef.current?.focus(), Escape: () => sessionId && navigate("/conversations") });
   return (
     <SplitView
@@ -63,6 +66,7 @@ export function ConversationsView({ sessionId }: { sessionId: string | null }) {
           <ConversationList
             selectedId={sessionId}
             filter={filter}
+            onlineOf={(name) => online.get(name.toLowerCase())}
             onOpen={(s) => navigate(`/conversations/${encodeURIComponent(s.session_id)}`)}
           />
         </>

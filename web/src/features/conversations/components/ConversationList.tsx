@@ -5,6 +5,7 @@ import { BudgetBadge } from "@/components/BudgetBadge";
 import { EmptyState } from "@/components/EmptyState";
 import { ErrorNote } from "@/components/ErrorNote";
 import { Loading } from "@/components/Loading";
+import { PresenceDot } from "@/components/PresenceDot";
 import { addressName, formatTime } from "@/lib/format";
 import { sessionsQuery } from "../api/queries";
 
@@ -12,10 +13,12 @@ export interface ConversationListProps {
   selectedId: string | null;
   onOpen: (session: Session) => void;
   filter?: string;
+  /** Whether a participant is an agent online (undefined: not an agent). */
+  onlineOf?: (name: string) => boolean | undefined;
 }
 
 /** Every conversation I take part in, the most recently active first. */
-export function ConversationList({ selectedId, onOpen, filter = "" }: ConversationListProps) {
+export function ConversationList({ selectedId, onOpen, filter = "", onlineOf }: ConversationListProps) {
   const { t, i18n } = useTranslation();
   const query = useQuery(sessionsQuery());
   if (query.isPending) return <Loading />;
@@ -42,7 +45,17 @@ export function ConversationList({ selectedId, onOpen, filter = "" }: Conversati
             <span className="flex flex-wrap items-center gap-2 text-xs text-muted">
               {s.session_alias ? <span className="font-mono">#{s.session_alias}</span> : null}
               <span>{t(`session.status.${s.status}`)}</span>
-              <span>{s.participants.map(addressName).join(", ")}</span>
+              <span className="inline-flex flex-wrap items-center gap-x-2">
+                {s.participants.map((p) => {
+                  const online = onlineOf?.(addressName(p));
+                  return (
+                    <span key={p} className="inline-flex items-center gap-1">
+                      {online !== undefined ? <PresenceDot online={online} /> : null}
+                      {addressName(p)}
+                    </span>
+                  );
+                })}
+              </span>
               <span>{t("session.mailCount", { count: s.mail_count })}</span>
               <BudgetBadge limit={s.budget_limit} used={s.budget_used} remaining={s.budget_remaining} />
             </span>
