@@ -15,7 +15,8 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 ## Start the gateway on embedded SQLite (HTTP :8180) and print how to log in.
-run: $(STAMP)
+## The web UI is built first when it is missing or older than its sources (needs npm).
+run: $(STAMP) web
 	$(BIN)/agentmail serve
 
 ## Everything CI runs: ruff, import-linter, mypy, pytest (SQLite and PostgreSQL); each suite's time.
@@ -34,6 +35,40 @@ typecheck: $(STAMP)
 pytest: $(STAMP) services
 	@scripts/timed "pytest" $(BIN)/pytest
 
+# ── The web UI (web/) ──────────────────────────────────────────────────────────
+.PHONY: web web-test
+TIMED := scripts/timed
+WEB_SOURCES := $(shell find web/src web/public -type f 2>/dev/null) \
+	web/index.html web/vite.config.ts web/tsconfig.json web/package.json web/package-lock.json
+NO_NPM := npm not found: the API runs without the web UI (install Node.js 20+ for it)
+
+## `make test` ends with the web UI's checks.
+test: web-test
+
+# npm writes node_modules/.package-lock.json on every install: newer than the lock = current.
+web/node_modules/.package-lock.json: web/package-lock.json
+	@$(TIMED) "npm ci" sh -c 'cd web && npm ci --no-audit --no-fund'
+
+web/dist/index.html: $(WEB_SOURCES) web/node_modules/.package-lock.json
+	@$(TIMED) "web build" sh -c 'cd web && npm run build'
+
+## Build the web UI (web/dist) if it is missing or stale; without npm, say so and go on.
+web:
+	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory web/dist/index.html; \
+	else echo "$(NO_NPM)"; fi
+
+## The web UI's checks: API types vs the OpenAPI document, tsc, Vitest, build + bundle size.
+web-test: $(STAMP)
+	@if ! command -v npm >/dev/null 2>&1; then echo "npm not found: skipping the web UI tests"; exit 0; fi; \
+	set -e; start=$$(date +%s); \
+	$(MAKE) --no-print-directory web/node_modules/.package-lock.json; \
+	cd web; \
+	../$(TIMED) "web check:api" npm run --silent check:api; \
+	../$(TIMED) "web typecheck" npm run --silent typecheck; \
+	../$(TIMED) "web vitest" npm run --silent test; \
+	../$(TIMED) "web build + bundle size" npm run --silent build; \
+	echo "── web-test: ok in $$(( $$(date +%s) - start ))s"
+
 services:
 	@scripts/ensure-services.sh
 
@@ -41,4 +76,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/rest_loop.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis web/dist web/node_modules

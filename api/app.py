@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, FastAPI
-from fastapi.responses import HTMLResponse
 
+from api import web_ui
 from api.csrf import OriginCheck
 from api.docs import install_docs
 from api.errors import install_error_handlers
@@ -35,10 +35,6 @@ from core.store.engine import Store
 API_PREFIX = "/api/v1"
 VERSION = "0.1.0"
 DOCS_ASSETS = f"{API_PREFIX}/docs-assets"
-
-_HOME = """<!doctype html><meta charset="utf-8"><title>AgentMail</title>
-<h1>AgentMail gateway</h1>
-<p>The web UI is not built yet. The API is at <a href="/api/v1/docs">/api/v1/docs</a>.</p>"""
 
 
 def create_app(settings: Settings, store: Store, throttle: LoginThrottle | None = None) -> FastAPI:
@@ -89,10 +85,7 @@ def create_app(settings: Settings, store: Store, throttle: LoginThrottle | None 
     ):
         api.include_router(router)
     app.include_router(api)
-
-    @app.get("/", include_in_schema=False)
-    async def home() -> HTMLResponse:
-        return HTMLResponse(_HOME)
+    web_ui.mount_web_ui(app)
 
     upload_limit = settings.max_attachment_bytes + MULTIPART_OVERHEAD
     app.add_middleware(

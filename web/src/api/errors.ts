@@ -1,0 +1,46 @@
+/** The gateway's error shape: `{"error": {"code", "message"}}` (docs/api.md § Errors). */
+export interface ApiErrorBody {
+  error: { code: string; message: string };
+}
+
+/** A refused request: the HTTP status and the API's stable `code` and human `message`. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.name = "ApiError";
+    this.status = status;
+    this.code = code;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+export function isApiErrorBody(value: unknown): value is ApiErrorBody {
+  if (!isRecord(value) || !isRecord(value.error)) return false;
+  return typeof value.error.code === "string" && typeof value.error.message === "string";
+}
+
+/**
+ * An `ApiError` from whatever came back: the API's JSON error, or — from a proxy,
+ * a network failure page or a bug — anything else, with a code derived from the status.
+ */
+export function toApiError(status: number, body: unknown): ApiError {
+  if (isApiErrorBody(body)) return new ApiError(status, body.error.code, body.error.message);
+  if (typeof body === "string") {
+    try {
+      const parsed: unknown = JSON.parse(body);
+      if (isApiErrorBody(parsed)) {
+        return new ApiError(status, parsed.error.code, parsed.error.message);
+      }
+    } catch {
+      // not JSON: fall through
+    }
+  }
+  const text = typeof body === "string" && body.trim() ? body.trim().slice(0, 200) : "";
+  return new ApiError(status, status === 0 ? "network_error" : `http_${status}`, text || `HTTP ${status}`);
+}

@@ -1,0 +1,148 @@
+/**
+ * The AgentMail SDK for human front ends: one method per `/api/v1` call the web
+ * UI makes, typed from the OpenAPI document, each resolving to the answer or
+ * rejecting with an `ApiError`. Any other front end can use it as it is.
+ */
+import { createApiClient, unwrap, type ClientOptions } from "./client";
+import type { operations } from "./schema";
+import type { DraftInput, ForwardRequest, SendRequest, SessionChange } from "./types";
+import { uploadAttachment, type UploadOptions } from "./upload";
+
+type Query<Op extends keyof operations> = NonNullable<operations[Op]["parameters"]["query"]>;
+export type InboxQuery = Query<"inbox_api_v1_me_mail_inbox_get">;
+export type TreeQuery = Query<"mail_tree_api_v1_me_mail__mail_id__tree_get">;
+export type PermissionsQuery = Query<"my_requests_api_v1_me_permissions_get">;
+export type SessionsQuery = Query<"list_sessions_api_v1_me_sessions_get">;
+export type MailAction = "read" | "unread" | "archive" | "unarchive" | "delete" | "restore";
+export type KeyLifecycle = "permanent" | "one_time" | "timed";
+
+export const API_PREFIX = "/api/v1";
+
+export function createSdk(options: ClientOptions = {}) {
+  const client = createApiClient(options);
+  const baseUrl = options.baseUrl ?? "";
+  const mail = (mail_id: string) => ({ params: { path: { mail_id } } });
+  const session = (session_id: string) => ({ params: { path: { session_id } } });
+
+  return {
+    client,
+    // auth and account
+    login: (username: string, password: string) =>
+      unwrap(client.POST("/api/v1/auth/login", { body: { username, password } })),
+    logout: () => unwrap(client.POST("/api/v1/auth/logout")),
+    me: () => unwrap(client.GET("/api/v1/me")),
+    listKeys: () => unwrap(client.GET("/api/v1/me/keys")),
+    issueKey: (label: string, lifecycle: KeyLifecycle, expires_in?: string) =>
+      unwrap(client.POST("/api/v1/me/keys", { body: { label, lifecycle, expires_in } })),
+    revokeKey: (key_id: string) =>
+      unwrap(client.DELETE("/api/v1/me/keys/{key_id}", { params: { path: { key_id } } })),
+    // mail
+    inbox: (query: InboxQuery = {}) =>
+      unwrap(client.GET("/api/v1/me/mail/inbox", { params: { query } })),
+    sent: (query: { limit?: number; offset?: number } = {}) =>
+      unwrap(client.GET("/api/v1/me/mail/sent", { params: { query } })),
+    mail: (mail_id: string) => unwrap(client.GET("/api/v1/me/mail/{mail_id}", mail(mail_id))),
+    tree: (mail_id: string, query: TreeQuery = {}) =>
+      unwrap(
+        client.GET("/api/v1/me/mail/{mail_id}/tree", {
+          params: { path: { mail_id }, query },
+        }),
+      ),
+    setMailState: (mail_id: string, action: MailAction) => {
+      const p = mail(mail_id);
+      switch (action) {
+        case "read":
+          return unwrap(client.POST("/api/v1/me/mail/{mail_id}/read", p));
+        case "unread":
+          return unwrap(client.POST("/api/v1/me/mail/{mail_id}/unread", p));
+        case "archive":
+          return unwrap(client.POST("/api/v1/me/mail/{mail_id}/archive", p));
+        case "unarchive":
+          return unwrap(client.POST("/api/v1/me/mail/{mail_id}/unarchive", p));
+        case "delete":
+          return unwrap(client.POST("/api/v1/me/mail/{mail_id}/delete", p));
+        case "restore":
+          return unwrap(client.POST("/api/v1/me/mail/{mail_id}/restore", p));
+      }
+    },
+    send: (body: SendRequest) => unwrap(client.POST("/api/v1/me/mail/send", { body })),
+    forward: (mail_id: string, body: ForwardRequest) =>
+      unwrap(
+        client.POST("/api/v1/me/mail/{mail_id}/forward", { ...mail(mail_id), body }),
+      ),
+    // drafts
+    drafts: (query: { limit?: number; offset?: number } = {}) =>
+      unwrap(client.GET("/api/v1/me/drafts", { params: { query } })),
+    draft: (draft_id: string) =>
+      unwrap(client.GET("/api/v1/me/drafts/{draft_id}", { params: { path: { draft_id } } })),
+    createDraft: (body: DraftInput) => unwrap(client.POST("/api/v1/me/drafts", { body })),
+    saveDraft: (draft_id: string, body: DraftInput) =>
+      unwrap(
+        client.PUT("/api/v1/me/drafts/{draft_id}", { params: { path: { draft_id } }, body }),
+      ),
+    deleteDraft: (draft_id: string) =>
+      unwrap(client.DELETE("/api/v1/me/drafts/{draft_id}", { params: { path: { draft_id } } })),
+    sendDraft: (draft_id: string) =>
+      unwrap(
+        client.POST("/api/v1/me/drafts/{draft_id}/send", { params: { path: { draft_id } } }),
+      ),
+    // attachments
+    upload: (file: File, upload: Omit<UploadOptions, "baseUrl"> = {}) =>
+      uploadAttachment(file, { ...upload, baseUrl }),
+    attachmentUrl: (attachment_id: string) =>
+      `${baseUrl}${API_PREFIX}/me/attachments/${encodeURIComponent(attachment_id)}`,
+    // permissions
+    permissions: (query: PermissionsQuery = {}) =>
+      unwrap(client.GET("/api/v1/me/permissions", { params: { query } })),
+    decide: (mail_id: string, decision: string, note?: string) =>
+      unwrap(
+        client.POST("/api/v1/me/permission/decide", {
+          body: { mail_id, decision, note: note || null },
+        }),
+      ),
+    // conversations
+    sessions: (query: SessionsQuery = {}) =>
+      unwrap(client.GET("/api/v1/me/sessions", { params: { query } })),
+    session: (session_id: string) =>
+      unwrap(client.GET("/api/v1/me/sessions/{session_id}", session(session_id))),
+    changeSession: (session_id: string, body: Partial<SessionChange>) =>
+      unwrap(
+        client.PATCH("/api/v1/me/sessions/{session_id}", { ...session(session_id), body }),
+      ),
+    proposals: (session_id: string) =>
+      unwrap(
+        client.GET("/api/v1/me/sessions/{session_id}/proposals", {
+          params: { path: { session_id }, query: { state: "pending" } },
+        }),
+      ),
+    decideProposal: (session_id: string, proposal_id: string, accept: boolean) => {
+      const p = { params: { path: { session_id, proposal_id } } };
+      return accept
+        ? unwrap(client.POST("/api/v1/me/sessions/{session_id}/proposals/{proposal_id}/accept", p))
+        : unwrap(client.POST("/api/v1/me/sessions/{session_id}/proposals/{proposal_id}/reject", p));
+    },
+    participants: (session_id: string) =>
+      unwrap(client.GET("/api/v1/me/sessions/{session_id}/participants", session(session_id))),
+    // directory and agents
+    suggest: (q: string, limit = 8) =>
+      unwrap(client.GET("/api/v1/me/addresses/suggest", { params: { query: { q, limit } } })),
+    contacts: () => unwrap(client.GET("/api/v1/me/contacts")),
+    agents: () => unwrap(client.GET("/api/v1/agents")),
+    // admin
+    users: () => unwrap(client.GET("/api/v1/admin/users")),
+    createUser: (name: string, password: string, is_admin: boolean) =>
+      unwrap(client.POST("/api/v1/admin/users", { body: { name, password, is_admin } })),
+    setDefaultBudget: (name: string, default_budget: number | "unlimited") =>
+      unwrap(
+        client.PATCH("/api/v1/admin/agents/{name}", { params: { path: { name } }, body: { default_budget } }),
+      ),
+    agentKeys: () => unwrap(client.GET("/api/v1/admin/agent-keys")),
+    issueAgentKey: (label: string, lifecycle: KeyLifecycle, expires_in?: string) =>
+      unwrap(client.POST("/api/v1/admin/agent-keys", { body: { label, lifecycle, expires_in } })),
+    revokeAgentKey: (key_id: string) =>
+      unwrap(client.DELETE("/api/v1/admin/agent-keys/{key_id}", { params: { path: { key_id } } })),
+    eventsUrl: () => `${baseUrl}${API_PREFIX}/events/stream`,
+  };
+}
+
+export type Sdk = ReturnType<typeof createSdk>;

@@ -1,0 +1,31 @@
+/** Names for the generated schemas, so callers never spell `components["schemas"][…]`. */
+import type { components } from "./schema";
+
+type Schemas = components["schemas"];
+
+export type Mail = Schemas["MailView"];
+export type MailList = Schemas["MailList"];
+export type TreeChunk = Schemas["TreeChunk"];
+export type TreeMail = Schemas["TreeMail"];
+export type AttachmentRef = Schemas["AttachmentRef"];
+export type Attachment = Schemas["AttachmentView"];
+export type SendRequest = Schemas["SendRequest"];
+export type SendResult = Schemas["SendResult"];
+export type ForwardRequest = Schemas["ForwardRequest"];
+export type Draft = Schemas["DraftView"];
+export type DraftInput = Schemas["DraftInput"];
+export type Session = Schemas["SessionView"];
+export type SessionDetail = Schemas["SessionDetail"];
+export type SessionChange = Schemas["SessionChange"];
+export type Proposal = Schemas["ProposalView"];
+export type Participant = Schemas["ParticipantView"];
+export type Candidate = Schemas["Candidate"];
+export type Contact = Schemas["Contact"];
+export type Agent = Schemas["AgentView"];
+export type User = Schemas["UserView"];
+export type Key = Schemas["KeyView"];
+export type IssuedKey = Schemas["IssuedKey"];
+export type Decided = Schemas["Decided"];
+export type Budget = number | "unlimited";
+export type MailStatus = NonNullable<Mail["status"]>;
+export type PermissionState = NonNullable<Mail["permission_state"]>;

@@ -1,0 +1,102 @@
+/** The signed-in app: navigation, the current view, compose, shortcuts and the live stream. */
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { lazy, Suspense, useState } from "react";
+import { useTranslation } from "react-i18next";
+import type { User } from "@/api";
+import { permissionsQuery } from "@/features/approvals/api/queries";
+import { openCompose, useComposeRequest } from "@/features/compose/hooks/composeStore";
+import { unreadCountQuery } from "@/features/mail/api/queries";
+import { navigate, useRoute } from "@/lib/router";
+import { sdk } from "@/lib/sdk";
+import { useNarrow } from "@/lib/useMediaQuery";
+import { BottomNav } from "./BottomNav";
+import { ConversationsView } from "./ConversationsView";
+import { DecisionsView } from "./DecisionsView";
+import { MailboxView } from "./MailboxView";
+import { activeNavId } from "./navItems";
+import { ShortcutHelp } from "./ShortcutHelp";
+import { Sidebar } from "./Sidebar";
+import { useDocumentTitle } from "./useDocumentTitle";
+import { useKeyboard } from "./useKeyboard";
+import { useLiveUpdates } from "./useLiveUpdates";
+import { useSignInAgainOn401 } from "./useSignInAgainOn401";
+import { Loading } from "@/components/Loading";
+
+// Pages and dialogs that are not the first paint load when first used.
+const AccountPage = lazy(() => import("@/features/account/components/AccountPage").then((m) => ({ default: m.AccountPage })));
+const AdminPage = lazy(() => import("@/features/admin/components/AdminPage").then((m) => ({ default: m.AdminPage })));
+const AgentsPage = lazy(() => import("@/features/agents/components/AgentsPage").then((m) => ({ default: m.AgentsPage })));
+const ComposeDialog = lazy(() =>
+  import("@/features/compose/components/ComposeDialog").then((m) => ({ default: m.ComposeDialog })),
+);
+
+export function AppShell({ me }: { me: User }) {
+  const { t } = useTranslation();
+  const queryClient = useQueryClient();
+  const route = useRoute();
+  const narrow = useNarrow();
+  const compose = useComposeRequest();
+  const [help, setHelp] = useState(false);
+  const live = useLiveUpdates(true);
+  useSignInAgainOn401();
+  const unread = useQuery(unreadCountQuery()).data;
+  const decisions = useQuery(permissionsQuery("open")).data?.total;
+  const active = activeNavId(route);
+  useDocumentTitle(unread, t(`nav.${active}`));
+  useKeyboard({
+    c: () => openCompose({ mode: "new" }),
+    "?": () => setHelp(true),
+    "g i": () => navigate("/inbox"),
+    "g d": () => navigate("/decisions"),
+  });
+
+  const logout = async () => {
+    await sdk.logout().catch(() => undefined);
+    queryClient.clear();
+    navigate("/inbox", { replace: true });
+    window.location.reload();
+  };
+
+  let view;
+  switch (route.view) {
+    case "mail":
+      view = <MailboxView key={route.folder} folder={route.folder} mailId={route.mailId} me={me} />;
+      break;
+    case "decisions":
+      view = <DecisionsView mailId={route.mailId} me={me} />;
+      break;
+    case "conversations":
+      view = <ConversationsView sessionId={route.sessionId} />;
+      break;
+    case "agents":
+      view = <AgentsPage onWrite={(to) => openCompose({ mode: "new", to })} />;
+      break;
+    case "admin":
+      view = me.is_admin ? <AdminPage /> : null;
+      break;
+    case "account":
+      view = <AccountPage me={me} onLogout={() => void logout()} />;
+      break;
+    default:
+      view = <MailboxView folder="inbox" mailId={null} me={me} />;
+  }
+  const counts = { unread, decisions };
+  return (
+    <div className="flex h-full flex-col md:flex-row">
+      <a href="#content" className="sr-only focus:not-sr-only focus:absolute focus:z-50 focus:bg-surface focus:p-2">
+        {t("common.skipToContent")}
+      </a>
+      {narrow ? null : <Sidebar active={active} counts={counts} isAdmin={me.is_admin} live={live} />}
+      <div id="content" className="flex min-h-0 min-w-0 flex-1 flex-col">
+        <Suspense fallback={<Loading />}>{view}</Suspense>
+      </div>
+      {narrow ? <BottomNav active={active} counts={counts} isAdmin={me.is_admin} /> : null}
+      {compose ? (
+        <Suspense fallback={null}>
+          <ComposeDialog key={compose.id} request={compose.request} me={me.name} />
+        </Suspense>
+      ) : null}
+      <ShortcutHelp open={help} onOpenChange={setHelp} />
+    </div>
+  );
+}

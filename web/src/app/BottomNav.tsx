@@ -1,0 +1,67 @@
+/** Narrow screens: the main places within thumb reach, the rest in a drawer. */
+import { useState } from "react";
+import { useTranslation } from "react-i18next";
+import { Modal } from "@/components/Modal";
+import { openCompose } from "@/features/compose/hooks/composeStore";
+import { hrefOf, NAV_ITEMS } from "./navItems";
+import { NavLink } from "./NavLink";
+import { CountBadge, visibleItems, type Counts } from "./Sidebar";
+
+const PRIMARY = ["inbox", "decisions", "conversations"];
+
+export function BottomNav({ active, counts, isAdmin }: { active: string; counts: Counts; isAdmin: boolean }) {
+  const { t } = useTranslation();
+  const [drawer, setDrawer] = useState(false);
+  const cell = "relative flex min-h-14 min-w-11 flex-1 flex-col items-center justify-center gap-0.5 text-xs";
+  return (
+    <nav
+      aria-label={t("nav.label")}
+      className="flex shrink-0 border-t border-line bg-surface pb-[env(safe-area-inset-bottom)]"
+    >
+      {NAV_ITEMS.filter((item) => PRIMARY.includes(item.id)).map((item) => {
+        const count = item.count ? counts[item.count] : undefined;
+        return (
+          <NavLink key={item.id} href={hrefOf(item)} current={active === item.id} className={`${cell} ${active === item.id ? "text-accent" : "text-muted"}`}>
+            <span aria-hidden="true" className="text-lg">
+              {item.icon}
+            </span>
+            <span className="flex items-center gap-1">
+              {t(item.labelKey)}
+              <CountBadge value={count} label={t("nav.countLabel", { count: count ?? 0 })} />
+            </span>
+          </NavLink>
+        );
+      })}
+      <button type="button" className={`${cell} text-muted`} onClick={() => openCompose({ mode: "new" })}>
+        <span aria-hidden="true" className="text-lg">
+          ✏
+        </span>
+        {t("compose.new")}
+      </button>
+      <button type="button" className={`${cell} text-muted`} onClick={() => setDrawer(true)} aria-haspopup="dialog">
+        <span aria-hidden="true" className="text-lg">
+          ☰
+        </span>
+        {t("nav.more")}
+      </button>
+      <Modal open={drawer} onOpenChange={setDrawer} title={t("nav.more")}>
+        <ul className="flex flex-col">
+          {visibleItems(isAdmin)
+            .filter((item) => !PRIMARY.includes(item.id))
+            .map((item) => (
+              <li key={item.id} onClick={() => setDrawer(false)}>
+                <NavLink
+                  href={hrefOf(item)}
+                  current={active === item.id}
+                  className={`flex min-h-12 items-center gap-3 rounded-md px-3 ${active === item.id ? "bg-accent-soft text-accent" : "hover:bg-raised"}`}
+                >
+                  <span aria-hidden="true">{item.icon}</span>
+                  {t(item.labelKey)}
+                </NavLink>
+              </li>
+            ))}
+        </ul>
+      </Modal>
+    </nav>
+  );
+}

@@ -1,0 +1,77 @@
+import { useQuery } from "@tanstack/react-query";
+import { useMemo, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { EmptyState } from "@/components/EmptyState";
+import { ErrorNote } from "@/components/ErrorNote";
+import { Loading } from "@/components/Loading";
+import { Markdown } from "@/components/Markdown";
+import { agentsQuery } from "@/features/agents/api/queries";
+import { sessionQuery } from "@/features/conversations/api/queries";
+import { ConversationHeader } from "@/features/conversations/components/ConversationHeader";
+import { ConversationList } from "@/features/conversations/components/ConversationList";
+import { addressName, formatDateTime } from "@/lib/format";
+import { navigate } from "@/lib/router";
+import { useNarrow } from "@/lib/useMediaQuery";
+import { ListHeader } from "./ListHeader";
+import { SplitView } from "./SplitView";
+import { useKeyboard } from "./useKeyboard";
+
+function ConversationDetail({ sessionId }: { sessionId: string }) {
+  const { t, i18n } = useTranslation();
+  const query = useQuery(sessionQuery(sessionId));
+  if (query.isPending) return <Loading />;
+  if (query.isError) return <ErrorNote error={query.error} className="m-4" />;
+  return (
+    <div className="flex flex-col gap-4 p-4 md:p-6">
+      <h2 className="text-xl font-semibold">{query.data.session.subject}</h2>
+      <ConversationHeader sessionId={sessionId} />
+      <ol className="flex flex-col gap-3">
+        {query.data.mails.map((mail) => (
+          <li key={mail.mail_id} className="rounded-lg border border-line bg-surface p-3">
+            <button
+              type="button"
+              className="flex w-full flex-wrap items-baseline gap-2 text-left text-sm max-md:min-h-11"
+              onClick={() => navigate(`/inbox/${encodeURIComponent(mail.mail_id)}`)}
+            >
+              <span className="font-semibold">{addressName(mail.from)}</span>
+              <span className="text-muted">→ {addressName(mail.to)}</span>
+              <span className="ml-auto text-xs text-muted">{formatDateTime(mail.created_at, i18n.language)}</span>
+            </button>
+            <Markdown text={mail.body ?? mail.body_preview} className="mt-2 text-sm" />
+            {mail.mail_type === "permission_request" ? (
+              <p className="mt-1 text-xs text-warn">{t(`permission.state.${mail.permission_state ?? "open"}`)}</p>
+            ) : null}
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+export function ConversationsView({ sessionId }: { sessionId: string | null }) {
+  const { t } = useTranslation();
+  const narrow = useNarrow();
+  const [filter, setFilter] = useState("");
+  const filterRef = useRef<HTMLInputElement>(null);
+  const agents = useQuery(agentsQuery());
+  const online = useMemo(() => new Map((agents.data ?? []).map((a) => [a.agent_name.toLowerCase(), a.status === "online"])), [agents.data]);
+  useKeyboard({ "/": () => filterRef.current?.focus(), Escape: () => sessionId && navigate("/conversations") });
+  return (
+    <SplitView
+      listLabel={t("nav.conversations")}
+      onBack={() => navigate("/conversations")}
+      list={
+        <>
+          <ListHeader title={t("nav.conversations")} filter={filter} onFilter={setFilter} filterRef={filterRef} />
+          <ConversationList
+            selectedId={sessionId}
+            filter={filter}
+            onlineOf={(name) => online.get(name.toLowerCase())}
+            onOpen={(s) => navigate(`/conversations/${encodeURIComponent(s.session_id)}`)}
+          />
+        </>
+      }
+      detail={sessionId ? <ConversationDetail sessionId={sessionId} /> : narrow ? null : <EmptyState title={t("session.pick")} />}
+    />
+  );
+}

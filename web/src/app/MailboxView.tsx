@@ -1,0 +1,116 @@
+/** A mail folder: the list (or cards), the reading pane, and the mail shortcuts. */
+import { useQuery } from "@tanstack/react-query";
+import { useCallback, useMemo, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
+import type { Mail, Session, User } from "@/api";
+import { EmptyState } from "@/components/EmptyState";
+import { ErrorNote } from "@/components/ErrorNote";
+import { Loading } from "@/components/Loading";
+import { agentsQuery } from "@/features/agents/api/queries";
+import { DraftList } from "@/features/compose/components/DraftList";
+import { sessionsQuery } from "@/features/conversations/api/queries";
+import { folderQuery, mailQuery } from "@/features/mail/api/queries";
+import { MailList } from "@/features/mail/components/MailList";
+import { ViewToggle } from "@/features/mail/components/ViewToggle";
+import { useViewMode } from "@/features/mail/hooks/useViewMode";
+import { navigate, routePath, type Folder } from "@/lib/router";
+import { useNarrow } from "@/lib/useMediaQuery";
+import { ListHeader } from "./ListHeader";
+import { MailPane, useMailCommands } from "./MailPane";
+import { SplitView } from "./SplitView";
+import { useKeyboard } from "./useKeyboard";
+
+function matches(mail: Mail, needle: string): boolean {
+  if (!needle) return true;
+  const text = `${mail.subject} ${mail.from} ${mail.to} ${mail.cc.join(" ")} ${mail.body_preview} ${mail.session_alias ?? ""}`;
+  return text.toLowerCase().includes(needle);
+}
+
+export function MailboxView({ folder, mailId, me }: { folder: Folder; mailId: string | null; me: User }) {
+  const { t } = useTranslation();
+  const narrow = useNarrow();
+  const [mode, setMode] = useViewMode();
+  const [filter, setFilter] = useState("");
+  const [cursor, setCursor] = useState<string | null>(mailId);
+  const filterRef = useRef<HTMLInputElement>(null);
+  const list = useQuery({ ...folderQuery(folder), enabled: folder !== "drafts" });
+  const sessions = useQuery({ ...sessionsQuery(), enabled: mode === "cards" });
+  const agents = useQuery({ ...agentsQuery(), enabled: mode === "cards" });
+  const open = useQuery({ ...mailQuery(mailId ?? ""), enabled: Boolean(mailId) });
+
+  const needle = filter.trim().toLowerCase();
+  const mails = useMemo(() => (list.data?.mails ?? []).filter((m) => matches(m, needle)), [list.data, needle]);
+  const bySession = useMemo(() => new Map((sessions.data?.sessions ?? []).map((s) => [s.session_id, s])), [sessions.data]);
+  const online = useMemo(() => new Map((agents.data ?? []).map((a) => [a.agent_name.toLowerCase(), a.status === "online"])), [agents.data]);
+
+  const pathOf = useCallback((id: string | null) => routePath({ view: "mail", folder, mailId: id }), [folder]);
+  const openMail = useCallback((id: string) => {
+    setCursor(id);
+    navigate(pathOf(id));
+  }, [pathOf]);
+  const close = useCallback(() => navigate(pathOf(null)), [pathOf]);
+  const commands = useMailCommands(open.data, close);
+
+  const selected = mailId ?? cursor;
+  const move = (step: 1 | -1) => {
+    const index = mails.findIndex((m) => m.mail_id === selected);
+    const next = mails[Math.max(0, Math.min(mails.length - 1, index + step))];
+    if (!next) return;
+    if (narrow && !mailId) setCursor(next.mail_id);
+    else openMail(next.mail_id);
+  };
+  useKeyboard({
+    j: () => move(1),
+    k: () => move(-1),
+    Enter: () => selected && openMail(selected),
+    Escape: () => mailId && close(),
+    r: () => commands.reply("reply"),
+    a: () => commands.reply("replyAll"),
+    f: () => commands.reply("forward"),
+    e: commands.archive,
+    "#": commands.remove,
+    "/": () => filterRef.current?.focus(),
+  });
+
+  const title = t(`nav.${folder}`);
+  const header = (
+    <ListHeader title={title} filter={filter} onFilter={setFilter} filterRef={filterRef}>
+      {folder !== "drafts" ? <ViewToggle mode={mode} onChange={setMode} /> : null}
+    </ListHeader>
+  );
+  let body;
+  if (folder === "drafts") body = <DraftList />;
+  else if (list.isPending) body = <Loading />;
+  else if (list.isError) body = <ErrorNote error={list.error} className="m-4" />;
+  else if (mails.length === 0) body = <EmptyState title={needle ? t("search.noMatch") : t(`empty.${folder}`)} />;
+  else
+    body = (
+      <MailList
+        mails={mails}
+        selectedId={selected}
+        mode={mode}
+        outgoing={folder === "sent"}
+        onOpen={(m) => openMail(m.mail_id)}
+        sessionOf={(id): Session | undefined => bySession.get(id)}
+        onlineOf={(name) => online.get(name.toLowerCase())}
+      />
+    );
+  const detail = mailId ? (
+    <MailPane mailId={mailId} me={me} onGone={close} onOpenMail={openMail} />
+  ) : narrow ? null : (
+    <EmptyState title={t("mail.pick")} hint={t("mail.pickHint")} />
+  );
+  return (
+    <SplitView
+      listLabel={title}
+      onBack={close}
+      list={
+        <>
+          {header}
+          {body}
+        </>
+      }
+      detail={detail}
+    />
+  );
+}

@@ -1,0 +1,36 @@
+import { routePath, type Route } from "@/lib/router";
+
+export interface NavItem {
+  id: string;
+  labelKey: string;
+  icon: string;
+  route: Route;
+  count?: "unread" | "decisions";
+  adminOnly?: boolean;
+}
+
+export const NAV_ITEMS: NavItem[] = [
+  { id: "inbox", labelKey: "nav.inbox", icon: "📥", route: { view: "mail", folder: "inbox", mailId: null }, count: "unread" },
+  { id: "decisions", labelKey: "nav.decisions", icon: "⚖", route: { view: "decisions", mailId: null }, count: "decisions" },
+  { id: "sent", labelKey: "nav.sent", icon: "📤", route: { view: "mail", folder: "sent", mailId: null } },
+  { id: "drafts", labelKey: "nav.drafts", icon: "📝", route: { view: "mail", folder: "drafts", mailId: null } },
+  { id: "archive", labelKey: "nav.archive", icon: "🗄", route: { view: "mail", folder: "archive", mailId: null } },
+  { id: "trash", labelKey: "nav.trash", icon: "🗑", route: { view: "mail", folder: "trash", mailId: null } },
+  { id: "conversations", labelKey: "nav.conversations", icon: "💬", route: { view: "conversations", sessionId: null } },
+  { id: "agents", labelKey: "nav.agents", icon: "🤖", route: { view: "agents" } },
+  { id: "admin", labelKey: "nav.admin", icon: "🛠", route: { view: "admin" }, adminOnly: true },
+  { id: "account", labelKey: "nav.account", icon: "👤", route: { view: "account" } },
+];
+
+export function activeNavId(route: Route): string {
+  switch (route.view) {
+    case "mail":
+      return route.folder;
+    case "login":
+      return "inbox";
+    default:
+      return route.view;
+  }
+}
+
+export const hrefOf = (item: NavItem) => routePath(item.route);

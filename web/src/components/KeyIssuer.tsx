@@ -1,0 +1,70 @@
+/** Issue a key (label, lifecycle, expiry); the key is shown once, with a copy button. */
+import { useId, useState } from "react";
+import { useTranslation } from "react-i18next";
+import type { IssuedKey } from "@/api";
+import { Button } from "./Button";
+import { CopyButton } from "./CopyButton";
+import { ErrorNote } from "./ErrorNote";
+
+export type Lifecycle = "permanent" | "one_time" | "timed";
+
+export function KeyIssuer({ onIssue }: { onIssue: (label: string, lifecycle: Lifecycle, expiresIn?: string) => Promise<IssuedKey> }) {
+  const { t } = useTranslation();
+  const ids = { label: useId(), lifecycle: useId(), expires: useId() };
+  const [label, setLabel] = useState("");
+  const [lifecycle, setLifecycle] = useState<Lifecycle>("permanent");
+  const [expiresIn, setExpiresIn] = useState("7d");
+  const [issued, setIssued] = useState<IssuedKey | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const input = "min-h-10 rounded-md border border-line bg-canvas px-2 text-sm";
+  return (
+    <div className="flex flex-col gap-2">
+      <form
+        className="flex flex-wrap items-end gap-2"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setError(null);
+          onIssue(label, lifecycle, lifecycle === "timed" ? expiresIn : undefined).then(setIssued, setError);
+        }}
+      >
+        <div className="flex flex-col gap-1">
+          <label htmlFor={ids.label} className="text-sm">
+            {t("keys.label")}
+          </label>
+          <input id={ids.label} className={input} value={label} onChange={(e) => setLabel(e.target.value)} />
+        </div>
+        <div className="flex flex-col gap-1">
+          <label htmlFor={ids.lifecycle} className="text-sm">
+            {t("keys.lifecycle")}
+          </label>
+          <select id={ids.lifecycle} className={input} value={lifecycle} onChange={(e) => setLifecycle(e.target.value as Lifecycle)}>
+            <option value="permanent">{t("keys.permanent")}</option>
+            <option value="timed">{t("keys.timed")}</option>
+            <option value="one_time">{t("keys.one_time")}</option>
+          </select>
+        </div>
+        {lifecycle === "timed" ? (
+          <div className="flex flex-col gap-1">
+            <label htmlFor={ids.expires} className="text-sm">
+              {t("keys.expiresIn")}
+            </label>
+            <input id={ids.expires} className={`${input} w-24`} value={expiresIn} onChange={(e) => setExpiresIn(e.target.value)} />
+          </div>
+        ) : null}
+        <Button type="submit" variant="primary">
+          {t("keys.issue")}
+        </Button>
+      </form>
+      <ErrorNote error={error} />
+      {issued?.key ? (
+        <div role="status" className="flex flex-col gap-1 rounded-md border border-warn bg-warn-soft p-3 text-sm">
+          <p>{t("keys.shownOnce")}</p>
+          <p className="flex flex-wrap items-center gap-2">
+            <code className="font-mono break-all">{issued.key}</code>
+            <CopyButton text={issued.key} label={t("keys.key")} />
+          </p>
+        </div>
+      ) : null}
+    </div>
+  );
+}

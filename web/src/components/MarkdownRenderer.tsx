@@ -1,0 +1,73 @@
+/**
+ * A mail body as GitHub-flavoured Markdown. Raw HTML never renders: it is shown
+ * as text, and rehype-sanitize strips anything unsafe that is left;
+ * links leave the app in a new tab with no opener and no referrer.
+ */
+import type { ComponentProps } from "react";
+import ReactMarkdown, { defaultUrlTransform, type Components } from "react-markdown";
+import rehypeSanitize, { defaultSchema } from "rehype-sanitize";
+import remarkGfm from "remark-gfm";
+import highlightCode from "./highlightCode";
+
+const schema = {
+  ...defaultSchema,
+  // GitHub's schema prefixes ids with `user-content-`; keep that, drop `clobber` surprises.
+  protocols: { ...defaultSchema.protocols, href: ["http", "https", "mailto"], src: ["http", "https"] },
+};
+
+function SafeLink({ href, children, ...rest }: ComponentProps<"a"> & { node?: unknown }) {
+  const { node: _node, ...props } = rest as typeof rest & { node?: unknown };
+  return (
+    <a {...props} href={href} target="_blank" rel="noopener noreferrer">
+      {children}
+    </a>
+  );
+}
+
+function SafeImage({ src, alt, ...rest }: ComponentProps<"img"> & { node?: unknown }) {
+  const { node: _node, ...props } = rest as typeof rest & { node?: unknown };
+  return <img {...props} src={src} alt={alt ?? ""} loading="lazy" referrerPolicy="no-referrer" />;
+}
+
+interface MdNode {
+  type: string;
+  value?: string;
+  children?: MdNode[];
+}
+
+/** Raw HTML in a mail is shown as the text it is, never parsed: a remark plugin. */
+function htmlAsText() {
+  const walk = (node: MdNode) => {
+    for (const child of node.children ?? []) {
+      if (child.type === "html") child.type = "text";
+      else walk(child);
+    }
+  };
+  return (tree: MdNode) => walk(tree);
+}
+
+const components: Components = { a: SafeLink, img: SafeImage };
+
+function urlTransform(url: string): string {
+  const safe = defaultUrlTransform(url);
+  return /^(https?:|mailto:|#|\/(?!\/))/i.test(safe) ? safe : "";
+}
+
+/** Rendered Markdown (GFM, sanitised, code highlighted); load it through `Markdown`. */
+export function MarkdownRenderer({ text, className = "" }: { text: string; className?: string }) {
+  return (
+    <div className={`prose-mail ${className}`}>
+      <ReactMarkdown
+        remarkPlugins={[remarkGfm, htmlAsText]}
+        // Highlight after sanitising: it only adds spans with `hljs-*` classes.
+        rehypePlugins={[[rehypeSanitize, schema], highlightCode]}
+        components={components}
+        urlTransform={urlTransform}
+        skipHtml={false}
+      >
+        {text}
+      </ReactMarkdown>
+    </div>
+  );
+}
+export default MarkdownRenderer;

@@ -1,0 +1,4 @@
+export const draftKeys = {
+  all: ["drafts"] as const,
+  list: () => [...draftKeys.all, "list"] as const,
+};

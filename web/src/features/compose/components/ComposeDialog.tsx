@@ -1,0 +1,177 @@
+/**
+ * New mail, reply, reply-all and forward in one window. An undeliverable
+ * address is explained inline with the API's own message.
+ */
+import { useQueryClient } from "@tanstack/react-query";
+import { useId, useMemo, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { ApiError, type Budget, type DraftInput } from "@/api";
+import { Button } from "@/components/Button";
+import { ErrorNote } from "@/components/ErrorNote";
+import { Modal } from "@/components/Modal";
+import { sdk } from "@/lib/sdk";
+import { closeCompose, type ComposeRequest } from "../hooks/composeStore";
+import { initialFields } from "../hooks/initialFields";
+import { useDraftAutosave } from "../hooks/useDraftAutosave";
+import { AddressField } from "./AddressField";
+import { AttachmentPicker, type Upload } from "./AttachmentPicker";
+import { MarkdownEditor } from "./MarkdownEditor";
+
+const ADDRESS_ERRORS = new Set(["invalid_address", "unknown_recipient", "unknown_workspace", "unknown_alias"]);
+
+function parseBudget(text: string): Budget | null {
+  if (text === "unlimited") return "unlimited";
+  const n = Number.parseInt(text, 10);
+  return Number.isFinite(n) && n >= 1 ? n : null;
+}
+
+const splitList = (text: string) => text.split(/[,;\s]+/).map((s) => s.trim()).filter(Boolean);
+
+export function ComposeDialog({ request, me }: { request: ComposeRequest; me: string }) {
+  const { t } = useTranslation();
+  const ids = { subject: useId(), cc: useId(), budget: useId() };
+  const queryClient = useQueryClient();
+  const start = useMemo(() => initialFields(request, me), [request, me]);
+  const [to, setTo] = useState(start.to);
+  const [cc, setCc] = useState(start.cc.join(", "));
+  const [subject, setSubject] = useState(start.subject);
+  const [body, setBody] = useState(start.body);
+  const [budget, setBudget] = useState(start.budget);
+  const [uploads, setUploads] = useState<Upload[]>([]);
+  const [sending, setSending] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const forwarding = request.mode === "forward";
+  const newConversation = !start.replyTo && !forwarding;
+
+  const draftInput: DraftInput | null = forwarding
+    ? null
+    : {
+        to: to.trim() || null,
+        cc: splitList(cc),
+        subject,
+        body,
+        reply_to: start.replyTo,
+        budget: newConversation ? parseBudget(budget) : null,
+      };
+  const draft = useDraftAutosave(draftInput, request.mode === "draft" ? request.draft.draft_id : null);
+
+  const addressError = error instanceof ApiError && ADDRESS_ERRORS.has(error.code) ? error.message : null;
+  const uploading = uploads.some((u) => !u.attachment && !u.error);
+
+  async function send() {
+    setSending(true);
+    setError(null);
+    try {
+      if (request.mode === "forward") {
+        await sdk.forward(request.mail.mail_id, { to: to.trim(), cc: splitList(cc), body, subject });
+      } else {
+        await sdk.send({
+          to: to.trim(),
+          cc: splitList(cc),
+          subject,
+          body,
+          reply_to: start.replyTo,
+          budget: newConversation ? parseBudget(budget) : null,
+          attachment_ids: uploads.flatMap((u) => (u.attachment ? [u.attachment.attachment_id] : [])),
+        });
+        await draft.discard();
+      }
+      void queryClient.invalidateQueries();
+      closeCompose();
+    } catch (cause) {
+      setError(cause);
+    } finally {
+      setSending(false);
+    }
+  }
+
+  const title = t(`compose.title.${request.mode}`);
+  return (
+    <Modal open onOpenChange={(open) => !open && closeCompose()} title={title} wide>
+      <form
+        className="flex flex-col gap-3"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void send();
+        }}
+        onKeyDown={(e) => {
+          if (e.key === "Enter" && (e.metaKey || e.ctrlKey)) {
+            e.preventDefault();
+            void send();
+          }
+        }}
+      >
+        <AddressField label={t("compose.to")} value={to} onChange={setTo} required autoFocus={!to} error={addressError} />
+        <div className="flex flex-col gap-1">
+          <label htmlFor={ids.cc} className="text-sm font-medium">
+            {t("compose.cc")}
+          </label>
+          <input
+            id={ids.cc}
+            value={cc}
+            onChange={(e) => setCc(e.target.value)}
+            placeholder={t("compose.ccHint")}
+            className="min-h-10 rounded-md border border-line bg-canvas px-2 font-mono text-sm"
+          />
+        </div>
+        <div className="flex flex-col gap-1">
+          <label htmlFor={ids.subject} className="text-sm font-medium">
+            {t("compose.subject")}
+          </label>
+          <input
+            id={ids.subject}
+            value={subject}
+            onChange={(e) => setSubject(e.target.value)}
+            autoFocus={Boolean(to)}
+            className="min-h-10 rounded-md border border-line bg-canvas px-2 text-sm"
+          />
+        </div>
+        <MarkdownEditor value={body} onChange={setBody} />
+        {newConversation ? (
+          <div className="flex flex-wrap items-center gap-2">
+            <label htmlFor={ids.budget} className="text-sm font-medium">
+              {t("compose.budget")}
+            </label>
+            <input
+              id={ids.budget}
+              value={budget}
+              onChange={(e) => setBudget(e.target.value)}
+              placeholder={t("compose.budgetDefault")}
+              list={`${ids.budget}-choices`}
+              className="min-h-10 w-40 rounded-md border border-line bg-canvas px-2 text-sm"
+            />
+            <datalist id={`${ids.budget}-choices`}>
+              <option value="5" />
+              <option value="20" />
+              <option value="unlimited" />
+            </datalist>
+            <span className="text-xs text-muted">{t("compose.budgetHint")}</span>
+          </div>
+        ) : null}
+        {forwarding ? <p className="text-sm text-muted">{t("compose.forwardHint")}</p> : <AttachmentPicker uploads={uploads} onChange={setUploads} />}
+        {error && !addressError ? <ErrorNote error={error} /> : null}
+        <div className="flex flex-wrap items-center gap-2">
+          <Button type="submit" variant="primary" disabled={sending || uploading || !to.trim()}>
+            {sending ? t("compose.sending") : t("compose.send")}
+          </Button>
+          {!forwarding ? (
+            <Button
+              variant="ghost"
+              onClick={() => {
+                void draft.discard().then(() => queryClient.invalidateQueries({ queryKey: ["drafts"] }));
+                closeCompose();
+              }}
+            >
+              {t("compose.discard")}
+            </Button>
+          ) : null}
+          <span className="ml-auto text-xs text-muted" aria-live="polite">
+            {draft.state === "saving" ? t("compose.draftSaving") : null}
+            {draft.state === "saved" ? t("compose.draftSaved") : null}
+            {draft.state === "failed" ? t("compose.draftFailed") : null}
+          </span>
+        </div>
+      </form>
+    </Modal>
+  );
+}

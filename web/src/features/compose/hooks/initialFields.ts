@@ -1,0 +1,54 @@
+import type { Mail } from "@/api";
+import { addressName } from "@/lib/format";
+import type { ComposeRequest } from "./composeStore";
+
+export interface ComposeFields {
+  to: string;
+  cc: string[];
+  subject: string;
+  body: string;
+  budget: string; // "" = the agent's default; a number; or "unlimited"
+  replyTo: string | null;
+}
+
+const prefixed = (prefix: string, subject: string) =>
+  subject.toLowerCase().startsWith(prefix.toLowerCase()) ? subject : `${prefix} ${subject}`;
+
+function quote(mail: Mail): string {
+  const body = (mail.body ?? mail.body_preview).split("\n").map((line) => `> ${line}`);
+  return `\n\n${mail.from} (${mail.created_at}):\n${body.join("\n")}`;
+}
+
+/** The fields a compose window starts with: a reply goes to `from` (its alias keeps the conversation). */
+export function initialFields(request: ComposeRequest, me: string): ComposeFields {
+  const empty: ComposeFields = { to: "", cc: [], subject: "", body: "", budget: "", replyTo: null };
+  switch (request.mode) {
+    case "new":
+      return { ...empty, to: request.to ?? "" };
+    case "draft": {
+      const d = request.draft;
+      return {
+        to: d.to ?? "",
+        cc: d.cc,
+        subject: d.subject,
+        body: d.body ?? "",
+        budget: d.budget == null ? "" : String(d.budget),
+        replyTo: d.reply_to,
+      };
+    }
+    case "forward":
+      return { ...empty, subject: prefixed("Fwd:", request.mail.subject) };
+    case "reply":
+    case "replyAll": {
+      const mail = request.mail;
+      const mine = (address: string) => addressName(address).toLowerCase() === me.toLowerCase();
+      const sentByMe = mine(mail.from);
+      const to = sentByMe ? mail.to : mail.from;
+      const cc =
+        request.mode === "replyAll"
+          ? [mail.to, ...mail.cc].filter((a) => !mine(a) && a !== to)
+          : [];
+      return { ...empty, to, cc, subject: prefixed("Re:", mail.subject), body: quote(mail), replyTo: mail.mail_id };
+    }
+  }
+}

@@ -1,0 +1,90 @@
+/** The conversation's alias, renamed in place: click, type, Enter (Escape cancels). */
+import { useEffect, useId, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { Button } from "@/components/Button";
+import { ErrorNote } from "@/components/ErrorNote";
+
+export interface AliasEditorProps {
+  alias: string | null;
+  onRename: (alias: string) => Promise<unknown>;
+}
+
+export function AliasEditor({ alias, onRename }: AliasEditorProps) {
+  const { t } = useTranslation();
+  const inputId = useId();
+  const [editing, setEditing] = useState(false);
+  const [value, setValue] = useState(alias ?? "");
+  const [error, setError] = useState<unknown>(null);
+  const [saving, setSaving] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    if (editing) input.current?.select();
+  }, [editing]);
+
+  if (!editing) {
+    return (
+      <button
+        type="button"
+        onClick={() => {
+          setValue(alias ?? "");
+          setError(null);
+          setEditing(true);
+        }}
+        className="inline-flex min-h-8 items-center gap-1 rounded px-1 font-mono text-sm text-accent hover:bg-raised max-md:min-h-11"
+        title={t("session.rename")}
+      >
+        #{alias ?? t("session.noAlias")}
+        <span className="sr-only">{t("session.rename")}</span>
+        <span aria-hidden="true" className="text-xs text-muted">✎</span>
+      </button>
+    );
+  }
+
+  async function save() {
+    const next = value.trim().toLowerCase();
+    if (!next || next === alias) {
+      setEditing(false);
+      return;
+    }
+    setSaving(true);
+    try {
+      await onRename(next);
+      setEditing(false);
+    } catch (cause) {
+      setError(cause);
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  return (
+    <form
+      className="flex flex-wrap items-center gap-2"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save();
+      }}
+    >
+      <label htmlFor={inputId} className="sr-only">
+        {t("session.alias")}
+      </label>
+      <input
+        id={inputId}
+        ref={input}
+        value={value}
+        onChange={(e) => setValue(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Escape") setEditing(false);
+        }}
+        pattern="[A-Za-z0-9][A-Za-z0-9_\-]{0,63}"
+        className="min-h-8 rounded-md border border-line bg-canvas px-2 font-mono text-sm"
+      />
+      <Button type="submit" variant="primary" disabled={saving}>
+        {t("common.save")}
+      </Button>
+      <Button onClick={() => setEditing(false)}>{t("common.cancel")}</Button>
+      <ErrorNote error={error} className="w-full" />
+    </form>
+  );
+}

@@ -1,0 +1,72 @@
+/**
+ * The middle column's mail, virtualised: only the rows on screen (plus a few)
+ * are in the DOM, so a 10,000-mail inbox scrolls as a 10-mail one.
+ */
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useEffect, useRef } from "react";
+import { useTranslation } from "react-i18next";
+import type { Mail, Session } from "@/api";
+import { addressName } from "@/lib/format";
+import type { ViewMode } from "../hooks/useViewMode";
+import { MailCard } from "./MailCard";
+import { MailRow } from "./MailRow";
+
+export interface MailListProps {
+  mails: Mail[];
+  selectedId: string | null;
+  mode: ViewMode;
+  outgoing?: boolean;
+  onOpen: (mail: Mail) => void;
+  sessionOf?: (sessionId: string) => Session | undefined;
+  onlineOf?: (name: string) => boolean | undefined;
+}
+
+export function MailList({ mails, selectedId, mode, outgoing, onOpen, sessionOf, onlineOf }: MailListProps) {
+  const { t } = useTranslation();
+  const scroller = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: mails.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => (mode === "cards" ? 150 : 76),
+    overscan: 8,
+    // Until the column is measured, assume it is as tall as the window: the first paint has rows.
+    initialRect: { width: 380, height: typeof window === "undefined" ? 800 : window.innerHeight },
+    getItemKey: (index) => mails[index]?.mail_id ?? index,
+  });
+
+  const selectedIndex = mails.findIndex((m) => m.mail_id === selectedId);
+  useEffect(() => {
+    if (selectedIndex >= 0) virtualizer.scrollToIndex(selectedIndex, { align: "auto" });
+  }, [selectedIndex, virtualizer]);
+
+  return (
+    <div ref={scroller} className="min-h-0 flex-1 overflow-y-auto" role="region" aria-label={t("mail.listLabel")}>
+      <ul className="relative w-full" style={{ height: virtualizer.getTotalSize() }}>
+        {virtualizer.getVirtualItems().map((item) => {
+          const mail = mails[item.index];
+          if (!mail) return null;
+          const common = { mail, selected: mail.mail_id === selectedId, outgoing: outgoing ?? false, onOpen };
+          return (
+            <li
+              key={item.key}
+              data-index={item.index}
+              ref={virtualizer.measureElement}
+              className="absolute top-0 left-0 w-full"
+              style={{ transform: `translateY(${item.start}px)` }}
+            >
+              {mode === "cards" ? (
+                <MailCard
+                  {...common}
+                  session={sessionOf?.(mail.session_id)}
+                  senderOnline={onlineOf?.(addressName(outgoing ? mail.to : mail.from))}
+                />
+              ) : (
+                <MailRow {...common} />
+              )}
+            </li>
+          );
+        })}
+      </ul>
+    </div>
+  );
+}

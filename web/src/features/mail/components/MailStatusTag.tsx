@@ -1,0 +1,20 @@
+import { useTranslation } from "react-i18next";
+import type { Mail } from "@/api";
+
+/** What a mail is waiting for, in a word: a decision, or nothing. */
+export function MailStatusTag({ mail }: { mail: Mail }) {
+  const { t } = useTranslation();
+  if (mail.mail_type === "permission_request") {
+    const state = mail.permission_state ?? "open";
+    const style =
+      state === "open" ? "bg-warn-soft text-warn" : state === "expired" ? "bg-raised text-muted" : "bg-ok-soft text-ok";
+    return <span className={`rounded px-1.5 py-0.5 text-xs font-medium ${style}`}>{t(`permission.state.${state}`)}</span>;
+  }
+  if (mail.mail_type === "question") {
+    return <span className="rounded bg-warn-soft px-1.5 py-0.5 text-xs font-medium text-warn">{t("mail.needsReply")}</span>;
+  }
+  if (mail.mail_type === "forward") {
+    return <span className="rounded bg-raised px-1.5 py-0.5 text-xs text-muted">{t("mail.forwarded")}</span>;
+  }
+  return null;
+}

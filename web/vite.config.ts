@@ -1,0 +1,28 @@
+/// <reference types="vitest/config" />
+import { fileURLToPath, URL } from "node:url";
+import tailwindcss from "@tailwindcss/vite";
+import react from "@vitejs/plugin-react";
+import { defineConfig, loadEnv } from "vite";
+
+export default defineConfig(({ mode }) => {
+  const env = loadEnv(mode, process.cwd(), "VITE_");
+  const target = env.VITE_API_BASE || "http://127.0.0.1:8180";
+  return {
+    plugins: [react(), tailwindcss()],
+    resolve: { alias: { "@": fileURLToPath(new URL("./src", import.meta.url)) } },
+    server: {
+      proxy: { "/api": { target, changeOrigin: false } },
+    },
+    build: {
+      target: "es2022",
+      // No inline module preload polyfill: the CSP will forbid inline scripts.
+      modulePreload: { polyfill: false },
+    },
+    test: {
+      environment: "jsdom",
+      globals: true,
+      setupFiles: ["./src/test/setup.ts"],
+      css: false,
+    },
+  };
+});
