@@ -59,7 +59,9 @@ web:
 
 ## The web UI's checks: API types vs the OpenAPI document, tsc, Vitest, build + bundle size.
 web-test: $(STAMP)
-	@if ! command -v npm >/dev/null 2>&1; then echo "npm not found: skipping the web UI tests"; exit 0; fi; \
+	@if ! command -v npm >/dev/null 2>&1; then \
+		if [ "$${CI:-}" = true ]; then echo "npm not found: CI runs the web UI tests (install Node.js 20+)" >&2; exit 1; fi; \
+		echo "npm not found: skipping the web UI tests"; exit 0; fi; \
 	set -e; start=$$(date +%s); \
 	$(MAKE) --no-print-directory web/node_modules/.package-lock.json; \
 	cd web; \

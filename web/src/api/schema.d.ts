@@ -88,6 +88,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/users/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change User
+         * @description Grant or withdraw the admin flag; the last admin keeps it (`403`).
+         */
+        patch: operations["change_user_api_v1_admin_users__name__patch"];
+        trace?: never;
+    };
+    "/api/v1/admin/users/{name}/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset Password
+         * @description Set another user's password: all their web logins end (an admin's own, but this one).
+         */
+        post: operations["reset_password_api_v1_admin_users__name__password_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/agent/heartbeat": {
         parameters: {
             query?: never;
@@ -117,6 +157,27 @@ export interface paths {
         /** Register */
         post: operations["register_api_v1_agent_register_post"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agent/workspaces/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove Workspace
+         * @description Remove one of the caller's workspaces (registering again never drops one);
+         *     409 while it has open conversations unless `force=true`, and for the last one.
+         */
+        delete: operations["remove_workspace_api_v1_agent_workspaces__name__delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -188,7 +249,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Login */
+        /**
+         * Login
+         * @description Throttled per address and per account (`429` with `Retry-After`).
+         */
         post: operations["login_api_v1_auth_login_post"];
         delete?: never;
         options?: never;
@@ -660,6 +724,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/logins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List Logins */
+        get: operations["list_logins_api_v1_me_logins_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/logins/{login_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke Login */
+        delete: operations["revoke_login_api_v1_me_logins__login_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me/mail/{mail_id}": {
         parameters: {
             query?: never;
@@ -870,6 +968,26 @@ export interface paths {
         get: operations["sent_api_v1_me_mail_sent_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change Password
+         * @description Every other web login of yours ends; your user keys stay.
+         */
+        post: operations["change_password_api_v1_me_password_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1186,6 +1304,11 @@ export interface components {
              * @description Register a client-generated key instead.
              */
             key?: string | null;
+            /**
+             * Key Sha256
+             * @description Register a client-generated key by its SHA-256 (hex) only: the key itself never leaves its client.
+             */
+            key_sha256?: string | null;
             /**
              * Label
              * @default
@@ -1533,6 +1656,38 @@ export interface components {
             /** Username */
             username: string;
         };
+        /** LoginList */
+        LoginList: {
+            /** Logins */
+            logins: components["schemas"]["LoginView"][];
+        };
+        /**
+         * LoginView
+         * @description A web login (a browser's session cookie), as its user sees it in `GET /me/logins`.
+         */
+        LoginView: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /**
+             * Current
+             * @description The login this request came with.
+             */
+            current: boolean;
+            /** Expires At */
+            expires_at: string | null;
+            /**
+             * Last Used At
+             * @description Written at most once a minute.
+             */
+            last_used_at: string | null;
+            /** Login Id */
+            login_id: string;
+            /** User Agent */
+            user_agent: string;
+        };
         /** MailList */
         MailList: {
             /** Mails */
@@ -1652,6 +1807,18 @@ export interface components {
             /** Workspace */
             workspace: string;
         };
+        /** PasswordChange */
+        PasswordChange: {
+            /** Current Password */
+            current_password: string;
+            /** New Password */
+            new_password: string;
+        };
+        /** PasswordReset */
+        PasswordReset: {
+            /** New Password */
+            new_password: string;
+        };
         /** PermissionRequest */
         PermissionRequest: {
             /**
@@ -1665,6 +1832,11 @@ export interface components {
              * @default false
              */
             auto?: boolean;
+            /**
+             * Cc
+             * @description Others who see the request; only `to` decides it (403 for a cc).
+             */
+            cc?: string[];
             /**
              * Context
              * @default
@@ -1763,7 +1935,7 @@ export interface components {
             attachment_ids?: string[];
             /**
              * Auto
-             * @description Bridge auto-forward: never counts as a round.
+             * @description Bridge auto-forward, no round: only on a question or the one final_summary answering a mail addressed to you (reply_to).
              * @default false
              */
             auto?: boolean;
@@ -1788,6 +1960,13 @@ export interface components {
              */
             from_workspace?: string | null;
             /**
+             * Mail Type
+             * @description Agents: a question, or the final summary of a task.
+             * @default normal
+             * @enum {string}
+             */
+            mail_type?: "normal" | "question" | "final_summary";
+            /**
              * Propose Alias
              * @description Agents: propose a better alias for the conversation (a human decides).
              */
@@ -1807,6 +1986,11 @@ export interface components {
              * @description Alias for a new conversation.
              */
             session_alias?: string | null;
+            /**
+             * Session Id
+             * @description A conversation you take part in, to continue it (checked like an alias).
+             */
+            session_id?: string | null;
             /**
              * Subject
              * @default
@@ -2043,6 +2227,11 @@ export interface components {
             to: string;
             /** To Email */
             to_email: string;
+        };
+        /** UserChange */
+        UserChange: {
+            /** Is Admin */
+            is_admin: boolean;
         };
         /** UserKeyBody */
         UserKeyBody: {
@@ -2337,6 +2526,78 @@ export interface operations {
             };
         };
     };
+    change_user_api_v1_admin_users__name__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserChange"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserView"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    reset_password_api_v1_admin_users__name__password_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordReset"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string;
+                    };
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     heartbeat_api_v1_agent_heartbeat_post: {
         parameters: {
             query?: never;
@@ -2379,6 +2640,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Registered"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    remove_workspace_api_v1_agent_workspaces__name__delete: {
+        parameters: {
+            query?: {
+                force?: boolean;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentView"];
                 };
             };
             /** @description Validation Error */
@@ -3437,6 +3731,59 @@ export interface operations {
             };
         };
     };
+    list_logins_api_v1_me_logins_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoginList"];
+                };
+            };
+        };
+    };
+    revoke_login_api_v1_me_logins__login_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                login_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string;
+                    };
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     get_api_v1_me_mail__mail_id__get: {
         parameters: {
             query?: never;
@@ -3814,6 +4161,41 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MailList"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    change_password_api_v1_me_password_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordChange"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string;
+                    };
                 };
             };
             /** @description Validation Error */
