@@ -169,10 +169,11 @@ async def _abandon(client: aioimaplib.IMAP4_SSL) -> None:
     transport = getattr(client.protocol, "transport", None)
     if transport is not None:
         transport.close()
-        # The socket is closed by a callback of the loop: let it run, or a command that
-        # ends its loop right after (`agentmail import`) leaves the socket to the GC.
-        for _ in range(_CLOSE_TURNS):
-            await asyncio.sleep(0)
+    # A socket is closed by a callback of the loop (after close(), and after a failed
+    # TLS handshake, which asyncio aborts itself): let it run, or a command that ends
+    # its loop right after (`agentmail import`) leaves the socket to the GC.
+    for _ in range(_CLOSE_TURNS):
+        await asyncio.sleep(0)
 
 
 def _text(lines: Sequence[bytes | bytearray]) -> str:
