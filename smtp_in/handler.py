@@ -30,6 +30,7 @@ from core.store.blobs import BlobStore
 from core.store.engine import Store
 from core.store.raw_messages import Original
 from smtp_in.message import Submitted, parse_submitted
+from smtp_in.protocol_replies import ehlo_lines
 from smtp_in.replies import reply_for
 from smtp_in.sender_headers import foreign_address_in_name, with_added_headers
 
@@ -82,6 +83,12 @@ class SubmissionHandler:
                 f" '{principal.name}' ({principal.name}@{self.domain})"
             )
         return address
+
+    async def handle_EHLO(
+        self, server: SMTP, session: Session, envelope: Envelope, hostname: str, lines: list[str]
+    ) -> list[str]:
+        session.host_name = hostname  # aiosmtpd leaves it to a handler's EHLO hook
+        return ehlo_lines(lines)
 
     async def handle_MAIL(
         self, server: SMTP, session: Session, envelope: Envelope, address: str, options: list[str]
