@@ -12,6 +12,8 @@ import asyncio
 import logging
 import uuid
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import format_datetime
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
 from pydantic import ValidationError
@@ -149,6 +151,7 @@ class SubmissionHandler:
             raw,
             sender=None if message.has_from else sender.email(self.domain),
             message_id=None if message.has_message_id else message_id,
+            date=None if message.has_date else format_datetime(datetime.now(UTC)),
         )
         original = await asyncio.to_thread(Original.of, raw)
         try:

@@ -226,7 +226,13 @@ def mail_writer(
             "to_name": target.name,
             "to_path": target.workspace,
             "cc": [e.address().native() for e in cc],
-            "subject": request.subject.strip() or conv.subject,
+            # A mail that came as bytes has the subject they say, even none (RFC 6409 §8:
+            # a submission without headers must not show its conversation's subject).
+            "subject": (
+                request.subject.strip()
+                if raw is not None
+                else request.subject.strip() or conv.subject
+            ),
             "body": body,
             "mail_type": mail_type,
             "auto": request.auto,
