@@ -18,7 +18,7 @@ from email.utils import format_datetime
 from aiosmtpd.smtp import SMTP, Envelope, Session
 from pydantic import ValidationError
 
-from core.address import Address, at_domain, parse_email
+from core.address import POSTMASTER, Address, at_domain, parse_email
 from core.approvals.reply_decision import with_reply_decision
 from core.errors import AuthenticationFailed, DomainError, InvalidAddress
 from core.identity.accounts import check_user_password
@@ -109,6 +109,9 @@ class SubmissionHandler:
         if len(envelope.rcpt_tos) >= self.max_recipients:
             # RFC 5321 §4.5.3.1.8: 452, so the client sends the rest in another transaction.
             return f"452 4.5.3 Too many recipients: at most {self.max_recipients} per message"
+        if address.strip("<> ").lower() == POSTMASTER:
+            # RFC 5321 §4.1.1.3: `RCPT TO:<Postmaster>` names this domain's postmaster.
+            address = f"{POSTMASTER}@{self.domain}"
         if not at_domain(address, self.domain):
             return f"550 5.7.1 relaying denied: {address!r} is not a mailbox of {self.domain}"
         principal = _principal(session)

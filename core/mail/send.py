@@ -257,9 +257,11 @@ def mail_writer(
         if forward_of is not None:
             assert parent is not None
             carry(session, parent.seq, seq, sender.name)
-        recipients = {target.name: "to"}
+        # One delivery per name; a role mailbox (postmaster@) is delivered to its readers.
+        recipients = dict.fromkeys(target.recipients, "to")
         for endpoint in cc:
-            recipients.setdefault(endpoint.name, "cc")
+            for name in endpoint.recipients:
+                recipients.setdefault(name, "cc")
         connection.execute(
             _INSERT_DELIVERY,
             [
@@ -267,7 +269,7 @@ def mail_writer(
                 for name, kind in recipients.items()
             ],
         )
-        human_recipients = [e.name for e in (target, *cc) if e.agent is None]
+        human_recipients = [n for e in (target, *cc) if e.agent is None for n in e.recipients]
         file_mail(
             session,
             seq,
