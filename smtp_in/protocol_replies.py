@@ -43,8 +43,6 @@ BY_REPLY_CODE: dict[int, str] = {
     235: "2.7.0",
     250: "2.0.0",
     252: "2.0.0",  # VRFY: cannot verify, will accept
-    421: "4.3.0",
-    451: "4.3.0",
     454: "4.7.0",  # TLS not available
     500: "5.5.2",  # syntax error, command unrecognised
     501: "5.5.4",  # syntax error in parameters or arguments
