@@ -87,6 +87,12 @@ class SubmissionHandler:
             )
         return address
 
+    async def handle_exception(self, error: Exception) -> str:
+        """An unexpected error in a command (the store unreachable): a temporary reply,
+        without the error's text (aiosmtpd's default is `500 Error: (...)`, permanent)."""
+        log.error("an SMTP command failed", exc_info=error)
+        return "451 4.3.0 the command could not be carried out; try again later"
+
     async def handle_EHLO(
         self, server: SMTP, session: Session, envelope: Envelope, hostname: str, lines: list[str]
     ) -> list[str]:
