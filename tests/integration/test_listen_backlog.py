@@ -68,6 +68,7 @@ async def test_a_burst_of_connections_all_get_their_greetings(tmp_path: Path) ->
         f"sqlite:///{tmp_path / 'agentmail.db'}",
         tmp_path / "data",
         imap_max_connections_per_address=2 * BURST,
+        smtp_max_connections_per_address=2 * BURST,
     ) as gateway:
         assert gateway.settings.listen_backlog == 2048  # the default serves this burst
         for port, greeting in ((gateway.imap_port, b"* OK "), (gateway.smtp_port, b"220 ")):
