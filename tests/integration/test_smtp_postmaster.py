@@ -70,3 +70,13 @@ async def test_postmaster_elsewhere_is_still_a_relay(api: Api) -> None:
         await asyncio.to_thread(_sendmail, api.gateway.smtp_port, mail, ["postmaster@example.com"])
     [(code, text)] = refused.value.recipients.values()
     assert code == 550 and text.decode().startswith("5.7.1 relaying denied")
+
+
+async def test_rest_reaches_the_postmaster_too(api: Api) -> None:
+    alice = await api.human("alice")
+    sent = await alice.post(
+        "/api/v1/me/mail/send", json={"to": "postmaster@", "subject": "by REST", "body": "hi"}
+    )
+    assert sent.status_code == 200, sent.text
+    assert await _inbox_subjects(await api.admin()) == ["by REST"]
+    assert await _inbox_subjects(alice) == []
