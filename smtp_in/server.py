@@ -54,9 +54,8 @@ def _say_and_close(transport: asyncio.BaseTransport, reply: str) -> None:
 
 
 class _Session(Session):
-    """aiosmtpd's session without its deprecated `login_data`, which aiosmtpd itself
-    sets on every AUTH and logs a deprecation warning for each time (we read
-    `auth_data`, the principal)."""
+    """aiosmtpd's session, quiet about `login_data`: aiosmtpd sets it on every AUTH and
+    logs a deprecation warning each time (we read `auth_data`, the principal)."""
 
     @property
     def login_data(self) -> Any:
