@@ -22,10 +22,12 @@ from typing import Final
 from core.errors import InvalidAddress
 
 __all__ = [
+    "ABUSE",
     "MAX_PATH_LENGTH",
     "NEW_SESSION",
     "POSTMASTER",
     "RESERVED_NAMES",
+    "ROLE_NAMES",
     "Address",
     "at_domain",
     "is_valid_alias",
@@ -42,7 +44,10 @@ NEW_SESSION: Final = "new"
 # RFC 5321 §4.5.1: every mail domain has a `postmaster`. Here it is the gateway itself,
 # which signs its notices with it; no human or agent may take the name.
 POSTMASTER: Final = "postmaster"
-RESERVED_NAMES: Final = frozenset({POSTMASTER})
+# RFC 2142 §2: `abuse` too. Both are role mailboxes the gateway's admins read.
+ABUSE: Final = "abuse"
+ROLE_NAMES: Final = frozenset({POSTMASTER, ABUSE})
+RESERVED_NAMES: Final = ROLE_NAMES
 MAX_PATH_LENGTH: Final = 1024
 
 _NAME_RE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")

@@ -12,24 +12,28 @@ import asyncio
 import logging
 import uuid
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import format_datetime
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
 from pydantic import ValidationError
 
-from core.address import Address, at_domain, parse_email
+from core.address import POSTMASTER, Address, at_domain, parse_email
 from core.approvals.reply_decision import with_reply_decision
 from core.errors import AuthenticationFailed, DomainError, InvalidAddress
 from core.identity.accounts import check_user_password
 from core.identity.keys import authenticate, require_bound_agent
 from core.mail.attachment_files import store_files
 from core.mail.delivery_check import check_recipient, replied_mail
+from core.mail.recipients import Plan, plan_mails
 from core.mail.send import SendRequest, mail_writer, send_mails
 from core.principal import Principal
 from core.settings import Limits
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 from core.store.raw_messages import Original
-from smtp_in.message import Submitted, parse_submitted
+from smtp_in.message import parse_submitted
+from smtp_in.protocol_replies import ehlo_lines
 from smtp_in.replies import reply_for
 from smtp_in.sender_headers import foreign_address_in_name, with_added_headers
 
@@ -83,6 +87,18 @@ class SubmissionHandler:
             )
         return address
 
+    async def handle_exception(self, error: Exception) -> str:
+        """An unexpected error in a command (the store unreachable): a temporary reply,
+        without the error's text (aiosmtpd's default is `500 Error: (...)`, permanent)."""
+        log.error("an SMTP command failed", exc_info=error)
+        return "451 4.3.0 the command could not be carried out; try again later"
+
+    async def handle_EHLO(
+        self, server: SMTP, session: Session, envelope: Envelope, hostname: str, lines: list[str]
+    ) -> list[str]:
+        session.host_name = hostname  # aiosmtpd leaves it to a handler's EHLO hook
+        return ehlo_lines(lines)
+
     async def handle_MAIL(
         self, server: SMTP, session: Session, envelope: Envelope, address: str, options: list[str]
     ) -> str:
@@ -99,6 +115,9 @@ class SubmissionHandler:
         if len(envelope.rcpt_tos) >= self.max_recipients:
             # RFC 5321 §4.5.3.1.8: 452, so the client sends the rest in another transaction.
             return f"452 4.5.3 Too many recipients: at most {self.max_recipients} per message"
+        if address.strip("<> ").lower() == POSTMASTER:
+            # RFC 5321 §4.1.1.3: `RCPT TO:<Postmaster>` names this domain's postmaster.
+            address = f"{POSTMASTER}@{self.domain}"
         if not at_domain(address, self.domain):
             return f"550 5.7.1 relaying denied: {address!r} is not a mailbox of {self.domain}"
         principal = _principal(session)
@@ -141,11 +160,19 @@ class SubmissionHandler:
             raw,
             sender=None if message.has_from else sender.email(self.domain),
             message_id=None if message.has_message_id else message_id,
+            date=None if message.has_date else format_datetime(datetime.now(UTC)),
         )
         original = await asyncio.to_thread(Original.of, raw)
         try:
             reply_to = await replied_mail(self.store, principal, message.replies_to)
-            mails = self._mails(envelope.rcpt_tos, message)
+            plan = await plan_mails(
+                self.store,
+                self.domain,
+                envelope.rcpt_tos,
+                to_header=message.to_addresses,
+                cc_header=message.cc_addresses,
+                reply_to=reply_to,
+            )
             # The files go to the blob store first (async, outside the transaction); a
             # refusal below leaves them as unsent uploads for the collector.
             carried = await store_files(
@@ -153,7 +180,7 @@ class SubmissionHandler:
                 self.blobs,
                 principal.name,
                 message.attachments,
-                copies=len(mails),
+                copies=len(plan.mails),
                 limit=self.max_attachment_bytes,
             )
             # Every recipient was accepted at RCPT; the mails are stored in one
@@ -164,8 +191,8 @@ class SubmissionHandler:
                     self.domain,
                     principal,
                     SendRequest(
-                        to=to,
-                        cc=cc,
+                        to=mail.to,
+                        cc=mail.cc,
                         subject=message.subject,
                         body=message.body,
                         reply_to=reply_to,
@@ -176,7 +203,7 @@ class SubmissionHandler:
                     raw=original,
                     limits=self.limits,
                 )
-                for (to, cc), attachment_ids in zip(mails, carried, strict=True)
+                for mail, attachment_ids in zip(plan.mails, carried, strict=True)
             ]
             # A reply naming an option of the request it answers decides it, in the same
             # transaction (docs/deciding-by-mail.md).
@@ -193,26 +220,24 @@ class SubmissionHandler:
         except Exception:
             log.exception("storing a submitted message failed")
             return "451 4.3.0 the message could not be stored; try again later"
-        return f"250 2.0.0 OK: {stored} mail(s) stored"
+        return _stored_reply(stored, plan)
 
     def _is_own(self, principal: Principal, text: str) -> bool:
         parsed = _parsed(text, self.domain) if at_domain(text, self.domain) else None
         return parsed is not None and parsed.name == principal.name
 
-    def _mails(self, recipients: list[str], message: Submitted) -> list[tuple[str, list[str]]]:
-        """One mail per envelope recipient, except that envelope recipients named in `Cc:`
-        ride as cc on the mail to the first envelope recipient named in `To:`."""
-        named_to = self._same(recipients, message.to_addresses)
-        named_cc = self._same(recipients, message.cc_addresses)
-        if not named_to:
-            return [(r, []) for r in recipients]
-        main = named_to[0]
-        cc = [r for r in named_cc if r != main]
-        return [(main, cc)] + [(r, []) for r in recipients if r != main and r not in cc]
 
-    def _same(self, recipients: list[str], header: list[str]) -> list[str]:
-        wanted = {_parsed(text, self.domain) for text in header} - {None}
-        return [r for r in recipients if _parsed(r, self.domain) in wanted]
+def _stored_reply(stored: int, plan: Plan) -> str:
+    """How many mails were stored, and why fewer than the recipients when so."""
+    text = f"250 2.0.0 {stored} mail{'' if stored == 1 else 's'} stored"
+    reasons = []
+    if plan.duplicates:
+        reasons.append(f"{plan.duplicates} named a mailbox and conversation named before")
+    if plan.shared:
+        reasons.append(f"{plan.shared} shared a conversation with another, as cc")
+    if reasons:
+        text += f" for {plan.recipients} recipients ({'; '.join(reasons)})"
+    return text
 
 
 def _parsed(text: str, domain: str) -> Address | None:

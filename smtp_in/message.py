@@ -43,6 +43,7 @@ class Submitted:
     from_names: list[tuple[str, str]]
     has_from: bool
     has_message_id: bool
+    has_date: bool
     to_addresses: list[str]
     cc_addresses: list[str]
     attachments: list[FileContent] = field(default_factory=list)
@@ -111,6 +112,7 @@ def parse_submitted(raw: bytes) -> Submitted:
         from_names=_names(message, "From"),
         has_from=bool(_raw_values(message, "From")),
         has_message_id=bool(_raw_values(message, "Message-ID")),
+        has_date=bool(_raw_values(message, "Date")),
         to_addresses=_addresses(message, "To"),
         cc_addresses=_addresses(message, "Cc"),
         attachments=[

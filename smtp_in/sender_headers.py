@@ -37,8 +37,10 @@ def _line_end(raw: bytes) -> bytes:
     return b"\n" if first > 0 and raw[first - 1 : first] != b"\r" else b"\r\n"
 
 
-def with_added_headers(raw: bytes, *, sender: str | None, message_id: str | None) -> bytes:
-    """`raw` with `From: <sender>` and `Message-ID:` put in front, those given.
+def with_added_headers(
+    raw: bytes, *, sender: str | None, message_id: str | None, date: str | None = None
+) -> bytes:
+    """`raw` with `From: <sender>`, `Date:` and `Message-ID:` put in front, those given.
 
     A message that starts with no header at all is all body: the added header
     section then ends with its empty line, so the body stays a body."""
@@ -46,6 +48,8 @@ def with_added_headers(raw: bytes, *, sender: str | None, message_id: str | None
     added = b""
     if sender is not None:
         added += b"From: <" + sender.encode("ascii") + b">" + end
+    if date is not None:
+        added += b"Date: " + date.encode("ascii") + end
     if message_id is not None:
         added += b"Message-ID: " + message_id.encode("ascii", "replace") + end
     if added and not _HEADER_START.match(raw):

@@ -14,15 +14,15 @@ import functools
 import ipaddress
 import socket
 import ssl
-import warnings
 from collections.abc import Awaitable, Callable
 from typing import Any, AnyStr
 
-from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword
+from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword, Session, syntax
 
 from core.errors import DomainError
 from core.identity.throttle import LoginThrottle
 from smtp_in.handler import SubmissionHandler
+from smtp_in.protocol_replies import with_code
 from smtp_in.session_limits import (
     SESSION_OVER,
     TOO_MANY_COMMANDS,
@@ -53,8 +53,21 @@ def _say_and_close(transport: asyncio.BaseTransport, reply: str) -> None:
     transport.close()
 
 
+class _Session(Session):
+    """aiosmtpd's session, quiet about `login_data`: aiosmtpd sets it on every AUTH and
+    logs a deprecation warning each time (we read `auth_data`, the principal)."""
+
+    @property
+    def login_data(self) -> Any:
+        return self._login_data
+
+    @login_data.setter
+    def login_data(self, value: Any) -> None:
+        self._login_data = value
+
+
 class Submission(SMTP):
-    """aiosmtpd's SMTP with AUTH checked against the store and RFC 3463 codes on 552."""
+    """aiosmtpd's SMTP with AUTH checked against the store and RFC 3463 codes on every reply."""
 
     def __init__(
         self,
@@ -70,20 +83,22 @@ class Submission(SMTP):
     ) -> None:
         """`tls_context` offers STARTTLS; `implicit_tls` says the transport is TLS
         already (then STARTTLS is not offered again)."""
-        # We require AUTH without requiring TLS from aiosmtpd, which warns about it:
-        # `_verify` enforces "TLS, loopback or explicitly allowed" itself.
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", "Requiring AUTH while not requiring TLS")
-            super().__init__(
-                handler,
-                data_size_limit=max_bytes,
-                auth_required=True,
-                auth_require_tls=False,
-                authenticator=_capture,
-                hostname=handler.domain,
-                ident="AgentMail",
-                tls_context=None if implicit_tls else tls_context,
-            )
+        super().__init__(
+            handler,
+            data_size_limit=max_bytes,
+            auth_required=True,
+            auth_require_tls=True,
+            authenticator=_capture,
+            hostname=handler.domain,
+            ident="AgentMail",
+            tls_context=None if implicit_tls else tls_context,
+        )
+        # aiosmtpd's TLS rule knows no loopback and no implicit TLS, and warns on every
+        # connection when it is off; `_verify` applies ours instead ("TLS, loopback or
+        # explicitly allowed", RFC 4954 §4), so aiosmtpd's is turned off after it ran.
+        self._auth_require_tls = False
+        self._greeted = False
+        self._in_ehlo = False
         self._submission = handler
         self._allow_plaintext_auth = allow_plaintext_auth
         self._sessions = sessions
@@ -167,14 +182,36 @@ class Submission(SMTP):
         if self.transport is not None:
             self.transport.close()
 
+    def _create_session(self) -> Session:
+        return _Session(self.loop)
+
+    @syntax("EHLO hostname")
+    async def smtp_EHLO(self, hostname: str) -> None:
+        self._in_ehlo = True
+        try:
+            await super().smtp_EHLO(hostname)
+        finally:
+            self._in_ehlo = False
+
+    @syntax("HELO hostname")
+    async def smtp_HELO(self, hostname: str) -> None:
+        self._in_ehlo = True
+        try:
+            await super().smtp_HELO(hostname)
+        finally:
+            self._in_ehlo = False
+
     async def push(self, status: AnyStr) -> None:
-        # aiosmtpd refuses oversize mail with "552 Error: ..." and no enhanced code
-        # (RFC 3463 X.3.4: message too big for system).
         text = status.decode() if isinstance(status, bytes) else status
-        if text.startswith("552 Error"):
+        greeting, self._greeted = not self._greeted, True
+        if (greeting and text.startswith("220")) or (self._in_ehlo and text.startswith("250")):
+            # RFC 2034 §3: the greeting and the EHLO/HELO lines carry no enhanced code.
+            await super().push(status)
+        elif text.startswith("552 Error"):
+            # aiosmtpd's oversize refusal (RFC 3463 X.3.4: message too big for system).
             await super().push(TOO_BIG.format(limit=self.data_size_limit))
-            return
-        await super().push(status)
+        else:
+            await super().push(with_code(text))
 
     async def auth_PLAIN(self, _: Any, args: list[str]) -> AuthResult:
         return await self._verify(await super().auth_PLAIN(_, args))

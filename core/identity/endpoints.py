@@ -1,8 +1,11 @@
-"""Endpoints: the mailbox an address names — a human, or one workspace of an agent.
+"""Endpoints: the mailbox an address names — a human, one workspace of an agent, or
+a role mailbox (`postmaster@`, `abuse@`) that the gateway's admins read.
 
 An unregistered workspace is undeliverable, and the error lists the agent's
 workspaces (the reference once delivered `opencode@/home` into a stray
-conversation; we refuse it instead).
+conversation; we refuse it instead). RFC 5321 §4.5.1 requires `postmaster` to
+be accepted, RFC 2142 §2 names `abuse`: a mail to either is delivered to every
+admin (each is a recipient, the mail's `to` stays the role's address).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from core.address import Address
+from core.address import ROLE_NAMES, Address
 from core.errors import InvalidAddress, NotFound, UnknownRecipient, UnknownWorkspace
 from core.identity.agents import get_agent
 from core.principal import Principal
@@ -26,10 +29,16 @@ class Endpoint:
     name: str
     workspace: str
     agent: Agent | None
+    readers: tuple[str, ...] = ()  # a role mailbox: the humans it is delivered to
 
     @property
     def pair(self) -> tuple[str, str]:
         return (self.name, self.workspace)
+
+    @property
+    def recipients(self) -> tuple[str, ...]:
+        """The names a mail to this mailbox is delivered to."""
+        return self.readers or (self.name,)
 
     def address(self) -> Address:
         return Address(self.name, self.workspace)
@@ -52,7 +61,18 @@ def workspace_of(agent: Agent, path: str) -> str:
     )
 
 
+def _role(session: Session, address: Address) -> Endpoint:
+    if address.path:
+        raise InvalidAddress(f"'{address.name}' is a role mailbox: it has no path")
+    admins = session.scalars(select(User.name).where(User.is_admin).order_by(User.name)).all()
+    if not admins:
+        raise UnknownRecipient(f"undeliverable: nobody reads '{address.name}': there is no admin")
+    return Endpoint(address.name, "", None, tuple(admins))
+
+
 def resolve_endpoint(session: Session, address: Address) -> Endpoint:
+    if address.name in ROLE_NAMES:
+        return _role(session, address)
     agent = get_agent(session, address.name)
     if agent is not None:
         return Endpoint(agent.name, workspace_of(agent, address.path), agent)

@@ -256,7 +256,13 @@ def mail_writer(
             "to_name": target.name,
             "to_path": target.workspace,
             "cc": [e.address().native() for e in cc],
-            "subject": request.subject.strip() or conv.subject,
+            # A mail that came as bytes has the subject they say, even none (RFC 6409 §8:
+            # a submission without headers must not show its conversation's subject).
+            "subject": (
+                request.subject.strip()
+                if raw is not None
+                else request.subject.strip() or conv.subject
+            ),
             "body": body,
             "mail_type": mail_type,
             "auto": request.auto,
@@ -281,9 +287,11 @@ def mail_writer(
         if forward_of is not None:
             assert parent is not None
             carry(session, parent.seq, seq, sender.name)
-        recipients = {target.name: "to"}
+        # One delivery per name; a role mailbox (postmaster@) is delivered to its readers.
+        recipients = dict.fromkeys(target.recipients, "to")
         for endpoint in cc:
-            recipients.setdefault(endpoint.name, "cc")
+            for name in endpoint.recipients:
+                recipients.setdefault(name, "cc")
         connection.execute(
             _INSERT_DELIVERY,
             [
@@ -291,7 +299,7 @@ def mail_writer(
                 for name, kind in recipients.items()
             ],
         )
-        human_recipients = [e.name for e in (target, *cc) if e.agent is None]
+        human_recipients = [n for e in (target, *cc) if e.agent is None for n in e.recipients]
         file_mail(
             session,
             seq,

@@ -6,8 +6,10 @@ import asyncio
 import base64
 import re
 import smtplib
+from datetime import UTC, datetime
 from email import message_from_bytes, policy
 from email.message import EmailMessage
+from email.utils import format_datetime
 from typing import Any
 
 import httpx
@@ -30,6 +32,8 @@ def submitted_with_attachment() -> EmailMessage:
     message["To"] = f"jianf@{D}"
     message["Subject"] = "Report with data"
     message["Message-ID"] = "<report@client.example>"
+    # A mail client always sends Date: (without one, the gateway adds it, RFC 6409 §8.2).
+    message["Date"] = format_datetime(datetime.now(UTC))  # now: mutt sorts by date
     message["X-Custom"] = "kept as it was"
     message.set_content("Numbers attached.\nSecond line.\n")
     message.add_attachment(

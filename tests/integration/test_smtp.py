@@ -122,6 +122,7 @@ async def test_new_conversation_reaches_the_agents_stream_and_replies_thread(api
         "and the tests",
         In_Reply_To="<first@client.example>",
         Message_ID="<second@client.example>",
+        Date="Tue, 01 Dec 2026 10:00:00 +0000",  # as clients send (else one is added)
     )
     await send(api, "jianf", PASSWORD, reply)
     mails = await _mails(api)

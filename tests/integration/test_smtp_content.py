@@ -192,7 +192,7 @@ async def test_swaks_submits_a_2_mb_attachment_that_downloads_byte_identical(
         f"@{attachment}",
     )
     assert status == 0, transcript
-    assert "250 2.0.0 OK: 1 mail(s) stored" in transcript
+    assert "250 2.0.0 1 mail stored" in transcript
     [mail] = await _mails(api)
     view = ok(await builder.get(f"{AGENT_MAIL}/{mail.id}"))
     assert view["body"] == "The data set you asked for."
