@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.mail.keywords import KeywordLimits
+
 __all__ = ["ImapLimits"]
 
 # RFC 7888 §4 (LITERAL-): a non-synchronizing literal is at most 4096 octets, and
@@ -36,6 +38,7 @@ class ImapLimits:
     idle_timeout: float = 1800.0
     command_timeout: float = 60.0
     max_connections_per_address: int = 20
+    keywords: KeywordLimits = KeywordLimits()
 
     def literal_limit(self, *, authenticated: bool, append: bool) -> int:
         """The largest literal one command may carry in this state."""
