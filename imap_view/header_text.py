@@ -23,12 +23,18 @@ def is_ascii(text: str) -> bool:
     return text.isascii()
 
 
+def _text(text: str) -> str:
+    """Decoded header text without the lone surrogates pymap's parser leaves for 8-bit
+    bytes (it reads headers as ASCII with `surrogateescape`): those bytes read as UTF-8."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def seven_bit_text(text: str) -> str:
     """RFC 2047 §5 encoded-words for text that is not ASCII, on one line (adjacent
     encoded-words are joined by a space, which RFC 2047 §6.2 drops when decoding)."""
     if is_ascii(text):
         return text
-    return " ".join(Header(text, "utf-8").encode().split())
+    return " ".join(Header(_text(text), "utf-8").encode().split())
 
 
 def raw_header(msg: MessageContent, name: bytes) -> str | None:
@@ -67,5 +73,5 @@ def seven_bit_params(params: Mapping[str, Any] | None) -> dict[str, str]:
         if is_ascii(text):
             out[name] = text
         else:
-            out[f"{name}*"] = "utf-8''" + quote(text, safe="")
+            out[f"{name}*"] = "utf-8''" + quote(_text(text), safe="")
     return out
