@@ -148,6 +148,16 @@ class Settings(BaseSettings):
     imap_max_connections_per_address: int = Field(
         20, ge=1, description="IMAP connections open at once from one client address."
     )
+    # IMAP flags and keywords (issue 11: keywords kept per recipient).
+    imap_max_keywords_per_mail: int = Field(
+        32, ge=1, le=1000, description="Keywords one recipient may set on one mail."
+    )
+    imap_max_keywords_per_user: int = Field(
+        256, ge=1, le=10_000, description="Different keywords one human may use in all."
+    )
+    imap_max_keyword_length: int = Field(
+        64, ge=1, le=255, description="Characters of one keyword (an IMAP atom)."
+    )
 
     # The web session and HTTP hardening (security issue, holes 4-8 and 16).
     public_origin: str = Field(

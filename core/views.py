@@ -147,6 +147,11 @@ class MailView(View):
     # IMAP's \\Flagged and \\Answered, kept per recipient (null when not a recipient).
     flagged: bool | None = None
     answered: bool | None = None
+    keywords: list[str] | None = Field(
+        None,
+        description="Your IMAP keywords on it (`$Label1`, `$Junk`, …), sorted; null when "
+        "you are not a recipient (and in tree chunks, which leave them out).",
+    )
     # Permission requests.
     options: list[str] | None = None
     permission_state: Literal["open", "decided", "expired"] | None = None

@@ -26,6 +26,7 @@ from core.identity.agents import mark_silent_agents_offline
 from core.identity.security import set_bcrypt_rounds
 from core.identity.throttle import ConnectionsPerAddress, LoginThrottle
 from core.mail.attachments import collect_unsent
+from core.mail.keywords import KeywordLimits
 from core.settings import Settings
 from core.store.blobs import BlobStore
 from core.store.engine import Store, database_url
@@ -210,6 +211,11 @@ class Gateway:
             idle_timeout=settings.imap_idle_timeout_seconds,
             command_timeout=settings.imap_command_timeout_seconds,
             max_connections_per_address=settings.imap_max_connections_per_address,
+            keywords=KeywordLimits(
+                per_mail=settings.imap_max_keywords_per_mail,
+                per_user=settings.imap_max_keywords_per_user,
+                length=settings.imap_max_keyword_length,
+            ),
         )
         connections = ConnectionsPerAddress(limits.max_connections_per_address)
         for sock, implicit_tls in self._bind(settings.imap_port, settings.imaps_port):

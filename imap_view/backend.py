@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from core.mail.keywords import KeywordLimits
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 from imap_view.config import GatewayImapConfig
@@ -19,3 +20,4 @@ class Backend:
     domain: str
     config: GatewayImapConfig
     contents: ContentCache = field(default_factory=ContentCache)
+    keyword_limits: KeywordLimits = field(default_factory=KeywordLimits)

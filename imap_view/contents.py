@@ -43,6 +43,9 @@ class Contents:
         self._owner = owner
         self._command: dict[int, MessageContent] = {}
         self._dates: dict[int, datetime] = {}
+        # RFC 6855 UTF8=ACCEPT, once a session can ENABLE it: ENVELOPE and
+        # BODYSTRUCTURE then carry UTF-8 instead of encoded-words (imap_view/message.py).
+        self.utf8_accept = False
 
     async def load_dates(self, mail_seqs: Iterable[int]) -> None:
         """INTERNALDATE of these mails, for the session (SELECT reads no dates)."""

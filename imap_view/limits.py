@@ -8,7 +8,9 @@ settings.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from core.mail.keywords import KeywordLimits
 
 __all__ = ["ImapLimits"]
 
@@ -36,6 +38,7 @@ class ImapLimits:
     idle_timeout: float = 1800.0
     command_timeout: float = 60.0
     max_connections_per_address: int = 20
+    keywords: KeywordLimits = field(default_factory=KeywordLimits)
 
     def literal_limit(self, *, authenticated: bool, append: bool) -> int:
         """The largest literal one command may carry in this state."""

@@ -8,9 +8,12 @@ what changed since the mod-sequence the session last saw (core/folders/contents.
 `SelectedMailbox.add_updates`, which works out the EXISTS/EXPUNGE/FETCH replies.
 Drafts are not mails and carry no mod-sequences: that small folder is re-read whole.
 
-Flags: `\\Seen`, `\\Flagged` and `\\Answered` are kept per recipient (PERMANENTFLAGS);
-`\\Deleted` lasts the session, until EXPUNGE acts on it (imap_view/session.py).
-Drafts keep no flags: every draft is `\\Seen \\Draft`.
+Flags: `\\Seen`, `\\Flagged`, `\\Answered`, `\\Deleted` and keywords are kept per
+recipient (PERMANENTFLAGS, with `\\*`: RFC 3501 §7.1 lets a client make keywords),
+so a `\\Deleted` one session set is expunged by another. Drafts keep no flags:
+every draft is `\\Seen \\Draft`, and `\\Deleted` there lasts the session, until its
+EXPUNGE deletes the draft. FLAGS (RFC 3501 §7.2.6) lists what the folder's messages
+can carry: the flags, and the keywords the owner uses.
 """
 
 from __future__ import annotations
@@ -26,7 +29,16 @@ from pymap.interfaces.message import CachedMessage
 from pymap.mailbox import MailboxSnapshot
 from pymap.parsing.message import AppendMessage
 from pymap.parsing.specials import ObjectId, SequenceSet
-from pymap.parsing.specials.flag import Answered, Deleted, Draft, Flag, Flagged, Seen
+from pymap.parsing.specials.flag import (
+    Answered,
+    Deleted,
+    Draft,
+    Flag,
+    Flagged,
+    Recent,
+    Seen,
+    Wildcard,
+)
 from pymap.selected import SelectedMailbox, SelectedSet
 
 from core.folders.catalog import FolderInfo, folder_counts
@@ -49,19 +61,35 @@ from imap_view.selected_fill import fill_selected
 
 __all__ = ["MailboxData", "folder_id_of", "mailbox_id"]
 
-PERMANENT_FLAGS = frozenset({Seen, Flagged, Answered})
+KEPT_FLAGS = frozenset({Seen, Flagged, Answered, Deleted})
+PERMANENT_FLAGS = KEPT_FLAGS | {Wildcard}
 DRAFT_FLAGS = frozenset({Seen, Draft})
-SESSION_FLAGS = frozenset({Deleted})  # until this session's EXPUNGE
+DRAFT_SESSION_FLAGS = frozenset({Deleted})  # until this session's EXPUNGE deletes the draft
 NO_FLAGS: frozenset[Flag] = frozenset()
+_ORDER = (Seen, Flagged, Answered, Deleted)
 # Every combination of the kept flags, made once: SELECT builds 100,000 messages.
 _FLAG_SETS = {
-    (seen, flagged, answered): frozenset(
-        flag for flag, on in ((Seen, seen), (Flagged, flagged), (Answered, answered)) if on
-    )
-    for seen in (False, True)
-    for flagged in (False, True)
-    for answered in (False, True)
+    bits: frozenset(flag for flag, on in zip(_ORDER, bits, strict=True) if on)
+    for bits in ((s, f, a, d) for s in (0, 1) for f in (0, 1) for a in (0, 1) for d in (0, 1))
 }
+
+
+class _Snapshot(MailboxSnapshot):
+    """FLAGS lists what the messages can carry (RFC 3501 §7.2.6): not `\\*`, and not
+    `\\Recent`, which is not kept (RFC 9051 drops it); the keywords in use."""
+
+    __slots__ = ["keywords"]
+
+    def __init__(self, *args: object, keywords: tuple[str, ...] = ()) -> None:
+        super().__init__(*args)  # type: ignore[arg-type]
+        self.keywords = keywords
+
+    @property
+    def flags(self) -> frozenset[Flag]:
+        defined = (self.permanent_flags | self.session_flags) - {Wildcard, Recent}
+        if Draft not in defined and Wildcard not in self.permanent_flags:
+            defined |= DRAFT_FLAGS  # Drafts: nothing permanent, yet every draft has these
+        return defined | {Flag(keyword.encode()) for keyword in self.keywords}
 
 
 def mailbox_id(folder_id: int) -> ObjectId:
@@ -104,11 +132,11 @@ class MailboxData(MailboxDataInterface[Message]):
 
     @property
     def permanent_flags(self) -> frozenset[Flag]:
-        return frozenset() if self.folder.key == DRAFTS else PERMANENT_FLAGS
+        return NO_FLAGS if self.folder.key == DRAFTS else PERMANENT_FLAGS
 
     @property
     def session_flags(self) -> frozenset[Flag]:
-        return SESSION_FLAGS
+        return DRAFT_SESSION_FLAGS if self.folder.key == DRAFTS else NO_FLAGS
 
     @property
     def selected_set(self) -> SelectedSet:
@@ -125,10 +153,18 @@ class MailboxData(MailboxDataInterface[Message]):
                 for m in messages
             ]
         sets = _FLAG_SETS
-        return [
-            Message(uid, sets[seen, flagged, answered], mail_seq=seq, contents=contents)
-            for uid, seq, seen, flagged, answered in messages
-        ]
+        with_keywords: dict[tuple[frozenset[Flag], tuple[str, ...]], frozenset[Flag]] = {}
+        made = []
+        for uid, seq, seen, flagged, answered, deleted, keywords in messages:
+            flags = sets[seen, flagged, answered, deleted]
+            if keywords:
+                key = (flags, keywords)
+                shared = with_keywords.get(key)
+                if shared is None:
+                    shared = with_keywords[key] = flags | {Flag(k.encode()) for k in keywords}
+                flags = shared
+            made.append(Message(uid, flags, mail_seq=seq, contents=contents))
+        return made
 
     async def select(self, selected: SelectedMailbox) -> MailboxSnapshot:
         """SELECT/EXAMINE: the whole folder read once, for the session and its counts."""
@@ -137,7 +173,7 @@ class MailboxData(MailboxDataInterface[Message]):
         await asyncio.to_thread(fill_selected, selected, state.messages, self.messages_of)
         selected.mod_sequence = state.highest_modseq
         unseen = [n for n, m in enumerate(state.messages, 1) if not m.seen]
-        return MailboxSnapshot(
+        return _Snapshot(
             self.mailbox_id,
             self.readonly,
             self.uid_validity,
@@ -148,6 +184,7 @@ class MailboxData(MailboxDataInterface[Message]):
             len(unseen),
             unseen[0] if unseen else None,
             state.next_uid,
+            keywords=state.keywords,
         )
 
     async def update_selected(
@@ -193,7 +230,7 @@ class MailboxData(MailboxDataInterface[Message]):
     async def snapshot(self) -> MailboxSnapshot:
         """STATUS and SELECT: counted in the database, no row per message."""
         counts = await folder_counts(self._backend.store, self.owner, self.folder)
-        return MailboxSnapshot(
+        return _Snapshot(
             self.mailbox_id,
             self.readonly,
             self.uid_validity,
@@ -248,7 +285,8 @@ class MailboxData(MailboxDataInterface[Message]):
         pass
 
     async def find_deleted(self, seq_set: SequenceSet, selected: SelectedMailbox) -> list[int]:
-        """The messages this session marked `\\Deleted` (RFC 3501 §6.4.3)."""
+        """The messages marked `\\Deleted` (RFC 3501 §6.4.3), by any session (kept) or,
+        in Drafts, by this one."""
         flags = selected.session_flags
         return [
             message.uid

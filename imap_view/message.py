@@ -5,25 +5,17 @@ the session's `Contents` (imap_view/contents.py), ENVELOPE and BODYSTRUCTURE as 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
-from typing import TypeVar
+from typing import ClassVar, TypeVar
 
-from pymap.bytes import Writeable
 from pymap.message import BaseLoadedMessage, BaseMessage
 from pymap.mime import MessageContent
-from pymap.parsing.primitives import List, Nil, String
-from pymap.parsing.response.fetch import (
-    BodyStructure,
-    ContentBodyStructure,
-    EnvelopeStructure,
-    MessageBodyStructure,
-    MultipartBodyStructure,
-    TextBodyStructure,
-)
+from pymap.parsing.response.fetch import BodyStructure, EnvelopeStructure
 from pymap.parsing.specials import FetchRequirement, Flag, ObjectId
 
 from imap_view.contents import Contents
+from imap_view.envelope import envelope_of
+from imap_view.structure import body_structure
 
 __all__ = ["LoadedMessage", "Message"]
 
@@ -78,54 +70,24 @@ class Message(BaseMessage):
         content = None
         if not requirement.has_none(FetchRequirement.CONTENT):
             content = await self._contents.get(self.mail_seq)
-        return LoadedMessage(self, requirement, content)
-
-
-class Envelope(EnvelopeStructure):
-    """RFC 3501 §7.4.2: the envelope's date is the Date header as written; pymap
-    0.36 re-formats it as an INTERNALDATE (`30-Nov-2026 09:51:20 +0000`)."""
-
-    @property
-    def _value(self) -> Writeable:
-        date = String.build(str(self.date)) if self.date else Nil()
-        return List(
-            [
-                date,
-                String.build(self.subject),
-                self._addresses(self.from_),
-                self._addresses(self.sender, self.from_),
-                self._addresses(self.reply_to, self.from_),
-                self._addresses(self.to),
-                self._addresses(self.cc),
-                self._addresses(self.bcc),
-                String.build(self.in_reply_to),
-                String.build(self.message_id),
-            ]
-        )
+        loaded = Utf8LoadedMessage if self._contents.utf8_accept else LoadedMessage
+        return loaded(self, requirement, content)
 
 
 class LoadedMessage(BaseLoadedMessage):
-    """pymap's loaded message with RFC 3501 §7.4.2 body sizes and envelope dates.
+    """pymap's loaded message with RFC 3501 §7.4.2 body sizes, envelopes and body
+    structures (imap_view/envelope.py, imap_view/structure.py), 7-bit unless `utf8`
+    (a session that enabled UTF8=ACCEPT, RFC 6855, loads `Utf8LoadedMessage`).
 
     BODYSTRUCTURE's size of a part is the size of its body, and a text part's
     line count that of its body; pymap 0.36 counts the part's headers in both.
     """
 
+    utf8: ClassVar[bool] = False
+
     @classmethod
     def _get_envelope_structure(cls, msg: MessageContent) -> EnvelopeStructure:
-        parsed = msg.header.parsed
-        return Envelope(
-            parsed.date,
-            parsed.subject,
-            parsed.from_,
-            parsed.sender,
-            parsed.reply_to,
-            parsed.to,
-            parsed.cc,
-            parsed.bcc,
-            parsed.in_reply_to,
-            parsed.message_id,
-        )
+        return envelope_of(msg, utf8=cls.utf8)
 
     @classmethod
     def _get_size_with_lines(cls, msg: MessageContent) -> tuple[int, int]:
@@ -133,63 +95,10 @@ class LoadedMessage(BaseLoadedMessage):
 
     @classmethod
     def _get_body_structure(cls, msg: MessageContent) -> BodyStructure:
-        parsed = msg.header.parsed
-        content_type = msg.body.content_type
-        params = cls._get_params(msg)
-        disposition = parsed.content_disposition
-        language = parsed.content_language
-        location = parsed.content_location
-        if content_type.maintype == "multipart":
-            parts: Sequence[BodyStructure] = [
-                cls._get_body_structure(part) for part in msg.body.nested
-            ]
-            return MultipartBodyStructure(
-                content_type.subtype, params, disposition, language, location, parts
-            )
-        content_id = parsed.content_id
-        description = parsed.content_description
-        encoding = parsed.content_transfer_encoding
-        size, lines = cls._get_size_with_lines(msg)
-        if content_type.maintype == "message" and content_type.subtype == "rfc822":
-            inner = msg.body.nested[0]
-            return MessageBodyStructure(
-                params,
-                disposition,
-                language,
-                location,
-                content_id,
-                description,
-                encoding,
-                None,
-                size,
-                lines,
-                cls._get_envelope_structure(inner),
-                cls._get_body_structure(inner),
-            )
-        if content_type.maintype == "text":
-            return TextBodyStructure(
-                content_type.subtype,
-                params,
-                disposition,
-                language,
-                location,
-                content_id,
-                description,
-                encoding,
-                None,
-                size,
-                lines,
-            )
-        return ContentBodyStructure(
-            content_type.maintype,
-            content_type.subtype,
-            params,
-            disposition,
-            language,
-            location,
-            content_id,
-            description,
-            encoding,
-            None,
-            size,
+        return body_structure(
+            msg, cls._get_envelope_structure, cls._get_size_with_lines, utf8=cls.utf8
         )
+
+
+class Utf8LoadedMessage(LoadedMessage):
+    utf8 = True

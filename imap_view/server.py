@@ -104,7 +104,11 @@ async def start_imap(
         implicit_tls=implicit_tls,
         max_append_len=limits.max_append_bytes,
     )
-    imap = _Server(Login(Backend(store, blobs, domain, config), throttle), config, limits)
+    imap = _Server(
+        Login(Backend(store, blobs, domain, config, keyword_limits=limits.keywords), throttle),
+        config,
+        limits,
+    )
     tasks: set[asyncio.Task[None]] = set()
 
     async def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

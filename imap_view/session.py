@@ -160,13 +160,16 @@ class Session(BaseSession[Message]):
         flag_set: frozenset[Flag],
         mode: FlagOp = FlagOp.REPLACE,
     ) -> tuple[Iterable[tuple[int, Message]], SelectedMailbox]:
-        """The kept flags for the whole set at once; others (`\\Deleted`) last the session."""
+        """The kept flags and keywords for the whole set at once; in Drafts, `\\Deleted`
+        lasts the session."""
         if selected.readonly:  # EXAMINE (RFC 3501 §6.3.2)
             raise MailboxReadOnly()
         mailbox = await self._get_selected(selected)
         wanted = _messages(selected, sequence_set)
         permanent = selected.permanent_flags & flag_set
-        await store_flags(self._backend.store, self.owner, [m for _, m in wanted], permanent, mode)
+        messages = [m for _, m in wanted]
+        limits = self._backend.keyword_limits
+        await store_flags(self._backend.store, self.owner, messages, permanent, mode, limits)
         for _, message in wanted:
             selected.session_flags.update(message.uid, flag_set - permanent, mode)
         updated = await mailbox.update_selected(selected)
@@ -175,7 +178,7 @@ class Session(BaseSession[Message]):
     async def expunge_mailbox(
         self, selected: SelectedMailbox, uid_set: SequenceSet | None = None
     ) -> SelectedMailbox:
-        """EXPUNGE (and UID EXPUNGE, RFC 4315) of this session's `\\Deleted` messages.
+        """EXPUNGE (and UID EXPUNGE, RFC 4315) of the messages marked `\\Deleted`.
 
         CLOSE expunges too (RFC 3501 §6.4.2), but never fails: in a read-only or a
         folder nothing can leave, it only closes.

@@ -5,8 +5,8 @@ conversation's folder); moving it out of INBOX to Archive or Trash changes the
 recipient's state (core/mail/placement.py, the same change as the web UI's buttons),
 and it leaves INBOX, never its conversation's folder. So:
 
-- STORE sets `\\Seen`, `\\Flagged`, `\\Answered` per recipient; `\\Deleted` marks for
-  this session's EXPUNGE.
+- STORE sets `\\Seen`, `\\Flagged`, `\\Answered`, `\\Deleted` and keywords per
+  recipient (core/mail/keywords.py); `\\Deleted` marks for the EXPUNGE of any session.
 - EXPUNGE in INBOX or Archive moves to Trash; in Trash it hides the mail from IMAP
   (it stays deleted, restorable in the web UI); in Drafts it deletes the drafts.
   Elsewhere nothing can leave, and EXPUNGE says so.
@@ -23,17 +23,21 @@ from collections.abc import Sequence
 
 from pymap.exceptions import NotAllowedError
 from pymap.flags import FlagOp
-from pymap.parsing.specials.flag import Answered, Flag, Flagged, Seen
+from pymap.parsing.specials.flag import Answered, Deleted, Flag, Flagged, Seen
+from sqlalchemy.orm import Session
 
+from core.errors import DomainError
 from core.folders.drafts import delete_drafts, is_draft_seq
 from core.mail.imap_uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
-from core.mail.placement import change_placement, hide_in_trash, set_flags
+from core.mail.keywords import KeywordLimits
+from core.mail.placement import change_placement, hide_in_trash, set_flags, unmark
 from core.store.engine import Store
 from imap_view.message import Message
+from imap_view.replies import refusal_for
 
 __all__ = ["expunge", "mark_seen", "store_flags", "transfer"]
 
-KEPT_FLAGS = {Seen: "seen", Flagged: "flagged", Answered: "answered"}
+KEPT_FLAGS = {Seen: "seen", Flagged: "flagged", Answered: "answered", Deleted: "deleted"}
 # The state a mail takes when it is put into one of these folders.
 ENTERING = {
     INBOX: {"archived": False, "deleted": False},
@@ -60,9 +64,14 @@ async def store_flags(
     messages: Sequence[Message],
     flags: frozenset[Flag],
     mode: FlagOp,
+    limits: KeywordLimits,
 ) -> None:
-    """STORE of the kept flags on a whole set: one statement per flag and value."""
+    """STORE of the kept flags and keywords on a whole set: one statement per flag (or
+    keyword) and value. Other system flags (`\\Draft`, `\\Recent`) are not kept."""
+    flags = frozenset(f for f in flags if f in KEPT_FLAGS or not f.is_system)
     changes: dict[tuple[str, bool], list[int]] = {}
+    added: dict[str, list[int]] = {}
+    removed: dict[str, list[int]] = {}
     for message in messages:
         if is_draft_seq(message.mail_seq):
             continue  # a draft keeps no flags
@@ -71,8 +80,22 @@ async def store_flags(
         for flag, name in KEPT_FLAGS.items():
             if (flag in after) != (flag in before):
                 changes.setdefault((name, flag in after), []).append(message.mail_seq)
-    if changes:
-        await store.write(lambda session: set_flags(session, owner, changes))
+        for flag in after - before:
+            if not flag.is_system:
+                added.setdefault(str(flag), []).append(message.mail_seq)
+        for flag in before - after:
+            if not flag.is_system:
+                removed.setdefault(str(flag), []).append(message.mail_seq)
+    if not (changes or added or removed):
+        return
+
+    def write(session: Session) -> None:
+        set_flags(session, owner, changes, added=added, removed=removed, limits=limits)
+
+    try:
+        await store.write(write)
+    except DomainError as exc:  # a keyword past its limits: nothing was changed
+        raise refusal_for(exc) from exc
 
 
 async def mark_seen(store: Store, owner: str, mail_seqs: Sequence[int]) -> None:
@@ -87,7 +110,12 @@ async def expunge(store: Store, owner: str, folder_key: str, messages: Sequence[
         return
     seqs = [message.mail_seq for message in messages]
     if folder_key in (INBOX, ARCHIVE):
-        await store.write(lambda session: change_placement(session, owner, seqs, deleted=True))
+
+        def to_trash(session: Session) -> None:
+            change_placement(session, owner, seqs, deleted=True)
+            unmark(session, owner, seqs)  # those a COPY took to Trash already
+
+        await store.write(to_trash)
     elif folder_key == TRASH:
         await store.write(lambda session: hide_in_trash(session, owner, seqs))
     elif folder_key == DRAFTS:

@@ -18,6 +18,7 @@ from core.mail.conversations import (
     status_from_requests,
 )
 from core.mail.imap_uids import DECISION, unfile_everywhere
+from core.mail.keywords import keywords_of
 from core.mail.mailbox import mail_view
 from core.mail.send import DEFAULT_LIMITS, MAX_CC, Permission, SendRequest, send_mail
 from core.principal import Principal
@@ -244,8 +245,12 @@ async def list_requests(
 
     def run(session: Session) -> MailList:
         rows = session.execute(page).all()
+        words = keywords_of(session, principal.name, [mail.seq for mail, _, _ in rows])
         return MailList(
-            mails=[mail_view(mail, alias, domain, delivery) for mail, delivery, alias in rows],
+            mails=[
+                mail_view(mail, alias, domain, delivery, keywords=words.get(mail.seq, []))
+                for mail, delivery, alias in rows
+            ],
             total=int(session.scalar(count) or 0),
         )
 

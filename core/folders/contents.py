@@ -3,6 +3,8 @@ at SELECT and afterwards only what changed since a mod-sequence.
 
 `\\Seen` is the recipient's delivery `is_read` (the read state shared with REST and
 the web UI); a mail the human only sent (no delivery of their own) is always seen.
+`\\Flagged`, `\\Answered`, `\\Deleted` and keywords are the delivery's too
+(core/mail/keywords.py), so every session sees the same.
 """
 
 from __future__ import annotations
@@ -19,9 +21,8 @@ from sqlalchemy.sql.compiler import SQLCompiler
 
 from core.folders.catalog import FolderInfo
 from core.folders.drafts import draft_rows, draft_seq
-from core.mail.imap_uids import (
-    DRAFTS,
-)
+from core.mail.imap_uids import DRAFTS
+from core.mail.keywords import all_keywords_of, keywords_in_use, keywords_of
 from core.store.engine import Store
 from core.store.models import Delivery, ImapExpunged, ImapFolder, ImapUid, Mail
 
@@ -48,6 +49,8 @@ class FolderMessage(NamedTuple):
     seen: bool
     flagged: bool = False
     answered: bool = False
+    deleted: bool = False  # IMAP's \\Deleted, not Trash
+    keywords: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +59,7 @@ class FolderState:
     next_uid: int
     highest_modseq: int
     messages: list[FolderMessage]  # ascending UID
+    keywords: tuple[str, ...] = ()  # the owner's keywords in use (IMAP FLAGS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +82,7 @@ def _messages_query(owner: str, folder_id: int) -> Select[Any]:
             seen.label("seen"),
             func.coalesce(Delivery.flagged, false()),
             func.coalesce(Delivery.answered, false()),
+            func.coalesce(Delivery.marked_deleted, false()),
         )
         .outerjoin(
             Delivery, and_(Delivery.mail_seq == ImapUid.mail_seq, Delivery.recipient == owner)
@@ -87,13 +92,23 @@ def _messages_query(owner: str, folder_id: int) -> Select[Any]:
     )
 
 
-def _folder_messages(session: Session, query: Select[Any]) -> list[FolderMessage]:
-    return [_message(row) for row in session.execute(query)]
+def _folder_messages(session: Session, owner: str, query: Select[Any]) -> list[FolderMessage]:
+    rows = list(session.execute(query))
+    keywords = keywords_of(session, owner, [int(row[1]) for row in rows])
+    return [_message(row, keywords) for row in rows]
 
 
-def _message(row: Any) -> FolderMessage:
-    uid, seq, seen, flagged, answered = row
-    return FolderMessage(uid, seq, bool(seen), bool(flagged), bool(answered))
+def _message(row: Any, keywords: dict[int, list[str]]) -> FolderMessage:
+    uid, seq, seen, flagged, answered, deleted = row
+    return FolderMessage(
+        uid,
+        seq,
+        bool(seen),
+        bool(flagged),
+        bool(answered),
+        bool(deleted),
+        tuple(keywords.get(int(seq), ())),
+    )
 
 
 def _plain_rows(session: Session, statement: ClauseElement) -> list[tuple[Any, ...]]:
@@ -140,20 +155,31 @@ async def folder_state(store: Store, owner: str, folder: FolderInfo) -> FolderSt
         Delivery.is_read == false(),
     )
 
-    marked = select(Delivery.mail_seq, Delivery.flagged, Delivery.answered).where(
-        Delivery.recipient == owner, or_(Delivery.flagged == true(), Delivery.answered == true())
+    marked = select(
+        Delivery.mail_seq, Delivery.flagged, Delivery.answered, Delivery.marked_deleted
+    ).where(
+        Delivery.recipient == owner,
+        or_(
+            Delivery.flagged == true(),
+            Delivery.answered == true(),
+            Delivery.marked_deleted == true(),
+        ),
     )
 
     def run(session: Session) -> FolderState:
         next_uid, modseq = _counters(session, folder.id)
         unseen = set(session.scalars(unread))
-        flags = {int(seq): (bool(f), bool(a)) for seq, f, a in session.execute(marked)}
-        plain = (False, False)
+        flags = {int(seq): (bool(f), bool(a), bool(d)) for seq, f, a, d in session.execute(marked)}
+        keywords = {seq: tuple(words) for seq, words in all_keywords_of(session, owner).items()}
+        plain = (False, False, False)
         messages = [
-            FolderMessage(uid, seq, seq not in unseen, *flags.get(seq, plain))
+            FolderMessage(
+                uid, seq, seq not in unseen, *flags.get(seq, plain), keywords.get(seq, ())
+            )
             for uid, seq in _plain_rows(session, members)
         ]
-        return FolderState(folder, next_uid, modseq, messages)
+        in_use = tuple(keywords_in_use(session, owner))
+        return FolderState(folder, next_uid, modseq, messages, in_use)
 
     return await store.read(run)
 
@@ -184,6 +210,7 @@ _CHANGED = (
         case((Delivery.id.is_(None), true()), else_=Delivery.is_read),
         func.coalesce(Delivery.flagged, false()),
         func.coalesce(Delivery.answered, false()),
+        func.coalesce(Delivery.marked_deleted, false()),
     )
     .outerjoin(
         Delivery,
@@ -221,7 +248,9 @@ def read_changes(
     if modseq == since_modseq:
         return FolderChanges(next_uid, modseq, [], [])
     gone = [int(uid) for uid in session.scalars(_EXPUNGED, params)]
-    changed = [_message(row) for row in session.execute(_CHANGED, params)]
+    rows = list(session.execute(_CHANGED, params))
+    keywords = keywords_of(session, owner, [int(row[1]) for row in rows])
+    changed = [_message(row, keywords) for row in rows]
     return FolderChanges(next_uid, modseq, changed, gone)
 
 
@@ -230,7 +259,7 @@ async def folder_message(
 ) -> FolderMessage | None:
     """One message of the folder by its UID, if it is still there."""
     query = _messages_query(owner, folder.id).where(ImapUid.uid == uid)
-    found = await store.read(lambda session: _folder_messages(session, query))
+    found = await store.read(lambda session: _folder_messages(session, owner, query))
     return found[0] if found else None
 
 

@@ -11,6 +11,7 @@ from core.errors import Forbidden, NotFound
 from core.identity.external import cc_party, stored_party
 from core.mail.attachments import attachments_of
 from core.mail.imap_uids import touch
+from core.mail.keywords import keywords_of
 from core.mail.placement import change_placement
 from core.principal import Principal
 from core.store.engine import Store, wake_after_commit
@@ -32,6 +33,7 @@ def mail_view(
     *,
     full_body: bool = True,
     attachments: list[AttachmentRef] | None = None,
+    keywords: list[str] | None = None,
 ) -> MailView:
     sender = stored_party(mail.from_name, mail.from_path, alias)
     to = stored_party(mail.to_name, mail.to_path, alias)
@@ -63,6 +65,7 @@ def mail_view(
         status=status,
         flagged=delivery.flagged if delivery is not None else None,
         answered=delivery.answered if delivery is not None else None,
+        keywords=keywords if delivery is not None else None,
         options=mail.options,
         permission_state=mail.permission_state,
         decision=mail.decision,
@@ -165,7 +168,7 @@ async def inbox(
 ) -> MailList:
     count_query, page = inbox_statements(principal.name, status, limit, offset, order)
 
-    def run(session: Session) -> tuple[int, list[Any], Attached]:
+    def run(session: Session) -> tuple[int, list[Any], Attached, dict[int, list[str]]]:
         total = session.scalar(count_query)
         rows = session.execute(page).all()
         if mark_read:
@@ -176,13 +179,23 @@ async def inbox(
                 wake_after_commit(session, [principal.name])
                 if principal.is_human:  # `\Seen` in the human's IMAP sessions
                     touch(session, principal.name, [delivery.mail_seq for delivery in unread])
-        return int(total or 0), list(rows), attachments_of(session, [row[0].seq for row in rows])
+        seqs = [row[0].seq for row in rows]
+        words = keywords_of(session, principal.name, seqs)
+        return int(total or 0), list(rows), attachments_of(session, seqs), words
 
-    total, rows, attached = await (store.write(run) if mark_read else store.read(run))
+    total, rows, attached, words = await (store.write(run) if mark_read else store.read(run))
     mails = []
     for mail, delivery, alias in rows:
         files = attached.get(mail.seq)
-        view = mail_view(mail, alias, domain, delivery, full_body=include_body, attachments=files)
+        view = mail_view(
+            mail,
+            alias,
+            domain,
+            delivery,
+            full_body=include_body,
+            attachments=files,
+            keywords=words.get(mail.seq, []),
+        )
         mails.append(view)
     return MailList(mails=mails, total=total)
 
@@ -222,9 +235,9 @@ async def get_mail(store: Store, domain: str, principal: Principal, mail_id: str
         mail = visible_mail(session, principal, mail_id)
         alias = session.scalar(select(Conversation.alias).where(Conversation.id == mail.session_id))
         attached = attachments_of(session, [mail.seq]).get(mail.seq)
-        return mail_view(
-            mail, alias, domain, _delivery(session, principal, mail), attachments=attached
-        )
+        words = keywords_of(session, principal.name, [mail.seq]).get(mail.seq, [])
+        delivery = _delivery(session, principal, mail)
+        return mail_view(mail, alias, domain, delivery, attachments=attached, keywords=words)
 
     return await store.read(run)
 
@@ -282,8 +295,17 @@ def session_mails(
             .order_by(Mail.seq)
         )
     ).all()
-    attached = attachments_of(session, [mail.seq for mail, _ in rows])
+    seqs = [mail.seq for mail, _ in rows]
+    attached = attachments_of(session, seqs)
+    words = keywords_of(session, principal.name, seqs)
     return [
-        mail_view(mail, conv.alias, domain, delivery, attachments=attached.get(mail.seq))
+        mail_view(
+            mail,
+            conv.alias,
+            domain,
+            delivery,
+            attachments=attached.get(mail.seq),
+            keywords=words.get(mail.seq, []),
+        )
         for mail, delivery in rows
     ]

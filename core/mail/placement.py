@@ -13,21 +13,30 @@ The mail keeps its conversation's folder whatever happens (ARCHITECTURE.md:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from core.mail.imap_uids import ARCHIVE, INBOX, TRASH, refile_mails, touch, unfile_mails
+from core.mail.keywords import KeywordLimits, change_keywords
 from core.store.models import Delivery
 
-__all__ = ["FLAG_COLUMNS", "change_placement", "folder_of", "hide_in_trash", "set_flags"]
+__all__ = [
+    "FLAG_COLUMNS",
+    "change_placement",
+    "folder_of",
+    "hide_in_trash",
+    "set_flags",
+    "unmark",
+]
 
 # IMAP flags kept per recipient, by the delivery column that keeps each.
 FLAG_COLUMNS = {
     "seen": Delivery.is_read,
     "flagged": Delivery.flagged,
     "answered": Delivery.answered,
+    "deleted": Delivery.marked_deleted,  # IMAP's \\Deleted: marked for EXPUNGE, not Trash
 }
 
 
@@ -48,7 +57,8 @@ def change_placement(
 
     Mails that already are in that state are left alone. With `imap` (the owner
     is a human), each mail that changes folder gets a new, highest UID in the
-    folder it enters, in the order given. Returns {mail seq: that UID}.
+    folder it enters, in the order given, and loses its `\\Deleted` mark (it was
+    for the folder it left). Returns {mail seq: that UID}.
     """
     # Locked (PostgreSQL; SQLite has one writer): a concurrent change of the same
     # mails waits, then reads the state this one left, and files nothing twice.
@@ -76,11 +86,12 @@ def change_placement(
             moves.setdefault((source, target), []).append(seq)
     if not changed:
         return {}
-    values = {
+    values: dict[str, bool] = {
         name: value
         for name, value in (("archived", archived), ("deleted", deleted))
         if value is not None
     }
+    values["marked_deleted"] = False
     session.execute(
         update(Delivery)
         .where(Delivery.recipient == owner, Delivery.mail_seq.in_(changed))
@@ -97,16 +108,37 @@ def change_placement(
 def hide_in_trash(session: Session, owner: str, mail_seqs: Sequence[int]) -> int:
     """EXPUNGE in Trash: the mails leave IMAP's Trash but stay deleted (restorable
     in the web UI and over REST). Returns how many left."""
+    unmark(session, owner, mail_seqs)
     return len(unfile_mails(session, owner, TRASH, mail_seqs))
 
 
-def set_flags(session: Session, owner: str, changes: dict[tuple[str, bool], list[int]]) -> None:
-    """Set (`True`) or clear flags of `owner`'s deliveries: {(flag, value): mail seqs}.
+def unmark(session: Session, owner: str, mail_seqs: Sequence[int]) -> None:
+    """Clear `\\Deleted` once an EXPUNGE acted on it (the mail left the folder, or
+    was in Trash already: a COPY to Trash came first)."""
+    set_flags(session, owner, {("deleted", False): list(mail_seqs)})
+
+
+def set_flags(
+    session: Session,
+    owner: str,
+    changes: dict[tuple[str, bool], list[int]],
+    *,
+    added: Mapping[str, Sequence[int]] | None = None,
+    removed: Mapping[str, Sequence[int]] | None = None,
+    limits: KeywordLimits | None = None,
+) -> None:
+    """Set (`True`) or clear flags of `owner`'s deliveries: {(flag, value): mail seqs},
+    and add or remove keywords ({keyword: mail seqs}, core/mail/keywords.py).
 
     One statement per flag and value, whatever the number of mails; a mail
-    `owner` only sent has no delivery and so keeps no flags.
+    `owner` only sent has no delivery and so keeps no flags. One mod-sequence
+    for the lot, so other IMAP sessions see flags and keywords change together.
     """
     changed: set[int] = set()
+    if added or removed:
+        changed |= change_keywords(
+            session, owner, added or {}, removed or {}, limits or KeywordLimits()
+        )
     for (flag, value), seqs in sorted(changes.items()):
         if not seqs:
             continue

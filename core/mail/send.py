@@ -31,6 +31,7 @@ from core.mail.conversations import (
 from core.mail.imap_uids import file_mail, new_mail_placements
 from core.mail.mailbox import forwardable_mail, visible_mail
 from core.mail.naming import Proposal, extract_proposal, record_proposal
+from core.mail.placement import set_flags
 from core.mail.routing import Target, choose_conversation
 from core.principal import Principal
 from core.settings import Limits
@@ -311,6 +312,10 @@ def mail_writer(
             ),
         )
         add_participants(session, conv.id, [sender.name, *recipients])
+        if replied_to is not None and sender.agent is None:
+            # The replying human's own delivery of the mail is answered (IMAP's
+            # \Answered, RFC 3501 §2.3.2), in this transaction; their sessions are told.
+            set_flags(session, sender.name, {("answered", True): [replied_to.seq]})
         if proposal is not None and principal.is_agent:
             record_proposal(session, conv, proposal, sender.name, mail_id)
         old_status = conv.status

@@ -206,7 +206,9 @@ class Delivery(Base):
     """One row per recipient (to or cc): the per-recipient read, archive and trash state.
 
     `flagged` and `answered` are the recipient's IMAP `\\Flagged` and `\\Answered`;
-    `deleted` puts the mail in their Trash (it is never destroyed).
+    `marked_deleted` their IMAP `\\Deleted` (marked for the EXPUNGE of any session);
+    `deleted` puts the mail in their Trash (it is never destroyed). Keywords are
+    rows of `delivery_keywords`.
     """
 
     __tablename__ = "deliveries"
@@ -219,6 +221,7 @@ class Delivery(Base):
     archived: Mapped[bool] = mapped_column(Boolean, default=False)
     flagged: Mapped[bool] = mapped_column(Boolean, default=False)
     answered: Mapped[bool] = mapped_column(Boolean, default=False)
+    marked_deleted: Mapped[bool] = mapped_column(Boolean, default=False)
     deleted: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
@@ -228,6 +231,24 @@ class Delivery(Base):
         # status=all and archived listings, newest first, without sorting the inbox.
         Index("ix_deliveries_recipient_seq", "recipient", "deleted", "archived", "mail_seq"),
     )
+
+
+class DeliveryKeyword(Base):
+    """An IMAP keyword (RFC 3501 §2.3.2: `$Label1`, `$Junk`, …) a recipient set on a mail.
+
+    Per recipient like the delivery's flags (core/mail/keywords.py); the second
+    index lists a recipient's keywords in use (IMAP's FLAGS response).
+    """
+
+    __tablename__ = "delivery_keywords"
+
+    recipient: Mapped[str] = mapped_column(String(64), primary_key=True)
+    mail_seq: Mapped[int] = mapped_column(
+        SeqType, ForeignKey("mails.seq", ondelete="CASCADE"), primary_key=True
+    )
+    keyword: Mapped[str] = mapped_column(String(255), primary_key=True)
+
+    __table_args__ = (Index("ix_delivery_keywords_recipient_keyword", "recipient", "keyword"),)
 
 
 class Attachment(Base):

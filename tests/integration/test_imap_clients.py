@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 import subprocess
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +138,8 @@ class Terminal:
     """A program running in its own tmux server (its own socket), read off the screen."""
 
     def __init__(self, name: str) -> None:
+        # Unique per run: tmux sockets are per user, and concurrent runs (another
+        # checkout's test) with one name shared one server and killed each other's.
         self.socket = name
 
     def tmux(self, *args: str) -> str:
@@ -173,7 +176,7 @@ async def test_mutt_shows_pushed_mail_and_opens_an_attachment(api: Api, tmp_path
     ok(await builder.post("/api/v1/mail/send", json={"to": "jianf@", "subject": "first mail"}))
     config = tmp_path / "muttrc"
     config.write_text(MUTTRC.format(port=api.gateway.imap_port, password=PASSWORD))
-    terminal = Terminal(f"agentmail-test-{tmp_path.name}")
+    terminal = Terminal(f"agentmail-test-{uuid.uuid4().hex[:12]}")
     await terminal.start(f"TERM=xterm mutt -n -F {config}")
     try:
         await terminal.shows("first mail")
@@ -212,7 +215,7 @@ async def test_mutt_flags_and_deletes_to_trash(api: Api, tmp_path: Path) -> None
     config = tmp_path / "muttrc"
     extra = 'set trash="+Trash"\nset delete=yes\n'
     config.write_text(MUTTRC.format(port=api.gateway.imap_port, password=PASSWORD) + extra)
-    terminal = Terminal(f"agentmail-test-{tmp_path.name}")
+    terminal = Terminal(f"agentmail-test-{uuid.uuid4().hex[:12]}")
     await terminal.start(f"TERM=xterm mutt -n -F {config}")
     try:
         await terminal.shows("delete me")

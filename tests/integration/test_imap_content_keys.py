@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from core.rendering.batch import content_key, content_keys, load_many
 from core.store.models import Mail
+from imap_view.header_text import seven_bit_text
 from tests.support.gateway import PASSWORD, Api
 from tests.support.http import ok
 from tests.support.imap import fetched, imap_login
@@ -88,7 +89,9 @@ async def test_envelopes_from_headers_alone_equal_those_of_whole_messages(api: A
     assert alone == again
     text = b"".join(b"".join(item) if isinstance(item, tuple) else item for item in alone)
     assert text.count(b"ENVELOPE (") == 3
-    assert "Größe prüfen".encode() in text and f'"<{first["mail_id"]}@{D}>"'.encode() in text
+    # RFC 6855 §3: the subject as stored, RFC 2047 encoded (issue 11 item 3), not UTF-8.
+    assert text.isascii() and seven_bit_text("Größe prüfen").encode() in text
+    assert f'"<{first["mail_id"]}@{D}>"'.encode() in text
     for number in (1, 2, 3):  # the header section is always the whole message's
         body = whole[number]["BODY[]"]
         assert body.startswith(header[number]["BODY[HEADER]"])

@@ -164,7 +164,8 @@ async def test_seen_is_shared_with_rest_both_ways(api: Api) -> None:
     assert inbox["total"] == 2
 
 
-async def test_flagged_is_kept_and_deleted_lasts_the_session(api: Api) -> None:
+async def test_flagged_and_deleted_are_kept_across_sessions(api: Api) -> None:
+    """Issue 11 item 5: `\\Deleted` used to last the session; it is kept like `\\Flagged`."""
     await api.human("jianf")
     await agent_mail(await api.agent("builder"), "flags")
     async with imap_login(api.gateway, "jianf") as imap:
@@ -172,7 +173,7 @@ async def test_flagged_is_kept_and_deleted_lasts_the_session(api: Api) -> None:
         await imap.uid("STORE", "1", "+FLAGS", "(\\Flagged \\Seen \\Deleted)")
     async with imap_login(api.gateway, "jianf") as imap:
         await imap.ok("select", "INBOX")
-        assert (await fetch_one(imap, "(FLAGS)"))["FLAGS"] == {"\\Seen", "\\Flagged"}
+        assert (await fetch_one(imap, "(FLAGS)"))["FLAGS"] == {"\\Seen", "\\Flagged", "\\Deleted"}
 
 
 async def test_uid_search(api: Api) -> None:

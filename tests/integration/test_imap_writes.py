@@ -50,6 +50,8 @@ async def test_flagged_and_answered_are_stored_per_recipient(api: Api) -> None:
             "\\Seen",
             "\\Flagged",
             "\\Answered",
+            "\\Deleted",
+            "\\*",
         }
     view = await status_of(jianf, shared)
     assert view["flagged"] is True and view["answered"] is True

@@ -1741,6 +1741,11 @@ export interface components {
             from: string;
             /** From Email */
             from_email: string;
+            /**
+             * Keywords
+             * @description Your IMAP keywords on it (`$Label1`, `$Junk`, …), sorted; null when you are not a recipient (and in tree chunks, which leave them out).
+             */
+            keywords?: string[] | null;
             /** Mail Id */
             mail_id: string;
             /** Mail Type */
@@ -2201,6 +2206,11 @@ export interface components {
             from: string;
             /** From Email */
             from_email: string;
+            /**
+             * Keywords
+             * @description Your IMAP keywords on it (`$Label1`, `$Junk`, …), sorted; null when you are not a recipient (and in tree chunks, which leave them out).
+             */
+            keywords?: string[] | null;
             /** Mail Id */
             mail_id: string;
             /** Mail Type */

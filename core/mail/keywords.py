@@ -1,0 +1,173 @@
+"""Keywords a recipient sets on a mail (IMAP's `$Label1`, `$Junk`, `$Forwarded`, …).
+
+RFC 3501 §2.3.2 lets a client define keywords of its own where the mailbox's
+PERMANENTFLAGS has `\\*`: Thunderbird's labels `$Label1` to `$Label5`, `$Junk` and
+`$NotJunk`, `$Forwarded`, `$MDNSent`. They are kept per recipient, like the
+delivery's flags (one row each in `delivery_keywords`), shared by every IMAP
+session and shown over REST. A keyword is an IMAP atom (RFC 3501 §9
+`flag-keyword = atom`), compared as written.
+
+Bounded: so many keywords per mail, so many distinct ones per human (the IMAP
+FLAGS response lists them), each so long (`KeywordLimits`, from the settings).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import delete, distinct, func, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from core.errors import InvalidRequest
+from core.store.models import Delivery, DeliveryKeyword, table_of
+
+__all__ = [
+    "KeywordLimits",
+    "change_keywords",
+    "check_keyword",
+    "keywords_in_use",
+    "keywords_of",
+]
+
+# RFC 3501 §9: atom-specials, and CTL / SP; `\\` starts a system flag, never a keyword.
+_NOT_IN_ATOM = frozenset('(){ %*"\\]')
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordLimits:
+    """Settings `imap_max_keywords_per_mail`, `imap_max_keywords_per_user`,
+    `imap_max_keyword_length`."""
+
+    per_mail: int = 32
+    per_user: int = 256
+    length: int = 64
+
+
+def check_keyword(keyword: str, limits: KeywordLimits) -> None:
+    if not 1 <= len(keyword) <= limits.length:
+        raise InvalidRequest(f"a keyword has 1 to {limits.length} characters: {keyword[:80]!r}")
+    if any(not 0x20 < ord(c) < 0x7F or c in _NOT_IN_ATOM for c in keyword):
+        raise InvalidRequest(f"a keyword is an IMAP atom (RFC 3501 §9): {keyword[:80]!r}")
+
+
+def keywords_of(session: Session, owner: str, mail_seqs: Sequence[int]) -> dict[int, list[str]]:
+    """`owner`'s keywords of these mails, sorted, by mail seq (mails without none left out)."""
+    found: dict[int, list[str]] = {}
+    if not mail_seqs:
+        return found
+    rows = session.execute(
+        select(DeliveryKeyword.mail_seq, DeliveryKeyword.keyword)
+        .where(DeliveryKeyword.recipient == owner, DeliveryKeyword.mail_seq.in_(list(mail_seqs)))
+        .order_by(DeliveryKeyword.mail_seq, DeliveryKeyword.keyword)
+    )
+    for seq, keyword in rows:
+        found.setdefault(int(seq), []).append(keyword)
+    return found
+
+
+def all_keywords_of(session: Session, owner: str) -> dict[int, list[str]]:
+    """Every keyword `owner` set, by mail seq (an IMAP SELECT reads them once)."""
+    found: dict[int, list[str]] = {}
+    rows = session.execute(
+        select(DeliveryKeyword.mail_seq, DeliveryKeyword.keyword)
+        .where(DeliveryKeyword.recipient == owner)
+        .order_by(DeliveryKeyword.mail_seq, DeliveryKeyword.keyword)
+    )
+    for seq, keyword in rows:
+        found.setdefault(int(seq), []).append(keyword)
+    return found
+
+
+def keywords_in_use(session: Session, owner: str) -> list[str]:
+    """The distinct keywords `owner` has on any mail (by index), sorted."""
+    query = (
+        select(DeliveryKeyword.keyword)
+        .where(DeliveryKeyword.recipient == owner)
+        .distinct()
+        .order_by(DeliveryKeyword.keyword)
+    )
+    return list(session.scalars(query))
+
+
+def change_keywords(
+    session: Session,
+    owner: str,
+    added: Mapping[str, Sequence[int]],
+    removed: Mapping[str, Sequence[int]],
+    limits: KeywordLimits,
+) -> set[int]:
+    """Add and remove `owner`'s keywords ({keyword: mail seqs}); the mails that changed.
+
+    Only on mails `owner` received (a delivery of theirs); raises InvalidRequest,
+    changing nothing, past a limit. The caller records the change (imap_uids.touch).
+    """
+    changed: set[int] = set()
+    for keyword, seqs in sorted(removed.items()):
+        if seqs:
+            changed.update(
+                session.scalars(
+                    delete(DeliveryKeyword)
+                    .where(
+                        DeliveryKeyword.recipient == owner,
+                        DeliveryKeyword.keyword == keyword,
+                        DeliveryKeyword.mail_seq.in_(list(seqs)),
+                    )
+                    .returning(DeliveryKeyword.mail_seq)
+                )
+            )
+    wanted = {keyword: list(seqs) for keyword, seqs in added.items() if seqs}
+    if not wanted:
+        return changed
+    for keyword in wanted:
+        check_keyword(keyword, limits)
+    received = _received(session, owner, {seq for seqs in wanted.values() for seq in seqs})
+    rows: list[dict[str, Any]] = [
+        {"recipient": owner, "mail_seq": seq, "keyword": keyword}
+        for keyword, seqs in sorted(wanted.items())
+        for seq in dict.fromkeys(seqs)
+        if seq in received
+    ]
+    if not rows:
+        return changed
+    dialect = session.get_bind().dialect.name
+    builder = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    inserted = session.scalars(
+        builder(table_of(DeliveryKeyword))
+        .values(rows)
+        .on_conflict_do_nothing()
+        .returning(table_of(DeliveryKeyword).c.mail_seq)
+    )
+    changed.update(int(seq) for seq in inserted)
+    _check_counts(session, owner, {row["mail_seq"] for row in rows}, limits)
+    return changed
+
+
+def _received(session: Session, owner: str, seqs: Iterable[int]) -> set[int]:
+    query = select(Delivery.mail_seq).where(
+        Delivery.recipient == owner, Delivery.mail_seq.in_(list(seqs))
+    )
+    return {int(seq) for seq in session.scalars(query)}
+
+
+def _check_counts(session: Session, owner: str, seqs: set[int], limits: KeywordLimits) -> None:
+    """After the insert, in the same transaction: past a limit the whole write is refused."""
+    distinct_count = session.scalar(
+        select(func.count(distinct(DeliveryKeyword.keyword))).where(
+            DeliveryKeyword.recipient == owner
+        )
+    )
+    if (distinct_count or 0) > limits.per_user:
+        raise InvalidRequest(f"at most {limits.per_user} different keywords per user")
+    most = session.scalar(
+        select(func.count())
+        .select_from(DeliveryKeyword)
+        .where(DeliveryKeyword.recipient == owner, DeliveryKeyword.mail_seq.in_(list(seqs)))
+        .group_by(DeliveryKeyword.mail_seq)
+        .order_by(func.count().desc())
+        .limit(1)
+    )
+    if (most or 0) > limits.per_mail:
+        raise InvalidRequest(f"at most {limits.per_mail} keywords on one mail")

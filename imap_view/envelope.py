@@ -1,0 +1,95 @@
+"""ENVELOPE as RFC 3501 §7.4.2 writes it, in 7-bit unless the session enabled UTF8=ACCEPT.
+
+pymap 0.36 sends the subject and display names decoded, as raw UTF-8 literals,
+and re-formats the date as an INTERNALDATE. RFC 6855 §3 allows UTF-8 there only
+after `ENABLE UTF8=ACCEPT`; before, the header goes out as stored (RFC 2047
+encoded-words), as Dovecot does. No client can enable UTF8=ACCEPT yet: the
+`utf8` switch is for the session that will.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from email.headerregistry import Address, AddressHeader, SingleAddressHeader
+
+from pymap.bytes import Writeable
+from pymap.mime import MessageContent
+from pymap.parsing.primitives import List, Nil, String
+from pymap.parsing.response.fetch import EnvelopeStructure
+
+from imap_view.header_text import seven_bit_text, stored_text
+
+__all__ = ["envelope_of"]
+
+
+class _Envelope(EnvelopeStructure):
+    """The date as written (RFC 3501 §7.4.2: env-date is the Date header), the
+    subject and display names as the message carries them (see module doc)."""
+
+    utf8 = False
+
+    @property
+    def _value(self) -> Writeable:
+        date = String.build(str(self.date)) if self.date else Nil()
+        return List(
+            [
+                date,
+                String.build(self.subject),
+                self._list(self.from_),
+                self._list(self.sender or self.from_),
+                self._list(self.reply_to or self.from_),
+                self._list(self.to),
+                self._list(self.cc),
+                self._list(self.bcc),
+                String.build(self.in_reply_to),
+                String.build(self.message_id),
+            ]
+        )
+
+    def _list(self, headers: Sequence[AddressHeader] | None) -> Writeable:
+        addresses: list[Address] = []
+        for header in headers or ():
+            if isinstance(header, SingleAddressHeader):
+                addresses.append(header.address)
+            else:
+                addresses.extend(header.addresses)
+        if not addresses:
+            return Nil()
+        return List([self._address(address) for address in addresses])
+
+    def _address(self, address: Address) -> List:
+        """address = "(" addr-name SP addr-adl SP addr-mailbox SP addr-host ")"."""
+        name = address.display_name or None
+        if name is not None and not self.utf8:
+            name = seven_bit_text(name)
+        return List(
+            [
+                String.build(name),
+                Nil(),
+                String.build(address.username),
+                String.build(address.domain),
+            ]
+        )
+
+
+class _Utf8Envelope(_Envelope):
+    utf8 = True
+
+
+def envelope_of(msg: MessageContent, *, utf8: bool = False) -> EnvelopeStructure:
+    parsed = msg.header.parsed
+    subject: object | None = parsed.subject
+    if not utf8:
+        subject = stored_text(msg, b"subject", subject)
+    return (_Utf8Envelope if utf8 else _Envelope)(
+        parsed.date,
+        subject,  # type: ignore[arg-type]
+        parsed.from_,
+        parsed.sender,
+        parsed.reply_to,
+        parsed.to,
+        parsed.cc,
+        parsed.bcc,
+        parsed.in_reply_to,
+        parsed.message_id,
+    )
