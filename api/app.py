@@ -7,6 +7,7 @@ from fastapi.responses import HTMLResponse
 
 from api.errors import install_error_handlers
 from api.limits import RequestGuard
+from api.openapi_errors import declare_errors
 from api.routes import (
     agents,
     attachments,
@@ -47,6 +48,7 @@ def create_app(settings: Settings, store: Store) -> FastAPI:
     app.state.store = store
     app.state.blobs = BlobStore(settings.attachments_dir)
     install_error_handlers(app)
+    declare_errors(app)
     api = APIRouter(prefix=API_PREFIX)
 
     @api.get("/health", tags=["meta"])
