@@ -13,8 +13,11 @@ from collections.abc import Sequence
 
 from pymap.concurrent import Subsystem
 from pymap.config import BackendCapability, IMAPConfig
+from pymap.parsing.commands import Commands
 from pysasl import SASLAuth
 from pysasl.hashing import BuiltinHash
+
+from imap_view.search_charset import search_commands
 
 __all__ = ["GatewayImapConfig"]
 
@@ -49,6 +52,10 @@ class GatewayImapConfig(IMAPConfig):
         self._domain = domain
         self._allow_plaintext_auth = allow_plaintext_auth
         self._implicit_tls = implicit_tls
+
+    @property
+    def commands(self) -> Commands:
+        return search_commands()  # SEARCH that answers charset problems (search_charset.py)
 
     @property
     def backend_capability(self) -> BackendCapability:

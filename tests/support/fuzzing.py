@@ -32,11 +32,12 @@ def examples(ci: int) -> int:
     return max(1, ci * scale // CI_EXAMPLES)
 
 
-def fuzz_settings(ci: int) -> settings:
-    """A fuzz target's settings: `examples(ci)` cases, the same ones every CI run
-    (derandomized, no example database), no deadline (tests never assert time)."""
+def fuzz_settings(count: int) -> settings:
+    """A fuzz target's settings: `count` cases (size it with `examples`), the same
+    ones every CI run (derandomized, no example database), no deadline (tests
+    never assert time)."""
     return settings(
-        max_examples=examples(ci),
+        max_examples=count,
         derandomize=PROFILE != "long",
         database=None,
         deadline=None,
