@@ -15,7 +15,7 @@ from fastapi import APIRouter, Header
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from api.deps import AnyPrincipal, SettingsDep, StoreDep
-from api.paging import EventId
+from api.paging import MAX_EVENT_ID, EventId
 from core.errors import InvalidRequest
 from core.store import events
 from core.store.engine import Store
