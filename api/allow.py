@@ -18,9 +18,14 @@ from api.route_table import api_routes
 def allowed_methods(app: FastAPI, request: Request) -> list[str]:
     root = request.scope.get("root_path", "")
     path = request.url.path.removeprefix(root) if root else request.url.path
+    routes = api_routes(app)
+    # The first route that matches names the resource (as in routing, where the
+    # literal `/mail/send` comes before `/mail/{mail_id}`); its methods are those of
+    # every route of that same path template.
+    template = next((r.path_format for r in routes if r.path_regex.match(path)), None)
     methods: set[str] = set()
-    for route in api_routes(app):
-        if route.path_regex.match(path):
+    for route in routes:
+        if route.path_format == template:
             methods |= route.methods
     if "GET" in methods:
         methods.add("HEAD")  # Starlette answers HEAD wherever GET is routed

@@ -38,7 +38,7 @@ pytestmark = pytest.mark.fuzz
 
 SEED = 20261201
 EXAMPLES = examples(8)  # per operation and backend: ~75 operations x 2 backends
-# Not tested here: the SSE stream never ends (tests/integration/test_fuzz_sse.py).
+# Not tested here: the SSE stream never ends (tests/integration/test_sse_fuzz.py).
 EXCLUDED = r"/events/stream$"
 
 
