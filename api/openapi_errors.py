@@ -98,7 +98,7 @@ SECURITY_SCHEMES = {
         "description": "The web login (`POST /api/v1/auth/login`).",
     },
 }
-_SECURITY = [{"bearer": []}, {"cookie": []}]
+_SECURITY: list[dict[str, list[str]]] = [{"bearer": []}, {"cookie": []}]
 _REF = "#/components/schemas/"
 _HEADERS: dict[int, dict[str, Any]] = {
     401: {"WWW-Authenticate": {"schema": {"type": "string"}, "description": "`Bearer`."}},
