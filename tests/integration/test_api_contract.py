@@ -37,7 +37,7 @@ from tests.support.threaded import gateway_in_thread
 pytestmark = pytest.mark.fuzz
 
 SEED = 20261201
-EXAMPLES = examples(8)  # per operation and backend: ~75 operations x 2 backends
+EXAMPLES = examples(12)  # per operation and backend: ~75 operations x 2 backends
 # Not tested here: the SSE stream never ends (tests/integration/test_sse_fuzz.py).
 EXCLUDED = r"/events/stream$"
 

@@ -144,7 +144,7 @@ def _well_answered(lines: list[bytes]) -> bool:
 
 async def test_random_command_lines_always_get_a_reply(api: Api, gateway: Gateway) -> None:
     await alice_with_mail(api)
-    cases = command_lines(examples(200))
+    cases = command_lines(examples(300))
     for login in (False, True):
         await _replay(gateway, cases, login=login)
     async with imap_session(gateway, login=True) as fresh:

@@ -132,7 +132,7 @@ async def _replay_lines(gateway: Gateway, cases: list[bytes], *, login: bool) ->
 
 async def test_random_command_lines_always_get_a_clear_reply(api: Api, gateway: Gateway) -> None:
     await api.human("alice")
-    cases = command_lines(examples(150))
+    cases = command_lines(examples(200))
     for login in (False, True):
         await _replay_lines(gateway, cases, login=login)
 
@@ -148,7 +148,7 @@ async def test_hostile_messages_are_stored_or_refused_for_good(api: Api, gateway
     await api.human("alice")
     codes: list[int] = []
     async with smtp_session(gateway, login=True) as smtp:
-        for raw in fuzzed_messages(examples(40)):
+        for raw in fuzzed_messages(examples(60)):
             assert _code(await smtp.smtp(b"MAIL FROM:<alice@" + D.encode() + b">\r\n")) == 250
             assert _code(await smtp.smtp(b"RCPT TO:<alice@" + D.encode() + b">\r\n")) == 250
             assert _code(await smtp.smtp(b"DATA\r\n")) == 354

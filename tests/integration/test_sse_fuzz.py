@@ -50,9 +50,9 @@ async def _first_event(client: httpx.AsyncClient, value: bytes) -> tuple[int, st
     raise AssertionError("the stream ended before saying anything")
 
 
-# Header values as they travel: latin-1 text without CR, LF or NUL (h11 refuses those).
+# Header values as they travel: latin-1 text without control characters (h11 refuses them).
 _header_text = st.one_of(
-    st.text(st.characters(min_codepoint=1, max_codepoint=255, exclude_characters="\r\n")).map(
+    st.text(st.characters(min_codepoint=0x20, max_codepoint=0xFF, exclude_characters="\x7f")).map(
         lambda t: t.encode("latin-1")
     ),
     st.integers(-(2**70), 2**70).map(lambda n: str(n).encode()),
@@ -82,7 +82,7 @@ async def test_last_event_id_is_a_422_or_a_stream(api: Api) -> None:
         assert await _first_event(agent, value) == (200, "resync"), value
     assert await _first_event(agent, b"0") == (200, "connected")
     assert (await agent.get(STREAM, params={"after": str(MAX_EVENT_ID + 1)})).status_code == 422
-    for value in header_values(examples(150)):
+    for value in header_values(examples(200)):
         status, first = await _first_event(agent, value)
         assert status in (200, 422) or (status == 400 and _has_control(value)), (value, status)
         assert status != 200 or first in ("resync", "connected"), (value, first)
