@@ -11,10 +11,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from email import policy
+from email.errors import MessageError
 from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import getaddresses
 
+from core.errors import InvalidRequest
 from core.mail.attachment_files import FileContent
 from smtp_in.mime_parts import attached_files
 from smtp_in.new_text import new_text
@@ -51,14 +53,38 @@ def _addresses(message: EmailMessage, name: str) -> list[str]:
     return [address for _, address in getaddresses(values) if address]
 
 
+# What the standard library's parser raises on some malformed headers instead of
+# registering a defect (`Content-Type: x; a*` ends in an IndexError), while parsing
+# or when a part's header is read later.
+_PARSER_FAILURES = (
+    IndexError, ValueError, TypeError, AttributeError, LookupError, AssertionError, MessageError
+)  # fmt: skip
+
+
+def _text(value: str) -> str:
+    """Storable text: PostgreSQL's text type refuses U+0000 (the raw bytes keep it)."""
+    return value.replace("\x00", "")
+
+
 def parse_submitted(raw: bytes) -> Submitted:
+    """The fields of a submitted message; InvalidRequest (`550 5.6.0`, permanent) for
+    one the standard library cannot read at all."""
+    try:
+        return _parse(raw)
+    except _PARSER_FAILURES as exc:
+        raise InvalidRequest(
+            f"the message cannot be read: a malformed MIME header ({type(exc).__name__})"
+        ) from exc
+
+
+def _parse(raw: bytes) -> Submitted:
     message = BytesParser(policy=policy.default).parsebytes(raw)
     assert isinstance(message, EmailMessage)
     message_id = _MSGID_RE.search(_header(message, "Message-ID"))
     references = _MSGID_RE.findall(_header(message, "References"))
     return Submitted(
-        subject=" ".join(_header(message, "Subject").split()),
-        body=new_text(message),
+        subject=_text(" ".join(_header(message, "Subject").split())),
+        body=_text(new_text(message)),
         message_id=message_id.group(0) if message_id else None,
         replies_to=[*_MSGID_RE.findall(_header(message, "In-Reply-To")), *reversed(references)],
         from_addresses=_addresses(message, "From"),
