@@ -142,8 +142,22 @@ def _well_answered(lines: list[bytes]) -> bool:
     return last.startswith((TAG + b" OK", TAG + b" NO", TAG + b" BAD", b"* BYE"))
 
 
+# Found by `make test-long`: a name or password that is not UTF-8 was hashed with
+# str.encode and the connection ended with SERVERBUG.
+BEFORE_LOGIN = [
+    (b"LOGIN {0+}\r\n {2+}\r\n\x0c\x8c", b"NO [AUTHENTICATIONFAILED]"),
+    (b"LOGIN alice {2+}\r\n\xff\xfe", b"NO [AUTHENTICATIONFAILED]"),
+    (b"LOGIN {2+}\r\n\xff\xfe x", b"NO [AUTHENTICATIONFAILED]"),
+]
+
+
 async def test_random_command_lines_always_get_a_reply(api: Api, gateway: Gateway) -> None:
     await alice_with_mail(api)
+    async with imap_session(gateway, login=False) as imap:
+        for line, expected in BEFORE_LOGIN:
+            lines = await imap.imap(TAG, TAG + b" " + line + b"\r\n")
+            assert lines and lines[-1].startswith(TAG + b" " + expected), (line, lines)
+            assert (await imap.imap(b"N", b"N NOOP\r\n"))[-1].startswith(b"N OK")
     cases = command_lines(examples(300))
     for login in (False, True):
         await _replay(gateway, cases, login=login)
