@@ -12,6 +12,7 @@ import functools
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -19,10 +20,20 @@ from hypothesis import strategies as st
 
 from gateway.server import Gateway
 from tests.support.fuzzing import examples, fuzz_settings
-from tests.support.gateway import PASSWORD, Api
+from tests.support.gateway import PASSWORD, Api, running_gateway
 from tests.support.raw_lines import RawConnection, raw_connection
 
 pytestmark = pytest.mark.fuzz
+
+
+@pytest.fixture
+async def gateway(database_url: str, tmp_path: Path) -> AsyncIterator[Gateway]:
+    """No wait after failed logins: the fuzzer fails many, and waiting proves nothing."""
+    async with running_gateway(
+        database_url, tmp_path / "data", smtp_auth_failure_delay_seconds=0.0
+    ) as running:
+        yield running
+
 
 TAG = b"F1"
 

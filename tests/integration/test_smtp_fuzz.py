@@ -13,6 +13,7 @@ import base64
 import functools
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -20,11 +21,21 @@ from hypothesis import strategies as st
 
 from gateway.server import Gateway
 from tests.support.fuzzing import examples, fuzz_settings
-from tests.support.gateway import PASSWORD, Api
+from tests.support.gateway import PASSWORD, Api, running_gateway
 from tests.support.mime_fuzz import messages
 from tests.support.raw_lines import RawConnection, raw_connection
 
 pytestmark = pytest.mark.fuzz
+
+
+@pytest.fixture
+async def gateway(database_url: str, tmp_path: Path) -> AsyncIterator[Gateway]:
+    """No wait after failed logins: the fuzzer fails many, and waiting proves nothing."""
+    async with running_gateway(
+        database_url, tmp_path / "data", smtp_auth_failure_delay_seconds=0.0
+    ) as running:
+        yield running
+
 
 D = "agentmail.localhost"
 AUTH = b"AUTH PLAIN " + base64.b64encode(b"\0alice\0" + PASSWORD.encode()) + b"\r\n"
