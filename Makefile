@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint imports typecheck pytest services bench clean
+.PHONY: run test test-long lint imports typecheck pytest services bench clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -21,6 +21,13 @@ run: $(STAMP) web
 
 ## Everything CI runs: ruff, import-linter, mypy, pytest (SQLite and PostgreSQL); each suite's time.
 test: $(STAMP) services lint imports typecheck pytest
+
+## The long run: the fuzz and schemathesis suites with ten times the examples, drawn at
+## random (AGENTMAIL_TEST_PROFILE=long, tests/support/fuzzing.py). A suite joins it by
+## being marked `@pytest.mark.fuzz`, or by adding its own selection to LONG_SUITES.
+LONG_SUITES ?= -m fuzz
+test-long: $(STAMP) services
+	@AGENTMAIL_TEST_PROFILE=long scripts/timed "pytest (long)" $(BIN)/pytest $(LONG_SUITES)
 
 lint: $(STAMP)
 	@scripts/timed "ruff" sh -c '$(BIN)/ruff check . && $(BIN)/ruff format --check .'

@@ -10,6 +10,7 @@ from api.docs import install_docs
 from api.errors import install_error_handlers
 from api.headers import SecurityHeaders
 from api.limits import RequestGuard
+from api.openapi_errors import declare_errors
 from api.routes import (
     account,
     agents,
@@ -57,6 +58,7 @@ def create_app(settings: Settings, store: Store, throttle: LoginThrottle | None 
     )
     install_error_handlers(app)
     install_docs(app, f"{API_PREFIX}/docs", DOCS_ASSETS)
+    declare_errors(app)
     api = APIRouter(prefix=API_PREFIX)
 
     @api.get("/health", tags=["meta"])

@@ -13,8 +13,11 @@ from collections.abc import Sequence
 
 from pymap.concurrent import Subsystem
 from pymap.config import BackendCapability, IMAPConfig
+from pymap.parsing.commands import Commands
 from pysasl import SASLAuth
 from pysasl.hashing import BuiltinHash
+
+from imap_view.search_charset import search_commands
 
 __all__ = ["GatewayImapConfig"]
 
@@ -56,6 +59,10 @@ class GatewayImapConfig(IMAPConfig):
         # points, ~20 ms of the loop's time that each connection spent before its greeting.
         self._mechanisms = SASLAuth.named(MECHANISMS)
         self._no_mechanisms = SASLAuth([])
+
+    @property
+    def commands(self) -> Commands:
+        return search_commands()  # SEARCH that answers charset problems (search_charset.py)
 
     @property
     def backend_capability(self) -> BackendCapability:

@@ -66,8 +66,20 @@ def login_name(login: str, domain: str) -> str:
     return login.strip().lower()
 
 
+def _is_text(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 async def check_human(store: Store, domain: str, login: str, secret: str) -> Principal:
     """The human a login and a password or user key stand for; AuthenticationFailed else."""
+    # pysasl keeps bytes that are not UTF-8 as lone surrogates (`LOGIN {2+}` then
+    # `\x0c\x8c`): no name or secret is such text, and hashing it raised.
+    if not (_is_text(login) and _is_text(secret)):
+        raise AuthenticationFailed("the name or the password is not valid UTF-8")
     name = login_name(login, domain)
     try:
         principal = await authenticate(store, secret)

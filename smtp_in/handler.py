@@ -141,7 +141,10 @@ class SubmissionHandler:
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
         principal = _principal(session)
         raw = envelope.original_content or b""
-        message = await asyncio.to_thread(parse_submitted, raw)
+        try:
+            message = await asyncio.to_thread(parse_submitted, raw)
+        except DomainError as exc:
+            return reply_for(exc)
         for text in message.from_addresses:
             refused = self._sender(principal, text)
             if isinstance(refused, str):

@@ -16,12 +16,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from email import policy
-from email.errors import HeaderParseError
+from email.errors import HeaderParseError, MessageError
 from email.header import decode_header, make_header
 from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import getaddresses
 
+from core.errors import InvalidRequest
 from core.mail.attachment_files import FileContent
 from smtp_in.mime_parts import attached_files
 from smtp_in.new_text import new_text
@@ -94,7 +95,26 @@ def _names(message: EmailMessage, name: str) -> list[tuple[str, str]]:
     return [(_decoded(n), a) for n, a in getaddresses(_raw_values(message, name)) if a]
 
 
+# What the standard library's parser raises on some malformed headers instead of
+# registering a defect (`Content-Type: x; a*` ends in an IndexError), while parsing
+# or when a part's header is read later.
+_PARSER_FAILURES = (
+    IndexError, ValueError, TypeError, AttributeError, LookupError, AssertionError, MessageError
+)  # fmt: skip
+
+
 def parse_submitted(raw: bytes) -> Submitted:
+    """The fields of a submitted message; InvalidRequest (`550 5.6.0`, permanent) for
+    one the standard library cannot read at all."""
+    try:
+        return _parse(raw)
+    except _PARSER_FAILURES as exc:
+        raise InvalidRequest(
+            f"the message cannot be read: a malformed MIME header ({type(exc).__name__})"
+        ) from exc
+
+
+def _parse(raw: bytes) -> Submitted:
     message = BytesParser(policy=policy.default).parsebytes(raw)
     assert isinstance(message, EmailMessage)
     found = _MSGID_RE.search(_header(message, "Message-ID"))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gateway.server import Gateway
-from tests.support import databases, summary
+from tests.support import databases, fuzzing, summary  # noqa: F401  (fuzzing loads the hypothesis profile)
 from tests.support.gateway import Api, running_gateway
 
 BACKENDS = ["sqlite", "postgresql"]

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from api.deps import AnyPrincipal, Human, SettingsDep, StoreDep
+from api.paging import Offset
 from core.mail import contacts, directory
 from core.mail.contacts import ContactList
 from core.mail.directory import CandidateList, ParticipantList
@@ -35,7 +36,7 @@ def directory_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
         store: StoreDep,
         settings: SettingsDep,
         limit: Annotated[int, Query(ge=1, le=500)] = 50,
-        offset: Annotated[int, Query(ge=0)] = 0,
+        offset: Offset = 0,
     ) -> ContactList:
         return await contacts.list_contacts(
             store, settings.domain, caller, limit=limit, offset=offset

@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from api.deps import Human, SettingsDep, StoreDep
+from api.paging import Offset
 from core.mail import drafts
 from core.mail.drafts import DraftInput, DraftList, DraftView
 from core.views import SendResult
@@ -27,7 +28,7 @@ async def list_drafts(
     store: StoreDep,
     settings: SettingsDep,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
     include_body: bool = False,
 ) -> DraftList:
     return await drafts.list_drafts(

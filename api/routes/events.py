@@ -11,10 +11,11 @@ import json
 from collections.abc import AsyncIterator
 from typing import Annotated
 
-from fastapi import APIRouter, Header, Query
+from fastapi import APIRouter, Header
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from api.deps import AnyPrincipal, SettingsDep, StoreDep
+from api.paging import MAX_EVENT_ID, EventId
 from core.errors import InvalidRequest
 from core.store import events
 from core.store.engine import Store
@@ -28,9 +29,13 @@ def _cursor(header: str | None, query: int | None) -> int | None:
         return query
     if header is None or not header.strip():
         return None
-    if not header.strip().isdigit():
-        raise InvalidRequest("Last-Event-ID must be an event id (a non-negative integer)")
-    return int(header.strip())
+    text = header.strip()
+    # ASCII digits only: str.isdigit() also takes '²', which int() then refuses.
+    if not (text.isascii() and text.isdigit()) or int(text) > MAX_EVENT_ID:
+        raise InvalidRequest(
+            f"Last-Event-ID must be an event id (an integer from 0 to {MAX_EVENT_ID})"
+        )
+    return int(text)
 
 
 async def _stream(
@@ -62,7 +67,7 @@ async def stream(
     store: StoreDep,
     settings: SettingsDep,
     last_event_id: Annotated[str | None, Header()] = None,
-    after: Annotated[int | None, Query(ge=0, description="Same as Last-Event-ID.")] = None,
+    after: EventId = None,
 ) -> EventSourceResponse:
     cursor = _cursor(last_event_id, after)
     return EventSourceResponse(_stream(store, caller.name, cursor), ping=settings.sse_ping_seconds)

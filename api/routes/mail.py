@@ -10,6 +10,7 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel
 
 from api.deps import Agent, Human, SettingsDep, StoreDep
+from api.paging import Offset
 from core.errors import Forbidden
 from core.mail import mailbox
 from core.mail.forward import ForwardRequest, forward_mail
@@ -38,7 +39,7 @@ def mail_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
         settings: SettingsDep,
         status: mailbox.InboxStatus = "all",
         limit: Annotated[int, Query(ge=1, le=500)] = 50,
-        offset: Annotated[int, Query(ge=0)] = 0,
+        offset: Offset = 0,
         order: mailbox.Order = "newest",
         mark_read: bool = False,
         include_body: bool = False,
@@ -67,7 +68,7 @@ def mail_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
         store: StoreDep,
         settings: SettingsDep,
         limit: Annotated[int, Query(ge=1, le=500)] = 50,
-        offset: Annotated[int, Query(ge=0)] = 0,
+        offset: Offset = 0,
         include_body: bool = False,
     ) -> MailList:
         return await mailbox.sent(

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from api.deps import Agent, Human, SettingsDep, StoreDep
+from api.paging import Offset
 from core.approvals import permissions
 from core.views import MailList, SendResult
 
@@ -43,7 +44,7 @@ async def my_requests(
     settings: SettingsDep,
     state: Literal["open", "decided", "expired"] | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
 ) -> MailList:
     """The permission requests addressed to me; `?state=open` is what awaits my decision."""
     return await permissions.list_requests(store, settings.domain, human, state, limit, offset)

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from api.deps import AnyPrincipal, Human, SettingsDep, StoreDep
+from api.paging import Offset
 from core.mail import conversations, naming
 from core.views import SessionDetail, SessionView
 
@@ -36,7 +37,7 @@ def sessions_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
         store: StoreDep,
         status: Literal["active", "waiting", "completed"] | None = None,
         limit: Annotated[int, Query(ge=1, le=500)] = 50,
-        offset: Annotated[int, Query(ge=0)] = 0,
+        offset: Offset = 0,
     ) -> SessionList:
         views, total = await conversations.list_sessions(store, caller, status, limit, offset)
         return SessionList(sessions=views, total=total)

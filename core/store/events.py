@@ -59,11 +59,16 @@ async def latest_event_id(store: Store) -> int:
 
 
 async def resume_needs_resync(store: Store, last_event_id: int) -> bool:
-    """True when events after `last_event_id` may have been pruned: the client must reload."""
-    pruned = await store.read(
-        lambda s: s.scalar(select(Meta.value).where(Meta.key == _PRUNED_THROUGH))
-    )
-    return pruned is not None and last_event_id < int(pruned)
+    """True when the client must reload: events after `last_event_id` may have been
+    pruned, or that id was never given out (from another database, or made up)."""
+
+    def run(session: Session) -> bool:
+        pruned = session.scalar(select(Meta.value).where(Meta.key == _PRUNED_THROUGH))
+        through = int(pruned) if pruned is not None else 0
+        latest = int(session.scalar(select(func.max(Event.id))) or 0)
+        return last_event_id < through or last_event_id > max(latest, through)
+
+    return await store.read(run)
 
 
 async def prune_events(store: Store, retention: timedelta) -> int:

@@ -1,0 +1,197 @@
+"""The error responses and the security of every operation in the OpenAPI document.
+
+The document is the contract (clients and the web UI's types are generated from
+it; schemathesis checks the server against it), so it must list every status a
+route really gives. They are derived here, in one place, when the document is
+first built, not written on each route:
+
+* every route: 400 (a NUL in the URL, malformed JSON; `api/limits.py`);
+* an authenticated route (it depends on `current_principal`): 401, 403, and
+  the bearer / cookie security schemes;
+* a path parameter: 404; any parameter or body: 422;
+* an unsafe method (POST, PUT, PATCH, DELETE): 413 and 422 (the request guard
+  reads every such body, declared or not);
+* what only the route's service knows (409, 429, 415, a 404 from the body):
+  the small table `SPECIFIC` below, checked against the routes by a test.
+
+Every error has the one body `{"error": {"code", "message"}}` (`ErrorResponse`);
+a route's own declaration of a status wins over the derived one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.dependencies.models import Dependant
+from pydantic import BaseModel, Field
+
+from api.allow import install_allow_header
+from api.deps import SESSION_COOKIE, current_principal
+from api.route_table import ApiRoute, api_routes
+
+PREFIX = "/api/v1"
+UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(description="A stable snake_case word; docs/api.md lists them all.")
+    message: str = Field(description="For people: what went wrong and what to do instead.")
+
+
+class ErrorResponse(BaseModel):
+    """Every refusal of the API, whatever its status."""
+
+    error: ErrorDetail
+
+
+DESCRIPTIONS = {
+    400: "Malformed request: invalid JSON, or a NUL character in the URL.",
+    401: "No valid credentials: a bearer key or the login cookie.",
+    403: "Authenticated, but not allowed to do this.",
+    404: "No such object, or not visible to the caller.",
+    409: "Conflicts with the current state (a taken name or alias, already decided).",
+    413: "The request body is over the limit.",
+    415: "Wrong content type for this endpoint.",
+    422: "Invalid input: a wrong type, a missing field, or a refused value.",
+    429: "Too many requests: a rate limit or the conversation's budget.",
+}
+
+# Refusals that no dependency reveals: they come from the route's service.
+_SEND = {404, 409, 429}  # an unknown session_id / reply_to; a taken alias; rate and budget
+SPECIFIC: dict[tuple[str, str], set[int]] = {
+    ("POST", "/auth/login"): {401, 429},  # a wrong password; the login throttle
+    ("POST", "/admin/users"): {409},
+    ("POST", "/agent/register"): {409},
+    ("POST", "/agent/heartbeat"): {404},
+    ("POST", "/mail/send"): _SEND,
+    ("POST", "/me/mail/send"): _SEND,
+    ("POST", "/mail/{mail_id}/forward"): _SEND,
+    ("POST", "/me/mail/{mail_id}/forward"): _SEND,
+    ("POST", "/permission/request"): _SEND,
+    ("POST", "/me/drafts/{draft_id}/send"): _SEND,
+    ("POST", "/me/permission/decide"): {404, 409},
+    ("PATCH", "/sessions/{session_id}"): {409},
+    ("PATCH", "/me/sessions/{session_id}"): {409},
+    ("POST", "/sessions/{session_id}/sync"): {409},
+    ("POST", "/me/sessions/{session_id}/sync"): {409},
+    ("POST", "/sessions/{session_id}/proposals/{proposal_id}/accept"): {409},
+    ("POST", "/me/sessions/{session_id}/proposals/{proposal_id}/accept"): {409},
+    ("POST", "/sessions/{session_id}/proposals/{proposal_id}/reject"): {409},
+    ("POST", "/me/sessions/{session_id}/proposals/{proposal_id}/reject"): {409},
+    ("POST", "/attachments"): {415},
+    ("POST", "/me/attachments"): {415},
+}
+
+SECURITY_SCHEMES = {
+    "bearer": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "An agent key, or a user key of a human.",
+    },
+    "cookie": {
+        "type": "apiKey",
+        "in": "cookie",
+        "name": SESSION_COOKIE,
+        "description": "The web login (`POST /api/v1/auth/login`).",
+    },
+}
+_SECURITY: list[dict[str, list[str]]] = [{"bearer": []}, {"cookie": []}]
+_REF = "#/components/schemas/"
+_HEADERS: dict[int, dict[str, Any]] = {
+    401: {"WWW-Authenticate": {"schema": {"type": "string"}, "description": "`Bearer`."}},
+    429: {
+        "Retry-After": {
+            "schema": {"type": "integer"},
+            "description": "Seconds until a rate-limited request may succeed.",
+        }
+    },
+}
+
+
+def _calls(dependant: Dependant) -> Iterator[Callable[..., Any] | None]:
+    for sub in dependant.dependencies:
+        yield sub.call
+        yield from _calls(sub)
+
+
+def is_authenticated(route: ApiRoute) -> bool:
+    return current_principal in set(_calls(route.dependant))
+
+
+def route_path(route: ApiRoute) -> str:
+    return route.path_format.removeprefix(PREFIX)
+
+
+def error_statuses(route: ApiRoute, method: str) -> set[int]:
+    """Every error status `method` on `route` can answer with (405 is the router's)."""
+    dependant = route.dependant
+    found = {400}
+    if is_authenticated(route):
+        found |= {401, 403}
+    if dependant.path_params:
+        found.add(404)
+    params = dependant.path_params + dependant.query_params + dependant.header_params
+    if params or dependant.cookie_params or dependant.body_params:
+        found.add(422)
+    if method in UNSAFE:
+        found |= {413, 422}
+    found |= SPECIFIC.get((method, route_path(route)), set())
+    return found
+
+
+def _error_response(status: int) -> dict[str, Any]:
+    declared: dict[str, Any] = {
+        "description": DESCRIPTIONS[status],
+        "content": {"application/json": {"schema": {"$ref": f"{_REF}ErrorResponse"}}},
+    }
+    if status in _HEADERS:
+        declared["headers"] = _HEADERS[status]
+    return declared
+
+
+def _is_fastapi_default(response: dict[str, Any]) -> bool:
+    """FastAPI's own 422 (`{detail: [...]}`), which our handler never sends."""
+    schema = response.get("content", {}).get("application/json", {}).get("schema", {})
+    return bool(schema.get("$ref", "").endswith("/HTTPValidationError"))
+
+
+def document_route(document: dict[str, Any], route: ApiRoute) -> None:
+    """Add the route's derived errors (and its security) to its operations."""
+    for method in sorted(route.methods):
+        operation = document["paths"][route.path_format][method.lower()]
+        responses = operation.setdefault("responses", {})
+        for status in sorted(error_statuses(route, method)):
+            if str(status) not in responses or _is_fastapi_default(responses[str(status)]):
+                responses[str(status)] = _error_response(status)
+        if is_authenticated(route):
+            operation.setdefault("security", _SECURITY)
+
+
+def declare_errors(app: FastAPI) -> None:
+    """Document every route's errors when the document is first built (so routes
+    added after this call are covered too), and give 405s a correct `Allow`."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            document = build()
+            components = document.setdefault("components", {})
+            schemas = components.setdefault("schemas", {})
+            error_schema = ErrorResponse.model_json_schema(ref_template=_REF + "{model}")
+            schemas.update(error_schema.pop("$defs", {}))
+            schemas["ErrorResponse"] = error_schema
+            components["securitySchemes"] = SECURITY_SCHEMES
+            for route in api_routes(app):
+                if route.include_in_schema:
+                    document_route(document, route)
+            for unused in ("HTTPValidationError", "ValidationError"):
+                if f'"{_REF}{unused}"' not in json.dumps(document["paths"]):
+                    schemas.pop(unused, None)
+            app.openapi_schema = document
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+    install_allow_header(app)

@@ -1,0 +1,105 @@
+"""`SEARCH` and `UID SEARCH` that answer every charset problem instead of dropping the client.
+
+pymap 0.36.7 decodes a search string while it parses the command line, and a
+string that is not valid in its charset (`SEARCH SUBJECT "\\xff"`, or
+`SEARCH CHARSET UTF-8 SUBJECT {1+}` then `\\xc3`) raised UnicodeDecodeError out
+of the parser: the connection ended with `* BYE Unhandled server error`, and no
+tagged reply. A charset it does not know (`SEARCH CHARSET BOGUS ALL`) was a
+`BAD`, where RFC 3501 §6.4.4 asks for a tagged `NO` with the `BADCHARSET`
+response code (§7.1), listing the charsets we do support.
+
+Here the same commands, registered in place of pymap's (`imap_view/config.py`):
+* an unknown charset, or a charset name that is not ASCII: `NO [BADCHARSET (UTF-8 US-ASCII)]`;
+* a search string that its charset cannot decode: `BAD` (invalid arguments).
+The session goes on in both cases.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pymap.exceptions import ResponseError
+from pymap.parsing import Params
+from pymap.parsing.command.select import SearchCommand, UidSearchCommand
+from pymap.parsing.commands import Commands
+from pymap.parsing.exceptions import NotParseable
+from pymap.parsing.response import Response, ResponseCode, ResponseNo
+from pymap.parsing.specials.searchkey import SearchKey
+
+__all__ = ["SUPPORTED", "search_commands"]
+
+SUPPORTED = b"UTF-8 US-ASCII"  # RFC 3501 §6.4.4: both MUST be supported
+
+
+class BadCharset(ResponseError):
+    def get_response(self, tag: bytes) -> Response:
+        return ResponseNo(
+            tag,
+            b"SEARCH: that charset is not supported.",
+            ResponseCode.of(b"BADCHARSET (" + SUPPORTED + b")"),
+        )
+
+
+class RefusedSearch(SearchCommand):
+    """A SEARCH whose charset we do not support: running it answers `NO [BADCHARSET]`
+    (after pymap's own checks: authenticated, a mailbox selected)."""
+
+    @property
+    def keys(self) -> frozenset[SearchKey]:
+        raise BadCharset()
+
+    @keys.setter
+    def keys(self, _keys: frozenset[SearchKey]) -> None:
+        pass  # SearchCommand.__init__ assigns the (empty) keys
+
+
+class RefusedUidSearch(RefusedSearch):
+    command = b"UID SEARCH"
+    delegate = SearchCommand
+    uid = True
+
+
+def _is_bad_charset(exc: NotParseable) -> bool:
+    return exc.code is not None and b"BADCHARSET" in bytes(exc.code)
+
+
+class _CharsetChecked:
+    refused: type[RefusedSearch] = RefusedSearch
+
+    @classmethod
+    def _parse_charset(cls, buf: memoryview, params: Params) -> tuple[str | None, memoryview]:
+        try:
+            result: tuple[str | None, memoryview] = super()._parse_charset(  # type: ignore[misc]
+                buf, params
+            )
+        except UnicodeError as exc:  # a charset name that is not ASCII
+            raise NotParseable(buf, b"BADCHARSET") from exc
+        return result
+
+    @classmethod
+    def parse(cls, buf: memoryview, params: Params) -> tuple[Any, memoryview]:
+        try:
+            result: tuple[Any, memoryview] = super().parse(buf, params)  # type: ignore[misc]
+        except NotParseable as exc:
+            if _is_bad_charset(exc):
+                return cls.refused(params.tag, (), None), buf[0:0]
+            raise
+        except (UnicodeError, LookupError) as exc:  # a string its charset cannot decode
+            raise NotParseable(buf) from exc
+        return result
+
+
+class CheckedSearch(_CharsetChecked, SearchCommand):
+    pass
+
+
+class CheckedUidSearch(_CharsetChecked, UidSearchCommand):
+    refused = RefusedUidSearch
+
+
+def search_commands() -> Commands:
+    """pymap's commands, with SEARCH and UID SEARCH replaced by the checked ones."""
+    commands = Commands()
+    commands.register(CheckedSearch)
+    commands.register(CheckedUidSearch)
+    return commands
