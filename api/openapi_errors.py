@@ -81,6 +81,8 @@ SPECIFIC: dict[tuple[str, str], set[int]] = {
     ("POST", "/me/sessions/{session_id}/proposals/{proposal_id}/accept"): {409},
     ("POST", "/sessions/{session_id}/proposals/{proposal_id}/reject"): {409},
     ("POST", "/me/sessions/{session_id}/proposals/{proposal_id}/reject"): {409},
+    ("POST", "/me/password"): {429},  # the login throttle guards the current password
+    ("DELETE", "/agent/workspaces/{name}"): {409},  # open conversations, the last one
     ("POST", "/attachments"): {415},
     ("POST", "/me/attachments"): {415},
 }
@@ -136,6 +138,8 @@ def error_statuses(route: ApiRoute, method: str) -> set[int]:
     params = dependant.path_params + dependant.query_params + dependant.header_params
     if params or dependant.cookie_params or dependant.body_params:
         found.add(422)
+    if dependant.body_params:
+        found.add(415)  # a body that does not say it is JSON (api/errors.py)
     if method in UNSAFE:
         found |= {413, 422}
     found |= SPECIFIC.get((method, route_path(route)), set())
