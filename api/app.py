@@ -21,6 +21,7 @@ from api.routes import (
     keys,
     mail,
     permissions,
+    search,
     sessions,
     tree,
     users,
@@ -85,6 +86,8 @@ def create_app(settings: Settings, store: Store, throttle: LoginThrottle | None 
         sessions.human_router,
         directory.shared_router,
         directory.human_router,
+        search.agent_router,
+        search.human_router,
         events.router,
     ):
         api.include_router(router)

@@ -151,6 +151,9 @@ POLICIES: dict[Route, Policy] = {
     ("GET", f"{_V1}/contacts"): "authenticated",
     ("GET", f"{_V1}/me/addresses/suggest"): "human",
     ("GET", f"{_V1}/me/contacts"): "human",
+    # search (not under /mail/, where {mail_id} would take the word)
+    ("GET", f"{_V1}/search"): "agent",
+    ("GET", f"{_V1}/me/search"): "human",
     # events
     ("GET", f"{_V1}/events/stream"): "authenticated",
 }

@@ -214,3 +214,14 @@ class LoginView(View):
     last_used_at: datetime | None = Field(description="Written at most once a minute.")
     expires_at: datetime | None
     current: bool = Field(description="The login this request came with.")
+
+
+class SearchHit(MailView):
+    """A mail found by search: the inbox's mail view and where the words matched."""
+
+    snippet: str
+
+
+class SearchResults(View):
+    mails: list[SearchHit]
+    total: int
