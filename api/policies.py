@@ -150,6 +150,8 @@ POLICIES: dict[Route, Policy] = {
     ("GET", f"{_V1}/addresses/suggest"): "authenticated",
     ("GET", f"{_V1}/contacts"): "authenticated",
     ("GET", f"{_V1}/me/addresses/suggest"): "human",
+    ("GET", f"{_V1}/addresses/check"): "authenticated",
+    ("GET", f"{_V1}/me/addresses/check"): "human",
     ("GET", f"{_V1}/me/contacts"): "human",
     # search (not under /mail/, where {mail_id} would take the word)
     ("GET", f"{_V1}/search"): "agent",

@@ -225,3 +225,19 @@ class SearchHit(MailView):
 class SearchResults(View):
     mails: list[SearchHit]
     total: int
+
+
+class ErrorView(View):
+    code: str
+    message: str
+
+
+class AddressCheck(View):
+    """Whether a send to `address` would be delivered now; if not, the send's error."""
+
+    address: str
+    deliverable: bool
+    native: str | None
+    email: str | None
+    kind: Literal["human", "agent"] | None
+    error: ErrorView | None
