@@ -10,6 +10,7 @@ from api.docs import install_docs
 from api.errors import install_error_handlers
 from api.headers import SecurityHeaders
 from api.limits import RequestGuard
+from api.mail_settings import Listeners
 from api.routes import (
     account,
     agents,
@@ -55,6 +56,7 @@ def create_app(settings: Settings, store: Store, throttle: LoginThrottle | None 
     app.state.settings = settings
     app.state.store = store
     app.state.blobs = BlobStore(settings.attachments_dir)
+    app.state.listeners = Listeners()  # the gateway fills it once SMTP and IMAP are bound
     app.state.login_guard = LoginGuard(
         throttle or LoginThrottle(1, 0.0),
         settings.login_failures_per_address,

@@ -79,6 +79,7 @@ POLICIES: dict[Route, Policy] = {
     # passwords and web logins (a login id of someone else's: 404)
     ("POST", f"{_V1}/me/password"): "human",
     ("GET", f"{_V1}/me/logins"): "human",
+    ("GET", f"{_V1}/me/mail-settings"): "human",
     ("DELETE", f"{_V1}/me/logins/{{login_id}}"): "owner",
     ("POST", f"{_V1}/admin/users/{{name}}/password"): "admin",
     ("PATCH", f"{_V1}/admin/users/{{name}}"): "admin",

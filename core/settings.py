@@ -173,6 +173,32 @@ class Settings(BaseSettings):
         100, ge=1, description="Open HTTP connections one client address may hold (503 beyond)."
     )
 
+    # Mail client settings shown on the Account page (web UI issue 12).
+    public_host: str = Field(
+        "",
+        max_length=253,
+        description="Host name mail clients connect to; empty = the bound host "
+        "(or, if that is every interface, the host the browser used).",
+    )
+    public_smtp_port: int | None = Field(
+        None, ge=1, le=65535, description="SMTP submission port clients use; empty = the bound one."
+    )
+    public_smtps_port: int | None = Field(
+        None,
+        ge=1,
+        le=65535,
+        description="SMTP implicit-TLS port clients use; empty = the bound one.",
+    )
+    public_imap_port: int | None = Field(
+        None, ge=1, le=65535, description="IMAP port clients use; empty = the bound one."
+    )
+    public_imaps_port: int | None = Field(
+        None,
+        ge=1,
+        le=65535,
+        description="IMAP implicit-TLS port clients use; empty = the bound one.",
+    )
+
     @field_validator("public_origin")
     @classmethod
     def _origin(cls, value: str) -> str:

@@ -71,7 +71,12 @@ async def test_an_agent_whose_budget_is_used_up_is_told_before_sending(api: Api)
     task = ok(
         await jianf.post(
             HUMAN_SEND,
-            json={"to": "builder@ModelRouter", "subject": "t", "session_alias": "tiny", "budget": 1},
+            json={
+                "to": "builder@ModelRouter",
+                "subject": "t",
+                "session_alias": "tiny",
+                "budget": 1,
+            },
         )
     )
     assert (await check(builder, "jianf@.tiny"))["deliverable"] is True
