@@ -92,6 +92,21 @@ class IssuedKey(View):
     expires_at: datetime | None
 
 
+class LatestMail(View):
+    """The newest mail of a conversation the viewer may see, for a list row."""
+
+    mail_id: str
+    from_: str = Field(alias="from", serialization_alias="from")
+    excerpt: str
+    created_at: datetime
+
+
+class ParticipantBrief(View):
+    name: str
+    kind: Literal["human", "agent"]
+    online: bool
+
+
 class SessionView(View):
     session_id: str
     session_alias: str | None
@@ -105,6 +120,10 @@ class SessionView(View):
     mail_count: int
     created_at: datetime
     updated_at: datetime
+    latest: LatestMail | None = None
+    participant_details: list[ParticipantBrief] = Field(
+        default_factory=list, description="`participants` with their kind and presence."
+    )
 
 
 class AttachmentRef(View):

@@ -23,7 +23,6 @@ from core.mail.attachments import MAX_PER_MAIL, attach, carry, check_claimable
 from core.mail.auto_rule import check_auto, check_auto_conversation
 from core.mail.conversations import (
     add_participants,
-    budget_remaining,
     emit_session_update,
     participants,
     status_from_requests,
@@ -32,6 +31,7 @@ from core.mail.imap_uids import file_mail, new_mail_placements
 from core.mail.mailbox import forwardable_mail, visible_mail
 from core.mail.naming import Proposal, extract_proposal, record_proposal
 from core.mail.routing import Target, choose_conversation
+from core.mail.session_views import budget_remaining
 from core.principal import Principal
 from core.settings import Limits
 from core.store.engine import Store
