@@ -26,7 +26,7 @@ from core.mail.session_views import session_views
 from core.principal import Principal
 from core.store.engine import Store
 from core.store.events import emit
-from core.store.models import Conversation, Mail, Participant, isoformat, table_of, utcnow
+from core.store.models import Conversation, Mail, Participant, User, isoformat, table_of, utcnow
 from core.views import BudgetInput, SessionDetail, SessionView
 
 _CREATION_LOCK_KEY = 0x61676D63  # "agmc": serialises alias and default-conversation creation
@@ -238,7 +238,12 @@ async def update_session(
 
 
 def status_from_requests(session: Session, conv_id: str) -> str:
-    """`waiting` while a permission request in the conversation is open, else `active`."""
+    """`waiting` while a human owes the conversation an answer, else `active`.
+
+    A human owes one while a permission request in it is open, or while its newest
+    `question` (only agents send them) has no human mail after it: any mail from a
+    human in the conversation answers it, as a reply would.
+    """
     now = utcnow()
     open_request = session.scalar(
         select(Mail.seq)
@@ -249,7 +254,22 @@ def status_from_requests(session: Session, conv_id: str) -> str:
         )
         .limit(1)
     )
-    return "waiting" if open_request is not None else "active"
+    if open_request is not None:
+        return "waiting"
+    question = (
+        select(func.max(Mail.seq))
+        .where(Mail.session_id == conv_id, Mail.mail_type == "question")
+        .scalar_subquery()
+    )
+    answered = (
+        select(Mail.seq)
+        .where(
+            Mail.session_id == conv_id, Mail.seq > question, Mail.from_name.in_(select(User.name))
+        )
+        .exists()
+    )
+    unanswered = session.scalar(select(question.is_not(None) & ~answered))
+    return "waiting" if unanswered else "active"
 
 
 def checked_subject(subject: str) -> str:

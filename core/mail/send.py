@@ -306,9 +306,10 @@ def mail_writer(
         if proposal is not None and principal.is_agent:
             record_proposal(session, conv, proposal, sender.name, mail_id)
         old_status = conv.status
-        if permission is not None:
-            conv.status = "waiting"
-        elif conv.status == "completed":
+        if permission is not None or mail_type == "question":
+            conv.status = "waiting"  # until a human decides or answers
+        elif conv.status == "completed" or (conv.status == "waiting" and principal.is_human):
+            # A human's mail answers an open question (not a permission request).
             conv.status = status_from_requests(session, conv.id)
         conv.updated_at = now
         payload = _new_mail_payload(mail_id, values, conv, domain)
