@@ -173,7 +173,7 @@ class Settings(BaseSettings):
         100, ge=1, description="Open HTTP connections one client address may hold (503 beyond)."
     )
 
-    # Mail client settings shown on the Account page (web UI issue 12).
+    # Web UI backend (issue 12): mail client settings for the Account page, search.
     public_host: str = Field(
         "",
         max_length=253,
@@ -197,6 +197,12 @@ class Settings(BaseSettings):
         ge=1,
         le=65535,
         description="IMAP implicit-TLS port clients use; empty = the bound one.",
+    )
+    search_count_cap: int = Field(
+        1000,
+        ge=1,
+        le=100_000,
+        description="Search counts and ranks at most this many matches; beyond, newest first.",
     )
 
     @field_validator("public_origin")

@@ -244,6 +244,8 @@ class SearchHit(MailView):
 class SearchResults(View):
     mails: list[SearchHit]
     total: int
+    # False: more than `total` mails match (counting stops there), listed newest first.
+    total_exact: bool = True
 
 
 class ErrorView(View):

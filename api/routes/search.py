@@ -35,7 +35,15 @@ def search_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
         offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
     ) -> SearchResults:
         """The mail you sent or received that matches, best match first, then newest."""
-        return await search_mail(store, settings.domain, caller, q, limit=limit, offset=offset)
+        return await search_mail(
+            store,
+            settings.domain,
+            caller,
+            q,
+            limit=limit,
+            offset=offset,
+            count_cap=settings.search_count_cap,
+        )
 
     return router
 

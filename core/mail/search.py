@@ -6,7 +6,8 @@ never found, whatever the words. Words of three characters or more use the
 trigram index (FTS5 `trigram` on SQLite, `pg_trgm` on PostgreSQL; migration
 0012s), which finds substrings, Chinese text and paths alike; shorter words
 cannot use trigrams and are matched with LIKE over the caller's candidates.
-Ranked by relevance (bm25 / word similarity), then newest first.
+Ranked by relevance (bm25 / word similarity), then newest first, up to
+`AGENTMAIL_SEARCH_COUNT_CAP` matches (see search_statements).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from core.views import SearchHit, SearchResults
 
 TRIGRAM = 3  # the shortest substring a trigram index can find
 SNIPPET_CHARS = 160
+COUNT_CAP = 1000  # AGENTMAIL_SEARCH_COUNT_CAP: matches counted and ranked at most
 _index = table(SEARCH_TABLE, column("rowid"), column("seq"), column("document"))
 
 
@@ -60,9 +62,23 @@ def _fts_phrase(term: str) -> str:
 
 
 def search_statements(
-    dialect: str, principal: Principal, query: SearchQuery, limit: int, offset: int
-) -> tuple[Select[Any], Select[Any]]:
-    """The count and the page of a search (bench/search.py times exactly these)."""
+    dialect: str,
+    principal: Principal,
+    query: SearchQuery,
+    limit: int,
+    offset: int,
+    count_cap: int = COUNT_CAP,
+) -> tuple[Select[Any], Select[Any], Select[Any]]:
+    """The capped count, the ranked page and the newest-first page of a search
+    (bench/search.py times exactly these).
+
+    Ranking needs every match scored, and counting a word found in most mail
+    reads its whole index entry: over a large mailbox neither is fast. So the count
+    stops at `count_cap` + 1 matches, walking the newest first (which the index
+    gives in order, stopping early), and a search with more matches than
+    `count_cap` is listed newest first instead of ranked: a word that common does not
+    rank anything usefully; another word or a filter narrows it.
+    """
     mine = aliased(Delivery)
     me = principal.name
     where: list[ColumnElement[bool] | TextClause] = [
@@ -103,6 +119,7 @@ def search_statements(
         for term in query.terms:
             where.append(_index.c.document.ilike(_like(term), escape="\\"))
         order.append(func.word_similarity(" ".join(query.terms), _index.c.document).desc())
+    newest = _index.c.rowid.desc() if joined and dialect == "sqlite" else Mail.seq.desc()
     order.append(Mail.seq.desc())
 
     def shaped(statement: Any) -> Select[Any]:
@@ -118,8 +135,11 @@ def search_statements(
         )
         return shaped
 
-    page = shaped(select(Mail, mine, Conversation.alias)).order_by(*order)
-    return shaped(select(func.count())), page.limit(limit).offset(offset)
+    rows = shaped(select(Mail, mine, Conversation.alias))
+    ranked = rows.order_by(*order).limit(limit).offset(offset)
+    newest_first = rows.order_by(newest).limit(limit).offset(offset)
+    capped = shaped(select(Mail.seq)).order_by(newest).limit(count_cap + 1).subquery()
+    return select(func.count()).select_from(capped), ranked, newest_first
 
 
 def snippet(body: str, terms: list[str]) -> str:
@@ -133,14 +153,24 @@ def snippet(body: str, terms: list[str]) -> str:
 
 
 async def search_mail(
-    store: Store, domain: str, principal: Principal, q: str, *, limit: int = 20, offset: int = 0
+    store: Store,
+    domain: str,
+    principal: Principal,
+    q: str,
+    *,
+    limit: int = 20,
+    offset: int = 0,
+    count_cap: int = COUNT_CAP,
 ) -> SearchResults:
     query = parse_query(q)
-    count, page = search_statements(store.dialect, principal, query, limit, offset)
+    count, ranked, newest_first = search_statements(
+        store.dialect, principal, query, limit, offset, count_cap
+    )
 
     def run(session: Session) -> tuple[int, list[Any], dict[int, Any]]:
         total = int(session.scalar(count) or 0)
-        rows = list(session.execute(page).all()) if total > offset else []
+        page = ranked if total <= count_cap else newest_first
+        rows = list(session.execute(page).all()) if total > offset or total > count_cap else []
         return total, rows, attachments_of(session, [row[0].seq for row in rows])
 
     total, rows, attached = await store.read(run)
@@ -150,4 +180,5 @@ async def search_mail(
             mail, alias, domain, delivery, full_body=False, attachments=attached.get(mail.seq)
         )
         hits.append(SearchHit(**view.model_dump(), snippet=snippet(mail.body, query.terms)))
-    return SearchResults(mails=hits, total=total)
+    exact = total <= count_cap
+    return SearchResults(mails=hits, total=min(total, count_cap), total_exact=exact)

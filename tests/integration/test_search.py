@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import httpx
 
-from tests.support.gateway import Api
+from tests.support.gateway import Api, running_gateway
 from tests.support.http import AGENT_SEND, HUMAN_SEND, ok, refused
 
 HUMAN_SEARCH = "/api/v1/me/search"
@@ -132,3 +133,23 @@ async def test_filters_ranking_and_paging(api: Api) -> None:
         assert response.status_code == 422, (bad, response.text)
     message = refused(await jianf.get(HUMAN_SEARCH, params={"q": "is:x"}), 422, "invalid_request")
     assert "is:unread" in message
+
+
+async def test_beyond_the_count_cap_newest_first_and_total_is_a_lower_bound(
+    database_url: str, tmp_path: Path
+) -> None:
+    async with running_gateway(database_url, tmp_path / "d", search_count_cap=3) as gateway:
+        api = Api(gateway)
+        try:
+            jianf = await api.human("jianf")
+            await api.agent("builder")
+            for n, body in enumerate(["alpha", "alpha alpha alpha", "alpha", "alpha x"]):
+                await send(jianf, HUMAN_SEND, "builder@ModelRouter", subject=f"a{n}", body=body)
+            page = await found(jianf, "alpha")
+            assert (page["total"], page["total_exact"]) == (3, False)
+            assert subjects(page) == ["a3", "a2", "a1", "a0"]  # newest first, not ranked
+            assert subjects(await found(jianf, "alpha", limit=2, offset=2)) == ["a1", "a0"]
+            page = await found(jianf, "alpha x")
+            assert (page["total"], page["total_exact"], subjects(page)) == (1, True, ["a3"])
+        finally:
+            await api.close()
