@@ -10,6 +10,7 @@ from api.docs import install_docs
 from api.errors import install_error_handlers
 from api.headers import SecurityHeaders
 from api.limits import RequestGuard
+from api.mail_settings import Listeners
 from api.openapi_errors import declare_errors
 from api.routes import (
     account,
@@ -22,6 +23,7 @@ from api.routes import (
     keys,
     mail,
     permissions,
+    search,
     sessions,
     tree,
     users,
@@ -51,6 +53,7 @@ def create_app(settings: Settings, store: Store, throttle: LoginThrottle | None 
     app.state.settings = settings
     app.state.store = store
     app.state.blobs = BlobStore(settings.attachments_dir)
+    app.state.listeners = Listeners()  # the gateway fills it once SMTP and IMAP are bound
     app.state.login_guard = LoginGuard(
         throttle or LoginThrottle(1, 0.0),
         settings.login_failures_per_address,
@@ -83,6 +86,8 @@ def create_app(settings: Settings, store: Store, throttle: LoginThrottle | None 
         sessions.human_router,
         directory.shared_router,
         directory.human_router,
+        search.agent_router,
+        search.human_router,
         events.router,
     ):
         api.include_router(router)

@@ -79,6 +79,7 @@ POLICIES: dict[Route, Policy] = {
     # passwords and web logins (a login id of someone else's: 404)
     ("POST", f"{_V1}/me/password"): "human",
     ("GET", f"{_V1}/me/logins"): "human",
+    ("GET", f"{_V1}/me/mail-settings"): "human",
     ("DELETE", f"{_V1}/me/logins/{{login_id}}"): "owner",
     ("POST", f"{_V1}/admin/users/{{name}}/password"): "admin",
     ("PATCH", f"{_V1}/admin/users/{{name}}"): "admin",
@@ -150,7 +151,12 @@ POLICIES: dict[Route, Policy] = {
     ("GET", f"{_V1}/addresses/suggest"): "authenticated",
     ("GET", f"{_V1}/contacts"): "authenticated",
     ("GET", f"{_V1}/me/addresses/suggest"): "human",
+    ("GET", f"{_V1}/addresses/check"): "authenticated",
+    ("GET", f"{_V1}/me/addresses/check"): "human",
     ("GET", f"{_V1}/me/contacts"): "human",
+    # search (not under /mail/, where {mail_id} would take the word)
+    ("GET", f"{_V1}/search"): "agent",
+    ("GET", f"{_V1}/me/search"): "human",
     # events
     ("GET", f"{_V1}/events/stream"): "authenticated",
 }

@@ -183,6 +183,38 @@ class Settings(BaseSettings):
         100, ge=1, description="Open HTTP connections one client address may hold (503 beyond)."
     )
 
+    # Web UI backend (issue 12): mail client settings for the Account page, search.
+    public_host: str = Field(
+        "",
+        max_length=253,
+        description="Host name mail clients connect to; empty = the bound host "
+        "(or, if that is every interface, the host the browser used).",
+    )
+    public_smtp_port: int | None = Field(
+        None, ge=1, le=65535, description="SMTP submission port clients use; empty = the bound one."
+    )
+    public_smtps_port: int | None = Field(
+        None,
+        ge=1,
+        le=65535,
+        description="SMTP implicit-TLS port clients use; empty = the bound one.",
+    )
+    public_imap_port: int | None = Field(
+        None, ge=1, le=65535, description="IMAP port clients use; empty = the bound one."
+    )
+    public_imaps_port: int | None = Field(
+        None,
+        ge=1,
+        le=65535,
+        description="IMAP implicit-TLS port clients use; empty = the bound one.",
+    )
+    search_count_cap: int = Field(
+        1000,
+        ge=1,
+        le=100_000,
+        description="Search counts and ranks at most this many matches; beyond, newest first.",
+    )
+
     @field_validator("public_origin")
     @classmethod
     def _origin(cls, value: str) -> str:

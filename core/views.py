@@ -92,6 +92,21 @@ class IssuedKey(View):
     expires_at: datetime | None
 
 
+class LatestMail(View):
+    """The newest mail of a conversation the viewer may see, for a list row."""
+
+    mail_id: str
+    from_: str = Field(alias="from", serialization_alias="from")
+    excerpt: str
+    created_at: datetime
+
+
+class ParticipantBrief(View):
+    name: str
+    kind: Literal["human", "agent"]
+    online: bool
+
+
 class SessionView(View):
     session_id: str
     session_alias: str | None
@@ -105,6 +120,10 @@ class SessionView(View):
     mail_count: int
     created_at: datetime
     updated_at: datetime
+    latest: LatestMail | None = None
+    participant_details: list[ParticipantBrief] = Field(
+        default_factory=list, description="`participants` with their kind and presence."
+    )
 
 
 class AttachmentRef(View):
@@ -219,3 +238,32 @@ class LoginView(View):
     last_used_at: datetime | None = Field(description="Written at most once a minute.")
     expires_at: datetime | None
     current: bool = Field(description="The login this request came with.")
+
+
+class SearchHit(MailView):
+    """A mail found by search: the inbox's mail view and where the words matched."""
+
+    snippet: str
+
+
+class SearchResults(View):
+    mails: list[SearchHit]
+    total: int
+    # False: more than `total` mails match (counting stops there), listed newest first.
+    total_exact: bool = True
+
+
+class ErrorView(View):
+    code: str
+    message: str
+
+
+class AddressCheck(View):
+    """Whether a send to `address` would be delivered now; if not, the send's error."""
+
+    address: str
+    deliverable: bool
+    native: str | None
+    email: str | None
+    kind: Literal["human", "agent"] | None
+    error: ErrorView | None

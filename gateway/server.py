@@ -20,6 +20,7 @@ from datetime import timedelta
 import uvicorn
 
 from api.app import create_app
+from api.mail_settings import Listeners
 from core.approvals.permissions import expire_permission_requests
 from core.identity.accounts import ensure_admin
 from core.identity.agents import mark_silent_agents_offline
@@ -120,6 +121,10 @@ class Gateway:
         await self._start_http(store, throttle)
         await self._start_smtp(store, throttle)
         await self._start_imap(store, throttle)
+        # Bound now: what the Account page tells mail clients (api/mail_settings.py).
+        self._listeners.smtp_port, self._listeners.smtps_port = self.smtp_port, self.smtps_port
+        self._listeners.imap_port, self._listeners.imaps_port = self.imap_port, self.imaps_port
+        self._listeners.tls = self.tls is not None
         self._every(settings.heartbeat_seconds / 3, self._sweep_presence)
         self._every(3600, self._prune_events)
         self._every(1.0, self._expire_requests)
@@ -129,6 +134,7 @@ class Gateway:
     async def _start_http(self, store: Store, throttle: LoginThrottle) -> None:
         settings = self.settings
         app = create_app(settings, store, throttle)
+        self._listeners: Listeners = app.state.listeners
         sock = bind_tcp(settings.host, settings.http_port, settings.listen_backlog)
         self.http_port = sock.getsockname()[1]
         proxies = settings.trusted_proxy_networks

@@ -3,10 +3,11 @@ those are conversations)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
-from api.deps import ClientAddress, Human, LoginGuardDep, StoreDep
+from api.deps import ClientAddress, Human, LoginGuardDep, SettingsDep, StoreDep
+from api.mail_settings import Listeners, MailSettings, mail_settings
 from core.identity import accounts, logins, passwords
 from core.views import LoginView
 
@@ -39,6 +40,15 @@ async def change_password(
         store, guard, human, body.current_password, body.new_password, address
     )
     return {"status": "changed"}
+
+
+@router.get("/me/mail-settings")
+async def get_mail_settings(human: Human, settings: SettingsDep, request: Request) -> MailSettings:
+    """What to type into a mail client: the SMTP and IMAP servers, your user name
+    (the password is your web password, or a user key) and your address."""
+    listeners: Listeners = request.app.state.listeners
+    host = request.url.hostname or settings.host
+    return mail_settings(settings, listeners, human.name, host)
 
 
 @router.get("/me/logins")

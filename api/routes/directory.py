@@ -13,7 +13,9 @@ from api.deps import AnyPrincipal, Human, SettingsDep, StoreDep
 from api.paging import Offset
 from core.mail import contacts, directory
 from core.mail.contacts import ContactList
+from core.mail.delivery_check import check_address
 from core.mail.directory import CandidateList, ParticipantList
+from core.views import AddressCheck
 
 
 def directory_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
@@ -29,6 +31,17 @@ def directory_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
     ) -> CandidateList:
         found = await directory.suggest_addresses(store, settings.domain, caller, q, limit)
         return CandidateList(candidates=found)
+
+    @router.get("/addresses/check")
+    async def check(
+        caller: Caller,
+        store: StoreDep,
+        settings: SettingsDep,
+        address: Annotated[str, Query(max_length=1200, description="Native or email form.")],
+    ) -> AddressCheck:
+        """Whether a mail to `address` would be delivered now, and if not the error a
+        send (or SMTP `RCPT TO`) would give: always 200, the verdict is in the body."""
+        return await check_address(store, settings.domain, caller, address, limits=settings.limits)
 
     @router.get("/contacts")
     async def list_contacts(

@@ -45,9 +45,12 @@ async def my_requests(
     state: Literal["open", "decided", "expired"] | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     offset: Offset = 0,
+    order: Literal["newest", "oldest"] = "newest",
 ) -> MailList:
     """The permission requests addressed to me; `?state=open` is what awaits my decision."""
-    return await permissions.list_requests(store, settings.domain, human, state, limit, offset)
+    return await permissions.list_requests(
+        store, settings.domain, human, state, limit, offset, order
+    )
 
 
 @router.post("/me/permission/decide")

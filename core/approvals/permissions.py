@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from typing import Literal
 
 from pydantic import BaseModel, Field
 from sqlalchemy import func, select
@@ -229,9 +230,16 @@ async def expire_permission_requests(store: Store) -> int:
 
 
 async def list_requests(
-    store: Store, domain: str, principal: Principal, state: str | None, limit: int, offset: int
+    store: Store,
+    domain: str,
+    principal: Principal,
+    state: str | None,
+    limit: int,
+    offset: int,
+    order: Literal["newest", "oldest"] = "newest",
 ) -> MailList:
-    """The permission requests addressed to a human, newest first (one call for the web UI)."""
+    """The permission requests addressed to a human, newest first (one call for the web UI);
+    `oldest` first puts the request waiting longest on top of an approvals queue."""
     query = (
         select(Mail, Delivery, Conversation.alias)
         .join(Delivery, (Delivery.mail_seq == Mail.seq) & (Delivery.recipient == principal.name))
@@ -241,7 +249,8 @@ async def list_requests(
     if state is not None:
         query = query.where(Mail.permission_state == state)
     count = select(func.count()).select_from(query.with_only_columns(Mail.seq).subquery())
-    page = query.order_by(Mail.seq.desc()).limit(limit).offset(offset)
+    ordering = Mail.seq.desc() if order == "newest" else Mail.seq.asc()
+    page = query.order_by(ordering).limit(limit).offset(offset)
 
     def run(session: Session) -> MailList:
         rows = session.execute(page).all()

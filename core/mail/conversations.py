@@ -22,10 +22,11 @@ from sqlalchemy.orm import Session
 from core.address import normalize_alias
 from core.errors import AliasTaken, Forbidden, InvalidRequest, NotFound, UnknownAlias
 from core.mail.mailbox import session_mails
+from core.mail.session_views import session_views
 from core.principal import Principal
 from core.store.engine import Store
 from core.store.events import emit
-from core.store.models import Conversation, Delivery, Mail, Participant, isoformat, table_of, utcnow
+from core.store.models import Conversation, Mail, Participant, User, isoformat, table_of, utcnow
 from core.views import BudgetInput, SessionDetail, SessionView
 
 _CREATION_LOCK_KEY = 0x61676D63  # "agmc": serialises alias and default-conversation creation
@@ -110,34 +111,9 @@ def participants(session: Session, conv_id: str) -> list[str]:
     return list(names.all())
 
 
-def budget_remaining(conv: Conversation) -> int | Literal["unlimited"]:
-    if conv.budget_limit is None:
-        return "unlimited"
-    return max(0, conv.budget_limit - conv.budget_used)
-
-
 def session_view(session: Session, conv: Conversation, viewer: str) -> SessionView:
     """The conversation as `viewer` sees it: `mail_count` counts the mails they may see."""
-    mine = select(Delivery.mail_seq).where(Delivery.recipient == viewer)
-    count = session.scalar(
-        select(func.count()).where(
-            Mail.session_id == conv.id, (Mail.from_name == viewer) | Mail.seq.in_(mine)
-        )
-    )
-    return SessionView(
-        session_id=conv.id,
-        session_alias=conv.alias,
-        subject=conv.subject,
-        status=conv.status,
-        budget_limit="unlimited" if conv.budget_limit is None else conv.budget_limit,
-        budget_used=conv.budget_used,
-        budget_remaining=budget_remaining(conv),
-        participants=participants(session, conv.id),
-        created_by=conv.created_by,
-        mail_count=int(count or 0),
-        created_at=conv.created_at,
-        updated_at=conv.updated_at,
-    )
+    return session_views(session, [conv], viewer)[0]
 
 
 def emit_session_update(
@@ -195,11 +171,11 @@ async def list_sessions(
     def run(session: Session) -> tuple[list[SessionView], int]:
         total = session.scalar(select(func.count()).select_from(query.subquery()))
         convs = session.scalars(
-            query.order_by(Conversation.updated_at.desc()).limit(limit).offset(offset)
-        )
-        return [session_view(session, conv, principal.name) for conv in convs.all()], int(
-            total or 0
-        )
+            query.order_by(Conversation.updated_at.desc(), Conversation.id)
+            .limit(limit)
+            .offset(offset)
+        ).all()
+        return session_views(session, convs, principal.name), int(total or 0)
 
     return await store.read(run)
 
@@ -262,7 +238,12 @@ async def update_session(
 
 
 def status_from_requests(session: Session, conv_id: str) -> str:
-    """`waiting` while a permission request in the conversation is open, else `active`."""
+    """`waiting` while a human owes the conversation an answer, else `active`.
+
+    A human owes one while a permission request in it is open, or while its newest
+    `question` (only agents send them) has no human mail after it: any mail from a
+    human in the conversation answers it, as a reply would.
+    """
     now = utcnow()
     open_request = session.scalar(
         select(Mail.seq)
@@ -273,7 +254,22 @@ def status_from_requests(session: Session, conv_id: str) -> str:
         )
         .limit(1)
     )
-    return "waiting" if open_request is not None else "active"
+    if open_request is not None:
+        return "waiting"
+    question = (
+        select(func.max(Mail.seq))
+        .where(Mail.session_id == conv_id, Mail.mail_type == "question")
+        .scalar_subquery()
+    )
+    answered = (
+        select(Mail.seq)
+        .where(
+            Mail.session_id == conv_id, Mail.seq > question, Mail.from_name.in_(select(User.name))
+        )
+        .exists()
+    )
+    unanswered = session.scalar(select(question.is_not(None) & ~answered))
+    return "waiting" if unanswered else "active"
 
 
 def checked_subject(subject: str) -> str:

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from core.address import Address, parse_email
-from core.errors import BudgetExhausted, NotFound
+from core.address import Address, parse_address, parse_email
+from core.errors import BudgetExhausted, DomainError, NotFound
 from core.identity.endpoints import Endpoint, resolve_endpoint, sender_endpoint
 from core.mail.conversations import by_alias, default_key
 from core.mail.mailbox import visible_mail
@@ -25,6 +25,7 @@ from core.principal import Principal
 from core.settings import Limits
 from core.store.engine import Store
 from core.store.models import Conversation, Mail
+from core.views import AddressCheck, ErrorView
 
 
 def _conversation_for(
@@ -55,26 +56,72 @@ async def check_recipient(
     conversations) or BudgetExhausted (an agent's rounds are used up).
     """
     address = parse_email(text, domain)
-
-    def run(session: Session) -> None:
-        target = resolve_endpoint(session, address)
-        sender = sender_endpoint(session, principal, from_workspace, None)
-        conv = _conversation_for(session, address, sender, target)
-        if conv is None:
-            check_new_conversation_rate(session, sender, limits)
-            return
-        if (
-            principal.is_agent
-            and conv.budget_limit is not None
-            and conv.budget_used >= conv.budget_limit
-        ):
-            raise BudgetExhausted(
-                f"the conversation's round-trip budget is used up "
-                f"({conv.budget_used}/{conv.budget_limit}); a human must raise it"
-            )
-
-    await store.read(run)
+    await store.read(lambda session: _check(session, principal, address, from_workspace, limits))
     return address
+
+
+def _check(
+    session: Session,
+    principal: Principal,
+    address: Address,
+    from_workspace: str | None,
+    limits: Limits,
+) -> Endpoint:
+    """The endpoint `address` reaches if `principal` may send to it now; else the error."""
+    target = resolve_endpoint(session, address)
+    sender = sender_endpoint(session, principal, from_workspace, None)
+    conv = _conversation_for(session, address, sender, target)
+    if conv is None:
+        check_new_conversation_rate(session, sender, limits)
+        return target
+    if (
+        principal.is_agent
+        and conv.budget_limit is not None
+        and conv.budget_used >= conv.budget_limit
+    ):
+        raise BudgetExhausted(
+            f"the conversation's round-trip budget is used up "
+            f"({conv.budget_used}/{conv.budget_limit}); a human must raise it"
+        )
+    return target
+
+
+async def check_address(
+    store: Store, domain: str, principal: Principal, text: str, *, limits: Limits
+) -> AddressCheck:
+    """Whether a send to `text` (native or email form) would be delivered now, and
+    if not the error the send would give: the same check as SMTP's `RCPT TO`.
+
+    It reveals nothing a send would not: an alias of a conversation the caller
+    is not in is unknown to them, as it is to a send."""
+    try:
+        address = parse_address(text, domain)
+        target = await store.read(lambda s: _check(s, principal, address, None, limits))
+    except DomainError as refused:
+        parsed = _parsed_or_none(text, domain)
+        return AddressCheck(
+            address=text,
+            deliverable=False,
+            native=parsed.native() if parsed else None,
+            email=parsed.email(domain) if parsed else None,
+            kind=None,
+            error=ErrorView(code=refused.code, message=refused.message),
+        )
+    return AddressCheck(
+        address=text,
+        deliverable=True,
+        native=address.native(),
+        email=address.email(domain),
+        kind="human" if target.agent is None else "agent",
+        error=None,
+    )
+
+
+def _parsed_or_none(text: str, domain: str) -> Address | None:
+    try:
+        return parse_address(text, domain)
+    except DomainError:
+        return None
 
 
 async def replied_mail(

@@ -23,7 +23,6 @@ from core.mail.attachments import MAX_PER_MAIL, attach, carry, check_claimable
 from core.mail.auto_rule import check_auto, check_auto_conversation
 from core.mail.conversations import (
     add_participants,
-    budget_remaining,
     emit_session_update,
     participants,
     status_from_requests,
@@ -33,6 +32,7 @@ from core.mail.mailbox import forwardable_mail, visible_mail
 from core.mail.naming import Proposal, extract_proposal, record_proposal
 from core.mail.placement import set_flags
 from core.mail.routing import Target, choose_conversation
+from core.mail.session_views import budget_remaining
 from core.principal import Principal
 from core.settings import Limits
 from core.store.engine import Store
@@ -319,9 +319,10 @@ def mail_writer(
         if proposal is not None and principal.is_agent:
             record_proposal(session, conv, proposal, sender.name, mail_id)
         old_status = conv.status
-        if permission is not None:
-            conv.status = "waiting"
-        elif conv.status == "completed":
+        if permission is not None or mail_type == "question":
+            conv.status = "waiting"  # until a human decides or answers
+        elif conv.status == "completed" or (conv.status == "waiting" and principal.is_human):
+            # A human's mail answers an open question (not a permission request).
             conv.status = status_from_requests(session, conv.id)
         conv.updated_at = now
         payload = _new_mail_payload(mail_id, values, conv, domain)

@@ -7,14 +7,13 @@ from datetime import UTC, datetime
 
 import sqlalchemy as sa
 from alembic import command
-from alembic.autogenerate import compare_metadata
-from alembic.migration import MigrationContext
 from sqlalchemy.engine import Connection
 
 from core.store.migrate import alembic_config, migrate
-from core.store.models import Base, RawMessage
+from core.store.models import RawMessage
 from core.store.raw_messages import originals_of
 from tests.support.cli import open_store
+from tests.support.schema import schema_differences
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 ONE = b"From: a@x.example\r\nSubject: one\r\n\r\nthe same bytes, twice\r\n"
@@ -59,8 +58,7 @@ async def test_upgrade_moves_raw_bytes_once_per_content(database_url: str) -> No
         differences: list[object] = []
 
         def compare(connection: Connection) -> None:
-            context = MigrationContext.configure(connection)
-            differences.extend(compare_metadata(context, Base.metadata))
+            differences.extend(schema_differences(connection))
 
         await store.run_on_connection(compare)
         assert differences == []  # `mails.raw` is gone; the schema is the models'

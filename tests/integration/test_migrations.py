@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from alembic.autogenerate import compare_metadata
-from alembic.migration import MigrationContext
 from sqlalchemy.engine import Connection
 
 from core.store.migrate import migrate
-from core.store.models import Base
 from gateway.server import Gateway
+from tests.support.schema import schema_differences
 
 
 async def test_migrated_schema_matches_the_models(gateway: Gateway) -> None:
@@ -18,7 +16,7 @@ async def test_migrated_schema_matches_the_models(gateway: Gateway) -> None:
     differences: list[object] = []
 
     def compare(connection: Connection) -> None:
-        differences.extend(compare_metadata(MigrationContext.configure(connection), Base.metadata))
+        differences.extend(schema_differences(connection))
 
     await store.run_on_connection(compare)
     assert differences == []

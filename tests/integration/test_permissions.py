@@ -305,3 +305,25 @@ async def test_an_expired_request_is_closed_and_reported(api: Api) -> None:
     shown = ok(await human.get(f"/api/v1/me/mail/{asked['mail_id']}"))
     assert shown["permission_state"] == "expired"
     assert await status_of(human, task["session_id"]) == "active"
+
+
+async def test_open_requests_oldest_first_for_the_approvals_queue(api: Api) -> None:
+    human = await api.human("jianf")
+    builder = await api.agent("builder")
+    asked = [(await ask(builder, question=f"May I {n}?"))["mail_id"] for n in range(4)]
+    ok(await human.post(DECIDE, json={"mail_id": asked[1], "decision": "approve"}))
+    listed = "/api/v1/me/permissions"
+    oldest = ok(await human.get(listed, params={"state": "open", "order": "oldest"}))
+    assert [m["mail_id"] for m in oldest["mails"]] == [asked[0], asked[2], asked[3]]
+    assert oldest["total"] == 3
+    page = ok(
+        await human.get(
+            listed, params={"state": "open", "order": "oldest", "limit": 1, "offset": 1}
+        )
+    )
+    assert [m["mail_id"] for m in page["mails"]] == [asked[2]]
+    # The default stays newest first.
+    newest = ok(await human.get(listed, params={"state": "open"}))
+    assert [m["mail_id"] for m in newest["mails"]] == [asked[3], asked[2], asked[0]]
+    response = await human.get(listed, params={"order": "sideways"})
+    assert response.status_code == 422

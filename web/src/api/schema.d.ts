@@ -1,6 +1,27 @@
 // Generated from the gateway's OpenAPI document by `npm run gen:api`. Do not edit.
 
 export interface paths {
+    "/api/v1/addresses/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check
+         * @description Whether a mail to `address` would be delivered now, and if not the error a
+         *     send (or SMTP `RCPT TO`) would give: always 200, the verdict is in the body.
+         */
+        get: operations["check_api_v1_addresses_check_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/addresses/suggest": {
         parameters: {
             query?: never;
@@ -561,6 +582,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/addresses/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check
+         * @description Whether a mail to `address` would be delivered now, and if not the error a
+         *     send (or SMTP `RCPT TO`) would give: always 200, the verdict is in the body.
+         */
+        get: operations["check_api_v1_me_addresses_check_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me/addresses/suggest": {
         parameters: {
             query?: never;
@@ -753,6 +795,27 @@ export interface paths {
         post?: never;
         /** Revoke Login */
         delete: operations["revoke_login_api_v1_me_logins__login_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/mail-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Mail Settings
+         * @description What to type into a mail client: the SMTP and IMAP servers, your user name
+         *     (the password is your web password, or a user key) and your address.
+         */
+        get: operations["get_mail_settings_api_v1_me_mail_settings_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1031,6 +1094,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search
+         * @description The mail you sent or received that matches, best match first, then newest.
+         */
+        get: operations["search_api_v1_me_search_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me/sessions": {
         parameters: {
             query?: never;
@@ -1168,6 +1251,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search
+         * @description The mail you sent or received that matches, best match first, then newest.
+         */
+        get: operations["search_api_v1_search_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sessions": {
         parameters: {
             query?: never;
@@ -1292,6 +1395,23 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * AddressCheck
+         * @description Whether a send to `address` would be delivered now; if not, the send's error.
+         */
+        AddressCheck: {
+            /** Address */
+            address: string;
+            /** Deliverable */
+            deliverable: boolean;
+            /** Email */
+            email: string | null;
+            error: components["schemas"]["ErrorView"] | null;
+            /** Kind */
+            kind: ("human" | "agent") | null;
+            /** Native */
+            native: string | null;
+        };
         /** AgentKeyBody */
         AgentKeyBody: {
             /**
@@ -1578,6 +1698,13 @@ export interface components {
         ErrorResponse: {
             error: components["schemas"]["ErrorDetail"];
         };
+        /** ErrorView */
+        ErrorView: {
+            /** Code */
+            code: string;
+            /** Message */
+            message: string;
+        };
         /** ForwardRequest */
         ForwardRequest: {
             /**
@@ -1664,6 +1791,23 @@ export interface components {
             /** Used At */
             used_at: string | null;
         };
+        /**
+         * LatestMail
+         * @description The newest mail of a conversation the viewer may see, for a list row.
+         */
+        LatestMail: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Excerpt */
+            excerpt: string;
+            /** From */
+            from: string;
+            /** Mail Id */
+            mail_id: string;
+        };
         /** LoginBody */
         LoginBody: {
             /** Password */
@@ -1709,6 +1853,17 @@ export interface components {
             mails: components["schemas"]["MailView"][];
             /** Total */
             total: number;
+        };
+        /** MailSettings */
+        MailSettings: {
+            /** Address */
+            address: string;
+            /** Email */
+            email: string;
+            imap: components["schemas"]["Server"];
+            smtp: components["schemas"]["Server"];
+            /** Username */
+            username: string;
         };
         /** MailView */
         MailView: {
@@ -1800,6 +1955,18 @@ export interface components {
             /** Password */
             password: string;
         };
+        /** ParticipantBrief */
+        ParticipantBrief: {
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "human" | "agent";
+            /** Name */
+            name: string;
+            /** Online */
+            online: boolean;
+        };
         /** ParticipantList */
         ParticipantList: {
             /** Participants */
@@ -1883,6 +2050,16 @@ export interface components {
              */
             to: string;
         };
+        /** Port */
+        Port: {
+            /** Port */
+            port: number;
+            /**
+             * Security
+             * @enum {string}
+             */
+            security: "ssl/tls" | "starttls" | "none";
+        };
         /** ProposalList */
         ProposalList: {
             /** Proposals */
@@ -1945,6 +2122,101 @@ export interface components {
              * @constant
              */
             status?: "registered";
+        };
+        /**
+         * SearchHit
+         * @description A mail found by search: the inbox's mail view and where the words matched.
+         */
+        SearchHit: {
+            /** Action */
+            action?: string | null;
+            /** Action Sha256 */
+            action_sha256?: string | null;
+            /** Answered */
+            answered?: boolean | null;
+            /** Attachments */
+            attachments?: components["schemas"]["AttachmentRef"][];
+            /** Auto */
+            auto: boolean;
+            /**
+             * Body
+             * @description Full Markdown body (omitted in listings).
+             */
+            body?: string | null;
+            /** Body Preview */
+            body_preview: string;
+            /** Cc */
+            cc: string[];
+            /** Cc Email */
+            cc_email: string[];
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Decided At */
+            decided_at?: string | null;
+            /** Decided By */
+            decided_by?: string | null;
+            /** Decision */
+            decision?: string | null;
+            /** Decision Note */
+            decision_note?: string | null;
+            /** Delivery */
+            delivery?: ("to" | "cc") | null;
+            /** Expires At */
+            expires_at?: string | null;
+            /** Flagged */
+            flagged?: boolean | null;
+            /** From */
+            from: string;
+            /** From Email */
+            from_email: string;
+            /**
+             * Keywords
+             * @description Your IMAP keywords on it (`$Label1`, `$Junk`, …), sorted; null when you are not a recipient (and in tree chunks, which leave them out).
+             */
+            keywords?: string[] | null;
+            /** Mail Id */
+            mail_id: string;
+            /** Mail Type */
+            mail_type: string;
+            /** Message Id */
+            message_id: string;
+            /** Options */
+            options?: string[] | null;
+            /** Parent Mail Id */
+            parent_mail_id: string | null;
+            /** Permission State */
+            permission_state?: ("open" | "decided" | "expired") | null;
+            /** Seq */
+            seq: number;
+            /** Session Alias */
+            session_alias: string | null;
+            /** Session Id */
+            session_id: string;
+            /** Snippet */
+            snippet: string;
+            /** Status */
+            status?: ("unread" | "read" | "archived" | "deleted") | null;
+            /** Subject */
+            subject: string;
+            /** To */
+            to: string;
+            /** To Email */
+            to_email: string;
+        };
+        /** SearchResults */
+        SearchResults: {
+            /** Mails */
+            mails: components["schemas"]["SearchHit"][];
+            /** Total */
+            total: number;
+            /**
+             * Total Exact
+             * @default true
+             */
+            total_exact?: boolean;
         };
         /** SendRequest */
         SendRequest: {
@@ -2045,6 +2317,21 @@ export interface components {
             session_id: string;
         };
         /**
+         * Server
+         * @description The recommended port first (RFC 8314 §3: implicit TLS where offered), then `ports`,
+         *     every port the server offers.
+         */
+        Server: {
+            /** Host */
+            host: string;
+            /** Port */
+            port: number | null;
+            /** Ports */
+            ports: components["schemas"]["Port"][];
+            /** Security */
+            security: ("ssl/tls" | "starttls" | "none") | null;
+        };
+        /**
          * SessionChange
          * @description What a human may change on a conversation; fields left out stay as they are.
          */
@@ -2103,8 +2390,14 @@ export interface components {
             created_at: string;
             /** Created By */
             created_by: string;
+            latest?: components["schemas"]["LatestMail"] | null;
             /** Mail Count */
             mail_count: number;
+            /**
+             * Participant Details
+             * @description `participants` with their kind and presence.
+             */
+            participant_details?: components["schemas"]["ParticipantBrief"][];
             /** Participants */
             participants: string[];
             /** Session Alias */
@@ -2331,6 +2624,67 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    check_api_v1_addresses_check_get: {
+        parameters: {
+            query: {
+                /** @description Native or email form. */
+                address: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddressCheck"];
+                };
+            };
+            /** @description Malformed request: invalid JSON, or a NUL character in the URL. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: a bearer key or the login cookie. */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Authenticated, but not allowed to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Invalid input: a wrong type, a missing field, or a refused value. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     suggest_api_v1_addresses_suggest_get: {
         parameters: {
             query?: {
@@ -2502,6 +2856,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Wrong content type for this endpoint. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Invalid input: a wrong type, a missing field, or a refused value. */
             422: {
                 headers: {
@@ -2664,6 +3027,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Wrong content type for this endpoint. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Invalid input: a wrong type, a missing field, or a refused value. */
             422: {
                 headers: {
@@ -2793,6 +3165,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Wrong content type for this endpoint. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Invalid input: a wrong type, a missing field, or a refused value. */
             422: {
                 headers: {
@@ -2868,6 +3249,15 @@ export interface operations {
             };
             /** @description The request body is over the limit. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Wrong content type for this endpoint. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2952,6 +3342,15 @@ export interface operations {
             };
             /** @description The request body is over the limit. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Wrong content type for this endpoint. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3117,6 +3516,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Wrong content type for this endpoint. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Invalid input: a wrong type, a missing field, or a refused value. */
             422: {
                 headers: {
@@ -3181,6 +3589,15 @@ export interface operations {
             };
             /** @description No such object, or not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflicts with the current state (a taken name or alias, already decided). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3464,6 +3881,15 @@ export interface operations {
             };
             /** @description The request body is over the limit. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Wrong content type for this endpoint. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4014,6 +4440,15 @@ export interface operations {
             };
             /** @description The request body is over the limit. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Wrong content type for this endpoint. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4573,6 +5008,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Wrong content type for this endpoint. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Invalid input: a wrong type, a missing field, or a refused value. */
             422: {
                 headers: {
@@ -4698,6 +5142,67 @@ export interface operations {
             };
             /** @description Authenticated, but not allowed to do this. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    check_api_v1_me_addresses_check_get: {
+        parameters: {
+            query: {
+                /** @description Native or email form. */
+                address: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddressCheck"];
+                };
+            };
+            /** @description Malformed request: invalid JSON, or a NUL character in the URL. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: a bearer key or the login cookie. */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Authenticated, but not allowed to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Invalid input: a wrong type, a missing field, or a refused value. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5106,6 +5611,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Wrong content type for this endpoint. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Invalid input: a wrong type, a missing field, or a refused value. */
             422: {
                 headers: {
@@ -5250,6 +5764,15 @@ export interface operations {
             };
             /** @description The request body is over the limit. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Wrong content type for this endpoint. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5555,6 +6078,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Wrong content type for this endpoint. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Invalid input: a wrong type, a missing field, or a refused value. */
             422: {
                 headers: {
@@ -5766,6 +6298,55 @@ export interface operations {
             };
             /** @description Invalid input: a wrong type, a missing field, or a refused value. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    get_mail_settings_api_v1_me_mail_settings_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailSettings"];
+                };
+            };
+            /** @description Malformed request: invalid JSON, or a NUL character in the URL. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: a bearer key or the login cookie. */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Authenticated, but not allowed to do this. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6073,6 +6654,15 @@ export interface operations {
             };
             /** @description The request body is over the limit. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Wrong content type for this endpoint. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6632,6 +7222,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Wrong content type for this endpoint. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Invalid input: a wrong type, a missing field, or a refused value. */
             422: {
                 headers: {
@@ -6779,9 +7378,29 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Wrong content type for this endpoint. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Invalid input: a wrong type, a missing field, or a refused value. */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: a rate limit or the conversation's budget. */
+            429: {
+                headers: {
+                    /** @description Seconds until a rate-limited request may succeed. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6868,6 +7487,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Wrong content type for this endpoint. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Invalid input: a wrong type, a missing field, or a refused value. */
             422: {
                 headers: {
@@ -6885,6 +7513,7 @@ export interface operations {
                 limit?: number;
                 /** @description Items to skip. */
                 offset?: number;
+                order?: "newest" | "oldest";
                 state?: ("open" | "decided" | "expired") | null;
             };
             header?: never;
@@ -6900,6 +7529,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MailList"];
+                };
+            };
+            /** @description Malformed request: invalid JSON, or a NUL character in the URL. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: a bearer key or the login cookie. */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Authenticated, but not allowed to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Invalid input: a wrong type, a missing field, or a refused value. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    search_api_v1_me_search_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                /** @description Words, quoted phrases and filters: from: to: alias: is:unread is:read has:attachment type:permission|question|summary. */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchResults"];
                 };
             };
             /** @description Malformed request: invalid JSON, or a NUL character in the URL. */
@@ -7147,6 +7839,15 @@ export interface operations {
             };
             /** @description The request body is over the limit. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Wrong content type for this endpoint. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7561,6 +8262,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Wrong content type for this endpoint. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Invalid input: a wrong type, a missing field, or a refused value. */
             422: {
                 headers: {
@@ -7650,6 +8360,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Wrong content type for this endpoint. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Invalid input: a wrong type, a missing field, or a refused value. */
             422: {
                 headers: {
@@ -7664,6 +8383,69 @@ export interface operations {
                 headers: {
                     /** @description Seconds until a rate-limited request may succeed. */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    search_api_v1_search_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                /** @description Words, quoted phrases and filters: from: to: alias: is:unread is:read has:attachment type:permission|question|summary. */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchResults"];
+                };
+            };
+            /** @description Malformed request: invalid JSON, or a NUL character in the URL. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: a bearer key or the login cookie. */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Authenticated, but not allowed to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Invalid input: a wrong type, a missing field, or a refused value. */
+            422: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -7877,6 +8659,15 @@ export interface operations {
             };
             /** @description The request body is over the limit. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Wrong content type for this endpoint. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8284,6 +9075,15 @@ export interface operations {
             };
             /** @description The request body is over the limit. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Wrong content type for this endpoint. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,132 @@
+"""Conversations as a viewer sees them, a page at a time in a fixed number of statements.
+
+A conversation list shows, per conversation, how many of its mails the viewer
+may see, the newest of them (sender, excerpt, time) and who takes part (kind and
+presence). Asking per conversation would be N+1 statements; here each is one
+statement for the whole page (tests/integration/test_session_list.py counts them):
+the counts and newest seqs grouped, those mails, the participants, the agents
+among them, the humans' recent web logins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import timedelta
+from typing import Literal
+
+from sqlalchemy import func, or_, select
+from sqlalchemy.orm import Session
+
+from core.identity.external import stored_party
+from core.store.models import Agent, Conversation, Delivery, Key, Mail, Participant, utcnow
+from core.views import LatestMail, ParticipantBrief, SessionView
+
+EXCERPT_CHARS = 140
+# A human counts as online while one of their web logins was used this recently
+# (a login's last use is written at most once a minute).
+HUMAN_ONLINE = timedelta(minutes=5)
+
+
+def budget_remaining(conv: Conversation) -> int | Literal["unlimited"]:
+    if conv.budget_limit is None:
+        return "unlimited"
+    return max(0, conv.budget_limit - conv.budget_used)
+
+
+def excerpt(body: str) -> str:
+    """The start of a body as one plain line (whitespace collapsed)."""
+    flat = " ".join(body.split())
+    return flat if len(flat) <= EXCERPT_CHARS else flat[: EXCERPT_CHARS - 1] + "…"
+
+
+def session_views(
+    session: Session, convs: Sequence[Conversation], viewer: str
+) -> list[SessionView]:
+    ids = [conv.id for conv in convs]
+    if not ids:
+        return []
+    seen = or_(
+        Mail.from_name == viewer,
+        Mail.seq.in_(select(Delivery.mail_seq).where(Delivery.recipient == viewer)),
+    )
+    stats = {
+        conv_id: (int(count), int(newest))
+        for conv_id, count, newest in session.execute(
+            select(Mail.session_id, func.count(), func.max(Mail.seq))
+            .where(Mail.session_id.in_(ids), seen)
+            .group_by(Mail.session_id)
+        )
+    }
+    newest_seqs = [newest for _, newest in stats.values()]
+    latest_rows = session.execute(
+        select(
+            Mail.seq,
+            Mail.id,
+            Mail.from_name,
+            Mail.from_path,
+            func.substr(Mail.body, 1, EXCERPT_CHARS * 4),
+            Mail.created_at,
+        ).where(Mail.seq.in_(newest_seqs))
+    ).all()
+    latest = {row[0]: row for row in latest_rows}
+    members: dict[str, list[str]] = {conv_id: [] for conv_id in ids}
+    for conv_id, name in session.execute(
+        select(Participant.session_id, Participant.name)
+        .where(Participant.session_id.in_(ids))
+        .order_by(Participant.name)
+    ):
+        members[conv_id].append(name)
+    names = sorted({name for group in members.values() for name in group})
+    agents = {
+        name: status
+        for name, status in session.execute(
+            select(Agent.name, Agent.status).where(Agent.name.in_(names))
+        )
+    }
+    humans = [name for name in names if name not in agents]
+    present = set(
+        session.scalars(
+            select(Key.owner).where(
+                Key.kind == "login",
+                Key.owner.in_(humans),
+                Key.revoked_at.is_(None),
+                Key.last_used_at > utcnow() - HUMAN_ONLINE,
+            )
+        ).all()
+    )
+
+    def brief(name: str) -> ParticipantBrief:
+        if name in agents:
+            return ParticipantBrief(name=name, kind="agent", online=agents[name] == "online")
+        return ParticipantBrief(name=name, kind="human", online=name in present)
+
+    views = []
+    for conv in convs:
+        count, newest = stats.get(conv.id, (0, 0))
+        row = latest.get(newest)
+        views.append(
+            SessionView(
+                session_id=conv.id,
+                session_alias=conv.alias,
+                subject=conv.subject,
+                status=conv.status,
+                budget_limit="unlimited" if conv.budget_limit is None else conv.budget_limit,
+                budget_used=conv.budget_used,
+                budget_remaining=budget_remaining(conv),
+                participants=members[conv.id],
+                created_by=conv.created_by,
+                mail_count=count,
+                created_at=conv.created_at,
+                updated_at=conv.updated_at,
+                latest=None
+                if row is None
+                else LatestMail(
+                    mail_id=row[1],
+                    from_=stored_party(row[2], row[3], conv.alias).native(),
+                    excerpt=excerpt(row[4] or ""),
+                    created_at=row[5],
+                ),
+                participant_details=[brief(name) for name in members[conv.id]],
+            )
+        )
+    return views
