@@ -124,7 +124,12 @@ def _first_header_in_whole_text(lines: list[str]) -> tuple[int, int] | None:
     return start, max(text.count("\n", 0, match.end()) + 1, start + 1)
 
 
-@given(st.lists(_REPLY_LINES | st.text(max_size=40), max_size=30))
+# Lines as new_text.py makes them (split at "\n"): none holds a "\n" itself (one that
+# did would shift the reference's line count, not the code's: a generator's defect).
+_ONE_LINE = st.text(alphabet=st.characters(blacklist_characters="\n"), max_size=40)
+
+
+@given(st.lists(_REPLY_LINES | _ONE_LINE, max_size=30))
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
 def test_the_windowed_header_search_finds_what_a_whole_text_search_finds(
     lines: list[str],
