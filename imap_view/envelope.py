@@ -27,14 +27,18 @@ class _Envelope(EnvelopeStructure):
     subject and display names as the message carries them (see module doc)."""
 
     utf8 = False
+    # The subject as it goes on the wire; `subject` stays the decoded text, which is
+    # what SEARCH SUBJECT matches (pymap's search reads it from this structure).
+    wire_subject: object | None = None
 
     @property
     def _value(self) -> Writeable:
         date = String.build(str(self.date)) if self.date else Nil()
+        subject = self.subject if self.utf8 else self.wire_subject
         return List(
             [
                 date,
-                String.build(self.subject),
+                String.build(subject),
                 self._list(self.from_),
                 self._list(self.sender or self.from_),
                 self._list(self.reply_to or self.from_),
@@ -78,12 +82,9 @@ class _Utf8Envelope(_Envelope):
 
 def envelope_of(msg: MessageContent, *, utf8: bool = False) -> EnvelopeStructure:
     parsed = msg.header.parsed
-    subject: object | None = parsed.subject
-    if not utf8:
-        subject = stored_text(msg, b"subject", subject)
-    return (_Utf8Envelope if utf8 else _Envelope)(
+    envelope = (_Utf8Envelope if utf8 else _Envelope)(
         parsed.date,
-        subject,  # type: ignore[arg-type]
+        parsed.subject,
         parsed.from_,
         parsed.sender,
         parsed.reply_to,
@@ -93,3 +94,6 @@ def envelope_of(msg: MessageContent, *, utf8: bool = False) -> EnvelopeStructure
         parsed.in_reply_to,
         parsed.message_id,
     )
+    if not utf8:
+        envelope.wire_subject = stored_text(msg, b"subject", parsed.subject)
+    return envelope
