@@ -43,6 +43,6 @@ def reply_for(exc: domain.DomainError) -> str:
     """The SMTP reply line for a domain error, with its reason a human can read."""
     code, enhanced = next(r for cls, r in REPLIES.items() if isinstance(exc, cls))
     reason = _one_line(exc.message)
-    if isinstance(exc, domain.RateLimited):
-        reason += f" (retry after {exc.retry_after} s)"
+    if isinstance(exc, domain.RateLimited) and f"{exc.retry_after} s" not in reason:
+        reason += f" (try again in {exc.retry_after} s)"  # said once (issue 11, item 20)
     return f"{code} {enhanced} {reason}"
