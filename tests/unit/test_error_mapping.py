@@ -49,4 +49,7 @@ def test_every_domain_error_has_an_smtp_reply() -> None:
     assert SMTP_REPLIES[errors.BudgetExhausted] == (550, "5.7.1")
     assert SMTP_REPLIES[errors.UnknownAlias] == (550, "5.1.1")
     reply = smtp_reply_for(errors.RateLimited("too many\nnew conversations", retry_after=42))
-    assert reply == "451 4.7.1 too many new conversations (retry after 42 s)"
+    assert reply == "451 4.7.1 too many new conversations (try again in 42 s)"
+    # A message that already says when is not told twice.
+    said = smtp_reply_for(errors.RateLimited("slow down: try again in 42 s", retry_after=42))
+    assert said == "451 4.7.1 slow down: try again in 42 s"
