@@ -22,11 +22,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
-import shlex
 import time
 import uuid
 from typing import Any
 
+from _cli import reproduce
 from _db import (
     baseline_case,
     bulk_insert,
@@ -85,15 +85,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--database-url", default="", help="PostgreSQL server; default SQLite")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     return parser.parse_args(argv)
-
-
-def reproduce(args: argparse.Namespace) -> str:
-    argv = [".venv/bin/python", "bench/search.py"]
-    defaults = vars(parse_args([]))
-    for name, value in vars(args).items():
-        if value != defaults[name] and name != "keep":
-            argv += [f"--{name.replace('_', '-')}", str(value)]
-    return shlex.join(argv)
 
 
 def body_of(rng: random.Random) -> str:
@@ -183,7 +174,7 @@ async def main(args: argparse.Namespace) -> None:
         console.print(
             f"goal p95 < {GOAL_MS:.0f} ms — {t.label}: p95 {t.ms(0.95):.2f} ms: {verdict}"
         )
-    console.print(f"reproduce: {reproduce(args)}")
+    console.print(f"reproduce: {reproduce('bench/search.py', args, parse_args([]))}")
     for line in facts(described):
         console.print(line)
 

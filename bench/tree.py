@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import shlex
 import time
 import uuid
 from typing import Any
 
+from _cli import reproduce
 from _db import (
     baseline_case,
     bulk_insert,
@@ -67,17 +67,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--plan", action="store_true", help="print the first chunk's query plan")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     return parser.parse_args(argv)
-
-
-def reproduce(args: argparse.Namespace) -> str:
-    argv = [".venv/bin/python", "bench/tree.py"]
-    defaults = vars(parse_args([]))
-    for name, value in vars(args).items():
-        if value != defaults[name] and name != "keep" and isinstance(value, bool):
-            argv.append(f"--{name}")
-        elif value != defaults[name] and name != "keep":
-            argv += [f"--{name.replace('_', '-')}", str(value)]
-    return shlex.join(argv)
 
 
 def mail_row(
@@ -202,7 +191,7 @@ async def main(args: argparse.Namespace) -> None:
             f"goal one statement, < {GOAL_MS:.0f} ms — {t.label}: {t.statements} statement(s), "
             f"p50 {t.ms(0.5):.2f} ms: {verdict}"
         )
-    console.print(f"reproduce: {reproduce(args)}")
+    console.print(f"reproduce: {reproduce('bench/tree.py', args, parse_args([]))}")
     for line in facts(described):
         console.print(line)
 
