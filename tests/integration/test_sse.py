@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import update
 
@@ -116,3 +117,21 @@ async def test_bad_last_event_id_is_a_clear_error(api: Api) -> None:
     response = await builder.get("/api/v1/events/stream", headers={"Last-Event-ID": "abc"})
     assert response.status_code == 422
     assert response.json()["error"]["code"] == "invalid_request"
+
+
+async def test_a_cursor_ahead_of_the_store_gets_resync_then_live_events(api: Api) -> None:
+    """A bridge that kept its cursor across a restore (`Last-Event-ID: 999999`, or
+    `?after=10**18`) used to hear nothing ever again (issue 11, item 13)."""
+    human = await api.human("jianf")
+    builder = await api.agent("builder")
+    ahead: list[dict[str, Any]] = [
+        {"headers": {"Last-Event-ID": "999999"}},
+        {"after": str(10**18)},
+    ]
+    for how in ahead:
+        async with open_stream(builder, **how) as stream:
+            first = await stream.next()
+            assert first.event == "resync", how
+            sent = await _send(human, "builder@ModelRouter", f"after {sorted(how)}")
+            live = await stream.next_of("new_mail")
+            assert live.json["mail_id"] == sent, how
