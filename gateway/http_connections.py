@@ -27,6 +27,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from core.identity.throttle import ConnectionsPerAddress
 
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+LINGER_SECONDS = 2.0  # how long a refused connection is read (and dropped) before closing
 
 
 def _refusal(status: str, code: str, message: str) -> bytes:
@@ -78,13 +79,13 @@ def guarded_protocol(guard: ConnectionGuard) -> type[asyncio.Protocol]:
             super().__init__(*args, **kwargs)
             self._header_timer: asyncio.TimerHandle | None = None
             self._counted: str | None = None
+            self._lingering = False
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             address = self.client[0] if self.client else ""
             if not guard.admit(address):
-                transport.write(_TOO_MANY)
-                transport.close()
+                self._refuse(_TOO_MANY)
                 return
             if not guard.exempt(address):
                 self._counted = address
@@ -96,6 +97,20 @@ def guarded_protocol(guard: ConnectionGuard) -> type[asyncio.Protocol]:
                 guard.release(self._counted)
                 self._counted = None
             super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            if not self._lingering:  # after a refusal, what the client still sends is dropped
+                super().data_received(data)
+
+        def _refuse(self, answer: bytes) -> None:
+            """Answer, half-close and read on for a moment before closing (RFC 9112 §9.6):
+            closing at once with the client's bytes still arriving makes the kernel reset
+            the connection, and the client may lose the answer to the reset."""
+            self._lingering = True
+            self.transport.write(answer)
+            if self.transport.can_write_eof():
+                self.transport.write_eof()
+            self.loop.call_later(LINGER_SECONDS, self.transport.close)
 
         def on_message_begin(self) -> None:
             super().on_message_begin()
@@ -120,7 +135,8 @@ def guarded_protocol(guard: ConnectionGuard) -> type[asyncio.Protocol]:
                 return
             if self.cycle is None or self.cycle.response_complete:
                 # Not in the middle of an earlier (pipelined) response: say why.
-                self.transport.write(_TIMEOUT)
-            self.transport.close()
+                self._refuse(_TIMEOUT)
+            else:
+                self.transport.close()
 
     return GuardedHttpProtocol
