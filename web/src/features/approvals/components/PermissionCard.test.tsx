@@ -1,4 +1,4 @@
-import { act, fireEvent, screen } from "@testing-library/react";
+import { act, fireEvent, screen, waitFor } from "@testing-library/react";
 import userEventLib from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Mail } from "@/api";
@@ -79,7 +79,8 @@ describe("PermissionCard", () => {
     await userEvent.type(screen.getByLabelText("Note (optional)"), "only the cache");
     await userEvent.click(screen.getByRole("button", { name: "always allow" }));
     expect(onDecide).toHaveBeenCalledWith("always allow", "only the cache");
-    expect(screen.getByRole("region")).toHaveAttribute("data-state", "decidedHere");
+    // The card changes once the decision's promise has settled, not in the click itself.
+    await waitFor(() => expect(screen.getByRole("region")).toHaveAttribute("data-state", "decidedHere"));
     expect(screen.getByText("You chose “always allow”.")).toBeInTheDocument();
     expect(screen.getByText("Note: only the cache")).toBeInTheDocument();
     expect(screen.queryByRole("button", { name: "approve" })).not.toBeInTheDocument();
