@@ -1,0 +1,106 @@
+"""`agentmail mcp`: the mail tools as an MCP server (bridges/mcp), for any MCP agent.
+
+gateway/cli.py registers it on the `agentmail` app (`register`). Only options and
+the environment are read here; the server is bridges/mcp/run.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gateway.cli_common import err
+
+DEFAULT_URL = "http://127.0.0.1:8180"
+DEFAULT_KEY_FILE = Path("~/.agentmail/agent.key")
+HELP = f"""Serve the mail tools over MCP (stdio by default), for any MCP-speaking agent.
+
+\b
+Environment:
+  AGENTMAIL_URL         the gateway (default {DEFAULT_URL})
+  AGENTMAIL_AGENT_KEY   the agent key; else the key file
+  AGENTMAIL_KEY_FILE    the key file (default {DEFAULT_KEY_FILE})
+  AGENTMAIL_AGENT_NAME  the agent's name: with --workspace, the agent is
+                        registered on start if its key is not bound yet
+
+With --http, streamable HTTP on http://HOST:PORT/mcp; every request must carry
+the agent key as `Authorization: Bearer <key>` (401 otherwise). See docs/bridges.md.
+"""
+
+
+def _workspace(text: str) -> tuple[str, str]:
+    name, sep, path = text.partition("=")
+    if not sep or not name or not path:
+        raise typer.BadParameter(f"{text!r}: a workspace is NAME=PATH")
+    return name, str(Path(path).expanduser().resolve())
+
+
+def _key() -> str:
+    key = os.environ.get("AGENTMAIL_AGENT_KEY", "").strip()
+    if key:
+        return key
+    key_file = Path(os.environ.get("AGENTMAIL_KEY_FILE", "") or DEFAULT_KEY_FILE).expanduser()
+    try:
+        return key_file.read_text(encoding="utf-8").strip()
+    except OSError as error:
+        err.print(
+            f"[red]error:[/red] no agent key: set AGENTMAIL_AGENT_KEY or put the key in "
+            f"{key_file} ({error.strerror})"
+        )
+        raise typer.Exit(2) from error
+
+
+def mcp_command(
+    workspace: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--workspace",
+            help="NAME=PATH, repeatable: the agent's workspaces, registered on start; the "
+            "file tools read and write inside them only.",
+        ),
+    ] = None,
+    http: Annotated[
+        bool, typer.Option("--http", help="Serve streamable HTTP instead of stdio.")
+    ] = False,
+    host: Annotated[str, typer.Option(help="--http: the address to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="--http: the port (0 picks a free one).")] = 8181,
+    platform: Annotated[str, typer.Option(help="The platform name registered.")] = "mcp",
+) -> None:
+    # Imported here: the MCP SDK takes seconds to import, which no other command should pay.
+    from bridges.mcp.run import McpConfig, serve
+    from bridges.tools.definition import AgentIdentity, ToolError
+    from bridges.tools.gateway_api import GatewayRefusal, GatewayUnreachable
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    workspaces = tuple(_workspace(item) for item in workspace or [])
+    name = os.environ.get("AGENTMAIL_AGENT_NAME", "").strip()
+    identity = AgentIdentity(name, workspaces, platform) if name else None
+    config = McpConfig(
+        url=os.environ.get("AGENTMAIL_URL", "").strip() or DEFAULT_URL,
+        key=_key(),
+        identity=identity,
+        http=http,
+        host=host,
+        port=port,
+    )
+
+    def announce(where: str) -> None:
+        err.print(f"AgentMail MCP server on {where} (gateway {config.url})", highlight=False)
+
+    try:
+        asyncio.run(serve(config, announce))
+    except (ToolError, GatewayRefusal, GatewayUnreachable, OSError) as error:
+        err.print(f"[red]error:[/red] {error}", highlight=False)
+        raise typer.Exit(1) from error
+    except KeyboardInterrupt:
+        pass
+
+
+def register(app: typer.Typer) -> None:
+    """Add `mcp` to the `agentmail` app."""
+    app.command("mcp", help=HELP)(mcp_command)
