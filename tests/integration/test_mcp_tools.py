@@ -11,19 +11,30 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from mcp import Client
 
-from tests.support.gateway import Api, running_gateway
+from tests.support.gateway import PASSWORD, Api, running_gateway
 from tests.support.http import ok
 from tests.support.mcp_server import http_client, http_server, mcp_env, stdio_client
 from tests.support.mcp_server import workspace_args as args_for
 from tests.support.sse import open_stream
 
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"},
+    },
+}
+MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
 TOOL_NAMES = {
     "send_mail",
     "read_inbox",
@@ -66,138 +77,149 @@ async def refused(client: Client, name: str, **arguments: Any) -> str:
     return text
 
 
-def mcp_client(
-    transport: str, url: str, key: str, args: list[str]
-) -> AbstractAsyncContextManager[Client]:
-    env = mcp_env(url, key)
-    if transport == "stdio":
-        return stdio_client(env, args)
-    return _over_http(env, args, key)
-
-
-@asynccontextmanager
-async def _over_http(env: dict[str, str], args: list[str], key: str) -> AsyncIterator[Client]:
-    async with http_server(env, args) as url, http_client(url, key) as client:
-        yield client
-
-
-@pytest.mark.parametrize("transport", ["stdio", "http"])
-async def test_every_tool(api: Api, tmp_path: Path, transport: str) -> None:
-    alice = await api.human("alice")
+async def _world(api: Api, tmp_path: Path) -> tuple[dict[str, str], list[str], str]:
+    """Alice and Bob, a workspace directory, an agent key not bound yet: the server's
+    environment and arguments, and the key."""
+    await api.human("alice")
     await api.human("bob")
     work = tmp_path / "work"
     work.mkdir()
     key = await api.agent_key()
-    async with mcp_client(transport, api.base_url, key, args_for([("work", work)])) as client:
-        listed = await client.list_tools()
-        assert {tool.name for tool in listed.tools} == TOOL_NAMES
-        assert all(tool.description and tool.input_schema for tool in listed.tools)
+    return mcp_env(api.base_url, key), args_for([("work", work)]), key
 
-        # It registered on start (the key was not bound): the agent and its workspace exist.
-        status = await call(client, "connect_to_server")
-        assert (status["status"], status["pending_mails"]) == ("connected", 0)
-        agents = ok(await alice.get("/api/v1/agents"))["agents"]
-        [helper] = [agent for agent in agents if agent["agent_name"] == "helper"]
-        assert helper["workspaces"][0]["path"] == str(work.resolve())
-        assert helper["platform"] == "mcp"
 
-        # A human's task, with a file.
-        upload = ok(
-            await alice.post("/api/v1/me/attachments", files={"file": ("report.txt", b"Q3: up")})
+async def test_every_tool_over_stdio(api: Api, tmp_path: Path) -> None:
+    env, args, _ = await _world(api, tmp_path)
+    async with stdio_client(env, args) as client:
+        await _every_tool(api, client, tmp_path / "work")
+
+
+async def test_every_tool_over_http_behind_the_agent_key(api: Api, tmp_path: Path) -> None:
+    env, args, key = await _world(api, tmp_path)
+    async with http_server(env, args) as url:
+        assert url.startswith("http://127.0.0.1:")  # loopback unless told otherwise
+        await _refused_without_the_key(url, key)
+        async with http_client(url, key) as client:
+            await _every_tool(api, client, tmp_path / "work")
+
+
+async def _refused_without_the_key(url: str, key: str) -> None:
+    async with httpx.AsyncClient(timeout=30) as http:
+        for given in ({}, {"Authorization": "Bearer amk_wrong"}, {"Authorization": key}):
+            refused = await http.post(url, json=INITIALIZE, headers={**MCP_HEADERS, **given})
+            assert refused.status_code == 401, given
+            assert refused.headers["www-authenticate"].startswith("Bearer")
+            assert refused.json()["error"]["code"] == "unauthorized"
+
+
+async def _every_tool(api: Api, client: Client, work: Path) -> None:
+    alice = await api.login("alice", PASSWORD)
+    listed = await client.list_tools()
+    assert {tool.name for tool in listed.tools} == TOOL_NAMES
+    assert all(tool.description and tool.input_schema for tool in listed.tools)
+
+    # It registered on start (the key was not bound): the agent and its workspace exist.
+    status = await call(client, "connect_to_server")
+    assert (status["status"], status["pending_mails"]) == ("connected", 0)
+    agents = ok(await alice.get("/api/v1/agents"))["agents"]
+    [helper] = [agent for agent in agents if agent["agent_name"] == "helper"]
+    assert helper["workspaces"][0]["path"] == str(work)  # tmp_path is resolved already
+    assert helper["platform"] == "mcp"
+
+    # A human's task, with a file.
+    upload = ok(
+        await alice.post("/api/v1/me/attachments", files={"file": ("report.txt", b"Q3: up")})
+    )
+    task = ok(
+        await alice.post(
+            "/api/v1/me/mail/send",
+            json={
+                "to": "helper@work",
+                "subject": "Summarise the report",
+                "body": "Three lines, please.",
+                "attachment_ids": [upload["attachment_id"]],
+            },
         )
-        task = ok(
-            await alice.post(
-                "/api/v1/me/mail/send",
-                json={
-                    "to": "helper@work",
-                    "subject": "Summarise the report",
-                    "body": "Three lines, please.",
-                    "attachment_ids": [upload["attachment_id"]],
-                },
-            )
+    )
+    inbox = await call(client, "read_inbox")
+    [mail] = inbox["mails"]
+    assert (mail["mail_id"], mail["body"]) == (task["mail_id"], "Three lines, please.")
+    assert mail["from"].startswith("alice@")
+    assert mail["attachments"][0]["filename"] == "report.txt"
+    assert (await call(client, "read_inbox"))["mails"] == []  # listed mail was marked read
+    full = await call(client, "read_mail", mail_id=task["mail_id"])
+    assert (full["subject"], full["status"]) == ("Summarise the report", "read")
+
+    attachment_id = mail["attachments"][0]["attachment_id"]
+    saved = await call(
+        client, "download_attachment", attachment_id=attachment_id, save_as="in/report.txt"
+    )
+    assert (work / "in" / "report.txt").read_bytes() == b"Q3: up"
+    assert saved == {"saved_to": str((work / "in" / "report.txt").resolve()), "size": 6}
+    outside = await refused(
+        client, "download_attachment", attachment_id=attachment_id, save_as="../escape.txt"
+    )
+    assert "outside your workspaces" in outside
+    assert not (work.parent / "escape.txt").exists()
+
+    (work / "summary.md").write_text("Up in Q3.", encoding="utf-8")
+    uploaded = await call(client, "upload_attachment", path="summary.md")
+    assert (uploaded["filename"], uploaded["size"]) == ("summary.md", 9)
+    assert "outside your workspaces" in await refused(
+        client, "upload_attachment", path="/etc/hostname"
+    )
+
+    reply = await call(
+        client,
+        "send_mail",
+        to=mail["from"],
+        reply_to=task["mail_id"],
+        subject="Re: Summarise the report",
+        body="Up in Q3.",
+        attachment_ids=[uploaded["attachment_id"]],
+        propose_alias="q3-summary",
+        propose_reason="It is about Q3.",
+    )
+    assert reply["session_id"] == task["session_id"]
+    seen = ok(await alice.get(f"/api/v1/me/mail/{reply['mail_id']}"))
+    assert seen["attachments"][0]["filename"] == "summary.md"
+    proposals = ok(
+        await alice.get(
+            f"/api/v1/me/sessions/{task['session_id']}/proposals", params={"state": "pending"}
         )
-        inbox = await call(client, "read_inbox")
-        [mail] = inbox["mails"]
-        assert (mail["mail_id"], mail["body"]) == (task["mail_id"], "Three lines, please.")
-        assert mail["from"].startswith("alice@")
-        assert mail["attachments"][0]["filename"] == "report.txt"
-        assert (await call(client, "read_inbox"))["mails"] == []  # listed mail was marked read
-        full = await call(client, "read_mail", mail_id=task["mail_id"])
-        assert (full["subject"], full["status"]) == ("Summarise the report", "read")
+    )["proposals"]
+    assert [p["alias"] for p in proposals] == ["q3-summary"]
 
-        attachment_id = mail["attachments"][0]["attachment_id"]
-        saved = await call(
-            client, "download_attachment", attachment_id=attachment_id, save_as="in/report.txt"
-        )
-        assert (work / "in" / "report.txt").read_bytes() == b"Q3: up"
-        assert saved == {"saved_to": str((work / "in" / "report.txt").resolve()), "size": 6}
-        outside = await refused(
-            client, "download_attachment", attachment_id=attachment_id, save_as="../escape.txt"
-        )
-        assert "outside your workspaces" in outside
-        assert not (tmp_path / "escape.txt").exists()
+    # Refusals are tool errors the model can read: the gateway's message, naming the alias.
+    unknown = await refused(client, "send_mail", to="alice@.no-such-alias", subject="Hi", body="?")
+    assert "no-such-alias" in unknown and "unknown_alias" in unknown
+    assert "'to' is a required property" in await refused(
+        client, "send_mail", subject="Hi", body="?"
+    )
+    assert "Additional properties" in await refused(client, "read_inbox", folder="x")
 
-        (work / "summary.md").write_text("Up in Q3.", encoding="utf-8")
-        uploaded = await call(client, "upload_attachment", path="summary.md")
-        assert (uploaded["filename"], uploaded["size"]) == ("summary.md", 9)
-        assert "outside your workspaces" in await refused(
-            client, "upload_attachment", path="/etc/hostname"
-        )
+    thread = await call(client, "read_thread", mail_id=reply["mail_id"])
+    assert [(m["mail_id"], m["depth"]) for m in thread["mails"]] == [
+        (task["mail_id"], -1),
+        (reply["mail_id"], 0),
+    ]
+    forwarded = await call(client, "forward_mail", mail_id=task["mail_id"], to="bob@", body="FYI")
+    assert forwarded["session_id"] != task["session_id"]
 
-        reply = await call(
-            client,
-            "send_mail",
-            to=mail["from"],
-            reply_to=task["mail_id"],
-            subject="Re: Summarise the report",
-            body="Up in Q3.",
-            attachment_ids=[uploaded["attachment_id"]],
-            propose_alias="q3-summary",
-            propose_reason="It is about Q3.",
-        )
-        assert reply["session_id"] == task["session_id"]
-        seen = ok(await alice.get(f"/api/v1/me/mail/{reply['mail_id']}"))
-        assert seen["attachments"][0]["filename"] == "summary.md"
-        proposals = ok(
-            await alice.get(
-                f"/api/v1/me/sessions/{task['session_id']}/proposals", params={"state": "pending"}
-            )
-        )["proposals"]
-        assert [p["alias"] for p in proposals] == ["q3-summary"]
+    found = await call(client, "suggest_address", query="ali")
+    assert "alice@" in [c["address"] for c in found["candidates"]]
+    contacts = await call(client, "list_contacts")
+    assert {c["name"] for c in contacts["contacts"]} == {"alice", "bob"}
+    people = await call(client, "session_participants", session_id=task["session_id"])
+    assert {p["name"] for p in people["participants"]} == {"alice", "helper"}
 
-        # Refusals are tool errors the model can read: the gateway's message, naming the alias.
-        unknown = await refused(
-            client, "send_mail", to="alice@.no-such-alias", subject="Hi", body="?"
-        )
-        assert "no-such-alias" in unknown and "unknown_alias" in unknown
-        assert "'to' is a required property" in await refused(
-            client, "send_mail", subject="Hi", body="?"
-        )
-        assert "Additional properties" in await refused(client, "read_inbox", folder="x")
-
-        thread = await call(client, "read_thread", mail_id=reply["mail_id"])
-        assert [(m["mail_id"], m["depth"]) for m in thread["mails"]] == [
-            (task["mail_id"], -1),
-            (reply["mail_id"], 0),
-        ]
-        forwarded = await call(
-            client, "forward_mail", mail_id=task["mail_id"], to="bob@", body="FYI"
-        )
-        assert forwarded["session_id"] != task["session_id"]
-
-        found = await call(client, "suggest_address", query="ali")
-        assert "alice@" in [c["address"] for c in found["candidates"]]
-        contacts = await call(client, "list_contacts")
-        assert {c["name"] for c in contacts["contacts"]} == {"alice", "bob"}
-        people = await call(client, "session_participants", session_id=task["session_id"])
-        assert {p["name"] for p in people["participants"]} == {"alice", "helper"}
-
-        await _permission_decided_by_a_human(api, client, mail)
+    await _permission_decided_by_a_human(alice, client, mail)
 
 
-async def _permission_decided_by_a_human(api: Api, client: Client, task: dict[str, Any]) -> None:
+async def _permission_decided_by_a_human(
+    alice: httpx.AsyncClient, client: Client, task: dict[str, Any]
+) -> None:
     """request_permission blocks until the human decides over REST, then returns it."""
-    alice = await api.login("alice", "password123")
     async with open_stream(alice) as stream:
         asking = asyncio.create_task(
             call(
