@@ -77,6 +77,8 @@ def mcp_command(
     from bridges.tools.gateway_api import GatewayRefusal, GatewayUnreachable
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    # One line per HTTP request is noise; the tools log what they did and what was refused.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     workspaces = tuple(_workspace(item) for item in workspace or [])
     name = os.environ.get("AGENTMAIL_AGENT_NAME", "").strip()
     identity = AgentIdentity(name, workspaces, platform) if name else None
