@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 from core.address import parse_native
 from core.durations import parse_duration
 from core.errors import AlreadyDecided, Forbidden, InvalidDecision, InvalidRequest, NotFound
+from core.mail.addressed import agent_workspaces
 from core.mail.conversations import (
     by_id_locked,
     emit_session_update,
@@ -272,9 +273,12 @@ async def list_requests(
     def run(session: Session) -> MailList:
         rows = session.execute(page).all()
         words = keywords_of(session, principal.name, [mail.seq for mail, _, _ in rows])
+        agents = agent_workspaces(session, (mail for mail, _, _ in rows))
         return MailList(
             mails=[
-                mail_view(mail, alias, domain, delivery, keywords=words.get(mail.seq, []))
+                mail_view(
+                    mail, alias, domain, delivery, keywords=words.get(mail.seq, []), agents=agents
+                )
                 for mail, delivery, alias in rows
             ],
             total=int(session.scalar(count) or 0),
