@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Header, Request
 
 from core.errors import AuthenticationFailed, Forbidden
 from core.identity.keys import authenticate, require_bound_agent
 from core.identity.logins import LoginGuard
+from core.mail.idempotency import MAX_KEY_LENGTH
 from core.principal import Principal
 from core.settings import Settings
 from core.store.blobs import BlobStore
@@ -116,3 +117,18 @@ AgentKey = Annotated[Principal, Depends(current_agent)]
 Agent = Annotated[Principal, Depends(registered_agent)]
 Human = Annotated[Principal, Depends(current_human)]
 Admin = Annotated[Principal, Depends(current_admin)]
+
+
+# draft-ietf-httpapi-idempotency-key-header: the same key again within 24 hours
+# answers the first result (core/mail/idempotency.py checks the characters).
+IdempotencyKeyHeader = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        min_length=1,
+        max_length=MAX_KEY_LENGTH,
+        description="1 to 255 printable ASCII characters. The same key from the same caller "
+        "on this endpoint within 24 hours answers the first result and stores nothing new; "
+        "with a different request it is 422 `idempotency_key_reused`.",
+    ),
+]

@@ -34,6 +34,7 @@ STATUS: dict[type[domain.DomainError], int] = {
     domain.PayloadTooLarge: 413,
     domain.RateLimited: 429,
     domain.AutoNotAllowed: 422,
+    domain.IdempotencyKeyReused: 422,
 }
 
 # Codes for errors that only exist at the HTTP layer.

@@ -128,6 +128,13 @@ class AutoNotAllowed(DomainError):
     code = "auto_not_allowed"
 
 
+class IdempotencyKeyReused(DomainError):
+    """An `Idempotency-Key` sent again with a different request: the key names the
+    first request only (draft-ietf-httpapi-idempotency-key-header §2.6)."""
+
+    code = "idempotency_key_reused"
+
+
 ALL_DOMAIN_ERRORS: tuple[type[DomainError], ...] = (
     InvalidAddress,
     InvalidRequest,
@@ -148,4 +155,5 @@ ALL_DOMAIN_ERRORS: tuple[type[DomainError], ...] = (
     PayloadTooLarge,
     RateLimited,
     AutoNotAllowed,
+    IdempotencyKeyReused,
 )

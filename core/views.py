@@ -141,6 +141,13 @@ class AttachmentView(AttachmentRef):
     content_type: str
 
 
+class AddressedWorkspace(View):
+    """The agent workspace a mail is addressed to (`to`), so a bridge need not parse it."""
+
+    name: str
+    path: str | None = Field(description="Its registered path; null if removed since.")
+
+
 class MailView(View):
     mail_id: str
     seq: int
@@ -151,6 +158,9 @@ class MailView(View):
     from_email: str
     to: str
     to_email: str
+    to_workspace: AddressedWorkspace | None = Field(
+        None, description="The agent workspace `to` names; null for a human or a role."
+    )
     cc: list[str]
     cc_email: list[str]
     subject: str

@@ -27,6 +27,7 @@ from core.identity.agents import mark_silent_agents_offline
 from core.identity.security import set_bcrypt_rounds
 from core.identity.throttle import ConnectionsPerAddress, LoginThrottle
 from core.mail.attachments import collect_unsent
+from core.mail.idempotency import prune_idempotency_keys
 from core.mail.keywords import KeywordLimits
 from core.settings import Settings
 from core.store.blobs import BlobStore
@@ -282,6 +283,7 @@ class Gateway:
     async def _prune_events(self) -> None:
         assert self.store is not None
         await prune_events(self.store, timedelta(days=self.settings.event_retention_days))
+        await prune_idempotency_keys(self.store)
 
     async def _collect_attachments(self) -> None:
         assert self.store is not None

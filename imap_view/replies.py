@@ -34,6 +34,7 @@ CODES: dict[type[domain.DomainError], bytes] = {
     domain.PayloadTooLarge: b"LIMIT",
     domain.RateLimited: b"UNAVAILABLE",
     domain.AutoNotAllowed: b"CANNOT",
+    domain.IdempotencyKeyReused: b"CANNOT",
 }
 
 

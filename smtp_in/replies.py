@@ -31,6 +31,7 @@ REPLIES: dict[type[domain.DomainError], tuple[int, str]] = {
     domain.PayloadTooLarge: (552, "5.3.4"),
     domain.RateLimited: (451, "4.7.1"),
     domain.AutoNotAllowed: (550, "5.7.1"),
+    domain.IdempotencyKeyReused: (550, "5.7.1"),
 }
 
 

@@ -6,15 +6,17 @@ whose caller dependency is a local variable, which FastAPI must see evaluated.
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 from pydantic import BaseModel
 
-from api.deps import Agent, Human, SettingsDep, StoreDep
+from api.deps import Agent, Human, IdempotencyKeyHeader, SettingsDep, StoreDep
+from api.idempotency import replay_header
 from api.paging import Offset
 from core.errors import Forbidden
 from core.mail import mailbox
 from core.mail.forward import ForwardRequest, forward_mail
-from core.mail.send import SendRequest, send_mail
+from core.mail.idempotency import idempotency_key, write_once
+from core.mail.send import SendRequest, mail_writer
 from core.views import MailList, MailView, SendResult
 
 
@@ -28,9 +30,16 @@ def mail_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
 
     @router.post("/send")
     async def send(
-        body: SendRequest, caller: Caller, store: StoreDep, settings: SettingsDep
+        body: SendRequest,
+        caller: Caller,
+        store: StoreDep,
+        settings: SettingsDep,
+        response: Response,
+        idempotency: IdempotencyKeyHeader = None,
     ) -> SendResult:
-        return await send_mail(store, settings.domain, caller, body, limits=settings.limits)
+        key = idempotency_key("mail/send", idempotency, body) if idempotency else None
+        write = mail_writer(settings.domain, caller, body, limits=settings.limits)
+        return replay_header(response, await write_once(store, caller, key, write))
 
     @router.get("/inbox")
     async def inbox(

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 from pydantic import BaseModel, Field
 
-from api.deps import Agent, Human, SettingsDep, StoreDep
+from api.deps import Agent, Human, IdempotencyKeyHeader, SettingsDep, StoreDep
+from api.idempotency import replay_header
 from api.paging import Offset
 from core.approvals import permissions
+from core.mail.idempotency import idempotency_key, write_once
 from core.views import MailList, SendResult
 
 router = APIRouter(tags=["permissions"])
@@ -30,11 +32,16 @@ class Decided(BaseModel):
 
 @router.post("/permission/request")
 async def request_permission(
-    body: permissions.PermissionRequest, agent: Agent, store: StoreDep, settings: SettingsDep
+    body: permissions.PermissionRequest,
+    agent: Agent,
+    store: StoreDep,
+    settings: SettingsDep,
+    response: Response,
+    idempotency: IdempotencyKeyHeader = None,
 ) -> SendResult:
-    return await permissions.request_permission(
-        store, settings.domain, agent, body, settings.limits
-    )
+    key = idempotency_key("permission/request", idempotency, body) if idempotency else None
+    write = permissions.permission_writer(settings.domain, agent, body, settings.limits)
+    return replay_header(response, await write_once(store, agent, key, write))
 
 
 @router.get("/me/permissions")

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 from core.address import parse_native
 from core.durations import parse_duration
 from core.errors import AlreadyDecided, Forbidden, InvalidDecision, InvalidRequest, NotFound
+from core.mail.addressed import agent_workspaces
 from core.mail.conversations import (
     by_id_locked,
     emit_session_update,
@@ -21,7 +22,14 @@ from core.mail.conversations import (
 from core.mail.imap_uids import DECISION, unfile_everywhere
 from core.mail.keywords import keywords_of
 from core.mail.mailbox import mail_view
-from core.mail.send import DEFAULT_LIMITS, MAX_CC, Permission, SendRequest, send_mail
+from core.mail.send import (
+    DEFAULT_LIMITS,
+    MAX_CC,
+    MailWrite,
+    Permission,
+    SendRequest,
+    mail_writer,
+)
 from core.principal import Principal
 from core.settings import Limits
 from core.store.engine import Store
@@ -69,6 +77,17 @@ async def request_permission(
     request: PermissionRequest,
     limits: Limits = DEFAULT_LIMITS,
 ) -> SendResult:
+    return await store.write(permission_writer(domain, principal, request, limits))
+
+
+def permission_writer(
+    domain: str,
+    principal: Principal,
+    request: PermissionRequest,
+    limits: Limits = DEFAULT_LIMITS,
+) -> MailWrite:
+    """The request's mail write, checked up front (`mail_writer`): the caller runs it,
+    alone or under an idempotency key (core/mail/idempotency.py)."""
     options = _checked_options(request.options)
     question = " ".join(request.question.split())
     expires_at = utcnow() + parse_duration(request.expires_in) if request.expires_in else None
@@ -76,8 +95,7 @@ async def request_permission(
         hashlib.sha256(request.action.encode("utf-8")).hexdigest() if request.action else None
     )
     body = question if not request.context else f"{question}\n\n{request.context}"
-    return await send_mail(
-        store,
+    return mail_writer(
         domain,
         principal,
         SendRequest(
@@ -255,9 +273,12 @@ async def list_requests(
     def run(session: Session) -> MailList:
         rows = session.execute(page).all()
         words = keywords_of(session, principal.name, [mail.seq for mail, _, _ in rows])
+        agents = agent_workspaces(session, (mail for mail, _, _ in rows))
         return MailList(
             mails=[
-                mail_view(mail, alias, domain, delivery, keywords=words.get(mail.seq, []))
+                mail_view(
+                    mail, alias, domain, delivery, keywords=words.get(mail.seq, []), agents=agents
+                )
                 for mail, delivery, alias in rows
             ],
             total=int(session.scalar(count) or 0),

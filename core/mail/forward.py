@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from core.mail.addressed import NO_AGENTS
 from core.mail.mailbox import forwardable_mail, mail_view
 from core.mail.send import DEFAULT_LIMITS, SendRequest, send_mail
 from core.principal import Principal
@@ -68,7 +69,7 @@ async def forward_mail(
     def read_original(session: Session) -> MailView:
         mail = forwardable_mail(session, principal, mail_id)
         alias = session.scalar(select(Conversation.alias).where(Conversation.id == mail.session_id))
-        return mail_view(mail, alias, domain)
+        return mail_view(mail, alias, domain, agents=NO_AGENTS)  # only its text is quoted
 
     original = await store.read(read_original)
     return await send_mail(

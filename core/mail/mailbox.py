@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 
 from core.errors import Forbidden, NotFound
 from core.identity.external import cc_party, stored_party
+from core.mail.addressed import AgentWorkspaces, addressed_workspace, agent_workspaces
 from core.mail.attachments import attachments_of
 from core.mail.imap_uids import touch
 from core.mail.keywords import keywords_of
@@ -34,7 +35,10 @@ def mail_view(
     full_body: bool = True,
     attachments: list[AttachmentRef] | None = None,
     keywords: list[str] | None = None,
+    agents: AgentWorkspaces,
 ) -> MailView:
+    """`agents`: the workspaces of the agents the mails are addressed to
+    (`agent_workspaces`), read once for a page of mails."""
     sender = stored_party(mail.from_name, mail.from_path, alias)
     to = stored_party(mail.to_name, mail.to_path, alias)
     cc = [cc_party(text, alias) for text in mail.cc]
@@ -52,6 +56,7 @@ def mail_view(
         from_email=sender.email(domain),
         to=to.native(),
         to_email=to.email(domain),
+        to_workspace=addressed_workspace(mail.to_name, mail.to_path, agents),
         cc=[a.native() for a in cc],
         cc_email=[a.email(domain) for a in cc],
         subject=mail.subject,
@@ -168,7 +173,9 @@ async def inbox(
 ) -> MailList:
     count_query, page = inbox_statements(principal.name, status, limit, offset, order)
 
-    def run(session: Session) -> tuple[int, list[Any], Attached, dict[int, list[str]]]:
+    def run(
+        session: Session,
+    ) -> tuple[int, list[Any], Attached, dict[int, list[str]], AgentWorkspaces]:
         total = session.scalar(count_query)
         rows = session.execute(page).all()
         if mark_read:
@@ -181,9 +188,12 @@ async def inbox(
                     touch(session, principal.name, [delivery.mail_seq for delivery in unread])
         seqs = [row[0].seq for row in rows]
         words = keywords_of(session, principal.name, seqs)
-        return int(total or 0), list(rows), attachments_of(session, seqs), words
+        agents = agent_workspaces(session, (row[0] for row in rows))
+        return int(total or 0), list(rows), attachments_of(session, seqs), words, agents
 
-    total, rows, attached, words = await (store.write(run) if mark_read else store.read(run))
+    total, rows, attached, words, agents = await (
+        store.write(run) if mark_read else store.read(run)
+    )
     mails = []
     for mail, delivery, alias in rows:
         files = attached.get(mail.seq)
@@ -195,6 +205,7 @@ async def inbox(
             full_body=include_body,
             attachments=files,
             keywords=words.get(mail.seq, []),
+            agents=agents,
         )
         mails.append(view)
     return MailList(mails=mails, total=total)
@@ -217,14 +228,22 @@ async def sent(
     count = select(func.count()).where(Mail.from_name == principal.name)
     page = query.order_by(Mail.seq.desc()).limit(limit).offset(offset)
 
-    def run(session: Session) -> tuple[int, list[Any], Attached]:
+    def run(session: Session) -> tuple[int, list[Any], Attached, AgentWorkspaces]:
         rows = list(session.execute(page).all())
         attached = attachments_of(session, [row[0].seq for row in rows])
-        return int(session.scalar(count) or 0), rows, attached
+        agents = agent_workspaces(session, (row[0] for row in rows))
+        return int(session.scalar(count) or 0), rows, attached, agents
 
-    total, rows, attached = await store.read(run)
+    total, rows, attached, agents = await store.read(run)
     mails = [
-        mail_view(mail, alias, domain, full_body=include_body, attachments=attached.get(mail.seq))
+        mail_view(
+            mail,
+            alias,
+            domain,
+            full_body=include_body,
+            attachments=attached.get(mail.seq),
+            agents=agents,
+        )
         for mail, alias in rows
     ]
     return MailList(mails=mails, total=total)
@@ -237,7 +256,10 @@ async def get_mail(store: Store, domain: str, principal: Principal, mail_id: str
         attached = attachments_of(session, [mail.seq]).get(mail.seq)
         words = keywords_of(session, principal.name, [mail.seq]).get(mail.seq, [])
         delivery = _delivery(session, principal, mail)
-        return mail_view(mail, alias, domain, delivery, attachments=attached, keywords=words)
+        agents = agent_workspaces(session, [mail])
+        return mail_view(
+            mail, alias, domain, delivery, attachments=attached, keywords=words, agents=agents
+        )
 
     return await store.read(run)
 
@@ -298,6 +320,7 @@ def session_mails(
     seqs = [mail.seq for mail, _ in rows]
     attached = attachments_of(session, seqs)
     words = keywords_of(session, principal.name, seqs)
+    agents = agent_workspaces(session, (mail for mail, _ in rows))
     return [
         mail_view(
             mail,
@@ -306,6 +329,7 @@ def session_mails(
             delivery,
             attachments=attached.get(mail.seq),
             keywords=words.get(mail.seq, []),
+            agents=agents,
         )
         for mail, delivery in rows
     ]

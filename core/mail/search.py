@@ -32,6 +32,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session, aliased
 
+from core.mail.addressed import AgentWorkspaces, agent_workspaces
 from core.mail.attachments import attachments_of
 from core.mail.mailbox import mail_view
 from core.mail.search_query import SearchQuery, parse_query
@@ -176,19 +177,26 @@ async def search_mail(
         store.dialect, principal, query, limit, offset, count_cap
     )
 
-    def run(session: Session) -> tuple[int, list[Any], dict[int, Any]]:
+    def run(session: Session) -> tuple[int, list[Any], dict[int, Any], AgentWorkspaces]:
         if store.dialect == "postgresql" and query.terms:
             session.execute(_PG_PLANNER)
         total = int(session.scalar(count) or 0)
         page = ranked if total <= count_cap else newest_first
         rows = list(session.execute(page).all()) if total > offset or total > count_cap else []
-        return total, rows, attachments_of(session, [row[0].seq for row in rows])
+        agents = agent_workspaces(session, (row[0] for row in rows))
+        return total, rows, attachments_of(session, [row[0].seq for row in rows]), agents
 
-    total, rows, attached = await store.read(run)
+    total, rows, attached, agents = await store.read(run)
     hits = []
     for mail, delivery, alias in rows:
         view = mail_view(
-            mail, alias, domain, delivery, full_body=False, attachments=attached.get(mail.seq)
+            mail,
+            alias,
+            domain,
+            delivery,
+            full_body=False,
+            attachments=attached.get(mail.seq),
+            agents=agents,
         )
         hits.append(SearchHit(**view.model_dump(), snippet=snippet(mail.body, query.terms)))
     exact = total <= count_cap

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from core.address import Address, normalize_alias, parse_address, parse_native
 from core.errors import BudgetExhausted, HopLimitReached, InvalidRequest
 from core.identity.endpoints import Endpoint, resolve_endpoint, sender_endpoint
+from core.mail.addressed import addressed_workspace, agent_workspaces_of
 from core.mail.attachments import MAX_PER_MAIL, attach, carry, check_claimable
 from core.mail.auto_rule import check_auto, check_auto_conversation
 from core.mail.conversations import (
@@ -325,7 +326,7 @@ def mail_writer(
             # A human's mail answers an open question (not a permission request).
             conv.status = status_from_requests(session, conv.id)
         conv.updated_at = now
-        payload = _new_mail_payload(mail_id, values, conv, domain)
+        payload = _new_mail_payload(mail_id, values, conv, domain, target)
         emit(session, recipients, "new_mail", payload)
         if conv.status != old_status and not created:
             emit_session_update(session, conv, participants(session, conv.id))
@@ -348,10 +349,14 @@ _INSERT_DELIVERY = insert(table_of(Delivery))
 
 
 def _new_mail_payload(
-    mail_id: str, values: dict[str, Any], conv: Conversation, domain: str
+    mail_id: str, values: dict[str, Any], conv: Conversation, domain: str, target: Endpoint
 ) -> dict[str, object]:
     sender = Address(values["from_name"], values["from_path"], conv.alias)
     to = Address(values["to_name"], values["to_path"], conv.alias)
+    workspace = None
+    if target.agent is not None:
+        paths = agent_workspaces_of(target.agent)
+        workspace = addressed_workspace(target.name, target.workspace, paths)
     return {
         "mail_id": mail_id,
         "session_id": conv.id,
@@ -359,6 +364,7 @@ def _new_mail_payload(
         "from": sender.native(),
         "from_email": sender.email(domain),
         "to": to.native(),
+        "to_workspace": workspace.model_dump() if workspace is not None else None,
         "cc": [parse_native(text).with_session(conv.alias).native() for text in values["cc"]],
         "auto": values["auto"],
         "subject": values["subject"],

@@ -21,6 +21,7 @@ from sqlalchemy import Row, Select
 from sqlalchemy.orm import Session
 
 from core.errors import NotFound
+from core.mail.addressed import AgentWorkspaces, agent_workspaces
 from core.mail.mailbox import mail_view
 from core.mail.tree_cursor import Start, decode, down_cursor, up_cursor
 from core.mail.tree_sql import DOWN, SELF, UP, tree_statement
@@ -68,8 +69,10 @@ def _around_split(up: int, down: int, budget: int) -> tuple[int, int]:
     return keep_up, min(down, budget - keep_up)
 
 
-def _item(row: Row[Any], domain: str, include_body: bool) -> TreeMail:
-    view = mail_view(row.Mail, row.alias, domain, row.Delivery, full_body=include_body)
+def _item(row: Row[Any], domain: str, include_body: bool, agents: AgentWorkspaces) -> TreeMail:
+    view = mail_view(
+        row.Mail, row.alias, domain, row.Delivery, full_body=include_body, agents=agents
+    )
     return TreeMail.model_validate({**view.model_dump(), "depth": row.depth})
 
 
@@ -143,10 +146,12 @@ async def mail_tree(
         up_row = _cursor_row(up, keep_up) if up_limit is not None else None
         down_row = _cursor_row(down, keep_down) if down_limit is not None else None
         top = up.rows[-1] if up.rows else up.seed
+        mails = [r for r in shown if r.Mail is not None]
+        agents = agent_workspaces(session, (r.Mail for r in mails))
         return TreeChunk(
             mail_id=mail_id,
             direction=direction,
-            mails=[_item(r, domain, include_body) for r in shown if r.Mail is not None],
+            mails=[_item(r, domain, include_body, agents) for r in mails],
             root_mail_id=top.id if up_limit is not None and not up.more and top else None,
             next_cursor_up=up_cursor(up_row) if up_row is not None else None,
             next_cursor_down=down_cursor(down_row) if down_row is not None else None,

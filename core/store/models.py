@@ -403,3 +403,24 @@ class ImapExpunged(Base):
     modseq: Mapped[int] = mapped_column(BigInteger)
 
     __table_args__ = (Index("ix_imap_expunged_folder_modseq", "folder_id", "modseq"),)
+
+
+class IdempotencyRecord(Base):
+    """A write made under an `Idempotency-Key`, kept 24 hours: the first result, and
+    a digest of the request it answered (draft-ietf-httpapi-idempotency-key-header).
+
+    The primary key is the uniqueness rule (one record per caller, endpoint and key),
+    and the row is inserted in the transaction of the write, before it: a concurrent
+    request with the same key waits on that key and then finds the committed result.
+    `response` is null only inside that transaction.
+    """
+
+    __tablename__ = "idempotency_keys"
+
+    principal: Mapped[str] = mapped_column(String(64), primary_key=True)
+    endpoint: Mapped[str] = mapped_column(String(32), primary_key=True)
+    key: Mapped[str] = mapped_column(String(255), primary_key=True)
+    request_sha256: Mapped[str] = mapped_column(String(64))
+    status_code: Mapped[int] = mapped_column(Integer, default=200)
+    response: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)

@@ -85,7 +85,7 @@ def test_a_notice_is_signed_by_the_bare_postmaster_address() -> None:
     assert message["Reply-To"] == f"postmaster <postmaster@{D}>"
     assert message["To"] == f"jianf <jianf++deploy@{D}>"
     assert message["Auto-Submitted"] == "auto-generated"
-    view = mail_view(notice, "deploy", D)
+    view = mail_view(notice, "deploy", D, agents={})
     assert (view.from_, view.from_email, view.to) == (
         "postmaster@",
         f"postmaster@{D}",

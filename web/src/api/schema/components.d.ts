@@ -19,6 +19,19 @@ export interface components {
             /** Native */
             native: string | null;
         };
+        /**
+         * AddressedWorkspace
+         * @description The agent workspace a mail is addressed to (`to`), so a bridge need not parse it.
+         */
+        AddressedWorkspace: {
+            /** Name */
+            name: string;
+            /**
+             * Path
+             * @description Its registered path; null if removed since.
+             */
+            path: string | null;
+        };
         /** AgentKeyBody */
         AgentKeyBody: {
             /**
@@ -549,6 +562,8 @@ export interface components {
             to: string;
             /** To Email */
             to_email: string;
+            /** @description The agent workspace `to` names; null for a human or a role. */
+            to_workspace?: components["schemas"]["AddressedWorkspace"] | null;
         };
         /** NewUser */
         NewUser: {
@@ -812,6 +827,8 @@ export interface components {
             to: string;
             /** To Email */
             to_email: string;
+            /** @description The agent workspace `to` names; null for a human or a role. */
+            to_workspace?: components["schemas"]["AddressedWorkspace"] | null;
         };
         /** SearchResults */
         SearchResults: {
@@ -1152,6 +1169,8 @@ export interface components {
             to: string;
             /** To Email */
             to_email: string;
+            /** @description The agent workspace `to` names; null for a human or a role. */
+            to_workspace?: components["schemas"]["AddressedWorkspace"] | null;
         };
         /** UserChange */
         UserChange: {

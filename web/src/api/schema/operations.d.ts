@@ -2311,7 +2311,10 @@ export interface operations {
     send_api_v1_mail_send_post: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters. The same key from the same caller on this endpoint within 24 hours answers the first result and stores nothing new; with a different request it is 422 `idempotency_key_reused`. */
+                "Idempotency-Key"?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4525,7 +4528,10 @@ export interface operations {
     send_api_v1_me_mail_send_post: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters. The same key from the same caller on this endpoint within 24 hours answers the first result and stores nothing new; with a different request it is 422 `idempotency_key_reused`. */
+                "Idempotency-Key"?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5663,7 +5669,10 @@ export interface operations {
     request_permission_api_v1_permission_request_post: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters. The same key from the same caller on this endpoint within 24 hours answers the first result and stores nothing new; with a different request it is 422 `idempotency_key_reused`. */
+                "Idempotency-Key"?: string | null;
+            };
             path?: never;
             cookie?: never;
         };

@@ -1,0 +1,396 @@
+"""A typed async client for the gateway's agent API (docs/api.md), over httpx.
+
+Every call is one HTTP request; a refusal raises `GatewayError` with the gateway's
+stable `code`. Requests that are safe to repeat (reads, and writes that carry an
+`Idempotency-Key`) are tried again on a lost connection or a 5xx/429, with the same
+key, so "sent twice" cannot happen; the others are tried again only when the
+connection failed before anything was sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import uuid
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal, Self
+
+import httpx
+
+from bridges.client.backoff import Backoff
+from bridges.client.errors import KeyNotRegistered
+from bridges.client.keys import AgentKey, load_key, store_permanent_key
+from bridges.client.models import (
+    Attachment,
+    Budget,
+    Candidate,
+    Contact,
+    Heartbeat,
+    Mail,
+    MailList,
+    Participants,
+    Registered,
+    SendResult,
+    Session,
+    SessionDetail,
+    TreeChunk,
+    Workspace,
+)
+from bridges.client.sse import EventStream, error_of
+
+URL_ENV = "AGENTMAIL_URL"
+DEFAULT_URL = "http://127.0.0.1:8180"
+API = "/api/v1"
+REPLAYED_HEADER = "Idempotent-Replayed"
+_log = logging.getLogger("agentmail.bridge.client")
+_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+
+
+def new_idempotency_key() -> str:
+    return str(uuid.uuid4())
+
+
+class AgentClient:
+    """One agent's connection to one gateway. Use as `async with AgentClient(...)`."""
+
+    def __init__(
+        self,
+        base_url: str,
+        key: AgentKey | str,
+        *,
+        attempts: int = 4,
+        backoff: Backoff = Backoff(0.25, 5.0),
+        timeout: float = 30.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.key = key if isinstance(key, AgentKey) else AgentKey(key, "environment", Path())
+        self.base_url = base_url.rstrip("/")
+        self._attempts = max(1, attempts)
+        self._backoff = backoff
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url,
+            headers={"Authorization": f"Bearer {self.key.secret}"},
+            timeout=timeout,
+            transport=transport,
+        )
+
+    @classmethod
+    async def from_environment(cls, base_url: str | None = None, **options: Any) -> Self:
+        """`AGENTMAIL_URL` (default http://127.0.0.1:8180) and the key of `keys.load_key`."""
+        key = await asyncio.to_thread(load_key)
+        return cls(base_url or os.environ.get(URL_ENV, DEFAULT_URL), key, **options)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await self._http.aclose()
+
+    # -- registration and presence ------------------------------------------------
+
+    async def register(
+        self, name: str, workspaces: list[Workspace] | list[dict[str, str]], platform: str = ""
+    ) -> Registered:
+        """Register (or update) the agent. With an enrolment key the answer carries the
+        permanent key: it is stored in the key file and used from now on."""
+        spaces = [w.model_dump() if isinstance(w, Workspace) else w for w in workspaces]
+        body = {"name": name, "workspaces": spaces, "platform": platform}
+        registered = Registered.model_validate(
+            await self._json("POST", "/agent/register", json=body, safe=True)
+        )
+        if registered.agent_key and self.key.source == "enrolment":
+            self.key = await asyncio.to_thread(store_permanent_key, self.key, registered.agent_key)
+            self._http.headers["Authorization"] = f"Bearer {self.key.secret}"
+        return registered
+
+    async def register_when_accepted(
+        self,
+        name: str,
+        workspaces: list[Workspace] | list[dict[str, str]],
+        platform: str = "",
+        *,
+        poll: Backoff = Backoff(2.0, 60.0),
+    ) -> Registered:
+        """Register, waiting while the key is unknown (a generated key an admin has
+        not registered yet): the log repeats the key's SHA-256, never the key."""
+        attempt = 0
+        while True:
+            try:
+                return await self.register(name, workspaces, platform)
+            except KeyNotRegistered:
+                _log.warning(
+                    "the gateway does not know this agent key yet; an admin registers it "
+                    "with POST /api/v1/admin/agent-keys {key_sha256: %s}",
+                    self.key.sha256,
+                )
+            await asyncio.sleep(poll.delay(attempt))
+            attempt += 1
+
+    async def heartbeat(self) -> Heartbeat:
+        return Heartbeat.model_validate(await self._json("POST", "/agent/heartbeat", safe=True))
+
+    # -- reading ------------------------------------------------------------------
+
+    async def inbox(
+        self,
+        status: Literal["unread", "read", "all", "archived"] = "unread",
+        *,
+        limit: int = 50,
+        offset: int = 0,
+        order: Literal["newest", "oldest"] = "newest",
+        mark_read: bool = False,
+        include_body: bool = False,
+    ) -> MailList:
+        params = {
+            "status": status,
+            "limit": limit,
+            "offset": offset,
+            "order": order,
+            "mark_read": _flag(mark_read),
+            "include_body": _flag(include_body),
+        }
+        # mark_read=true changes state; repeating it changes nothing more.
+        return MailList.model_validate(await self._json("GET", "/mail/inbox", params=params))
+
+    async def read(self, mail_id: str) -> Mail:
+        """One mail with its body (it is not marked read: `mark_read` does that)."""
+        return Mail.model_validate(await self._json("GET", f"/mail/{mail_id}"))
+
+    async def mark_read(self, mail_id: str) -> None:
+        await self._json("POST", f"/mail/{mail_id}/read", safe=True)
+
+    async def thread(
+        self,
+        mail_id: str,
+        *,
+        direction: Literal["around", "ancestors", "descendants"] = "around",
+        limit: int = 50,
+        cursor: str | None = None,
+        include_body: bool = True,
+    ) -> TreeChunk:
+        params: dict[str, Any] = {
+            "direction": direction,
+            "limit": limit,
+            "include_body": _flag(include_body),
+        }
+        if cursor is not None:
+            params["cursor"] = cursor
+        return TreeChunk.model_validate(
+            await self._json("GET", f"/mail/{mail_id}/tree", params=params)
+        )
+
+    async def session(self, session_id: str) -> SessionDetail:
+        return SessionDetail.model_validate(await self._json("GET", f"/sessions/{session_id}"))
+
+    async def participants(self, session_id: str) -> Participants:
+        return Participants.model_validate(
+            await self._json("GET", f"/sessions/{session_id}/participants")
+        )
+
+    async def suggest(self, q: str = "", *, limit: int = 10) -> list[Candidate]:
+        found = await self._json("GET", "/addresses/suggest", params={"q": q, "limit": limit})
+        return [Candidate.model_validate(item) for item in found["candidates"]]
+
+    async def contacts(self, *, limit: int = 50) -> list[Contact]:
+        found = await self._json("GET", "/contacts", params={"limit": limit})
+        return [Contact.model_validate(item) for item in found["contacts"]]
+
+    # -- writing ------------------------------------------------------------------
+
+    async def send(
+        self,
+        to: str,
+        body: str = "",
+        *,
+        subject: str = "",
+        cc: list[str] | None = None,
+        reply_to: str | None = None,
+        session_id: str | None = None,
+        session_alias: str | None = None,
+        from_workspace: str | None = None,
+        budget: Budget | None = None,
+        mail_type: Literal["normal", "question", "final_summary"] = "normal",
+        auto: bool = False,
+        propose_alias: str | None = None,
+        propose_reason: str | None = None,
+        attachment_ids: list[str] | None = None,
+        idempotency_key: str | None = None,
+    ) -> SendResult:
+        """Send one mail. Give `idempotency_key` a value that is stable across restarts
+        (the runtime derives it from the mail it answers) to be safe after a crash;
+        without one a fresh key still makes this call's own retries safe."""
+        request: dict[str, Any] = {
+            "to": to,
+            "body": body,
+            "subject": subject,
+            "cc": cc or [],
+            "mail_type": mail_type,
+            "auto": auto,
+            "attachment_ids": attachment_ids or [],
+        }
+        optional = {
+            "reply_to": reply_to,
+            "session_id": session_id,
+            "session_alias": session_alias,
+            "from_workspace": from_workspace,
+            "budget": budget,
+            "propose_alias": propose_alias,
+            "propose_reason": propose_reason,
+        }
+        request.update({k: v for k, v in optional.items() if v is not None})
+        return await self._keyed("/mail/send", request, idempotency_key)
+
+    async def forward(
+        self,
+        mail_id: str,
+        to: str,
+        body: str = "",
+        *,
+        cc: list[str] | None = None,
+        subject: str | None = None,
+        from_workspace: str | None = None,
+    ) -> SendResult:
+        request: dict[str, Any] = {"to": to, "body": body, "cc": cc or []}
+        if subject is not None:
+            request["subject"] = subject
+        if from_workspace is not None:
+            request["from_workspace"] = from_workspace
+        answer = await self._json("POST", f"/mail/{mail_id}/forward", json=request)
+        return SendResult.model_validate(answer)
+
+    async def request_permission(
+        self,
+        to: str,
+        question: str,
+        *,
+        options: list[str] | None = None,
+        context: str = "",
+        session_id: str | None = None,
+        reply_to: str | None = None,
+        expires_in: str | int | None = None,
+        action: str | None = None,
+        from_workspace: str | None = None,
+        cc: list[str] | None = None,
+        auto: bool = False,
+        idempotency_key: str | None = None,
+    ) -> SendResult:
+        """Ask a human; `action` is the exact action, so the decision is bound to it
+        (its SHA-256 comes back with the decision)."""
+        request: dict[str, Any] = {
+            "to": to,
+            "question": question,
+            "context": context,
+            "cc": cc or [],
+            "auto": auto,
+        }
+        optional = {
+            "options": options,
+            "session_id": session_id,
+            "reply_to": reply_to,
+            "expires_in": expires_in,
+            "action": action,
+            "from_workspace": from_workspace,
+        }
+        request.update({k: v for k, v in optional.items() if v is not None})
+        return await self._keyed("/permission/request", request, idempotency_key)
+
+    async def wait_for_decision(self, mail_id: str, *, poll: float = 2.0) -> Mail:
+        """The request once decided or expired (`permission_state` is no longer `open`);
+        bound it with `asyncio.timeout(...)`. A bridge follows `permission_decision`
+        events instead; this is for callers without a stream (the MCP tool)."""
+        while True:
+            mail = await self.read(mail_id)
+            if mail.permission_state != "open":
+                return mail
+            await asyncio.sleep(poll)
+
+    async def sync_session(
+        self, session_id: str, *, session_alias: str | None = None, title: str | None = None
+    ) -> Session:
+        """The platform's title or slug for the conversation; the gateway settles the alias
+        (a taken one gets `-2`, a human's rename wins) and answers it."""
+        body = {"session_alias": session_alias, "title": title}
+        return Session.model_validate(
+            await self._json("POST", f"/sessions/{session_id}/sync", json=body, safe=True)
+        )
+
+    async def upload_attachment(
+        self, content: bytes, filename: str, content_type: str = "application/octet-stream"
+    ) -> Attachment:
+        files = {"file": (filename, content, content_type)}
+        return Attachment.model_validate(await self._json("POST", "/attachments", files=files))
+
+    async def download_attachment(self, attachment_id: str) -> bytes:
+        response = await self._send("GET", f"/attachments/{attachment_id}", safe=True)
+        return response.content
+
+    # -- events -------------------------------------------------------------------
+
+    def events(
+        self,
+        last_event_id: int | None = None,
+        *,
+        backoff: Backoff = Backoff(),
+        idle_timeout: float = 60.0,
+    ) -> EventStream:
+        """The agent's event stream from `last_event_id` (None: from now)."""
+        return EventStream(
+            self._http, last_event_id=last_event_id, backoff=backoff, idle_timeout=idle_timeout
+        )
+
+    # -- transport ----------------------------------------------------------------
+
+    async def _keyed(self, path: str, request: dict[str, Any], key: str | None) -> SendResult:
+        headers = {"Idempotency-Key": key or new_idempotency_key()}
+        response = await self._send("POST", path, json=request, headers=headers, safe=True)
+        result = SendResult.model_validate(response.json())
+        result.replayed = response.headers.get(REPLAYED_HEADER) == "true"
+        return result
+
+    async def _json(self, method: str, path: str, *, safe: bool | None = None, **kw: Any) -> Any:
+        return (await self._send(method, path, safe=safe, **kw)).json()
+
+    async def _send(
+        self, method: str, path: str, *, safe: bool | None = None, **kw: Any
+    ) -> httpx.Response:
+        """One request, tried again where that cannot duplicate anything."""
+        repeatable = method == "GET" if safe is None else safe
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response = await self._http.request(method, API + path, **kw)
+            except httpx.TransportError as error:
+                if attempt >= self._attempts or not (repeatable or isinstance(error, _NOT_SENT)):
+                    raise
+                _log.info("%s %s: %s; trying again", method, path, type(error).__name__)
+                await asyncio.sleep(self._backoff.delay(attempt - 1))
+                continue
+            if response.is_success:
+                return response
+            refusal = error_of(response)
+            if response.status_code == 401:
+                raise KeyNotRegistered(refusal.status, refusal.code, refusal.message)
+            if not (repeatable and refusal.retryable) or attempt >= self._attempts:
+                raise refusal
+            await asyncio.sleep(_retry_after(response) or self._backoff.delay(attempt - 1))
+
+
+def _flag(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    """`Retry-After` in seconds (RFC 9110 §10.2.3), capped so a call does not hang."""
+    value = response.headers.get("retry-after", "")
+    return min(float(value), 30.0) if value.isdigit() else None
