@@ -16,20 +16,21 @@ import typer
 
 from gateway.cli_common import err
 
-DEFAULT_URL = "http://127.0.0.1:8180"
-DEFAULT_KEY_FILE = Path("~/.agentmail/agent.key")
-HELP = f"""Serve the mail tools over MCP (stdio by default), for any MCP-speaking agent.
+HELP = """Serve the mail tools over MCP (stdio by default), for any MCP-speaking agent.
 
 \b
 Environment:
-  AGENTMAIL_URL         the gateway (default {DEFAULT_URL})
-  AGENTMAIL_AGENT_KEY   the agent key; else the key file
-  AGENTMAIL_KEY_FILE    the key file (default {DEFAULT_KEY_FILE})
-  AGENTMAIL_AGENT_NAME  the agent's name: with --workspace, the agent is
-                        registered on start if its key is not bound yet
+  AGENTMAIL_URL            the gateway (default http://127.0.0.1:8180)
+  AGENTMAIL_AGENT_KEY      the agent key; else the key file
+  AGENTMAIL_KEY_DIR        holds the key file agent.key (default ~/.agentmail)
+  AGENTMAIL_ENROLMENT_KEY  a one-time key, exchanged for a permanent one
+  AGENTMAIL_AGENT_NAME     the agent's name: with --workspace, the agent is
+                           registered on start if its key is not bound yet
 
-With --http, streamable HTTP on http://HOST:PORT/mcp; every request must carry
-the agent key as `Authorization: Bearer <key>` (401 otherwise). See docs/bridges.md.
+With no key at all, one is generated into the key file and only its SHA-256 is
+logged, for an admin to register. With --http, streamable HTTP on
+http://HOST:PORT/mcp; every request must carry the agent key as
+`Authorization: Bearer <key>` (401 otherwise). See docs/bridges.md.
 """
 
 
@@ -38,21 +39,6 @@ def _workspace(text: str) -> tuple[str, str]:
     if not sep or not name or not path:
         raise typer.BadParameter(f"{text!r}: a workspace is NAME=PATH")
     return name, str(Path(path).expanduser().resolve())
-
-
-def _key() -> str:
-    key = os.environ.get("AGENTMAIL_AGENT_KEY", "").strip()
-    if key:
-        return key
-    key_file = Path(os.environ.get("AGENTMAIL_KEY_FILE", "") or DEFAULT_KEY_FILE).expanduser()
-    try:
-        return key_file.read_text(encoding="utf-8").strip()
-    except OSError as error:
-        err.print(
-            f"[red]error:[/red] no agent key: set AGENTMAIL_AGENT_KEY or put the key in "
-            f"{key_file} ({error.strerror})"
-        )
-        raise typer.Exit(2) from error
 
 
 def mcp_command(
@@ -72,20 +58,27 @@ def mcp_command(
     platform: Annotated[str, typer.Option(help="The platform name registered.")] = "mcp",
 ) -> None:
     # Imported here: the MCP SDK takes seconds to import, which no other command should pay.
+    import httpx
+
+    from bridges.client import GatewayError, load_key
+    from bridges.client.client import DEFAULT_URL, URL_ENV
     from bridges.mcp.run import McpConfig, serve
     from bridges.tools.definition import AgentIdentity, ToolError
-    from bridges.tools.gateway_api import GatewayRefusal, GatewayUnreachable
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     # One line per HTTP request is noise; the tools log what they did and what was refused.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     workspaces = tuple(_workspace(item) for item in workspace or [])
     name = os.environ.get("AGENTMAIL_AGENT_NAME", "").strip()
-    identity = AgentIdentity(name, workspaces, platform) if name else None
+    try:
+        key = load_key()
+    except OSError as error:
+        err.print(f"[red]error:[/red] no agent key: {error}", highlight=False)
+        raise typer.Exit(2) from error
     config = McpConfig(
-        url=os.environ.get("AGENTMAIL_URL", "").strip() or DEFAULT_URL,
-        key=_key(),
-        identity=identity,
+        url=os.environ.get(URL_ENV, "").strip() or DEFAULT_URL,
+        key=key,
+        identity=AgentIdentity(name, workspaces, platform) if name else None,
         http=http,
         host=host,
         port=port,
@@ -96,7 +89,7 @@ def mcp_command(
 
     try:
         asyncio.run(serve(config, announce))
-    except (ToolError, GatewayRefusal, GatewayUnreachable, OSError) as error:
+    except (ToolError, GatewayError, httpx.TransportError, OSError) as error:
         err.print(f"[red]error:[/red] {error}", highlight=False)
         raise typer.Exit(1) from error
     except KeyboardInterrupt:

@@ -5,5 +5,5 @@ description written for a model) and its implementation over the agent API.
 `bridges/mcp`, the platform adapters); `catalog.call_tool` validates the
 arguments against the schema and runs the tool, turning every refusal into a
 `ToolError` whose message the model can act on. Tools reach the gateway only
-through `GatewayApi` (bridges/tools/gateway_api.py), never the server's code.
+through the client SDK (`bridges/client`), never the server's code.
 """

@@ -9,15 +9,24 @@ pick one that exists.
 
 from __future__ import annotations
 
-from bridges.tools.definition import ID, MailTool, ToolContext, described, integer, schema, text
-from bridges.tools.gateway_api import Json
+from bridges.tools.definition import (
+    ID,
+    Json,
+    MailTool,
+    ToolContext,
+    described,
+    integer,
+    schema,
+    text,
+)
+from bridges.tools.views import as_json
 
 
 async def _suggest(context: ToolContext, arguments: Json) -> Json:
-    found = await context.api.suggest_addresses(
-        arguments.get("query", ""), arguments.get("limit", 10)
+    found = await context.client.suggest(
+        arguments.get("query", ""), limit=arguments.get("limit", 10)
     )
-    return {"candidates": found["candidates"]}
+    return {"candidates": [as_json(candidate) for candidate in found]}
 
 
 suggest_address = MailTool(
@@ -39,10 +48,8 @@ suggest_address = MailTool(
 
 
 async def _contacts(context: ToolContext, arguments: Json) -> Json:
-    found = await context.api.contacts(
-        limit=arguments.get("limit", 20), offset=arguments.get("offset", 0)
-    )
-    return {"contacts": found["contacts"], "total": found["total"]}
+    found = await context.client.contacts(limit=arguments.get("limit", 20))
+    return {"contacts": [as_json(contact) for contact in found]}
 
 
 list_contacts = MailTool(
@@ -55,14 +62,13 @@ list_contacts = MailTool(
     input_schema=schema(
         [],
         limit=integer("How many contacts at most.", 1, 100, 20),
-        offset=integer("How many to skip (for the next page).", 0, 100_000, 0),
     ),
     run=_contacts,
 )
 
 
 async def _participants(context: ToolContext, arguments: Json) -> Json:
-    return await context.api.session_participants(arguments["session_id"])
+    return as_json(await context.client.participants(arguments["session_id"]))
 
 
 session_participants = MailTool(

@@ -10,13 +10,14 @@ workspaces an agent has).
 
 from __future__ import annotations
 
+import httpx
 from jsonschema import Draft202012Validator
 
+from bridges.client import GatewayError
 from bridges.tools.addressing import list_contacts, session_participants, suggest_address
 from bridges.tools.connection import connect_to_server
-from bridges.tools.definition import MailTool, ToolContext, ToolError
+from bridges.tools.definition import Json, MailTool, ToolContext, ToolError
 from bridges.tools.files import download_attachment, upload_attachment
-from bridges.tools.gateway_api import GatewayRefusal, GatewayUnreachable, Json
 from bridges.tools.mail import forward_mail, read_inbox, read_mail, read_thread, send_mail
 from bridges.tools.permission import request_permission
 
@@ -58,9 +59,10 @@ async def call_tool(context: ToolContext, name: str, arguments: Json | None) -> 
     given = checked_arguments(name, arguments)
     try:
         return await tool.run(context, given)
-    except GatewayRefusal as refusal:
+    except GatewayError as refusal:
         raise ToolError(f"the gateway refused: {refusal.message} ({refusal.code})") from refusal
-    except GatewayUnreachable as lost:
+    except httpx.TransportError as lost:
         raise ToolError(
-            f"the gateway cannot be reached ({lost}); try again, or call connect_to_server"
+            f"the gateway cannot be reached ({type(lost).__name__}); try again, or call "
+            "connect_to_server"
         ) from lost

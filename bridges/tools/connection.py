@@ -7,20 +7,32 @@ workspaces from the configuration), after which the heartbeat is tried again.
 
 from __future__ import annotations
 
-from bridges.tools.definition import MailTool, ToolContext, ToolError, schema
-from bridges.tools.gateway_api import GatewayRefusal, Json
+from bridges.client import GatewayError, KeyNotRegistered
+from bridges.tools.definition import Json, MailTool, ToolContext, ToolError, schema
+from bridges.tools.views import as_json
+
+
+def _unknown_key(context: ToolContext, refusal: GatewayError) -> ToolError:
+    key = context.client.key
+    if key.source == "generated":
+        return ToolError(
+            f"this agent's key was generated just now ({key.path}); an admin registers it "
+            f"by its SHA-256 (POST /api/v1/admin/agent-keys with key_sha256={key.sha256}), "
+            "then call connect_to_server again"
+        )
+    return ToolError(
+        f"the gateway refused the agent key ({refusal.message}): it is revoked, expired or "
+        f"unknown (key_sha256={key.sha256}); an admin must issue or register one"
+    )
 
 
 async def ensure_connected(context: ToolContext) -> Json:
     """Heartbeat, registering first when the key is not bound to an agent yet."""
     try:
-        beat = await context.api.heartbeat()
-    except GatewayRefusal as refusal:
-        if refusal.status == 401:
-            raise ToolError(
-                f"the gateway refused the agent key ({refusal.message}): it is revoked, "
-                "expired or unknown; an admin must issue a new one"
-            ) from refusal
+        beat = await context.client.heartbeat()
+    except KeyNotRegistered as refusal:
+        raise _unknown_key(context, refusal) from refusal
+    except GatewayError as refusal:
         if refusal.status != 403:
             raise
         identity = context.identity
@@ -29,14 +41,15 @@ async def ensure_connected(context: ToolContext) -> Json:
                 f"{refusal.message}; set AGENTMAIL_AGENT_NAME and give --workspace NAME=PATH "
                 "so the agent can register"
             ) from refusal
-        await context.api.register(identity.name, identity.workspace_list(), identity.platform)
-        beat = await context.api.heartbeat()
+        await context.client.register(identity.name, identity.workspace_list(), identity.platform)
+        beat = await context.client.heartbeat()
+    shown = as_json(beat)
     return {
-        "gateway": context.gateway_url,
+        "gateway": context.client.base_url,
         "status": "connected",
-        "agent_status": beat.get("agent_status"),
-        "pending_mails": beat.get("pending_mails"),
-        "sessions": beat.get("sessions", []),
+        "agent_status": shown.get("agent_status"),
+        "pending_mails": beat.pending_mails,
+        "sessions": shown["sessions"],
     }
 
 

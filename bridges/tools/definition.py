@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bridges.client import AgentClient
 from bridges.tools.decisions import DecisionBoard
-from bridges.tools.gateway_api import GatewayApi, Json
+
+Json = dict[str, Any]
 
 # Bounds the schemas share, so every input has a limit.
 ID = {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}
@@ -28,19 +30,18 @@ class AgentIdentity:
     workspaces: tuple[tuple[str, str], ...]
     platform: str = "mcp"
 
-    def workspace_list(self) -> list[Json]:
+    def workspace_list(self) -> list[dict[str, str]]:
         return [{"name": name, "path": path} for name, path in self.workspaces]
 
 
 @dataclass
 class ToolContext:
-    """What a tool may use: the gateway, the directories files may be read from
+    """What a tool may use: the client SDK, the directories files may be read from
     and written to (`roots`, the agent's workspaces), and the decisions seen."""
 
-    api: GatewayApi
+    client: AgentClient
     roots: tuple[Path, ...]
     identity: AgentIdentity | None = None
-    gateway_url: str = ""
     decisions: DecisionBoard = field(default_factory=DecisionBoard)
 
 

@@ -13,10 +13,18 @@ import os
 import uuid
 from pathlib import Path
 
-from bridges.tools.definition import ID, MailTool, ToolContext, ToolError, described, schema, text
-from bridges.tools.gateway_api import Json
+from bridges.tools.definition import (
+    ID,
+    Json,
+    MailTool,
+    ToolContext,
+    ToolError,
+    described,
+    schema,
+    text,
+)
+from bridges.tools.views import as_json
 
-MAX_DOWNLOAD_BYTES = 100 * 1024 * 1024
 _PATH = text("A file path inside your workspace; relative paths start at its root.", 4096, 1)
 
 
@@ -44,10 +52,11 @@ def _readable_file(roots: tuple[Path, ...], given: str) -> Path:
 
 async def _upload(context: ToolContext, arguments: Json) -> Json:
     path = await asyncio.to_thread(_readable_file, context.roots, arguments["path"])
-    filename = arguments.get("filename") or path.name
-    uploaded = await context.api.upload_attachment(path, filename)
-    keys = ("attachment_id", "filename", "size", "sha256")
-    return {key: uploaded.get(key) for key in keys}
+    content = await asyncio.to_thread(path.read_bytes)
+    uploaded = as_json(
+        await context.client.upload_attachment(content, arguments.get("filename") or path.name)
+    )
+    return {key: uploaded.get(key) for key in ("attachment_id", "filename", "size", "sha256")}
 
 
 upload_attachment = MailTool(
@@ -76,24 +85,23 @@ def _writable_target(roots: tuple[Path, ...], given: str, overwrite: bool) -> Pa
     return path
 
 
-def _discard(path: Path) -> None:
-    path.unlink(missing_ok=True)
+def _write(target: Path, content: bytes) -> None:
+    """Written beside the target and renamed: a failed write never leaves half a file."""
+    partial = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.part")
+    try:
+        partial.write_bytes(content)
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 async def _download(context: ToolContext, arguments: Json) -> Json:
     target = await asyncio.to_thread(
         _writable_target, context.roots, arguments["save_as"], arguments.get("overwrite", False)
     )
-    # Written beside the target and renamed: a cut download never leaves half a file.
-    partial = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.part")
-    try:
-        size = await context.api.download_attachment(
-            arguments["attachment_id"], partial, MAX_DOWNLOAD_BYTES
-        )
-        await asyncio.to_thread(os.replace, partial, target)
-    finally:
-        await asyncio.to_thread(_discard, partial)
-    return {"saved_to": str(target), "size": size}
+    content = await context.client.download_attachment(arguments["attachment_id"])
+    await asyncio.to_thread(_write, target, content)
+    return {"saved_to": str(target), "size": len(content)}
 
 
 download_attachment = MailTool(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from bridges.tools.definition import (
     ADDRESS,
     ID,
+    Json,
     MailTool,
     ToolContext,
     described,
@@ -12,7 +13,6 @@ from bridges.tools.definition import (
     schema,
     text,
 )
-from bridges.tools.gateway_api import Json
 from bridges.tools.views import FULL_BODY_CHARS, mail_for_model, sent_for_model
 
 MAX_BODY_CHARS = 500_000
@@ -40,7 +40,7 @@ _FROM_WORKSPACE = text(
 
 
 async def _send(context: ToolContext, arguments: Json) -> Json:
-    return sent_for_model(await context.api.send_mail(arguments))
+    return sent_for_model(await context.client.send(**arguments))
 
 
 send_mail = MailTool(
@@ -85,14 +85,13 @@ send_mail = MailTool(
 
 
 async def _read_inbox(context: ToolContext, arguments: Json) -> Json:
-    listed = await context.api.inbox(
-        status=arguments.get("status", "unread"),
+    listed = await context.client.inbox(
+        arguments.get("status", "unread"),
         limit=arguments.get("limit", 10),
         mark_read=True,
         include_body=True,
     )
-    mails = [mail_for_model(mail) for mail in listed["mails"]]
-    return {"mails": mails, "total": listed["total"]}
+    return {"mails": [mail_for_model(mail) for mail in listed.mails], "total": listed.total}
 
 
 read_inbox = MailTool(
@@ -117,10 +116,10 @@ read_inbox = MailTool(
 
 
 async def _read_mail(context: ToolContext, arguments: Json) -> Json:
-    mail = await context.api.get_mail(arguments["mail_id"])
-    if mail.get("status") == "unread":
-        await context.api.mark_read(mail["mail_id"])
-        mail["status"] = "read"
+    mail = await context.client.read(arguments["mail_id"])
+    if mail.status == "unread":
+        await context.client.mark_read(mail.mail_id)
+        mail.status = "read"
     return mail_for_model(mail, body_limit=FULL_BODY_CHARS)
 
 
@@ -137,14 +136,14 @@ read_mail = MailTool(
 
 
 async def _read_thread(context: ToolContext, arguments: Json) -> Json:
-    tree = await context.api.mail_tree(
+    tree = await context.client.thread(
         arguments["mail_id"], limit=arguments.get("limit", 30), include_body=True
     )
     return {
-        "mails": [mail_for_model(mail, body_limit=2_000) for mail in tree["mails"]],
-        "root_mail_id": tree.get("root_mail_id"),
-        "more_before": tree.get("next_cursor_up") is not None,
-        "more_after": tree.get("next_cursor_down") is not None,
+        "mails": [mail_for_model(mail, body_limit=2_000) for mail in tree.mails],
+        "root_mail_id": tree.root_mail_id,
+        "more_before": tree.next_cursor_up is not None,
+        "more_after": tree.next_cursor_down is not None,
     }
 
 
@@ -165,8 +164,7 @@ read_thread = MailTool(
 
 
 async def _forward(context: ToolContext, arguments: Json) -> Json:
-    body = {key: value for key, value in arguments.items() if key != "mail_id"}
-    return sent_for_model(await context.api.forward_mail(arguments["mail_id"], body))
+    return sent_for_model(await context.client.forward(**arguments))
 
 
 forward_mail = MailTool(

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import asyncio
 
+from bridges.client import Mail
 from bridges.tools.decisions import woken
 from bridges.tools.definition import (
     ADDRESS,
     ID,
+    Json,
     MailTool,
     ToolContext,
     described,
@@ -21,40 +23,38 @@ from bridges.tools.definition import (
     schema,
     text,
 )
-from bridges.tools.gateway_api import Json
 
 FIRST_LOOK_SECONDS = 0.25
 LOOK_AT_LEAST_EVERY_SECONDS = 5.0
 GRACE_SECONDS = 5.0  # for the gateway to close an expired request
 
 
-def _outcome(request: Json) -> Json:
+def _outcome(request: Mail) -> Json:
     return {
-        "mail_id": request["mail_id"],
-        "session_id": request["session_id"],
-        "state": request["permission_state"],
-        "decision": request.get("decision"),
-        "note": request.get("decision_note"),
-        "decided_by": request.get("decided_by"),
-        "action": request.get("action"),
+        "mail_id": request.mail_id,
+        "session_id": request.session_id,
+        "state": request.permission_state,
+        "decision": request.decision,
+        "note": request.decision_note,
+        "decided_by": request.decided_by,
+        "action": request.action,
     }
 
 
 async def _request(context: ToolContext, arguments: Json) -> Json:
     timeout = arguments.get("timeout_seconds", 300)
     body = {key: value for key, value in arguments.items() if key != "timeout_seconds"}
-    body["expires_in"] = timeout
-    asked = await context.api.request_permission(body)
-    mail_id = asked["mail_id"]
+    asked = await context.client.request_permission(**body, expires_in=timeout)
+    mail_id = asked.mail_id
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout + GRACE_SECONDS
     pause = FIRST_LOOK_SECONDS
     with context.decisions.watching(mail_id) as decided:
         while True:
             decided.clear()  # before reading: a decision arriving meanwhile still wakes us
-            request = await context.api.get_mail(mail_id)
+            request = await context.client.read(mail_id)
             left = deadline - loop.time()
-            if request["permission_state"] != "open" or left <= 0:
+            if request.permission_state != "open" or left <= 0:
                 return _outcome(request)
             if not await woken(decided, min(pause, left)):
                 pause = min(pause * 2, LOOK_AT_LEAST_EVERY_SECONDS)

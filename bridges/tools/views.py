@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from bridges.tools.gateway_api import Json
+from pydantic import BaseModel
+
+from bridges.tools.definition import Json
 
 LISTED_BODY_CHARS = 4_000
 FULL_BODY_CHARS = 200_000
@@ -51,7 +53,13 @@ def _bounded(body: str, limit: int, mail_id: str) -> str:
     )
 
 
-def mail_for_model(mail: Json, body_limit: int = LISTED_BODY_CHARS) -> Json:
+def as_json(model: BaseModel) -> Json:
+    """A client model as the gateway sent it (`from`, not `from_`; times as text)."""
+    return model.model_dump(mode="json", by_alias=True)
+
+
+def mail_for_model(model: BaseModel, body_limit: int = LISTED_BODY_CHARS) -> Json:
+    mail = as_json(model)
     shown: dict[str, Any] = {key: mail[key] for key in _FIELDS if mail.get(key) is not None}
     body = mail.get("body")
     if body is None:
@@ -68,7 +76,8 @@ def mail_for_model(mail: Json, body_limit: int = LISTED_BODY_CHARS) -> Json:
     return shown
 
 
-def sent_for_model(result: Json) -> Json:
+def sent_for_model(model: BaseModel) -> Json:
     """What a send or forward answers, trimmed to what the model may use next."""
+    result = as_json(model)
     keys = ("mail_id", "session_id", "session_alias", "budget_remaining")
     return {key: result.get(key) for key in keys}

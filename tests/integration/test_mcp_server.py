@@ -5,6 +5,7 @@ the transports themselves are tested in test_mcp_tools.py."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -55,13 +56,18 @@ async def test_a_revoked_key_is_refused_at_start(api: Api, tmp_path: Path) -> No
     assert "revoked, expired or unknown" in result.output
 
 
-async def test_no_key_at_all_names_both_places(api: Api, tmp_path: Path) -> None:
-    missing = tmp_path / "nothing-here.key"
+async def test_no_key_at_all_generates_one_and_shows_only_its_sha256(
+    api: Api, tmp_path: Path
+) -> None:
     env = {"AGENTMAIL_URL": api.base_url, "AGENTMAIL_AGENT_KEY": None}
-    env["AGENTMAIL_KEY_FILE"] = str(missing)
+    env["AGENTMAIL_KEY_DIR"] = str(tmp_path / "keys")
     result = await asyncio.to_thread(CliRunner().invoke, app, ["mcp"], env=env)
-    assert result.exit_code == 2, result.output
-    assert "AGENTMAIL_AGENT_KEY" in result.output and str(missing) in result.output
+    assert result.exit_code == 1, result.output
+    key_file = tmp_path / "keys" / "agent.key"
+    secret = key_file.read_text().strip()
+    assert key_file.stat().st_mode & 0o777 == 0o600
+    assert f"key_sha256={hashlib.sha256(secret.encode()).hexdigest()}" in result.output
+    assert secret not in result.output
 
 
 def test_the_help_shows_the_environment_and_options() -> None:
@@ -69,7 +75,8 @@ def test_the_help_shows_the_environment_and_options() -> None:
     for name in (
         "AGENTMAIL_URL",
         "AGENTMAIL_AGENT_KEY",
-        "AGENTMAIL_KEY_FILE",
+        "AGENTMAIL_KEY_DIR",
+        "AGENTMAIL_ENROLMENT_KEY",
         "AGENTMAIL_AGENT_NAME",
         "--workspace",
         "--http",

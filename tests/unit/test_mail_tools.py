@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+from bridges.client import Mail
 from bridges.tools.catalog import TOOLS, checked_arguments
 from bridges.tools.decisions import DecisionBoard, woken
 from bridges.tools.definition import ToolError
@@ -82,8 +83,21 @@ def test_arguments_are_checked_before_anything_is_sent(
 
 
 def test_a_long_body_is_cut_with_a_pointer_to_the_rest() -> None:
-    mail = {"mail_id": "m1", "subject": "s", "body": "x" * 5000, "seq": 7, "flagged": None}
+    mail = Mail.model_validate(
+        {
+            "mail_id": "m1",
+            "session_id": "s1",
+            "from": "alice@.task",
+            "to": "helper@work.task",
+            "subject": "s",
+            "body": "x" * 5000,
+            "created_at": "2026-12-01T10:00:00Z",
+            "seq": 7,
+            "flagged": None,
+        }
+    )
     shown = mail_for_model(mail, body_limit=100)
+    assert (shown["from"], shown["to"]) == ("alice@.task", "helper@work.task")
     assert shown["body"].startswith("x" * 100)
     assert "4900 more characters: read_mail('m1')" in shown["body"]
     assert "seq" not in shown and "flagged" not in shown
