@@ -5,6 +5,7 @@ bounded; files confined to the workspaces; decisions waking their waiter."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from bridges.client import Mail
+from bridges.client import AgentClient, Mail
 from bridges.tools.catalog import TOOLS, checked_arguments
 from bridges.tools.decisions import DecisionBoard, woken
 from bridges.tools.definition import ToolError
@@ -125,3 +126,21 @@ async def test_a_decision_seen_while_watching_wakes_the_waiter() -> None:
         assert await woken(watcher, 5)
     board.seen("m1")  # nobody watching any more: nothing to wake, nothing kept
     assert board._watchers == {}
+
+
+@pytest.mark.parametrize(
+    ("tool_name", "method", "added"),
+    [
+        ("send_mail", AgentClient.send, set()),
+        ("forward_mail", AgentClient.forward, set()),
+        ("request_permission", AgentClient.request_permission, {"timeout_seconds"}),
+    ],
+)
+def test_tools_that_pass_their_arguments_on_match_the_client(
+    tool_name: str, method: Any, added: set[str]
+) -> None:
+    """These tools hand their arguments to the client SDK as keywords: a schema
+    property the client does not take would fail only when a model uses it."""
+    (tool,) = [tool for tool in TOOLS if tool.name == tool_name]
+    accepted = set(inspect.signature(method).parameters)
+    assert set(tool.input_schema["properties"]) - added <= accepted
