@@ -27,6 +27,7 @@ from core.store.bus import Subscription
 from imap_view.backend import Backend
 from imap_view.config import GatewayImapConfig
 from imap_view.contents import Contents
+from imap_view.extensions import Extensions
 from imap_view.mailbox import MailboxData
 from imap_view.mailbox_set import SPECIAL_USE, MailboxSet
 from imap_view.message import Message
@@ -45,6 +46,13 @@ class Session(BaseSession[Message]):
         self._contents = Contents(backend, owner)
         self._selected: MailboxData | None = None
         self._mailbox_set = MailboxSet(owner, backend, wakes, self._contents)
+        self.extensions = Extensions()
+
+    def enable(self, names: list[bytes]) -> list[bytes]:
+        """ENABLE (RFC 5161): what this command switched on (imap_view/extensions.py)."""
+        enabled = self.extensions.enable(names)
+        self._contents.utf8_accept = self.extensions.utf8_accept  # RFC 6855 §3: ENVELOPE
+        return enabled
 
     @property
     def config(self) -> GatewayImapConfig:
