@@ -17,20 +17,31 @@ from pymap.parsing.commands import Commands
 from pysasl import SASLAuth
 from pysasl.hashing import BuiltinHash
 
+from imap_view.list_extended import ExtendedListCommand
 from imap_view.search_charset import search_commands
 from imap_view.session_commands import EnableCommand, NamespaceCommand, UnselectCommand
+from imap_view.status import GatewayStatusCommand
 
 __all__ = ["GatewayImapConfig"]
 
 # Both carry the secret in the clear, which is what a password or key check needs.
 MECHANISMS = (b"PLAIN", b"LOGIN")
 # Commands pymap 0.36.7 lacks, run by imap_view/state.py, and what they advertise.
-EXTENSION_COMMANDS = (EnableCommand, NamespaceCommand, UnselectCommand)
+EXTENSION_COMMANDS = (
+    EnableCommand,
+    NamespaceCommand,
+    UnselectCommand,
+    ExtendedListCommand,
+    GatewayStatusCommand,
+)
 EXTENSION_CAPABILITIES = (
     b"ENABLE",  # RFC 5161
     b"NAMESPACE",  # RFC 2342
     b"UNSELECT",  # RFC 3691
     b"UTF8=ACCEPT",  # RFC 6855
+    b"LIST-EXTENDED",  # RFC 5258
+    b"LIST-STATUS",  # RFC 5819
+    b"SPECIAL-USE",  # RFC 6154
 )
 
 

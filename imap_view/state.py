@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from pymap.bytes import BytesFormat
 from pymap.imap.state import ConnectionState
+from pymap.parsing.command.auth import ListCommand, StatusCommand
 from pymap.parsing.primitives import List, Nil, QuotedString
 from pymap.parsing.response import CommandResponse, ResponseOk, UntaggedResponse
 from pymap.parsing.response.code import Capability
 from pymap.selected import SelectedMailbox
 
+from imap_view.list_extended import ExtendedListCommand, listed_line
 from imap_view.session import Session
 from imap_view.session_commands import EnableCommand, NamespaceCommand, UnselectCommand
+from imap_view.status import status_response
 
 __all__ = ["GatewayState"]
 
@@ -55,6 +58,38 @@ class GatewayState(ConnectionState):
         response = ResponseOk(cmd.tag, b"NAMESPACE completed.")
         response.add_untagged(UntaggedResponse(text))
         return response, None
+
+    async def do_status(self, cmd: StatusCommand) -> _CommandRet:
+        """pymap's STATUS, with HIGHESTMODSEQ (imap_view/status.py)."""
+        if any(a.value == b"HIGHESTMODSEQ" for a in cmd.status_list):
+            self.gateway_session.extensions.condstore = True  # RFC 7162 §3.1
+        snapshot, updates = await self.session.get_mailbox(cmd.mailbox, selected=self._selected)
+        response = ResponseOk(cmd.tag, b"STATUS completed.")
+        response.add_untagged(status_response(cmd.mailbox, snapshot, cmd.status_list, updates))
+        return response, updates
+
+    async def do_list(self, cmd: ListCommand) -> _CommandRet:
+        """LIST-EXTENDED (imap_view/list_extended.py); a plain LIST and LSUB are pymap's."""
+        if not isinstance(cmd, ExtendedListCommand) or not cmd.extended:
+            return await super().do_list(cmd)
+        found: dict[str, tuple[str | None, list[bytes]]] = {}
+        updates = self._selected
+        for pattern in cmd.patterns:  # RFC 5258 §3: every name once, whichever patterns match
+            listed, updates = await self.session.list_mailboxes(
+                cmd.ref_name, pattern, selected=self._selected
+            )
+            for name, delimiter, attributes in listed:
+                found.setdefault(name, (delimiter, list(attributes)))
+        response = ResponseOk(cmd.tag, b"LIST completed.")
+        for name, (delimiter, attributes) in found.items():
+            line = listed_line(cmd, name, delimiter, attributes)
+            if line is None:
+                continue
+            response.add_untagged(line)
+            if cmd.status and b"Noselect" not in attributes:  # RFC 5819 §2
+                snapshot, updates = await self.session.get_mailbox(name, selected=updates)
+                response.add_untagged(status_response(name, snapshot, cmd.status, updates))
+        return response, updates
 
     async def do_unselect(self, cmd: UnselectCommand) -> _CommandRet:
         """RFC 3691 §2: back to the authenticated state, nothing expunged (unlike CLOSE),
