@@ -17,6 +17,7 @@ from pymap.parsing.commands import Commands
 from pysasl import SASLAuth
 from pysasl.hashing import BuiltinHash
 
+from imap_view.condstore_parsing import ModseqFetchCommand, ModseqUidFetchCommand
 from imap_view.list_extended import ExtendedListCommand
 from imap_view.search_charset import search_commands
 from imap_view.session_commands import EnableCommand, NamespaceCommand, UnselectCommand
@@ -33,6 +34,8 @@ EXTENSION_COMMANDS = (
     UnselectCommand,
     ExtendedListCommand,
     GatewayStatusCommand,
+    ModseqFetchCommand,
+    ModseqUidFetchCommand,
 )
 EXTENSION_CAPABILITIES = (
     b"ENABLE",  # RFC 5161
@@ -42,6 +45,8 @@ EXTENSION_CAPABILITIES = (
     b"LIST-EXTENDED",  # RFC 5258
     b"LIST-STATUS",  # RFC 5819
     b"SPECIAL-USE",  # RFC 6154
+    b"CONDSTORE",  # RFC 7162 §3.1
+    b"QRESYNC",  # RFC 7162 §3.2
 )
 
 

@@ -8,13 +8,13 @@ or override such methods in their own modules' mixins, and this class joins them
 from __future__ import annotations
 
 from pymap.bytes import BytesFormat
-from pymap.imap.state import ConnectionState
 from pymap.parsing.command.auth import ListCommand, StatusCommand
 from pymap.parsing.primitives import List, Nil, QuotedString
 from pymap.parsing.response import CommandResponse, ResponseOk, UntaggedResponse
 from pymap.parsing.response.code import Capability
 from pymap.selected import SelectedMailbox
 
+from imap_view.condstore import CondstoreState
 from imap_view.list_extended import ExtendedListCommand, listed_line
 from imap_view.session import Session
 from imap_view.session_commands import EnableCommand, NamespaceCommand, UnselectCommand
@@ -25,7 +25,7 @@ __all__ = ["GatewayState"]
 _CommandRet = tuple[CommandResponse, SelectedMailbox | None]
 
 
-class GatewayState(ConnectionState):
+class GatewayState(CondstoreState):
     @property
     def capability(self) -> Capability:
         """After login, LITERAL+ where the greeting said LITERAL- (RFC 7888 §4): a
