@@ -8,14 +8,18 @@ or override such methods in their own modules' mixins, and this class joins them
 from __future__ import annotations
 
 from pymap.bytes import BytesFormat
+from pymap.parsing.command import Command
 from pymap.parsing.command.auth import ListCommand, StatusCommand
 from pymap.parsing.primitives import List, Nil, QuotedString
-from pymap.parsing.response import CommandResponse, ResponseOk, UntaggedResponse
+from pymap.parsing.response import CommandResponse, ResponseCode, ResponseOk, UntaggedResponse
 from pymap.parsing.response.code import Capability
+from pymap.parsing.response.specials import ExpungeResponse
 from pymap.selected import SelectedMailbox
 
 from imap_view.condstore import CondstoreState
+from imap_view.extensions import wire_modseq
 from imap_view.list_extended import ExtendedListCommand, listed_line
+from imap_view.selected import GatewaySelected, VanishedResponse
 from imap_view.session import Session
 from imap_view.session_commands import EnableCommand, NamespaceCommand, UnselectCommand
 from imap_view.status import status_response
@@ -35,6 +39,25 @@ class GatewayState(CondstoreState):
             return listed
         swapped = [b"LITERAL+" if c == b"LITERAL-" else c for c in listed.capabilities]
         return Capability(swapped)
+
+    async def do_command(self, cmd: Command) -> CommandResponse:
+        """pymap's, and for a CONDSTORE session a command whose reply expunged messages
+        ends with `OK [HIGHESTMODSEQ n]`: EXPUNGE and VANISHED carry no mod-sequence, so a
+        client would not learn what it has caught up to (RFC 7162 §3.1.2.1's response
+        code; Dovecot sends it the same way)."""
+        response = await super().do_command(cmd)
+        selected = self._selected
+        if (
+            isinstance(selected, GatewaySelected)
+            and selected.condstore
+            and isinstance(response, ResponseOk)
+            and response.code is None
+            and isinstance(selected.mod_sequence, int)
+            and any(isinstance(u, VanishedResponse | ExpungeResponse) for u in response._untagged)
+        ):
+            highest = wire_modseq(selected.mod_sequence)
+            response.code = ResponseCode.of(b"HIGHESTMODSEQ %d" % highest)
+        return response
 
     @property
     def gateway_session(self) -> Session:
