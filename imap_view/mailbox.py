@@ -47,7 +47,6 @@ from core.folders.contents import (
     FolderMessage,
     FolderState,
     folder_message,
-    folder_state,
     read_changes,
 )
 from core.mail.imap_uids import DRAFTS
@@ -147,7 +146,8 @@ class MailboxData(MailboxDataInterface[Message]):
         return self._selected_set
 
     async def state(self) -> FolderState:
-        return await folder_state(self._backend.store, self.owner, self.folder)
+        """The folder now: a kept state and what changed since (core/folders/snapshots.py)."""
+        return await self._backend.snapshots.state(self._backend.store, self.owner, self.folder)
 
     def messages_of(self, messages: Sequence[FolderMessage]) -> list[Message]:
         contents = self._contents
