@@ -133,11 +133,15 @@ class CondstoreState(ConnectionState):
             response = ResponseOk(cmd.tag, b"Selected mailbox.", ResponseCode.of(b"READ-WRITE"))
         if closed:  # RFC 7162 §3.2.11: what follows is the new mailbox's
             response.add_untagged_ok(b"Previous mailbox closed.", ResponseCode.of(b"CLOSED"))
-        permanent = [] if updates.readonly else mailbox.permanent_flags
-        response.add_untagged_ok(b"Flags permitted.", PermanentFlags(permanent))
+        if updates.readonly:
+            recent = mailbox.recent
+            response.add_untagged_ok(b"Read-only mailbox.", PermanentFlags([]))
+        else:
+            recent = updates.session_flags.recent
+            response.add_untagged_ok(b"Flags permitted.", PermanentFlags(mailbox.permanent_flags))
         response.add_untagged(FlagsResponse(mailbox.flags))
         response.add_untagged(ExistsResponse(updates.messages.exists))
-        response.add_untagged(RecentResponse(0))  # \Recent is not kept (RFC 9051 drops it)
+        response.add_untagged(RecentResponse(recent))
         response.add_untagged_ok(b"Predicted next UID.", UidNext(mailbox.next_uid))
         response.add_untagged_ok(b"UIDs valid.", UidValidity(mailbox.uid_validity))
         if mailbox.first_unseen:
@@ -188,7 +192,8 @@ class CondstoreState(ConnectionState):
         if vanished and changed_since is not None:
             recorded = await self._gateway.expunged_since(selected, changed_since)
             next_uid = self._gateway.next_uid(selected)
-            gone = vanished_response(updates, recorded, cmd.sequence_set, next_uid)  # type: ignore[arg-type]
+            assert isinstance(updates, GatewaySelected)
+            gone = vanished_response(updates, recorded, cmd.sequence_set, next_uid)
             if gone is not None:
                 response.add_untagged(gone)
         for number, message in messages:
@@ -226,10 +231,9 @@ class CondstoreState(ConnectionState):
             if message.uid in modified:
                 failed.append(message.uid if cmd.uid else number)
                 continue
-            if message.expunged:
+            if message.expunged:  # as pymap: its flags still go out
                 response.code = ResponseCode.of(b"EXPUNGEISSUED")
-                continue
-            if cmd.silent and not (condstore and unchanged is not None):
+            elif cmd.silent and not (condstore and unchanged is not None):
                 continue
             data: list[FetchValue] = []
             if not cmd.silent:
