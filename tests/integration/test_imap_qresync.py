@@ -87,6 +87,9 @@ async def test_qresync_resync_after_50_changes_equals_a_fresh_select(api: Api) -
     validity, modseq = _code(selected, b"UIDVALIDITY"), _code(selected, b"HIGHESTMODSEQ")
     await raw.close()  # the client goes offline knowing UIDs 1..30 at `modseq`
     assert set(known) == set(range(1, 31))
+    watcher = await RawImap.open(api.gateway.imap_port)  # stays selected, silent, throughout
+    await watcher.login("jianf")
+    await watcher.command(b"w SELECT INBOX")
 
     # 50 changes: 10 new (31..40), 10 flagged and 5 moved to Trash by another IMAP
     # session, 10 read, 5 archived and 5 deleted over REST, 5 of the new ones deleted
@@ -162,6 +165,20 @@ async def test_qresync_resync_after_50_changes_equals_a_fresh_select(api: Api) -
     caught_up.update(_fetches(resynced))
     caught_up.update(_fetches(above))
     assert caught_up == truth
+    # A session selected all along, whose mod-sequence is now below the pruned records,
+    # reads the folder whole at its next command: 15 EXPUNGEs, and the view is exact.
+    try:
+        woken = await watcher.command(b"x NOOP")
+        assert sum(1 for line in woken if line.endswith(b" EXPUNGE\r\n")) == 15, woken
+        seen = await watcher.command(b"y UID FETCH 1:* (FLAGS)")
+        view = {}
+        for line in seen:
+            match = re.match(rb"\* \d+ FETCH \(FLAGS \(([^)]*)\) UID (\d+)", line)
+            if match:
+                view[int(match.group(2))] = frozenset(match.group(1).decode().split())
+        assert view == truth
+    finally:
+        await watcher.close()
 
 
 async def test_qresync_session_gets_vanished_not_expunge(api: Api) -> None:
