@@ -95,6 +95,8 @@ class GatewayState(CondstoreState):
         """LIST-EXTENDED (imap_view/list_extended.py); a plain LIST and LSUB are pymap's."""
         if not isinstance(cmd, ExtendedListCommand) or not cmd.extended:
             return await super().do_list(cmd)
+        if any(a.value == b"HIGHESTMODSEQ" for a in cmd.status):
+            self.gateway_session.extensions.condstore = True  # as STATUS (RFC 7162 §3.1)
         found: dict[str, tuple[str | None, list[bytes]]] = {}
         updates = self._selected
         for pattern in cmd.patterns:  # RFC 5258 §3: every name once, whichever patterns match
