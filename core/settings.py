@@ -158,6 +158,12 @@ class Settings(BaseSettings):
     imap_max_keyword_length: int = Field(
         64, ge=1, le=255, description="Characters of one keyword (an IMAP atom)."
     )
+    imap_expunge_retention_days: float = Field(
+        30.0,
+        gt=0,
+        description="IMAP expunge records older than this are pruned; a QRESYNC client "
+        "that last synced before gets every UID it may know that is gone.",
+    )
 
     # The web session and HTTP hardening (security issue, holes 4-8 and 16).
     public_origin: str = Field(

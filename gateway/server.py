@@ -22,6 +22,7 @@ import uvicorn
 from api.app import create_app
 from api.mail_settings import Listeners
 from core.approvals.permissions import expire_permission_requests
+from core.folders.vanished import prune_expunged
 from core.identity.accounts import ensure_admin
 from core.identity.agents import mark_silent_agents_offline
 from core.identity.security import set_bcrypt_rounds
@@ -284,6 +285,8 @@ class Gateway:
         assert self.store is not None
         await prune_events(self.store, timedelta(days=self.settings.event_retention_days))
         await prune_idempotency_keys(self.store)
+        retention = timedelta(days=self.settings.imap_expunge_retention_days)
+        await prune_expunged(self.store, retention)  # QRESYNC's records (core/folders/vanished.py)
 
     async def _collect_attachments(self) -> None:
         assert self.store is not None

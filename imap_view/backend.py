@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from core.folders.snapshots import FolderSnapshots
 from core.mail.keywords import KeywordLimits
 from core.store.blobs import BlobStore
 from core.store.engine import Store
@@ -21,3 +22,4 @@ class Backend:
     config: GatewayImapConfig
     contents: ContentCache = field(default_factory=ContentCache)
     keyword_limits: KeywordLimits = field(default_factory=KeywordLimits)
+    snapshots: FolderSnapshots = field(default_factory=FolderSnapshots)  # SELECT's base

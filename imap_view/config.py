@@ -17,12 +17,37 @@ from pymap.parsing.commands import Commands
 from pysasl import SASLAuth
 from pysasl.hashing import BuiltinHash
 
+from imap_view.condstore_parsing import ModseqFetchCommand, ModseqUidFetchCommand
+from imap_view.list_extended import ExtendedListCommand
 from imap_view.search_charset import search_commands
+from imap_view.session_commands import EnableCommand, NamespaceCommand, UnselectCommand
+from imap_view.status import GatewayStatusCommand
 
 __all__ = ["GatewayImapConfig"]
 
 # Both carry the secret in the clear, which is what a password or key check needs.
 MECHANISMS = (b"PLAIN", b"LOGIN")
+# Commands pymap 0.36.7 lacks, run by imap_view/state.py, and what they advertise.
+EXTENSION_COMMANDS = (
+    EnableCommand,
+    NamespaceCommand,
+    UnselectCommand,
+    ExtendedListCommand,
+    GatewayStatusCommand,
+    ModseqFetchCommand,
+    ModseqUidFetchCommand,
+)
+EXTENSION_CAPABILITIES = (
+    b"ENABLE",  # RFC 5161
+    b"NAMESPACE",  # RFC 2342
+    b"UNSELECT",  # RFC 3691
+    b"UTF8=ACCEPT",  # RFC 6855
+    b"LIST-EXTENDED",  # RFC 5258
+    b"LIST-STATUS",  # RFC 5819
+    b"SPECIAL-USE",  # RFC 6154
+    b"CONDSTORE",  # RFC 7162 §3.1
+    b"QRESYNC",  # RFC 7162 §3.2
+)
 
 
 class GatewayImapConfig(IMAPConfig):
@@ -62,7 +87,10 @@ class GatewayImapConfig(IMAPConfig):
 
     @property
     def commands(self) -> Commands:
-        return search_commands()  # SEARCH that answers charset problems (search_charset.py)
+        commands = search_commands()  # SEARCH that answers charset problems (search_charset.py)
+        for command in EXTENSION_COMMANDS:
+            commands.register(command)
+        return commands
 
     @property
     def backend_capability(self) -> BackendCapability:
@@ -95,7 +123,8 @@ class GatewayImapConfig(IMAPConfig):
 
     @property
     def login_capability(self) -> Sequence[bytes]:
-        return [cap for cap in super().login_capability if cap != b"IDLE"]  # listed once
+        listed = [cap for cap in super().login_capability if cap != b"IDLE"]  # listed once
+        return [*listed, *EXTENSION_CAPABILITIES]
 
     @property
     def greeting(self) -> bytes:

@@ -3,8 +3,8 @@
 pymap 0.36 sends the subject and display names decoded, as raw UTF-8 literals,
 and re-formats the date as an INTERNALDATE. RFC 6855 §3 allows UTF-8 there only
 after `ENABLE UTF8=ACCEPT`; before, the header goes out as stored (RFC 2047
-encoded-words), as Dovecot does. No client can enable UTF8=ACCEPT yet: the
-`utf8` switch is for the session that will.
+encoded-words), as Dovecot does. A session that enabled it
+(imap_view/session_commands.py) loads messages whose envelope has `utf8` on.
 """
 
 from __future__ import annotations

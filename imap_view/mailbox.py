@@ -47,7 +47,6 @@ from core.folders.contents import (
     FolderMessage,
     FolderState,
     folder_message,
-    folder_state,
     read_changes,
 )
 from core.mail.imap_uids import DRAFTS
@@ -78,11 +77,14 @@ class _Snapshot(MailboxSnapshot):
     """FLAGS lists what the messages can carry (RFC 3501 §7.2.6): not `\\*`, and not
     `\\Recent`, which is not kept (RFC 9051 drops it); the keywords in use."""
 
-    __slots__ = ["keywords"]
+    __slots__ = ["highest_modseq", "keywords"]
 
-    def __init__(self, *args: object, keywords: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, *args: object, keywords: tuple[str, ...] = (), highest_modseq: int | None = None
+    ) -> None:
         super().__init__(*args)  # type: ignore[arg-type]
         self.keywords = keywords
+        self.highest_modseq = highest_modseq  # None: no mod-sequences (RFC 7162 NOMODSEQ)
 
     @property
     def flags(self) -> frozenset[Flag]:
@@ -117,6 +119,7 @@ class MailboxData(MailboxDataInterface[Message]):
         self._wakes = wakes
         self._contents = contents
         self._selected_set = SelectedSet()
+        self.next_uid = 0  # UIDNEXT as SELECT read it
 
     @property
     def mailbox_id(self) -> ObjectId:
@@ -143,7 +146,8 @@ class MailboxData(MailboxDataInterface[Message]):
         return self._selected_set
 
     async def state(self) -> FolderState:
-        return await folder_state(self._backend.store, self.owner, self.folder)
+        """The folder now: a kept state and what changed since (core/folders/snapshots.py)."""
+        return await self._backend.snapshots.state(self._backend.store, self.owner, self.folder)
 
     def messages_of(self, messages: Sequence[FolderMessage]) -> list[Message]:
         contents = self._contents
@@ -155,7 +159,7 @@ class MailboxData(MailboxDataInterface[Message]):
         sets = _FLAG_SETS
         with_keywords: dict[tuple[frozenset[Flag], tuple[str, ...]], frozenset[Flag]] = {}
         made = []
-        for uid, seq, seen, flagged, answered, deleted, keywords in messages:
+        for uid, seq, seen, flagged, answered, deleted, keywords, modseq in messages:
             flags = sets[seen, flagged, answered, deleted]
             if keywords:
                 key = (flags, keywords)
@@ -163,7 +167,7 @@ class MailboxData(MailboxDataInterface[Message]):
                 if shared is None:
                     shared = with_keywords[key] = flags | {Flag(k.encode()) for k in keywords}
                 flags = shared
-            made.append(Message(uid, flags, mail_seq=seq, contents=contents))
+            made.append(Message(uid, flags, mail_seq=seq, contents=contents, modseq=modseq))
         return made
 
     async def select(self, selected: SelectedMailbox) -> MailboxSnapshot:
@@ -172,6 +176,7 @@ class MailboxData(MailboxDataInterface[Message]):
         state = await self.state()
         await asyncio.to_thread(fill_selected, selected, state.messages, self.messages_of)
         selected.mod_sequence = state.highest_modseq
+        self.next_uid = state.next_uid
         unseen = [n for n, m in enumerate(state.messages, 1) if not m.seen]
         return _Snapshot(
             self.mailbox_id,
@@ -185,6 +190,7 @@ class MailboxData(MailboxDataInterface[Message]):
             unseen[0] if unseen else None,
             state.next_uid,
             keywords=state.keywords,
+            highest_modseq=self._highest(state.highest_modseq),
         )
 
     async def update_selected(
@@ -213,7 +219,10 @@ class MailboxData(MailboxDataInterface[Message]):
         return lambda session: read_changes(session, owner, folder, known)
 
     def apply_changes(self, selected: SelectedMailbox, changes: FolderChanges) -> SelectedMailbox:
-        if changes.highest_modseq != selected.mod_sequence:
+        if changes.whole:  # the expunge records were pruned meanwhile: compare it all
+            selected.set_messages(self.messages_of(changes.changed))
+            selected.mod_sequence = changes.highest_modseq
+        elif changes.highest_modseq != selected.mod_sequence:
             selected.add_updates(self.messages_of(changes.changed), changes.expunged)
             selected.mod_sequence = changes.highest_modseq
         return selected
@@ -241,7 +250,16 @@ class MailboxData(MailboxDataInterface[Message]):
             counts.unseen,
             counts.first_unseen,
             counts.next_uid,
+            highest_modseq=self._highest(counts.highest_modseq),
         )
+
+    @property
+    def has_modseq(self) -> bool:
+        """Drafts are not mails and keep no mod-sequences (RFC 7162 §3.1.2.2 NOMODSEQ)."""
+        return self.folder.key != DRAFTS
+
+    def _highest(self, stored: int) -> int | None:
+        return stored if self.has_modseq else None
 
     async def get(self, uid: int, cached_msg: CachedMessage) -> Message:
         found = await folder_message(self._backend.store, self.owner, self.folder, uid)

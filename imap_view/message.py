@@ -30,7 +30,7 @@ class Message(BaseMessage):
     where the commands that use it (FETCH INTERNALDATE, SEARCH BEFORE/ON/SINCE)
     load it first (imap_view/session.py)."""
 
-    __slots__ = ["_contents", "mail_seq"]
+    __slots__ = ["_contents", "mail_seq", "modseq"]
 
     def __init__(
         self,
@@ -40,6 +40,7 @@ class Message(BaseMessage):
         mail_seq: int,
         contents: Contents,
         expunged: bool = False,
+        modseq: int = 0,
     ) -> None:
         # What BaseMessage.__init__ sets, without its cost: it runs typing.Protocol's
         # __init__ chain and makes two new ObjectIds per message, and SELECT makes a
@@ -51,6 +52,7 @@ class Message(BaseMessage):
         self._permanent_flags = permanent_flags
         self._flags_key = (uid, permanent_flags)
         self.mail_seq = mail_seq
+        self.modseq = modseq  # as stored (imap_view/extensions.py: `wire_modseq`)
         self._contents = contents
 
     @property  # type: ignore[misc]
@@ -64,6 +66,7 @@ class Message(BaseMessage):
             mail_seq=self.mail_seq,
             contents=self._contents,
             expunged=True,
+            modseq=self.modseq,
         )
 
     async def load_content(self, requirement: FetchRequirement) -> LoadedMessage:

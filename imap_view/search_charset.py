@@ -11,7 +11,8 @@ response code (§7.1), listing the charsets we do support.
 Here the same commands, registered in place of pymap's (`imap_view/config.py`):
 * an unknown charset, or a charset name that is not ASCII: `NO [BADCHARSET (UTF-8 US-ASCII)]`;
 * a search string that its charset cannot decode: `BAD` (invalid arguments).
-The session goes on in both cases.
+The session goes on in both cases. The commands parse CONDSTORE's MODSEQ key too
+(imap_view/condstore_parsing.py).
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ from typing import Any
 
 from pymap.exceptions import ResponseError
 from pymap.parsing import Params
-from pymap.parsing.command.select import SearchCommand, UidSearchCommand
+from pymap.parsing.command.select import SearchCommand
 from pymap.parsing.commands import Commands
 from pymap.parsing.exceptions import NotParseable
 from pymap.parsing.response import Response, ResponseCode, ResponseNo
 from pymap.parsing.specials.searchkey import SearchKey
+
+from imap_view.condstore_parsing import ModseqSearchCommand, ModseqUidSearchCommand
 
 __all__ = ["SUPPORTED", "search_commands"]
 
@@ -89,11 +92,11 @@ class _CharsetChecked:
         return result
 
 
-class CheckedSearch(_CharsetChecked, SearchCommand):
+class CheckedSearch(_CharsetChecked, ModseqSearchCommand):
     pass
 
 
-class CheckedUidSearch(_CharsetChecked, UidSearchCommand):
+class CheckedUidSearch(_CharsetChecked, ModseqUidSearchCommand):
     refused = RefusedUidSearch
 
 

@@ -20,8 +20,6 @@ from proxyprotocol.result import ProxyResultLocal
 from proxyprotocol.sock import SocketInfo
 from pymap.context import connection_exit
 from pymap.imap import IMAPServer
-from pymap.imap.state import ConnectionState
-from pymap.parsing.response.code import Capability
 
 from core.identity.throttle import ConnectionsPerAddress, LoginThrottle
 from core.store.blobs import BlobStore
@@ -32,25 +30,11 @@ from imap_view.connection import LimitedConnection
 from imap_view.limits import ImapLimits
 from imap_view.login import Login
 from imap_view.pymap_speedups import install as install_speedups
+from imap_view.state import GatewayState
 
 __all__ = ["start_imap"]
 
 install_speedups()
-
-
-class _State(ConnectionState):
-    """After login, LITERAL+ where the greeting said LITERAL- (RFC 7888 §4): a logged-in
-    client may send a literal up to the APPENDLIMIT without waiting for `+`."""
-
-    @property
-    def capability(self) -> Capability:
-        listed = super().capability
-        try:
-            _ = self.session
-        except AttributeError:  # not logged in
-            return listed
-        swapped = [b"LITERAL+" if c == b"LITERAL-" else c for c in listed.capabilities]
-        return Capability(swapped)
 
 
 class _Server(IMAPServer):
@@ -68,7 +52,7 @@ class _Server(IMAPServer):
         conn = LimitedConnection(
             self.commands, self._config, reader, writer, sock_info, limits=self._limits
         )
-        state = _State(self._login, self._config)
+        state = GatewayState(self._login, self._config)
         async with AsyncExitStack() as stack:
             connection_exit.set(stack)
             stack.enter_context(closing(conn))

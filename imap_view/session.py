@@ -23,14 +23,17 @@ from pymap.parsing.specials.flag import Flag, Seen
 from pymap.search import SearchCriteriaSet, SearchParams
 from pymap.selected import SelectedMailbox
 
+from core.folders.vanished import expunged_since
 from core.store.bus import Subscription
 from imap_view.backend import Backend
 from imap_view.config import GatewayImapConfig
 from imap_view.contents import Contents
+from imap_view.extensions import Extensions, stored_modseq
 from imap_view.mailbox import MailboxData
 from imap_view.mailbox_set import SPECIAL_USE, MailboxSet
 from imap_view.message import Message
 from imap_view.message_sets import messages_in
+from imap_view.selected import GatewaySelected
 from imap_view.writes import expunge, mark_seen, store_flags, transfer
 
 __all__ = ["Session"]
@@ -45,6 +48,13 @@ class Session(BaseSession[Message]):
         self._contents = Contents(backend, owner)
         self._selected: MailboxData | None = None
         self._mailbox_set = MailboxSet(owner, backend, wakes, self._contents)
+        self.extensions = Extensions()
+
+    def enable(self, names: list[bytes]) -> list[bytes]:
+        """ENABLE (RFC 5161): what this command switched on (imap_view/extensions.py)."""
+        enabled = self.extensions.enable(names)
+        self._contents.utf8_accept = self.extensions.utf8_accept  # RFC 6855 §3: ENVELOPE
+        return enabled
 
     @property
     def config(self) -> GatewayImapConfig:
@@ -56,6 +66,19 @@ class Session(BaseSession[Message]):
 
     async def cleanup(self) -> None:
         self._contents.release()
+
+    async def expunged_since(self, selected: SelectedMailbox, modseq: int) -> list[int] | None:
+        """The UIDs that left the selected folder after a stored mod-sequence (QRESYNC's
+        VANISHED); None if those records were pruned (core/folders/vanished.py)."""
+        folder_id = (await self._get_selected(selected)).folder.id
+        return await self._backend.store.read(
+            lambda session: expunged_since(session, folder_id, modseq)
+        )
+
+    def next_uid(self, selected: SelectedMailbox) -> int:
+        """The selected folder's UIDNEXT as its SELECT saw it (0 if unknown)."""
+        kept = self._selected
+        return kept.next_uid if kept is not None and kept.mailbox_id == selected.mailbox_id else 0
 
     async def _get_selected(self, selected: SelectedMailbox) -> MailboxData:
         """By folder id, not name: a conversation folder keeps working through a rename.
@@ -77,15 +100,17 @@ class Session(BaseSession[Message]):
     ) -> tuple[MailboxSnapshot, SelectedMailbox]:
         """pymap's SELECT reads the counts and then the messages; here one read serves both."""
         mailbox = await self._get_mailbox(name)
-        selected = SelectedMailbox(
+        assert isinstance(mailbox, MailboxData)
+        selected = GatewaySelected(
             mailbox.mailbox_id,
             readonly or mailbox.readonly,
             PermanentFlags(mailbox.permanent_flags),
             SessionFlags(mailbox.session_flags),
             selected_set=mailbox.selected_set,
             lookup=name,
+            extensions=self.extensions,
+            has_modseq=mailbox.has_modseq,
         )
-        assert isinstance(mailbox, MailboxData)
         self._selected = mailbox
         return await mailbox.select(selected), selected
 
@@ -105,10 +130,21 @@ class Session(BaseSession[Message]):
         return marked, updates
 
     async def fetch_messages(
-        self, selected: SelectedMailbox, sequence_set: SequenceSet, set_seen_flag: bool
+        self,
+        selected: SelectedMailbox,
+        sequence_set: SequenceSet,
+        set_seen_flag: bool,
+        *,
+        changed_since: int | None = None,
     ) -> tuple[Iterable[tuple[int, Message]], SelectedMailbox]:
+        """With `changed_since` (a stored mod-sequence: RFC 7162 §3.1.4.2 CHANGEDSINCE),
+        only the messages of the set that changed after it."""
         mailbox = await self._get_selected(selected)
+        if changed_since is not None:
+            selected = await mailbox.update_selected(selected)
         wanted = _messages(selected, sequence_set)
+        if changed_since is not None:
+            wanted = [(n, m) for n, m in wanted if m.modseq > changed_since]
         if set_seen_flag:  # BODY[] without PEEK (RFC 3501 §6.4.5)
             unseen = [m.mail_seq for _, m in wanted if Seen not in m.permanent_flags]
             await mark_seen(self._backend.store, self.owner, unseen)
@@ -138,10 +174,15 @@ class Session(BaseSession[Message]):
     ) -> tuple[Iterable[tuple[int, Message]], SelectedMailbox]:
         mailbox = await self._get_selected(selected)
         updated = await mailbox.update_selected(selected)
+        by_modseq = [key for key in keys if key.value == b"MODSEQ"]  # RFC 7162 §3.1.5
+        keys = frozenset(key for key in keys if key.value != b"MODSEQ")
         requirement = FetchRequirement.reduce(key.requirement for key in keys)
         params = SearchParams(updated, disabled=self.config.disable_search_keys)
         search = SearchCriteriaSet(keys, params)
         candidates = _messages(updated, search.sequence_set)
+        for key in by_modseq:
+            at_least = stored_modseq(key.filter_int)
+            candidates = [(n, m) for n, m in candidates if (m.modseq >= at_least) != key.inverse]
         if not requirement.has_none(FetchRequirement.CONTENT):
             await self._contents.load(m.mail_seq for _, m in candidates)
         if _uses_internal_date(keys):
@@ -160,8 +201,21 @@ class Session(BaseSession[Message]):
         flag_set: frozenset[Flag],
         mode: FlagOp = FlagOp.REPLACE,
     ) -> tuple[Iterable[tuple[int, Message]], SelectedMailbox]:
+        messages, updated, _ = await self.store_flags(selected, sequence_set, flag_set, mode)
+        return messages, updated
+
+    async def store_flags(
+        self,
+        selected: SelectedMailbox,
+        sequence_set: SequenceSet,
+        flag_set: frozenset[Flag],
+        mode: FlagOp = FlagOp.REPLACE,
+        *,
+        unchanged_since: int | None = None,
+    ) -> tuple[list[tuple[int, Message]], SelectedMailbox, set[int]]:
         """The kept flags and keywords for the whole set at once; in Drafts, `\\Deleted`
-        lasts the session."""
+        lasts the session. With `unchanged_since` (stored: RFC 7162 §3.1.3), messages
+        changed after it are left alone; their UIDs are returned (MODIFIED)."""
         if selected.readonly:  # EXAMINE (RFC 3501 §6.3.2)
             raise MailboxReadOnly()
         mailbox = await self._get_selected(selected)
@@ -169,11 +223,22 @@ class Session(BaseSession[Message]):
         permanent = selected.permanent_flags & flag_set
         messages = [m for _, m in wanted]
         limits = self._backend.keyword_limits
-        await store_flags(self._backend.store, self.owner, messages, permanent, mode, limits)
+        condition = None if unchanged_since is None else (mailbox.folder.id, unchanged_since)
+        modified_seqs = await store_flags(
+            self._backend.store,
+            self.owner,
+            messages,
+            permanent,
+            mode,
+            limits,
+            unchanged_since=condition,
+        )
+        modified = {m.uid for m in messages if m.mail_seq in modified_seqs}
         for _, message in wanted:
-            selected.session_flags.update(message.uid, flag_set - permanent, mode)
+            if message.uid not in modified:
+                selected.session_flags.update(message.uid, flag_set - permanent, mode)
         updated = await mailbox.update_selected(selected)
-        return _fresh(updated, wanted), updated
+        return _fresh(updated, wanted), updated, modified
 
     async def expunge_mailbox(
         self, selected: SelectedMailbox, uid_set: SequenceSet | None = None
@@ -243,7 +308,7 @@ class Session(BaseSession[Message]):
 
 
 # FETCH items that read no more of a message than its header section (RFC 3501 §7.4.2).
-_ENVELOPE_ONLY = frozenset({b"FLAGS", b"UID", b"INTERNALDATE", b"ENVELOPE"})
+_ENVELOPE_ONLY = frozenset({b"FLAGS", b"UID", b"INTERNALDATE", b"ENVELOPE", b"MODSEQ"})
 _DATE_KEYS = frozenset({b"BEFORE", b"ON", b"SINCE", b"OLDER", b"YOUNGER"})
 
 

@@ -20,6 +20,7 @@ Every other write is `NO` with the reason.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeVar
 
 from pymap.exceptions import NotAllowedError
 from pymap.flags import FlagOp
@@ -27,6 +28,7 @@ from pymap.parsing.specials.flag import Answered, Deleted, Flag, Flagged, Seen
 from sqlalchemy.orm import Session
 
 from core.errors import DomainError
+from core.folders.conditional import changed_after
 from core.folders.drafts import delete_drafts, is_draft_seq
 from core.mail.imap_uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
 from core.mail.keywords import KeywordLimits
@@ -37,6 +39,7 @@ from imap_view.replies import refusal_for
 
 __all__ = ["expunge", "mark_seen", "store_flags", "transfer"]
 
+K = TypeVar("K")
 KEPT_FLAGS = {Seen: "seen", Flagged: "flagged", Answered: "answered", Deleted: "deleted"}
 # The state a mail takes when it is put into one of these folders.
 ENTERING = {
@@ -65,9 +68,16 @@ async def store_flags(
     flags: frozenset[Flag],
     mode: FlagOp,
     limits: KeywordLimits,
-) -> None:
+    *,
+    unchanged_since: tuple[int, int] | None = None,
+) -> set[int]:
     """STORE of the kept flags and keywords on a whole set: one statement per flag (or
-    keyword) and value. Other system flags (`\\Draft`, `\\Recent`) are not kept."""
+    keyword) and value. Other system flags (`\\Draft`, `\\Recent`) are not kept.
+
+    With `unchanged_since` (folder id, stored mod-sequence: RFC 7162 §3.1.3's
+    UNCHANGEDSINCE) a message changed after it is left alone; the mail seqs of those
+    are returned (the MODIFIED ones), tested in the same transaction as the write.
+    """
     flags = frozenset(f for f in flags if f in KEPT_FLAGS or not f.is_system)
     changes: dict[tuple[str, bool], list[int]] = {}
     added: dict[str, list[int]] = {}
@@ -86,16 +96,35 @@ async def store_flags(
         for flag in before - after:
             if not flag.is_system:
                 removed.setdefault(str(flag), []).append(message.mail_seq)
-    if not (changes or added or removed):
-        return
+    if not (changes or added or removed) and unchanged_since is None:
+        return set()
+    wanted = [m.mail_seq for m in messages if not is_draft_seq(m.mail_seq)]
 
-    def write(session: Session) -> None:
-        set_flags(session, owner, changes, added=added, removed=removed, limits=limits)
+    def write(session: Session) -> set[int]:
+        modified: set[int] = set()
+        if unchanged_since is not None:
+            folder_id, modseq = unchanged_since
+            modified = changed_after(session, owner, folder_id, wanted, modseq)
+        kept_changes, kept_added, kept_removed = (
+            _without(changes, modified),
+            _without(added, modified),
+            _without(removed, modified),
+        )
+        if kept_changes or kept_added or kept_removed:
+            set_flags(
+                session, owner, kept_changes, added=kept_added, removed=kept_removed, limits=limits
+            )
+        return modified
 
     try:
-        await store.write(write)
+        return await store.write(write)
     except DomainError as exc:  # a keyword past its limits: nothing was changed
         raise refusal_for(exc) from exc
+
+
+def _without(by_key: dict[K, list[int]], left_out: set[int]) -> dict[K, list[int]]:
+    kept = {key: [seq for seq in seqs if seq not in left_out] for key, seqs in by_key.items()}
+    return {key: seqs for key, seqs in kept.items() if seqs}
 
 
 async def mark_seen(store: Store, owner: str, mail_seqs: Sequence[int]) -> None:

@@ -100,6 +100,7 @@ class FolderCounts:
     unseen: int
     first_unseen: int | None  # its message sequence number
     next_uid: int
+    highest_modseq: int = 0  # RFC 7162 §3.1.1 (Drafts keep none: imap_view says NOMODSEQ)
 
 
 async def folder_counts(store: Store, owner: str, folder: FolderInfo) -> FolderCounts:
@@ -124,15 +125,18 @@ async def folder_counts(store: Store, owner: str, folder: FolderInfo) -> FolderC
     )
 
     def run(session: Session) -> FolderCounts:
-        next_uid = session.scalar(select(ImapFolder.next_uid).where(ImapFolder.id == folder.id))
+        counters = session.execute(
+            select(ImapFolder.next_uid, ImapFolder.highest_modseq).where(ImapFolder.id == folder.id)
+        ).first()
+        next_uid, modseq = (1, 0) if counters is None else (int(counters[0]), int(counters[1]))
         if folder.key == DRAFTS:  # drafts are always seen
-            return FolderCounts(draft_count(session, owner), 0, None, int(next_uid or 1))
+            return FolderCounts(draft_count(session, owner), 0, None, next_uid)
         exists, unseen, first_uid = session.execute(totals).one()
         position = None
         if first_uid is not None:
             before = counted(func.count(ImapUid.uid)).where(ImapUid.uid <= first_uid)
             position = session.scalar(before)
-        return FolderCounts(int(exists), int(unseen), position, int(next_uid or 1))
+        return FolderCounts(int(exists), int(unseen), position, next_uid, modseq)
 
     return await store.read(run)
 

@@ -51,6 +51,7 @@ class FolderMessage(NamedTuple):
     answered: bool = False
     deleted: bool = False  # IMAP's \\Deleted, not Trash
     keywords: tuple[str, ...] = ()
+    modseq: int = 0  # the folder's mod-sequence of the message's last change (RFC 7162 §3.1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +72,9 @@ class FolderChanges:
     highest_modseq: int
     changed: list[FolderMessage]
     expunged: list[int]
+    # The expunge records since the mod-sequence were pruned (core/folders/vanished.py):
+    # `changed` is then every message of the folder, and the caller compares.
+    whole: bool = False
 
 
 def _messages_query(owner: str, folder_id: int) -> Select[Any]:
@@ -83,6 +87,7 @@ def _messages_query(owner: str, folder_id: int) -> Select[Any]:
             func.coalesce(Delivery.flagged, false()),
             func.coalesce(Delivery.answered, false()),
             func.coalesce(Delivery.marked_deleted, false()),
+            ImapUid.modseq,
         )
         .outerjoin(
             Delivery, and_(Delivery.mail_seq == ImapUid.mail_seq, Delivery.recipient == owner)
@@ -99,7 +104,7 @@ def _folder_messages(session: Session, owner: str, query: Select[Any]) -> list[F
 
 
 def _message(row: Any, keywords: dict[int, list[str]]) -> FolderMessage:
-    uid, seq, seen, flagged, answered, deleted = row
+    uid, seq, seen, flagged, answered, deleted, modseq = row
     return FolderMessage(
         uid,
         seq,
@@ -108,6 +113,7 @@ def _message(row: Any, keywords: dict[int, list[str]]) -> FolderMessage:
         bool(answered),
         bool(deleted),
         tuple(keywords.get(int(seq), ())),
+        int(modseq),
     )
 
 
@@ -145,7 +151,7 @@ async def folder_state(store: Store, owner: str, folder: FolderInfo) -> FolderSt
     if folder.key == DRAFTS:
         return await _drafts_state(store, owner, folder)
     members = (
-        select(ImapUid.uid, ImapUid.mail_seq)
+        select(ImapUid.uid, ImapUid.mail_seq, ImapUid.modseq)
         .where(ImapUid.folder_id == folder.id)
         .order_by(ImapUid.uid)
     )
@@ -174,9 +180,9 @@ async def folder_state(store: Store, owner: str, folder: FolderInfo) -> FolderSt
         plain = (False, False, False)
         messages = [
             FolderMessage(
-                uid, seq, seq not in unseen, *flags.get(seq, plain), keywords.get(seq, ())
+                uid, seq, seq not in unseen, *flags.get(seq, plain), keywords.get(seq, ()), modseq
             )
-            for uid, seq in _plain_rows(session, members)
+            for uid, seq, modseq in _plain_rows(session, members)
         ]
         in_use = tuple(keywords_in_use(session, owner))
         return FolderState(folder, next_uid, modseq, messages, in_use)
@@ -200,9 +206,9 @@ async def _drafts_state(store: Store, owner: str, folder: FolderInfo) -> FolderS
 
 # Built once: every IMAP command runs these, and building a statement costs more
 # than running it when nothing changed.
-_COUNTERS = select(ImapFolder.next_uid, ImapFolder.highest_modseq).where(
-    ImapFolder.id == bindparam("folder_id")
-)
+_COUNTERS = select(
+    ImapFolder.next_uid, ImapFolder.highest_modseq, ImapFolder.vanished_horizon
+).where(ImapFolder.id == bindparam("folder_id"))
 _CHANGED = (
     select(
         ImapUid.uid,
@@ -211,6 +217,7 @@ _CHANGED = (
         func.coalesce(Delivery.flagged, false()),
         func.coalesce(Delivery.answered, false()),
         func.coalesce(Delivery.marked_deleted, false()),
+        ImapUid.modseq,
     )
     .outerjoin(
         Delivery,
@@ -244,14 +251,17 @@ def read_changes(
     """`folder_changes` inside a read the caller runs (so one read can do more)."""
     params = {"owner": owner, "folder_id": folder.id, "since": since_modseq}
     row = session.execute(_COUNTERS, params).first()
-    next_uid, modseq = (1, 0) if row is None else (int(row[0]), int(row[1]))
+    next_uid, modseq, horizon = (1, 0, 0) if row is None else (int(v) for v in row)
     if modseq == since_modseq:
         return FolderChanges(next_uid, modseq, [], [])
-    gone = [int(uid) for uid in session.scalars(_EXPUNGED, params)]
+    whole = since_modseq < horizon  # what left since was pruned: read the folder whole
+    if whole:
+        params["since"] = -1
+    gone = [] if whole else [int(uid) for uid in session.scalars(_EXPUNGED, params)]
     rows = list(session.execute(_CHANGED, params))
     keywords = keywords_of(session, owner, [int(row[1]) for row in rows])
     changed = [_message(row, keywords) for row in rows]
-    return FolderChanges(next_uid, modseq, changed, gone)
+    return FolderChanges(next_uid, modseq, changed, gone, whole)
 
 
 async def folder_message(

@@ -363,6 +363,9 @@ class ImapFolder(Base):
     uid_validity: Mapped[int] = mapped_column(BigInteger)
     next_uid: Mapped[int] = mapped_column(BigInteger, default=1)
     highest_modseq: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    # Expunge records at or below this mod-sequence were pruned (core/folders/vanished.py):
+    # a session or QRESYNC client that knows only an older one cannot be told exactly.
+    vanished_horizon: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
 
     __table_args__ = (UniqueConstraint("owner", "key", name="uq_imap_folders_owner_key"),)
 
@@ -401,6 +404,8 @@ class ImapExpunged(Base):
     )
     uid: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     modseq: Mapped[int] = mapped_column(BigInteger)
+    # When it left; records older than the retention are pruned (NULL: from before 0013q).
+    expunged_at: Mapped[datetime | None] = mapped_column(default=utcnow)
 
     __table_args__ = (Index("ix_imap_expunged_folder_modseq", "folder_id", "modseq"),)
 

@@ -1,0 +1,193 @@
+"""IMAP resync: QRESYNC beside a full flag fetch, on a 10,000-message INBOX after 10 changes.
+
+    .venv/bin/python bench/imap_qresync.py [--messages 10000 --changes 10 --rounds 5]
+                                           [--database-url postgresql://postgres@127.0.0.1:5432/test]
+
+1. Starts the gateway (`agentmail serve`, its own process, fresh data dir or fresh
+   PostgreSQL database) and fills heavy's INBOX with `--messages` mails by bulk
+   inserts (the rows the write path makes; bench/_imap_fill.py).
+2. A client enables QRESYNC, selects INBOX and remembers UIDVALIDITY and
+   HIGHESTMODSEQ, as a phone does before it goes offline.
+3. Another IMAP session makes `--changes` changes: half flag a message, a fifth mark
+   one read, the rest MOVE one to Trash.
+4. Rounds, each on a new connection after LOGIN: the QRESYNC resync, `SELECT INBOX
+   (QRESYNC (uidvalidity modseq 1:N))` until its tagged OK (it reads the changes:
+   VANISHED and a FETCH per changed message); beside it what a client without
+   QRESYNC does, `SELECT INBOX` and `UID FETCH 1:* (FLAGS)`, each timed.
+
+Goal (issue 16): the QRESYNC resync under 50 ms. See bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import shlex
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _children import Child, drop_pg_database, fresh_database
+from _db import console
+from _imap_fill import HEAVY, PASSWORD, fill_heavy_inbox, setup_accounts
+from imap_fetch import start_gateway
+
+from core.store.engine import Store, database_url
+from tests.support.raw_imap import RawImap
+
+GOAL = 0.050
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:8.1f} ms"
+
+
+async def logged_in(port: int) -> RawImap:
+    raw = await RawImap.open(port)
+    reply = await raw.command(b'L LOGIN %s "%s"' % (HEAVY.encode(), PASSWORD.encode()))
+    if not reply[-1].startswith(b"L OK"):
+        raise RuntimeError(reply)
+    return raw
+
+
+async def timed(raw: RawImap, line: bytes) -> tuple[float, list[bytes]]:
+    started = time.perf_counter()
+    reply = await raw.command(line)
+    seconds = time.perf_counter() - started
+    if reply[-1].split()[1] != b"OK":
+        raise RuntimeError(reply[-1])
+    return seconds, reply
+
+
+def code(lines: list[bytes], name: bytes) -> int:
+    for line in lines:
+        match = re.search(rb"\[" + name + rb" (\d+)\]", line)
+        if match:
+            return int(match.group(1))
+    raise RuntimeError(f"no {name!r} in the reply")
+
+
+async def change(port: int, count: int) -> None:
+    """`count` changes by another session: flags, \\Seen, MOVE to Trash, spread out."""
+    raw = await logged_in(port)
+    try:
+        await timed(raw, b"s SELECT INBOX")
+        for n in range(count):
+            uid = 1 + n * 997
+            if n % 2 == 0:
+                await timed(raw, b"c UID STORE %d +FLAGS.SILENT (\\Flagged)" % uid)
+            elif n % 5 == 1:
+                await timed(raw, b"c UID STORE %d FLAGS.SILENT (\\Seen)" % uid)
+            else:
+                await timed(raw, b"c UID MOVE %d Trash" % uid)
+    finally:
+        await raw.close()
+
+
+async def measure(args: argparse.Namespace, port: int) -> None:
+    raw = await logged_in(port)
+    try:
+        await timed(raw, b"e ENABLE QRESYNC")
+        _, selected = await timed(raw, b"s SELECT INBOX")
+        validity, modseq = code(selected, b"UIDVALIDITY"), code(selected, b"HIGHESTMODSEQ")
+    finally:
+        await raw.close()
+    await change(port, args.changes)
+    resyncs, selects, fetches = [], [], []
+    line = b"q SELECT INBOX (QRESYNC (%d %d 1:%d))" % (validity, modseq, args.messages)
+    for _ in range(args.rounds + 1):  # the first round warms up (caches, connections)
+        raw = await logged_in(port)
+        try:
+            await timed(raw, b"e ENABLE QRESYNC")
+            seconds, reply = await timed(raw, line)
+            changed = sum(1 for r in reply if b" FETCH (" in r) + sum(
+                1 for r in reply if r.startswith(b"* VANISHED")
+            )
+            resyncs.append(seconds)
+        finally:
+            await raw.close()
+        raw = await logged_in(port)
+        try:
+            select, _ = await timed(raw, b"s SELECT INBOX")
+            fetch, flags = await timed(raw, b"f UID FETCH 1:* (FLAGS)")
+            if len(flags) - 1 < args.messages - args.changes:
+                raise RuntimeError(f"UID FETCH returned {len(flags) - 1} messages")
+            selects.append(select)
+            fetches.append(fetch)
+        finally:
+            await raw.close()
+    resync, select, fetch = (statistics.median(t[1:]) for t in (resyncs, selects, fetches))
+    console.print()
+    console.print(
+        f"[bold]resync of INBOX ({args.messages:,} messages) after {args.changes} changes[/] "
+        f"(median of {args.rounds}; {changed} VANISHED/FETCH lines in the QRESYNC reply)"
+    )
+    console.print(f"QRESYNC  SELECT … (QRESYNC (…))       [bold]{ms(resync)}[/]")
+    console.print(f"full     SELECT INBOX                  {ms(select)}")
+    console.print(f"full     UID FETCH 1:* (FLAGS)         {ms(fetch)}")
+    console.print(f"full     together                      [bold]{ms(select + fetch)}[/]")
+    met = "[green]met[/]" if resync < GOAL else "[red]not met[/]"
+    console.print(f"goal: QRESYNC resync < {GOAL * 1000:.0f} ms: {met}")
+
+
+def reproduce(args: argparse.Namespace) -> str:
+    argv = [".venv/bin/python", "bench/imap_qresync.py", "--messages", str(args.messages)]
+    argv += ["--changes", str(args.changes), "--rounds", str(args.rounds)]
+    if args.database_url:
+        argv += ["--database-url", args.database_url]
+    return shlex.join(argv)
+
+
+async def main(args: argparse.Namespace) -> int:
+    workdir = Path(tempfile.mkdtemp(prefix="agentmail-bench-qresync-"))
+    args.fresh_database_url, backend = await fresh_database(args.database_url, "WAL, fresh file")
+    console.print(f"[bold]imap_qresync[/]  {reproduce(args)}")
+    console.print(f"database     {backend}")
+    console.print(f"machine      {os.cpu_count()} CPUs; gateway 1 process")
+    gateway: Child | None = None
+    try:
+        gateway, imap_port, base_url = await start_gateway(args, workdir)
+        await setup_accounts(base_url)
+        store = Store(database_url(args.fresh_database_url, workdir / "data" / "agentmail.db"))
+        try:
+            await fill_heavy_inbox(store, args.messages)
+        finally:
+            await store.close()
+        await measure(args, imap_port)
+    except Exception:
+        if gateway is not None:
+            console.print(gateway.tail())
+        raise
+    finally:
+        if gateway is not None:
+            await gateway.stop()
+        if args.fresh_database_url:
+            await drop_pg_database(args.database_url, args.fresh_database_url)
+        shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="QRESYNC resync beside a full flag fetch.")
+    parser.add_argument("--messages", type=int, default=10_000, help="heavy's INBOX (10000)")
+    parser.add_argument("--changes", type=int, default=10, help="changes before the resync (10)")
+    parser.add_argument("--rounds", type=int, default=5, help="timed rounds (5)")
+    parser.add_argument(
+        "--database-url",
+        default="",
+        help="postgresql://postgres@127.0.0.1:5432/test: a fresh database is created there "
+        "and dropped afterwards; default SQLite",
+    )
+    args = parser.parse_args(argv)
+    if args.messages < 1 or args.rounds < 1 or not 0 <= args.changes * 997 < args.messages:
+        parser.error("--messages and --rounds >= 1; --changes * 997 below --messages")
+    return args
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main(parse_args())))

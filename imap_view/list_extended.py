@@ -1,0 +1,197 @@
+"""LIST-EXTENDED (RFC 5258) with SPECIAL-USE (RFC 6154) and LIST-STATUS (RFC 5819).
+
+`LIST (SPECIAL-USE) "" "*"` lists only the folders with a special use (Sent, Drafts,
+Archive, Trash); `LIST "" "*" RETURN (SPECIAL-USE CHILDREN STATUS (MESSAGES UNSEEN))`
+lists every folder with its counts, a `* STATUS` after each `* LIST`, so a client
+learns the whole account in one round trip. Every folder counts as subscribed (the
+folders are views of the store), so `SUBSCRIBED` selects them all and marks them
+`\\Subscribed`. `\\HasChildren`/`\\HasNoChildren` are always given (RFC 3348,
+pymap's list tree). The command replaces pymap's LIST; LSUB stays pymap's.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pymap.parsing import EndLine, Params, Space
+from pymap.parsing.command.auth import ListCommand
+from pymap.parsing.exceptions import NotParseable
+from pymap.parsing.modutf7 import modutf7_decode
+from pymap.parsing.primitives import List, String
+from pymap.parsing.response.specials import ListResponse
+from pymap.parsing.specials import Mailbox, StatusAttribute
+
+from imap_view.status import GatewayStatusAttribute
+
+__all__ = ["ExtendedListCommand", "ExtendedListResponse", "listed_line"]
+
+# RFC 6154 §2's special-use attributes (the folders carry them: imap_view/mailbox_set.py).
+SPECIAL_USES = frozenset({b"All", b"Archive", b"Drafts", b"Flagged", b"Junk", b"Sent", b"Trash"})
+
+# RFC 5258 §3.1 (and RFC 6154 §3's SPECIAL-USE); an option not known here is a BAD.
+SELECTION = frozenset({b"SUBSCRIBED", b"REMOTE", b"RECURSIVEMATCH", b"SPECIAL-USE"})
+RETURNS = frozenset({b"SUBSCRIBED", b"CHILDREN", b"SPECIAL-USE", b"STATUS"})
+_OPTION = re.compile(rb" *([A-Za-z][A-Za-z0-9.-]*)")
+_MAX_PATTERNS = 32
+
+
+class ExtendedListCommand(ListCommand):
+    """`LIST [SP (selection)] SP ref SP (pattern | (patterns)) [SP RETURN (options)]`
+    (RFC 5258 §6). A plain RFC 3501 LIST parses to the same object with no options."""
+
+    def __init__(
+        self,
+        tag: bytes,
+        ref_name: str,
+        patterns: list[str],
+        *,
+        selection: frozenset[bytes] = frozenset(),
+        returns: frozenset[bytes] = frozenset(),
+        status: tuple[StatusAttribute, ...] = (),
+    ) -> None:
+        super().__init__(tag, ref_name, patterns[0])
+        self.patterns = patterns
+        self.selection = selection
+        self.returns = returns
+        self.status = status
+
+    @property
+    def extended(self) -> bool:
+        return bool(self.selection or self.returns) or len(self.patterns) > 1
+
+    @classmethod
+    def parse(cls, buf: memoryview, params: Params) -> tuple[ExtendedListCommand, memoryview]:
+        _, buf = Space.parse(buf, params)
+        selection: frozenset[bytes] = frozenset()
+        if _at(buf, b"("):
+            names, buf = _options(buf)
+            selection = frozenset(names)
+            if not selection <= SELECTION or selection == {b"RECURSIVEMATCH"}:
+                raise NotParseable(buf)  # RFC 5258 §3: BAD for both
+            _, buf = Space.parse(buf, params)
+        ref_name, buf = Mailbox.parse(buf, params)
+        _, buf = Space.parse(buf, params)
+        patterns, buf = _patterns(buf, params)
+        returns: frozenset[bytes] = frozenset()
+        status: tuple[StatusAttribute, ...] = ()
+        if bytes(buf[:8]).upper() == b" RETURN ":
+            returns, status, buf = _returns(buf[8:], params)
+        _, buf = EndLine.parse(buf, params)
+        command = cls(
+            params.tag,
+            ref_name.value,
+            patterns,
+            selection=selection,
+            returns=returns,
+            status=status,
+        )
+        return command, buf
+
+
+def _at(buf: memoryview, char: bytes) -> bool:
+    return bytes(buf[:1]) == char
+
+
+def _options(buf: memoryview) -> tuple[list[bytes], memoryview]:
+    """`(` atom *(SP atom) `)`, upper-cased."""
+    if not _at(buf, b"("):
+        raise NotParseable(buf)
+    buf = buf[1:]
+    names: list[bytes] = []
+    while not _at(buf, b")"):
+        match = _OPTION.match(buf)
+        if match is None or len(names) >= _MAX_PATTERNS:
+            raise NotParseable(buf)
+        names.append(match.group(1).upper())
+        buf = buf[match.end(0) :]
+    return names, buf[1:]
+
+
+def _pattern(buf: memoryview, params: Params) -> tuple[str, memoryview]:
+    match = ListCommand._list_mailbox_pattern.match(buf)
+    if match:
+        return modutf7_decode(match.group(0)), buf[match.end(0) :]
+    string, buf = String.parse(buf, params)
+    return modutf7_decode(string.value), buf
+
+
+def _patterns(buf: memoryview, params: Params) -> tuple[list[str], memoryview]:
+    if not _at(buf, b"("):
+        pattern, buf = _pattern(buf, params)
+        return [pattern], buf
+    buf = buf[1:]
+    patterns: list[str] = []
+    while True:
+        pattern, buf = _pattern(buf, params)
+        patterns.append(pattern)
+        if _at(buf, b")"):
+            return patterns, buf[1:]
+        if len(patterns) >= _MAX_PATTERNS:
+            raise NotParseable(buf)
+        _, buf = Space.parse(buf, params)
+
+
+def _returns(
+    buf: memoryview, params: Params
+) -> tuple[frozenset[bytes], tuple[StatusAttribute, ...], memoryview]:
+    """`(` return-option *(SP return-option) `)`, `STATUS (` status-att ... `)` among them."""
+    if not _at(buf, b"("):
+        raise NotParseable(buf)
+    buf = buf[1:]
+    names: set[bytes] = set()
+    status: tuple[StatusAttribute, ...] = ()
+    while not _at(buf, b")"):
+        match = _OPTION.match(buf)
+        if match is None or len(names) >= len(RETURNS):
+            raise NotParseable(buf)
+        name = match.group(1).upper()
+        if name not in RETURNS:
+            raise NotParseable(buf)  # RFC 5258 §3.2: an unknown return option is a BAD
+        names.add(name)
+        buf = buf[match.end(0) :]
+        if name == b"STATUS":
+            _, buf = Space.parse(buf, params)
+            attributes, buf = List.parse(buf, params.copy(expected=[GatewayStatusAttribute]))
+            status = tuple(attributes.get_as(StatusAttribute))
+            if not status:
+                raise NotParseable(buf)
+    return frozenset(names), status, buf[1:]
+
+
+class ExtendedListResponse(ListResponse):
+    """A LIST line with RFC 5258 §3.5's extended data, e.g. `("CHILDINFO" ("SUBSCRIBED"))`."""
+
+    def __init__(
+        self, mailbox: str, sep: str | None, attrs: list[bytes], extended: bytes = b""
+    ) -> None:
+        super().__init__(mailbox, sep, attrs)
+        self.extended = extended
+
+    @property
+    def text(self) -> bytes:
+        text = super().text
+        return text + b" " + self.extended if self.extended else text
+
+
+def listed_line(
+    cmd: ExtendedListCommand, name: str, delimiter: str | None, attributes: list[bytes]
+) -> ExtendedListResponse | None:
+    """One folder's LIST line under the command's options, or None if they leave it out.
+
+    RFC 5258 §3: SUBSCRIBED selects subscribed mailboxes (every folder), so a parent
+    that is no mailbox (`Sessions`, `\\Noselect`) is left out, unless RECURSIVEMATCH
+    asks for parents of subscribed ones (then with CHILDINFO, §3.5). RFC 6154 §3:
+    SPECIAL-USE selects the folders with a special use.
+    """
+    selectable = b"Noselect" not in attributes
+    if b"SPECIAL-USE" in cmd.selection and not SPECIAL_USES & set(attributes):
+        return None
+    extended = b""
+    subscribed = b"SUBSCRIBED" in cmd.selection
+    if subscribed and not selectable:
+        if b"RECURSIVEMATCH" not in cmd.selection or b"HasChildren" not in attributes:
+            return None
+        extended = b'("CHILDINFO" ("SUBSCRIBED"))'
+    if selectable and (subscribed or b"SUBSCRIBED" in cmd.returns):
+        attributes = [*attributes, b"Subscribed"]
+    return ExtendedListResponse(name, delimiter, attributes, extended)
