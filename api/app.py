@@ -28,15 +28,16 @@ from api.routes import (
     tree,
     users,
 )
+from api.routes import health as probes
 from api.uploads import MULTIPART_OVERHEAD
 from core.identity.logins import LoginGuard
 from core.identity.throttle import LoginThrottle
 from core.settings import Settings
 from core.store.blobs import BlobStore
 from core.store.engine import Store
+from core.version import VERSION
 
 API_PREFIX = "/api/v1"
-VERSION = "0.1.0"
 DOCS_ASSETS = f"{API_PREFIX}/docs-assets"
 
 
@@ -89,9 +90,11 @@ def create_app(settings: Settings, store: Store, throttle: LoginThrottle | None 
         search.agent_router,
         search.human_router,
         events.router,
+        probes.version_router,
     ):
         api.include_router(router)
     app.include_router(api)
+    app.include_router(probes.router)
     web_ui.mount_web_ui(app)
 
     upload_limit = settings.max_attachment_bytes + MULTIPART_OVERHEAD

@@ -58,6 +58,9 @@ POLICIES: dict[Route, Policy] = {
     # meta and docs
     ("GET", "/"): "anonymous",
     ("GET", f"{_V1}/health"): "anonymous",
+    ("GET", f"{_V1}/version"): "anonymous",
+    ("GET", "/healthz"): "anonymous",
+    ("GET", "/readyz"): "anonymous",
     ("GET", f"{_V1}/openapi.json"): "anonymous",
     ("GET", f"{_V1}/docs"): "anonymous",
     ("GET", f"{_V1}/docs/start.js"): "anonymous",

@@ -13,6 +13,7 @@ from rich.table import Table
 
 from core.identity import accounts, keys, passwords
 from core.store.engine import Store
+from core.version import VERSION
 from core.views import IssuedKey
 from gateway import cli_archive
 from gateway.cli_common import DatabaseUrl, DataDir, console, err, settings_from, with_store
@@ -22,6 +23,24 @@ user_app = typer.Typer(help="Manage human users.", no_args_is_help=True)
 key_app = typer.Typer(help="Issue, list and revoke agent and user keys.", no_args_is_help=True)
 app.add_typer(user_app, name="user")
 app.add_typer(key_app, name="key")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        console.print(f"agentmail {VERSION}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """AgentMail: a mail gateway for humans and AI agents."""
 
 
 @app.command()

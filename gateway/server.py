@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import socket
 import ssl
@@ -36,6 +37,7 @@ from core.store.migrate import migrate
 from core.store.models import utcnow
 from core.store.replicas import ReplicaListener
 from gateway.http_connections import ConnectionGuard, guarded_protocol
+from gateway.notify import notify
 from gateway.tls import server_tls_context
 from imap_view.limits import ImapLimits
 from imap_view.server import start_imap
@@ -125,6 +127,7 @@ class Gateway:
         self._listeners.smtp_port, self._listeners.smtps_port = self.smtp_port, self.smtps_port
         self._listeners.imap_port, self._listeners.imaps_port = self.imap_port, self.imaps_port
         self._listeners.tls = self.tls is not None
+        self._listeners.serving = True
         self._every(settings.heartbeat_seconds / 3, self._sweep_presence)
         self._every(3600, self._prune_events)
         self._every(1.0, self._expire_requests)
@@ -288,7 +291,13 @@ class Gateway:
         ttl = timedelta(hours=self.settings.attachment_ttl_hours)
         await collect_unsent(self.store, BlobStore(self.settings.attachments_dir), utcnow() - ttl)
 
+    def begin_draining(self) -> None:
+        """From now on `/readyz` says 503, so a load balancer sends no new work here."""
+        if hasattr(self, "_listeners"):
+            self._listeners.serving = False
+
     async def stop(self) -> None:
+        self.begin_draining()
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -313,6 +322,8 @@ async def run_until_signalled(gateway: Gateway, on_started: Callable[[Gateway], 
     await gateway.start()
     try:
         on_started(gateway)
+        notify(f"READY=1\nMAINPID={os.getpid()}\nSTATUS=serving on {gateway.http_url}")
         await stop.wait()
     finally:
+        notify("STOPPING=1")
         await gateway.stop()

@@ -1201,6 +1201,11 @@ export interface components {
             /** User Id */
             user_id: string;
         };
+        /** Version */
+        Version: {
+            /** Version */
+            version: string;
+        };
         /** Workspace */
         Workspace: {
             /** Name */
