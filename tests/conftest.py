@@ -50,7 +50,7 @@ async def api(gateway: Gateway) -> AsyncIterator[Api]:
 
 @pytest.fixture(scope="session")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The gateway's wheel with the built web UI, built once per run (tests/support/packaging.py)."""
+    """The gateway's wheel with the built web UI, built once a run (tests/support/packaging.py)."""
     packaging.ensure_web_dist()
     return packaging.build_wheel(tmp_path_factory.mktemp("wheel"))
 

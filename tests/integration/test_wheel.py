@@ -36,9 +36,8 @@ def test_the_wheel_holds_the_ui_and_the_migrations(wheel: Path) -> None:
     assert wheel.name == f"agentmail_gateway-{VERSION}-py3-none-any.whl"
 
 
-async def test_the_installed_wheel_serves_the_ui_without_node(
-    wheel: Path, dependencies: Path, tmp_path: Path
-) -> None:
+def _install(wheel: Path, dependencies: Path, tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """The wheel in a fresh venv; its bin directory and an environment without Node."""
     python = fresh_venv(tmp_path / "venv", dependencies)
     pip_install(python, wheel)
     bin_dir = python.parent
@@ -67,7 +66,13 @@ async def test_the_installed_wheel_serves_the_ui_without_node(
         [bin_dir / "agentmail", "--version"], env=env, capture_output=True, text=True, check=True
     )
     assert version.stdout.strip() == f"agentmail {VERSION}"
+    return bin_dir, env
 
+
+async def test_the_installed_wheel_serves_the_ui_without_node(
+    wheel: Path, dependencies: Path, tmp_path: Path
+) -> None:
+    bin_dir, env = await asyncio.to_thread(_install, wheel, dependencies, tmp_path)
     process = await asyncio.create_subprocess_exec(
         bin_dir / "agentmail",
         "serve",
@@ -90,7 +95,7 @@ async def test_the_installed_wheel_serves_the_ui_without_node(
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port.group(1)}") as client:
             page = await client.get("/")
             assert page.status_code == 200
-            assert page.text == (DIST / "index.html").read_text(encoding="utf-8")  # noqa: ASYNC240
+            assert page.text == (DIST / "index.html").read_text(encoding="utf-8")
             asset = re.search(r'src="(/assets/[^"]+\.js)"', page.text)
             assert asset, page.text
             assert (await client.get(asset.group(1))).status_code == 200
