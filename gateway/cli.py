@@ -133,6 +133,24 @@ def serve(
         raise typer.Exit(2) from error
 
 
+@app.command()
+def migrate(data_dir: DataDir = None, database_url: DatabaseUrl = None) -> None:
+    """Bring the database schema to this version's newest migration (serve does it too).
+
+    install.sh runs it on every upgrade, so a failing migration shows there rather
+    than as a service that does not start.
+    """
+    from core.store.migrate import head_revisions
+
+    settings = settings_from(data_dir=data_dir, database_url=database_url)
+
+    async def nothing(store: Store) -> None:
+        return None
+
+    with_store(settings, nothing)
+    console.print(f"schema at {', '.join(sorted(head_revisions()))}")
+
+
 ADMIN_PASSWORD_FILE = "admin-password.txt"
 
 
