@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, FastAPI
 
-from api import web_ui
+from api import metrics, web_ui
 from api.csrf import OriginCheck
 from api.docs import install_docs
 from api.errors import install_error_handlers
@@ -95,9 +95,11 @@ def create_app(settings: Settings, store: Store, throttle: LoginThrottle | None 
         api.include_router(router)
     app.include_router(api)
     app.include_router(probes.router)
+    app.include_router(metrics.router)
     web_ui.mount_web_ui(app)
 
     upload_limit = settings.max_attachment_bytes + MULTIPART_OVERHEAD
+    app.add_middleware(metrics.SendMetrics)
     app.add_middleware(
         RequestGuard,
         max_body_bytes=settings.max_body_bytes,

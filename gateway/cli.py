@@ -65,6 +65,7 @@ def serve(
 ) -> None:
     """Run the gateway: HTTP, SMTP and IMAP on one loop."""
     # Imported here: the admin commands need neither the web stack nor uvicorn.
+    from gateway.logs import configure_logging
     from gateway.server import Gateway, run_until_signalled
     from gateway.tls import TlsConfigError
 
@@ -81,6 +82,8 @@ def serve(
         data_dir=data_dir,
         database_url=database_url,
     )
+
+    configure_logging(settings.log_format, settings.log_level)
 
     def started(gateway: Gateway) -> None:
         where = "PostgreSQL" if settings.database_url else f"SQLite at {settings.sqlite_path}"

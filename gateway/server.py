@@ -148,6 +148,7 @@ class Gateway:
             app,
             http=guarded_protocol(guard),
             log_level="warning",
+            log_config=None,  # uvicorn logs through the gateway's handler (gateway/logs.py)
             access_log=False,
             lifespan="off",
             timeout_graceful_shutdown=5,

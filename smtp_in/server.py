@@ -21,6 +21,7 @@ from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword, Session, syntax
 
 from core.errors import DomainError
 from core.identity.throttle import LoginThrottle
+from core.store import metrics
 from smtp_in.handler import SubmissionHandler
 from smtp_in.protocol_replies import with_code
 from smtp_in.session_limits import (
@@ -126,6 +127,8 @@ class Submission(SMTP):
                 _say_and_close(transport, TOO_MANY_CONNECTIONS.format(count=count))
                 return
             self._address = address
+            metrics.CONNECTIONS.labels("smtp").inc()
+            metrics.CONNECTIONS_OPEN.labels("smtp").inc()
             self._deadline = asyncio.get_running_loop().call_later(
                 self._limits.max_seconds, self._session_over
             )
@@ -143,6 +146,7 @@ class Submission(SMTP):
             self._deadline.cancel()
         if self._address is not None:
             self._limits.release(self._address)
+            metrics.CONNECTIONS_OPEN.labels("smtp").dec()
             self._address = None
         super().connection_lost(exc)
 
@@ -211,7 +215,11 @@ class Submission(SMTP):
             # aiosmtpd's oversize refusal (RFC 3463 X.3.4: message too big for system).
             await super().push(TOO_BIG.format(limit=self.data_size_limit))
         else:
-            await super().push(with_code(text))
+            reply = with_code(text)
+            if reply[:1] in ("4", "5"):
+                # The reason is the reply code and enhanced status (RFC 3463): "550 5.7.1".
+                metrics.REFUSALS.labels("smtp", " ".join(reply.split(" ", 2)[:2])).inc()
+            await super().push(reply)
 
     async def auth_PLAIN(self, _: Any, args: list[str]) -> AuthResult:
         return await self._verify(await super().auth_PLAIN(_, args))

@@ -15,6 +15,7 @@ from fastapi import APIRouter, Header
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from api.deps import AnyPrincipal, SettingsDep, StoreDep
+from api.metrics import observe_push, sse_connection
 from api.paging import MAX_EVENT_ID, EventId
 from core.errors import InvalidRequest
 from core.store import events
@@ -42,23 +43,27 @@ async def _stream(
     store: Store, recipient: str, cursor: int | None
 ) -> AsyncIterator[ServerSentEvent]:
     # Subscribe before reading, so nothing committed in between is missed.
-    with store.bus.subscribe(recipient) as subscription:
+    with store.bus.subscribe(recipient) as subscription, sse_connection():
         if cursor is None:
             cursor = await events.latest_event_id(store)
         elif await events.resume_needs_resync(store, cursor):
             cursor = await events.latest_event_id(store)
             yield ServerSentEvent(id=str(cursor), event="resync", data="{}")
         yield ServerSentEvent(comment="connected")
+        live = False  # the first batch replays what was missed: not a push latency
         while not store.bus.closed:
             subscription.clear()
             batch = await events.events_after(store, recipient, cursor, BATCH)
             for item in batch:
                 cursor = item.id
+                if live:
+                    observe_push(item)
                 yield ServerSentEvent(
                     id=str(item.id), event=item.type, data=json.dumps(item.payload)
                 )
             if len(batch) < BATCH:
                 await subscription.wait()
+                live = True
 
 
 @router.get("/events/stream", response_class=EventSourceResponse)
