@@ -226,6 +226,13 @@ class Settings(BaseSettings):
     log_format: Literal["text", "json"] = Field(
         "text", description="`json`: one JSON object a line (for journald or a log shipper)."
     )
+    shutdown_grace_seconds: float = Field(
+        20.0,
+        ge=0,
+        le=300,
+        description="On SIGTERM, time given to SMTP messages in DATA and REST requests in "
+        "flight before they are cut (keep it below systemd's TimeoutStopSec).",
+    )
     log_level: Literal["debug", "info", "warning", "error"] = Field(
         "info", description="The least severe level logged."
     )

@@ -24,8 +24,8 @@ from typing import Any
 # and pymap echo command lines at DEBUG; SQLAlchemy logs statement parameters (key and
 # cookie hashes) at INFO.
 FLOORS = {
-    "mail.log": logging.INFO,
-    "pymap": logging.INFO,
+    "mail.log": logging.WARNING,
+    "pymap": logging.WARNING,
     "asyncio": logging.INFO,
     "sqlalchemy": logging.WARNING,
 }

@@ -151,7 +151,8 @@ class Gateway:
             log_config=None,  # uvicorn logs through the gateway's handler (gateway/logs.py)
             access_log=False,
             lifespan="off",
-            timeout_graceful_shutdown=5,
+            # SIGTERM: requests in flight finish (SSE streams end at once, with a retry hint).
+            timeout_graceful_shutdown=settings.shutdown_grace_seconds,
             # The one place that decides the client's address and scheme: X-Forwarded-For
             # and -Proto count only from AGENTMAIL_TRUSTED_PROXIES (none by default).
             proxy_headers=bool(proxies),
@@ -207,6 +208,7 @@ class Gateway:
                 implicit_tls=implicit_tls,
                 limits=limits,
                 backlog=settings.listen_backlog,
+                shutdown_grace=settings.shutdown_grace_seconds,
             )
             self._stack.push_async_callback(stop_smtp)
 

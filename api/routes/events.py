@@ -23,6 +23,7 @@ from core.store.engine import Store
 
 router = APIRouter(tags=["events"])
 BATCH = 500
+RECONNECT_MS = 2000  # the `retry:` hint sent when the stream ends for a shutdown
 
 
 def _cursor(header: str | None, query: int | None) -> int | None:
@@ -64,6 +65,9 @@ async def _stream(
             if len(batch) < BATCH:
                 await subscription.wait()
                 live = True
+        # The gateway is shutting down (SIGTERM): tell the client when to come back; it
+        # resumes with Last-Event-ID, on this gateway once restarted or on a replica.
+        yield ServerSentEvent(comment="the gateway is shutting down", retry=RECONNECT_MS)
 
 
 @router.get("/events/stream", response_class=EventSourceResponse)
