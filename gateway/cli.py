@@ -15,7 +15,7 @@ from core.identity import accounts, keys, passwords
 from core.store.engine import Store
 from core.version import VERSION
 from core.views import IssuedKey
-from gateway import cli_archive
+from gateway import cli_archive, cli_ops
 from gateway.cli_common import DatabaseUrl, DataDir, console, err, settings_from, with_store
 
 app = typer.Typer(help="AgentMail: a mail gateway for humans and AI agents.", no_args_is_help=True)
@@ -288,3 +288,4 @@ def key_revoke(
 import gateway.cli_archive  # noqa: E402, F401
 
 cli_archive.register(app)
+cli_ops.register(app)
