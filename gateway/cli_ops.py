@@ -6,9 +6,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 
 from gateway.backup import BackupError, backup
 from gateway.cli_common import DatabaseUrl, DataDir, console, err, settings_from
+from gateway.doctor import Finding, diagnose
 from gateway.restore import restore
 
 
@@ -57,6 +59,28 @@ def restore_command(
     )
 
 
+_SHOWN = {"ok": "[green]ok  [/]", "warn": "[yellow]warn[/]", "fail": "[red]fail[/]"}
+
+
+def doctor_command(data_dir: DataDir = None, database_url: DatabaseUrl = None) -> None:
+    """Check settings, ports, database, migrations, disk, certificate and domain; exit 1
+    on any fail. Run it with the service's environment (see docs/deploy.md)."""
+    try:
+        settings = settings_from(data_dir=data_dir, database_url=database_url)
+    except ValidationError as error:
+        for problem in error.errors():
+            where = ".".join(str(part) for part in problem["loc"])
+            console.print(f"{_SHOWN['fail']}  settings      {where}: {problem['msg']}")
+        raise typer.Exit(1) from error
+    findings = [Finding("ok", "settings", f"read; domain {settings.domain}"), *diagnose(settings)]
+    for finding in findings:
+        todo = f"  → {finding.todo}" if finding.todo else ""
+        console.print(f"{_SHOWN[finding.status]}  {finding.check:<12}  {finding.found}{todo}")
+    if any(finding.status == "fail" for finding in findings):
+        raise typer.Exit(1)
+
+
 def register(app: typer.Typer) -> None:
     app.command("backup")(backup_command)
     app.command("restore")(restore_command)
+    app.command("doctor")(doctor_command)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import os
 import signal
 import socket
@@ -152,7 +153,7 @@ class Gateway:
             access_log=False,
             lifespan="off",
             # SIGTERM: requests in flight finish (SSE streams end at once, with a retry hint).
-            timeout_graceful_shutdown=settings.shutdown_grace_seconds,
+            timeout_graceful_shutdown=math.ceil(settings.shutdown_grace_seconds),
             # The one place that decides the client's address and scheme: X-Forwarded-For
             # and -Proto count only from AGENTMAIL_TRUSTED_PROXIES (none by default).
             proxy_headers=bool(proxies),
