@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import sys
 from pathlib import Path
@@ -134,6 +135,10 @@ def serve(
     except TlsConfigError as error:
         err.print(f"[red]error:[/red] {error}")
         raise typer.Exit(2) from error
+    # Everything is closed. The interpreter's last garbage collection would now trace the
+    # whole heap (seconds on a loaded machine, seen as a slow `systemctl stop`); frozen
+    # objects are skipped, and the process frees its memory by exiting anyway.
+    gc.freeze()
 
 
 @app.command()
