@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-long lint imports typecheck pytest services bench clean
+.PHONY: run test test-long lint imports typecheck pytest services bench clean dist
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -77,6 +77,10 @@ web-test: $(STAMP)
 	../$(TIMED) "web vitest" npm run --silent test; \
 	../$(TIMED) "web build + bundle size" npm run --silent build; \
 	echo "── web-test: ok in $$(( $$(date +%s) - start ))s"
+
+## The wheel users install (docs/deploy.md), with the web UI built first when npm is there.
+dist: $(STAMP) web
+	$(BIN)/python -m build --wheel --no-isolation --outdir dist .
 
 services:
 	@scripts/ensure-services.sh

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, FastAPI
 
-from api import web_ui
+from api import metrics, web_ui
 from api.csrf import OriginCheck
 from api.docs import install_docs
 from api.errors import install_error_handlers
@@ -28,15 +28,16 @@ from api.routes import (
     tree,
     users,
 )
+from api.routes import health as probes
 from api.uploads import MULTIPART_OVERHEAD
 from core.identity.logins import LoginGuard
 from core.identity.throttle import LoginThrottle
 from core.settings import Settings
 from core.store.blobs import BlobStore
 from core.store.engine import Store
+from core.version import VERSION
 
 API_PREFIX = "/api/v1"
-VERSION = "0.1.0"
 DOCS_ASSETS = f"{API_PREFIX}/docs-assets"
 
 
@@ -89,12 +90,16 @@ def create_app(settings: Settings, store: Store, throttle: LoginThrottle | None 
         search.agent_router,
         search.human_router,
         events.router,
+        probes.version_router,
     ):
         api.include_router(router)
     app.include_router(api)
+    app.include_router(probes.router)
+    app.include_router(metrics.router)
     web_ui.mount_web_ui(app)
 
     upload_limit = settings.max_attachment_bytes + MULTIPART_OVERHEAD
+    app.add_middleware(metrics.SendMetrics)
     app.add_middleware(
         RequestGuard,
         max_body_bytes=settings.max_body_bytes,

@@ -13,6 +13,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api.headers import SECURITY_HEADERS
 from core import errors as domain
+from core.store import metrics
 
 STATUS: dict[type[domain.DomainError], int] = {
     domain.InvalidAddress: 422,
@@ -53,6 +54,7 @@ HTTP_CODES = {
 def error_response(
     status: int, code: str, message: str, headers: dict[str, str] | None = None
 ) -> JSONResponse:
+    metrics.REFUSALS.labels("rest", code).inc()
     return JSONResponse(
         {"error": {"code": code, "message": message}}, status_code=status, headers=headers
     )

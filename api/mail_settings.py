@@ -29,6 +29,8 @@ class Listeners:
     imap_port: int | None = None
     imaps_port: int | None = None
     tls: bool = False
+    # True from the moment every listener is up until shutdown begins (`/readyz`).
+    serving: bool = False
 
 
 class Port(BaseModel):

@@ -24,6 +24,9 @@ The policies, from the most open:
 - `nobody` — answers every caller with a refusal (`403` with valid credentials):
   it exists to tell an agent what to do instead (an agent has no Trash).
 
+- `metrics` — anyone on loopback or in `AGENTMAIL_METRICS_ALLOW` (as `anonymous`);
+  from elsewhere an admin (as `admin`).
+
 Without valid credentials (none, or a revoked, expired or used key) everything
 but `anonymous` is `401`.
 """
@@ -48,6 +51,7 @@ Policy = Literal[
     "human_participant",
     "owner",
     "nobody",
+    "metrics",
 ]
 Route = tuple[str, str]  # (method, path as the router declares it)
 
@@ -58,6 +62,10 @@ POLICIES: dict[Route, Policy] = {
     # meta and docs
     ("GET", "/"): "anonymous",
     ("GET", f"{_V1}/health"): "anonymous",
+    ("GET", f"{_V1}/version"): "anonymous",
+    ("GET", "/healthz"): "anonymous",
+    ("GET", "/readyz"): "anonymous",
+    ("GET", "/metrics"): "metrics",
     ("GET", f"{_V1}/openapi.json"): "anonymous",
     ("GET", f"{_V1}/docs"): "anonymous",
     ("GET", f"{_V1}/docs/start.js"): "anonymous",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -221,6 +222,27 @@ class Settings(BaseSettings):
         description="Search counts and ranks at most this many matches; beyond, newest first.",
     )
 
+    # Operations (issue 15): metrics and logs.
+    metrics_allow: str = Field(
+        "",
+        max_length=4096,
+        description="Comma-separated addresses or CIDRs that may scrape /metrics without "
+        "a key (loopback always may); others need an admin's key.",
+    )
+    log_format: Literal["text", "json"] = Field(
+        "text", description="`json`: one JSON object a line (for journald or a log shipper)."
+    )
+    shutdown_grace_seconds: float = Field(
+        20.0,
+        ge=0,
+        le=300,
+        description="On SIGTERM, time given to SMTP messages in DATA and REST requests in "
+        "flight before they are cut (keep it below systemd's TimeoutStopSec).",
+    )
+    log_level: Literal["debug", "info", "warning", "error"] = Field(
+        "info", description="The least severe level logged."
+    )
+
     @field_validator("public_origin")
     @classmethod
     def _origin(cls, value: str) -> str:
@@ -230,7 +252,7 @@ class Settings(BaseSettings):
             raise ValueError("public_origin is scheme://host[:port], e.g. https://mail.example.com")
         return value
 
-    @field_validator("trusted_proxies")
+    @field_validator("trusted_proxies", "metrics_allow")
     @classmethod
     def _proxies(cls, value: str) -> str:
         for item in _items(value):
@@ -240,6 +262,10 @@ class Settings(BaseSettings):
     @property
     def trusted_proxy_networks(self) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
         return [ipaddress.ip_network(item, strict=False) for item in _items(self.trusted_proxies)]
+
+    @property
+    def metrics_networks(self) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+        return [ipaddress.ip_network(item, strict=False) for item in _items(self.metrics_allow)]
 
     @property
     def limits(self) -> Limits:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
+import os
 import signal
 import socket
 import ssl
@@ -38,6 +40,7 @@ from core.store.migrate import migrate
 from core.store.models import utcnow
 from core.store.replicas import ReplicaListener
 from gateway.http_connections import ConnectionGuard, guarded_protocol
+from gateway.notify import notify
 from gateway.tls import server_tls_context
 from imap_view.limits import ImapLimits
 from imap_view.server import start_imap
@@ -127,6 +130,7 @@ class Gateway:
         self._listeners.smtp_port, self._listeners.smtps_port = self.smtp_port, self.smtps_port
         self._listeners.imap_port, self._listeners.imaps_port = self.imap_port, self.imaps_port
         self._listeners.tls = self.tls is not None
+        self._listeners.serving = True
         self._every(settings.heartbeat_seconds / 3, self._sweep_presence)
         self._every(3600, self._prune_events)
         self._every(1.0, self._expire_requests)
@@ -147,9 +151,11 @@ class Gateway:
             app,
             http=guarded_protocol(guard),
             log_level="warning",
+            log_config=None,  # uvicorn logs through the gateway's handler (gateway/logs.py)
             access_log=False,
             lifespan="off",
-            timeout_graceful_shutdown=5,
+            # SIGTERM: requests in flight finish (SSE streams end at once, with a retry hint).
+            timeout_graceful_shutdown=math.ceil(settings.shutdown_grace_seconds),
             # The one place that decides the client's address and scheme: X-Forwarded-For
             # and -Proto count only from AGENTMAIL_TRUSTED_PROXIES (none by default).
             proxy_headers=bool(proxies),
@@ -205,6 +211,7 @@ class Gateway:
                 implicit_tls=implicit_tls,
                 limits=limits,
                 backlog=settings.listen_backlog,
+                shutdown_grace=settings.shutdown_grace_seconds,
             )
             self._stack.push_async_callback(stop_smtp)
 
@@ -293,7 +300,13 @@ class Gateway:
         ttl = timedelta(hours=self.settings.attachment_ttl_hours)
         await collect_unsent(self.store, BlobStore(self.settings.attachments_dir), utcnow() - ttl)
 
+    def begin_draining(self) -> None:
+        """From now on `/readyz` says 503, so a load balancer sends no new work here."""
+        if hasattr(self, "_listeners"):
+            self._listeners.serving = False
+
     async def stop(self) -> None:
+        self.begin_draining()
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -318,6 +331,8 @@ async def run_until_signalled(gateway: Gateway, on_started: Callable[[Gateway], 
     await gateway.start()
     try:
         on_started(gateway)
+        notify(f"READY=1\nMAINPID={os.getpid()}\nSTATUS=serving on {gateway.http_url}")
         await stop.wait()
     finally:
+        notify("STOPPING=1")
         await gateway.stop()

@@ -22,6 +22,7 @@ from pymap.context import connection_exit
 from pymap.imap import IMAPServer
 
 from core.identity.throttle import ConnectionsPerAddress, LoginThrottle
+from core.store import metrics
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 from imap_view.backend import Backend
@@ -105,10 +106,13 @@ async def start_imap(
             await _turn_away(writer, connections.limit)
             tasks.discard(task)
             return
+        metrics.CONNECTIONS.labels("imap").inc()
+        metrics.CONNECTIONS_OPEN.labels("imap").inc()
         try:
             info = SocketInfo.get(writer, ProxyResultLocal(), unique_id=uuid4().bytes)
             await imap(reader, writer, info)
         finally:
+            metrics.CONNECTIONS_OPEN.labels("imap").dec()
             connections.release(address)
             tasks.discard(task)
 

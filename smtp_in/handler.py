@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -29,6 +30,7 @@ from core.mail.recipients import Plan, plan_mails
 from core.mail.send import SendRequest, mail_writer, send_mails
 from core.principal import Principal
 from core.settings import Limits
+from core.store import metrics
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 from core.store.raw_messages import Original
@@ -139,6 +141,15 @@ class SubmissionHandler:
         return "250 2.1.5 OK"
 
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        """Store the message; a `250` is a mail accepted, timed from the end of DATA."""
+        started = time.perf_counter()
+        reply = await self._store_message(session, envelope)
+        if reply.startswith("250"):
+            metrics.MAILS_ACCEPTED.labels("smtp").inc()
+            metrics.SEND_COMMIT_SECONDS.labels("smtp").observe(time.perf_counter() - started)
+        return reply
+
+    async def _store_message(self, session: Session, envelope: Envelope) -> str:
         principal = _principal(session)
         raw = envelope.original_content or b""
         try:

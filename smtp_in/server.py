@@ -21,6 +21,7 @@ from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword, Session, syntax
 
 from core.errors import DomainError
 from core.identity.throttle import LoginThrottle
+from core.store import metrics
 from smtp_in.handler import SubmissionHandler
 from smtp_in.protocol_replies import with_code
 from smtp_in.session_limits import (
@@ -31,6 +32,9 @@ from smtp_in.session_limits import (
 )
 
 TOO_BIG = "552 5.3.4 message too big: at most {limit} bytes"
+# RFC 5321 §3.8: a server that must shut down answers 421 and closes; 4.3.2 "system not
+# accepting network messages" (RFC 3463). A client retries later, elsewhere or here.
+SHUTTING_DOWN = "421 4.3.2 the gateway is shutting down: try again in a moment"
 
 
 def _capture(server: SMTP, session: Any, envelope: Any, mechanism: str, data: Any) -> AuthResult:
@@ -111,6 +115,7 @@ class Submission(SMTP):
         self._commands = 0
         self._in_hook = 0
         self._over: str | None = None  # the 421 to end with once the hook running is done
+        self._in_data = False  # receiving or storing a message: a shutdown lets it finish
         self._smtp_methods = {
             verb: self._bounded(method) for verb, method in self._smtp_methods.items()
         }
@@ -126,6 +131,8 @@ class Submission(SMTP):
                 _say_and_close(transport, TOO_MANY_CONNECTIONS.format(count=count))
                 return
             self._address = address
+            metrics.CONNECTIONS.labels("smtp").inc()
+            metrics.CONNECTIONS_OPEN.labels("smtp").inc()
             self._deadline = asyncio.get_running_loop().call_later(
                 self._limits.max_seconds, self._session_over
             )
@@ -143,6 +150,7 @@ class Submission(SMTP):
             self._deadline.cancel()
         if self._address is not None:
             self._limits.release(self._address)
+            metrics.CONNECTIONS_OPEN.labels("smtp").dec()
             self._address = None
         super().connection_lost(exc)
 
@@ -176,6 +184,23 @@ class Submission(SMTP):
         if self._in_hook == 0 and self.transport is not None:
             # Between commands or in the middle of one (a trickling DATA): end now.
             _say_and_close(self.transport, self._over)
+
+    def shut_down(self) -> None:
+        """SIGTERM: end with 421, but a message being received or stored is finished and
+        answered first (its 250 means committed), so no client resends a stored mail and
+        none loses one it was sending."""
+        self._over = SHUTTING_DOWN
+        transport = self.transport
+        if self._in_hook == 0 and not self._in_data and transport and not transport.is_closing():
+            _say_and_close(transport, self._over)
+
+    @syntax("DATA")
+    async def smtp_DATA(self, arg: str) -> None:
+        self._in_data = True
+        try:
+            await super().smtp_DATA(arg)
+        finally:
+            self._in_data = False
 
     async def _end(self, reply: str) -> None:
         await self.push(reply)
@@ -211,7 +236,11 @@ class Submission(SMTP):
             # aiosmtpd's oversize refusal (RFC 3463 X.3.4: message too big for system).
             await super().push(TOO_BIG.format(limit=self.data_size_limit))
         else:
-            await super().push(with_code(text))
+            reply = with_code(text)
+            if reply[:1] in ("4", "5"):
+                # The reason is the reply code and enhanced status (RFC 3463): "550 5.7.1".
+                metrics.REFUSALS.labels("smtp", " ".join(reply.split(" ", 2)[:2])).inc()
+            await super().push(reply)
 
     async def auth_PLAIN(self, _: Any, args: list[str]) -> AuthResult:
         return await self._verify(await super().auth_PLAIN(_, args))
@@ -256,12 +285,15 @@ async def start_smtp(
     implicit_tls: bool = False,
     limits: SessionLimits | None = None,
     backlog: int = 2048,
+    shutdown_grace: float = 20.0,
 ) -> Callable[[], Awaitable[None]]:
     """Serve SMTP on `sock` (bound and listening) on the running loop; returns `stop`.
 
     With `implicit_tls` every connection starts with the TLS handshake (`tls_context`
     is then required); otherwise `tls_context`, when given, is offered by STARTTLS.
     `backlog` is passed on: asyncio listens again with its own default (100) otherwise.
+    `stop` closes the listener, lets messages in DATA finish for up to `shutdown_grace`
+    seconds, says 421 to every session and then cuts what is left.
     """
     if implicit_tls and tls_context is None:
         raise ValueError("implicit TLS needs a TLS context")
@@ -286,6 +318,11 @@ async def start_smtp(
 
     async def stop() -> None:
         server.close()
+        for protocol in list(sessions):
+            protocol.shut_down()
+        running = [s._handler_coroutine for s in sessions if s._handler_coroutine is not None]
+        if running:
+            await asyncio.wait(running, timeout=shutdown_grace)
         # Sessions still open are cut (Server.close_clients is Python 3.13+); a mail
         # mid-DATA was not acknowledged, so nothing of it is stored.
         tasks = [s._handler_coroutine for s in sessions if s._handler_coroutine is not None]

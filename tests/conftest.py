@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gateway.server import Gateway
-from tests.support import databases, fuzzing, summary  # noqa: F401  (fuzzing loads the hypothesis profile)
+from tests.support import databases, fuzzing, packaging, summary  # noqa: F401  (fuzzing loads the hypothesis profile)
 from tests.support.gateway import Api, running_gateway
 
 BACKENDS = ["sqlite", "postgresql"]
@@ -46,6 +46,19 @@ async def api(gateway: Gateway) -> AsyncIterator[Api]:
         yield helper
     finally:
         await helper.close()
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The gateway's wheel with the built web UI, built once a run (tests/support/packaging.py)."""
+    packaging.ensure_web_dist()
+    return packaging.build_wheel(tmp_path_factory.mktemp("wheel"))
+
+
+@pytest.fixture(scope="session")
+def dependencies(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This run's installed dependencies, for fresh virtualenvs to share."""
+    return packaging.dependencies_dir(tmp_path_factory.mktemp("dependencies") / "site")
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -15,6 +15,7 @@ from fastapi import APIRouter, Header
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from api.deps import AnyPrincipal, SettingsDep, StoreDep
+from api.metrics import observe_push, sse_connection
 from api.paging import MAX_EVENT_ID, EventId
 from core.errors import InvalidRequest
 from core.store import events
@@ -22,6 +23,7 @@ from core.store.engine import Store
 
 router = APIRouter(tags=["events"])
 BATCH = 500
+RECONNECT_MS = 2000  # the `retry:` hint sent when the stream ends for a shutdown
 
 
 def _cursor(header: str | None, query: int | None) -> int | None:
@@ -42,23 +44,30 @@ async def _stream(
     store: Store, recipient: str, cursor: int | None
 ) -> AsyncIterator[ServerSentEvent]:
     # Subscribe before reading, so nothing committed in between is missed.
-    with store.bus.subscribe(recipient) as subscription:
+    with store.bus.subscribe(recipient) as subscription, sse_connection():
         if cursor is None:
             cursor = await events.latest_event_id(store)
         elif await events.resume_needs_resync(store, cursor):
             cursor = await events.latest_event_id(store)
             yield ServerSentEvent(id=str(cursor), event="resync", data="{}")
         yield ServerSentEvent(comment="connected")
+        live = False  # the first batch replays what was missed: not a push latency
         while not store.bus.closed:
             subscription.clear()
             batch = await events.events_after(store, recipient, cursor, BATCH)
             for item in batch:
                 cursor = item.id
+                if live:
+                    observe_push(item)
                 yield ServerSentEvent(
                     id=str(item.id), event=item.type, data=json.dumps(item.payload)
                 )
             if len(batch) < BATCH:
                 await subscription.wait()
+                live = True
+        # The gateway is shutting down (SIGTERM): tell the client when to come back; it
+        # resumes with Last-Event-ID, on this gateway once restarted or on a replica.
+        yield ServerSentEvent(comment="the gateway is shutting down", retry=RECONNECT_MS)
 
 
 @router.get("/events/stream", response_class=EventSourceResponse)

@@ -285,3 +285,9 @@ async def list_requests(
         )
 
     return await store.read(run)
+
+
+async def count_open_requests(store: Store) -> int:
+    """Permission requests waiting for a decision, over all agents (the metrics gauge)."""
+    query = select(func.count()).select_from(Mail).where(Mail.permission_state == "open")
+    return await store.read(lambda s: int(s.scalar(query) or 0))

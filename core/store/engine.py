@@ -39,6 +39,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from core.store import metrics
 from core.store.bus import EventBus
 from core.store.group_commit import MAX_GROUP, GroupCommitWriter
 from core.store.models import Event, UTCDateTime, table_of, utcnow
@@ -142,9 +143,13 @@ class Store:
         """Run `fn` in a write transaction; commit, then wake the recipients of its events."""
         if self._async_engine is None:
             dialect = self.dialect
-            result, recipients = await self._group_writer.submit(
-                lambda session: _with_events(session, fn, dialect)
-            )
+            try:
+                result, recipients = await self._group_writer.submit(
+                    lambda session: _with_events(session, fn, dialect)
+                )
+            except DBAPIError:
+                metrics.DATABASE_ERRORS.inc()
+                raise
         else:
             # No group commit of ours on PostgreSQL: writers run concurrently on their
             # own connections and the server flushes the WAL of commits that arrive
@@ -165,7 +170,9 @@ class Store:
                     return await session.run_sync(_with_events, fn, self.dialect)
             except DBAPIError as error:
                 if attempt == WRITE_ATTEMPTS or not _retryable(error):
+                    metrics.DATABASE_ERRORS.inc()
                     raise
+                metrics.DATABASE_RETRIES.inc()
                 _log.warning("write attempt %d ended by %s; running it again", attempt, error.orig)
                 await asyncio.sleep(random.uniform(0, _RETRY_BASE_SECONDS * 2**attempt))
         raise AssertionError("unreachable")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from sqlalchemy import delete, func, select
@@ -27,6 +27,7 @@ class StoredEvent:
     id: int
     type: str
     payload: dict[str, Any]
+    created_at: datetime | None = None  # written in the change's transaction: ~its commit
 
 
 def emit(
@@ -42,14 +43,17 @@ async def events_after(
     store: Store, recipient: str, after: int, limit: int = 500
 ) -> list[StoredEvent]:
     query = (
-        select(Event.id, Event.type, Event.payload)
+        select(Event.id, Event.type, Event.payload, Event.created_at)
         .where(Event.recipient == recipient, Event.id > after)
         .order_by(Event.id)
         .limit(limit)
     )
 
     def run(session: Session) -> list[StoredEvent]:
-        return [StoredEvent(row.id, row.type, row.payload) for row in session.execute(query)]
+        return [
+            StoredEvent(row.id, row.type, row.payload, row.created_at)
+            for row in session.execute(query)
+        ]
 
     return await store.read(run)
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection
 
 from core.store.engine import Store
@@ -27,3 +30,23 @@ def _upgrade(connection: Connection) -> None:
 async def migrate(store: Store) -> None:
     """Bring the schema to the newest revision; a no-op when it is there already."""
     await store.run_on_connection(_upgrade)
+
+
+def _current(connection: Connection) -> set[str]:
+    return set(MigrationContext.configure(connection).get_current_heads())
+
+
+async def pending_migrations(store: Store) -> set[str]:
+    """The head revisions the database lacks: empty when its schema is current.
+
+    A replica started from an older wheel, or a restore of an older backup that no
+    one migrated, reports here instead of failing on a missing column later.
+    """
+    current = await store.read(lambda session: _current(session.connection()))
+    return head_revisions() - current
+
+
+@cache
+def head_revisions() -> set[str]:
+    """The newest revision(s) the code ships (read once: the files do not change)."""
+    return set(ScriptDirectory.from_config(alembic_config()).get_heads())

@@ -56,7 +56,7 @@ CONSUMING = {
 
 
 def expected(policy: Policy, who: Identity) -> int | None:
-    if policy == "anonymous":
+    if policy in ("anonymous", "metrics"):  # the matrix calls from loopback: metrics are open
         return PASS
     if who.kind == "invalid":
         return 401

@@ -14,6 +14,7 @@ import asyncio
 import base64
 import hashlib
 import imaplib
+import json
 import re
 import secrets
 import signal
@@ -31,10 +32,12 @@ from tests.support.http import refused
 AGENTMAIL = [sys.executable, "-m", "gateway"]
 
 
-async def serve(tmp_path: Path) -> tuple[asyncio.subprocess.Process, str, asyncio.Task[bytes]]:
+async def serve(
+    tmp_path: Path, **settings: str
+) -> tuple[asyncio.subprocess.Process, str, asyncio.Task[bytes]]:
     """The gateway on free ports; returns it, what it printed until ready, and the rest."""
     ports = {f"AGENTMAIL_{name}_PORT": "0" for name in ("HTTP", "SMTP", "IMAP")}
-    env = _env(f"sqlite:///{tmp_path / 'db.sqlite'}", tmp_path / "data", **ports)
+    env = _env(f"sqlite:///{tmp_path / 'db.sqlite'}", tmp_path / "data", **ports, **settings)
     process = await asyncio.create_subprocess_exec(
         *AGENTMAIL,
         "serve",
@@ -59,8 +62,11 @@ def encodings(secret: str) -> list[str]:
     return [secret, base64.b64encode(raw).decode(), hashlib.sha256(raw).hexdigest()]
 
 
-async def test_the_gateway_writes_no_secret(tmp_path: Path) -> None:
-    process, started, errors = await serve(tmp_path)
+@pytest.mark.parametrize("log_format", ["text", "json"])
+async def test_the_gateway_writes_no_secret(tmp_path: Path, log_format: str) -> None:
+    """At the most talkative level, in both formats (AGENTMAIL_LOG_FORMAT)."""
+    settings = {"AGENTMAIL_LOG_FORMAT": log_format, "AGENTMAIL_LOG_LEVEL": "debug"}
+    process, started, errors = await serve(tmp_path, **settings)
     seen: list[str] = []  # every secret the test handled
     try:
         http_port = re.search(r"http://127\.0\.0\.1:(\d+)/", started)
@@ -137,8 +143,13 @@ async def test_the_gateway_writes_no_secret(tmp_path: Path) -> None:
         assert process.stdout is not None
         rest = await asyncio.wait_for(process.stdout.read(), 30)
         await asyncio.wait_for(process.wait(), 30)
-    written = started + rest.decode(errors="replace") + (await errors).decode(errors="replace")
+    logged = (await errors).decode(errors="replace")
+    written = started + rest.decode(errors="replace") + logged
     assert "AgentMail" in written  # the scan reads what the gateway really wrote
+    if log_format == "json":
+        lines = [json.loads(line) for line in logged.splitlines() if line.strip()]
+        assert lines, "the gateway logged nothing at debug level"
+        assert all({"time", "level", "logger", "message"} <= set(line) for line in lines)
     assert len(seen) == 11
     for secret in seen:
         for form in encodings(secret):

@@ -69,6 +69,17 @@ async def create_postgres_database() -> str:
     return _url_for(name)
 
 
+async def create_empty_postgres_database() -> str:
+    """A new database with no tables at all (a restore's target); returns its URL."""
+    name = f"agentmail_t_{uuid.uuid4().hex[:12]}"
+    conn = await _admin()
+    try:
+        await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+    return _url_for(name)
+
+
 async def drop_postgres_database(database_url: str) -> None:
     name = make_url(database_url).database
     conn = await _admin()

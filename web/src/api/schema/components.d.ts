@@ -1220,6 +1220,11 @@ export interface components {
             /** User Id */
             user_id: string;
         };
+        /** Version */
+        Version: {
+            /** Version */
+            version: string;
+        };
         /** Workspace */
         Workspace: {
             /** Name */

@@ -1,0 +1,106 @@
+"""`GET /metrics` (Prometheus text format) and the REST side of the metrics.
+
+Who may scrape: clients on loopback or in `AGENTMAIL_METRICS_ALLOW` (addresses or
+CIDRs: the Prometheus server), as decided by the one client-address rule
+(`AGENTMAIL_TRUSTED_PROXIES`); anyone else needs an admin's credentials, since
+the figures tell who is busy. The metric definitions are in core/store/metrics.py.
+
+REST sends are counted by `SendMetrics`, a pure ASGI middleware (it wraps
+`send` to see the status and never buffers a body, so SSE streams pass through
+untouched): a 2xx on a send route is a mail accepted, its duration the
+send→commit latency (the response is written only after the commit).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import Response
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from api.deps import ClientAddress, SettingsDep, StoreDep, current_principal
+from core.approvals.permissions import count_open_requests
+from core.errors import Forbidden
+from core.settings import Settings
+from core.store import metrics
+from core.store.events import StoredEvent
+from core.store.models import utcnow
+
+router = APIRouter(include_in_schema=False)
+
+# Every REST route that stores a mail (docs/architecture.md: the one write path).
+SEND_ROUTES = re.compile(
+    r"^/api/v1/(?:me/)?(?:mail/send|mail/[^/]+/forward|permission/request|drafts/[^/]+/send)$"
+)
+
+
+def _allowed(settings: Settings, address: str) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return ip.is_loopback or any(ip in network for network in settings.metrics_networks)
+
+
+async def scraper(
+    request: Request, settings: SettingsDep, store: StoreDep, address: ClientAddress
+) -> None:
+    """Loopback and the allowed networks pass; anyone else must be an admin (401/403)."""
+    if _allowed(settings, address):
+        return
+    principal = await current_principal(request, store)
+    if not (principal.is_human and principal.is_admin):
+        raise Forbidden(
+            "metrics are for loopback, AGENTMAIL_METRICS_ALLOW addresses, or an admin's key"
+        )
+
+
+@router.get("/metrics", dependencies=[Depends(scraper)])
+async def scrape(store: StoreDep) -> Response:
+    metrics.OPEN_PERMISSION_REQUESTS.set(await count_open_requests(store))
+    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+
+class SendMetrics:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] != "http"
+            or scope["method"] != "POST"
+            or not SEND_ROUTES.match(scope["path"])
+        ):
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+
+        async def observed(message: Message) -> None:
+            if message["type"] == "http.response.start" and 200 <= message["status"] < 300:
+                metrics.MAILS_ACCEPTED.labels("rest").inc()
+                metrics.SEND_COMMIT_SECONDS.labels("rest").observe(time.perf_counter() - started)
+            await send(message)
+
+        await self.app(scope, receive, observed)
+
+
+@contextmanager
+def sse_connection() -> Iterator[None]:
+    metrics.CONNECTIONS.labels("sse").inc()
+    metrics.CONNECTIONS_OPEN.labels("sse").inc()
+    try:
+        yield
+    finally:
+        metrics.CONNECTIONS_OPEN.labels("sse").dec()
+
+
+def observe_push(event: StoredEvent) -> None:
+    if event.created_at is not None:
+        seconds = (utcnow() - event.created_at).total_seconds()
+        metrics.COMMIT_PUSH_SECONDS.labels("sse").observe(max(0.0, seconds))

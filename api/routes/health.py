@@ -1,0 +1,64 @@
+"""Probes for load balancers and service managers: `/healthz`, `/readyz`, and the version.
+
+`/healthz` says only that the process answers (a liveness probe must not fail
+because the database is slow, or the orchestrator restarts a healthy process).
+`/readyz` says whether this gateway should be sent traffic: the database answers
+within a bound, every listener (HTTP, SMTP, IMAP) is up and the schema is at the
+newest migration; otherwise `503` with the reasons, so a replica that is
+starting, draining on SIGTERM or cut off from PostgreSQL is taken out of rotation.
+Both are open (api/policies.py) and outside the OpenAPI contract of `/api/v1`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+from sqlalchemy import text
+
+from api.deps import StoreDep
+from api.mail_settings import Listeners
+from core.store.migrate import pending_migrations
+from core.version import VERSION
+
+DATABASE_TIMEOUT_SECONDS = 2.0
+
+router = APIRouter(include_in_schema=False)
+version_router = APIRouter(tags=["meta"])
+
+
+class Version(BaseModel):
+    version: str
+
+
+@version_router.get("/version")
+async def version() -> Version:
+    """The gateway's version (the same as `agentmail --version`)."""
+    return Version(version=VERSION)
+
+
+@router.get("/healthz")
+async def healthz() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+@router.get("/readyz")
+async def readyz(request: Request, store: StoreDep) -> JSONResponse:
+    listeners: Listeners = request.app.state.listeners
+    checks: dict[str, str] = {}
+    checks["listeners"] = "ok" if listeners.serving else "not serving (starting or stopping)"
+    try:
+        async with asyncio.timeout(DATABASE_TIMEOUT_SECONDS):
+            await store.read(lambda session: session.execute(text("SELECT 1")).scalar())
+            missing = await pending_migrations(store)
+        checks["database"] = "ok"
+        checks["migrations"] = "ok" if not missing else f"not applied: {', '.join(sorted(missing))}"
+    except TimeoutError:
+        checks["database"] = f"no answer within {DATABASE_TIMEOUT_SECONDS:g} s"
+    except Exception as error:  # any failure to reach the store is a reason, not a 500
+        checks["database"] = f"unreachable: {type(error).__name__}"
+    ready = all(value == "ok" for value in checks.values())
+    body = {"status": "ready" if ready else "not_ready", "version": VERSION, "checks": checks}
+    return JSONResponse(body, status_code=200 if ready else 503)

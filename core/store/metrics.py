@@ -1,0 +1,64 @@
+"""The gateway's Prometheus metrics: their names, help and labels, defined once.
+
+Every adapter counts what crosses its edge (api: REST sends, refusals, SSE;
+smtp_in: SMTP; imap_view: IMAP) and the store counts its own retries, so one
+metric such as `agentmail_mails_accepted_total{entrance=...}` has one definition
+for all of them: here, at the bottom layer every adapter may import. Nothing
+here has logic; updating a metric is a lock-protected add in memory, never I/O.
+
+The metrics are process-wide (prometheus_client's default registry), as one
+gateway runs per process; tests that run several gateways in one process read
+differences, never absolute values. `/metrics` is served by api/metrics.py.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Gauge, Histogram
+
+# Sub-millisecond SQLite commits up to a slow PostgreSQL under load.
+_LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+
+MAILS_ACCEPTED = Counter(
+    "agentmail_mails_accepted",
+    "Mails committed, by the entrance they came in by (rest, smtp).",
+    ["entrance"],
+)
+REFUSALS = Counter(
+    "agentmail_refusals",
+    "Requests refused, by entrance and reason (REST error code, SMTP enhanced status).",
+    ["entrance", "reason"],
+)
+CONNECTIONS_OPEN = Gauge(
+    "agentmail_connections_open",
+    "Client connections open now, by protocol (smtp, imap, sse).",
+    ["protocol"],
+)
+CONNECTIONS = Counter(
+    "agentmail_connections",
+    "Client connections accepted, by protocol (smtp, imap, sse).",
+    ["protocol"],
+)
+SEND_COMMIT_SECONDS = Histogram(
+    "agentmail_send_commit_seconds",
+    "From a send's arrival (REST request, SMTP end of DATA) to its commit.",
+    ["entrance"],
+    buckets=_LATENCY_BUCKETS,
+)
+COMMIT_PUSH_SECONDS = Histogram(
+    "agentmail_commit_push_seconds",
+    "From an event's commit to its push to a live client (SSE).",
+    ["channel"],
+    buckets=_LATENCY_BUCKETS,
+)
+DATABASE_ERRORS = Counter(
+    "agentmail_database_errors",
+    "Write transactions that failed with a database error (after any retries).",
+)
+DATABASE_RETRIES = Counter(
+    "agentmail_database_retries",
+    "Write transactions run again after a deadlock or serialization failure.",
+)
+OPEN_PERMISSION_REQUESTS = Gauge(
+    "agentmail_open_permission_requests",
+    "Permission requests waiting for a decision (read from the database at each scrape).",
+)

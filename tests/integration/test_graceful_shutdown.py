@@ -1,0 +1,208 @@
+"""Issue 15, operations: SIGTERM during a stream of SMTP sends loses nothing acknowledged.
+
+`agentmail serve` runs in a child process; SMTP clients send in loops, an agent
+reads its SSE stream and a human sits in IMAP. On SIGTERM the gateway stops
+accepting, lets each message in DATA finish (answered 250, or 421 before DATA),
+ends SSE with a `retry:` hint and IMAP with `BYE`, and exits 0. After a restart
+every acknowledged mail is stored, and the agent's stream, resumed with
+`Last-Event-ID`, has a `new_mail` for each of them: nothing missed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+import sys
+from pathlib import Path
+
+import aiosmtplib
+import httpx
+from sqlalchemy import select
+
+from core.store.engine import Store
+from core.store.engine import database_url as store_url
+from core.store.models import Mail
+
+D = "agentmail.localhost"
+CLIENTS = 6
+SIGTERM_AFTER = 20  # acknowledged messages before the signal
+
+
+async def _serve(env: dict[str, str]) -> tuple[asyncio.subprocess.Process, dict[str, int]]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "gateway", "serve", env=env, stdout=asyncio.subprocess.PIPE
+    )
+    assert process.stdout is not None
+    text = ""
+    async with asyncio.timeout(60):
+        while "stop with" not in text:
+            line = (await process.stdout.readline()).decode()
+            assert line, f"serve ended early: {text}"
+            text += line
+    ports = {}
+    for name, pattern in (("http", r"http://127\.0\.0\.1:"), ("smtp", "SMTP"), ("imap", "IMAP")):
+        found = re.search(rf"{pattern}\s*(?:127\.0\.0\.1:)?(\d+)", text)
+        assert found, text
+        ports[name] = int(found.group(1))
+    return process, ports
+
+
+async def _accounts(base: str) -> str:
+    """jianf (a human) and builder (an agent); returns the agent's key."""
+    async with httpx.AsyncClient(base_url=base, headers={"Origin": base}) as http:
+        login = {"username": "admin", "password": "admin-password"}
+        assert (await http.post("/api/v1/auth/login", json=login)).status_code == 200
+        user = {"name": "jianf", "password": "password123", "is_admin": False}
+        assert (await http.post("/api/v1/admin/users", json=user)).status_code == 201
+        key: str = (
+            await http.post("/api/v1/admin/agent-keys", json={"lifecycle": "permanent"})
+        ).json()["key"]
+        registered = await http.post(
+            "/api/v1/agent/register",
+            json={"name": "builder", "workspaces": [{"name": "ws", "path": "/w"}], "platform": "t"},
+            headers={"Authorization": f"Bearer {key}"},
+        )
+        assert registered.status_code == 200, registered.text
+    return key
+
+
+def _message(subject: str) -> bytes:
+    body = "a line of a message sent while the gateway is asked to stop\r\n" * 20
+    return f"From: jianf@{D}\r\nTo: builder+ws@{D}\r\nSubject: {subject}\r\n\r\n{body}".encode()
+
+
+async def _sse_lines(base: str, key: str, lines: list[str], connected: asyncio.Event) -> None:
+    """The agent's stream, line by line, until the gateway ends it."""
+    headers = {"Authorization": f"Bearer {key}"}
+    timeout = httpx.Timeout(10.0, read=None)
+    async with (
+        httpx.AsyncClient(base_url=base, headers=headers, timeout=timeout) as http,
+        http.stream("GET", "/api/v1/events/stream") as response,
+    ):
+        assert response.status_code == 200
+        async for line in response.aiter_lines():
+            lines.append(line)
+            if line.startswith(": connected"):
+                connected.set()
+
+
+def _new_mail_subjects(lines: list[str]) -> tuple[set[str], str | None]:
+    """Subjects of the new_mail events in these SSE lines, and the last event id."""
+    subjects, last_id, event = set(), None, ""
+    for line in lines:
+        if line.startswith("id:"):
+            last_id = line[3:].strip()
+        elif line.startswith("event:"):
+            event = line[6:].strip()
+        elif line.startswith("data:") and event == "new_mail":
+            subjects.add(json.loads(line[5:])["subject"])
+    return subjects, last_id
+
+
+async def _imap_session(port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    await reader.readline()  # the greeting
+    writer.write(b"a1 LOGIN jianf password123\r\n")
+    async with asyncio.timeout(10):
+        while not (await reader.readline()).startswith(b"a1 OK"):
+            pass
+    return reader, writer
+
+
+async def test_sigterm_loses_no_acknowledged_mail(database_url: str, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTMAIL_")}
+    env.update(
+        {
+            "DATABASE_URL": database_url,
+            "AGENTMAIL_DATA_DIR": str(tmp_path / "data"),
+            "AGENTMAIL_HTTP_PORT": "0",
+            "AGENTMAIL_SMTP_PORT": "0",
+            "AGENTMAIL_IMAP_PORT": "0",
+            "AGENTMAIL_BCRYPT_ROUNDS": "4",
+            "ADMIN_PASSWORD": "admin-password",
+        }
+    )
+    process, ports = await _serve(env)
+    acknowledged: set[str] = set()
+    attempted: set[str] = set()
+    refused: list[str] = []
+    enough = asyncio.Event()
+    try:
+        base = f"http://127.0.0.1:{ports['http']}"
+        key = await _accounts(base)
+        lines: list[str] = []
+        connected = asyncio.Event()
+        sse = asyncio.create_task(_sse_lines(base, key, lines, connected))
+        await asyncio.wait_for(connected.wait(), 10)
+        imap_reader, imap_writer = await _imap_session(ports["imap"])
+
+        async def client(number: int) -> None:
+            smtp = aiosmtplib.SMTP(hostname="127.0.0.1", port=ports["smtp"], timeout=20)
+            await smtp.connect()
+            await smtp.login("jianf", "password123")
+            index = 0
+            while True:
+                subject = f"graceful {number}-{index}"
+                index += 1
+                attempted.add(subject)
+                try:
+                    await smtp.sendmail(f"jianf@{D}", [f"builder+ws@{D}"], _message(subject))
+                except aiosmtplib.SMTPResponseException as error:
+                    refused.append(f"{error.code} {error.message}")
+                    return
+                except aiosmtplib.SMTPRecipientsRefused as error:  # the 421 came at RCPT
+                    refused.extend(f"{e.code} {e.message}" for e in error.recipients)
+                    return
+                except (aiosmtplib.SMTPServerDisconnected, ConnectionError):
+                    return
+                acknowledged.add(subject)
+                if len(acknowledged) >= SIGTERM_AFTER:
+                    enough.set()
+
+        clients = [asyncio.create_task(client(n)) for n in range(CLIENTS)]
+        await asyncio.wait_for(enough.wait(), 90)
+        process.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(process.wait(), 60) == 0
+        await asyncio.gather(*clients)
+        await asyncio.wait_for(sse, 10)
+        goodbye = await asyncio.wait_for(imap_reader.read(), 10)
+        imap_writer.close()
+        await imap_writer.wait_closed()
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    assert len(acknowledged) >= SIGTERM_AFTER
+    assert all(reply.startswith("421") for reply in refused), refused
+    assert b"* BYE" in goodbye, goodbye
+    assert "retry: 2000" in lines, lines[-5:]
+    seen, last_id = _new_mail_subjects(lines)
+    assert last_id is not None
+
+    process, ports = await _serve(env)  # restarted on the same data
+    try:
+        store = Store(store_url(database_url, tmp_path / "data" / "agentmail.db"))
+        try:
+            stored = set(await store.read(lambda s: list(s.scalars(select(Mail.subject)))))
+        finally:
+            await store.close()
+        assert acknowledged <= stored, sorted(acknowledged - stored)
+        assert stored <= attempted
+        # The agent comes back with Last-Event-ID: it gets what it had not seen yet.
+        base = f"http://127.0.0.1:{ports['http']}"
+        headers = {"Authorization": f"Bearer {key}", "Last-Event-ID": last_id}
+        async with httpx.AsyncClient(base_url=base, headers=headers) as http:
+            replay: list[str] = []
+            async with http.stream("GET", "/api/v1/events/stream") as response:
+                async with asyncio.timeout(20):
+                    async for line in response.aiter_lines():
+                        replay.append(line)
+                        if acknowledged <= seen | _new_mail_subjects(replay)[0]:
+                            break
+        assert acknowledged <= seen | _new_mail_subjects(replay)[0]
+    finally:
+        process.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(process.wait(), 60)
