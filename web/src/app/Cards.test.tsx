@@ -5,6 +5,7 @@
  */
 import { QueryClient } from "@tanstack/react-query";
 import { act, render, screen, within } from "@testing-library/react";
+import userEventLib from "@testing-library/user-event";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { initI18n } from "@/lib/i18n";
 import { navigate } from "@/lib/router";
@@ -13,6 +14,8 @@ import { gateway, installFakeGateway } from "@/test/fakeGateway";
 import { sessionKeys } from "@/features/conversations/api/keys";
 import { App } from "./App";
 import { applyEvent } from "./liveEvents";
+
+const userEvent = userEventLib.setup({ delay: null, pointerEventsCheck: 0 });
 
 initI18n("en");
 
@@ -69,4 +72,17 @@ it("agent_online refreshes the conversation list, where the dots come from", () 
   client.setQueryData(sessionKeys.lists(), { sessions: [], total: 0 });
   applyEvent(client, "agent_online", { agent_name: "builder", status: "offline", last_seen: "2026-12-01T12:00:00Z" });
   expect(client.getQueryState(sessionKeys.lists())?.isInvalidated).toBe(true);
+});
+
+it("the Agents page lists each agent's open conversations from the conversation list, and opens one", async () => {
+  act(() => navigate("/agents"));
+  renderApp();
+  const heading = await screen.findByRole("heading", { name: "builder" });
+  const card = heading.closest("li") as HTMLElement;
+  expect(await within(card).findByText("1 open conversation")).toBeInTheDocument();
+  const conversation = within(card).getByRole("button", { name: /Fix the leak/ });
+  expect(conversation).toHaveTextContent("#fix-leak");
+  expect(conversation).toHaveTextContent("Waiting");
+  await userEvent.click(conversation);
+  expect(window.location.pathname).toBe("/conversations/s1");
 });
