@@ -18,6 +18,8 @@ function sdkWithCookies() {
   const fetch = async (request: Request) => {
     const headers = new Headers(request.headers);
     if (cookie) headers.set("cookie", cookie);
+    // As a browser sends it: the gateway refuses a cookie request from another origin (api/csrf.py).
+    headers.set("origin", new URL(BASE).origin);
     const response = await globalThis.fetch(new Request(request, { headers }));
     const set = response.headers.get("set-cookie");
     if (set) cookie = set.split(";")[0] ?? "";
@@ -102,5 +104,54 @@ describe.skipIf(!BASE)("the SDK against a running gateway", () => {
     expect((await sdk.forward(sent.mail_id, { to: `${to}.new`, body: "FYI" })).session_id).not.toBe(sent.session_id);
     await sdk.logout();
     await expect(sdk.me()).rejects.toMatchObject({ status: 401 });
+  });
+
+  it("answers search, the address check, the mail settings and the password change as the fake gateway says", async () => {
+    const run = Math.random().toString(36).slice(2, 8);
+    const human = `srch${run}`;
+    const admin = sdkWithCookies();
+    await admin.login("admin", ADMIN_PASSWORD);
+    await admin.createUser(human, "password123", false);
+    const sdk = sdkWithCookies();
+    await sdk.login(human, "password123");
+
+    const sent = await sdk.send({ to: `${human}@`, subject: `Deploy ${run}`, body: `the deploy of /srv/app-${run} failed`, cc: [] });
+    const found = await sdk.search({ q: `app-${run}`, limit: 30, offset: 0 });
+    expect(found).toMatchObject({ total: 1, total_exact: true });
+    expect(found.mails[0]).toMatchObject({ mail_id: sent.mail_id, session_alias: sent.session_alias });
+    expect(found.mails[0]?.snippet).toContain(`/srv/app-${run}`);
+    expect((await sdk.search({ q: `from:${human} deploy` })).total).toBe(1);
+    expect((await sdk.search({ q: "kubernetes-never-written" })).mails).toEqual([]);
+    await expect(sdk.search({ q: "is:maybe" })).rejects.toMatchObject({ status: 422, message: expect.stringContaining("unknown search filter is:maybe") });
+    await expect(sdk.search({ q: "x".repeat(501) })).rejects.toMatchObject({ status: 422, message: "q: String should have at most 500 characters" });
+
+    expect(await sdk.checkAddress(`${human}@`)).toMatchObject({ deliverable: true, kind: "human", error: null });
+    expect(await sdk.checkAddress(`nobody${run}@`)).toMatchObject({
+      deliverable: false, error: { code: "unknown_recipient", message: `undeliverable: nobody is called 'nobody${run}'` },
+    });
+
+    const settings = await sdk.mailSettings();
+    expect(settings).toMatchObject({ username: human, address: `${human}@` });
+    expect(settings.imap.ports.length).toBeGreaterThan(0);
+
+    const sessions = await sdk.sessions({ limit: 10 });
+    expect(sessions.sessions[0]?.latest).toMatchObject({ mail_id: sent.mail_id, excerpt: expect.stringContaining("deploy") });
+    expect(sessions.sessions[0]?.participant_details).toEqual([{ name: human, kind: "human", online: true }]);
+
+    await expect(sdk.changePassword("password123", "short")).rejects.toMatchObject({
+      status: 422, message: "new_password: String should have at least 8 characters",
+    });
+    await expect(sdk.changePassword("wrong-password", "a-longer-secret")).rejects.toMatchObject({
+      status: 401, message: "wrong user name or password",
+    });
+    expect(await sdk.changePassword("password123", "a-longer-secret")).toEqual({ status: "changed" });
+    let throttled: unknown = null;
+    for (let i = 0; i < 20 && !throttled; i += 1) {
+      await sdk.changePassword("wrong-password", "a-longer-secret").catch((e: unknown) => {
+        if (e instanceof ApiError && e.status === 429) throttled = e;
+      });
+    }
+    expect(throttled).toMatchObject({ code: "rate_limited", message: expect.stringMatching(/^too many failed logins: try again in \d+ s$/) });
+    expect((throttled as ApiError).retryAfter).toBeGreaterThan(0);
   });
 });

@@ -25,7 +25,7 @@ import { Loading } from "@/components/Loading";
 // Pages and dialogs that are not the first paint load when first used.
 const AccountPage = lazy(() => import("@/features/account/components/AccountPage").then((m) => ({ default: m.AccountPage })));
 const AdminPage = lazy(() => import("@/features/admin/components/AdminPage").then((m) => ({ default: m.AdminPage })));
-const AgentsPage = lazy(() => import("@/features/agents/components/AgentsPage").then((m) => ({ default: m.AgentsPage })));
+const AgentsView = lazy(() => import("./AgentsView").then((m) => ({ default: m.AgentsView })));
 const ComposeDialog = lazy(() =>
   import("@/features/compose/components/ComposeDialog").then((m) => ({ default: m.ComposeDialog })),
 );
@@ -66,10 +66,10 @@ export function AppShell({ me }: { me: User }) {
       view = <DecisionsView mailId={route.mailId} me={me} />;
       break;
     case "conversations":
-      view = <ConversationsView sessionId={route.sessionId} />;
+      view = <ConversationsView sessionId={route.sessionId} me={me.name} />;
       break;
     case "agents":
-      view = <AgentsPage onWrite={(to) => openCompose({ mode: "new", to })} />;
+      view = <AgentsView />;
       break;
     case "admin":
       view = me.is_admin ? <AdminPage /> : null;

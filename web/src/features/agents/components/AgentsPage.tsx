@@ -7,9 +7,22 @@ import { PresenceDot } from "@/components/PresenceDot";
 import { formatDateTime } from "@/lib/format";
 import { agentsQuery } from "../api/queries";
 import { CopyButton } from "@/components/CopyButton";
+import { AgentConversations, type AgentConversation } from "./AgentConversations";
 
-/** Every agent: online or not, its platform, its workspaces (with the address to write to). */
-export function AgentsPage({ onWrite }: { onWrite: (address: string) => void }) {
+export type { AgentConversation };
+
+export interface AgentsPageProps {
+  onWrite: (address: string) => void;
+  /** The agent's open conversations (the app reads them from the conversation list). */
+  conversationsOf?: (agentName: string) => AgentConversation[];
+  onOpenConversation?: (sessionId: string) => void;
+}
+
+/**
+ * Every agent: online or not, its platform, its workspaces (with the address
+ * to write to), and the open conversations it is in (waiting ones first).
+ */
+export function AgentsPage({ onWrite, conversationsOf, onOpenConversation }: AgentsPageProps) {
   const { t, i18n } = useTranslation();
   const query = useQuery(agentsQuery());
   if (query.isPending) return <Loading />;
@@ -56,6 +69,10 @@ export function AgentsPage({ onWrite }: { onWrite: (address: string) => void }) 
                 </li>
               ))}
             </ul>
+            <AgentConversations
+              conversations={conversationsOf?.(agent.agent_name) ?? []}
+              {...(onOpenConversation ? { onOpen: onOpenConversation } : {})}
+            />
           </li>
         ))}
       </ul>
