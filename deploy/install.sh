@@ -159,6 +159,8 @@ EOF
   if [ ! -f "$ETC/bridge.env.example" ]; then
     cat >"$ETC/bridge.env.example" <<'EOF'
 # Copy to bridge-NAME.env (mode 0640) and run: systemctl enable --now agentmail-bridge@NAME
+# The variables the bridge runtime reads are in docs/bridges.md.
+AGENTMAIL_BRIDGE_ARGS=--name NAME --workspace root=/srv/project
 AGENTMAIL_URL=http://127.0.0.1:8180
 AGENTMAIL_AGENT_KEY=
 EOF

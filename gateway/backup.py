@@ -23,6 +23,7 @@ gateway starts, as after any upgrade.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import io
 import json
@@ -39,7 +40,7 @@ from sqlalchemy import create_engine, select
 from sqlalchemy.engine import make_url
 
 from core.settings import Settings
-from core.store.engine import database_url
+from core.store.engine import Store, database_url
 from core.store.migrate import head_revisions
 from core.store.models import Attachment
 from core.version import VERSION
@@ -106,18 +107,27 @@ def _snapshot_database(url: str, work: Path) -> tuple[str, Path]:
     return "postgresql", target
 
 
-def _attachment_hashes(kind: str, snapshot: Path) -> set[str]:
-    """The sha256 of every attachment row in a SQLite snapshot. (A PostgreSQL dump is
-    not read back here: the window it covers is as short, and restore names any file
-    that is missing.)"""
-    if kind != "sqlite":
-        return set()
-    engine = create_engine(f"sqlite:///{snapshot}")
-    try:
-        with engine.connect() as connection:
-            return set(connection.scalars(select(Attachment.sha256).distinct()))
-    finally:
-        engine.dispose()
+def _attachment_hashes(kind: str, snapshot: Path, url: str, before: datetime) -> set[str]:
+    """The sha256 of every attachment row the database copy holds: read from the SQLite
+    copy itself; for PostgreSQL, the live rows created before the dump began (a dump's
+    snapshot holds every row committed by then)."""
+    if kind == "sqlite":
+        engine = create_engine(f"sqlite:///{snapshot}")
+        try:
+            with engine.connect() as connection:
+                return set(connection.scalars(select(Attachment.sha256).distinct()))
+        finally:
+            engine.dispose()
+    query = select(Attachment.sha256).where(Attachment.created_at <= before).distinct()
+
+    async def read() -> set[str]:
+        store = Store(url)
+        try:
+            return await store.read(lambda session: set(session.scalars(query)))
+        finally:
+            await store.close()
+
+    return asyncio.run(read())
 
 
 def backup(settings: Settings, archive: Path) -> Summary:
@@ -126,6 +136,7 @@ def backup(settings: Settings, archive: Path) -> Summary:
     url = _store_url(settings)
     blobs = settings.attachments_dir
     with tempfile.TemporaryDirectory(prefix="agentmail-backup-") as scratch:
+        began = datetime.now(UTC)
         kind, snapshot = _snapshot_database(url, Path(scratch))
         files: dict[str, dict[str, Any]] = {}
         summary = Summary(database=kind)
@@ -141,7 +152,7 @@ def backup(settings: Settings, archive: Path) -> Summary:
                 files[name] = {"sha256": _sha256(path), "size": path.stat().st_size}
                 tar.add(path, arcname=name, recursive=False)
             copied = {Path(name).name for name in files if name.startswith(f"{ATTACHMENTS}/")}
-            for sha in sorted(_attachment_hashes(kind, snapshot) - copied):
+            for sha in sorted(_attachment_hashes(kind, snapshot, url, began) - copied):
                 late = blobs / sha[:2] / sha[2:4] / sha
                 if late.is_file():  # renamed into place since the listing
                     name = f"{ATTACHMENTS}/{sha[:2]}/{sha[2:4]}/{sha}"

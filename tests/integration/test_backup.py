@@ -149,3 +149,23 @@ async def test_a_damaged_archive_is_refused(tmp_path: Path) -> None:
     result = await agentmail("restore", str(damaged), db=target, data_dir=empty)
     assert result.exit_code == 1 and "checksum mismatch" in result.output, result.output
     assert not (empty / "agentmail.db").exists()
+
+
+async def test_an_attachment_missing_on_disk_is_named(api: Api, database_url: str) -> None:
+    """A file the database names but the disk lacks makes the backup exit 1, naming it."""
+    jianf = await api.human("jianf")
+    await api.agent("builder")
+    upload = ok(await jianf.post(HUMAN_FILES, files={"file": ("gone.bin", b"soon gone")}))
+    body = {"to": "builder@ModelRouter", "subject": "s", "body": "b"}
+    ok(
+        await jianf.post(
+            "/api/v1/me/mail/send", json={**body, "attachment_ids": [upload["attachment_id"]]}
+        )
+    )
+    data_dir = api.gateway.settings.data_dir
+    (path,) = [p for p in (data_dir / "attachments").rglob(upload["sha256"])]
+    path.unlink()
+    archive = data_dir.parent / "backup.tar"
+    result = await agentmail("backup", str(archive), db=database_url, data_dir=data_dir)
+    assert result.exit_code == 1, result.output
+    assert upload["sha256"] in result.output

@@ -11,6 +11,7 @@ every acknowledged mail is stored, and the agent's stream, resumed with
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
 import re
@@ -206,3 +207,83 @@ async def test_sigterm_loses_no_acknowledged_mail(database_url: str, tmp_path: P
     finally:
         process.send_signal(signal.SIGTERM)
         await asyncio.wait_for(process.wait(), 60)
+
+
+async def _reply(reader: asyncio.StreamReader) -> str:
+    """One SMTP reply, its lines joined (RFC 5321 §4.2: `250-` continues, `250 ` ends)."""
+    lines = []
+    async with asyncio.timeout(20):
+        while True:
+            line = (await reader.readline()).decode()
+            assert line, f"connection closed after {lines}"
+            lines.append(line.rstrip("\r\n"))
+            if line[3:4] != "-":
+                return "\n".join(lines)
+
+
+async def _refuses_connections(port: int) -> bool:
+    try:
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+    except OSError:
+        return True
+    writer.close()
+    await writer.wait_closed()
+    return False
+
+
+async def test_a_message_in_data_is_finished_and_answered(tmp_path: Path) -> None:
+    """SIGTERM while a client is halfway through DATA: the rest is taken, stored and
+    answered 250, and only then does the session get 421 and close."""
+    database = f"sqlite:///{tmp_path / 'agentmail.db'}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTMAIL_")}
+    env.update(
+        {
+            "DATABASE_URL": database,
+            "AGENTMAIL_DATA_DIR": str(tmp_path / "data"),
+            "AGENTMAIL_HTTP_PORT": "0",
+            "AGENTMAIL_SMTP_PORT": "0",
+            "AGENTMAIL_IMAP_PORT": "0",
+            "AGENTMAIL_BCRYPT_ROUNDS": "4",
+            "ADMIN_PASSWORD": "admin-password",
+        }
+    )
+    process, ports = await _serve(env)
+    try:
+        await _accounts(f"http://127.0.0.1:{ports['http']}")
+        reader, writer = await asyncio.open_connection("127.0.0.1", ports["smtp"])
+        assert (await _reply(reader)).startswith("220")
+        credentials = base64.b64encode(b"\0jianf\0password123").decode()
+        for command, expected in (
+            ("EHLO client.example", "250"),
+            (f"AUTH PLAIN {credentials}", "235"),
+            (f"MAIL FROM:<jianf@{D}>", "250"),
+            (f"RCPT TO:<builder+ws@{D}>", "250"),
+            ("DATA", "354"),
+        ):
+            writer.write(f"{command}\r\n".encode())
+            assert (await _reply(reader)).startswith(expected), command
+        head, tail = _message("in flight").split(b"\r\n\r\n", 1)
+        writer.write(head + b"\r\n\r\n")
+        await writer.drain()
+        process.send_signal(signal.SIGTERM)
+        async with asyncio.timeout(30):  # the listener closes first: then we go on
+            while not await _refuses_connections(ports["smtp"]):
+                await asyncio.sleep(0.05)
+        writer.write(tail + b"\r\n.\r\n")
+        await writer.drain()
+        assert (await _reply(reader)).startswith("250 2.0.0")
+        assert (await _reply(reader)).startswith("421 4.3.2")
+        assert await asyncio.wait_for(reader.read(), 10) == b""
+        writer.close()
+        await writer.wait_closed()
+        assert await asyncio.wait_for(process.wait(), 60) == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    store = Store(store_url(database, tmp_path / "unused.db"))
+    try:
+        subjects = await store.read(lambda s: list(s.scalars(select(Mail.subject))))
+    finally:
+        await store.close()
+    assert subjects == ["in flight"]
