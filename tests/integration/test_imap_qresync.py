@@ -150,7 +150,9 @@ async def test_qresync_resync_after_50_changes_equals_a_fresh_select(api: Api) -
         assert _code(resynced, b"HIGHESTMODSEQ") > modseq
 
     # Pruned records: the client that knew 1:30 still ends with the folder as it is.
-    assert await prune_expunged(api.gateway.store, timedelta(0)) >= 20  # type: ignore[arg-type]
+    store = api.gateway.store
+    assert store is not None
+    assert await prune_expunged(store, timedelta(0)) >= 20
     late = await RawImap.open(api.gateway.imap_port)
     try:
         await late.login("jianf")
