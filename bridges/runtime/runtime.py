@@ -153,6 +153,14 @@ class Runtime:
             resume=resume,
         )
         try:
+            return await self._run(claim, notice, turn)
+        except Exception:
+            # The ledger keeps it `delivered`: the next catch-up runs it again (once).
+            self._active.discard(claim.mail_id)
+            raise
+
+    async def _run(self, claim: Claim, notice: MailNotice, turn: Turn) -> Outcome:
+        try:
             async with asyncio.timeout(self.turn_timeout):
                 result = await self.platform.run_turn(turn)
         except TimeoutError:

@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
+from bridges.client import AgentClient
 from tests.support.bridge import BridgeProcess
 from tests.support.gateway import Api
 from tests.support.http import HUMAN_SEND, ok
@@ -107,6 +108,17 @@ async def test_a_mail_gets_one_final_reply(world: World) -> None:
     assert reply["session_id"] == task["session_id"] and reply["auto"] is True
     mail = ok(await world.human.get(f"/api/v1/me/mail/{reply['mail_id']}"))
     assert mail["body"] == "done" and mail["parent_mail_id"] == task["mail_id"]
+
+
+async def test_mail_sent_while_no_bridge_ran_is_caught_up_once(world: World) -> None:
+    async with AgentClient(world.api.base_url, world.key) as agent:
+        await agent.register("builder", [{"name": "root", "path": str(world.workspace)}])
+    async with open_stream(world.human) as stream:
+        task = await world.task([{"do": "reply", "body": "caught up"}])
+        await world.bridge()  # the mail is in the unread inbox, not in any event it sees
+        reply = await _reply(stream)
+    assert reply["session_id"] == task["session_id"]
+    assert len(await world.finals(task["session_id"])) == 1
 
 
 async def test_sigkill_mid_turn_runs_it_again_once_with_the_note(world: World) -> None:
