@@ -1,0 +1,74 @@
+"""Open platform prompts, kept across restarts: each one's gateway permission mail,
+the platform's own request id, the action text, and where the turn stopped.
+
+After a restart the runtime looks up each open record's mail (`permission_state`):
+decided or expired while the bridge was down → the turn goes on with the decision;
+still open → it waits for the `permission_decision` event. The last record of a
+request wins; a settled one is dropped at the next compaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from bridges.runtime.journal import Journal
+
+
+@dataclass(frozen=True, slots=True)
+class PendingPermission:
+    permission_mail_id: str  # the gateway's permission-request mail
+    mail_id: str  # the mail whose turn asked
+    session_id: str
+    workspace: str
+    request_id: str  # the platform's id for its prompt (the stub: the step)
+    action: str
+    run: int
+    open: bool = True
+    decision: str | None = None
+    note: str | None = None
+
+
+class PendingPermissions:
+    def __init__(self, journal: Journal) -> None:
+        self._journal = journal
+        self._records: dict[str, PendingPermission] = {}
+        for record in journal.read():
+            try:
+                item = PendingPermission(**record)
+            except TypeError:
+                continue
+            self._records[item.permission_mail_id] = item
+
+    @classmethod
+    async def open(cls, directory: Path) -> PendingPermissions:
+        return await asyncio.to_thread(lambda: cls(Journal.open(directory, "permissions.jsonl")))
+
+    def open_ones(self) -> list[PendingPermission]:
+        return [p for p in self._records.values() if p.open]
+
+    def get(self, permission_mail_id: str) -> PendingPermission | None:
+        return self._records.get(permission_mail_id)
+
+    async def add(self, item: PendingPermission) -> None:
+        await self._put(item)
+
+    async def settle(
+        self, item: PendingPermission, decision: str, note: str | None
+    ) -> PendingPermission:
+        settled = PendingPermission(
+            **{**asdict(item), "open": False, "decision": decision, "note": note}
+        )
+        await self._put(settled)
+        return settled
+
+    async def compact(self) -> None:
+        self._records = {k: v for k, v in self._records.items() if v.open}
+        kept: list[dict[str, Any]] = [asdict(v) for v in self._records.values()]
+        await asyncio.to_thread(self._journal.rewrite, kept)
+
+    async def _put(self, item: PendingPermission) -> None:
+        await asyncio.to_thread(self._journal.append, asdict(item))
+        self._records[item.permission_mail_id] = item

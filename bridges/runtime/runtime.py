@@ -1,0 +1,277 @@
+"""The bridge runtime: I/O and scheduling only; the platform does the work elsewhere.
+
+The main loop reads the event stream, sends heartbeats, keeps the ledger and
+dispatches turns to the worker pool (seeds 003: "index.mjs only does I/O and
+scheduling"). A mail reaches `_offer` from SSE (`new_mail`) or from catch-up
+(unread inbox mail at start and after `resync`); both decide under one lock, with
+the ledger, and use one prompt template, so a mail is never run twice by the two
+paths, and never lost between them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from pathlib import Path
+
+from bridges.client import AgentClient, GatewayError, Mail
+from bridges.client.models import Event
+from bridges.client.sse import EventStream
+from bridges.runtime.grants import ALWAYS, Grants
+from bridges.runtime.ledger import Claim, Ledger
+from bridges.runtime.pending import PendingPermission, PendingPermissions
+from bridges.runtime.platform import Ask, Platform, Resume, Turn
+from bridges.runtime.pool import Outcome, WorkerPool
+from bridges.runtime.prompt import MailNotice, notification
+
+OPTIONS = ["approve", ALWAYS, "reject"]
+_log = logging.getLogger("agentmail.bridge")
+
+
+class Runtime:
+    def __init__(
+        self,
+        client: AgentClient,
+        platform: Platform,
+        data_dir: Path,
+        *,
+        agent_name: str,
+        workers: int = 3,
+        turn_timeout: float = 600.0,
+        permission_expires: str = "1d",
+        heartbeat_seconds: float = 30.0,
+    ) -> None:
+        self.client = client
+        self.platform = platform
+        self.data_dir = data_dir
+        self.agent_name = agent_name
+        self.turn_timeout = turn_timeout
+        self.permission_expires = permission_expires
+        self.heartbeat_seconds = heartbeat_seconds
+        self.pool = WorkerPool(workers)
+        self._lock = asyncio.Lock()  # the one place a mail is decided on
+        self._active: set[str] = set()  # mails queued, running or parked in this process
+        self._tasks: list[asyncio.Task[None]] = []
+        self._settling: set[str] = set()  # permission mails whose decision is being applied
+        self._notices: dict[str, tuple[MailNotice, str]] = {}
+        self.ledger: Ledger
+        self.pending: PendingPermissions
+        self.grants: Grants
+
+    async def start(self) -> None:
+        """Open the data dir, subscribe, resume what waited, catch up; then run."""
+        self.ledger = await Ledger.open(self.data_dir)
+        self.pending = await PendingPermissions.open(self.data_dir)
+        self.grants = await Grants.open(self.data_dir)
+        await self.ledger.compact()
+        stream = self.client.events()
+        self._tasks.append(asyncio.create_task(self._read_events(stream), name="events"))
+        self._tasks.append(asyncio.create_task(self._heartbeats(), name="heartbeat"))
+        await stream.connected.wait()  # from here on nothing committed is missed
+        await self._recover_permissions()
+        await self.catch_up()
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    # -- arriving mail ----------------------------------------------------------
+
+    async def catch_up(self) -> None:
+        """Unread inbox mail, oldest first, offered as SSE would offer it."""
+        offset = 0
+        while True:
+            page = await self.client.inbox("unread", limit=100, offset=offset, order="oldest")
+            for mail in page.mails:
+                await self._offer(mail)
+            offset += len(page.mails)
+            if not page.mails or offset >= page.total:
+                return
+
+    async def _read_events(self, stream: EventStream) -> None:
+        async for event in stream:
+            try:
+                await self._on_event(event)
+            except Exception:
+                _log.exception("handling %s failed", event.type)
+
+    async def _on_event(self, event: Event) -> None:
+        if event.type == "new_mail":
+            await self._offer(await self.client.read(str(event.data["mail_id"])))
+        elif event.type == "permission_decision":
+            item = self.pending.get(str(event.data.get("mail_id")))
+            if item is not None and item.open:
+                state = str(event.data.get("state"))
+                decision = (
+                    str(event.data.get("decision") or "") if state == "decided" else "expired"
+                )
+                await self._decided(item, decision, event.data.get("note"))
+        elif event.type == "resync":
+            await self.catch_up()
+
+    async def _offer(self, mail: Mail) -> None:
+        if mail.mail_type == "permission_request":  # addressed to humans only
+            return
+        async with self._lock:
+            if mail.mail_id in self._active:
+                return
+            run = self.ledger.decide(mail.mail_id)
+            if run is None:
+                entry = self.ledger.get(mail.mail_id)
+                if entry is not None and entry.state == "delivered":
+                    _log.error(
+                        "mail %s was interrupted %d times: not run again", mail.mail_id, entry.runs
+                    )
+                return
+            claim = await self.ledger.deliver(mail.mail_id, mail.session_id, run)
+            self._active.add(mail.mail_id)
+        notice = MailNotice(
+            mail.mail_id, mail.session_id, mail.session_alias, mail.from_, mail.subject
+        )
+        workspace = mail.to_workspace
+        name = workspace.name if workspace else ""
+        cwd = (workspace.path if workspace else None) or "."
+        self.pool.submit(mail.session_id, lambda: self._turn(claim, notice, name, cwd, None))
+
+    # -- one turn -----------------------------------------------------------------
+
+    async def _turn(
+        self, claim: Claim, notice: MailNotice, workspace: str, cwd: str, resume: Resume | None
+    ) -> Outcome:
+        turn = Turn(
+            mail_id=claim.mail_id,
+            session_id=claim.session_id,
+            workspace=workspace,
+            cwd=cwd,
+            prompt=notification(notice, interrupted=claim.interrupted),
+            run=claim.run,
+            grants=self.grants.of(claim.session_id, workspace),
+            resume=resume,
+        )
+        try:
+            return await self._run(claim, notice, turn)
+        except Exception:
+            # The ledger keeps it `delivered`: the next catch-up runs it again (once).
+            self._active.discard(claim.mail_id)
+            raise
+
+    async def _run(self, claim: Claim, notice: MailNotice, turn: Turn) -> Outcome:
+        try:
+            async with asyncio.timeout(self.turn_timeout):
+                result = await self.platform.run_turn(turn)
+        except TimeoutError:
+            _log.warning("turn for %s stopped at the %ss timeout", claim.mail_id, self.turn_timeout)
+            body = (
+                f"This turn was stopped: it ran longer than {self.turn_timeout:g} s "
+                "(the bridge's hard timeout). Send the task again, or split it."
+            )
+            await self._final(claim, notice, body)
+            return "done"
+        if isinstance(result, Ask):
+            return await self._ask(claim, notice, turn, result)
+        await self._final(claim, notice, result.body)
+        return "done"
+
+    async def _final(self, claim: Claim, notice: MailNotice, body: str) -> None:
+        try:
+            await self.client.send(
+                notice.sender,
+                body,
+                reply_to=claim.mail_id,
+                mail_type="final_summary",
+                auto=True,
+                idempotency_key=f"final:{claim.mail_id}",
+            )
+        except GatewayError as error:
+            # The first run's reply is there already (its body said other things).
+            if error.code != "idempotency_key_reused":
+                raise
+        await self.ledger.complete(claim.mail_id)
+        await self.client.mark_read(claim.mail_id)
+        self._active.discard(claim.mail_id)
+
+    async def _ask(self, claim: Claim, notice: MailNotice, turn: Turn, ask: Ask) -> Outcome:
+        sent = await self.client.request_permission(
+            notice.sender,
+            ask.question,
+            options=OPTIONS,
+            context=f"Action:\n\n    {ask.action}",
+            reply_to=claim.mail_id,
+            session_id=claim.session_id,
+            action=ask.action,
+            expires_in=self.permission_expires,
+            auto=True,
+            idempotency_key=f"ask:{claim.mail_id}:{ask.request_id}",
+        )
+        item = PendingPermission(
+            sent.mail_id,
+            claim.mail_id,
+            claim.session_id,
+            turn.workspace,
+            ask.request_id,
+            ask.action,
+            claim.run,
+        )
+        self._notices[sent.mail_id] = (notice, turn.cwd)
+        await self.pending.add(item)
+        # Decided already? Asked before a restart (a replayed key), or a human faster
+        # than this record: the event came before there was a record to find.
+        mail = await self.client.read(sent.mail_id)
+        if mail.permission_state != "open":
+            await self._decided(item, _decision_of(mail), mail.decision_note)
+        return "parked"
+
+    async def _decided(self, item: PendingPermission, decision: str, note: object) -> None:
+        """A human decided (or the request expired): the parked turn goes on, once."""
+        if item.permission_mail_id in self._settling:
+            return
+        self._settling.add(item.permission_mail_id)
+        settled = await self.pending.settle(item, decision, str(note) if note else None)
+        if decision == ALWAYS:
+            await self.grants.allow(item.session_id, item.workspace, item.action)
+        notice, cwd = self._notices.pop(item.permission_mail_id, (None, "."))
+        if notice is None:
+            original = await self.client.read(item.mail_id)
+            notice = MailNotice(
+                original.mail_id,
+                original.session_id,
+                original.session_alias,
+                original.from_,
+                original.subject,
+            )
+            ws = original.to_workspace
+            cwd = (ws.path if ws else None) or "."
+        claim = Claim(item.mail_id, item.session_id, item.run)
+        resume = Resume(item.request_id, settled.decision or decision, settled.note)
+        self._active.add(item.mail_id)
+
+        async def job() -> Outcome:
+            return await self._turn(claim, notice, item.workspace, cwd, resume)
+
+        self.pool.resume(item.session_id, job)
+
+    async def _recover_permissions(self) -> None:
+        """Open prompts from before a restart: decided meanwhile → go on; else wait."""
+        for item in self.pending.open_ones():
+            self._active.add(item.mail_id)
+            mail = await self.client.read(item.permission_mail_id)
+            if mail.permission_state == "open":
+                self.pool.park(item.session_id)
+            else:
+                await self._decided(item, _decision_of(mail), mail.decision_note)
+
+    async def _heartbeats(self) -> None:
+        while True:
+            try:
+                await self.client.heartbeat()
+            except Exception as error:  # the next beat tries again
+                _log.warning("heartbeat failed: %s", error)
+            await asyncio.sleep(self.heartbeat_seconds)
+
+
+def _decision_of(mail: Mail) -> str:
+    return (mail.decision or "") if mail.permission_state == "decided" else "expired"

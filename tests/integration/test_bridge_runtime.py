@@ -1,0 +1,282 @@
+"""The bridge runtime on the stub platform, as a real process, against a real gateway
+(both DBs): the ledger across SIGKILL, permissions across restarts, ordering,
+concurrency, the hard timeout (issue 13, item 2; docs/bridges.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from bridges.client import AgentClient
+from tests.support.bridge import BridgeProcess
+from tests.support.gateway import Api
+from tests.support.http import HUMAN_SEND, ok
+from tests.support.sse import SseStream, open_stream
+
+INTERRUPTED = "(this turn was run again after an interruption)"
+
+
+class World:
+    def __init__(self, api: Api, human: httpx.AsyncClient, key: str, tmp: Path) -> None:
+        self.api, self.human, self.key = api, human, key
+        self.workspace = tmp / "ws"
+        self.workspace.mkdir()
+        self.data = tmp / "bridge-data"
+        self.bridges: list[BridgeProcess] = []
+
+    async def bridge(self, **env: str) -> BridgeProcess:
+        bridge = BridgeProcess(self.api.base_url, self.key, self.data, self.workspace, **env)
+        self.bridges.append(bridge)
+        await bridge.start()
+        return bridge
+
+    async def task(self, steps: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+        body = {"to": "builder@root", "subject": "task", "body": json.dumps({"steps": steps})}
+        return ok(await self.human.post(HUMAN_SEND, json={**body, **extra}))
+
+    async def finals(self, session_id: str) -> list[dict[str, Any]]:
+        detail = ok(await self.human.get(f"/api/v1/me/sessions/{session_id}"))
+        return [m for m in detail["mails"] if m["mail_type"] == "final_summary"]
+
+    def file(self, name: str) -> Path:
+        return self.workspace / name
+
+
+@pytest.fixture
+async def world(api: Api, tmp_path: Path) -> AsyncIterator[World]:
+    human = await api.human("jianf")
+    key = await api.agent_key()
+    world = World(api, human, key, tmp_path)
+    try:
+        yield world
+    finally:
+        for bridge in world.bridges:
+            await bridge.stop()
+
+
+async def _reply(stream: SseStream, mail_type: str = "final_summary") -> dict[str, Any]:
+    while True:
+        event = await stream.next_of("new_mail", timeout=60)
+        if event.json["mail_type"] == mail_type:
+            data: dict[str, Any] = event.json
+            return data
+
+
+def _text(path: Path) -> str:
+    return path.read_text() if path.exists() else ""
+
+
+async def _appears(path: Path) -> str:
+    """The file's text once a worker has written it (a few bytes: read on the loop)."""
+    async with asyncio.timeout(60):
+        while not (text := _text(path)):
+            await asyncio.sleep(0.02)
+    return text
+
+
+async def _completed(world: World, mail_id: str) -> None:
+    """The ledger has the mail as completed (after its reply was acknowledged)."""
+    ledger = world.data / "ledger.jsonl"
+    async with asyncio.timeout(60):
+        while not any(
+            json.loads(line).get("state") == "completed" and json.loads(line)["mail_id"] == mail_id
+            for line in (ledger.read_text().splitlines() if ledger.exists() else [])
+        ):
+            await asyncio.sleep(0.02)
+
+
+def _dead(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+async def test_a_mail_gets_one_final_reply(world: World) -> None:
+    await world.bridge()
+    async with open_stream(world.human) as stream:
+        task = await world.task([{"do": "reply", "body": "done"}])
+        reply = await _reply(stream)
+    assert reply["session_id"] == task["session_id"] and reply["auto"] is True
+    mail = ok(await world.human.get(f"/api/v1/me/mail/{reply['mail_id']}"))
+    assert mail["body"] == "done" and mail["parent_mail_id"] == task["mail_id"]
+
+
+async def test_mail_sent_while_no_bridge_ran_is_caught_up_once(world: World) -> None:
+    async with AgentClient(world.api.base_url, world.key) as agent:
+        await agent.register("builder", [{"name": "root", "path": str(world.workspace)}])
+    async with open_stream(world.human) as stream:
+        task = await world.task([{"do": "reply", "body": "caught up"}])
+        await world.bridge()  # the mail is in the unread inbox, not in any event it sees
+        reply = await _reply(stream)
+    assert reply["session_id"] == task["session_id"]
+    assert len(await world.finals(task["session_id"])) == 1
+
+
+async def test_sigkill_mid_turn_runs_it_again_once_with_the_note(world: World) -> None:
+    bridge = await world.bridge()
+    steps = [
+        {"do": "mark", "file": "started"},
+        {"do": "wait_file", "file": "go"},
+        {"do": "reply", "body": "done"},
+    ]
+    async with open_stream(world.human) as stream:
+        task = await world.task(steps)
+        worker = int(await _appears(world.file("started")))
+        await bridge.kill()
+        os.kill(worker, 9)  # the host went down: its worker with it
+        world.file("started").unlink()
+        await world.bridge()
+        assert int(await _appears(world.file("started"))) != worker  # run again
+        world.file("go").touch()
+        reply = await _reply(stream)
+    assert INTERRUPTED in ok(await world.human.get(f"/api/v1/me/mail/{reply['mail_id']}"))["body"]
+    assert len(await world.finals(task["session_id"])) == 1
+
+
+async def test_after_completion_a_restart_runs_nothing_again(world: World) -> None:
+    bridge = await world.bridge()
+    async with open_stream(world.human) as stream:
+        task = await world.task([{"do": "reply", "body": "first"}], session_alias="once")
+        await _reply(stream)
+        await _completed(world, task["mail_id"])
+        await bridge.kill()
+        await world.bridge()
+        # A later mail of the same conversation runs after anything the restart queued.
+        await world.task([{"do": "reply", "body": "second"}], to="builder@root.once")
+        await _reply(stream)
+    starts = [
+        line for line in world.file("activity.log").read_text().splitlines() if " start " in line
+    ]
+    assert len(starts) == 2
+    assert [m["body"] for m in await world.finals(task["session_id"])] == ["first", "second"]
+
+
+async def test_a_permission_decided_while_the_bridge_is_down_goes_on(world: World) -> None:
+    bridge = await world.bridge()
+    steps = [
+        {"do": "ask", "action": "touch done.txt"},
+        {"do": "run", "command": "touch done.txt"},
+        {"do": "reply", "body": "done"},
+    ]
+    async with open_stream(world.human) as stream:
+        task = await world.task(steps)
+        asked = await _reply(stream, "permission_request")
+        request = ok(await world.human.get(f"/api/v1/me/mail/{asked['mail_id']}"))
+        assert request["action"] == "touch done.txt"
+        await bridge.kill()
+        decided = await world.human.post(
+            "/api/v1/me/permission/decide",
+            json={"mail_id": asked["mail_id"], "decision": "approve"},
+        )
+        assert decided.status_code == 200, decided.text
+        assert not world.file("done.txt").exists()
+        await world.bridge()
+        await _reply(stream)
+    assert world.file("done.txt").exists()
+    assert world.file("commands.log").read_text().splitlines() == ["touch done.txt"]
+    assert len(await world.finals(task["session_id"])) == 1
+
+
+async def test_a_rejection_leaves_the_file_absent_and_tells_the_model(world: World) -> None:
+    await world.bridge()
+    steps = [
+        {"do": "ask", "action": "touch done.txt"},
+        {"do": "run", "command": "touch done.txt"},
+        {"do": "reply", "body": "finished"},
+    ]
+    async with open_stream(world.human) as stream:
+        await world.task(steps)
+        asked = await _reply(stream, "permission_request")
+        await world.human.post(
+            "/api/v1/me/permission/decide",
+            json={"mail_id": asked["mail_id"], "decision": "reject", "note": "not now"},
+        )
+        reply = await _reply(stream)
+    body = ok(await world.human.get(f"/api/v1/me/mail/{reply['mail_id']}"))["body"]
+    assert "rejected: touch done.txt; not now" in body
+    assert not world.file("done.txt").exists()
+
+
+async def test_always_allow_is_kept_for_the_conversation(world: World) -> None:
+    bridge = await world.bridge()
+    steps = [
+        {"do": "ask", "action": "touch done.txt"},
+        {"do": "run", "command": "touch done.txt"},
+        {"do": "reply", "body": "ok"},
+    ]
+    async with open_stream(world.human) as stream:
+        first = await world.task(steps, session_alias="grants")
+        asked = await _reply(stream, "permission_request")
+        await world.human.post(
+            "/api/v1/me/permission/decide",
+            json={"mail_id": asked["mail_id"], "decision": "always allow"},
+        )
+        await _reply(stream)
+        await _completed(world, first["mail_id"])
+        await bridge.kill()
+        await world.bridge()  # the grant survives the restart
+        await world.task(steps, to="builder@root.grants")
+        reply = await _reply(stream)  # no permission_request before it
+    assert reply["mail_type"] == "final_summary"
+    assert world.file("commands.log").read_text().splitlines() == ["touch done.txt"] * 2
+    open_requests = ok(await world.human.get("/api/v1/me/permissions", params={"state": "open"}))
+    assert open_requests["total"] == 0
+
+
+async def test_conversations_run_at_once_and_one_conversation_in_order(world: World) -> None:
+    await world.bridge()
+    async with open_stream(world.human) as stream:
+        for n in range(3):  # three conversations: all three workers run together
+            await world.task(
+                [
+                    {"do": "mark", "file": f"s{n}"},
+                    {"do": "wait_file", "file": "release"},
+                    {"do": "reply", "body": f"r{n}"},
+                ],
+                subject=f"c{n}",
+                to="builder@root.new",
+            )
+        for n in range(3):
+            await _appears(world.file(f"s{n}"))
+        world.file("release").touch()
+        for _ in range(3):
+            await _reply(stream)
+        # Two mails to one conversation: strictly one after the other.
+        first = await world.task(
+            [
+                {"do": "mark", "file": "a"},
+                {"do": "wait_file", "file": "go-a"},
+                {"do": "reply", "body": "a"},
+            ],
+            session_alias="order",
+        )
+        await world.task(
+            [{"do": "mark", "file": "b"}, {"do": "reply", "body": "b"}], to="builder@root.order"
+        )
+        await _appears(world.file("a"))
+        assert not world.file("b").exists()
+        world.file("go-a").touch()
+        await _reply(stream)
+        await _reply(stream)
+    assert [m["body"] for m in await world.finals(first["session_id"])] == ["a", "b"]
+
+
+async def test_a_full_pool_queues_and_a_stuck_turn_is_killed(world: World) -> None:
+    await world.bridge(AGENTMAIL_BRIDGE_WORKERS="1", AGENTMAIL_BRIDGE_TURN_TIMEOUT="10")
+    async with open_stream(world.human) as stream:
+        stuck = await world.task([{"do": "hang"}], to="builder@root.new")
+        queued = await world.task([{"do": "reply", "body": "after"}], to="builder@root.new")
+        replies = {(await _reply(stream))["session_id"] for _ in range(2)}
+    assert replies == {stuck["session_id"], queued["session_id"]}
+    (report,) = await world.finals(stuck["session_id"])
+    assert "stopped" in ok(await world.human.get(f"/api/v1/me/mail/{report['mail_id']}"))["body"]
+    assert _dead(int(world.file("hang.pid").read_text()))

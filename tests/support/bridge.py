@@ -1,0 +1,71 @@
+"""A bridge on the stub platform as a real child process (`python -m bridges.runtime`),
+so tests can SIGKILL it mid-turn and start it again on the same data dir."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from pathlib import Path
+
+READY = b"bridge builder ready"
+
+
+class BridgeProcess:
+    def __init__(self, url: str, key: str, data_dir: Path, workspace: Path, **env: str) -> None:
+        self.env = {
+            **os.environ,
+            "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+            "AGENTMAIL_URL": url,
+            "AGENTMAIL_AGENT_KEY": key,
+            "AGENTMAIL_BRIDGE_DATA_DIR": str(data_dir),
+            **env,
+        }
+        self.workspace = workspace
+        self.process: asyncio.subprocess.Process | None = None
+        self.log_path = data_dir.parent / "bridge.log"
+        self._offset = self.log_path.stat().st_size if self.log_path.exists() else 0
+
+    async def start(self) -> None:
+        """Start and wait until it is subscribed and caught up (its log says `ready`).
+
+        Its log goes to a file, not a pipe: the platform's workers inherit it, and a
+        pipe held open by a worker would keep `wait()` from returning after a kill.
+        """
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with self.log_path.open("ab") as log:
+            self.process = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "bridges.runtime",
+                "--name",
+                "builder",
+                "--workspace",
+                f"root={self.workspace}",
+                stderr=log,
+                env=self.env,
+            )
+        async with asyncio.timeout(30):
+            while READY not in self.log_path.read_bytes()[self._offset :]:
+                if self.process.returncode is not None:
+                    raise AssertionError(f"the bridge ended: {self.log_path.read_text()}")
+                await asyncio.sleep(0.05)
+        self._offset = self.log_path.stat().st_size
+
+    async def kill(self) -> None:
+        """SIGKILL: no clean-up, as when a host dies."""
+        assert self.process is not None
+        with contextlib.suppress(ProcessLookupError):
+            self.process.send_signal(signal.SIGKILL)
+        await self.process.wait()
+
+    async def stop(self) -> None:
+        if self.process is not None and self.process.returncode is None:
+            self.process.terminate()
+            try:
+                async with asyncio.timeout(15):
+                    await self.process.wait()
+            except TimeoutError:
+                await self.kill()
