@@ -111,7 +111,7 @@ export function ComposeDialog({ request, me }: { request: ComposeRequest; me: st
             value={cc}
             onChange={(e) => setCc(e.target.value)}
             placeholder={t("compose.ccHint")}
-            className="min-h-10 rounded-md border border-line bg-canvas px-2 font-mono text-sm"
+            className="min-h-10 rounded-md border border-line bg-canvas px-2 font-mono text-sm max-md:min-h-11"
           />
         </div>
         <div className="flex flex-col gap-1">
@@ -123,7 +123,7 @@ export function ComposeDialog({ request, me }: { request: ComposeRequest; me: st
             value={subject}
             onChange={(e) => setSubject(e.target.value)}
             autoFocus={Boolean(to)}
-            className="min-h-10 rounded-md border border-line bg-canvas px-2 text-sm"
+            className="min-h-10 rounded-md border border-line bg-canvas px-2 text-sm max-md:min-h-11"
           />
         </div>
         <MarkdownEditor value={body} onChange={setBody} />
@@ -138,7 +138,7 @@ export function ComposeDialog({ request, me }: { request: ComposeRequest; me: st
               onChange={(e) => setBudget(e.target.value)}
               placeholder={t("compose.budgetDefault")}
               list={`${ids.budget}-choices`}
-              className="min-h-10 w-40 rounded-md border border-line bg-canvas px-2 text-sm"
+              className="min-h-10 w-40 rounded-md border border-line bg-canvas px-2 text-sm max-md:min-h-11"
             />
             <datalist id={`${ids.budget}-choices`}>
               <option value="5" />
