@@ -17,6 +17,7 @@ from playwright.async_api import Browser, BrowserContext, ConsoleMessage, Error,
 
 from tests.support.browser import SCREENSHOTS, SIZES
 from tests.support.gateway import PASSWORD, Api
+from tests.support.seeding import InboxFill, fill_inbox
 
 Size = Literal["desktop", "phone"]
 Theme = Literal["light", "dark"]
@@ -66,6 +67,21 @@ class Desk:
 
     def agent_name(self, name: str) -> str:
         return f"{name}{self.unique}"
+
+    async def seed_inbox(self, mails: int, *, unread_share: float = 0.2) -> None:
+        """`mails` mails in the desk's inbox through the store's bulk path, one
+        conversation per 10 mails, none archived."""
+        await self.human()
+        plan = InboxFill(
+            mails=mails,
+            recipient=lambda _seq, _rng: self.name,
+            conversations=max(1, mails // 10),
+            unread_share=unread_share,
+            archived_share=0.0,
+            batch=5_000,
+            prefix=f"seed-{self.unique}",
+        )
+        await fill_inbox(self.api.gateway.store, plan)
 
     async def open(
         self,
