@@ -29,6 +29,9 @@ export default defineConfig(({ mode }) => {
       globals: true,
       setupFiles: ["./src/test/setup.ts"],
       css: false,
+      // The machines that run this are shared (a load of 4 per core is common): a per-test
+      // budget of 5 s failed tests that pass in 1 s on an idle machine.
+      testTimeout: 20_000,
     },
   };
 });

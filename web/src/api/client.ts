@@ -1,6 +1,6 @@
 /** The typed HTTP client: openapi-fetch over the generated paths, same-origin credentials. */
 import createClient, { type Client } from "openapi-fetch";
-import { ApiError, toApiError } from "./errors";
+import { ApiError, parseRetryAfter, toApiError } from "./errors";
 import type { paths } from "./schema";
 
 export type ApiClient = Client<paths>;
@@ -39,6 +39,8 @@ export async function unwrap<T>(request: Promise<Outcome<T>>): Promise<T> {
     throw new ApiError(0, "network_error", message);
   }
   const { data, error, response } = outcome;
-  if (!response.ok || data === undefined) throw toApiError(response.status, error);
+  if (!response.ok || data === undefined) {
+    throw toApiError(response.status, error, parseRetryAfter(response.headers.get("Retry-After")));
+  }
   return data;
 }

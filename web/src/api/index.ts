@@ -1,6 +1,6 @@
 export { createApiClient, unwrap, type ApiClient, type ClientOptions } from "./client";
-export { ApiError, isApiErrorBody, toApiError, type ApiErrorBody } from "./errors";
+export { ApiError, isApiErrorBody, parseRetryAfter, toApiError, type ApiErrorBody } from "./errors";
 export * from "./events";
-export { createSdk, API_PREFIX, type Sdk, type MailAction, type InboxQuery } from "./sdk";
+export { createSdk, API_PREFIX, type Sdk, type MailAction, type InboxQuery, type SearchQuery } from "./sdk";
 export type * from "./types";
 export type { paths, components, operations } from "./schema";

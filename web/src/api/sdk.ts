@@ -13,6 +13,7 @@ export type InboxQuery = Query<"inbox_api_v1_me_mail_inbox_get">;
 export type TreeQuery = Query<"mail_tree_api_v1_me_mail__mail_id__tree_get">;
 export type PermissionsQuery = Query<"my_requests_api_v1_me_permissions_get">;
 export type SessionsQuery = Query<"list_sessions_api_v1_me_sessions_get">;
+export type SearchQuery = Query<"search_api_v1_me_search_get">;
 export type MailAction = "read" | "unread" | "archive" | "unarchive" | "delete" | "restore";
 export type KeyLifecycle = "permanent" | "one_time" | "timed";
 
@@ -31,6 +32,9 @@ export function createSdk(options: ClientOptions = {}) {
       unwrap(client.POST("/api/v1/auth/login", { body: { username, password } })),
     logout: () => unwrap(client.POST("/api/v1/auth/logout")),
     me: () => unwrap(client.GET("/api/v1/me")),
+    changePassword: (current_password: string, new_password: string) =>
+      unwrap(client.POST("/api/v1/me/password", { body: { current_password, new_password } })),
+    mailSettings: () => unwrap(client.GET("/api/v1/me/mail-settings")),
     listKeys: () => unwrap(client.GET("/api/v1/me/keys")),
     issueKey: (label: string, lifecycle: KeyLifecycle, expires_in?: string) =>
       unwrap(client.POST("/api/v1/me/keys", { body: { label, lifecycle, expires_in } })),
@@ -65,6 +69,7 @@ export function createSdk(options: ClientOptions = {}) {
           return unwrap(client.POST("/api/v1/me/mail/{mail_id}/restore", p));
       }
     },
+    search: (query: SearchQuery) => unwrap(client.GET("/api/v1/me/search", { params: { query } })),
     send: (body: SendRequest) => unwrap(client.POST("/api/v1/me/mail/send", { body })),
     forward: (mail_id: string, body: ForwardRequest) =>
       unwrap(
@@ -126,6 +131,8 @@ export function createSdk(options: ClientOptions = {}) {
     // directory and agents
     suggest: (q: string, limit = 8) =>
       unwrap(client.GET("/api/v1/me/addresses/suggest", { params: { query: { q, limit } } })),
+    checkAddress: (address: string) =>
+      unwrap(client.GET("/api/v1/me/addresses/check", { params: { query: { address } } })),
     contacts: () => unwrap(client.GET("/api/v1/me/contacts")),
     agents: () => unwrap(client.GET("/api/v1/agents")),
     // admin

@@ -62,7 +62,14 @@ export function ConversationsView({ sessionId }: { sessionId: string | null }) {
       onBack={() => navigate("/conversations")}
       list={
         <>
-          <ListHeader title={t("nav.conversations")} filter={filter} onFilter={setFilter} filterRef={filterRef} />
+          <ListHeader
+            title={t("nav.conversations")}
+            label={t("search.filterConversations")}
+            placeholder={t("search.filterPlaceholder")}
+            value={filter}
+            onChange={setFilter}
+            inputRef={filterRef}
+          />
           <ConversationList
             selectedId={sessionId}
             filter={filter}

@@ -1,4 +1,8 @@
-/** A mail folder: the list (or cards), the reading pane, and the mail shortcuts. */
+/**
+ * A mail folder: the list (or cards), the reading pane, and the mail shortcuts.
+ * Typing in the search box swaps the list for the server's search results
+ * (over all my mail, not only this folder); a result opens in the reading pane.
+ */
 import { useQuery } from "@tanstack/react-query";
 import { useCallback, useMemo, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
@@ -13,6 +17,8 @@ import { folderQuery, mailQuery } from "@/features/mail/api/queries";
 import { MailList } from "@/features/mail/components/MailList";
 import { ViewToggle } from "@/features/mail/components/ViewToggle";
 import { useViewMode } from "@/features/mail/hooks/useViewMode";
+import { SearchResults } from "@/features/search/components/SearchResults";
+import { useSearch } from "@/features/search/hooks/useSearch";
 import { navigate, routePath, type Folder } from "@/lib/router";
 import { useNarrow } from "@/lib/useMediaQuery";
 import { ListHeader } from "./ListHeader";
@@ -20,26 +26,22 @@ import { MailPane, useMailCommands } from "./MailPane";
 import { SplitView } from "./SplitView";
 import { useKeyboard } from "./useKeyboard";
 
-function matches(mail: Mail, needle: string): boolean {
-  if (!needle) return true;
-  const text = `${mail.subject} ${mail.from} ${mail.to} ${mail.cc.join(" ")} ${mail.body_preview} ${mail.session_alias ?? ""}`;
-  return text.toLowerCase().includes(needle);
-}
-
 export function MailboxView({ folder, mailId, me }: { folder: Folder; mailId: string | null; me: User }) {
   const { t } = useTranslation();
   const narrow = useNarrow();
   const [mode, setMode] = useViewMode();
-  const [filter, setFilter] = useState("");
+  const [text, setText] = useState("");
   const [cursor, setCursor] = useState<string | null>(mailId);
-  const filterRef = useRef<HTMLInputElement>(null);
+  const searchRef = useRef<HTMLInputElement>(null);
+  const search = useSearch(text);
   const list = useQuery({ ...folderQuery(folder), enabled: folder !== "drafts" });
   const sessions = useQuery({ ...sessionsQuery(), enabled: mode === "cards" });
   const agents = useQuery({ ...agentsQuery(), enabled: mode === "cards" });
   const open = useQuery({ ...mailQuery(mailId ?? ""), enabled: Boolean(mailId) });
 
-  const needle = filter.trim().toLowerCase();
-  const mails = useMemo(() => (list.data?.mails ?? []).filter((m) => matches(m, needle)), [list.data, needle]);
+  const mails = list.data?.mails ?? [];
+  // What j / k walk through: the results while searching, else the folder.
+  const shown: Mail[] = search.active ? search.hits : mails;
   const bySession = useMemo(() => new Map((sessions.data?.sessions ?? []).map((s) => [s.session_id, s])), [sessions.data]);
   const online = useMemo(() => new Map((agents.data ?? []).map((a) => [a.agent_name.toLowerCase(), a.status === "online"])), [agents.data]);
 
@@ -53,9 +55,10 @@ export function MailboxView({ folder, mailId, me }: { folder: Folder; mailId: st
 
   const selected = mailId ?? cursor;
   const move = (step: 1 | -1) => {
-    const index = mails.findIndex((m) => m.mail_id === selected);
-    const next = mails[Math.max(0, Math.min(mails.length - 1, index + step))];
+    const index = shown.findIndex((m) => m.mail_id === selected);
+    const next = shown[Math.max(0, Math.min(shown.length - 1, index + step))];
     if (!next) return;
+    if (search.active && shown.indexOf(next) >= shown.length - 3) search.loadMore();
     if (narrow && !mailId) setCursor(next.mail_id);
     else openMail(next.mail_id);
   };
@@ -69,20 +72,29 @@ export function MailboxView({ folder, mailId, me }: { folder: Folder; mailId: st
     f: () => commands.reply("forward"),
     e: commands.archive,
     "#": commands.remove,
-    "/": () => filterRef.current?.focus(),
+    "/": () => searchRef.current?.focus(),
   });
 
   const title = t(`nav.${folder}`);
   const header = (
-    <ListHeader title={title} filter={filter} onFilter={setFilter} filterRef={filterRef}>
+    <ListHeader
+      title={title}
+      label={t("search.label")}
+      placeholder={t("search.placeholder")}
+      hint={t("search.hint")}
+      value={text}
+      onChange={setText}
+      inputRef={searchRef}
+    >
       {folder !== "drafts" ? <ViewToggle mode={mode} onChange={setMode} /> : null}
     </ListHeader>
   );
   let body;
-  if (folder === "drafts") body = <DraftList />;
+  if (search.active) body = <SearchResults search={search} selectedId={selected} onOpen={(hit) => openMail(hit.mail_id)} />;
+  else if (folder === "drafts") body = <DraftList />;
   else if (list.isPending) body = <Loading />;
   else if (list.isError) body = <ErrorNote error={list.error} className="m-4" />;
-  else if (mails.length === 0) body = <EmptyState title={needle ? t("search.noMatch") : t(`empty.${folder}`)} />;
+  else if (mails.length === 0) body = <EmptyState title={t(`empty.${folder}`)} />;
   else
     body = (
       <MailList

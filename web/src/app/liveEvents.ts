@@ -8,6 +8,7 @@ import { agentKeys } from "@/features/agents/api/queries";
 import { permissionKeys } from "@/features/approvals/api/keys";
 import { sessionKeys } from "@/features/conversations/api/keys";
 import { mailKeys } from "@/features/mail/api/keys";
+import { searchKeys } from "@/features/search/api/queries";
 
 export function applyEvent<E extends EventName>(queryClient: QueryClient, name: E, data: EventMap[E]): void {
   const invalidate = (queryKey: readonly unknown[]) => void queryClient.invalidateQueries({ queryKey });
@@ -20,6 +21,7 @@ export function applyEvent<E extends EventName>(queryClient: QueryClient, name: 
       invalidate(mailKeys.lists());
       invalidate(mailKeys.unreadCount());
       invalidate(sessionKeys.all);
+      invalidate(searchKeys.all); // a search on screen shows a new match
       if (mail.mail_type === "permission_request") invalidate(permissionKeys.all);
       return;
     }

@@ -1,32 +1,53 @@
 /**
- * A fake gateway for app tests: `fetch` answered from fixtures, recording what
+ * A fake gateway for app tests: `fetch` answered from fixtures as the real
+ * routes answer (same shapes, same error codes and messages), recording what
  * was called and with which bodies.
  */
 import { vi } from "vitest";
 import type { Mail } from "@/api";
+import { agent, base, mailSettings, permissionMail, questionMail, session, user } from "./fixtures";
+import { checkAddress } from "./fakeAddresses";
+import { search } from "./fakeSearch";
 
-export const base: Mail = {
-  mail_id: "m1", session_id: "s1", session_alias: "fix-leak", seq: 1,
-  from: "builder@ModelRouter.fix-leak", from_email: "builder@agentmail.localhost",
-  to: "jianf@.fix-leak", to_email: "jianf@agentmail.localhost", cc: [], cc_email: [],
-  subject: "The leak is fixed", body: "Fixed in **auth.py**.", body_preview: "Fixed in auth.py.",
-  mail_type: "normal", message_id: "<m1@x>", parent_mail_id: null, created_at: "2026-12-01T10:00:00Z",
-  auto: false, status: "unread", attachments: [{ attachment_id: "a1", filename: "patch.diff", size: 2048, sha256: "0" }],
-};
-export const permissionMail: Mail = {
-  ...base, mail_id: "m2", seq: 2, subject: "May I restart the server?", body: "May I restart the server?\n\nIt hangs.",
-  body_preview: "May I restart the server?", mail_type: "permission_request", status: "read",
-  options: ["approve", "reject"], permission_state: "open", action: "systemctl restart app",
-  action_sha256: "ab".repeat(32), expires_at: null, attachments: [],
-};
-const session = {
-  session_id: "s1", session_alias: "fix-leak", subject: "Fix the leak", status: "waiting", budget_limit: 3,
-  budget_used: 2, budget_remaining: 1, participants: ["jianf", "builder"], created_by: "jianf", mail_count: 2,
-  created_at: "2026-12-01T09:00:00Z", updated_at: "2026-12-01T10:00:00Z",
-};
+export { base, permissionMail, questionMail } from "./fixtures";
 
-export const gateway = { signedIn: true, calls: [] as string[], bodies: {} as Record<string, unknown> };
+export const CURRENT_PASSWORD = "password123";
+/** Failed password checks before the throttle answers 429 (core/identity/logins.py). */
+const THROTTLE_AFTER = 5;
+
+export const gateway = {
+  signedIn: true,
+  calls: [] as string[],
+  bodies: {} as Record<string, unknown>,
+  /** More mail that only search finds (to page through many results). */
+  searchable: [] as Mail[],
+  answered: new Set<string>(),
+  failedPasswords: 0,
+};
 const { calls, bodies } = gateway;
+
+const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
+const refuse = (status: number, code: string, message: string, headers: Record<string, string> = {}) =>
+  json({ error: { code, message } }, status, headers);
+
+/** A mail as the store has it now: a question I replied to is answered (IMAP's \Answered). */
+const current = (mail: Mail): Mail => (gateway.answered.has(mail.mail_id) ? { ...mail, answered: true } : mail);
+const inbox = () => [base, permissionMail, questionMail].map(current);
+
+function changePassword(body: { current_password: string; new_password: string }): Response {
+  if (body.new_password.length < 8) {
+    return refuse(422, "invalid_request", "new_password: String should have at least 8 characters");
+  }
+  if (gateway.failedPasswords >= THROTTLE_AFTER) {
+    return refuse(429, "rate_limited", "too many failed logins: try again in 60 s", { "Retry-After": "60" });
+  }
+  if (body.current_password !== CURRENT_PASSWORD) {
+    gateway.failedPasswords += 1;
+    return refuse(401, "unauthorized", "wrong user name or password", { "WWW-Authenticate": "Bearer" });
+  }
+  return json({ status: "changed" });
+}
 
 async function answer(request: Request): Promise<Response> {
   const url = new URL(request.url);
@@ -36,12 +57,15 @@ async function answer(request: Request): Promise<Response> {
     const text = await request.text();
     bodies[path] = text ? JSON.parse(text) : null;
   }
-  const json = (body: unknown, status = 200) =>
-    new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
   if (!gateway.signedIn && path !== "POST /api/v1/auth/login") {
-    return json({ error: { code: "unauthorized", message: "authentication required" } }, 401);
+    return refuse(401, "unauthorized", "authentication required");
   }
-  const user = { user_id: "u1", name: "jianf", address: "jianf@", email: "jianf@agentmail.localhost", is_admin: false, created_at: "" };
+  const detail = /^GET \/api\/v1\/me\/mail\/(m\d+)$/.exec(path);
+  const found = detail ? inbox().find((m) => m.mail_id === detail[1]) : undefined;
+  if (found) return json(found);
+  if (/^GET \/api\/v1\/me\/mail\/m\d+\/tree$/.test(path)) {
+    return json({ mail_id: "m1", direction: "around", mails: [], root_mail_id: "m1", next_cursor_up: null, next_cursor_down: null });
+  }
   switch (path) {
     case "POST /api/v1/auth/login":
       gateway.signedIn = true;
@@ -49,36 +73,31 @@ async function answer(request: Request): Promise<Response> {
     case "GET /api/v1/me":
       return json({ user });
     case "GET /api/v1/me/mail/inbox":
-      return url.searchParams.get("status") === "unread" ? json({ mails: [base], total: 1 }) : json({ mails: [base, permissionMail], total: 2 });
+      return url.searchParams.get("status") === "unread" ? json({ mails: [base], total: 1 }) : json({ mails: inbox(), total: 3 });
     case "GET /api/v1/me/mail/sent":
       return json({ mails: [], total: 0 });
+    case "GET /api/v1/me/search": {
+      const outcome = search([...inbox(), ...gateway.searchable], url.searchParams);
+      return json(outcome.body, outcome.status);
+    }
     case "GET /api/v1/me/sessions":
       return json({ sessions: [session], total: 1 });
     case "GET /api/v1/agents":
-      return json({
-        agents: [{
-          agent_id: "a1", agent_name: "builder", platform: "opencode", status: "online", last_seen: "2026-12-01T10:00:00Z",
-          default_budget: 20, created_at: "",
-          workspaces: [{ name: "ModelRouter", path: "/home/u/ModelRouter", address: "builder@ModelRouter", email: "builder@agentmail.localhost" }],
-        }],
-      });
+      return json({ agents: [agent] });
     case "GET /api/v1/me/keys":
       return json({ keys: [{ key_id: "k1", kind: "user", label: "thunderbird", lifecycle: "permanent", owner: "jianf", active: true, created_at: "2026-12-01T09:00:00Z", expires_at: null, revoked_at: null, used_at: null }] });
+    case "GET /api/v1/me/mail-settings":
+      return json(mailSettings);
+    case "POST /api/v1/me/password":
+      return changePassword(bodies[path] as { current_password: string; new_password: string });
     case "GET /api/v1/me/permissions":
       return json({ mails: [permissionMail], total: 1 });
-    case "GET /api/v1/me/mail/m1":
-      return json(base);
-    case "GET /api/v1/me/mail/m2":
-      return json(permissionMail);
     case "POST /api/v1/me/mail/m1/read":
       return json({ mail_id: "m1", status: "read" });
     case "GET /api/v1/me/sessions/s1":
-      return json({ session, mails: [base, permissionMail] });
+      return json({ session, mails: inbox() });
     case "GET /api/v1/me/sessions/s1/proposals":
       return json({ proposals: [] });
-    case "GET /api/v1/me/mail/m1/tree":
-    case "GET /api/v1/me/mail/m2/tree":
-      return json({ mail_id: "m1", direction: "around", mails: [], root_mail_id: "m1", next_cursor_up: null, next_cursor_down: null });
     case "GET /api/v1/me/addresses/suggest":
       return json({
         candidates: [
@@ -86,11 +105,15 @@ async function answer(request: Request): Promise<Response> {
           { address: "builder@ModelRouter.fix-leak", email: "x", kind: "conversation", description: "Fix the leak · waiting", session_id: "s1" },
         ].filter((c) => c.address.startsWith(url.searchParams.get("q") ?? "")),
       });
+    case "GET /api/v1/me/addresses/check":
+      return json(checkAddress(url.searchParams.get("address") ?? ""));
     case "POST /api/v1/me/mail/send": {
-      const body = bodies[path] as { to: string };
-      if (body.to === "builder@Nowhere") {
-        return json({ error: { code: "unknown_workspace", message: "agent 'builder' has no workspace 'Nowhere'" } }, 422);
+      const body = bodies[path] as { to: string; cc?: string[]; reply_to?: string | null };
+      for (const address of [body.to, ...(body.cc ?? [])]) {
+        const check = checkAddress(address);
+        if (check.error) return refuse(422, check.error.code, check.error.message);
       }
+      if (body.reply_to) gateway.answered.add(body.reply_to);
       return json({ mail_id: "m9", session_id: "s9", session_alias: "new-one", message_id: "<m9@x>", budget_limit: 5, budget_used: 0, budget_remaining: 5, created_at: "" });
     }
     case "POST /api/v1/me/drafts":
@@ -100,14 +123,16 @@ async function answer(request: Request): Promise<Response> {
     case "POST /api/v1/me/permission/decide":
       return json({ status: "decided", mail_id: "m2", decision: "approve", action_sha256: permissionMail.action_sha256 });
     default:
-      return json({ error: { code: "not_found", message: `no fixture for ${path}` } }, 404);
+      return refuse(404, "not_found", `no fixture for ${path}`);
   }
 }
-
 
 /** Replace fetch with the fake gateway, signed in, with nothing recorded yet. */
 export function installFakeGateway(): void {
   gateway.signedIn = true;
+  gateway.searchable = [];
+  gateway.answered.clear();
+  gateway.failedPasswords = 0;
   calls.length = 0;
   for (const key of Object.keys(bodies)) delete bodies[key];
   vi.stubGlobal("fetch", vi.fn(async (input: Request) => answer(input)));

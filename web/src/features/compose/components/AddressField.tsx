@@ -15,6 +15,8 @@ export interface AddressFieldProps {
   required?: boolean;
   autoFocus?: boolean;
   error?: string | null;
+  /** Left the field (not by picking a suggestion): the moment to check the address. */
+  onLeave?: () => void;
 }
 
 type Option = Pick<Candidate, "address" | "kind" | "description">;
@@ -32,7 +34,7 @@ function withNew(candidates: Candidate[], typed: string): Option[] {
   return options;
 }
 
-export function AddressField({ label, value, onChange, required, autoFocus, error }: AddressFieldProps) {
+export function AddressField({ label, value, onChange, required, autoFocus, error, onLeave }: AddressFieldProps) {
   const { t } = useTranslation();
   const id = useId();
   const [open, setOpen] = useState(false);
@@ -74,7 +76,10 @@ export function AddressField({ label, value, onChange, required, autoFocus, erro
           setActive(-1);
         }}
         onFocus={() => setOpen(true)}
-        onBlur={() => setTimeout(() => setOpen(false), 120)}
+        onBlur={() => {
+          setTimeout(() => setOpen(false), 120);
+          onLeave?.();
+        }}
         onKeyDown={(e) => {
           if (e.key === "ArrowDown") {
             e.preventDefault();

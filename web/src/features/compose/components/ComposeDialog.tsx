@@ -1,6 +1,8 @@
 /**
  * New mail, reply, reply-all and forward in one window. An undeliverable
- * address is explained inline with the API's own message.
+ * address is explained inline under its field with the API's own message:
+ * checked when the field is left and before sending. The check never blocks
+ * the send (the send decides, and refuses with the same message).
  */
 import { useQueryClient } from "@tanstack/react-query";
 import { useId, useMemo, useState } from "react";
@@ -12,6 +14,7 @@ import { Modal } from "@/components/Modal";
 import { sdk } from "@/lib/sdk";
 import { closeCompose, type ComposeRequest } from "../hooks/composeStore";
 import { initialFields } from "../hooks/initialFields";
+import { useAddressChecks } from "../hooks/useAddressChecks";
 import { useDraftAutosave } from "../hooks/useDraftAutosave";
 import { AddressField } from "./AddressField";
 import { AttachmentPicker, type Upload } from "./AttachmentPicker";
@@ -55,13 +58,20 @@ export function ComposeDialog({ request, me }: { request: ComposeRequest; me: st
       };
   const draft = useDraftAutosave(draftInput, request.mode === "draft" ? request.draft.draft_id : null);
 
-  const addressError = error instanceof ApiError && ADDRESS_ERRORS.has(error.code) ? error.message : null;
+  const checks = useAddressChecks();
+  const toProblem = checks.problems([to])[0]?.message ?? null;
+  const ccProblems = checks.problems(splitList(cc));
+  const checkedProblem = toProblem !== null || ccProblems.length > 0;
+  // The send's own refusal of an address, unless a check already explains it under its field.
+  const sendAddressError = error instanceof ApiError && ADDRESS_ERRORS.has(error.code) ? error.message : null;
+  const addressError = toProblem ?? (checkedProblem ? null : sendAddressError);
   const uploading = uploads.some((u) => !u.attachment && !u.error);
 
   async function send() {
     setSending(true);
     setError(null);
     try {
+      await checks.check([to, ...splitList(cc)]);
       if (request.mode === "forward") {
         await sdk.forward(request.mail.mail_id, { to: to.trim(), cc: splitList(cc), body, subject });
       } else {
@@ -101,7 +111,15 @@ export function ComposeDialog({ request, me }: { request: ComposeRequest; me: st
           }
         }}
       >
-        <AddressField label={t("compose.to")} value={to} onChange={setTo} required autoFocus={!to} error={addressError} />
+        <AddressField
+          label={t("compose.to")}
+          value={to}
+          onChange={setTo}
+          required
+          autoFocus={!to}
+          error={addressError}
+          onLeave={() => void checks.check([to])}
+        />
         <div className="flex flex-col gap-1">
           <label htmlFor={ids.cc} className="text-sm font-medium">
             {t("compose.cc")}
@@ -110,9 +128,21 @@ export function ComposeDialog({ request, me }: { request: ComposeRequest; me: st
             id={ids.cc}
             value={cc}
             onChange={(e) => setCc(e.target.value)}
+            onBlur={() => void checks.check(splitList(cc))}
             placeholder={t("compose.ccHint")}
+            aria-invalid={ccProblems.length > 0 || undefined}
+            aria-describedby={ccProblems.length > 0 ? `${ids.cc}-error` : undefined}
             className="min-h-10 rounded-md border border-line bg-canvas px-2 font-mono text-sm max-md:min-h-11"
           />
+          {ccProblems.length > 0 ? (
+            <ul id={`${ids.cc}-error`} role="alert" className="text-sm text-danger">
+              {ccProblems.map((problem) => (
+                <li key={problem.address}>
+                  <span className="font-mono">{problem.address}</span>: {problem.message}
+                </li>
+              ))}
+            </ul>
+          ) : null}
         </div>
         <div className="flex flex-col gap-1">
           <label htmlFor={ids.subject} className="text-sm font-medium">
@@ -149,7 +179,7 @@ export function ComposeDialog({ request, me }: { request: ComposeRequest; me: st
           </div>
         ) : null}
         {forwarding ? <p className="text-sm text-muted">{t("compose.forwardHint")}</p> : <AttachmentPicker uploads={uploads} onChange={setUploads} />}
-        {error && !addressError ? <ErrorNote error={error} /> : null}
+        {error && !sendAddressError ? <ErrorNote error={error} /> : null}
         <div className="flex flex-wrap items-center gap-2">
           <Button type="submit" variant="primary" disabled={sending || uploading || !to.trim()}>
             {sending ? t("compose.sending") : t("compose.send")}

@@ -1,0 +1,53 @@
+/**
+ * Whether the addresses typed in compose are deliverable, by
+ * `GET /me/addresses/check` (the verdict a send would give, without sending):
+ * checked when a field is left and again before sending. A verdict belongs
+ * to the address it was asked for, so editing the field hides it at once
+ * and a late answer for an older value shows nothing.
+ */
+import { useQueryClient } from "@tanstack/react-query";
+import { useCallback, useState } from "react";
+import type { AddressCheck } from "@/api";
+import { sdk } from "@/lib/sdk";
+
+export type AddressProblem = { address: string; message: string };
+const CHECK_FRESH_MS = 30_000;
+
+export function useAddressChecks() {
+  const queryClient = useQueryClient();
+  const [verdicts, setVerdicts] = useState<Record<string, AddressCheck>>({});
+
+  const check = useCallback(
+    async (addresses: string[]): Promise<AddressProblem[]> => {
+      const wanted = [...new Set(addresses.map((a) => a.trim()).filter(Boolean))];
+      const answers = await Promise.all(
+        wanted.map((address) =>
+          queryClient
+            .fetchQuery({
+              queryKey: ["addresses", "check", address],
+              queryFn: () => sdk.checkAddress(address),
+              staleTime: CHECK_FRESH_MS,
+            })
+            // The check only explains early; when it cannot answer, the send still will.
+            .catch(() => null),
+        ),
+      );
+      const found = answers.filter((a): a is AddressCheck => a !== null);
+      setVerdicts((old) => ({ ...old, ...Object.fromEntries(found.map((a) => [a.address, a])) }));
+      return found.flatMap((a) => (a.deliverable || !a.error ? [] : [{ address: a.address, message: a.error.message }]));
+    },
+    [queryClient],
+  );
+
+  /** The problems to show under a field: those of the addresses it holds now and were checked. */
+  const problems = useCallback(
+    (addresses: string[]): AddressProblem[] =>
+      addresses.flatMap((raw) => {
+        const verdict = verdicts[raw.trim()];
+        return verdict && !verdict.deliverable && verdict.error ? [{ address: verdict.address, message: verdict.error.message }] : [];
+      }),
+    [verdicts],
+  );
+
+  return { check, problems };
+}
