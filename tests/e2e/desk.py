@@ -55,10 +55,11 @@ class Desk:
     def base_url(self) -> str:
         return self.api.base_url
 
-    async def human(self) -> httpx.AsyncClient:
-        """The desk's user, created on first use; its REST client (cookie session)."""
+    async def human(self, *, is_admin: bool = False) -> httpx.AsyncClient:
+        """The desk's user, created on first use (an admin if the first call says so);
+        its REST client (cookie session)."""
         if self._human is None:
-            self._human = await self.api.human(self.name)
+            self._human = await self.api.human(self.name, is_admin=is_admin)
         return self._human
 
     async def agent(self, name: str, workspace: tuple[str, str]) -> httpx.AsyncClient:
