@@ -14,7 +14,7 @@ is tested here is the browser's side.
 from __future__ import annotations
 
 import itertools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Generator
 from pathlib import Path
 
 import pytest
@@ -27,6 +27,7 @@ from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, missing_prerequisites
 from tests.support.gateway import Api, running_gateway
 
 _names = itertools.count(1)
+FAILED = pytest.StashKey[bool]()
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -67,6 +68,17 @@ async def browser(playwright: Playwright) -> AsyncIterator[Browser]:
         await launched.close()
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Remember whether the test itself failed: the desk then keeps its pages' pictures."""
+    report = yield
+    if report.when == "call" and report.failed:
+        item.stash[FAILED] = True
+    return report
+
+
 @pytest.fixture
 def unique() -> str:
     """A name no other test of the run uses (user and agent names are global)."""
@@ -81,4 +93,4 @@ async def desk(
     try:
         yield opened
     finally:
-        await opened.close()
+        await opened.close(failed=request.node.stash.get(FAILED, False))

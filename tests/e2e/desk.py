@@ -5,10 +5,16 @@ script error, and a violation of the gateway's content security policy (the
 browser reports both on the console). `close()` fails the test on either, so
 every e2e test is also a CSP test. Only the axe pages load a script of the
 test's own (`bypass_csp=True`); they are left out of the CSP check.
+
+When a test fails, each of its pages is saved as it was to
+web/screenshots/failed/; with AGENTMAIL_E2E_TRACE=1 every context also records
+a Playwright trace (web/screenshots/traces/, `playwright show-trace FILE`).
 """
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -19,6 +25,7 @@ from tests.support.browser import SCREENSHOTS, SIZES
 from tests.support.gateway import PASSWORD, Api
 from tests.support.seeding import InboxFill, fill_inbox
 
+TRACING = os.environ.get("AGENTMAIL_E2E_TRACE") == "1"
 Size = Literal["desktop", "phone"]
 Theme = Literal["light", "dark"]
 
@@ -50,6 +57,10 @@ class Desk:
         self._human: httpx.AsyncClient | None = None
         self._contexts: list[BrowserContext] = []
         self._watched: list[Watched] = []
+
+    @property
+    def _file_name(self) -> str:
+        return re.sub(r"[^A-Za-z0-9_.-]+", "-", self.test_name)
 
     @property
     def base_url(self) -> str:
@@ -109,6 +120,8 @@ class Desk:
             is_mobile=False,
         )
         context.set_default_timeout(15_000)
+        if TRACING:
+            await context.tracing.start(screenshots=True, snapshots=True, sources=False)
         self._contexts.append(context)
         page = await context.new_page()
         watched = Watched(page, checks_csp=not bypass_csp)
@@ -130,7 +143,18 @@ class Desk:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         await page.screenshot(path=SCREENSHOTS / f"{view}-{size}-{theme}.png")
 
-    async def close(self) -> None:
+    async def close(self, *, failed: bool = False) -> None:
+        if failed:
+            (SCREENSHOTS / "failed").mkdir(parents=True, exist_ok=True)
+            for n, watched in enumerate(self._watched):
+                if not watched.page.is_closed():
+                    path = SCREENSHOTS / "failed" / f"{self._file_name}-{n}.png"
+                    await watched.page.screenshot(path=path, full_page=True)
+        if TRACING:
+            (SCREENSHOTS / "traces").mkdir(parents=True, exist_ok=True)
+            for n, context in enumerate(self._contexts):
+                path = SCREENSHOTS / "traces" / f"{self._file_name}-{n}.zip"
+                await context.tracing.stop(path=path)
         problems: list[str] = []
         for watched in self._watched:
             problems += [f"uncaught error: {text}" for text in watched.errors]
