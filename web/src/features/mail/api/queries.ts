@@ -4,7 +4,10 @@ import type { Folder } from "@/lib/router";
 import { sdk } from "@/lib/sdk";
 import { mailKeys } from "./keys";
 
+/** The first page fills the screen quickly; later ones are bigger (the API's most), so
+ * scrolling a long folder to its end asks the gateway less often. */
 export const PAGE = 200;
+export const NEXT_PAGE = 500;
 
 export interface FolderPage {
   mails: Mail[];
@@ -12,15 +15,16 @@ export interface FolderPage {
 }
 
 async function listFolder(folder: Folder, offset: number): Promise<FolderPage> {
+  const limit = offset === 0 ? PAGE : NEXT_PAGE;
   switch (folder) {
     case "inbox":
-      return sdk.inbox({ status: "all", limit: PAGE, offset });
+      return sdk.inbox({ status: "all", limit, offset });
     case "archive":
-      return sdk.inbox({ status: "archived", limit: PAGE, offset });
+      return sdk.inbox({ status: "archived", limit, offset });
     case "trash":
-      return sdk.inbox({ status: "deleted", limit: PAGE, offset });
+      return sdk.inbox({ status: "deleted", limit, offset });
     case "sent":
-      return sdk.sent({ limit: PAGE, offset });
+      return sdk.sent({ limit, offset });
     case "drafts":
       return { mails: [], total: 0 }; // drafts have their own listing (compose feature)
   }
