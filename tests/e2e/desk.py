@@ -58,6 +58,12 @@ class Desk:
         self._contexts: list[BrowserContext] = []
         self._watched: list[Watched] = []
 
+    def persona(self, human: str, agent_suffix: str = "") -> None:
+        """Plain names for the pictures in the docs (call before anything else; the
+        names must be unused in the run, like every desk's)."""
+        assert self._human is None, "persona() comes before the user is made"
+        self.name, self.unique = human, agent_suffix
+
     @property
     def _file_name(self) -> str:
         return re.sub(r"[^A-Za-z0-9_.-]+", "-", self.test_name)
