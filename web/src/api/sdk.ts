@@ -139,13 +139,20 @@ export function createSdk(options: ClientOptions = {}) {
     users: () => unwrap(client.GET("/api/v1/admin/users")),
     createUser: (name: string, password: string, is_admin: boolean) =>
       unwrap(client.POST("/api/v1/admin/users", { body: { name, password, is_admin } })),
+    resetPassword: (name: string, new_password: string) =>
+      unwrap(
+        client.POST("/api/v1/admin/users/{name}/password", { params: { path: { name } }, body: { new_password } }),
+      ),
+    setAdmin: (name: string, is_admin: boolean) =>
+      unwrap(client.PATCH("/api/v1/admin/users/{name}", { params: { path: { name } }, body: { is_admin } })),
     setDefaultBudget: (name: string, default_budget: number | "unlimited") =>
       unwrap(
         client.PATCH("/api/v1/admin/agents/{name}", { params: { path: { name } }, body: { default_budget } }),
       ),
     agentKeys: () => unwrap(client.GET("/api/v1/admin/agent-keys")),
-    issueAgentKey: (label: string, lifecycle: KeyLifecycle, expires_in?: string) =>
-      unwrap(client.POST("/api/v1/admin/agent-keys", { body: { label, lifecycle, expires_in } })),
+    /** `key`: register a key the agent generated itself instead of making one. */
+    issueAgentKey: (label: string, lifecycle: KeyLifecycle, expires_in?: string, key?: string) =>
+      unwrap(client.POST("/api/v1/admin/agent-keys", { body: { label, lifecycle, expires_in, key: key || null } })),
     revokeAgentKey: (key_id: string) =>
       unwrap(client.DELETE("/api/v1/admin/agent-keys/{key_id}", { params: { path: { key_id } } })),
     eventsUrl: () => `${baseUrl}${API_PREFIX}/events/stream`,

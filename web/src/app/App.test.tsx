@@ -79,6 +79,13 @@ describe("the app", () => {
     expect(gateway.calls).toContain("POST /api/v1/me/permission/decide");
   });
 
+  it("lists Needs decision oldest first, as the server orders it", async () => {
+    act(() => navigate("/decisions"));
+    renderApp();
+    await screen.findByRole("button", { name: "Open the mail" });
+    expect(gateway.calls).toContain("GET /api/v1/me/permissions?state=open&order=oldest&limit=500");
+  });
+
   it("composes with address suggestions, explains an undeliverable address inline, then sends", async () => {
     renderApp();
     await screen.findByRole("navigation", { name: "Main" });

@@ -66,7 +66,7 @@ export function AppShell({ me }: { me: User }) {
       view = <DecisionsView mailId={route.mailId} me={me} />;
       break;
     case "conversations":
-      view = <ConversationsView sessionId={route.sessionId} />;
+      view = <ConversationsView sessionId={route.sessionId} me={me.name} />;
       break;
     case "agents":
       view = <AgentsPage onWrite={(to) => openCompose({ mode: "new", to })} />;

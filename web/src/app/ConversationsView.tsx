@@ -1,11 +1,10 @@
 import { useQuery } from "@tanstack/react-query";
-import { useMemo, useRef, useState } from "react";
+import { useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { EmptyState } from "@/components/EmptyState";
 import { ErrorNote } from "@/components/ErrorNote";
 import { Loading } from "@/components/Loading";
 import { Markdown } from "@/components/Markdown";
-import { agentsQuery } from "@/features/agents/api/queries";
 import { sessionQuery } from "@/features/conversations/api/queries";
 import { ConversationHeader } from "@/features/conversations/components/ConversationHeader";
 import { ConversationList } from "@/features/conversations/components/ConversationList";
@@ -48,13 +47,11 @@ function ConversationDetail({ sessionId }: { sessionId: string }) {
   );
 }
 
-export function ConversationsView({ sessionId }: { sessionId: string | null }) {
+export function ConversationsView({ sessionId, me }: { sessionId: string | null; me: string }) {
   const { t } = useTranslation();
   const narrow = useNarrow();
   const [filter, setFilter] = useState("");
   const filterRef = useRef<HTMLInputElement>(null);
-  const agents = useQuery(agentsQuery());
-  const online = useMemo(() => new Map((agents.data ?? []).map((a) => [a.agent_name.toLowerCase(), a.status === "online"])), [agents.data]);
   useKeyboard({ "/": () => filterRef.current?.focus(), Escape: () => sessionId && navigate("/conversations") });
   return (
     <SplitView
@@ -73,7 +70,7 @@ export function ConversationsView({ sessionId }: { sessionId: string | null }) {
           <ConversationList
             selectedId={sessionId}
             filter={filter}
-            onlineOf={(name) => online.get(name.toLowerCase())}
+            me={me}
             onOpen={(s) => navigate(`/conversations/${encodeURIComponent(s.session_id)}`)}
           />
         </>

@@ -10,7 +10,6 @@ import type { Mail, Session, User } from "@/api";
 import { EmptyState } from "@/components/EmptyState";
 import { ErrorNote } from "@/components/ErrorNote";
 import { Loading } from "@/components/Loading";
-import { agentsQuery } from "@/features/agents/api/queries";
 import { DraftList } from "@/features/compose/components/DraftList";
 import { sessionsQuery } from "@/features/conversations/api/queries";
 import { mailQuery } from "@/features/mail/api/queries";
@@ -37,14 +36,12 @@ export function MailboxView({ folder, mailId, me }: { folder: Folder; mailId: st
   const search = useSearch(text);
   const list = useFolder(folder, folder !== "drafts");
   const sessions = useQuery({ ...sessionsQuery(), enabled: mode === "cards" });
-  const agents = useQuery({ ...agentsQuery(), enabled: mode === "cards" });
   const open = useQuery({ ...mailQuery(mailId ?? ""), enabled: Boolean(mailId) });
 
   const { mails } = list;
   // What j / k walk through: the results while searching, else the folder.
   const shown: Mail[] = search.active ? search.hits : mails;
   const bySession = useMemo(() => new Map((sessions.data?.sessions ?? []).map((s) => [s.session_id, s])), [sessions.data]);
-  const online = useMemo(() => new Map((agents.data ?? []).map((a) => [a.agent_name.toLowerCase(), a.status === "online"])), [agents.data]);
 
   const pathOf = useCallback((id: string | null) => routePath({ view: "mail", folder, mailId: id }), [folder]);
   const openMail = useCallback((id: string) => {
@@ -106,7 +103,7 @@ export function MailboxView({ folder, mailId, me }: { folder: Folder; mailId: st
         onOpen={(m) => openMail(m.mail_id)}
         onNearEnd={list.loadMore}
         sessionOf={(id): Session | undefined => bySession.get(id)}
-        onlineOf={(name) => online.get(name.toLowerCase())}
+        me={me.name}
       />
     );
   const detail = mailId ? (

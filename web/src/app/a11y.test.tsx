@@ -10,7 +10,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { closeCompose } from "@/features/compose/hooks/composeStore";
 import { initI18n } from "@/lib/i18n";
 import { navigate } from "@/lib/router";
+import { AdminPage } from "@/features/admin/components/AdminPage";
 import { installFakeGateway } from "@/test/fakeGateway";
+import { renderUi } from "@/test/render";
 import { App } from "./App";
 
 // No pause between keystrokes (the tests type a lot); no pointer-events check, which races
@@ -71,6 +73,12 @@ describe("accessibility", () => {
     await screen.findByRole("dialog", { name: "New mail" });
     expect(await violations()).toEqual([]);
   });
+});
+
+it("admin has no serious or critical violations", async () => {
+  renderUi(<AdminPage />);
+  await screen.findByRole("checkbox", { name: "Admin: jianf" });
+  expect(await violations()).toEqual([]);
 });
 
 it("finds a violation when there is one (the check is live)", async () => {

@@ -68,6 +68,7 @@ export function applyEvent<E extends EventName>(queryClient: QueryClient, name: 
     }
     case "agent_online":
       invalidate(agentKeys.all);
+      invalidate(sessionKeys.lists()); // the cards' online dots come from participant_details
       return;
   }
 }

@@ -16,7 +16,9 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
       }}
     >
       {copied ? t("common.copied") : t("common.copy")}
-      <span className="sr-only"> {label}</span>
+      {/* A space of its own: inside the span, accessible-name code may trim it away. */}
+      {" "}
+      <span className="sr-only">{label}</span>
     </button>
   );
 }

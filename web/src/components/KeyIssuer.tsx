@@ -1,4 +1,8 @@
-/** Issue a key (label, lifecycle, expiry); the key is shown once, with a copy button. */
+/**
+ * Issue a key (label, lifecycle, expiry); the key is shown once, with a copy
+ * button. With `clientKey`, a key the client generated itself can be
+ * registered instead (agent keys: the key never has to be sent back).
+ */
 import { useId, useState } from "react";
 import { useTranslation } from "react-i18next";
 import type { IssuedKey } from "@/api";
@@ -8,9 +12,16 @@ import { ErrorNote } from "./ErrorNote";
 
 export type Lifecycle = "permanent" | "one_time" | "timed";
 
-export function KeyIssuer({ onIssue }: { onIssue: (label: string, lifecycle: Lifecycle, expiresIn?: string) => Promise<IssuedKey> }) {
+export interface KeyIssuerProps {
+  onIssue: (label: string, lifecycle: Lifecycle, expiresIn?: string, clientKey?: string) => Promise<IssuedKey>;
+  /** Offer a field for a client-generated key: its label and hint. */
+  clientKey?: { label: string; hint: string };
+}
+
+export function KeyIssuer({ onIssue, clientKey }: KeyIssuerProps) {
   const { t } = useTranslation();
-  const ids = { label: useId(), lifecycle: useId(), expires: useId() };
+  const ids = { label: useId(), lifecycle: useId(), expires: useId(), key: useId() };
+  const [ownKey, setOwnKey] = useState("");
   const [label, setLabel] = useState("");
   const [lifecycle, setLifecycle] = useState<Lifecycle>("permanent");
   const [expiresIn, setExpiresIn] = useState("7d");
@@ -24,7 +35,10 @@ export function KeyIssuer({ onIssue }: { onIssue: (label: string, lifecycle: Lif
         onSubmit={(e) => {
           e.preventDefault();
           setError(null);
-          onIssue(label, lifecycle, lifecycle === "timed" ? expiresIn : undefined).then(setIssued, setError);
+          onIssue(label, lifecycle, lifecycle === "timed" ? expiresIn : undefined, ownKey.trim() || undefined).then((key) => {
+            setIssued(key);
+            setOwnKey("");
+          }, setError);
         }}
       >
         <div className="flex flex-col gap-1">
@@ -49,6 +63,26 @@ export function KeyIssuer({ onIssue }: { onIssue: (label: string, lifecycle: Lif
               {t("keys.expiresIn")}
             </label>
             <input id={ids.expires} className={`${input} w-24`} value={expiresIn} onChange={(e) => setExpiresIn(e.target.value)} />
+          </div>
+        ) : null}
+        {clientKey ? (
+          <div className="flex flex-col gap-1">
+            <label htmlFor={ids.key} className="text-sm">
+              {clientKey.label}
+            </label>
+            <input
+              id={ids.key}
+              className={`${input} font-mono`}
+              value={ownKey}
+              maxLength={512}
+              autoComplete="off"
+              spellCheck={false}
+              aria-describedby={`${ids.key}-hint`}
+              onChange={(e) => setOwnKey(e.target.value)}
+            />
+            <span id={`${ids.key}-hint`} className="text-xs text-muted">
+              {clientKey.hint}
+            </span>
           </div>
         ) : null}
         <Button type="submit" variant="primary">

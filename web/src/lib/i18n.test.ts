@@ -38,6 +38,7 @@ function sourceFiles(dir: string): string[] {
 
 // Keys built at run time, with every value they can take.
 const DYNAMIC: Record<string, string[]> = {
+  "account.security.": ["ssl/tls", "starttls", "none"],
   "compose.kind.": ["agent", "human", "conversation"],
   "compose.title.": ["new", "reply", "replyAll", "forward", "draft"],
   "empty.": ["inbox", "sent", "archive", "trash", "drafts"],

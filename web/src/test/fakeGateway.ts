@@ -7,6 +7,7 @@ import { vi } from "vitest";
 import type { Mail } from "@/api";
 import { agent, base, mailSettings, permissionMail, questionMail, session, user } from "./fixtures";
 import { checkAddress } from "./fakeAddresses";
+import { answerAdmin, resetFakeAdmin } from "./fakeAdmin";
 import { search } from "./fakeSearch";
 
 export { base, permissionMail, questionMail } from "./fixtures";
@@ -60,6 +61,8 @@ async function answer(request: Request): Promise<Response> {
   if (!gateway.signedIn && path !== "POST /api/v1/auth/login") {
     return refuse(401, "unauthorized", "authentication required");
   }
+  const admin = answerAdmin(request.method, url.pathname, bodies[path], json);
+  if (admin) return admin;
   const detail = /^GET \/api\/v1\/me\/mail\/(m\d+)$/.exec(path);
   const found = detail ? inbox().find((m) => m.mail_id === detail[1]) : undefined;
   if (found) return json(found);
@@ -133,6 +136,7 @@ export function installFakeGateway(): void {
   gateway.searchable = [];
   gateway.answered.clear();
   gateway.failedPasswords = 0;
+  resetFakeAdmin();
   calls.length = 0;
   for (const key of Object.keys(bodies)) delete bodies[key];
   vi.stubGlobal("fetch", vi.fn(async (input: Request) => answer(input)));

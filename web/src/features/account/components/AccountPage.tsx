@@ -1,5 +1,8 @@
+/**
+ * The Account page: who I am, the settings for a mail client with a test
+ * mail to myself, my password, my preferences, my user keys, signing out.
+ */
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import type { User } from "@/api";
 import { Button } from "@/components/Button";
@@ -8,23 +11,16 @@ import { KeyIssuer } from "@/components/KeyIssuer";
 import { KeyTable } from "@/components/KeyTable";
 import { PreferencesForm } from "@/components/PreferencesForm";
 import { sdk } from "@/lib/sdk";
+import { accountKeys, keysQuery } from "../api/queries";
+import { MailClientSettings } from "./MailClientSettings";
+import { PasswordForm } from "./PasswordForm";
+import { TestMailButton } from "./TestMailButton";
 
-const keysKey = ["me", "keys"] as const;
-
-/** Who I am, my preferences, my user keys for third-party clients, and signing out. */
 export function AccountPage({ me, onLogout }: { me: User; onLogout: () => void }) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
-  const keys = useQuery({ queryKey: keysKey, queryFn: async () => (await sdk.listKeys()).keys });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: keysKey });
-  const [testSent, setTestSent] = useState(false);
-  const [testError, setTestError] = useState<unknown>(null);
-  const sendTest = () => {
-    setTestError(null);
-    return sdk
-      .send({ to: me.address, subject: t("account.testSubject"), body: t("account.testBody"), cc: [] })
-      .then(() => setTestSent(true), setTestError);
-  };
+  const keys = useQuery(keysQuery());
+  const refresh = () => queryClient.invalidateQueries({ queryKey: accountKeys.keys });
   return (
     <div className="flex flex-col gap-6 overflow-y-auto p-4 md:p-6">
       <section className="flex flex-col gap-2">
@@ -34,22 +30,20 @@ export function AccountPage({ me, onLogout }: { me: User; onLogout: () => void }
           <dd>{me.name}</dd>
           <dt className="text-muted">{t("account.address")}</dt>
           <dd className="font-mono">{me.address}</dd>
-          <dt className="text-muted">{t("account.email")}</dt>
-          <dd className="font-mono">{me.email}</dd>
         </dl>
-        <p className="text-sm text-muted">{t("account.mailClientHint", { email: me.email, name: me.name })}</p>
-        <div className="flex flex-wrap items-center gap-2">
-          <Button onClick={() => void sendTest()}>{t("account.sendTest")}</Button>
-          {testSent ? (
-            <span role="status" className="text-sm text-ok">
-              {t("account.testSent")}
-            </span>
-          ) : null}
-          <ErrorNote error={testError} />
-        </div>
         <Button className="self-start" onClick={onLogout}>
           {t("account.logout")}
         </Button>
+      </section>
+      <section className="flex flex-col gap-3">
+        <h2 className="text-lg font-semibold">{t("account.mailClient")}</h2>
+        <MailClientSettings />
+        <TestMailButton address={me.address} />
+      </section>
+      <section className="flex flex-col gap-2">
+        <h2 className="text-lg font-semibold">{t("password.title")}</h2>
+        <p className="text-sm text-muted">{t("password.hint")}</p>
+        <PasswordForm />
       </section>
       <section className="flex flex-col gap-2">
         <h2 className="text-lg font-semibold">{t("prefs.title")}</h2>

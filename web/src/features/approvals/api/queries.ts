@@ -6,10 +6,6 @@ import { permissionKeys, type RequestState } from "./keys";
 export const permissionsQuery = (state: RequestState) =>
   queryOptions({
     queryKey: permissionKeys.list(state),
-    queryFn: async () => {
-      const found = await sdk.permissions({ state, limit: 500 });
-      // The API lists newest first and has no `order`; the oldest request waits longest.
-      const mails = [...found.mails].sort((a, b) => a.created_at.localeCompare(b.created_at));
-      return { mails, total: found.total };
-    },
+    // The oldest request has waited longest: the server orders, so the first 500 are the oldest.
+    queryFn: () => sdk.permissions({ state, order: "oldest", limit: 500 }),
   });

@@ -11,7 +11,7 @@ import { Button } from "@/components/Button";
 import { ErrorNote } from "@/components/ErrorNote";
 import { Markdown } from "@/components/Markdown";
 import { addressName, formatDateTime } from "@/lib/format";
-import { useNow } from "../hooks/useNow";
+import { useNow } from "@/lib/useNow";
 import { ExpiryCountdown } from "./ExpiryCountdown";
 
 export type CardState = "open" | "decidedHere" | "decidedElsewhere" | "expired";

@@ -1,6 +1,6 @@
 /**
  * The reply editor under a mail: write and send without leaving the mail.
- * A question from an agent opens it at once ("needs reply"). The full editor
+ * An agent's question I have not answered opens it at once ("needs reply"). The full editor
  * (cc, attachments, preview) is one click away.
  */
 import { useQueryClient } from "@tanstack/react-query";
@@ -9,6 +9,7 @@ import { useTranslation } from "react-i18next";
 import type { Mail } from "@/api";
 import { Button } from "@/components/Button";
 import { ErrorNote } from "@/components/ErrorNote";
+import { needsReply } from "@/lib/needsReply";
 import { sdk } from "@/lib/sdk";
 import { openCompose } from "../hooks/composeStore";
 import { initialFields } from "../hooks/initialFields";
@@ -17,7 +18,7 @@ export function QuickReply({ mail, me }: { mail: Mail; me: string }) {
   const { t } = useTranslation();
   const id = useId();
   const queryClient = useQueryClient();
-  const question = mail.mail_type === "question";
+  const question = needsReply(mail);
   const [open, setOpen] = useState(question);
   const [body, setBody] = useState("");
   const [sending, setSending] = useState(false);

@@ -5,7 +5,7 @@ import { BudgetBadge } from "@/components/BudgetBadge";
 import { EmptyState } from "@/components/EmptyState";
 import { ErrorNote } from "@/components/ErrorNote";
 import { Loading } from "@/components/Loading";
-import { PresenceDot } from "@/components/PresenceDot";
+import { ParticipantNames } from "@/components/ParticipantNames";
 import { addressName, formatTime } from "@/lib/format";
 import { sessionsQuery } from "../api/queries";
 
@@ -13,12 +13,16 @@ export interface ConversationListProps {
   selectedId: string | null;
   onOpen: (session: Session) => void;
   filter?: string;
-  /** Whether a participant is an agent online (undefined: not an agent). */
-  onlineOf?: (name: string) => boolean | undefined;
+  /** My name, left out of the participants shown. */
+  me?: string;
 }
 
-/** Every conversation I take part in, the most recently active first. */
-export function ConversationList({ selectedId, onOpen, filter = "", onlineOf }: ConversationListProps) {
+/**
+ * Every conversation I take part in, the most recently active first, as cards:
+ * subject, alias, status, participants (agents with their online dot), the
+ * latest sender and excerpt, the budget. All from the list's own items.
+ */
+export function ConversationList({ selectedId, onOpen, filter = "", me }: ConversationListProps) {
   const { t, i18n } = useTranslation();
   const query = useQuery(sessionsQuery());
   if (query.isPending) return <Loading />;
@@ -40,25 +44,21 @@ export function ConversationList({ selectedId, onOpen, filter = "", onlineOf }: 
           >
             <span className="flex items-start gap-2">
               <span className="line-clamp-2 flex-1 font-medium">{s.subject || t("mail.noSubject")}</span>
-              <span className="shrink-0 text-xs text-muted">{formatTime(s.updated_at, i18n.language)}</span>
+              <span className="shrink-0 text-xs text-muted">{formatTime(s.latest?.created_at ?? s.updated_at, i18n.language)}</span>
             </span>
             <span className="flex flex-wrap items-center gap-2 text-xs text-muted">
               {s.session_alias ? <span className="font-mono">#{s.session_alias}</span> : null}
               <span>{t(`session.status.${s.status}`)}</span>
-              <span className="inline-flex flex-wrap items-center gap-x-2">
-                {s.participants.map((p) => {
-                  const online = onlineOf?.(addressName(p));
-                  return (
-                    <span key={p} className="inline-flex items-center gap-1">
-                      {online !== undefined ? <PresenceDot online={online} /> : null}
-                      {addressName(p)}
-                    </span>
-                  );
-                })}
-              </span>
+              <ParticipantNames participants={s.participant_details ?? []} {...(me ? { except: me } : {})} />
               <span>{t("session.mailCount", { count: s.mail_count })}</span>
               <BudgetBadge limit={s.budget_limit} used={s.budget_used} remaining={s.budget_remaining} />
             </span>
+            {s.latest ? (
+              <span className="line-clamp-2 text-sm text-muted">
+                <span className="font-medium text-ink">{addressName(s.latest.from)}</span>
+                {s.latest.excerpt ? `: ${s.latest.excerpt}` : null}
+              </span>
+            ) : null}
           </button>
         </li>
       ))}

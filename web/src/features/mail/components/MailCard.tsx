@@ -1,21 +1,29 @@
 import { useTranslation } from "react-i18next";
 import type { Session } from "@/api";
 import { BudgetBadge } from "@/components/BudgetBadge";
-import { PresenceDot } from "@/components/PresenceDot";
+import { ParticipantNames } from "@/components/ParticipantNames";
 import { addressName, formatTime } from "@/lib/format";
 import type { MailItemProps } from "./MailRow";
 import { MailStatusTag } from "./MailStatusTag";
 
 export interface MailCardProps extends MailItemProps {
+  /** The mail's conversation as the conversation list has it (latest mail, participants). */
   session?: Session | undefined;
-  senderOnline?: boolean | undefined;
+  me?: string;
 }
 
-/** A mail as a work card: subject, conversation alias, latest sender, excerpt, status, budget. */
-export function MailCard({ mail, selected, outgoing, onOpen, session, senderOnline }: MailCardProps) {
+/**
+ * A mail as a work card: subject, conversation alias and status, who takes
+ * part (agents with their online dot), the conversation's latest sender and
+ * excerpt, what the mail waits for, and the budget.
+ */
+export function MailCard({ mail, selected, outgoing, onOpen, session, me }: MailCardProps) {
   const { t, i18n } = useTranslation();
   const unread = mail.status === "unread";
-  const who = outgoing ? mail.to : mail.from;
+  const latest = session?.latest;
+  const sender = addressName(latest ? latest.from : outgoing ? mail.to : mail.from);
+  const excerpt = latest ? latest.excerpt : mail.body_preview;
+  const time = latest ? latest.created_at : mail.created_at;
   return (
     <button
       type="button"
@@ -26,17 +34,17 @@ export function MailCard({ mail, selected, outgoing, onOpen, session, senderOnli
     >
       <span className="flex items-start gap-2">
         <span className={`line-clamp-2 flex-1 ${unread ? "font-semibold" : "font-medium"}`}>{mail.subject || t("mail.noSubject")}</span>
-        <span className="shrink-0 text-xs text-muted tabular-nums">{formatTime(mail.created_at, i18n.language)}</span>
+        <span className="shrink-0 text-xs text-muted tabular-nums">{formatTime(time, i18n.language)}</span>
       </span>
       <span className="flex flex-wrap items-center gap-2 text-xs text-muted">
         {mail.session_alias ? <span className="font-mono">#{mail.session_alias}</span> : null}
-        <span className="inline-flex items-center gap-1">
-          {senderOnline !== undefined ? <PresenceDot online={senderOnline} /> : null}
-          {addressName(who)}
-        </span>
         {session ? <span>{t(`session.status.${session.status}`)}</span> : null}
+        {session ? <ParticipantNames participants={session.participant_details ?? []} {...(me ? { except: me } : {})} /> : null}
       </span>
-      <span className="line-clamp-2 text-sm text-muted">{mail.body_preview}</span>
+      <span className="line-clamp-2 text-sm text-muted">
+        <span className="font-medium text-ink">{sender}</span>
+        {excerpt ? `: ${excerpt}` : null}
+      </span>
       <span className="flex items-center gap-2">
         <MailStatusTag mail={mail} />
         {session ? (

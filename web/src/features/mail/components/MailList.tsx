@@ -6,7 +6,6 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useRef } from "react";
 import { useTranslation } from "react-i18next";
 import type { Mail, Session } from "@/api";
-import { addressName } from "@/lib/format";
 import type { ViewMode } from "../hooks/useViewMode";
 import { MailCard } from "./MailCard";
 import { MailRow } from "./MailRow";
@@ -20,10 +19,11 @@ export interface MailListProps {
   /** The rows on screen come within a screenful of the last one loaded: load more. */
   onNearEnd?: () => void;
   sessionOf?: (sessionId: string) => Session | undefined;
-  onlineOf?: (name: string) => boolean | undefined;
+  /** My name, left out of the cards' participants. */
+  me?: string;
 }
 
-export function MailList({ mails, selectedId, mode, outgoing, onOpen, onNearEnd, sessionOf, onlineOf }: MailListProps) {
+export function MailList({ mails, selectedId, mode, outgoing, onOpen, onNearEnd, sessionOf, me }: MailListProps) {
   const { t } = useTranslation();
   const scroller = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
@@ -63,11 +63,7 @@ export function MailList({ mails, selectedId, mode, outgoing, onOpen, onNearEnd,
               style={{ transform: `translateY(${item.start}px)` }}
             >
               {mode === "cards" ? (
-                <MailCard
-                  {...common}
-                  session={sessionOf?.(mail.session_id)}
-                  senderOnline={onlineOf?.(addressName(outgoing ? mail.to : mail.from))}
-                />
+                <MailCard {...common} session={sessionOf?.(mail.session_id)} {...(me ? { me } : {})} />
               ) : (
                 <MailRow {...common} />
               )}

@@ -10,6 +10,7 @@ import { Markdown } from "@/components/Markdown";
 import { formatDateTime } from "@/lib/format";
 import { AttachmentList } from "./AttachmentList";
 import { MailActions, type MailActionsProps } from "./MailActions";
+import { MailStatusTag } from "./MailStatusTag";
 
 export interface MailReaderProps extends Omit<MailActionsProps, "mail"> {
   mail: Mail;
@@ -25,9 +26,12 @@ export function MailReader({ mail, conversation, body, thread, ...actions }: Mai
     <article aria-labelledby="mail-subject" className="flex flex-col gap-4 p-4 md:p-6">
       {conversation}
       <header className="flex flex-col gap-1">
-        <h2 id="mail-subject" className="text-xl font-semibold break-words">
-          {mail.subject || t("mail.noSubject")}
-        </h2>
+        <div className="flex flex-wrap items-center gap-2">
+          <h2 id="mail-subject" className="text-xl font-semibold break-words">
+            {mail.subject || t("mail.noSubject")}
+          </h2>
+          <MailStatusTag mail={mail} />
+        </div>
         <dl className="grid grid-cols-[auto_1fr] gap-x-3 text-sm">
           <dt className="text-muted">{t("mail.from")}</dt>
           <dd className="font-mono break-all" title={mail.from_email}>{mail.from}</dd>

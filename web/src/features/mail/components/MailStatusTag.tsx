@@ -1,7 +1,8 @@
 import { useTranslation } from "react-i18next";
 import type { Mail } from "@/api";
+import { needsReply } from "@/lib/needsReply";
 
-/** What a mail is waiting for, in a word: a decision, or nothing. */
+/** What a mail is waiting for, in a word: a decision, a reply (an agent's question I have not answered), or nothing. */
 export function MailStatusTag({ mail }: { mail: Mail }) {
   const { t } = useTranslation();
   if (mail.mail_type === "permission_request") {
@@ -10,7 +11,7 @@ export function MailStatusTag({ mail }: { mail: Mail }) {
       state === "open" ? "bg-warn-soft text-warn" : state === "expired" ? "bg-raised text-muted" : "bg-ok-soft text-ok";
     return <span className={`rounded px-1.5 py-0.5 text-xs font-medium ${style}`}>{t(`permission.state.${state}`)}</span>;
   }
-  if (mail.mail_type === "question") {
+  if (needsReply(mail)) {
     return <span className="rounded bg-warn-soft px-1.5 py-0.5 text-xs font-medium text-warn">{t("mail.needsReply")}</span>;
   }
   if (mail.mail_type === "forward") {

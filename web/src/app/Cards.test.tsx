@@ -1,0 +1,72 @@
+/**
+ * Cards show what the conversation list item carries (`latest`,
+ * `participant_details`): the latest sender and excerpt and each agent's
+ * online dot, with no request of their own; the dots follow `agent_online`.
+ */
+import { QueryClient } from "@tanstack/react-query";
+import { act, render, screen, within } from "@testing-library/react";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { initI18n } from "@/lib/i18n";
+import { navigate } from "@/lib/router";
+import { writePreference } from "@/lib/storage";
+import { gateway, installFakeGateway } from "@/test/fakeGateway";
+import { sessionKeys } from "@/features/conversations/api/keys";
+import { App } from "./App";
+import { applyEvent } from "./liveEvents";
+
+initI18n("en");
+
+vi.mock("@tanstack/react-virtual", () => ({
+  useVirtualizer: (options: { count: number; getItemKey: (i: number) => string | number }) => ({
+    getVirtualItems: () =>
+      Array.from({ length: options.count }, (_, index) => ({ index, key: options.getItemKey(index), start: index * 80 })),
+    getTotalSize: () => options.count * 80,
+    measureElement: () => {},
+    scrollToIndex: () => {},
+  }),
+}));
+
+beforeEach(() => installFakeGateway());
+afterEach(() => {
+  writePreference("view", null);
+  vi.unstubAllGlobals();
+});
+
+const renderApp = () => render(<App queryClient={new QueryClient({ defaultOptions: { queries: { retry: false } } })} />);
+
+describe("cards", () => {
+  it("in the inbox show the conversation's latest sender and excerpt, and the agent's online dot", async () => {
+    writePreference("view", "cards");
+    act(() => navigate("/inbox"));
+    renderApp();
+    const card = await screen.findByRole("button", { name: /The leak is fixed/ });
+    // Once the conversation list is in: builder as a participant and as the latest sender.
+    expect(await within(card).findAllByText("builder")).toHaveLength(2);
+    expect(card).toHaveTextContent("builder: Should I fix it on main or on release-2?");
+    expect(within(card).getByRole("img", { name: "Online" })).toBeInTheDocument();
+    expect(card).toHaveTextContent("#fix-leak");
+    expect(card).toHaveTextContent("Waiting");
+    expect(within(card).getByText("Round-trip budget: 1 of 3 agent mails left")).toBeInTheDocument();
+    // I am not listed among the participants of my own card.
+    expect(within(card).queryByText("jianf")).not.toBeInTheDocument();
+    // One conversation list for every card; no directory of agents.
+    expect(gateway.calls.filter((c) => c.startsWith("GET /api/v1/me/sessions"))).toHaveLength(1);
+    expect(gateway.calls.some((c) => c.startsWith("GET /api/v1/agents"))).toBe(false);
+  });
+
+  it("in Conversations show the latest sender and excerpt and the dots, from the list alone", async () => {
+    act(() => navigate("/conversations"));
+    renderApp();
+    const card = await screen.findByRole("button", { name: /Fix the leak/ });
+    expect(card).toHaveTextContent("builder: Should I fix it on main or on release-2?");
+    expect(within(card).getByRole("img", { name: "Online" })).toBeInTheDocument();
+    expect(gateway.calls.some((c) => c.startsWith("GET /api/v1/agents"))).toBe(false);
+  });
+});
+
+it("agent_online refreshes the conversation list, where the dots come from", () => {
+  const client = new QueryClient();
+  client.setQueryData(sessionKeys.lists(), { sessions: [], total: 0 });
+  applyEvent(client, "agent_online", { agent_name: "builder", status: "offline", last_seen: "2026-12-01T12:00:00Z" });
+  expect(client.getQueryState(sessionKeys.lists())?.isInvalidated).toBe(true);
+});
