@@ -89,6 +89,7 @@ async def test_no_focusable_element_is_outside_the_viewport(desk: Desk, state: s
 
 
 async def test_every_tap_target_is_at_least_44_px(desk: Desk) -> None:
+    await desk.human(is_admin=True)  # so the admin page is there to check too
     await desk.seed_inbox(10)
     page = await desk.open("phone")
     views: dict[str, Callable[[], Awaitable[None]]] = {}
@@ -114,8 +115,13 @@ async def test_every_tap_target_is_at_least_44_px(desk: Desk) -> None:
         await page.get_by_role("dialog", name="More").get_by_role("link", name="Account").click()
         await expect(page.get_by_role("heading", level=1).first).to_be_visible()
 
+    async def admin() -> None:
+        await page.get_by_role("button", name="More").click()
+        await page.get_by_role("dialog", name="More").get_by_role("link", name="Admin").click()
+        await expect(page.get_by_role("heading", name="Users")).to_be_visible()
+
     views = {"inbox": inbox, "mail": mail, "compose": compose, "drawer": drawer}
-    views["account"] = account
+    views.update(account=account, admin=admin)
     small: list[str] = []
     for view, reach in views.items():
         await reach()
