@@ -19,7 +19,8 @@ $(STAMP): pyproject.toml
 run: $(STAMP) web
 	$(BIN)/agentmail serve
 
-## Everything CI runs: ruff, import-linter, mypy, pytest (SQLite and PostgreSQL); each suite's time.
+## Everything CI runs: ruff, import-linter, mypy, pytest (SQLite and PostgreSQL), the web UI's
+## checks and its browser suite; each suite's time.
 test: $(STAMP) services lint imports typecheck pytest
 
 ## The long run: the fuzz and schemathesis suites with ten times the examples, drawn at
@@ -82,6 +83,35 @@ web-test: $(STAMP)
 dist: $(STAMP) web
 	$(BIN)/python -m build --wheel --no-isolation --outdir dist .
 
+# ── The browser suite (tests/e2e, docs/web.md) ────────────────────────────────
+.PHONY: e2e chromium
+CHROMIUM := /usr/bin/chromium
+
+## `make test` ends with the browser suite, after the web UI's checks.
+test: e2e
+
+## Debian's Chromium, which the e2e suite drives (never a downloaded browser build), and an
+## emoji font for the UI's icons in the screenshots.
+## As root (CI) it is installed with apt; otherwise say how, and fail under CI=true.
+chromium:
+	@if [ -x $(CHROMIUM) ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+		$(TIMED) "apt-get install chromium" sh -c 'apt-get update -q && \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium fonts-noto-color-emoji'; \
+	else \
+		echo "$(CHROMIUM) not found: the e2e suite needs Debian's Chromium (sudo apt-get install -y chromium)" >&2; \
+		if [ "$${CI:-}" = true ]; then exit 1; fi; \
+	fi
+
+## The browser suite: a real gateway on free ports serving web/dist, driven by Playwright
+## through Debian's Chromium (SQLite only; the storage suites cover PostgreSQL).
+e2e: $(STAMP) chromium
+	@if ! command -v npm >/dev/null 2>&1 || [ ! -x $(CHROMIUM) ]; then \
+		if [ "$${CI:-}" = true ]; then echo "CI runs the browser suite: it needs npm and $(CHROMIUM)" >&2; exit 1; fi; \
+		echo "npm or $(CHROMIUM) missing: skipping the browser suite"; exit 0; fi; \
+	$(MAKE) --no-print-directory web/dist/index.html && \
+	$(TIMED) "web e2e" $(BIN)/pytest -m e2e tests/e2e
+
 services:
 	@scripts/ensure-services.sh
 
@@ -89,4 +119,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/rest_loop.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis web/dist web/node_modules
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis web/dist web/node_modules web/screenshots

@@ -15,7 +15,7 @@ import sqlite3
 import statistics
 import tempfile
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,13 +24,15 @@ from typing import Any
 from _children import create_pg_database, drop_pg_database
 from rich.console import Console
 from rich.table import Table
-from sqlalchemy import Engine, Executable, event, insert, select
-from sqlalchemy import Table as SqlTable
+from sqlalchemy import Engine, Executable, event, select
 from sqlalchemy.orm import Session
 
 from core.store.engine import Store, database_url
 from core.store.migrate import migrate
 from core.store.models import Mail
+
+# The store's bulk path, shared with the browser suite's big inbox (re-exported).
+from tests.support.seeding import bulk_insert as bulk_insert
 
 console = Console(highlight=False, width=120)
 
@@ -56,16 +58,6 @@ async def fresh_store(url: str | None, keep: bool = False) -> AsyncIterator[tupl
             console.print(f"kept {tmp}" + (f" and {fresh}" if url else ""))
         else:
             shutil.rmtree(tmp, ignore_errors=True)
-
-
-async def bulk_insert(store: Store, table: SqlTable, rows: Iterable[dict[str, Any]]) -> None:
-    """One executemany per call, in one write transaction (callers pass big batches)."""
-    batch = list(rows)
-
-    def run(session: Session) -> None:
-        session.connection().execute(insert(table), batch)
-
-    await store.write(run)
 
 
 async def settle(store: Store) -> None:

@@ -26,13 +26,11 @@ import argparse
 import asyncio
 import random
 import time
-import uuid
 from typing import Any
 
 from _cli import reproduce
 from _db import (
     baseline_case,
-    bulk_insert,
     console,
     elapsed,
     facts,
@@ -47,7 +45,8 @@ from sqlalchemy import select
 from core.mail import mailbox
 from core.principal import Principal
 from core.store.engine import Store
-from core.store.models import Conversation, Delivery, Mail, table_of, utcnow
+from core.store.models import Mail
+from tests.support.seeding import InboxFill, fill_inbox
 
 GOAL_MS = 10.0
 DOMAIN = "agentmail.localhost"
@@ -76,57 +75,30 @@ def recipient_name(n: int) -> str:
 
 
 async def fill(store: Store, args: argparse.Namespace) -> None:
-    """Conversations, then mails and their deliveries batch by batch; seqs are explicit."""
-    now = utcnow()
-    conversations = [
-        {"id": f"conv-{n}", "alias": f"conv-{n}", "subject": f"conversation {n}"}
-        for n in range(CONVERSATIONS)
-    ]
-    for row in conversations:
-        row.update(status="active", budget_used=0, created_by="agent00")
-        row.update(created_at=now, updated_at=now)
-    await bulk_insert(store, table_of(Conversation), conversations)
-    rng = random.Random(7)
+    """The mails through tests/support/seeding.py (the browser suite's big inbox uses it
+    too): round-robin over the recipients, `--heavy-share` of them to the heavy one."""
+
+    def recipient(seq: int, rng: random.Random) -> str:
+        return HEAVY if rng.random() < args.heavy_share else recipient_name(seq % args.recipients)
+
     started = time.perf_counter()
-    body = "A mail body of a few lines, as agents write them. " * 4
-    for first in range(1, args.mails + 1, args.batch):
-        mails, deliveries = [], []
-        for seq in range(first, min(first + args.batch, args.mails + 1)):
-            heavy = rng.random() < args.heavy_share
-            to = HEAVY if heavy else recipient_name(seq % args.recipients)
-            mail_id = str(uuid.uuid4())
-            mails.append(
-                {
-                    "seq": seq,
-                    "id": mail_id,
-                    "session_id": f"conv-{seq % CONVERSATIONS}",
-                    "from_name": f"agent{seq % SENDERS:02d}",
-                    "from_path": "ws",
-                    "to_name": to,
-                    "cc": [],
-                    "subject": f"mail {seq}",
-                    "body": body,
-                    "message_id": f"<{mail_id}@{DOMAIN}>",
-                    "created_at": now,
-                }
-            )
-            archived = rng.random() < args.archived_share
-            unread = rng.random() < args.unread_share
-            deliveries.append(
-                {
-                    "mail_seq": seq,
-                    "recipient": to,
-                    "is_read": not unread,
-                    "archived": archived,
-                    "created_at": now,
-                }
-            )
-        await bulk_insert(store, table_of(Mail), mails)
-        await bulk_insert(store, table_of(Delivery), deliveries)
-        done = first + len(mails) - 1
+
+    def progress(done: int) -> None:
         if done % 100_000 < args.batch or done == args.mails:
             rate = done / (time.perf_counter() - started)
             console.print(f"  {done:>9,} mails + deliveries, {elapsed(started)}, {rate:,.0f}/s")
+
+    plan = InboxFill(
+        mails=args.mails,
+        recipient=recipient,
+        conversations=CONVERSATIONS,
+        senders=SENDERS,
+        unread_share=args.unread_share,
+        archived_share=args.archived_share,
+        batch=args.batch,
+        domain=DOMAIN,
+    )
+    await fill_inbox(store, plan, progress)
 
 
 def page_case(store: Store, name: str, status: mailbox.InboxStatus) -> Any:

@@ -14,6 +14,16 @@ from tests.support import databases, fuzzing, packaging, summary  # noqa: F401  
 from tests.support.gateway import Api, running_gateway
 
 BACKENDS = ["sqlite", "postgresql"]
+E2E = Path(__file__).parent / "e2e"
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The browser suite runs on its own (`make e2e`, after the web build it needs):
+    a plain `pytest` leaves tests/e2e out, naming it (or a file in it) runs it."""
+    if collection_path != E2E:
+        return None
+    named = (Path(arg.split("::")[0]).resolve() for arg in config.args)
+    return not any(path == E2E or path.is_relative_to(E2E) for path in named)
 
 
 @pytest.fixture(params=BACKENDS)

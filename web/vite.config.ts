@@ -9,7 +9,13 @@ export default defineConfig(({ mode }) => {
   const target = env.VITE_API_BASE || "http://127.0.0.1:8180";
   return {
     plugins: [react(), tailwindcss()],
-    resolve: { alias: { "@": fileURLToPath(new URL("./src", import.meta.url)) } },
+    resolve: {
+      alias: {
+        "@": fileURLToPath(new URL("./src", import.meta.url)),
+        // Radix's scroll lock through CSSOM, not a <style> element the CSP blocks.
+        "react-style-singleton": fileURLToPath(new URL("./src/lib/cspStyleSingleton.ts", import.meta.url)),
+      },
+    },
     server: {
       proxy: { "/api": { target, changeOrigin: false } },
     },

@@ -87,9 +87,10 @@ export function AppShell({ me }: { me: User }) {
         {t("common.skipToContent")}
       </a>
       {narrow ? null : <Sidebar active={active} counts={counts} isAdmin={me.is_admin} live={live} />}
-      <div id="content" className="flex min-h-0 min-w-0 flex-1 flex-col">
+      {/* The one main landmark of every page (axe: landmark-one-main, region); the skip link's target. */}
+      <main id="content" className="flex min-h-0 min-w-0 flex-1 flex-col">
         <Suspense fallback={<Loading />}>{view}</Suspense>
-      </div>
+      </main>
       {narrow ? <BottomNav active={active} counts={counts} isAdmin={me.is_admin} /> : null}
       {compose ? (
         <Suspense fallback={null}>

@@ -12,9 +12,10 @@ import { ErrorNote } from "@/components/ErrorNote";
 import { Loading } from "@/components/Loading";
 import { DraftList } from "@/features/compose/components/DraftList";
 import { sessionsQuery } from "@/features/conversations/api/queries";
-import { folderQuery, mailQuery } from "@/features/mail/api/queries";
+import { mailQuery } from "@/features/mail/api/queries";
 import { MailList } from "@/features/mail/components/MailList";
 import { ViewToggle } from "@/features/mail/components/ViewToggle";
+import { useFolder } from "@/features/mail/hooks/useFolder";
 import { useViewMode } from "@/features/mail/hooks/useViewMode";
 import { SearchResults } from "@/features/search/components/SearchResults";
 import { useSearch } from "@/features/search/hooks/useSearch";
@@ -33,11 +34,11 @@ export function MailboxView({ folder, mailId, me }: { folder: Folder; mailId: st
   const [cursor, setCursor] = useState<string | null>(mailId);
   const searchRef = useRef<HTMLInputElement>(null);
   const search = useSearch(text);
-  const list = useQuery({ ...folderQuery(folder), enabled: folder !== "drafts" });
+  const list = useFolder(folder, folder !== "drafts");
   const sessions = useQuery({ ...sessionsQuery(), enabled: mode === "cards" });
   const open = useQuery({ ...mailQuery(mailId ?? ""), enabled: Boolean(mailId) });
 
-  const mails = list.data?.mails ?? [];
+  const { mails } = list;
   // What j / k walk through: the results while searching, else the folder.
   const shown: Mail[] = search.active ? search.hits : mails;
   const bySession = useMemo(() => new Map((sessions.data?.sessions ?? []).map((s) => [s.session_id, s])), [sessions.data]);
@@ -55,7 +56,7 @@ export function MailboxView({ folder, mailId, me }: { folder: Folder; mailId: st
     const index = shown.findIndex((m) => m.mail_id === selected);
     const next = shown[Math.max(0, Math.min(shown.length - 1, index + step))];
     if (!next) return;
-    if (search.active && shown.indexOf(next) >= shown.length - 3) search.loadMore();
+    if (shown.indexOf(next) >= shown.length - 3) (search.active ? search.loadMore : list.loadMore)();
     if (narrow && !mailId) setCursor(next.mail_id);
     else openMail(next.mail_id);
   };
@@ -100,6 +101,7 @@ export function MailboxView({ folder, mailId, me }: { folder: Folder; mailId: st
         mode={mode}
         outgoing={folder === "sent"}
         onOpen={(m) => openMail(m.mail_id)}
+        onNearEnd={list.loadMore}
         sessionOf={(id): Session | undefined => bySession.get(id)}
         me={me.name}
       />

@@ -2,7 +2,7 @@
  * The middle column and the reading pane. Wide: side by side. Narrow: the list
  * fills the screen and the reading pane slides over it; the list stays mounted
  * (its scroll position and selection survive), and the back button exists only
- * while the pane is open.
+ * while the pane is open. Both sit inside the app's one `<main>` (AppShell).
  */
 import type { ReactNode } from "react";
 import { useTranslation } from "react-i18next";
@@ -25,7 +25,7 @@ export function SplitView({ list, detail, onBack, listLabel }: SplitViewProps) {
         <section aria-label={listLabel} className="flex w-[380px] shrink-0 flex-col border-r border-line bg-surface">
           {list}
         </section>
-        <main className="min-w-0 flex-1 overflow-y-auto">{detail}</main>
+        <div className="min-w-0 flex-1 overflow-y-auto">{detail}</div>
       </div>
     );
   }
@@ -34,7 +34,7 @@ export function SplitView({ list, detail, onBack, listLabel }: SplitViewProps) {
       <section aria-label={listLabel} aria-hidden={open || undefined} inert={open || undefined} className="flex h-full flex-col bg-surface">
         {list}
       </section>
-      <main
+      <div
         className={`absolute inset-0 overflow-y-auto bg-canvas transition-transform duration-200 ease-out motion-reduce:transition-none ${open ? "translate-x-0" : "translate-x-full"}`}
         aria-hidden={!open || undefined}
         inert={!open || undefined}
@@ -49,7 +49,7 @@ export function SplitView({ list, detail, onBack, listLabel }: SplitViewProps) {
             {detail}
           </>
         ) : null}
-      </main>
+      </div>
     </div>
   );
 }

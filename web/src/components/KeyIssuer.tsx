@@ -27,7 +27,7 @@ export function KeyIssuer({ onIssue, clientKey }: KeyIssuerProps) {
   const [expiresIn, setExpiresIn] = useState("7d");
   const [issued, setIssued] = useState<IssuedKey | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const input = "min-h-10 rounded-md border border-line bg-canvas px-2 text-sm";
+  const input = "min-h-10 rounded-md border border-line bg-canvas px-2 text-sm max-md:min-h-11";
   return (
     <div className="flex flex-col gap-2">
       <form

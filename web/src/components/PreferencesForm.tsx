@@ -8,7 +8,7 @@ export function PreferencesForm() {
   const { t, i18n } = useTranslation();
   const ids = { theme: useId(), language: useId() };
   const [theme, setTheme] = useState<ThemeChoice>(themeChoice);
-  const select = "min-h-10 rounded-md border border-line bg-canvas px-2 text-sm";
+  const select = "min-h-10 rounded-md border border-line bg-canvas px-2 text-sm max-md:min-h-11";
   return (
     <div className="flex flex-wrap gap-4">
       <div className="flex flex-col gap-1">

@@ -84,7 +84,7 @@ export function PasswordForm() {
         required
         aria-invalid={message ? true : undefined}
         aria-describedby={message ? `${ids[field]}-error` : undefined}
-        className="min-h-10 rounded-md border border-line bg-canvas px-2 text-sm"
+        className="min-h-10 rounded-md border border-line bg-canvas px-2 text-sm max-md:min-h-11"
       />
       {message ? (
         <p id={`${ids[field]}-error`} role="alert" className="text-sm text-danger">

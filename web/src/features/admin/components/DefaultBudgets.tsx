@@ -24,7 +24,7 @@ function BudgetRow({ agent, onSaved }: { agent: Agent; onSaved: () => void }) {
         value={value}
         onChange={(e) => setValue(e.target.value)}
         list={`${id}-choices`}
-        className="min-h-9 w-32 rounded-md border border-line bg-canvas px-2"
+        className="min-h-9 w-32 rounded-md border border-line bg-canvas px-2 max-md:min-h-11"
       />
       <datalist id={`${id}-choices`}>
         <option value="20" />

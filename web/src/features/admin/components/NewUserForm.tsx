@@ -11,7 +11,7 @@ export function NewUserForm({ onCreated }: { onCreated: () => void }) {
   const [password, setPassword] = useState("");
   const [isAdmin, setIsAdmin] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const input = "min-h-10 rounded-md border border-line bg-canvas px-2 text-sm";
+  const input = "min-h-10 rounded-md border border-line bg-canvas px-2 text-sm max-md:min-h-11";
   return (
     <form
       className="flex flex-wrap items-end gap-2"
@@ -37,7 +37,7 @@ export function NewUserForm({ onCreated }: { onCreated: () => void }) {
         </label>
         <input id={ids.password} type="password" autoComplete="new-password" className={input} required value={password} onChange={(e) => setPassword(e.target.value)} />
       </div>
-      <label htmlFor={ids.admin} className="flex min-h-10 items-center gap-2 text-sm">
+      <label htmlFor={ids.admin} className="flex min-h-10 items-center gap-2 text-sm max-md:min-h-11">
         <input id={ids.admin} type="checkbox" checked={isAdmin} onChange={(e) => setIsAdmin(e.target.checked)} />
         {t("admin.isAdmin")}
       </label>

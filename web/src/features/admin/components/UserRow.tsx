@@ -69,7 +69,7 @@ export function UserRow({ user, onChanged }: { user: User; onChanged: () => void
               required
               value={password}
               onChange={(e) => setPassword(e.target.value)}
-              className="min-h-10 rounded-md border border-line bg-canvas px-2 text-sm"
+              className="min-h-10 rounded-md border border-line bg-canvas px-2 text-sm max-md:min-h-11"
             />
           </div>
           <Button type="submit" variant="primary">

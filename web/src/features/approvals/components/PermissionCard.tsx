@@ -56,6 +56,8 @@ export function PermissionCard({ mail, me, onDecide, compact }: PermissionCardPr
   const options = mail.options?.length ? mail.options : ["approve", "reject"];
   const addressedToMe = addressName(mail.to).toLowerCase() === me.toLowerCase();
   const context = requestContext(mail);
+  // Compact cards are listed under a page's h1 (Needs decision); a full one sits under its mail's h2.
+  const Heading = compact ? "h2" : "h3";
 
   async function decide(decision: string) {
     setPending(decision);
@@ -82,7 +84,7 @@ export function PermissionCard({ mail, me, onDecide, compact }: PermissionCardPr
         </span>
         {state === "open" && mail.expires_at ? <ExpiryCountdown expiresAt={mail.expires_at} now={now} /> : null}
       </header>
-      <h3 className="text-lg font-semibold break-words">{mail.subject}</h3>
+      <Heading className="text-lg font-semibold break-words">{mail.subject}</Heading>
       {context ? <Markdown text={context} className={compact ? "line-clamp-4 text-sm" : "text-sm"} /> : null}
       {mail.action ? (
         <figure className="flex flex-col gap-1">

@@ -97,7 +97,7 @@ export function AddressField({ label, value, onChange, required, autoFocus, erro
             setOpen(false);
           }
         }}
-        className="min-h-10 rounded-md border border-line bg-canvas px-2 font-mono text-sm"
+        className="min-h-10 rounded-md border border-line bg-canvas px-2 font-mono text-sm max-md:min-h-11"
       />
       {expanded ? (
         <ul

@@ -132,7 +132,7 @@ export function ComposeDialog({ request, me }: { request: ComposeRequest; me: st
             placeholder={t("compose.ccHint")}
             aria-invalid={ccProblems.length > 0 || undefined}
             aria-describedby={ccProblems.length > 0 ? `${ids.cc}-error` : undefined}
-            className="min-h-10 rounded-md border border-line bg-canvas px-2 font-mono text-sm"
+            className="min-h-10 rounded-md border border-line bg-canvas px-2 font-mono text-sm max-md:min-h-11"
           />
           {ccProblems.length > 0 ? (
             <ul id={`${ids.cc}-error`} role="alert" className="text-sm text-danger">
@@ -153,7 +153,7 @@ export function ComposeDialog({ request, me }: { request: ComposeRequest; me: st
             value={subject}
             onChange={(e) => setSubject(e.target.value)}
             autoFocus={Boolean(to)}
-            className="min-h-10 rounded-md border border-line bg-canvas px-2 text-sm"
+            className="min-h-10 rounded-md border border-line bg-canvas px-2 text-sm max-md:min-h-11"
           />
         </div>
         <MarkdownEditor value={body} onChange={setBody} />
@@ -168,7 +168,7 @@ export function ComposeDialog({ request, me }: { request: ComposeRequest; me: st
               onChange={(e) => setBudget(e.target.value)}
               placeholder={t("compose.budgetDefault")}
               list={`${ids.budget}-choices`}
-              className="min-h-10 w-40 rounded-md border border-line bg-canvas px-2 text-sm"
+              className="min-h-10 w-40 rounded-md border border-line bg-canvas px-2 text-sm max-md:min-h-11"
             />
             <datalist id={`${ids.budget}-choices`}>
               <option value="5" />

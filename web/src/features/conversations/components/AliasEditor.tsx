@@ -78,7 +78,7 @@ export function AliasEditor({ alias, onRename }: AliasEditorProps) {
           if (e.key === "Escape") setEditing(false);
         }}
         pattern="[A-Za-z0-9][A-Za-z0-9_\-]{0,63}"
-        className="min-h-8 rounded-md border border-line bg-canvas px-2 font-mono text-sm"
+        className="min-h-8 rounded-md border border-line bg-canvas px-2 font-mono text-sm max-md:min-h-11"
       />
       <Button type="submit" variant="primary" disabled={saving}>
         {t("common.save")}

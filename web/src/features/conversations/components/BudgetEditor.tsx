@@ -50,7 +50,7 @@ export function BudgetEditor({ limit, used, onChange, onDone }: BudgetEditorProp
           value={value}
           placeholder={t("budget.unlimited")}
           onChange={(e) => setValue(e.target.value)}
-          className="min-h-9 w-24 rounded-md border border-line bg-canvas px-2 text-sm"
+          className="min-h-9 w-24 rounded-md border border-line bg-canvas px-2 text-sm max-md:min-h-11"
         />
         <Button type="submit" variant="primary">
           {t("common.save")}

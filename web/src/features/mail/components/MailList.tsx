@@ -16,12 +16,14 @@ export interface MailListProps {
   mode: ViewMode;
   outgoing?: boolean;
   onOpen: (mail: Mail) => void;
+  /** The rows on screen come within a screenful of the last one loaded: load more. */
+  onNearEnd?: () => void;
   sessionOf?: (sessionId: string) => Session | undefined;
   /** My name, left out of the cards' participants. */
   me?: string;
 }
 
-export function MailList({ mails, selectedId, mode, outgoing, onOpen, sessionOf, me }: MailListProps) {
+export function MailList({ mails, selectedId, mode, outgoing, onOpen, onNearEnd, sessionOf, me }: MailListProps) {
   const { t } = useTranslation();
   const scroller = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
@@ -39,10 +41,16 @@ export function MailList({ mails, selectedId, mode, outgoing, onOpen, sessionOf,
     if (selectedIndex >= 0) virtualizer.scrollToIndex(selectedIndex, { align: "auto" });
   }, [selectedIndex, virtualizer]);
 
+  const items = virtualizer.getVirtualItems();
+  const lastShown = items[items.length - 1]?.index ?? -1;
+  useEffect(() => {
+    if (lastShown >= 0 && lastShown >= mails.length - 20) onNearEnd?.();
+  }, [lastShown, mails.length, onNearEnd]);
+
   return (
     <div ref={scroller} className="min-h-0 flex-1 overflow-y-auto" role="region" aria-label={t("mail.listLabel")}>
       <ul className="relative w-full" style={{ height: virtualizer.getTotalSize() }}>
-        {virtualizer.getVirtualItems().map((item) => {
+        {items.map((item) => {
           const mail = mails[item.index];
           if (!mail) return null;
           const common = { mail, selected: mail.mail_id === selectedId, outgoing: outgoing ?? false, onOpen };
