@@ -8,6 +8,7 @@ import { Markdown } from "@/components/Markdown";
 import { sessionQuery } from "@/features/conversations/api/queries";
 import { ConversationHeader } from "@/features/conversations/components/ConversationHeader";
 import { ConversationList } from "@/features/conversations/components/ConversationList";
+import { MailStatusTag } from "@/features/mail/components/MailStatusTag";
 import { addressName, formatDateTime } from "@/lib/format";
 import { navigate } from "@/lib/router";
 import { useNarrow } from "@/lib/useMediaQuery";
@@ -16,7 +17,7 @@ import { SplitView } from "./SplitView";
 import { useKeyboard } from "./useKeyboard";
 
 function ConversationDetail({ sessionId }: { sessionId: string }) {
-  const { t, i18n } = useTranslation();
+  const { i18n } = useTranslation();
   const query = useQuery(sessionQuery(sessionId));
   if (query.isPending) return <Loading />;
   if (query.isError) return <ErrorNote error={query.error} className="m-4" />;
@@ -34,12 +35,10 @@ function ConversationDetail({ sessionId }: { sessionId: string }) {
             >
               <span className="font-semibold">{addressName(mail.from)}</span>
               <span className="text-muted">→ {addressName(mail.to)}</span>
+              <MailStatusTag mail={mail} />
               <span className="ml-auto text-xs text-muted">{formatDateTime(mail.created_at, i18n.language)}</span>
             </button>
             <Markdown text={mail.body ?? mail.body_preview} className="mt-2 text-sm" />
-            {mail.mail_type === "permission_request" ? (
-              <p className="mt-1 text-xs text-warn">{t(`permission.state.${mail.permission_state ?? "open"}`)}</p>
-            ) : null}
           </li>
         ))}
       </ol>

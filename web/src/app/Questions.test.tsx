@@ -66,3 +66,11 @@ describe("a question from an agent", () => {
     expect(within(reader).getByRole("button", { name: "Reply to builder@ModelRouter.fix-leak…" })).toBeInTheDocument();
   });
 });
+
+it("shows what each mail of a conversation waits for: a decision, a reply", async () => {
+  act(() => navigate("/conversations/s1"));
+  renderApp();
+  const list = (await screen.findAllByText("Needs reply"))[0]?.closest("ol") as HTMLElement;
+  expect(within(list).getByText("Needs reply")).toBeInTheDocument();
+  expect(within(list).getByText("Needs decision")).toBeInTheDocument();
+});

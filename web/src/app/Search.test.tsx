@@ -56,7 +56,7 @@ describe("search", () => {
   it("asks the server once typing pauses and lists subject, sender, excerpt and conversation", async () => {
     renderApp();
     await userEvent.type(await searchBox(), "auth");
-    const results = await screen.findByRole("region", { name: "Search results" });
+    const results = await screen.findByRole("region", { name: "Found mail" });
     const hit = await within(results).findByRole("button", { name: /The leak is fixed/ });
     expect(within(hit).getByText("builder")).toBeInTheDocument();
     expect(within(hit).getByText("#fix-leak")).toBeInTheDocument();
@@ -81,7 +81,7 @@ describe("search", () => {
   it("passes filters through: from: and is:unread", async () => {
     renderApp();
     await userEvent.type(await searchBox(), "from:builder is:unread");
-    const results = await screen.findByRole("region", { name: "Search results" });
+    const results = await screen.findByRole("region", { name: "Found mail" });
     await within(results).findByRole("button", { name: /The leak is fixed/ });
     expect(within(results).getAllByRole("button")).toHaveLength(1);
     expect(searchCalls().at(-1)).toBe("GET /api/v1/me/search?q=from%3Abuilder%20is%3Aunread&limit=30&offset=0");
@@ -107,7 +107,7 @@ describe("search", () => {
     gateway.searchable = Array.from({ length: 45 }, (_, i) => deployMail(i));
     renderApp();
     await userEvent.type(await searchBox(), "deploy");
-    const results = await screen.findByRole("region", { name: "Search results" });
+    const results = await screen.findByRole("region", { name: "Found mail" });
     await waitFor(() => expect(within(results).getAllByRole("button", { name: /Deploy report/ })).toHaveLength(30));
     expect(within(results).getByRole("status")).toHaveTextContent("45 results");
     expect(searchCalls()).toHaveLength(1);
@@ -140,7 +140,7 @@ describe("search", () => {
     await userEvent.keyboard("/");
     expect(box).toHaveFocus();
     await userEvent.keyboard("leak");
-    expect(await screen.findByRole("region", { name: "Search results" })).toBeInTheDocument();
+    expect(await screen.findByRole("region", { name: "Found mail" })).toBeInTheDocument();
     await userEvent.keyboard("{Escape}");
     expect(box).toHaveValue("");
     expect(await screen.findByRole("region", { name: "Mail" })).toBeInTheDocument();
@@ -157,7 +157,7 @@ describe("search", () => {
     renderApp();
     const box = await searchBox();
     await userEvent.type(box, "builder");
-    await screen.findByRole("region", { name: "Search results" });
+    await screen.findByRole("region", { name: "Found mail" });
     await screen.findAllByRole("button", { name: /Which branch\?/ });
     box.blur();
     await userEvent.keyboard("j");

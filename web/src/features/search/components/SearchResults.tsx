@@ -62,6 +62,7 @@ export function SearchResults({ search, selectedId, onOpen }: SearchResultsProps
       ref={scroller}
       className="min-h-0 flex-1 overflow-y-auto"
       role="region"
+      // Not "Search …": the box alone is named Search, so a lookup by that label finds one element.
       aria-label={t("search.results")}
       onScroll={(event) => {
         const element = event.currentTarget;
