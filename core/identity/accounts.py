@@ -8,7 +8,12 @@ from sqlalchemy.orm import Session
 from core.address import RESERVED_NAMES, Address, normalize_name
 from core.errors import AuthenticationFailed, InvalidRequest, NameTaken, NotFound
 from core.identity.keys import revoke_token
-from core.identity.security import check_password, hash_password, new_password
+from core.identity.security import (
+    check_password,
+    hash_password,
+    new_password,
+    remembered_password_key,
+)
 from core.principal import Principal
 from core.store.engine import Store
 from core.store.models import Agent, User
@@ -93,13 +98,28 @@ async def get_user(store: Store, name: str) -> User:
 
 
 async def check_user_password(store: Store, name: str, password: str) -> Principal:
-    """The human with this name and password; the same error for a wrong name or password."""
-    query = select(User).where(User.name == name.strip().lower())
+    """The human with this name and password; the same error for a wrong name or password.
+
+    A pair that passed is remembered for a few seconds as a keyed hash (as Dovecot's
+    auth cache does), so a mail client's parallel SMTP and IMAP logins pay bcrypt once;
+    a password change or a removed user drops it at once, on every replica
+    (core/store/credentials.py). A failure is never remembered: each wrong guess costs
+    bcrypt at its full cost and counts in the login throttle.
+    """
+    name = name.strip().lower()
+    cache, remember_as = store.credentials, remembered_password_key(name, password)
+    remembered: Principal | None = cache.get(remember_as)
+    if remembered is not None:
+        return remembered
+    generation = cache.generation  # before the read: a change during it wins
+    query = select(User).where(User.name == name)
     user = await store.read(lambda s: s.scalar(query))
     ok = await check_password(password, user.password_hash if user else None)
     if user is None or not ok:
         raise AuthenticationFailed("wrong user name or password")
-    return Principal(kind="human", name=user.name, is_admin=user.is_admin, via="password")
+    principal = Principal(kind="human", name=user.name, is_admin=user.is_admin, via="password")
+    cache.put(remember_as, principal, generation)
+    return principal
 
 
 async def logout(store: Store, token: str) -> None:
