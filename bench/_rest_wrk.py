@@ -22,6 +22,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,7 +40,7 @@ PEER_SENDER = "bench_sender"  # agent-inbox names: letters, digits, underscores
 class WrkTarget:
     name: str
     url: str
-    script: Path
+    script: Callable[[int], Path]  # the Lua script of a round: subjects unique across rounds
     cpu: ServerCpu
     runs: list[WrkRun] = field(default_factory=list)
 
@@ -56,14 +57,15 @@ class WrkTarget:
         return total
 
 
-def _mail_format(size: int) -> str:
-    text = body_text(size)
-    return '{"to":"agent%02d@ws","subject":"wrk %d %d to %d","body":"' + text + '"}'
+def _mail_format(size: int, round_number: int) -> str:
+    subject = f"wrk r{round_number}.%d %d to %d"
+    return '{"to":"agent%02d@ws","subject":"' + subject + '","body":"' + body_text(size) + '"}'
 
 
-def _note_format(size: int) -> str:
-    text = body_text(size)
-    return '{"type":"Note","to":["agent%02d"],"summary":"wrk %d %d to %d","content":"' + text + '"}'
+def _note_format(size: int, round_number: int) -> str:
+    subject = f"wrk r{round_number}.%d %d to %d"
+    note = '{"type":"Note","to":["agent%02d"],"summary":"' + subject + '","content":"'
+    return note + body_text(size) + '"}'
 
 
 async def start_agent_inbox(workdir: Path, agents: int) -> Child | None:
@@ -91,7 +93,7 @@ async def start_agent_inbox(workdir: Path, agents: int) -> Child | None:
                 raise RuntimeError(f"agent-inbox join {name}: {joined.status_code} {joined.text}")
         probe = await http.post(
             f"/actors/{PEER_SENDER}/outbox",
-            content=(_note_format(10) % (0, 0, 0, 0)).encode(),
+            content=(_note_format(10, 0) % (0, 0, 0, 0)).encode(),
             headers={"X-Agent-Name": PEER_SENDER, "Content-Type": "application/json"},
         )
         if probe.status_code >= 300:
@@ -108,24 +110,28 @@ def targets(
     hello: Child,
     peer: Child | None,
 ) -> list[WrkTarget]:
-    def script(name: str, path: str, headers: dict[str, str], body: str) -> Path:
-        file = workdir / f"{name}.lua"
-        file.write_text(lua_script(path, headers, body, args.agents))
-        return file
+    def script(
+        name: str, path: str, headers: dict[str, str], body: Callable[[int, int], str]
+    ) -> Callable[[int], Path]:
+        def for_round(number: int) -> Path:
+            file = workdir / f"{name}-{number}.lua"
+            file.write_text(lua_script(path, headers, body(args.body_bytes, number), args.agents))
+            return file
+
+        return for_round
 
     send = f"{API}/me/mail/send"
-    mail = _mail_format(args.body_bytes)
     found = [
         WrkTarget(
             "gateway",
             gateway.base_url + send,
-            script("gateway", send, {"Authorization": f"Bearer {user_key}"}, mail),
+            script("gateway", send, {"Authorization": f"Bearer {user_key}"}, _mail_format),
             ServerCpu(gateway, database_url),
         ),
         WrkTarget(
             "hello-world",
             hello.base_url + "/echo",
-            script("hello", "/echo", {}, mail),
+            script("hello", "/echo", {}, _mail_format),
             ServerCpu(hello),
         ),
     ]
@@ -136,7 +142,7 @@ def targets(
             WrkTarget(
                 "agent-inbox 0.34.0",
                 peer.base_url + outbox,
-                script("agent-inbox", outbox, headers, _note_format(args.body_bytes)),
+                script("agent-inbox", outbox, headers, _note_format),
                 ServerCpu(peer),
             )
         )
@@ -148,7 +154,7 @@ async def wrk_phase(args: argparse.Namespace, found: list[WrkTarget]) -> None:
         line = []
         for target in found:
             run = await run_wrk(
-                target.url, target.script, target.cpu,
+                target.url, target.script(number), target.cpu,
                 seconds=args.wrk_seconds, connections=args.senders,
             )  # fmt: skip
             target.runs.append(run)
