@@ -19,8 +19,8 @@ New rows (a new key, a new user) invalidate nothing, so they do not drop anythin
 A change made by another process on SQLite (the CLI) has no NOTIFY to carry it: it
 is seen once the entries expire, after `ttl` seconds at most. (Passwords do better:
 core/identity/accounts.py remembers the hash a password matched and compares it
-with the user's row at each login, so a changed password is seen at once anywhere.) A `ttl` of 0 turns
-the cache off (the CLI's stores, and `AGENTMAIL_CREDENTIAL_CACHE_SECONDS=0`).
+with the user's row at each login, so a changed password is seen at once anywhere.)
+A `ttl` of 0 turns the cache off (the CLI's stores, `AGENTMAIL_CREDENTIAL_CACHE_SECONDS=0`).
 """
 
 from __future__ import annotations
