@@ -161,6 +161,10 @@ def gateway_env(admin_password: str, database_url: str = "") -> dict[str, str]:
         "AGENTMAIL_BCRYPT_ROUNDS": "4",
         # Every load client is on loopback: one address, many senders.
         "AGENTMAIL_HTTP_CONNECTIONS_PER_ADDRESS": "100000",
+        # Ports the bench does not name are chosen by the OS: on a shared machine the
+        # defaults (2525, 1143) may be another gateway's.
+        "AGENTMAIL_SMTP_PORT": "0",
+        "AGENTMAIL_IMAP_PORT": "0",
         "PYTHONUNBUFFERED": "1",
     }
     env.pop("DATABASE_URL", None)

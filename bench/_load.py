@@ -55,14 +55,24 @@ class Deliveries:
     server_stamp: dict[str, float] = field(default_factory=dict)
     count: int = 0
     changed: asyncio.Event = field(default_factory=asyncio.Event)
+    # The mails wrk sent (bench/_rest_wrk.py), apart: subject → [agent index, ...].
+    wrk: dict[str, list[int]] = field(default_factory=dict)
 
     def add(self, agent: int, payload: dict[str, Any], perf: float, wall: float) -> None:
+        subject = str(payload.get("subject", ""))
+        if subject.startswith("wrk "):
+            self.wrk.setdefault(subject, []).append(agent)
+            self.changed.set()
+            return
         mail_id = str(payload.get("mail_id"))
         self.seen.setdefault(mail_id, []).append((agent, perf, wall))
         with contextlib.suppress(KeyError, TypeError, ValueError):
             self.server_stamp[mail_id] = datetime.fromisoformat(payload["created_at"]).timestamp()
         self.count += 1
         self.changed.set()
+
+    def wrk_arrivals(self) -> dict[str, list[int]]:
+        return self.wrk
 
     async def wait_for(self, count: int, timeout: float) -> bool:
         deadline = time.monotonic() + timeout

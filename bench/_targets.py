@@ -64,11 +64,13 @@ class GatewayTarget:
         self._sse: httpx.AsyncClient | None = None
         self.senders: Senders | None = None
         self._closed = False
+        self.user_key = ""
 
     async def setup(self) -> None:
         started = time.perf_counter()
         args = self.args
         user_key, keys = await self._accounts()
+        self.user_key = user_key
         self._sse = httpx.AsyncClient(
             base_url=self.server.base_url,
             limits=httpx.Limits(max_connections=args.agents + 5, max_keepalive_connections=0),

@@ -38,6 +38,7 @@ import shlex
 import shutil
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from _children import (
@@ -52,7 +53,9 @@ from _children import (
 )
 from _load import API, Load, mail_items
 from _report import Results, console, print_cprofile, print_py_spy, report
+from _rest_wrk import check_wrk_deliveries, print_wrk, start_agent_inbox, targets, wrk_phase
 from _targets import ADMIN_PASSWORD, GatewayTarget, HelloTarget
+from _wrk import wrk_available
 
 
 def reproduce(args: argparse.Namespace) -> str:
@@ -62,12 +65,16 @@ def reproduce(args: argparse.Namespace) -> str:
     if args.database_url:
         argv += ["--database-url", args.database_url]
     defaults = parse_args([])
-    for option in ("rounds", "warmup", "body_bytes", "profile", "gateway_command"):
+    for option in (
+        "rounds", "warmup", "body_bytes", "profile", "gateway_command", "wrk_seconds", "wrk_rounds",
+    ):  # fmt: skip
         if getattr(args, option) != getattr(defaults, option):
             argv += [f"--{option.replace('_', '-')}", str(getattr(args, option))]
     for flag in ("shared_client", "hello_without_nodelay"):
         if getattr(args, flag):
             argv.append(f"--{flag.replace('_', '-')}")
+    if not args.peer:
+        argv.append("--no-peer")
     return shlex.join(argv)
 
 
@@ -76,8 +83,22 @@ def split(items: list[tuple[int, bytes]], parts: int) -> list[list[tuple[int, by
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-async def measure(args: argparse.Namespace, gateway: GatewayTarget, hello: HelloTarget) -> Results:
-    """Warm both up, then alternate rounds: gateway, hello-world, gateway, hello-world, …"""
+@dataclass
+class Servers:
+    """The server processes, for the wrk phase."""
+
+    gateway: Child
+    hello: Child
+    peer: Child | None
+    workdir: Path
+    database_url: str
+
+
+async def measure(
+    args: argparse.Namespace, gateway: GatewayTarget, hello: HelloTarget, servers: Servers
+) -> Results:
+    """Warm both up, then alternate rounds: gateway, hello-world, gateway, hello-world, …
+    (the Python client: SSE delivery latency); then the wrk phase (throughput, CPU)."""
     a = args
     warm = mail_items(0, a.warmup, a.agents, a.body_bytes, "warm-up")
     await gateway.warm_up(warm)
@@ -95,8 +116,22 @@ async def measure(args: argparse.Namespace, gateway: GatewayTarget, hello: Hello
             f"round {number}/{a.rounds}: gateway {gw_round.rate:.0f} sends/s, "
             f"hello-world {hello_round.rate:.0f} requests/s"
         )
+    problems: list[str] = []
+    if args.wrk_seconds > 0 and wrk_available():
+        found = targets(
+            args, servers.workdir, servers.gateway, gateway.user_key, servers.database_url,
+            servers.hello, servers.peer,
+        )  # fmt: skip
+        await wrk_phase(args, found)
+        answered = found[0].total().requests - found[0].total().errors
+        problems += await check_wrk_deliveries(
+            gateway.deliveries, answered, args.agents, args.deliver_timeout
+        )
+        print_wrk(found)
+    elif args.wrk_seconds > 0:
+        console.print("[yellow]wrk skipped:[/] no wrk on PATH (Debian: apt-get install wrk)")
     await gateway.close()
-    problems = gateway.verify()
+    problems = gateway.verify() + problems
     problems += [
         f"hello-world request {s.index}: HTTP {s.status}"
         for s in hello_total.sent
@@ -135,12 +170,19 @@ async def main(args: argparse.Namespace) -> int:
         await baseline.wait_healthy("/health")
         console.print(f"gateway    pid {gateway.proc.pid} at {gateway.base_url}")
         console.print(f"baseline   pid {baseline.proc.pid} at {baseline.base_url}")
+        peer = None
+        if args.peer and args.wrk_seconds > 0:
+            peer = await start_agent_inbox(workdir, args.agents)
+        if peer is not None:
+            children.append(peer)
+            console.print(f"peer       pid {peer.proc.pid} at {peer.base_url} (agent-inbox)")
+        servers = Servers(gateway, baseline, peer, workdir, database_url)
         gateway_target = GatewayTarget(args, gateway)
         hello_target = HelloTarget(args, baseline)
         try:
             await gateway_target.setup()
             console.print(f"set up in {gateway_target.setup_seconds:.1f} s; sending …")
-            results = await measure(args, gateway_target, hello_target)
+            results = await measure(args, gateway_target, hello_target, servers)
         finally:
             await gateway_target.close()
             await hello_target.close()
@@ -214,6 +256,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default="",
         help="for experiments: run this instead of .venv/bin/agentmail (it gets 'serve "
         "--http-port N --data-dir D' appended), e.g. a wrapper that patches something",
+    )
+    parser.add_argument(
+        "--wrk-seconds",
+        type=float,
+        default=10.0,
+        help="seconds of each wrk run (throughput phase; 0 = skip it; default 10)",
+    )
+    parser.add_argument("--wrk-rounds", type=int, default=2, help="wrk alternations (2)")
+    parser.add_argument(
+        "--no-peer",
+        dest="peer",
+        action="store_false",
+        help="do not install and run agent-inbox 0.34.0 (bench/_peers.py)",
     )
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (logs, database)")
     args = parser.parse_args(argv)

@@ -51,13 +51,16 @@ from _children import (
     gateway_env,
     spawn,
 )
+from _peers import MAILDEV_VERSION, maildev_command
 from _report import console, print_cprofile, print_py_spy
+from _wrk import ServerCpu, load_average
 from sqlalchemy.engine import make_url
 
 ADMIN_PASSWORD = "bench-admin-password"
 DOMAIN = "agentmail.localhost"
 SENDER = f"bench@{DOMAIN}"
 GOAL_RATIO = 0.5
+PEER_GOAL = 1.2  # issue 14: the gateway (with fsync) at 1.2x maildev (unsynced files)
 
 
 def recipient(index: int, conversations: int) -> str:
@@ -85,6 +88,7 @@ class Round:
     seconds: float = 0.0
     server_cpu: float = 0.0
     client_cpu: float = 0.0
+    load_averages: list[str] = field(default_factory=list)
 
     def add(self, other: Round) -> None:
         self.sent += other.sent
@@ -92,14 +96,19 @@ class Round:
         self.seconds += other.seconds
         self.server_cpu += other.server_cpu
         self.client_cpu += other.client_cpu
+        self.load_averages += other.load_averages
 
     @property
     def rate(self) -> float:
         return self.sent / self.seconds if self.seconds else 0.0
 
+    @property
+    def cpu_ms_per_message(self) -> float:
+        return 1000 * self.server_cpu / self.sent if self.sent else float("nan")
+
 
 async def send_round(
-    server: Child, port: int, key: str, items: list[tuple[str, bytes]], n: int
+    server: ServerCpu, port: int, key: str, items: list[tuple[str, bytes]], n: int
 ) -> Round:
     """Sign `n` clients in, then time how long they take to get `items` acknowledged."""
     clients = [aiosmtplib.SMTP(hostname="127.0.0.1", port=port, timeout=60) for _ in range(n)]
@@ -118,12 +127,13 @@ async def send_round(
             except aiosmtplib.SMTPException as error:
                 result.refused.append(repr(error))
 
-    cpu, client_cpu = server.cpu() or 0.0, time.process_time()
+    cpu, client_cpu = await server.sample(), time.process_time()
     started = time.perf_counter()
     await asyncio.gather(*(worker(c) for c in clients))
     result.seconds = time.perf_counter() - started
-    result.server_cpu = (server.cpu() or 0.0) - cpu
+    result.server_cpu = ServerCpu.spent(cpu, await server.sample())
     result.client_cpu = time.process_time() - client_cpu
+    result.load_averages.append(load_average())
     for client in clients:
         await client.quit()
     return result
@@ -188,23 +198,65 @@ def reproduce(args: argparse.Namespace) -> str:
         argv += ["--database-url", args.database_url]
     if args.profile:
         argv += ["--profile", args.profile]
+    if not args.peer:
+        argv.append("--no-peer")
     return shlex.join(argv)
 
 
-def print_results(gateway: Round, sink: Round, rounds: int, problems: list[str]) -> None:
-    ratio = gateway.rate / sink.rate if sink.rate else 0.0
-    for name, r in (("gateway (stored, committed)", gateway), ("bare aiosmtpd sink", sink)):
+def print_results(rows: list[tuple[str, Round]], rounds: int, problems: list[str]) -> None:
+    """One line per server, CPU ms per message first (the server's process tree, plus the
+    PostgreSQL backends of the gateway's database), then the ratios of the goals."""
+    for name, r in rows:
         console.print(
-            f"{name:<28} {r.sent:>6} messages in {r.seconds:6.2f} s = [bold]{r.rate:7.0f}/s[/]"
-            f"   server CPU {r.server_cpu / r.seconds:4.0%}, client CPU"
-            f" {r.client_cpu / r.seconds:4.0%}"
+            f"{name:<28} [bold]{r.cpu_ms_per_message:5.2f} ms CPU/msg[/]  {r.sent:>6} messages in"
+            f" {r.seconds:6.2f} s = [bold]{r.rate:7.0f}/s[/]   server CPU"
+            f" {r.server_cpu / r.seconds:4.0%}, client CPU {r.client_cpu / r.seconds:4.0%}"
         )
+    console.print(
+        f"load average (1/5/15 min) after each round: {' | '.join(rows[0][1].load_averages)}"
+    )
+    gateway, sink = rows[0][1], rows[1][1]
+    ratio = gateway.rate / sink.rate if sink.rate else 0.0
     mark = "[green]met[/]" if ratio >= GOAL_RATIO else "[red]not met[/]"
     console.print(f"ratio gateway / sink         [bold]{ratio:.0%}[/]  (goal >= 50%: {mark})")
+    for name, peer in rows[2:]:
+        ratio = gateway.rate / peer.rate if peer.rate else 0.0
+        mark = "[green]met[/]" if ratio >= PEER_GOAL else "[red]not met[/]"
+        console.print(f"ratio gateway / {name:<12} [bold]{ratio:.2f}x[/]  (goal >= 1.2x: {mark})")
     for problem in problems:
         console.print(f"[red]FAIL[/] {problem}")
     if not problems:
         console.print(f"OK   every message stored exactly once ({rounds} rounds)")
+
+
+async def wait_for_smtp(child: Child, port: int, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        if child.proc.poll() is not None:
+            raise RuntimeError(f"{child.name} exited ({child.proc.returncode}):\n{child.tail()}")
+        try:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{child.name}: no SMTP on {port}:\n{child.tail()}") from None
+            await asyncio.sleep(0.1)
+            continue
+        writer.close()
+        await writer.wait_closed()
+        return
+
+
+def start_maildev(workdir: Path, env: dict[str, str], key: str) -> tuple[Child, int] | None:
+    """maildev, keeping each message in a file of its mail directory (no fsync), with
+    SMTP AUTH required as the gateway does (the same user and key)."""
+    command = maildev_command()
+    if command is None:
+        return None
+    port = free_port()
+    argv = [*command, "--smtp", str(port), "--ip", "127.0.0.1", "--disable-web"]
+    argv += ["--incoming-user", "bench", "--incoming-pass", key]
+    argv += ["--mail-directory", str(workdir / "maildev")]
+    return spawn("maildev", argv, env, workdir / "maildev.log", port), port
 
 
 async def main(args: argparse.Namespace) -> int:
@@ -215,9 +267,12 @@ async def main(args: argparse.Namespace) -> int:
     env = gateway_env(ADMIN_PASSWORD, database_url)
     console.print(f"[bold]smtp_ingest[/]  {reproduce(args)}")
     console.print(f"database     {backend}")
-    console.print(f"machine      {os.cpu_count()} CPUs; gateway and sink each 1 process")
-    gateway_total, sink_total, expected = Round(), Round(), set[str]()
+    console.print(
+        f"machine      {os.cpu_count()} CPUs; each server 1 process; load {load_average()}"
+    )
+    expected = set[str]()
     children: list[Child] = []
+    rows: list[tuple[str, Round]] = []
     try:
         http_port, smtp_port, sink_port = free_port(), free_port(), free_port()
         argv = [*gateway_argv(args, http_port, workdir / "data"), "--smtp-port", str(smtp_port)]
@@ -228,28 +283,36 @@ async def main(args: argparse.Namespace) -> int:
         children.append(sink)
         await gateway.wait_healthy("/api/v1/health")
         key = await setup_accounts(gateway, args.conversations)
+        servers = [
+            ("gateway (stored, committed)", ServerCpu(gateway, database_url), smtp_port),
+            ("bare aiosmtpd sink", ServerCpu(sink), sink_port),
+        ]
+        maildev = start_maildev(workdir, env, key) if args.peer else None
+        if maildev is not None:
+            children.append(maildev[0])
+            await wait_for_smtp(maildev[0], maildev[1])
+            servers.append((f"maildev {MAILDEV_VERSION}", ServerCpu(maildev[0]), maildev[1]))
+        rows = [(name, Round()) for name, _, _ in servers]
         warm = [message("warm", i, args.size, args.conversations) for i in range(args.warmup)]
         expected |= {f"ingest warm {i:06d}" for i in range(args.warmup)}
-        await send_round(gateway, smtp_port, key, warm, args.connections)
-        await send_round(sink, sink_port, key, warm, args.connections)
+        for _, cpu, port in servers:
+            await send_round(cpu, port, key, warm, args.connections)
         per_round = -(-args.messages // args.rounds)
         for number in range(args.rounds):
             first = number * per_round
             indexes = range(first, min(args.messages, first + per_round))
             items = [message("bench", i, args.size, args.conversations) for i in indexes]
             expected |= {f"ingest bench {i:06d}" for i in indexes}
-            gw = await send_round(gateway, smtp_port, key, items, args.connections)
-            base = await send_round(sink, sink_port, key, items, args.connections)
-            gateway_total.add(gw)
-            sink_total.add(base)
-            console.print(
-                f"round {number + 1}/{args.rounds}: gateway {gw.rate:.0f}/s, sink {base.rate:.0f}/s"
-            )
+            line = []
+            for (name, total), (_, cpu, port) in zip(rows, servers, strict=True):
+                measured = await send_round(cpu, port, key, items, args.connections)
+                total.add(measured)
+                line.append(f"{name.split(' (')[0]} {measured.rate:.0f}/s")
+            console.print(f"round {number + 1}/{args.rounds}: " + ", ".join(line))
     finally:
         for child in children:
             await child.stop()
-    problems = [f"gateway refused: {r}" for r in gateway_total.refused[:3]]
-    problems += [f"sink refused: {r}" for r in sink_total.refused[:3]]
+    problems = [f"{name} refused: {r}" for name, total in rows for r in total.refused[:3]]
     try:
         counts = await stored_subjects(database_url, workdir / "data" / "agentmail.db")
         problems += verify(counts, expected)
@@ -260,7 +323,7 @@ async def main(args: argparse.Namespace) -> int:
             console.print(f"kept {workdir}")
         else:
             shutil.rmtree(workdir, ignore_errors=True)
-    print_results(gateway_total, sink_total, args.rounds, problems)
+    print_results(rows, args.rounds, problems)
     if args.profile == "cprofile":
         print_cprofile(args.profile_out)
     elif args.profile == "py-spy":
@@ -296,6 +359,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "holding the GIL; py-spy from PATH or PY_SPY)",
     )
     parser.add_argument("--profile-out", type=Path, default=None, help="where the profile goes")
+    parser.add_argument(
+        "--no-peer",
+        dest="peer",
+        action="store_false",
+        help=f"do not install and run maildev {MAILDEV_VERSION} (bench/_peers.py)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (logs, database)")
     args = parser.parse_args(argv)
     if min(args.messages, args.connections, args.rounds, args.conversations) < 1 or args.warmup < 0:

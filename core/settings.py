@@ -88,6 +88,14 @@ class Settings(BaseSettings):
         7.0, description="Events older than this are pruned; older resumes get `resync`."
     )
     session_cookie_days: float = Field(14.0, description="Lifetime of a web login.")
+    credential_cache_seconds: float = Field(
+        5.0,
+        ge=0,
+        le=300,
+        description="How long a verified key or password is remembered in memory (0: never);"
+        " dropped at once when a key or user changes (on SQLite, a change by another"
+        " process such as the CLI is seen after at most this long).",
+    )
     cookie_secure: bool = Field(False, description="Send the login cookie only over HTTPS.")
     default_budget: int = Field(
         20, description="Round-trip budget given to newly registered agents."

@@ -108,7 +108,10 @@ class Gateway:
         set_bcrypt_rounds(settings.bcrypt_rounds)
         if not settings.database_url:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
-        store = Store(database_url(settings.database_url, settings.sqlite_path))
+        store = Store(
+            database_url(settings.database_url, settings.sqlite_path),
+            credential_ttl=settings.credential_cache_seconds,
+        )
         self.store = store
         self._stack.push_async_callback(store.close)
         await migrate(store)

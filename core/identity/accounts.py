@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select, text
+from sqlalchemy import bindparam, select, text
 from sqlalchemy.orm import Session
 
 from core.address import RESERVED_NAMES, Address, normalize_name
 from core.errors import AuthenticationFailed, InvalidRequest, NameTaken, NotFound
 from core.identity.keys import revoke_token
-from core.identity.security import check_password, hash_password, new_password
+from core.identity.security import (
+    check_password,
+    hash_password,
+    new_password,
+    remembered_password_key,
+)
 from core.principal import Principal
 from core.store.engine import Store
 from core.store.models import Agent, User
@@ -93,13 +98,31 @@ async def get_user(store: Store, name: str) -> User:
 
 
 async def check_user_password(store: Store, name: str, password: str) -> Principal:
-    """The human with this name and password; the same error for a wrong name or password."""
-    query = select(User).where(User.name == name.strip().lower())
-    user = await store.read(lambda s: s.scalar(query))
-    ok = await check_password(password, user.password_hash if user else None)
-    if user is None or not ok:
+    """The human with this name and password; the same error for a wrong name or password.
+
+    A pair that passed is remembered for a few seconds as a keyed hash (as Dovecot's
+    auth cache does), so a mail client's parallel SMTP and IMAP logins pay bcrypt once.
+    What is remembered is the password hash it matched: each login still reads the
+    user's row (one indexed read, no bcrypt), so a password changed by anyone — this
+    process, a replica, the CLI — ends the remembered pair at once. A failure is never
+    remembered: each wrong guess costs bcrypt in full and counts in the login throttle.
+    """
+    name = name.strip().lower()
+    cache, remember_as = store.credentials, remembered_password_key(name, password)
+    row = await store.read(lambda s: s.execute(_USER_LOGIN, {"name": name}).first())
+    remembered: str | None = cache.get(remember_as)
+    if row is not None and remembered is not None and remembered == row.password_hash:
+        return Principal(kind="human", name=row.name, is_admin=row.is_admin, via="password")
+    ok = await check_password(password, row.password_hash if row else None)
+    if row is None or not ok:
         raise AuthenticationFailed("wrong user name or password")
-    return Principal(kind="human", name=user.name, is_admin=user.is_admin, via="password")
+    cache.put(remember_as, row.password_hash, cache.generation)
+    return Principal(kind="human", name=row.name, is_admin=row.is_admin, via="password")
+
+
+_USER_LOGIN = select(User.name, User.is_admin, User.password_hash).where(
+    User.name == bindparam("name")
+)
 
 
 async def logout(store: Store, token: str) -> None:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from core.address import Address, normalize_name
@@ -223,8 +223,11 @@ async def list_agents(store: Store, status: str | None = None) -> list[Agent]:
     return await store.read(lambda s: list(s.scalars(query)))
 
 
+_AGENT_BY_NAME = select(Agent).where(Agent.name == bindparam("name"))  # built once: hot path
+
+
 def get_agent(session: Session, name: str) -> Agent | None:
-    return session.scalar(select(Agent).where(Agent.name == name))
+    return session.scalar(_AGENT_BY_NAME, {"name": name})
 
 
 async def set_default_budget(store: Store, name: str, budget: int | None) -> Agent:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from core.address import ROLE_NAMES, Address
@@ -70,13 +70,16 @@ def _role(session: Session, address: Address) -> Endpoint:
     return Endpoint(address.name, "", None, tuple(admins))
 
 
+_USER_BY_NAME = select(User.id).where(User.name == bindparam("name"))  # built once: hot path
+
+
 def resolve_endpoint(session: Session, address: Address) -> Endpoint:
     if address.name in ROLE_NAMES:
         return _role(session, address)
     agent = get_agent(session, address.name)
     if agent is not None:
         return Endpoint(agent.name, workspace_of(agent, address.path), agent)
-    if session.scalar(select(User.id).where(User.name == address.name)):
+    if session.scalar(_USER_BY_NAME, {"name": address.name}):
         if address.path:
             raise InvalidAddress(
                 f"'{address.name}' is a human: a human's address has no path ('{address.name}@')"

@@ -19,6 +19,7 @@ from core.durations import parse_duration
 from core.errors import AuthenticationFailed, Forbidden, InvalidRequest, NotFound
 from core.identity.security import new_token, token_sha256
 from core.principal import Principal
+from core.store.credentials import not_a_credential_change
 from core.store.engine import Store
 from core.store.models import Key, User, utcnow
 from core.views import IssuedKey, KeyView
@@ -144,10 +145,28 @@ async def revoke_token(store: Store, token: str) -> None:
 
 
 async def authenticate(store: Store, token: str) -> Principal:
-    """The principal a bearer token or login cookie stands for, or AuthenticationFailed."""
+    """The principal a bearer token or login cookie stands for, or AuthenticationFailed.
+
+    A key that may be used again is remembered for a few seconds (store.credentials,
+    dropped at once when any key or user changes, on every replica); a one-time key
+    never is, so each use of it reaches the database and is consumed there.
+    """
     digest = token_sha256(token)
+    cache = store.credentials
+    remembered: Principal | None = cache.get(digest)
+    if remembered is not None:
+        return remembered
+    generation = cache.generation  # before the read: a drop during it wins
+    principal, expires_at = await _authenticate_in_store(store, digest)
+    if principal.key_lifecycle != "one_time":
+        left = None if expires_at is None else (expires_at - utcnow()).total_seconds()
+        cache.put(digest, principal, generation, left)
+    return principal
+
+
+async def _authenticate_in_store(store: Store, digest: str) -> tuple[Principal, datetime | None]:
     now = utcnow()
-    # One statement, plain columns (no ORM objects): this runs on every request.
+    # One statement, plain columns (no ORM objects): this runs on every uncached request.
     query = (
         select(
             Key.id,
@@ -173,9 +192,10 @@ async def authenticate(store: Store, token: str) -> Principal:
     ):
         raise AuthenticationFailed("invalid, expired, used or revoked key")
     if row.kind == "agent":
-        return Principal(
+        agent = Principal(
             kind="agent", name=row.owner or "", key_id=row.id, key_lifecycle=row.lifecycle
         )
+        return agent, row.expires_at
     if row.user_name is None:
         raise AuthenticationFailed("the key's user no longer exists")
     if row.lifecycle == "one_time" and row.kind == "user":
@@ -183,9 +203,16 @@ async def authenticate(store: Store, token: str) -> Principal:
     if row.kind == "login" and (
         row.last_used_at is None or row.last_used_at <= now - LAST_USE_PRECISION
     ):
+        # (Served from the cache, a login is touched when its entry has expired: the
+        # recorded last use is within LAST_USE_PRECISION plus the cache's seconds.)
         touch = update(Key).where(Key.id == row.id).values(last_used_at=now)
-        await store.write(lambda s: s.execute(touch))
-    return Principal(
+
+        def record_use(session: Session) -> None:
+            session.execute(touch)
+            not_a_credential_change(session)  # no answer changes: keep what others cached
+
+        await store.write(record_use)
+    human = Principal(
         kind="human",
         name=row.user_name,
         key_id=row.id,
@@ -193,6 +220,7 @@ async def authenticate(store: Store, token: str) -> Principal:
         is_admin=bool(row.is_admin),
         via="login" if row.kind == "login" else "key",
     )
+    return human, row.expires_at
 
 
 async def _consume_one_time(store: Store, key_id: str) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import hmac
 import secrets
 
 import bcrypt
@@ -21,6 +22,18 @@ def new_token(kind: str) -> str:
 
 def token_sha256(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+# A fresh secret per process: the cache's keys of verified passwords
+# (core/store/credentials.py) are worthless outside this process's memory.
+_REMEMBER_KEY = secrets.token_bytes(32)
+
+
+def remembered_password_key(name: str, password: str) -> str:
+    """The in-memory cache key of a verified (name, password): a keyed hash (HMAC-SHA256),
+    never the password, so what is remembered cannot be checked against offline."""
+    message = name.encode("utf-8") + b"\0" + password.encode("utf-8")
+    return "password:" + hmac.new(_REMEMBER_KEY, message, hashlib.sha256).hexdigest()
 
 
 def new_password() -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from core.address import Address, normalize_alias
@@ -114,9 +114,7 @@ def choose_conversation(
     key = None
     if not address.is_new and target.session_alias is None:
         key = default_key(sender.pair, recipient.pair)
-        existing = session.scalar(
-            select(Conversation).where(Conversation.default_key == key).with_for_update()
-        )
+        existing = session.scalar(_DEFAULT_CONVERSATION, {"key": key})
         if existing is not None:
             return existing, False
     check_new_conversation_rate(session, sender, limits)
@@ -124,6 +122,13 @@ def choose_conversation(
     conv = open_conversation(session, target.subject, target.session_alias, budget, sender.name)
     conv.default_key = key
     return conv, True
+
+
+# Built once (the hot path of every send): a statement made per call pays for its
+# construction and its cache key each time.
+_DEFAULT_CONVERSATION = (
+    select(Conversation).where(Conversation.default_key == bindparam("key")).with_for_update()
+)
 
 
 def open_conversation(

@@ -284,7 +284,9 @@ def mail_writer(
             )
         # Core statements, not the ORM unit of work: this is the hottest write path.
         connection = session.connection()
-        seq = connection.execute(_INSERT_MAIL.values(values)).scalar_one()
+        # Bound per call, built once: `.values(values)` would make a new statement (and
+        # its cache key over every value) for each mail.
+        seq = connection.execute(_INSERT_MAIL, values).scalar_one()
         attach(session, attachment_ids, seq)
         if forward_of is not None:
             assert parent is not None

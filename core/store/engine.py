@@ -41,6 +41,12 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from core.store import metrics
 from core.store.bus import EventBus
+from core.store.credentials import (
+    CREDENTIALS_CHANGED,
+    CredentialCache,
+    credentials_written,
+    watch_credential_writes,
+)
 from core.store.group_commit import MAX_GROUP, GroupCommitWriter
 from core.store.models import Event, UTCDateTime, table_of, utcnow
 
@@ -104,11 +110,19 @@ class Store:
     """Owns the engines; runs read and write transactions off the event loop."""
 
     def __init__(
-        self, url: str, bus: EventBus | None = None, *, group_limit: int = MAX_GROUP
+        self,
+        url: str,
+        bus: EventBus | None = None,
+        *,
+        group_limit: int = MAX_GROUP,
+        credential_ttl: float = 0.0,
     ) -> None:
-        """`group_limit`: SQLite writes per COMMIT at most (1 turns group commit off)."""
+        """`group_limit`: SQLite writes per COMMIT at most (1 turns group commit off);
+        `credential_ttl`: seconds an authenticated key or password is remembered
+        (core/store/credentials.py; 0, the default, remembers nothing)."""
         self.url = url
         self.bus = bus or EventBus()
+        self.credentials = CredentialCache(credential_ttl)
         self.dialect = make_url(url).get_backend_name()
         self._async_engine: AsyncEngine | None = None
         if self.dialect == "sqlite":
@@ -120,9 +134,11 @@ class Store:
                 SQLITE_READERS, thread_name_prefix="agentmail-sqlite-reader"
             )
             self._group_writer = GroupCommitWriter(self._write_engine, self._writer, group_limit)
+            watch_credential_writes(self._write_engine)
         else:
             self._async_engine = create_async_engine(url, pool_size=10, max_overflow=20)
             self._async_sessions = async_sessionmaker(self._async_engine, expire_on_commit=False)
+            watch_credential_writes(self._async_engine.sync_engine)
 
     @property
     def engine(self) -> AsyncEngine:
@@ -156,6 +172,9 @@ class Store:
             # together with one fsync (though the events lock below serializes the
             # commits of writes that emit events).
             result, recipients = await self._write_postgres(fn)
+        if CREDENTIALS_CHANGED in recipients:
+            self.credentials.drop_all()  # after COMMIT: the next read sees the change
+            recipients = recipients - {CREDENTIALS_CHANGED}
         if recipients:
             self.bus.publish(recipients)
         return result
@@ -230,6 +249,10 @@ def flush_events(session: Session, dialect: str) -> set[str]:
     """Insert the queued events (last in the transaction) and return whom to wake."""
     queued = pending_events(session)
     wakes: set[str] = session.info.pop("agentmail_wakes", set())
+    session.flush()  # the ORM's pending changes first: events stay last, and are seen below
+    if credentials_written(session):
+        # Rides the wake-ups: dropped here after COMMIT, and by every replica's NOTIFY.
+        wakes.add(CREDENTIALS_CHANGED)
     if not queued and not wakes:
         return set()
     recipients = wakes | {row["recipient"] for row in queued}

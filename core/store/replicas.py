@@ -1,7 +1,8 @@
 """Cross-replica wake-ups on PostgreSQL: LISTEN/NOTIFY feeding the local event bus.
 
 Every write transaction that adds events also sends `NOTIFY agentmail_events`
-with the recipients' names (core/store/engine.py); PostgreSQL delivers it at commit to
+with the recipients' names (core/store/engine.py), and `!credentials` when it
+changed a key or a user (core/store/credentials.py); PostgreSQL delivers it at commit to
 every gateway replica listening here, which wakes its local streams. The rows
 stay the source of truth: a lost notification only delays a stream until the
 next wake, and after a reconnect every local stream is woken to re-read.
@@ -15,6 +16,7 @@ import logging
 from typing import Any
 
 from core.store.bus import EventBus
+from core.store.credentials import CREDENTIALS_CHANGED
 from core.store.engine import NOTIFY_CHANNEL, WAKE_ALL, Store
 
 log = logging.getLogger("agentmail.replicas")
@@ -29,10 +31,15 @@ class ReplicaListener:
         self._task: asyncio.Task[None] | None = None
 
     def _on_notify(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
-        if payload == WAKE_ALL:
+        if payload == WAKE_ALL:  # too many names to list: credentials may be among them
+            self.store.credentials.drop_all()
             self.bus.publish_all()
-        else:
-            self.bus.publish(payload.split("\n"))
+            return
+        names = payload.split("\n")
+        if CREDENTIALS_CHANGED in names:  # a key or user changed on some replica
+            self.store.credentials.drop_all()
+            names.remove(CREDENTIALS_CHANGED)
+        self.bus.publish(names)
 
     async def _listen_once(self) -> None:
         async with self.store.engine.connect() as connection:
@@ -43,7 +50,9 @@ class ReplicaListener:
             driver.add_termination_listener(lambda _conn: lost.set())
             await driver.add_listener(NOTIFY_CHANNEL, self._on_notify)
             self.connected.set()
-            # Anything committed while we were not listening: let streams re-read.
+            # Anything committed while we were not listening: let streams re-read,
+            # and forget credentials that may have changed meanwhile.
+            self.store.credentials.drop_all()
             self.bus.publish_all()
             try:
                 await lost.wait()

@@ -1,0 +1,94 @@
+"""The gateway as a real child process (`python -m gateway serve`), for tests that kill it.
+
+An in-process gateway (tests/support/gateway.py) cannot be killed without killing
+the test; a child process can be sent SIGKILL, so the writes in flight are cut
+wherever they are, and restarted on the same data.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ADMIN_PASSWORD = "admin-password"
+
+
+def serve_env(database_url: str, data_dir: Path) -> dict[str, str]:
+    """The environment of a gateway on `database_url` (SQLite file URL or PostgreSQL) with
+    ports chosen by the OS, cheap bcrypt and a known admin password."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTMAIL_")}
+    env.update(
+        {
+            "DATABASE_URL": database_url,
+            "AGENTMAIL_DATA_DIR": str(data_dir),
+            "AGENTMAIL_HTTP_PORT": "0",
+            "AGENTMAIL_SMTP_PORT": "0",
+            "AGENTMAIL_IMAP_PORT": "0",
+            "AGENTMAIL_BCRYPT_ROUNDS": "4",
+            "ADMIN_PASSWORD": ADMIN_PASSWORD,
+        }
+    )
+    return env
+
+
+@dataclass
+class ServedGateway:
+    process: asyncio.subprocess.Process
+    http_port: int
+    smtp_port: int
+    imap_port: int
+    _drain: asyncio.Task[None] | None = field(default=None, repr=False)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.http_port}"
+
+    async def kill(self) -> None:
+        """SIGKILL: no shutdown, no flush — the machine "crashes"."""
+        if self.process.returncode is None:
+            self.process.kill()
+        await self.process.wait()
+
+    async def stop(self) -> int:
+        """SIGTERM, the orderly shutdown; returns the exit status."""
+        if self.process.returncode is None:
+            self.process.terminate()
+        async with asyncio.timeout(30):
+            return await self.process.wait()
+
+
+async def serve(env: dict[str, str]) -> ServedGateway:
+    """Start `agentmail serve` and wait for its banner, which names the ports it bound."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "gateway",
+        "serve",
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    assert process.stdout is not None
+    text = ""
+    async with asyncio.timeout(60):
+        while "log in as" not in text:
+            line = (await process.stdout.readline()).decode()
+            assert line, f"serve ended early: {text}"
+            text += line
+    http = re.search(r"http://127\.0\.0\.1:(\d+)/", text)
+    smtp = re.search(r"SMTP\s+127\.0\.0\.1:(\d+)", text)
+    imap = re.search(r"IMAP\s+127\.0\.0\.1:(\d+)", text)
+    assert http and smtp and imap, text
+    served = ServedGateway(process, int(http.group(1)), int(smtp.group(1)), int(imap.group(1)))
+    # The banner is all we read; later output must not fill the pipe and block the child.
+    served._drain = asyncio.create_task(_drain(process.stdout))
+    return served
+
+
+async def _drain(stream: asyncio.StreamReader) -> None:
+    while await stream.read(65536):
+        pass
