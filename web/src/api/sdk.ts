@@ -19,6 +19,9 @@ export type KeyLifecycle = "permanent" | "one_time" | "timed";
 
 export const API_PREFIX = "/api/v1";
 
+/** A client-generated key registered by its digest only (the key never leaves its host). */
+const SHA256_HEX = /^[0-9a-f]{64}$/i;
+
 export function createSdk(options: ClientOptions = {}) {
   const client = createApiClient(options);
   const baseUrl = options.baseUrl ?? "";
@@ -151,8 +154,15 @@ export function createSdk(options: ClientOptions = {}) {
       ),
     agentKeys: () => unwrap(client.GET("/api/v1/admin/agent-keys")),
     /** `key`: register a key the agent generated itself instead of making one. */
-    issueAgentKey: (label: string, lifecycle: KeyLifecycle, expires_in?: string, key?: string) =>
-      unwrap(client.POST("/api/v1/admin/agent-keys", { body: { label, lifecycle, expires_in, key: key || null } })),
+    /** `key` may be the key itself or, as a bridge logs it, only its SHA-256 (64 hex digits). */
+    issueAgentKey: (label: string, lifecycle: KeyLifecycle, expires_in?: string, key?: string) => {
+      const digest = key && SHA256_HEX.test(key) ? key.toLowerCase() : null;
+      return unwrap(
+        client.POST("/api/v1/admin/agent-keys", {
+          body: { label, lifecycle, expires_in, key: digest ? null : key || null, key_sha256: digest },
+        }),
+      );
+    },
     revokeAgentKey: (key_id: string) =>
       unwrap(client.DELETE("/api/v1/admin/agent-keys/{key_id}", { params: { path: { key_id } } })),
     eventsUrl: () => `${baseUrl}${API_PREFIX}/events/stream`,

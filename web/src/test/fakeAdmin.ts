@@ -41,8 +41,10 @@ export function answerAdmin(method: string, path: string, body: unknown, json: J
   }
   if (method === "GET" && path === "/api/v1/admin/agent-keys") return json({ keys: [] });
   if (method === "POST" && path === "/api/v1/admin/agent-keys") {
-    const request = body as { label: string; lifecycle: string; key?: string | null };
-    return json({ key_id: "k9", key: request.key ?? "amk_generated_once", lifecycle: request.lifecycle, label: request.label, expires_at: null }, 201);
+    const request = body as { label: string; lifecycle: string; key?: string | null; key_sha256?: string | null };
+    // As core/identity/keys.py: a client-made key (given, or by its digest) is never echoed.
+    const clientMade = Boolean(request.key || request.key_sha256);
+    return json({ key_id: "k9", key: clientMade ? null : "amk_generated_once", lifecycle: request.lifecycle, label: request.label, expires_at: null }, 201);
   }
   return null;
 }

@@ -61,6 +61,16 @@ describe("agent keys", () => {
     );
   });
 
+  it("registers a key by its SHA-256 alone, as a bridge logs it", async () => {
+    const digest = "AB".repeat(32);
+    renderUi(<AdminPage />);
+    await userEvent.type(await screen.findByLabelText("Client-generated key (optional)"), digest);
+    await userEvent.click(screen.getByRole("button", { name: "Issue a key" }));
+    await waitFor(() =>
+      expect(gateway.bodies["POST /api/v1/admin/agent-keys"]).toMatchObject({ key: null, key_sha256: digest.toLowerCase() }),
+    );
+  });
+
   it("issues a key when none is given, and shows it once", async () => {
     renderUi(<AdminPage />);
     await userEvent.click(await screen.findByRole("button", { name: "Issue a key" }));
