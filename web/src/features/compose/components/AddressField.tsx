@@ -2,10 +2,14 @@
  * An address input that suggests as you type (agents' workspaces, humans,
  * my named conversations, and `.new` for a fresh conversation): the ARIA 1.2
  * combobox pattern, arrows to move, Enter to pick, Escape to close.
+ * With `multiple` (Cc) the field holds a list, suggests for the entry being
+ * typed (the last one) and a pick replaces only that entry.
  */
 import { useId, useState } from "react";
 import { useTranslation } from "react-i18next";
 import type { Candidate } from "@/api";
+import { lastEntry, replaceLastEntry } from "../addressList";
+import type { AddressProblem } from "../hooks/useAddressChecks";
 import { useAddressSuggestions } from "../hooks/useAddressSuggestions";
 
 export interface AddressFieldProps {
@@ -14,7 +18,13 @@ export interface AddressFieldProps {
   onChange: (value: string) => void;
   required?: boolean;
   autoFocus?: boolean;
+  placeholder?: string;
+  /** Several addresses separated by commas; suggestions are for the last one. */
+  multiple?: boolean;
+  /** The one address's problem (a single field). */
   error?: string | null;
+  /** Each undeliverable address's problem (a `multiple` field), listed under it. */
+  problems?: readonly AddressProblem[];
   /** Left the field (not by picking a suggestion): the moment to check the address. */
   onLeave?: () => void;
 }
@@ -34,19 +44,22 @@ function withNew(candidates: Candidate[], typed: string): Option[] {
   return options;
 }
 
-export function AddressField({ label, value, onChange, required, autoFocus, error, onLeave }: AddressFieldProps) {
+export function AddressField(props: AddressFieldProps) {
+  const { label, value, onChange, required, autoFocus, placeholder, multiple, error, problems = [], onLeave } = props;
   const { t } = useTranslation();
   const id = useId();
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(-1);
-  const suggestions = useAddressSuggestions(value, open);
-  const options = withNew(suggestions.data ?? [], value);
+  const typed = multiple ? lastEntry(value) : value;
+  const suggestions = useAddressSuggestions(typed, open);
+  const options = withNew(suggestions.data ?? [], typed);
   const expanded = open && options.length > 0;
   const listId = `${id}-list`;
   const errorId = `${id}-error`;
+  const invalid = Boolean(error) || problems.length > 0;
 
   function pick(option: Option) {
-    onChange(option.address);
+    onChange(multiple ? replaceLastEntry(value, option.address) : option.address);
     setOpen(false);
     setActive(-1);
   }
@@ -61,6 +74,7 @@ export function AddressField({ label, value, onChange, required, autoFocus, erro
         value={value}
         required={required}
         autoFocus={autoFocus}
+        placeholder={placeholder}
         autoComplete="off"
         spellCheck={false}
         role="combobox"
@@ -68,8 +82,8 @@ export function AddressField({ label, value, onChange, required, autoFocus, erro
         aria-controls={listId}
         aria-autocomplete="list"
         aria-activedescendant={expanded && active >= 0 ? `${id}-opt-${active}` : undefined}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={error ? errorId : undefined}
+        aria-invalid={invalid || undefined}
+        aria-describedby={invalid ? errorId : undefined}
         onChange={(e) => {
           onChange(e.target.value);
           setOpen(true);
@@ -134,6 +148,14 @@ export function AddressField({ label, value, onChange, required, autoFocus, erro
         <p id={errorId} role="alert" className="text-sm text-danger">
           {error}
         </p>
+      ) : problems.length > 0 ? (
+        <ul id={errorId} role="alert" className="text-sm text-danger">
+          {problems.map((problem) => (
+            <li key={problem.address}>
+              <span className="font-mono">{problem.address}</span>: {problem.message}
+            </li>
+          ))}
+        </ul>
       ) : null}
     </div>
   );

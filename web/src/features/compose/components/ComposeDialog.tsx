@@ -12,6 +12,7 @@ import { Button } from "@/components/Button";
 import { ErrorNote } from "@/components/ErrorNote";
 import { Modal } from "@/components/Modal";
 import { sdk } from "@/lib/sdk";
+import { splitAddresses } from "../addressList";
 import { closeCompose, type ComposeRequest } from "../hooks/composeStore";
 import { initialFields } from "../hooks/initialFields";
 import { useAddressChecks } from "../hooks/useAddressChecks";
@@ -28,11 +29,9 @@ function parseBudget(text: string): Budget | null {
   return Number.isFinite(n) && n >= 1 ? n : null;
 }
 
-const splitList = (text: string) => text.split(/[,;\s]+/).map((s) => s.trim()).filter(Boolean);
-
 export function ComposeDialog({ request, me }: { request: ComposeRequest; me: string }) {
   const { t } = useTranslation();
-  const ids = { subject: useId(), cc: useId(), budget: useId() };
+  const ids = { subject: useId(), budget: useId() };
   const queryClient = useQueryClient();
   const start = useMemo(() => initialFields(request, me), [request, me]);
   const [to, setTo] = useState(start.to);
@@ -50,7 +49,7 @@ export function ComposeDialog({ request, me }: { request: ComposeRequest; me: st
     ? null
     : {
         to: to.trim() || null,
-        cc: splitList(cc),
+        cc: splitAddresses(cc),
         subject,
         body,
         reply_to: start.replyTo,
@@ -60,7 +59,7 @@ export function ComposeDialog({ request, me }: { request: ComposeRequest; me: st
 
   const checks = useAddressChecks();
   const toProblem = checks.problems([to])[0]?.message ?? null;
-  const ccProblems = checks.problems(splitList(cc));
+  const ccProblems = checks.problems(splitAddresses(cc));
   const checkedProblem = toProblem !== null || ccProblems.length > 0;
   // The send's own refusal of an address, unless a check already explains it under its field.
   const sendAddressError = error instanceof ApiError && ADDRESS_ERRORS.has(error.code) ? error.message : null;
@@ -71,13 +70,13 @@ export function ComposeDialog({ request, me }: { request: ComposeRequest; me: st
     setSending(true);
     setError(null);
     try {
-      await checks.check([to, ...splitList(cc)]);
+      await checks.check([to, ...splitAddresses(cc)]);
       if (request.mode === "forward") {
-        await sdk.forward(request.mail.mail_id, { to: to.trim(), cc: splitList(cc), body, subject });
+        await sdk.forward(request.mail.mail_id, { to: to.trim(), cc: splitAddresses(cc), body, subject });
       } else {
         await sdk.send({
           to: to.trim(),
-          cc: splitList(cc),
+          cc: splitAddresses(cc),
           subject,
           body,
           reply_to: start.replyTo,
@@ -120,30 +119,15 @@ export function ComposeDialog({ request, me }: { request: ComposeRequest; me: st
           error={addressError}
           onLeave={() => void checks.check([to])}
         />
-        <div className="flex flex-col gap-1">
-          <label htmlFor={ids.cc} className="text-sm font-medium">
-            {t("compose.cc")}
-          </label>
-          <input
-            id={ids.cc}
-            value={cc}
-            onChange={(e) => setCc(e.target.value)}
-            onBlur={() => void checks.check(splitList(cc))}
-            placeholder={t("compose.ccHint")}
-            aria-invalid={ccProblems.length > 0 || undefined}
-            aria-describedby={ccProblems.length > 0 ? `${ids.cc}-error` : undefined}
-            className="min-h-10 rounded-md border border-line bg-canvas px-2 font-mono text-sm max-md:min-h-11"
-          />
-          {ccProblems.length > 0 ? (
-            <ul id={`${ids.cc}-error`} role="alert" className="text-sm text-danger">
-              {ccProblems.map((problem) => (
-                <li key={problem.address}>
-                  <span className="font-mono">{problem.address}</span>: {problem.message}
-                </li>
-              ))}
-            </ul>
-          ) : null}
-        </div>
+        <AddressField
+          label={t("compose.cc")}
+          value={cc}
+          onChange={setCc}
+          multiple
+          placeholder={t("compose.ccHint")}
+          problems={ccProblems}
+          onLeave={() => void checks.check(splitAddresses(cc))}
+        />
         <div className="flex flex-col gap-1">
           <label htmlFor={ids.subject} className="text-sm font-medium">
             {t("compose.subject")}
