@@ -11,7 +11,8 @@ pymap's `ConnectionState.do_select`, `do_fetch`, `do_store` and `do_search`
   beside FLAGS.
 - STORE: `UNCHANGEDSINCE` (§3.1.3): messages changed since are left alone and named
   in `[MODIFIED …]`; the others' FETCH carries MODSEQ even for `.SILENT`.
-- SEARCH: the `MODSEQ` key (§3.1.5), and `(MODSEQ n)`, the highest of those found.
+- SEARCH: the `MODSEQ` key (§3.1.5) wherever a search key may stand (imap_view/
+  condstore_search.py), and `(MODSEQ n)`, the highest of those found.
 In a mailbox without mod-sequences the MODSEQ forms are `BAD` (§3.1.2.2).
 """
 
@@ -43,6 +44,7 @@ from pymap.parsing.response.specials import (
 from pymap.parsing.specials import FetchAttribute, FetchValue, SequenceSet
 from pymap.selected import SelectedMailbox
 
+from imap_view.condstore_search import uses_modseq
 from imap_view.extensions import Extensions, stored_modseq, wire_modseq
 from imap_view.message import Message
 from imap_view.qresync import QresyncParameters, changed_fetches, vanished_response
@@ -251,7 +253,7 @@ class CondstoreState(ConnectionState):
 
     async def do_search(self, cmd: SearchCommand) -> _CommandRet:
         selected = self._gateway_selected()
-        by_modseq = any(key.value == b"MODSEQ" for key in cmd.keys)
+        by_modseq = uses_modseq(cmd.keys)  # anywhere: inside OR, NOT, parentheses too
         if by_modseq:
             if not selected.has_modseq:
                 return ResponseBad(cmd.tag, cmd.command + _NOMODSEQ), None

@@ -8,9 +8,10 @@ them (imap_view/config.py, imap_view/search_charset.py). The command options
 (`CHANGEDSINCE`, `UNCHANGEDSINCE`, `VANISHED`, SELECT's `CONDSTORE` and
 `QRESYNC`) are RFC 4466 options, which pymap parses already.
 
-A MODSEQ search key is understood at the top level of the search and after NOT,
-which is where clients put it; inside OR or parentheses pymap's own parser reads
-it, and the command is a `BAD`.
+A MODSEQ search key may stand wherever a search key may: pymap reads OR's two
+keys and a parenthesised list with its own `SearchKey.parse`, which knows no
+MODSEQ, so `ModseqSearchKey` parses NOT, OR and parentheses itself, recursing into
+itself; imap_view/condstore_search.py evaluates what it builds.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import re
 from collections.abc import Sequence
 from contextlib import suppress
 
+from pymap.frozen import frozenlist
 from pymap.parsing import EndLine, Params, Space
 from pymap.parsing.command.select import FetchCommand, SearchCommand
 from pymap.parsing.exceptions import NotParseable
@@ -40,9 +42,15 @@ _MODSEQ_ITEM = re.compile(rb" *MODSEQ(?=[\s)]|$)", re.I)
 # search-modseq-ext = SP entry-name SP entry-type-req (a quoted flag name; ignored here:
 # one mod-sequence per message serves every flag).
 _MODSEQ_KEY = re.compile(
-    rb'(NOT +)?MODSEQ(?: +"(?:[^"\\\r\n]|\\.)*" +(?:PRIV|SHARED|ALL))? +(\d{1,19})', re.I
+    rb'MODSEQ(?: +"(?:[^"\\\r\n]|\\.)*" +(?:PRIV|SHARED|ALL))? +(\d{1,19})', re.I
 )
 _MAX_MODSEQ = 9_223_372_036_854_775_807  # RFC 7162 §7: 63 bits
+_NOT = re.compile(rb"NOT +", re.I)
+_OR = re.compile(rb"OR +", re.I)
+_LIST_END = re.compile(rb" *\)")
+# How deep NOT, OR and parentheses may nest. pymap has no bound, and a 64 KiB line of
+# `(` would run Python out of stack; no client nests a search half as deep.
+MAX_NESTING = 32
 
 
 class ModseqFetchAttribute(FetchAttribute):
@@ -99,22 +107,62 @@ class ModseqUidFetchCommand(ModseqFetchCommand):
 
 class ModseqSearchKey(SearchKey):
     """pymap's search key, or `MODSEQ n` (`filter` is n): messages whose mod-sequence is
-    n or more (RFC 7162 §3.1.5); `NOT MODSEQ n` those below it."""
+    n or more (RFC 7162 §3.1.5); `NOT MODSEQ n` those below it. NOT, OR and
+    parenthesised lists are parsed here (RFC 3501 §9 `search-key`), so a MODSEQ may
+    stand inside them; every other key is pymap's."""
 
     @classmethod
     def parse(cls, buf: memoryview, params: Params) -> tuple[SearchKey, memoryview]:
-        start = cls._whitespace_length(buf)
-        match = _MODSEQ_KEY.match(buf, start)
-        if match is not None:
-            value = int(match.group(2))
+        return cls._parse_nested(buf, params, 0)
+
+    @classmethod
+    def _parse_nested(
+        cls, buf: memoryview, params: Params, depth: int
+    ) -> tuple[SearchKey, memoryview]:
+        rest = buf[cls._whitespace_length(buf) :]
+        modseq = _MODSEQ_KEY.match(rest)
+        if modseq is not None:
+            value = int(modseq.group(1))
             if value > _MAX_MODSEQ:
                 raise NotParseable(buf)
-            return cls(b"MODSEQ", value, inverse=bool(match.group(1))), buf[match.end(0) :]
-        return super().parse(buf, params)
+            return cls(b"MODSEQ", value), rest[modseq.end(0) :]
+        inverse, either = _NOT.match(rest), _OR.match(rest)
+        nested = inverse is not None or either is not None or bytes(rest[0:1]) == b"("
+        if not nested:
+            return super().parse(buf, params)
+        if depth == MAX_NESTING:
+            raise NotParseable(buf)
+        if inverse is not None:  # "NOT" SP search-key
+            key, after = cls._parse_nested(rest[inverse.end(0) :], params, depth + 1)
+            return cls(key.value, key.filter, not key.inverse), after
+        if either is not None:  # "OR" SP search-key SP search-key
+            left, after = cls._parse_nested(rest[either.end(0) :], params, depth + 1)
+            _, after = Space.parse(after, params)
+            right, after = cls._parse_nested(after, params, depth + 1)
+            return cls(b"OR", (left, right)), after
+        keys, after = cls._parse_list(rest[1:], params, depth + 1)
+        return cls(b"KEYSET", frozenlist(keys)), after
+
+    @classmethod
+    def _parse_list(
+        cls, buf: memoryview, params: Params, depth: int
+    ) -> tuple[list[SearchKey], memoryview]:
+        """After "(": search-key *(SP search-key) ")" (RFC 3501 §9; never empty)."""
+        keys: list[SearchKey] = []
+        while True:
+            end = _LIST_END.match(buf)
+            if end is not None and keys:
+                return keys, buf[end.end(0) :]
+            if keys and not cls._whitespace_length(buf):
+                raise NotParseable(buf)
+            if params.list_limit is not None and len(keys) == params.list_limit:
+                raise NotParseable(buf)
+            key, buf = cls._parse_nested(buf, params, depth)
+            keys.append(key)
 
 
 class ModseqSearchCommand(SearchCommand):
-    """pymap's SEARCH (its parse, 0.36.7) with `ModseqSearchKey` for the top-level keys."""
+    """pymap's SEARCH (its parse, 0.36.7) with `ModseqSearchKey` for its keys."""
 
     @classmethod
     def parse(cls, buf: memoryview, params: Params) -> tuple[SearchCommand, memoryview]:

@@ -20,15 +20,16 @@ from pymap.parsing.command.select import CloseCommand, FetchCommand
 from pymap.parsing.response.code import CopyUid
 from pymap.parsing.specials import FetchRequirement, SearchKey, SequenceSet
 from pymap.parsing.specials.flag import Flag, Seen
-from pymap.search import SearchCriteriaSet, SearchParams
+from pymap.search import SearchParams
 from pymap.selected import SelectedMailbox
 
 from core.folders.vanished import expunged_since
 from core.store.bus import Subscription
 from imap_view.backend import Backend
+from imap_view.condstore_search import GatewayCriteriaSet, keys_within
 from imap_view.config import GatewayImapConfig
 from imap_view.contents import Contents
-from imap_view.extensions import Extensions, stored_modseq
+from imap_view.extensions import Extensions
 from imap_view.mailbox import MailboxData
 from imap_view.mailbox_set import SPECIAL_USE, MailboxSet
 from imap_view.message import Message
@@ -174,15 +175,12 @@ class Session(BaseSession[Message]):
     ) -> tuple[Iterable[tuple[int, Message]], SelectedMailbox]:
         mailbox = await self._get_selected(selected)
         updated = await mailbox.update_selected(selected)
-        by_modseq = [key for key in keys if key.value == b"MODSEQ"]  # RFC 7162 §3.1.5
-        keys = frozenset(key for key in keys if key.value != b"MODSEQ")
         requirement = FetchRequirement.reduce(key.requirement for key in keys)
         params = SearchParams(updated, disabled=self.config.disable_search_keys)
-        search = SearchCriteriaSet(keys, params)
+        search = GatewayCriteriaSet(keys, params)  # MODSEQ anywhere (RFC 7162 §3.1.5)
         candidates = _messages(updated, search.sequence_set)
-        for key in by_modseq:
-            at_least = stored_modseq(key.filter_int)
-            candidates = [(n, m) for n, m in candidates if (m.modseq >= at_least) != key.inverse]
+        for criterion in search.by_modseq:  # before any content is loaded
+            candidates = [(n, m) for n, m in candidates if criterion.admits(m)]
         if not requirement.has_none(FetchRequirement.CONTENT):
             await self._contents.load(m.mail_seq for _, m in candidates)
         if _uses_internal_date(keys):
@@ -312,16 +310,10 @@ _ENVELOPE_ONLY = frozenset({b"FLAGS", b"UID", b"INTERNALDATE", b"ENVELOPE", b"MO
 _DATE_KEYS = frozenset({b"BEFORE", b"ON", b"SINCE", b"OLDER", b"YOUNGER"})
 
 
-def _uses_internal_date(keys: Iterable[object]) -> bool:
+def _uses_internal_date(keys: Iterable[SearchKey]) -> bool:
     """Whether a SEARCH compares INTERNALDATE (RFC 3501 §6.4.4 BEFORE/ON/SINCE,
     RFC 5032 OLDER/YOUNGER), also inside OR, NOT and parentheses."""
-    for key in keys:
-        if isinstance(key, SearchKey):
-            if key.value in _DATE_KEYS or _uses_internal_date([key.filter]):
-                return True
-        elif isinstance(key, tuple | frozenset | list) and _uses_internal_date(key):
-            return True
-    return False
+    return any(key.value in _DATE_KEYS for key in keys_within(keys))
 
 
 def _special_use(name: str) -> list[bytes]:

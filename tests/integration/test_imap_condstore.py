@@ -113,3 +113,78 @@ async def test_condstore_modseqs_changedsince_unchangedsince_and_search(api: Api
     info, recent = await asyncio.to_thread(with_imapclient)
     assert info[b"HIGHESTMODSEQ"] == now[2]
     assert list(recent) == [2] and recent[2][b"MODSEQ"] == (now[2],)
+
+
+# SEARCH MODSEQ wherever a search key may stand (RFC 7162 §3.1.5 in RFC 3501 §9's
+# search-key): messages 1..4; 1 seen, then 2 and then 4 flagged, so 2 and 4 changed
+# last and 4 last of all; `{t2}` matches messages 2 and 4, `{t4}` message 4 only.
+NESTED_SEARCHES = [
+    (b"OR MODSEQ {t4} SEEN", {1, 4}),
+    (b"OR SEEN MODSEQ {t4}", {1, 4}),
+    (b"(MODSEQ {t2} UID 1:3)", {2}),
+    (b"(MODSEQ {t2}) UNFLAGGED", set()),
+    (b"NOT (MODSEQ {t2})", {1, 3}),
+    (b"NOT OR MODSEQ {t4} SEEN", {2, 3}),
+    (b"NOT NOT MODSEQ {t4}", {4}),
+    (b"OR (NOT MODSEQ {t2} UNSEEN) (OR SEEN (MODSEQ {t4}))", {1, 3, 4}),
+    (b"UID 2:4 (OR MODSEQ {t4} (NOT (MODSEQ {t2})))", {3, 4}),
+    (b'(OR MODSEQ "/flags/\\\\flagged" shared {t4} DELETED)', {4}),
+]
+
+
+def _found(lines: list[bytes]) -> tuple[set[int], int | None]:
+    """The numbers of a `* SEARCH` reply, and its `(MODSEQ n)` if any."""
+    line = next(line for line in lines if line.startswith(b"* SEARCH"))
+    modseq = re.search(rb"\(MODSEQ (\d+)\)", line)
+    numbers = re.sub(rb"\(MODSEQ \d+\)", b"", line)[len(b"* SEARCH") :].split()
+    return {int(n) for n in numbers}, int(modseq.group(1)) if modseq else None
+
+
+async def test_search_modseq_inside_or_not_and_parentheses(api: Api) -> None:
+    await api.human("jianf")
+    builder = await api.agent("builder")
+    for subject in ("one", "two", "three", "four"):
+        body = {"to": "jianf@", "subject": subject, "body": "hi"}
+        ok(await builder.post("/api/v1/mail/send", json=body))
+    raw = await RawImap.open(api.gateway.imap_port)
+    try:
+        await raw.login("jianf")
+        drafts = await raw.command(b"a SELECT Drafts")
+        assert any(b"[NOMODSEQ]" in line for line in drafts), drafts
+        for n, search in enumerate([b"OR MODSEQ 1 SEEN", b"(MODSEQ 1)", b"NOT (SEEN MODSEQ 1)"]):
+            refused = await raw.command(b"d%d SEARCH %s" % (n, search))  # RFC 7162 §3.1.2.2
+            assert refused[-1].startswith(b"d%d BAD" % n), refused
+
+        await raw.command(b"b SELECT INBOX")
+        # INTERNALDATE inside parentheses: loaded for the search as at the top level.
+        dated = await raw.command(b"c UID SEARCH (SINCE 1-Jan-2000 OR SEEN UNSEEN)")
+        assert _found(dated) == ({1, 2, 3, 4}, None), dated
+        for tag, change in ((b"e", b"1 +FLAGS (\\Seen)"), (b"f", b"2 +FLAGS (\\Flagged)")):
+            assert (await raw.command(tag + b" UID STORE " + change))[-1].startswith(tag + b" OK")
+        assert (await raw.command(b"g UID STORE 4 +FLAGS (\\Flagged)"))[-1].startswith(b"g OK")
+        modseqs = _modseqs(await raw.command(b"h UID FETCH 1:* (MODSEQ)"))
+        assert modseqs[4] > modseqs[2] > max(modseqs[1], modseqs[3]), modseqs
+        thresholds = {"t2": modseqs[2], "t4": modseqs[4]}
+
+        for n, (search, expected) in enumerate(NESTED_SEARCHES):
+            text = search.decode().format(**thresholds).encode()
+            for command in (b"UID SEARCH", b"SEARCH"):  # sequence numbers are the UIDs here
+                lines = await raw.command(b"s%d %s %s" % (n, command, text))
+                assert lines[-1].startswith(b"s%d OK" % n), (text, lines)
+                highest = max((modseqs[uid] for uid in expected), default=None)
+                assert _found(lines) == (expected, highest), (text, lines)
+
+        # Without MODSEQ, the same composites are pymap's keys, and no (MODSEQ n).
+        plain = await raw.command(b"p UID SEARCH OR SEEN (FLAGGED UID 4)")
+        assert _found(plain) == ({1, 4}, None), plain
+
+        deep = b"(" * 40 + b"SEEN" + b")" * 40  # deeper than any client nests
+        for n, bad in enumerate(
+            [b"OR MODSEQ 5", b"(MODSEQ)", b"()", b"(MODSEQ 5", b"NOT", b"MODSEQ 5 OR", deep]
+        ):
+            refused = await raw.command(b"x%d UID SEARCH %s" % (n, bad))
+            assert refused[-1].startswith(b"x%d BAD" % n), (bad, refused)
+            # The session goes on (a NOOP between: five BADs in a row end it, as pymap's).
+            assert (await raw.command(b"z%d NOOP" % n))[-1].startswith(b"z%d OK" % n)
+    finally:
+        await raw.close()
