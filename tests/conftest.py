@@ -76,5 +76,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         asyncio.run(databases.drop_template())
 
 
+# The summary's lines ride on the test reports, so they also come back from xdist workers.
+pytest_runtest_makereport = summary.pytest_runtest_makereport
+pytest_runtest_logreport = summary.pytest_runtest_logreport
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     summary.write_summary(terminalreporter)
