@@ -20,8 +20,10 @@ from core.settings import Settings
 from core.store.engine import Store, database_url
 from core.store.migrate import migrate
 
+# Never hard-wrapped: an error is one line in a log, whatever width the terminal (or
+# none, under a service manager or a test worker) reports.
 console = Console(soft_wrap=True)
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 T = TypeVar("T")
 
 

@@ -32,6 +32,18 @@ def agent_workspaces(session: Session, mails: Iterable[Mail]) -> AgentWorkspaces
     return {name: {ws["name"]: ws.get("path", "") for ws in spaces} for name, spaces in rows}
 
 
+def joined_agent_workspaces(
+    rows: Iterable[tuple[Mail, list[dict[str, str]] | None]],
+) -> AgentWorkspaces:
+    """The same mapping from mails that came with their addressed agent's workspaces
+    joined (the tree's one statement, core/mail/tree_sql.py): no query of its own."""
+    return {
+        mail.to_name: {ws["name"]: ws.get("path", "") for ws in spaces}
+        for mail, spaces in rows
+        if mail.to_path and spaces is not None
+    }
+
+
 def agent_workspaces_of(agent: Agent) -> AgentWorkspaces:
     """The same lookup for one agent already loaded (the send path has it)."""
     return {agent.name: {ws["name"]: ws.get("path", "") for ws in agent.workspaces}}

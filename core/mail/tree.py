@@ -21,7 +21,7 @@ from sqlalchemy import Row, Select
 from sqlalchemy.orm import Session
 
 from core.errors import NotFound
-from core.mail.addressed import AgentWorkspaces, agent_workspaces
+from core.mail.addressed import AgentWorkspaces, joined_agent_workspaces
 from core.mail.mailbox import mail_view
 from core.mail.tree_cursor import Start, decode, down_cursor, up_cursor
 from core.mail.tree_sql import DOWN, SELF, UP, tree_statement
@@ -147,7 +147,7 @@ async def mail_tree(
         down_row = _cursor_row(down, keep_down) if down_limit is not None else None
         top = up.rows[-1] if up.rows else up.seed
         mails = [r for r in shown if r.Mail is not None]
-        agents = agent_workspaces(session, (r.Mail for r in mails))
+        agents = joined_agent_workspaces((r.Mail, r.to_workspaces) for r in mails)
         return TreeChunk(
             mail_id=mail_id,
             direction=direction,

@@ -48,7 +48,7 @@ from sqlalchemy import (
     union_all,
 )
 
-from core.store.models import Conversation, Delivery, Mail, table_of
+from core.store.models import Agent, Conversation, Delivery, Mail, table_of
 
 SEQ_BASE = 10**18
 DEPTH_BASE = 10**6
@@ -252,10 +252,13 @@ def tree_statement(up: Seed, down: Seed) -> Select[tuple[object, ...]]:
     me = bindparam("me", type_=Text)
     mine = and_(Delivery.mail_seq == walk.c.seq, Delivery.recipient == me, walk.c.emit == 1)
     visible = or_(Mail.from_name == me, Delivery.id.is_not(None))
+    # The addressed agent's workspaces ride along (`to_workspace` of each mail view,
+    # core/mail/addressed.py), so the chunk stays one statement.
     return (
-        select(walk, Mail, Delivery, Conversation.alias)
+        select(walk, Mail, Delivery, Conversation.alias, Agent.workspaces.label("to_workspaces"))
         .select_from(walk)
         .outerjoin(Delivery, mine)
         .outerjoin(Mail, and_(Mail.seq == walk.c.seq, walk.c.emit == 1, visible))
         .outerjoin(Conversation, Conversation.id == Mail.session_id)
+        .outerjoin(Agent, Agent.name == Mail.to_name)
     )

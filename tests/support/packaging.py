@@ -16,12 +16,17 @@ is installed for real by pip, so what runs is the wheel's code, not the checkout
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import os
 import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import venv
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,19 +37,41 @@ _OURS = ("agentmail_gateway", "_editable_impl_agentmail_gateway", "__editable__"
 
 
 def ensure_web_dist() -> None:
-    """`web/dist` built, or the test skipped with why (CI has npm: there it is built)."""
+    """`web/dist` built, or the test skipped with why (CI has npm: there it is built).
+
+    Under pytest-xdist two workers may need it at once: one builds, holding a lock,
+    the other waits and finds it built (else it ran `vite` from a half-installed
+    node_modules while the first was still in `npm ci`)."""
     if (DIST / "index.html").is_file():
         return
     npm = shutil.which("npm")
     if npm is None:
         pytest.skip("web/dist is not built and npm is not on PATH: cannot ship the UI")
-    web = ROOT / "web"
-    if not (web / "node_modules").is_dir():
-        subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=web, check=True)
-    subprocess.run([npm, "run", "build"], cwd=web, check=True)
+    with _checkout_lock():
+        if (DIST / "index.html").is_file():
+            return
+        web = ROOT / "web"
+        if not (web / "node_modules" / ".package-lock.json").is_file():
+            subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=web, check=True)
+        subprocess.run([npm, "run", "build"], cwd=web, check=True)
+
+
+@contextlib.contextmanager
+def _checkout_lock() -> Iterator[None]:
+    """One builder at a time in this checkout (pytest-xdist workers are processes)."""
+    checkout = hashlib.sha256(str(ROOT).encode()).hexdigest()[:12]
+    lock = Path(tempfile.gettempdir()) / f"agentmail-build-{checkout}.lock"
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        yield
 
 
 def build_wheel(outdir: Path) -> Path:
+    with _checkout_lock():
+        return _build_wheel(outdir)
+
+
+def _build_wheel(outdir: Path) -> Path:
     subprocess.run(
         [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(outdir)],
         cwd=ROOT,
