@@ -173,7 +173,7 @@ async def test_every_main_view_passes_axe(desk: Desk, size: Size, theme: Theme) 
         await page.keyboard.press("Escape")
         await expect(page.get_by_role("dialog", name="New mail")).to_be_hidden()
         await page.get_by_role("searchbox", name="Search").fill("cookie")
-        results = page.get_by_role("region", name="Search results")
+        results = page.get_by_role("region", name="Found mail")
         await expect(results.locator("[data-mail-id]").first).to_be_visible()
 
     async def agents() -> None:

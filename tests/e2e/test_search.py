@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.asyncio(loop_scope="session")]
 
 
 RESULT_IDS = """() => [...document.querySelectorAll(
-  '[role=region][aria-label="Search results"] [data-mail-id]')].map((row) => row.dataset.mailId)"""
+  '[role=region][aria-label="Found mail"] [data-mail-id]')].map((row) => row.dataset.mailId)"""
 
 
 async def search(page: Page, query: str, expected: set[str]) -> None:
@@ -36,7 +36,7 @@ async def search(page: Page, query: str, expected: set[str]) -> None:
         found = sorted(await page.evaluate(RESULT_IDS))
         raise AssertionError(f"{query!r} found {found}, expected {wanted}") from None
     noun = "result" if len(expected) == 1 else "results"
-    status = page.get_by_role("region", name="Search results").get_by_role("status")
+    status = page.get_by_role("region", name="Found mail").get_by_role("status")
     await expect(status).to_have_text(f"{len(expected)} {noun}")
 
 
@@ -69,6 +69,6 @@ async def test_search_finds_words_senders_chinese_and_paths(desk: Desk, size: Si
     await search(page, "/srv/app", {path})
     await search(page, f"from:{desk.agent_name('scout')}", {word, path})
 
-    results = page.get_by_role("region", name="Search results")
+    results = page.get_by_role("region", name="Found mail")
     await results.locator(f"[data-mail-id='{path}']").click()
     await expect(page.locator("#mail-subject")).to_have_text("Where the logs are")
