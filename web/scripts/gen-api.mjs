@@ -23,17 +23,55 @@ const generated = astToString(ast);
 
 // One file per idea: the URL table (paths), the shapes (components), the calls
 // (operations); src/api/schema.d.ts re-exports them for `import … from "./schema"`.
+// paths and operations are long, so each is cut again by the routes' OpenAPI tag:
+// schema/paths/<tag>.d.ts and schema/operations/<tag>.d.ts, joined by `extends`.
+const document = JSON.parse(json);
 const PARTS = { paths: ["components", "operations"], components: [], operations: ["components"] };
-function part(name) {
+const identifier = (tag) => tag.replace(/[^A-Za-z0-9]+/g, "_");
+const tagOf = { paths: {}, operations: {} };
+for (const [path, item] of Object.entries(document.paths)) {
+  for (const operation of Object.values(item)) {
+    if (!operation || typeof operation !== "object" || !operation.operationId) continue;
+    const tag = identifier(operation.tags?.[0] ?? "other");
+    tagOf.operations[operation.operationId] = tag;
+    tagOf.paths[path] ??= tag;
+  }
+}
+function body(name) {
   const start = generated.indexOf(`export interface ${name} {`);
   if (start < 0) throw new Error(`the generated schema has no ${name}`);
-  const end = generated.indexOf("\n}\n", start) + 3;
-  const imports = PARTS[name].map((other) => `import type { ${other} } from "./${other}";\n`);
-  return `${header}${imports.join("")}\n${generated.slice(start, end)}`;
+  const end = generated.indexOf("\n}\n", start);
+  return generated.slice(generated.indexOf("\n", start) + 1, end + 1);
 }
-const files = Object.fromEntries(
-  Object.keys(PARTS).map((name) => [join(web, `src/api/schema/${name}.d.ts`), part(name)]),
-);
+/** The interface's members (4-space indented `key: {` … `};`), grouped by tag. */
+function byTag(name) {
+  const groups = {};
+  let key = null;
+  for (const line of body(name).split(/(?<=\n)/)) {
+    const opening = /^ {4}("[^"]+"|[A-Za-z0-9_]+): \{$/.exec(line.trimEnd());
+    if (opening) key = opening[1].replace(/^"|"$/g, "");
+    if (key === null) throw new Error(`${name}: a line outside any member: ${line}`);
+    const tag = tagOf[name][key] ?? "other";
+    groups[tag] = (groups[tag] ?? "") + line;
+  }
+  return groups;
+}
+const importsOf = (name, prefix) =>
+  PARTS[name].map((other) => `import type { ${other} } from "${prefix}${other}";\n`).join("");
+const files = {};
+files[join(web, "src/api/schema/components.d.ts")] =
+  `${header}\nexport interface components {\n${body("components")}}\n`;
+for (const name of ["paths", "operations"]) {
+  const groups = byTag(name);
+  const tags = Object.keys(groups).sort();
+  for (const tag of tags) {
+    files[join(web, `src/api/schema/${name}/${tag}.d.ts`)] =
+      `${header}${importsOf(name, "../")}\nexport interface ${name}_${tag} {\n${groups[tag]}}\n`;
+  }
+  files[join(web, `src/api/schema/${name}.d.ts`)] =
+    `${header}${tags.map((tag) => `import type { ${name}_${tag} } from "./${name}/${tag}";\n`).join("")}` +
+    `\nexport interface ${name}\n    extends ${tags.map((tag) => `${name}_${tag}`).join(",\n        ")} {}\n`;
+}
 files[join(web, "src/api/schema.d.ts")] =
   `${header}\n` +
   Object.keys(PARTS).map((name) => `export type { ${name} } from "./schema/${name}";\n`).join("");
@@ -50,7 +88,9 @@ if (process.argv.includes("--check")) {
   }
   console.log("src/api/schema matches the gateway's OpenAPI document.");
 } else {
-  mkdirSync(join(web, "src/api/schema"), { recursive: true });
-  for (const [path, text] of Object.entries(files)) writeFileSync(path, text);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+  }
   console.log(`wrote ${Object.keys(files).length} files under src/api/schema`);
 }
