@@ -15,7 +15,7 @@ import os
 import sys
 from dataclasses import asdict
 
-from bridges.runtime.platform import Ask, Final, Turn
+from bridges.runtime.platform import Ask, Final, PlatformContext, Turn
 
 
 class StubPlatform:
@@ -23,6 +23,12 @@ class StubPlatform:
 
     def __init__(self, base_url: str, key: str) -> None:
         self._env = {**os.environ, "AGENTMAIL_URL": base_url, "AGENTMAIL_AGENT_KEY": key}
+
+    async def start(self) -> None:
+        pass
+
+    async def close(self) -> None:
+        pass
 
     async def run_turn(self, turn: Turn) -> Ask | Final:
         process = await asyncio.create_subprocess_exec(
@@ -49,3 +55,7 @@ class StubPlatform:
             if message["type"] == "final":
                 return Final(message["body"])
         raise RuntimeError(f"the stub worker ended with {process.returncode} and no answer")
+
+
+def create(context: PlatformContext) -> StubPlatform:
+    return StubPlatform(context.url, context.key)
