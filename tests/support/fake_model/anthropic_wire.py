@@ -49,10 +49,25 @@ def _messages(item: dict[str, Any]) -> list[Message]:
     return out
 
 
+def _joined(messages: list[Message]) -> list[Message]:
+    """Consecutive user texts as one message, as the Messages API reads consecutive turns
+    of one role: Claude Code sends the task and then its own context (environment, skills)
+    as separate user messages, and the task is all of them, not the last."""
+    out: list[Message] = []
+    for message in messages:
+        last = out[-1] if out else None
+        if last is not None and last.role == message.role == "user":
+            out[-1] = Message("user", f"{last.text}\n\n{message.text}")
+        else:
+            out.append(message)
+    return out
+
+
 def read(body: dict[str, Any]) -> Exchange:
     messages: list[Message] = []
     for item in body.get("messages") or []:
         messages.extend(_messages(item))
+    messages = _joined(messages)
     return Exchange(
         protocol="anthropic",
         model=str(body.get("model", "")),
