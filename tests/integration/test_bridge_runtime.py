@@ -121,6 +121,26 @@ async def test_mail_sent_while_no_bridge_ran_is_caught_up_once(world: World) -> 
     assert len(await world.finals(task["session_id"])) == 1
 
 
+async def test_a_conversation_renamed_mid_turn_still_gets_its_reply(world: World) -> None:
+    """The task's `from` names the conversation by its alias at arrival; a rename during
+    the turn (a human's, or a platform's title synced back) must not lose the reply."""
+    await world.bridge()
+    steps = [
+        {"do": "mark", "file": "started"},
+        {"do": "wait_file", "file": "go"},
+        {"do": "reply", "body": "done"},
+    ]
+    async with open_stream(world.human) as stream:
+        task = await world.task(steps, session_alias="before")
+        await _appears(world.file("started"))
+        renamed = {"session_alias": "after"}
+        ok(await world.human.patch(f"/api/v1/me/sessions/{task['session_id']}", json=renamed))
+        world.file("go").touch()
+        reply = await _reply(stream)
+    assert reply["session_id"] == task["session_id"] and reply["session_alias"] == "after"
+    assert reply["to"] == "jianf@.after"
+
+
 async def test_sigkill_mid_turn_runs_it_again_once_with_the_note(world: World) -> None:
     bridge = await world.bridge()
     steps = [
