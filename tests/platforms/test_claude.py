@@ -7,9 +7,13 @@ independent while the platform starts once (docs/bridges.md#claude-code)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import os
 import re
 from collections.abc import AsyncIterator
+from email import message_from_bytes, policy
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +23,10 @@ import pytest_asyncio
 
 from tests.support.bridge import BridgeProcess
 from tests.support.fake_model import Exchange, FakeModel, Reply, call, say, steps
-from tests.support.gateway import Api, running_gateway
+from tests.support.gateway import PASSWORD, Api, running_gateway
 from tests.support.http import HUMAN_SEND, ok
+from tests.support.imap import fetched, imap_login
+from tests.support.smtp import D, message, send
 from tests.support.sse import SseStream, open_stream
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -42,7 +48,9 @@ class Desk:
         mail = {"to": "builder@root.new", "subject": subject, "body": body, **extra}
         return ok(await self.human.post(HUMAN_SEND, json=mail))
 
-    async def next_mail(self, session_id: str, mail_type: str, timeout: float = 60) -> dict[str, Any]:
+    async def next_mail(
+        self, session_id: str, mail_type: str, timeout: float = 60
+    ) -> dict[str, Any]:
         """The next mail of this type in this conversation, read in full."""
         while True:
             event = (await self.stream.next_of("new_mail", timeout=timeout)).json
@@ -157,3 +165,150 @@ async def test_approved_then_named_then_the_next_mail_continues_the_session(desk
     [resumed] = desk.model.exchanges(again["mail_id"])
     history = [c.arguments for m in resumed.messages for c in m.tool_calls]
     assert {"command": "touch approved.txt", "description": "Create approved.txt"} in history
+
+
+async def test_a_rejection_leaves_the_file_absent_and_tells_the_model(desk: Desk) -> None:
+    desk.model.script = script(
+        call("Bash", command="touch rejected.txt", description="Create rejected.txt"),
+        lambda exchange: say(f"Not done: {exchange.results[-1].text}"),
+    )
+    task = await desk.task("Make rejected.txt")
+    asked = await desk.next_mail(task["session_id"], "permission_request")
+    await desk.decide(asked["mail_id"], "reject", "not in this folder")
+    final = await desk.next_mail(task["session_id"], "final_summary")
+    assert not desk.file("rejected.txt").exists()
+    told = desk.model.exchanges(task["mail_id"])[-1].results[-1]
+    assert told.is_error and "rejected" in told.text and "not in this folder" in told.text
+    assert "not in this folder" in final["body"]
+
+
+async def test_always_allow_is_kept_and_not_asked_again(desk: Desk) -> None:
+    command = "echo once >> always.txt"
+    desk.model.script = script(call("Bash", command=command), say("Appended."))
+    task = await desk.task("Append to always.txt")
+    asked = await desk.next_mail(task["session_id"], "permission_request")
+    await desk.decide(asked["mail_id"], "always allow")
+    await desk.next_mail(task["session_id"], "final_summary")
+    alias = ok(await desk.human.get(f"/api/v1/me/sessions/{task['session_id']}"))["session"][
+        "session_alias"
+    ]
+    await desk.task("Once more", to=f"builder@root.{alias}")
+    await desk.next_mail(task["session_id"], "final_summary")
+    assert desk.file("always.txt").read_text() == "once\nonce\n"
+    detail = ok(await desk.human.get(f"/api/v1/me/sessions/{task['session_id']}"))
+    assert [m["mail_type"] for m in detail["mails"]].count("permission_request") == 1
+
+
+async def test_a_question_goes_out_by_mail_and_the_reply_is_the_answer(desk: Desk) -> None:
+    ask = {
+        "questions": [
+            {
+                "question": "Which colour should the banner be?",
+                "header": "Colour",
+                "options": [
+                    {"label": "red", "description": "warm"},
+                    {"label": "blue", "description": "calm"},
+                ],
+                "multiSelect": False,
+            }
+        ]
+    }
+    desk.model.script = script(
+        call("AskUserQuestion", **ask),
+        lambda exchange: say(f"Noted: {exchange.results[-1].text}"),
+    )
+    task = await desk.task("Paint the banner")
+    question = await desk.next_mail(task["session_id"], "question")
+    assert question["body"].startswith("Which colour should the banner be?")
+    assert "1. red" in question["body"] and "2. blue" in question["body"]
+    reply = {"to": question["from"], "subject": "Re: colour", "body": "2"}
+    ok(await desk.human.post(HUMAN_SEND, json={**reply, "reply_to": question["mail_id"]}))
+    final = await desk.next_mail(task["session_id"], "final_summary")
+    assert '"Which colour should the banner be?"="blue"' in final["body"]
+
+
+async def test_the_approval_by_mail_a_reply_of_1_over_smtp(desk: Desk) -> None:
+    desk.model.script = script(
+        call("Bash", command="touch by-mail.txt", description="Create by-mail.txt"),
+        say("Made by-mail.txt."),
+    )
+    task = await desk.task("Make by-mail.txt")
+    asked = await desk.next_mail(task["session_id"], "permission_request")
+    async with imap_login(desk.api.gateway, "ana") as imap:
+        await imap.ok("select", '"Needs decision"')
+        [uid] = await imap.search_uids("HEADER", "Message-ID", asked["message_id"])
+        [entry] = fetched(await imap.uid("FETCH", str(uid), "(BODY.PEEK[])")).values()
+    request = message_from_bytes(entry["BODY[]"], policy=policy.default)
+    text = request.get_body(preferencelist=("plain",))
+    assert text is not None and "touch by-mail.txt" in text.get_content()
+    reply = message(
+        f"ana@{D}",
+        str(request["Reply-To"] or request["From"]),
+        f"Re: {request['Subject']}",
+        "1\n\nSent from my phone",
+        In_Reply_To=request["Message-ID"],
+        References=request["Message-ID"],
+    )
+    await send(desk.api, "ana", PASSWORD, reply)
+    final = await desk.next_mail(task["session_id"], "final_summary")
+    assert final["body"] == "Made by-mail.txt." and desk.file("by-mail.txt").exists()
+    decided = ok(await desk.human.get(f"/api/v1/me/mail/{asked['mail_id']}"))
+    assert (decided["permission_state"], decided["decision"]) == ("decided", "approve")
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (Claude Code's CLI under the bridge)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid:
+                found.append(int(stat.parent.name))
+    return found
+
+
+async def ended(pid: int) -> None:
+    """Until process `pid` has exited (its pidfd turns readable)."""
+    try:
+        descriptor = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return
+    gone = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    loop.add_reader(descriptor, gone.set)
+    try:
+        async with asyncio.timeout(30):
+            await gone.wait()
+    finally:
+        loop.remove_reader(descriptor)
+        os.close(descriptor)
+
+
+async def test_a_decision_taken_while_the_bridge_is_down_resumes_the_session(
+    desk: Desk,
+) -> None:
+    command = "echo ran >> restart.txt"
+    desk.model.script = script(
+        call("Bash", command=command, description="Note the run"),
+        lambda exchange: say(f"Resumed: {exchange.results[-1].text}"),
+    )
+    task = await desk.task("Note a run")
+    asked = await desk.next_mail(task["session_id"], "permission_request")
+    assert desk.bridge.process is not None
+    clis = children(desk.bridge.process.pid)
+    assert clis, "Claude Code's CLI runs under the bridge while it waits for the human"
+    await desk.bridge.kill()
+    for pid in clis:
+        await ended(pid)  # the CLI dies with its bridge: nothing runs while it is down
+    await desk.decide(asked["mail_id"], "approve", "go ahead")
+    assert not desk.file("restart.txt").exists()
+    await desk.bridge.start()
+    final = await desk.next_mail(task["session_id"], "final_summary")
+    assert desk.file("restart.txt").read_text() == "ran\n"  # once
+    assert final["body"].startswith("Resumed:")
+    resumed = desk.model.exchanges("The human approved")[0]
+    assert "go ahead" in resumed.task
+    before = [c.arguments["command"] for m in resumed.messages for c in m.tool_calls]
+    assert before == [command], "the resumed session has the cut-off call in its history"
+    detail = ok(await desk.human.get(f"/api/v1/me/sessions/{task['session_id']}"))
+    assert [m["mail_type"] for m in detail["mails"]].count("final_summary") == 1
