@@ -14,9 +14,15 @@ Code's own tools keep its permission rules, whose prompts the bridge forwards.
 from __future__ import annotations
 
 import logging
+import warnings
 from typing import cast
 
-from claude_agent_sdk import CanUseTool, ClaudeAgentOptions, McpSdkServerConfig
+from claude_agent_sdk import (
+    CanUseTool,
+    CanUseToolShadowedWarning,
+    ClaudeAgentOptions,
+    McpSdkServerConfig,
+)
 
 from bridges.mcp.server import ADDRESSING, build_server
 from bridges.platforms.claude.settings import ClaudeSettings
@@ -35,6 +41,9 @@ human's input to go on, ask with AskUserQuestion: the question goes out by mail 
 reply comes back as the answer."""
 
 _log = logging.getLogger("agentmail.bridge.claude.cli")
+# The SDK warns that allowing `mcp__agentmail` keeps those calls from can_use_tool: that is
+# the point (the mail tools act as the agent, within its workspaces), not a mistake.
+warnings.filterwarnings("ignore", category=CanUseToolShadowedWarning)
 
 
 def mail_tools(context: ToolContext) -> McpSdkServerConfig:
