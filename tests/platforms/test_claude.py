@@ -21,6 +21,7 @@ import httpx
 import pytest
 import pytest_asyncio
 
+from bridges.runtime.prompt import INTERRUPTED_NOTE
 from tests.support.bridge import BridgeProcess
 from tests.support.fake_model import Exchange, FakeModel, Reply, call, say, steps
 from tests.support.gateway import PASSWORD, Api, running_gateway
@@ -43,6 +44,7 @@ class Desk:
         self.workspace = tmp / "ws"
         self.config = tmp / "home" / ".claude"
         self.bridge: BridgeProcess
+        self.arrived: list[dict[str, Any]] = []  # new_mail events not yet asked for
 
     async def task(self, subject: str, body: str = "Please do it.", **extra: Any) -> dict[str, Any]:
         mail = {"to": "builder@root.new", "subject": subject, "body": body, **extra}
@@ -51,11 +53,19 @@ class Desk:
     async def next_mail(
         self, session_id: str, mail_type: str, timeout: float = 60
     ) -> dict[str, Any]:
-        """The next mail of this type in this conversation, read in full."""
-        while True:
-            event = (await self.stream.next_of("new_mail", timeout=timeout)).json
-            if event["session_id"] == session_id and event["mail_type"] == mail_type:
-                return ok(await self.human.get(f"/api/v1/me/mail/{event['mail_id']}"))
+        """The next mail of this type in this conversation, read in full (mails of other
+        conversations that arrive meanwhile are kept for their own turn)."""
+        wanted = (session_id, mail_type)
+        event = next((e for e in self.arrived if (e["session_id"], e["mail_type"]) == wanted), None)
+        while event is None:
+            arrived = (await self.stream.next_of("new_mail", timeout=timeout)).json
+            if (arrived["session_id"], arrived["mail_type"]) == wanted:
+                event = arrived
+            else:
+                self.arrived.append(arrived)
+        if event in self.arrived:
+            self.arrived.remove(event)
+        return ok(await self.human.get(f"/api/v1/me/mail/{event['mail_id']}"))
 
     async def decide(self, mail_id: str, decision: str, note: str | None = None) -> None:
         body = {"mail_id": mail_id, "decision": decision, "note": note}
@@ -310,5 +320,60 @@ async def test_a_decision_taken_while_the_bridge_is_down_resumes_the_session(
     assert "go ahead" in resumed.task
     before = [c.arguments["command"] for m in resumed.messages for c in m.tool_calls]
     assert before == [command], "the resumed session has the cut-off call in its history"
+    detail = ok(await desk.human.get(f"/api/v1/me/sessions/{task['session_id']}"))
+    assert [m["mail_type"] for m in detail["mails"]].count("final_summary") == 1
+
+
+async def test_three_conversations_work_at_once(desk: Desk) -> None:
+    """Seen from the model's side: three Claude Code sessions wait on it together."""
+    waiting: set[str] = set()
+    together = asyncio.Event()
+
+    async def answer(exchange: Exchange) -> Reply:
+        if TITLE_REQUEST in exchange.system:
+            return say(json.dumps({"title": "Together"}))
+        waiting.add(mail_id_in(exchange))
+        if len(waiting) == 3:
+            together.set()
+        async with asyncio.timeout(60):
+            await together.wait()
+        return say("together")
+
+    desk.model.script = answer
+    tasks = [await desk.task(f"Part {n}") for n in range(3)]
+    for task in tasks:
+        await desk.next_mail(task["session_id"], "final_summary")
+    firsts = [desk.model.exchanges(task["mail_id"])[0] for task in tasks]
+    assert max(e.started for e in firsts) < min(e.finished or 0 for e in firsts)
+
+
+async def test_killed_mid_turn_the_session_runs_again_once_with_the_note(desk: Desk) -> None:
+    asked = asyncio.Event()
+    released = asyncio.Event()
+
+    async def answer(exchange: Exchange) -> Reply:
+        if TITLE_REQUEST in exchange.system:
+            return say(json.dumps({"title": "Interrupted work"}))
+        if INTERRUPTED_NOTE in exchange.task:
+            return say("after the interruption")
+        asked.set()
+        await released.wait()  # the host dies while the model thinks
+        return say("never read")
+
+    desk.model.script = answer
+    try:
+        task = await desk.task("Think long")
+        async with asyncio.timeout(60):
+            await asked.wait()
+        await desk.bridge.kill()
+        await desk.bridge.start()
+        final = await desk.next_mail(task["session_id"], "final_summary")
+    finally:
+        released.set()
+    assert final["body"] == "after the interruption"
+    again = desk.model.exchanges(INTERRUPTED_NOTE)
+    [resumed] = again
+    notices = [m.text.count(task["mail_id"]) for m in resumed.messages if m.role == "user"]
+    assert sum(notices) == 2, "the session was resumed: the first notice is in its history"
     detail = ok(await desk.human.get(f"/api/v1/me/sessions/{task['session_id']}"))
     assert [m["mail_type"] for m in detail["mails"]].count("final_summary") == 1
