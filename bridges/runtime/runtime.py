@@ -13,7 +13,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
 from bridges.client import AgentClient, GatewayError, Mail
 from bridges.client.models import Event
@@ -26,6 +28,7 @@ from bridges.runtime.pool import Outcome, WorkerPool
 from bridges.runtime.prompt import MailNotice, notification
 
 OPTIONS = ["approve", ALWAYS, "reject"]
+_Sent = TypeVar("_Sent")
 _log = logging.getLogger("agentmail.bridge")
 
 
@@ -178,13 +181,17 @@ class Runtime:
 
     async def _final(self, claim: Claim, notice: MailNotice, body: str) -> None:
         try:
-            await self.client.send(
-                notice.sender,
-                body,
-                reply_to=claim.mail_id,
-                mail_type="final_summary",
-                auto=True,
-                idempotency_key=f"final:{claim.mail_id}",
+            await self._to_sender(
+                claim,
+                notice,
+                lambda to: self.client.send(
+                    to,
+                    body,
+                    reply_to=claim.mail_id,
+                    mail_type="final_summary",
+                    auto=True,
+                    idempotency_key=f"final:{claim.mail_id}",
+                ),
             )
         except GatewayError as error:
             # The first run's reply is there already (its body said other things).
@@ -195,17 +202,21 @@ class Runtime:
         self._active.discard(claim.mail_id)
 
     async def _ask(self, claim: Claim, notice: MailNotice, turn: Turn, ask: Ask) -> Outcome:
-        sent = await self.client.request_permission(
-            notice.sender,
-            ask.question,
-            options=OPTIONS,
-            context=f"Action:\n\n    {ask.action}",
-            reply_to=claim.mail_id,
-            session_id=claim.session_id,
-            action=ask.action,
-            expires_in=self.permission_expires,
-            auto=True,
-            idempotency_key=f"ask:{claim.mail_id}:{ask.request_id}",
+        sent = await self._to_sender(
+            claim,
+            notice,
+            lambda to: self.client.request_permission(
+                to,
+                ask.question,
+                options=OPTIONS,
+                context=f"Action:\n\n    {ask.action}",
+                reply_to=claim.mail_id,
+                session_id=claim.session_id,
+                action=ask.action,
+                expires_in=self.permission_expires,
+                auto=True,
+                idempotency_key=f"ask:{claim.mail_id}:{ask.request_id}",
+            ),
         )
         item = PendingPermission(
             sent.mail_id,
@@ -224,6 +235,20 @@ class Runtime:
         if mail.permission_state != "open":
             await self._decided(item, _decision_of(mail), mail.decision_note)
         return "parked"
+
+    async def _to_sender(
+        self, claim: Claim, notice: MailNotice, send: Callable[[str], Awaitable[_Sent]]
+    ) -> _Sent:
+        """Send to the task's sender. Its address names the conversation by the alias it
+        had when the mail was read; renamed since (a platform's title synced back, a
+        human's rename), that alias is undeliverable: the mail, read again, has the
+        address that reaches the sender now. (A refused send stores no idempotency key.)"""
+        try:
+            return await send(notice.sender)
+        except GatewayError as error:
+            if error.code != "unknown_alias":
+                raise
+        return await send((await self.client.read(claim.mail_id)).from_)
 
     async def _decided(self, item: PendingPermission, decision: str, note: object) -> None:
         """A human decided (or the request expired): the parked turn goes on, once."""

@@ -8,16 +8,21 @@ the task's subject, which the bridge's notification carries into every request.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import inspect
 import json
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
 
+from bridges.platforms.pi.rpc import PiProcess
 from tests.support.fake_model import Exchange, Reply, Script, call, say, steps
-from tests.support.pi_world import PiWorld, pi_world
+from tests.support.http import ok
+from tests.support.pi_world import PI, PiWorld, pi_world
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -53,15 +58,27 @@ def _last_result(exchange: Exchange) -> str:
     return exchange.results[-1].text if exchange.results else ""
 
 
+def _read_the_mail(exchange: Exchange) -> Reply:
+    """What the notification asks: read_mail(mail_id="…"), through the mail tool."""
+    found = re.search(r'read_mail\(mail_id="([^"]+)"\)', exchange.task)
+    assert found, exchange.task
+    return call("read_mail", mail_id=found.group(1))
+
+
 async def test_an_approved_command_runs_and_the_answer_comes_back(
     world: PiWorld, router: Router
 ) -> None:
     router.routes["approve-me"] = steps(
+        _read_the_mail,
         call("bash", command="touch approved.txt"),
         lambda exchange: say(f"Created it. The tool said: {_last_result(exchange)}"),
     )
     sent = await world.task("approve-me")
     asked = await world.mail.reply(sent["session_id"], "permission_request")
+    # The mail tool ran in the bridge: the model read the task's body through it.
+    read = next(e for e in world.model.exchanges("approve-me") if e.step == 1)
+    assert "Please: approve-me" in read.results[-1].text
+    assert not read.results[-1].is_error
     request = await world.mail.read(asked["mail_id"])
     assert request["action"] == "touch approved.txt"
     assert request["expires_at"] is not None
@@ -121,6 +138,10 @@ async def test_always_allow_is_not_asked_again_and_the_session_goes_on(
     # The alias the gateway settled on is pi's session name now.
     assert _session_name(world.session_file(session)) == sent["session_alias"]
 
+    # Someone names the session in pi (pi's /name; here its RPC command): the next turn
+    # makes that name the conversation's alias.
+    await _name_in_pi(world, session, "Touch It Always")
+
     (world.workspace / "always.txt").unlink()
     again = await world.task("always-me again", to=f"pi@root.{sent['session_alias']}")
     assert again["session_id"] == session
@@ -130,3 +151,101 @@ async def test_always_allow_is_not_asked_again_and_the_session_goes_on(
     # The same pi session: the second turn's first request carries the first turn.
     first = next(e for e in world.model.exchanges("always-me again") if e.step == 0)
     assert any("always-me" in m.text and "again" not in m.text for m in first.messages)
+    detail = ok(await world.human.get(f"/api/v1/me/sessions/{session}"))
+    assert detail["session"]["session_alias"] == "touch-it-always"
+    assert _session_name(world.session_file(session)) == "touch-it-always"
+
+
+async def _name_in_pi(world: PiWorld, session: str, name: str) -> None:
+    pi = await PiProcess.spawn(
+        [str(PI), "--mode", "rpc", "--session", str(world.session_file(session))],
+        str(world.workspace),
+        world.bridge.env,
+    )
+    try:
+        assert (await pi.command("set_session_name", name=name))["success"]
+    finally:
+        await pi.close()
+
+
+def _holds(journal: Path, text: str) -> bool:
+    return journal.exists() and text in journal.read_text()
+
+
+async def _recorded(journal: Path, text: str) -> None:
+    """Once the bridge has written `text` into its journal (a few lines: read on the loop)."""
+    async with asyncio.timeout(30):
+        while not _holds(journal, text):
+            await asyncio.sleep(0.02)
+
+
+async def _held(until: asyncio.Event) -> None:
+    """Hold a request until `until` (at most a minute: a bridge that never gets there
+    fails the test's assertions, not its timeout)."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(60):
+            await until.wait()
+
+
+async def test_three_conversations_run_at_once(world: PiWorld, router: Router) -> None:
+    arrived: list[Exchange] = []
+    all_in = asyncio.Event()
+
+    async def together(exchange: Exchange) -> Reply:
+        if exchange.step == 0:  # each turn's first request waits for the other two
+            arrived.append(exchange)
+            if len(arrived) == 3:
+                all_in.set()
+            await _held(all_in)
+        return say("together done")
+
+    router.routes["together-"] = together
+    sent = [await world.task(f"together-{n}") for n in range(3)]
+    for mail in sent:
+        await world.mail.reply(mail["session_id"], "final_summary")
+    assert len({mail["session_id"] for mail in sent}) == 3
+    firsts = [e for e in world.model.exchanges("together-") if e.step == 0]
+    assert len(firsts) == 3
+    # Seen from pi's side: all three were asking the model at the same time.
+    assert max(e.started for e in firsts) < min(e.finished or 0.0 for e in firsts)
+
+
+async def test_two_mails_to_one_conversation_run_one_after_the_other(
+    world: PiWorld, router: Router
+) -> None:
+    second_sent = asyncio.Event()
+
+    async def first(exchange: Exchange) -> Reply:
+        if exchange.step == 0:
+            await _held(second_sent)  # the first turn is still running when the second mail comes
+        return say("first done")
+
+    # Subjects with a space: the alias (serial-first) must not match the second's route.
+    router.routes['"serial first"'] = first
+    router.routes['"serial second"'] = lambda exchange: say("second done")
+    one = await world.task("serial first")
+    two = await world.task("serial second", to=f"pi@root.{one['session_alias']}")
+    second_sent.set()
+    assert two["session_id"] == one["session_id"]
+    await world.mail.until(one["session_id"], "final_summary", 2)
+    ones = world.model.exchanges('"serial first"')
+    twos = world.model.exchanges('"serial second"')
+    assert ones and twos
+    assert min(e.started for e in twos) > max(e.finished or 0.0 for e in ones)
+
+
+async def test_a_decision_taken_while_the_bridge_was_down_is_applied_once(
+    world: PiWorld, router: Router
+) -> None:
+    router.routes["restart-me"] = steps(
+        call("bash", command="echo ran >> restarted.txt"), say("appended")
+    )
+    sent = await world.task("restart-me")
+    asked = await world.mail.reply(sent["session_id"], "permission_request")
+    await _recorded(world.data / "permissions.jsonl", asked["mail_id"])
+    await world.bridge.kill()  # pi's prompt is lost with it
+    await world.decide(asked["mail_id"], "approve")
+    await world.bridge.start()
+    await world.mail.reply(sent["session_id"], "final_summary")
+    assert (world.workspace / "restarted.txt").read_text() == "ran\n"
+    assert len(world.mail.of(sent["session_id"], "permission_request")) == 1

@@ -11,8 +11,10 @@ the reading). `agent_end` ends the turn with its last assistant text.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +52,7 @@ class Decided:
 @dataclass
 class _Waiting:
     prompt: OpenPrompt
+    dialog: str  # pi's id of the open dialog
     method: str
     call_id: str = ""
 
@@ -63,6 +66,7 @@ class TurnDriver:
     decided: list[Decided] = field(default_factory=list)
     waiting: _Waiting | None = None
     _notes: dict[str, str] = field(default_factory=dict)  # toolCallId → why it was refused
+    _asked: Counter[str] = field(default_factory=Counter)
     _calls: set[asyncio.Task[None]] = field(default_factory=set)
 
     async def drive(self) -> TurnResult:
@@ -84,11 +88,10 @@ class TurnDriver:
         """The human answered the dialog this turn waits on: pass it to pi."""
         waiting, self.waiting = self.waiting, None
         assert waiting is not None
-        prompt = waiting.prompt
-        if prompt.kind == "question":
-            self.pi.answer(prompt.request_id, **answer_fields(waiting.method, resume.note or ""))
+        if waiting.prompt.kind == "question":
+            self.pi.answer(waiting.dialog, **answer_fields(waiting.method, resume.note or ""))
             return
-        self._permit(prompt.request_id, waiting.call_id, prompt.text, resume)
+        self._permit(waiting.dialog, waiting.call_id, waiting.prompt.text, resume)
 
     def cancel(self) -> None:
         """The turn is over without an answer (killed): its mail tool calls stop too."""
@@ -113,8 +116,9 @@ class TurnDriver:
             return None
         text = question_text(request)
         options = [str(option) for option in request.get("options") or []]
-        self.waiting = _Waiting(OpenPrompt(request_id, "question", text), method)
-        return Question(request_id, text, options)
+        prompt = OpenPrompt(self._request_id("question", text), "question", text)
+        self.waiting = _Waiting(prompt, request_id, method)
+        return Question(prompt.request_id, text, options)
 
     def _permission(self, request_id: str, message: str) -> Ask | None:
         asked = _json(message)
@@ -128,8 +132,18 @@ class TurnDriver:
                 self.decided.remove(decided)
                 self._permit(request_id, call_id, action, decided.resume)
                 return None
-        self.waiting = _Waiting(OpenPrompt(request_id, "permission", action), "confirm", call_id)
-        return Ask(request_id, action, question_for(tool, self.cwd))
+        prompt = OpenPrompt(self._request_id("permission", action), "permission", action)
+        self.waiting = _Waiting(prompt, request_id, "confirm", call_id)
+        return Ask(prompt.request_id, action, question_for(tool, self.cwd))
+
+    def _request_id(self, kind: str, text: str) -> str:
+        """The same for the same prompt in a run of the turn again: the runtime's
+        idempotency key (`ask:<mail>:<request>`) then finds the mail the first run sent
+        — and the human's decision on it — instead of asking twice. (pi's dialog ids are
+        random: a restarted pi would ask anew.)"""
+        digest = hashlib.sha256(f"{kind}\n{text}".encode()).hexdigest()[:16]
+        self._asked[digest] += 1
+        return f"{digest}-{self._asked[digest]}"
 
     def _permit(self, request_id: str, call_id: str, action: str, resume: Resume) -> None:
         allowed = resume.decision in APPROVING
