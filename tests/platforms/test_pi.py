@@ -21,7 +21,7 @@ import pytest_asyncio
 
 from bridges.platforms.pi.rpc import PiProcess
 from tests.support.fake_model import Exchange, Reply, Script, call, say, steps
-from tests.support.http import ok
+from tests.support.http import HUMAN_SEND, ok
 from tests.support.pi_world import PI, PiWorld, pi_world
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -154,6 +154,29 @@ async def test_always_allow_is_not_asked_again_and_the_session_goes_on(
     detail = ok(await world.human.get(f"/api/v1/me/sessions/{session}"))
     assert detail["session"]["session_alias"] == "touch-it-always"
     assert _session_name(world.session_file(session)) == "touch-it-always"
+
+
+async def test_pi_asks_the_human_and_goes_on_with_the_answer(
+    world: PiWorld, router: Router
+) -> None:
+    router.routes["ask-me"] = steps(
+        call("question", question="Which colour?", options=["red", "blue"]),
+        lambda exchange: say(f"Going on. {_last_result(exchange)}"),
+    )
+    sent = await world.task("ask-me")
+    asked = await world.mail.reply(sent["session_id"], "question")
+    question = await world.mail.read(asked["mail_id"])
+    assert "Which colour?" in question["body"] and "blue" in question["body"]
+    assert question["auto"] is True
+    reply = {"to": question["from"], "subject": "Re: ask-me", "body": "2"}
+    ok(await world.human.post(HUMAN_SEND, json={**reply, "reply_to": asked["mail_id"]}))
+
+    final = await world.mail.reply(sent["session_id"], "final_summary")
+    told = next(e for e in world.model.exchanges("ask-me") if e.step == 1)
+    assert told.results[-1].text == "The human answered: blue"
+    assert (await world.mail.read(final["mail_id"]))["body"] == (
+        "Going on. The human answered: blue"
+    )
 
 
 async def _name_in_pi(world: PiWorld, session: str, name: str) -> None:
