@@ -28,6 +28,14 @@ def _running(pid: int) -> bool:
     return stat[stat.rfind(")") + 2] != "Z"
 
 
+def _children(pid: int) -> list[int]:
+    return [
+        int(child)
+        for task in Path(f"/proc/{pid}/task").iterdir()
+        for child in (task / "children").read_text().split()
+    ]
+
+
 def _with_cmdline(marker: str) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
@@ -60,8 +68,12 @@ async def test_a_stuck_turn_is_killed_at_the_timeout_and_reported(tmp_path: Path
         sent = await world.task("stuck")
         shell = await _started(marker)
         assert world.bridge.process is not None
-        tree = descendants(world.bridge.process.pid)  # pi, its shell, the sleep
-        assert shell in tree and len(tree) >= 3, tree
+        # The turn's pi is the bridge's child above the shell (the other is the spare).
+        turn_pi = next(
+            child for child in _children(world.bridge.process.pid) if shell in descendants(child)
+        )
+        tree = [turn_pi, *descendants(turn_pi)]  # pi, its shell, the sleep
+        assert len(tree) >= 3, tree
 
         final = await world.mail.reply(sent["session_id"], "final_summary", timeout=TIMEOUT + 30)
         body = (await world.mail.read(final["mail_id"]))["body"]

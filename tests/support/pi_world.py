@@ -88,7 +88,9 @@ class PiWorld:
         ok(await self.human.post("/api/v1/me/permission/decide", json=body))
 
     def session_file(self, session_id: str) -> Path:
-        return self.data / "pi" / "sessions" / f"{session_id}.jsonl"
+        """The conversation's pi session file, as the bridge's session map has it."""
+        conversations = json.loads((self.data / "pi" / "conversations.json").read_text())
+        return Path(conversations[session_id]["file"])
 
 
 @contextlib.asynccontextmanager

@@ -1,7 +1,8 @@
 """The pi platform: one `pi --mode rpc` process per conversation's turn.
 
-A turn starts pi in the addressed workspace on the conversation's session file,
-prompts it with the runtime's notification and reads its events (turn.py). pi
+A turn takes a pi in the addressed workspace (launcher.py: the spare started ahead,
+or a new one) on the conversation's session file, prompts it with the runtime's
+notification and reads its events (turn.py). pi
 stays alive while the turn is parked for a human (its dialog open, the worker slot
 free) and ends with the turn: its exit is the conversation's release (seeds 003:
 one conversation, one owner of its session file; a crash or OOM of one pi never
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bridges.platforms.pi.dialogs import restarted_note
+from bridges.platforms.pi.launcher import Launcher
 from bridges.platforms.pi.naming import sync_title
 from bridges.platforms.pi.rpc import PiEnded, PiProcess
 from bridges.platforms.pi.sessions import SessionMap
@@ -30,9 +32,6 @@ from bridges.runtime.platform import Final, PlatformContext, Turn, TurnResult
 from bridges.tools.catalog import TOOLS
 from bridges.tools.definition import AgentIdentity, ToolContext
 
-EXTENSION = Path(__file__).with_name("extension") / "agentmail.ts"
-# pi runs the model's commands: it gets no key (the mail tools run in the bridge).
-_SECRETS = ("AGENTMAIL_AGENT_KEY", "AGENTMAIL_ENROLMENT_KEY")
 _log = logging.getLogger("agentmail.bridge.pi")
 
 
@@ -53,6 +52,7 @@ class PiPlatform:
         roots = tuple(Path(path) for _, path in context.workspaces)
         self.tools = ToolContext(context.client, roots, identity)
         self.sessions: SessionMap
+        self.launcher: Launcher
         self._live: dict[str, _Live] = {}  # conversation → its pi, while a turn is parked
 
     async def start(self) -> None:
@@ -61,13 +61,19 @@ class PiPlatform:
             {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema}
             for tool in TOOLS
         ]
-        (self.directory / "tools.json").write_text(json.dumps(catalog, ensure_ascii=False))
+        tools = self.directory / "tools.json"
+        tools.write_text(json.dumps(catalog, ensure_ascii=False))
+        environ = self.context.environ
+        self.launcher = Launcher(self.settings, environ, tools, self.sessions.files)
+        for _, path in self.context.workspaces:
+            self.launcher.spares.prepare(path)
 
     async def close(self) -> None:
         for live in self._live.values():
             live.driver.cancel()
             await live.pi.stop()
         self._live.clear()
+        await self.launcher.close()
 
     async def run_turn(self, turn: Turn) -> TurnResult:
         live = self._live.pop(turn.session_id, None)
@@ -117,10 +123,12 @@ class PiPlatform:
                 prompt = f"{restarted_note(opened.kind, opened.text, turn.resume)}\n\n{prompt}"
                 if opened.kind == "permission":
                     decided.append(Decided(opened.text, turn.resume))
-        pi = await PiProcess.spawn(self._argv(turn.session_id), turn.cwd, self._environment())
-        driver = TurnDriver(pi, self.tools, turn.cwd, set(turn.grants), decided)
-        live = _Live(pi, driver)
+        pi = await self.launcher.open(turn.cwd, state.file)
         try:
+            if state.file is None:  # a new conversation: the file pi named for it
+                got = await pi.command("get_state")
+                state.file = (got.get("data") or {}).get("sessionFile")
+                await self.sessions.save()
             answer = await pi.command("prompt", message=prompt)
         except BaseException:
             await pi.stop()
@@ -128,24 +136,7 @@ class PiPlatform:
         if not answer.get("success"):
             await pi.stop()
             raise PiEnded(f"pi refused the prompt: {answer.get('error')}")
-        return live
-
-    def _argv(self, session_id: str) -> list[str]:
-        argv = [self.settings.binary, "--mode", "rpc"]
-        argv += ["--session", str(self.sessions.file_of(session_id)), "--extension", str(EXTENSION)]
-        if self.settings.provider:
-            argv += ["--provider", self.settings.provider]
-        if self.settings.model:
-            argv += ["--model", self.settings.model]
-        return argv + list(self.settings.arguments)
-
-    def _environment(self) -> dict[str, str]:
-        environ = {k: v for k, v in self.context.environ.items() if k not in _SECRETS}
-        environ["AGENTMAIL_PI_TOOLS"] = str(self.directory / "tools.json")
-        environ["AGENTMAIL_PI_GATED"] = ",".join(self.settings.gated)
-        # A process per turn must not check for updates or report installs each time.
-        environ.setdefault("PI_OFFLINE", "1")
-        return environ
+        return _Live(pi, TurnDriver(pi, self.tools, turn.cwd, set(turn.grants), decided))
 
 
 def create(context: PlatformContext) -> PiPlatform:

@@ -1,12 +1,13 @@
 """Which pi session file holds a conversation, and what the bridge must remember of it.
 
-One conversation is one pi session, in one file named after the conversation
-(`<data dir>/pi/sessions/<session_id>.jsonl`), so the next mail of the conversation
-opens the same file (`pi --session FILE`) and the model sees the history. Beside the
-files, `conversations.json` keeps per conversation what pi itself does not: the
-title last written back to pi (so a rename made in pi is told apart from our own
-write-back), and the human prompt a parked turn waits on (so a bridge restarted
-while the human decided can run the turn again with the decision applied).
+One conversation is one pi session, in one file under `<data dir>/pi/sessions/`
+(pi names it when the conversation's first turn starts it), so the next mail of the
+conversation opens the same file and the model sees the history.
+`conversations.json` keeps per conversation that file and what pi itself does not
+know: the title last written back to pi (so a rename made in pi is told apart from
+our own write-back), and the human prompt a parked turn waits on (so a bridge
+restarted while the human decided can run the turn again with the decision
+applied).
 Written whole to a temporary file, fsync'd and renamed: a crash leaves the old map
 or the new one, never half of one.
 """
@@ -17,13 +18,11 @@ import asyncio
 import json
 import logging
 import os
-import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
 
 _log = logging.getLogger("agentmail.bridge.pi")
-_SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
 
 
 @dataclass
@@ -38,6 +37,7 @@ class OpenPrompt:
 
 @dataclass
 class ConversationState:
+    file: str | None = None  # pi's session file
     title: str | None = None  # the name last written to pi's session (the settled alias)
     open: OpenPrompt | None = None
 
@@ -64,7 +64,9 @@ class SessionMap:
         for session_id, item in raw.items():
             opened = item.get("open")
             sessions.states[session_id] = ConversationState(
-                title=item.get("title"), open=OpenPrompt(**opened) if opened else None
+                file=item.get("file"),
+                title=item.get("title"),
+                open=OpenPrompt(**opened) if opened else None,
             )
         return sessions
 
@@ -72,11 +74,10 @@ class SessionMap:
     def _path(self) -> Path:
         return self.directory / "conversations.json"
 
-    def file_of(self, session_id: str) -> Path:
-        """The conversation's pi session file (the id is the gateway's; checked anyway)."""
-        if not _SAFE_ID.match(session_id):
-            raise ValueError(f"not a conversation id: {session_id!r}")
-        return self.directory / "sessions" / f"{session_id}.jsonl"
+    @property
+    def files(self) -> Path:
+        """Where pi keeps the conversations' session files (its `--session-dir`)."""
+        return self.directory / "sessions"
 
     def state(self, session_id: str) -> ConversationState:
         return self.states.setdefault(session_id, ConversationState())

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 # read, grep, find and ls only look; the mail tools act as the agent through the gateway,
 # which has its own rules (budgets, addressing).
 DEFAULT_GATED = ("bash", "edit", "write")
+_OFF = ("0", "false", "no", "off")
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +20,7 @@ class PiSettings:
     model: str | None  # --model, else pi's settings decide
     gated: tuple[str, ...]  # tools that ask permission
     arguments: tuple[str, ...]  # more arguments for pi (e.g. --no-extensions)
+    spare: bool  # keep a pi started ahead in each workspace (spares.py)
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str]) -> PiSettings:
@@ -31,4 +33,5 @@ class PiSettings:
             if gated is None
             else tuple(name.strip() for name in gated.split(",") if name.strip()),
             arguments=tuple(shlex.split(environ.get("AGENTMAIL_PI_ARGS", ""))),
+            spare=environ.get("AGENTMAIL_PI_SPARE", "1").strip().lower() not in _OFF,
         )
