@@ -128,16 +128,18 @@ def _session_name(path: Path) -> str | None:
 async def test_always_allow_is_not_asked_again_and_the_session_goes_on(
     world: PiWorld, router: Router
 ) -> None:
-    router.routes["always-me"] = steps(call("bash", command="touch always.txt"), say("touched"))
+    # The command writes what pi's shell sees: the model never gets the agent's key.
+    router.routes["always-me"] = steps(call("bash", command="env > always.txt"), say("written"))
     sent = await world.task("always-me")
     session = sent["session_id"]
     asked = await world.mail.reply(session, "permission_request")
     await world.decide(asked["mail_id"], "always allow")
     await world.mail.reply(session, "final_summary")
-    assert (world.workspace / "always.txt").exists()
+    seen = (world.workspace / "always.txt").read_text()
+    assert "AGENTMAIL_PI_TOOLS=" in seen  # pi's own environment…
+    assert world.bridge.env["AGENTMAIL_AGENT_KEY"] not in seen  # …without the key
     # The alias the gateway settled on is pi's session name now.
     assert _session_name(world.session_file(session)) == sent["session_alias"]
-
     # Someone names the session in pi (pi's /name; here its RPC command): the next turn
     # makes that name the conversation's alias.
     await _name_in_pi(world, session, "Touch It Always")
