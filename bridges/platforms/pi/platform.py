@@ -92,12 +92,12 @@ class PiPlatform:
                 live = await self._begin(turn)
             result = await live.driver.drive()
         except PiEnded as ended:
-            _log.error("pi ended in the middle of a turn for %s: %s", turn.mail_id, ended)
+            _log.error("the turn for %s failed: %s", turn.mail_id, ended)
             if live is not None:
                 await live.pi.stop()
             self.sessions.state(turn.session_id).open = None
             await self.sessions.save()
-            return Final(f"pi ended before the turn did ({ended}); see the bridge's log.")
+            return Final(f"pi could not finish this turn: {ended}. See the bridge's log.")
         except BaseException:  # the hard timeout (cancelled), or a bug: nothing may keep running
             if live is not None:
                 live.driver.cancel()

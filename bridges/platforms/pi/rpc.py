@@ -41,15 +41,18 @@ class PiProcess:
 
     @classmethod
     async def spawn(cls, argv: Sequence[str], cwd: str, env: Mapping[str, str]) -> PiProcess:
-        process = await asyncio.create_subprocess_exec(
-            *argv,
-            cwd=cwd,
-            env=dict(env),
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            limit=_LINE_LIMIT,
-            start_new_session=True,  # a signal to the bridge's group is not one to pi
-        )
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                cwd=cwd,
+                env=dict(env),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                limit=_LINE_LIMIT,
+                start_new_session=True,  # a signal to the bridge's group is not one to pi
+            )
+        except OSError as error:  # no such binary, no such workspace
+            raise PiEnded(f"pi could not be started ({argv[0]} in {cwd}): {error}") from error
         _log.info("pi started (pid %d) in %s", process.pid, cwd)
         return cls(process)
 
@@ -126,12 +129,21 @@ class PiProcess:
             _log.warning("pi %d did not end within %gs: killed", self.pid, grace)
             self.kill()
             await self.process.wait()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._reader
+        await self._drained()
 
     async def stop(self) -> None:
         """Kill and reap (the hard timeout: nothing of the turn may keep running)."""
         self.kill()
         await self.process.wait()
+        await self._drained()
+
+    async def _drained(self) -> None:
+        """The reader's end, once pi has exited: stdout closes with it, unless something
+        pi started still holds it (then the reader is not waited for)."""
+        try:
+            async with asyncio.timeout(2.0):
+                await asyncio.shield(self._reader)
+        except TimeoutError:
+            self._reader.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self._reader
