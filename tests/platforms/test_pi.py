@@ -23,6 +23,7 @@ from bridges.platforms.pi.rpc import PiProcess
 from tests.support.fake_model import Exchange, Reply, Script, call, say, steps
 from tests.support.http import HUMAN_SEND, ok
 from tests.support.pi_world import PI, PiWorld, pi_world
+from tests.support.processes import children, running
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -268,9 +269,13 @@ async def test_a_decision_taken_while_the_bridge_was_down_is_applied_once(
     sent = await world.task("restart-me")
     asked = await world.mail.reply(sent["session_id"], "permission_request")
     await _recorded(world.data / "permissions.jsonl", asked["mail_id"])
+    assert world.bridge.process is not None
+    orphans = children(world.bridge.process.pid)  # the parked pi and the spare
     await world.bridge.kill()  # pi's prompt is lost with it
     await world.decide(asked["mail_id"], "approve")
     await world.bridge.start()
     await world.mail.reply(sent["session_id"], "final_summary")
     assert (world.workspace / "restarted.txt").read_text() == "ran\n"
     assert len(world.mail.of(sent["session_id"], "permission_request")) == 1
+    # The old pis ended with their bridge (stdin closed): no second owner of the file.
+    assert orphans and not [pid for pid in orphans if running(pid)]

@@ -15,42 +15,15 @@ from pathlib import Path
 from bridges.runtime.process_tree import descendants
 from tests.support.fake_model import call, say, steps
 from tests.support.pi_world import pi_world
+from tests.support.processes import children, running, with_cmdline
 
 TIMEOUT = 15  # seconds: pi's start, one model request and the tool's start fit well within
-
-
-def _running(pid: int) -> bool:
-    """Alive and not a zombie (an orphan waits for init to reap it)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rfind(")") + 2] != "Z"
-
-
-def _children(pid: int) -> list[int]:
-    return [
-        int(child)
-        for task in Path(f"/proc/{pid}/task").iterdir()
-        for child in (task / "children").read_text().split()
-    ]
-
-
-def _with_cmdline(marker: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
-                found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
 
 
 async def _started(marker: str) -> int:
     """The pid of the shell pi's bash tool runs the command in (a few files a poll)."""
     async with asyncio.timeout(TIMEOUT):
-        while not (pids := _with_cmdline(marker)):
+        while not (pids := with_cmdline(marker)):
             await asyncio.sleep(0.05)
     return pids[0]
 
@@ -70,7 +43,7 @@ async def test_a_stuck_turn_is_killed_at_the_timeout_and_reported(tmp_path: Path
         assert world.bridge.process is not None
         # The turn's pi is the bridge's child above the shell (the other is the spare).
         turn_pi = next(
-            child for child in _children(world.bridge.process.pid) if shell in descendants(child)
+            child for child in children(world.bridge.process.pid) if shell in descendants(child)
         )
         tree = [turn_pi, *descendants(turn_pi)]  # pi, its shell, the sleep
         assert len(tree) >= 3, tree
@@ -78,5 +51,5 @@ async def test_a_stuck_turn_is_killed_at_the_timeout_and_reported(tmp_path: Path
         final = await world.mail.reply(sent["session_id"], "final_summary", timeout=TIMEOUT + 30)
         body = (await world.mail.read(final["mail_id"]))["body"]
         assert f"ran longer than {TIMEOUT} s" in body
-        assert [pid for pid in tree if _running(pid)] == []
+        assert [pid for pid in tree if running(pid)] == []
         assert world.model.log[-1].reply is not None  # pi had asked the model, and was answered
