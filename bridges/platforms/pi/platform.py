@@ -2,12 +2,12 @@
 
 A turn takes a pi in the addressed workspace (launcher.py: the spare started ahead,
 or a new one) on the conversation's session file, prompts it with the runtime's
-notification and reads its events (turn.py). pi
-stays alive while the turn is parked for a human (its dialog open, the worker slot
-free) and ends with the turn: its exit is the conversation's release (seeds 003:
-one conversation, one owner of its session file; a crash or OOM of one pi never
-takes the bridge or another conversation with it). At the hard timeout the
-runtime cancels `run_turn`, and pi is killed with everything it started.
+notification and reads its events (turn.py). pi stays alive while the turn is
+parked for a human (its dialog open, the worker slot free) and ends with the turn:
+its exit is the conversation's release (seeds 003: one conversation, one owner of
+its session file; a crash or OOM of one pi never takes the bridge or another
+conversation with it). At the hard timeout the runtime cancels `run_turn`, and pi
+is killed with everything it started.
 
 If the bridge restarted while a human decided, pi's dialog is gone with the old
 process: the turn runs again on the same session file with the decision in its
