@@ -20,10 +20,11 @@ import pytest
 import pytest_asyncio
 
 from bridges.platforms.pi.rpc import PiProcess
+from bridges.runtime.prompt import INTERRUPTED_NOTE
+from tests.support import processes
 from tests.support.fake_model import Exchange, Reply, Script, call, say, steps
 from tests.support.http import HUMAN_SEND, ok
 from tests.support.pi_world import PI, PiWorld, pi_world
-from tests.support.processes import children, running
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -260,22 +261,43 @@ async def test_two_mails_to_one_conversation_run_one_after_the_other(
     assert min(e.started for e in twos) > max(e.finished or 0.0 for e in ones)
 
 
-async def test_a_decision_taken_while_the_bridge_was_down_is_applied_once(
+async def test_a_restart_runs_a_cut_turn_again_once_and_applies_a_decision_once(
     world: PiWorld, router: Router
 ) -> None:
-    router.routes["restart-me"] = steps(
+    """The host goes down with one conversation waiting for a decision and another in
+    the middle of a model request; the decision is taken while it is down."""
+    router.routes["restart-parked"] = steps(
         call("bash", command="echo ran >> restarted.txt"), say("appended")
     )
-    sent = await world.task("restart-me")
-    asked = await world.mail.reply(sent["session_id"], "permission_request")
+    cut, release = asyncio.Event(), asyncio.Event()
+
+    async def cut_short(exchange: Exchange) -> Reply:
+        if INTERRUPTED_NOTE in exchange.task:
+            return say("second run")
+        cut.set()
+        await _held(release)  # never answered: the bridge dies first
+        return say("first run")
+
+    router.routes["restart-running"] = cut_short
+    parked = await world.task("restart-parked")
+    asked = await world.mail.reply(parked["session_id"], "permission_request")
     await _recorded(world.data / "permissions.jsonl", asked["mail_id"])
+    busy = await world.task("restart-running")
+    await _held(cut)
     assert world.bridge.process is not None
-    orphans = children(world.bridge.process.pid)  # the parked pi and the spare
-    await world.bridge.kill()  # pi's prompt is lost with it
+    orphans = processes.children(world.bridge.process.pid)  # the parked pi, the busy one, the spare
+    await world.bridge.kill()  # pi's dialog is lost with it
+    release.set()
     await world.decide(asked["mail_id"], "approve")
     await world.bridge.start()
-    await world.mail.reply(sent["session_id"], "final_summary")
+
+    await world.mail.reply(parked["session_id"], "final_summary")
     assert (world.workspace / "restarted.txt").read_text() == "ran\n"
-    assert len(world.mail.of(sent["session_id"], "permission_request")) == 1
-    # The old pis ended with their bridge (stdin closed): no second owner of the file.
-    assert orphans and not [pid for pid in orphans if running(pid)]
+    assert len(world.mail.of(parked["session_id"], "permission_request")) == 1
+    [final] = await world.mail.until(busy["session_id"], "final_summary", 1)
+    assert (await world.mail.read(final["mail_id"]))["body"] == "second run"
+    runs = [e for e in world.model.exchanges("restart-running") if e.step == 0]
+    assert len(runs) == 2 and INTERRUPTED_NOTE in runs[1].task
+    # The old pis ended with their bridge (stdin closed): no second owner of a file.
+    assert len(orphans) == 3 and not [pid for pid in orphans if processes.running(pid)]
+    assert len(world.mail.of(busy["session_id"], "final_summary")) == 1
