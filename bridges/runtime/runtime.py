@@ -13,9 +13,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
-from bridges.client import AgentClient, GatewayError, Mail
+from bridges.client import AgentClient, GatewayError, Mail, SendResult
 from bridges.client.models import Event
 from bridges.client.sse import EventStream
 from bridges.runtime.grants import ALWAYS, Grants
@@ -27,6 +29,7 @@ from bridges.runtime.prompt import MailNotice, notification
 from bridges.runtime.questions import answer_of, question_body
 
 OPTIONS = ["approve", ALWAYS, "reject"]
+_Sent = TypeVar("_Sent")
 _log = logging.getLogger("agentmail.bridge")
 
 
@@ -196,13 +199,17 @@ class Runtime:
 
     async def _final(self, claim: Claim, notice: MailNotice, body: str) -> None:
         try:
-            await self.client.send(
-                notice.sender,
-                body,
-                reply_to=claim.mail_id,
-                mail_type="final_summary",
-                auto=True,
-                idempotency_key=f"final:{claim.mail_id}",
+            await self._to_sender(
+                claim,
+                notice,
+                lambda to: self.client.send(
+                    to,
+                    body,
+                    reply_to=claim.mail_id,
+                    mail_type="final_summary",
+                    auto=True,
+                    idempotency_key=f"final:{claim.mail_id}",
+                ),
             )
         except GatewayError as error:
             # The first run's reply is there already (its body said other things).
@@ -213,17 +220,21 @@ class Runtime:
         self._active.discard(claim.mail_id)
 
     async def _ask(self, claim: Claim, notice: MailNotice, turn: Turn, ask: Ask) -> Outcome:
-        sent = await self.client.request_permission(
-            notice.sender,
-            ask.question,
-            options=OPTIONS,
-            context=f"Action:\n\n    {ask.action}",
-            reply_to=claim.mail_id,
-            session_id=claim.session_id,
-            action=ask.action,
-            expires_in=self.permission_expires,
-            auto=True,
-            idempotency_key=f"ask:{claim.mail_id}:{ask.request_id}",
+        sent = await self._to_sender(
+            claim,
+            notice,
+            lambda to: self.client.request_permission(
+                to,
+                ask.question,
+                options=OPTIONS,
+                context=f"Action:\n\n    {ask.action}",
+                reply_to=claim.mail_id,
+                session_id=claim.session_id,
+                action=ask.action,
+                expires_in=self.permission_expires,
+                auto=True,
+                idempotency_key=f"ask:{claim.mail_id}:{ask.request_id}",
+            ),
         )
         item = PendingPermission(
             sent.mail_id,
@@ -248,14 +259,20 @@ class Runtime:
     ) -> Outcome:
         # Under the lock: the human's answer may come at once, and must find the record.
         async with self._lock:
-            sent = await self.client.send(
-                notice.sender,
-                question_body(question.text, question.options),
-                reply_to=claim.mail_id,
-                mail_type="question",
-                auto=True,
-                idempotency_key=f"question:{claim.mail_id}:{question.request_id}",
-            )
+            used: list[str] = []  # the address that reached the human asked
+
+            def ask_to(to: str) -> Awaitable[SendResult]:
+                used.append(to)
+                return self.client.send(
+                    to,
+                    question_body(question.text, question.options),
+                    reply_to=claim.mail_id,
+                    mail_type="question",
+                    auto=True,
+                    idempotency_key=f"question:{claim.mail_id}:{question.request_id}",
+                )
+
+            sent = await self._to_sender(claim, notice, ask_to)
             item = PendingPermission(
                 sent.mail_id,
                 claim.mail_id,
@@ -265,7 +282,7 @@ class Runtime:
                 question.text,
                 claim.run,
                 kind="question",
-                asked=notice.sender,
+                asked=used[-1],
                 options=list(question.options),
             )
             self._notices[sent.mail_id] = (notice, turn.cwd)
@@ -282,6 +299,20 @@ class Runtime:
         await self.client.mark_read(answer.mail_id)
         self._active.discard(answer.mail_id)
         await self._decided(item, ANSWER, answer_of(body or "", item.options))
+
+    async def _to_sender(
+        self, claim: Claim, notice: MailNotice, send: Callable[[str], Awaitable[_Sent]]
+    ) -> _Sent:
+        """Send to the task's sender. Its address names the conversation by the alias it
+        had when the mail was read; renamed since (a platform's title synced back, a
+        human's rename), that alias is undeliverable: the mail, read again, has the
+        address that reaches the sender now. (A refused send stores no idempotency key.)"""
+        try:
+            return await send(notice.sender)
+        except GatewayError as error:
+            if error.code != "unknown_alias":
+                raise
+        return await send((await self.client.read(claim.mail_id)).from_)
 
     async def _decided(self, item: PendingPermission, decision: str, note: object) -> None:
         """A human decided (or the request expired): the parked turn goes on, once."""
