@@ -126,14 +126,14 @@ class Runtime:
             question = self.pending.question_answered_by(
                 mail.parent_mail_id, mail.session_id, mail.from_
             )
+            claim = None
             if question is not None:
                 await self.ledger.consume(mail.mail_id, mail.session_id)
-            else:
-                claim = await self._claim(mail)
-                if claim is None:
-                    return
+            elif (claim := await self._claim(mail)) is None:
+                return
             self._active.add(mail.mail_id)
-        if question is not None:
+        if claim is None:
+            assert question is not None
             await self._answered(question, mail)
             return
         notice = MailNotice(
