@@ -75,5 +75,5 @@ def options_for(
         setting_sources=settings.setting_sources,
         permission_mode=settings.permission_mode,
         env=settings.environment,
-        stderr=lambda line: _log.debug("%s", line),
+        stderr=lambda line: _log.info("%s", line),
     )
