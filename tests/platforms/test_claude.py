@@ -8,126 +8,30 @@ independent while the platform starts once (docs/bridges.md#claude-code)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import os
-import re
 from collections.abc import AsyncIterator
 from email import message_from_bytes, policy
 from pathlib import Path
-from typing import Any
 
-import httpx
 import pytest
 import pytest_asyncio
 
 from bridges.runtime.prompt import INTERRUPTED_NOTE
-from tests.support.bridge import BridgeProcess
-from tests.support.fake_model import Exchange, FakeModel, Reply, call, say, steps
-from tests.support.gateway import PASSWORD, Api, running_gateway
+from tests.support.claude_desk import TITLE_REQUEST, Desk, claude_desk, mail_id_in, script
+from tests.support.fake_model import Exchange, Reply, call, say
+from tests.support.gateway import PASSWORD
 from tests.support.http import HUMAN_SEND, ok
 from tests.support.imap import fetched, imap_login
+from tests.support.processes import children, ended
 from tests.support.smtp import D, message, send
-from tests.support.sse import SseStream, open_stream
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-TITLE_REQUEST = "You are naming a coding session"
-
-
-class Desk:
-    """The human's side: mail the agent, wait for what comes back, decide."""
-
-    def __init__(
-        self, api: Api, human: httpx.AsyncClient, stream: SseStream, model: FakeModel, tmp: Path
-    ) -> None:
-        self.api, self.human, self.stream, self.model = api, human, stream, model
-        self.workspace = tmp / "ws"
-        self.config = tmp / "home" / ".claude"
-        self.bridge: BridgeProcess
-        self.arrived: list[dict[str, Any]] = []  # new_mail events not yet asked for
-
-    async def task(self, subject: str, body: str = "Please do it.", **extra: Any) -> dict[str, Any]:
-        mail = {"to": "builder@root.new", "subject": subject, "body": body, **extra}
-        return ok(await self.human.post(HUMAN_SEND, json=mail))
-
-    async def next_mail(
-        self, session_id: str, mail_type: str, timeout: float = 60
-    ) -> dict[str, Any]:
-        """The next mail of this type in this conversation, read in full (mails of other
-        conversations that arrive meanwhile are kept for their own turn)."""
-        wanted = (session_id, mail_type)
-        event = next((e for e in self.arrived if (e["session_id"], e["mail_type"]) == wanted), None)
-        while event is None:
-            arrived = (await self.stream.next_of("new_mail", timeout=timeout)).json
-            if (arrived["session_id"], arrived["mail_type"]) == wanted:
-                event = arrived
-            else:
-                self.arrived.append(arrived)
-        if event in self.arrived:
-            self.arrived.remove(event)
-        return ok(await self.human.get(f"/api/v1/me/mail/{event['mail_id']}"))
-
-    async def decide(self, mail_id: str, decision: str, note: str | None = None) -> None:
-        body = {"mail_id": mail_id, "decision": decision, "note": note}
-        ok(await self.human.post("/api/v1/me/permission/decide", json=body))
-
-    def file(self, name: str) -> Path:
-        return self.workspace / name
-
-
-def script(*plan: Reply | Any, title: str = "Untitled work") -> Any:
-    """A turn's plan for requests with tools; Claude Code's title request gets `title`."""
-    turn = steps(*plan)
-
-    def answer(exchange: Exchange) -> Reply:
-        if TITLE_REQUEST in exchange.system:
-            return say(json.dumps({"title": title}))
-        return turn(exchange)
-
-    return answer
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def desk(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Desk]:
-    tmp = tmp_path_factory.mktemp("claude")
-    async with running_gateway(f"sqlite:///{tmp / 'agentmail.db'}", tmp / "data") as gateway:
-        api = Api(gateway)
-        model = FakeModel()
-        await model.start()
-        try:
-            human = await api.human("ana")
-            async with open_stream(human) as stream:
-                desk = Desk(api, human, stream, model, tmp)
-                desk.workspace.mkdir()
-                desk.bridge = BridgeProcess(
-                    api.base_url,
-                    await api.agent_key(),
-                    tmp / "bridge-data",
-                    desk.workspace,
-                    platform="claude",
-                    HOME=str(tmp / "home"),
-                    CLAUDE_CONFIG_DIR=str(desk.config),
-                    ANTHROPIC_BASE_URL=model.url,
-                    ANTHROPIC_API_KEY="sk-ant-fake",
-                    AGENTMAIL_CLAUDE_MODEL="fake-model",
-                )
-                await desk.bridge.start()
-                try:
-                    yield desk
-                finally:
-                    await desk.bridge.stop()
-        finally:
-            await model.stop()
-            await api.close()
-    assert not model.errors, "the fake model's script failed:\n" + "\n".join(model.errors)
-    assert not model.unhandled, f"Claude Code asked for unknown paths: {model.unhandled}"
-
-
-def mail_id_in(exchange: Exchange) -> str:
-    """The mail id the bridge's notice names (`read_mail(mail_id="…")`)."""
-    found = re.search(r'read_mail\(mail_id="([^"]+)"\)', exchange.task)
-    assert found, exchange.task
-    return found.group(1)
+    async with claude_desk(tmp_path_factory.mktemp("claude")) as running:
+        yield running
 
 
 def titles_written(config: Path) -> list[str]:
@@ -264,34 +168,6 @@ async def test_the_approval_by_mail_a_reply_of_1_over_smtp(desk: Desk) -> None:
     assert final["body"] == "Made by-mail.txt." and desk.file("by-mail.txt").exists()
     decided = ok(await desk.human.get(f"/api/v1/me/mail/{asked['mail_id']}"))
     assert (decided["permission_state"], decided["decision"]) == ("decided", "approve")
-
-
-def children(pid: int) -> list[int]:
-    """The processes whose parent is `pid` (Claude Code's CLI under the bridge)."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError):
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            if int(fields[1]) == pid:
-                found.append(int(stat.parent.name))
-    return found
-
-
-async def ended(pid: int) -> None:
-    """Until process `pid` has exited (its pidfd turns readable)."""
-    try:
-        descriptor = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return
-    gone = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    loop.add_reader(descriptor, gone.set)
-    try:
-        async with asyncio.timeout(30):
-            await gone.wait()
-    finally:
-        loop.remove_reader(descriptor)
-        os.close(descriptor)
 
 
 async def test_a_decision_taken_while_the_bridge_is_down_resumes_the_session(
