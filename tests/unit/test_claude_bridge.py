@@ -5,6 +5,7 @@ environment Claude Code runs in, and what is remembered across a restart.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -116,3 +117,12 @@ async def test_memory_survives_a_reopen_and_forgets_answered_prompts(tmp_path: P
     lines = (tmp_path / "claude.jsonl").read_text().splitlines()
     assert len(lines) == 2
     assert (await Memory.open(tmp_path)).session("c1") == again.session("c1")
+
+
+def test_every_claude_setting_is_documented() -> None:
+    root = Path(__file__).resolve().parents[2]
+    source = (root / "bridges/platforms/claude/settings.py").read_text(encoding="utf-8")
+    names = set(re.findall(r"AGENTMAIL_CLAUDE_[A-Z_]+", source))
+    documented = (root / "docs/bridges.md").read_text(encoding="utf-8")
+    assert len(names) >= 5
+    assert [name for name in sorted(names) if f"`{name}`" not in documented] == []
