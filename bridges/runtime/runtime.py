@@ -59,6 +59,8 @@ class Runtime:
         self._tasks: list[asyncio.Task[None]] = []
         self._settling: set[str] = set()  # permission mails whose decision is being applied
         self._notices: dict[str, tuple[MailNotice, str]] = {}
+        self._waiting: dict[str, Mail] = {}  # claimed and queued, its turn not started
+        self._answers: set[str] = set()  # queued mails found to answer a question since
         self.ledger: Ledger
         self.pending: PendingPermissions
         self.grants: Grants
@@ -142,6 +144,7 @@ class Runtime:
         workspace = mail.to_workspace
         name = workspace.name if workspace else ""
         cwd = (workspace.path if workspace else None) or "."
+        self._waiting[mail.mail_id] = mail
         self.pool.submit(mail.session_id, lambda: self._turn(claim, notice, name, cwd, None))
 
     async def _claim(self, mail: Mail) -> Claim | None:
@@ -161,6 +164,10 @@ class Runtime:
     async def _turn(
         self, claim: Claim, notice: MailNotice, workspace: str, cwd: str, resume: Resume | None
     ) -> Outcome:
+        self._waiting.pop(claim.mail_id, None)
+        if claim.mail_id in self._answers:  # it answered a question while it waited
+            self._answers.discard(claim.mail_id)
+            return "done"
         turn = Turn(
             mail_id=claim.mail_id,
             session_id=claim.session_id,
@@ -287,7 +294,26 @@ class Runtime:
             )
             self._notices[sent.mail_id] = (notice, turn.cwd)
             await self.pending.add(item)
+            answer = await self._answer_waiting(item)
+        if answer is not None:
+            await self._answered(item, answer)
         return "parked"
+
+    async def _answer_waiting(self, item: PendingPermission) -> Mail | None:
+        """A mail that answers this question but was offered before it was asked (under
+        the lock): after a restart catch-up may deliver the answer before the re-run turn
+        asks its question again; that mail waits in the conversation's queue, and would
+        wait there forever behind the parked turn."""
+        for mail in list(self._waiting.values()):
+            found = self.pending.question_answered_by(
+                mail.parent_mail_id, mail.session_id, mail.from_
+            )
+            if found is not None and found.permission_mail_id == item.permission_mail_id:
+                del self._waiting[mail.mail_id]
+                self._answers.add(mail.mail_id)
+                await self.ledger.consume(mail.mail_id, mail.session_id)
+                return mail
+        return None
 
     async def _answered(self, item: PendingPermission, answer: Mail) -> None:
         """The asked human wrote back: that mail is the answer, not a task of its own."""
@@ -296,9 +322,9 @@ class Runtime:
             if answer.body is not None
             else (await self.client.read(answer.mail_id)).body
         )
+        await self._decided(item, ANSWER, answer_of(body or "", item.options))
         await self.client.mark_read(answer.mail_id)
         self._active.discard(answer.mail_id)
-        await self._decided(item, ANSWER, answer_of(body or "", item.options))
 
     async def _to_sender(
         self, claim: Claim, notice: MailNotice, send: Callable[[str], Awaitable[_Sent]]
