@@ -19,13 +19,12 @@ import logging
 from typing import Any
 
 from claude_agent_sdk import ClaudeSDKClient, rename_session
-from slugify import slugify
 
 from bridges.client import AgentClient
+from bridges.platforms.aliases import alias_of
 
 _log = logging.getLogger("agentmail.bridge.claude")
 MAX_DESCRIPTION = 2000
-MAX_ALIAS = 64
 
 
 async def generate_title(sdk: ClaudeSDKClient, description: str) -> str | None:
@@ -41,12 +40,6 @@ async def generate_title(sdk: ClaudeSDKClient, description: str) -> str | None:
     )
     title = response.get("title") if isinstance(response, dict) else None
     return " ".join(title.split())[:200] if isinstance(title, str) and title.strip() else None
-
-
-def alias_of(title: str) -> str | None:
-    """The alias a title asks for (the gateway's own rule: slugged, 64 at most)."""
-    slug = slugify(title, max_length=MAX_ALIAS, word_boundary=True, separator="-").strip("-_")
-    return slug if slug and slug != "new" else None
 
 
 async def sync_title(client: AgentClient, conversation: str, title: str) -> str | None:
