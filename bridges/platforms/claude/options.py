@@ -62,6 +62,7 @@ def options_for(
     resume: str | None,
     can_use_tool: CanUseTool,
     tools: McpSdkServerConfig,
+    cli_path: str | None,
 ) -> ClaudeAgentOptions:
     return ClaudeAgentOptions(
         cwd=cwd,
@@ -71,7 +72,7 @@ def options_for(
         allowed_tools=[f"mcp__{SERVER}"],
         system_prompt={"type": "preset", "preset": "claude_code", "append": MAIL_NOTE},
         model=settings.model,
-        cli_path=settings.cli_path,
+        cli_path=cli_path,
         setting_sources=settings.setting_sources,
         permission_mode=settings.permission_mode,
         env=settings.environment,

@@ -26,6 +26,7 @@ from claude_agent_sdk import CanUseTool, ClaudeAgentOptions, ClaudeSDKClient, ge
 
 from bridges.platforms.claude import naming
 from bridges.platforms.claude.decisions import Presets, after_restart
+from bridges.platforms.claude.launcher import launcher
 from bridges.platforms.claude.live import Live
 from bridges.platforms.claude.memory import Memory, PromptRecord, SessionRecord
 from bridges.platforms.claude.options import mail_tools, options_for
@@ -50,10 +51,12 @@ class ClaudePlatform:
             AgentIdentity(context.agent_name, tuple(context.workspaces), "claude"),
         )
         self.memory: Memory
+        self._cli: str | None = None
 
     async def start(self) -> None:
         self.memory = await Memory.open(self.context.data_dir)
         await self.memory.compact()
+        self._cli = launcher(self.context.data_dir, self.settings.cli_path)
 
     async def close(self) -> None:
         await asyncio.gather(*(live.stop() for live in self._live.values()))
@@ -103,6 +106,7 @@ class ClaudePlatform:
                 resume=resume,
                 can_use_tool=can_use_tool,
                 tools=mail_tools(self._tools),
+                cli_path=self._cli,
             )
 
         untitled = self.settings.titles and (record is None or record.alias is None)
