@@ -21,9 +21,10 @@ from bridges.client.sse import EventStream
 from bridges.runtime.grants import ALWAYS, Grants
 from bridges.runtime.ledger import Claim, Ledger
 from bridges.runtime.pending import PendingPermission, PendingPermissions
-from bridges.runtime.platform import Ask, Platform, Resume, Turn
+from bridges.runtime.platform import ANSWER, Ask, Platform, Question, Resume, Turn
 from bridges.runtime.pool import Outcome, WorkerPool
 from bridges.runtime.prompt import MailNotice, notification
+from bridges.runtime.questions import answer_of, question_body
 
 OPTIONS = ["approve", ALWAYS, "reject"]
 _log = logging.getLogger("agentmail.bridge")
@@ -104,7 +105,7 @@ class Runtime:
             await self._offer(await self.client.read(str(event.data["mail_id"])))
         elif event.type == "permission_decision":
             item = self.pending.get(str(event.data.get("mail_id")))
-            if item is not None and item.open:
+            if item is not None and item.open and item.kind == "permission":
                 state = str(event.data.get("state"))
                 decision = (
                     str(event.data.get("decision") or "") if state == "decided" else "expired"
@@ -119,16 +120,19 @@ class Runtime:
         async with self._lock:
             if mail.mail_id in self._active:
                 return
-            run = self.ledger.decide(mail.mail_id)
-            if run is None:
-                entry = self.ledger.get(mail.mail_id)
-                if entry is not None and entry.state == "delivered":
-                    _log.error(
-                        "mail %s was interrupted %d times: not run again", mail.mail_id, entry.runs
-                    )
-                return
-            claim = await self.ledger.deliver(mail.mail_id, mail.session_id, run)
+            question = self.pending.question_answered_by(
+                mail.parent_mail_id, mail.session_id, mail.from_
+            )
+            if question is not None:
+                await self.ledger.consume(mail.mail_id, mail.session_id)
+            else:
+                claim = await self._claim(mail)
+                if claim is None:
+                    return
             self._active.add(mail.mail_id)
+        if question is not None:
+            await self._answered(question, mail)
+            return
         notice = MailNotice(
             mail.mail_id, mail.session_id, mail.session_alias, mail.from_, mail.subject
         )
@@ -136,6 +140,18 @@ class Runtime:
         name = workspace.name if workspace else ""
         cwd = (workspace.path if workspace else None) or "."
         self.pool.submit(mail.session_id, lambda: self._turn(claim, notice, name, cwd, None))
+
+    async def _claim(self, mail: Mail) -> Claim | None:
+        """The ledger's word on a mail (under the lock): run it (which run), or not."""
+        run = self.ledger.decide(mail.mail_id)
+        if run is None:
+            entry = self.ledger.get(mail.mail_id)
+            if entry is not None and entry.state == "delivered":
+                _log.error(
+                    "mail %s was interrupted %d times: not run again", mail.mail_id, entry.runs
+                )
+            return None
+        return await self.ledger.deliver(mail.mail_id, mail.session_id, run)
 
     # -- one turn -----------------------------------------------------------------
 
@@ -173,6 +189,8 @@ class Runtime:
             return "done"
         if isinstance(result, Ask):
             return await self._ask(claim, notice, turn, result)
+        if isinstance(result, Question):
+            return await self._question(claim, notice, turn, result)
         await self._final(claim, notice, result.body)
         return "done"
 
@@ -225,6 +243,46 @@ class Runtime:
             await self._decided(item, _decision_of(mail), mail.decision_note)
         return "parked"
 
+    async def _question(
+        self, claim: Claim, notice: MailNotice, turn: Turn, question: Question
+    ) -> Outcome:
+        # Under the lock: the human's answer may come at once, and must find the record.
+        async with self._lock:
+            sent = await self.client.send(
+                notice.sender,
+                question_body(question.text, question.options),
+                reply_to=claim.mail_id,
+                mail_type="question",
+                auto=True,
+                idempotency_key=f"question:{claim.mail_id}:{question.request_id}",
+            )
+            item = PendingPermission(
+                sent.mail_id,
+                claim.mail_id,
+                claim.session_id,
+                turn.workspace,
+                question.request_id,
+                question.text,
+                claim.run,
+                kind="question",
+                asked=notice.sender,
+                options=list(question.options),
+            )
+            self._notices[sent.mail_id] = (notice, turn.cwd)
+            await self.pending.add(item)
+        return "parked"
+
+    async def _answered(self, item: PendingPermission, answer: Mail) -> None:
+        """The asked human wrote back: that mail is the answer, not a task of its own."""
+        body = (
+            answer.body
+            if answer.body is not None
+            else (await self.client.read(answer.mail_id)).body
+        )
+        await self.client.mark_read(answer.mail_id)
+        self._active.discard(answer.mail_id)
+        await self._decided(item, ANSWER, answer_of(body or "", item.options))
+
     async def _decided(self, item: PendingPermission, decision: str, note: object) -> None:
         """A human decided (or the request expired): the parked turn goes on, once."""
         if item.permission_mail_id in self._settling:
@@ -255,9 +313,13 @@ class Runtime:
         self.pool.resume(item.session_id, job)
 
     async def _recover_permissions(self) -> None:
-        """Open prompts from before a restart: decided meanwhile → go on; else wait."""
+        """Open prompts from before a restart: decided meanwhile → go on; else wait. An
+        open question waits: catch-up finds an answer sent while the bridge was down."""
         for item in self.pending.open_ones():
             self._active.add(item.mail_id)
+            if item.kind == "question":
+                self.pool.park(item.session_id)
+                continue
             mail = await self.client.read(item.permission_mail_id)
             if mail.permission_state == "open":
                 self.pool.park(item.session_id)

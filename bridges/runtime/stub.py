@@ -15,7 +15,7 @@ import os
 import sys
 from dataclasses import asdict
 
-from bridges.runtime.platform import Ask, Final, PlatformContext, Turn
+from bridges.runtime.platform import Ask, Final, PlatformContext, Question, Turn, TurnResult
 
 
 class StubPlatform:
@@ -30,7 +30,7 @@ class StubPlatform:
     async def close(self) -> None:
         pass
 
-    async def run_turn(self, turn: Turn) -> Ask | Final:
+    async def run_turn(self, turn: Turn) -> TurnResult:
         process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
@@ -52,6 +52,8 @@ class StubPlatform:
             message = json.loads(line)
             if message["type"] == "ask":
                 return Ask(message["request_id"], message["action"], message["question"])
+            if message["type"] == "question":
+                return Question(message["request_id"], message["text"], message["options"])
             if message["type"] == "final":
                 return Final(message["body"])
         raise RuntimeError(f"the stub worker ended with {process.returncode} and no answer")
