@@ -13,7 +13,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
 from bridges.client import AgentClient, GatewayError, Mail
 from bridges.client.models import Event
@@ -27,6 +29,7 @@ from bridges.runtime.prompt import MailNotice, notification
 from bridges.runtime.questions import answer_of, question_body
 
 OPTIONS = ["approve", ALWAYS, "reject"]
+T = TypeVar("T")
 _log = logging.getLogger("agentmail.bridge")
 
 
@@ -194,15 +197,30 @@ class Runtime:
         await self._final(claim, notice, result.body)
         return "done"
 
+    async def _to_sender(self, notice: MailNotice, send: Callable[[str], Awaitable[T]]) -> T:
+        """Send to the task's sender, whose address names the conversation by its alias.
+        If the conversation was renamed during the turn (a human did, or the platform's
+        title was synced back) the old alias is gone: address the sender as the task
+        mail reads now (the gateway renders `from` with the current alias)."""
+        try:
+            return await send(notice.sender)
+        except GatewayError as error:
+            if error.code != "unknown_alias":
+                raise
+        return await send((await self.client.read(notice.mail_id)).from_)
+
     async def _final(self, claim: Claim, notice: MailNotice, body: str) -> None:
         try:
-            await self.client.send(
-                notice.sender,
-                body,
-                reply_to=claim.mail_id,
-                mail_type="final_summary",
-                auto=True,
-                idempotency_key=f"final:{claim.mail_id}",
+            await self._to_sender(
+                notice,
+                lambda to: self.client.send(
+                    to,
+                    body,
+                    reply_to=claim.mail_id,
+                    mail_type="final_summary",
+                    auto=True,
+                    idempotency_key=f"final:{claim.mail_id}",
+                ),
             )
         except GatewayError as error:
             # The first run's reply is there already (its body said other things).
@@ -213,17 +231,20 @@ class Runtime:
         self._active.discard(claim.mail_id)
 
     async def _ask(self, claim: Claim, notice: MailNotice, turn: Turn, ask: Ask) -> Outcome:
-        sent = await self.client.request_permission(
-            notice.sender,
-            ask.question,
-            options=OPTIONS,
-            context=f"Action:\n\n    {ask.action}",
-            reply_to=claim.mail_id,
-            session_id=claim.session_id,
-            action=ask.action,
-            expires_in=self.permission_expires,
-            auto=True,
-            idempotency_key=f"ask:{claim.mail_id}:{ask.request_id}",
+        sent = await self._to_sender(
+            notice,
+            lambda to: self.client.request_permission(
+                to,
+                ask.question,
+                options=OPTIONS,
+                context=f"Action:\n\n    {ask.action}",
+                reply_to=claim.mail_id,
+                session_id=claim.session_id,
+                action=ask.action,
+                expires_in=self.permission_expires,
+                auto=True,
+                idempotency_key=f"ask:{claim.mail_id}:{ask.request_id}",
+            ),
         )
         item = PendingPermission(
             sent.mail_id,
@@ -248,13 +269,16 @@ class Runtime:
     ) -> Outcome:
         # Under the lock: the human's answer may come at once, and must find the record.
         async with self._lock:
-            sent = await self.client.send(
-                notice.sender,
-                question_body(question.text, question.options),
-                reply_to=claim.mail_id,
-                mail_type="question",
-                auto=True,
-                idempotency_key=f"question:{claim.mail_id}:{question.request_id}",
+            sent = await self._to_sender(
+                notice,
+                lambda to: self.client.send(
+                    to,
+                    question_body(question.text, question.options),
+                    reply_to=claim.mail_id,
+                    mail_type="question",
+                    auto=True,
+                    idempotency_key=f"question:{claim.mail_id}:{question.request_id}",
+                ),
             )
             item = PendingPermission(
                 sent.mail_id,

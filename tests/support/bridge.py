@@ -1,5 +1,6 @@
-"""A bridge on the stub platform as a real child process (`python -m bridges.runtime`),
-so tests can SIGKILL it mid-turn and start it again on the same data dir."""
+"""A bridge as a real child process — on the stub platform (`python -m bridges.runtime`), or
+on a real one (`agentmail bridge PLATFORM`, as `python -m gateway`) — so tests can SIGKILL
+it mid-turn and start it again on the same data dir."""
 
 from __future__ import annotations
 
@@ -14,7 +15,17 @@ READY = b"bridge builder ready"
 
 
 class BridgeProcess:
-    def __init__(self, url: str, key: str, data_dir: Path, workspace: Path, **env: str) -> None:
+    def __init__(
+        self,
+        url: str,
+        key: str,
+        data_dir: Path,
+        workspace: Path,
+        *,
+        platform: str = "stub",
+        **env: str,
+    ) -> None:
+        self.platform = platform
         self.env = {
             **os.environ,
             "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
@@ -35,11 +46,14 @@ class BridgeProcess:
         pipe held open by a worker would keep `wait()` from returning after a kill.
         """
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        command = (
+            ["bridges.runtime"] if self.platform == "stub" else ["gateway", "bridge", self.platform]
+        )
         with self.log_path.open("ab") as log:
             self.process = await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-m",
-                "bridges.runtime",
+                *command,
                 "--name",
                 "builder",
                 "--workspace",

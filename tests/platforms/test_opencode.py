@@ -1,0 +1,126 @@
+"""opencode bridged to a real gateway (`agentmail bridge opencode` driving `opencode serve`),
+thinking with the scripted fake model as an OpenAI-compatible provider: permissions
+approved, rejected and always allowed, the question tool, the session kept per
+conversation, and naming both ways (docs/bridges.md#opencode). The restarts are in
+test_opencode_restart.py."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+
+from tests.support.fake_model import call, say
+from tests.support.http import HUMAN_SEND, ok
+from tests.support.opencode_desk import Desk, mail_id_in, opencode_desk, script
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def desk(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Desk]:
+    async with opencode_desk(tmp_path_factory.mktemp("opencode")) as desk:
+        yield desk
+
+
+async def test_approved_command_runs_and_the_next_mail_continues_the_session(desk: Desk) -> None:
+    desk.model.script = script(
+        lambda exchange: call("read_mail", mail_id=mail_id_in(exchange)),
+        call("bash", command="touch approved.txt", description="Create approved.txt"),
+        lambda exchange: say(f"Done: {exchange.results[-1].text}"),
+    )
+    task = await desk.task("Make approved.txt", "Create the file approved.txt, please.")
+    asked = await desk.next_mail(task["session_id"], "permission_request")
+    assert asked["action"] == "touch approved.txt" and asked["expires_at"]
+    assert asked["options"] == ["approve", "always allow", "reject"]
+    assert "touch approved.txt" in asked["body"]
+    assert not desk.file("approved.txt").exists()
+    await desk.decide(asked["mail_id"], "approve")
+    final = await desk.next_mail(task["session_id"], "final_summary")
+    assert desk.file("approved.txt").exists()
+    assert final["auto"] is True and final["parent_mail_id"] == task["mail_id"]
+    assert final["body"] == "Done: (no output)"
+    first, second = [e for e in desk.model.exchanges(task["mail_id"]) if e.tools][:2]
+    assert "agentmail_read_mail" in first.tools  # the mail tools, over MCP, from the catalog
+    assert "Create the file approved.txt" in second.results[-1].text  # read through the gateway
+
+    desk.model.script = script(say("It is still there."))
+    alias = await desk.alias(task["session_id"])
+    again = await desk.task("Still there?", to=f"builder@root.{alias}")
+    assert again["session_id"] == task["session_id"]
+    await desk.next_mail(task["session_id"], "final_summary")
+    [resumed] = [e for e in desk.model.exchanges(again["mail_id"]) if e.tools]
+    history = [c.arguments.get("command") for m in resumed.messages for c in m.tool_calls]
+    assert "touch approved.txt" in history  # the same opencode session, with its history
+
+
+async def test_a_rejection_leaves_the_file_absent_and_tells_the_model(desk: Desk) -> None:
+    desk.model.script = script(
+        call("bash", command="touch rejected.txt", description="Create rejected.txt"),
+        lambda exchange: say(f"Not done: {exchange.results[-1].text}"),
+    )
+    task = await desk.task("Make rejected.txt")
+    asked = await desk.next_mail(task["session_id"], "permission_request")
+    await desk.decide(asked["mail_id"], "reject", "not in this folder")
+    final = await desk.next_mail(task["session_id"], "final_summary")
+    assert not desk.file("rejected.txt").exists()
+    told = desk.model.exchanges(task["mail_id"])[-1].results[-1].text
+    assert "rejected" in told and "not in this folder" in told
+    assert "not in this folder" in final["body"]
+
+
+async def test_always_allow_is_kept_and_not_asked_again(desk: Desk) -> None:
+    command = "echo once >> always.txt"
+    desk.model.script = script(call("bash", command=command), say("Appended."))
+    task = await desk.task("Append to always.txt")
+    asked = await desk.next_mail(task["session_id"], "permission_request")
+    await desk.decide(asked["mail_id"], "always allow")
+    await desk.next_mail(task["session_id"], "final_summary")
+    alias = await desk.alias(task["session_id"])
+    await desk.task("Once more", to=f"builder@root.{alias}")
+    await desk.next_mail(task["session_id"], "final_summary")
+    assert desk.file("always.txt").read_text() == "once\nonce\n"
+    assert len(await desk.mails(task["session_id"], "permission_request")) == 1
+
+
+async def test_the_question_tool_goes_out_by_mail_and_the_reply_is_the_answer(
+    desk: Desk,
+) -> None:
+    question = {
+        "question": "Which colour should the banner be?",
+        "header": "Colour",
+        "options": [
+            {"label": "red", "description": "warm"},
+            {"label": "blue", "description": "calm"},
+        ],
+    }
+    desk.model.script = script(
+        call("question", questions=[question]),
+        lambda exchange: say(f"Noted: {exchange.results[-1].text}"),
+    )
+    task = await desk.task("Paint the banner")
+    asked = await desk.next_mail(task["session_id"], "question")
+    assert asked["body"].startswith("Which colour should the banner be?")
+    assert "1. red" in asked["body"] and "2. blue" in asked["body"]
+    reply = {"to": asked["from"], "subject": "Re: colour", "body": "2"}
+    ok(await desk.human.post(HUMAN_SEND, json={**reply, "reply_to": asked["mail_id"]}))
+    final = await desk.next_mail(task["session_id"], "final_summary")
+    assert '"Which colour should the banner be?"="blue"' in final["body"]
+
+
+async def test_the_title_names_the_conversation_and_the_settled_alias_titles_the_session(
+    desk: Desk,
+) -> None:
+    desk.model.script = script(say("Report written."), title="Weekly report")
+    first = await desk.task("Write the report")
+    await desk.next_mail(first["session_id"], "final_summary")
+    second = await desk.task("Write the other report")
+    await desk.next_mail(second["session_id"], "final_summary")
+    assert await desk.alias(first["session_id"]) == "weekly-report"
+    assert await desk.alias(second["session_id"]) == "weekly-report-2"  # taken: settled
+    titled = [
+        (await desk.opencode(f"/session/{desk.opencode_session(s['session_id'])}"))["title"]
+        for s in (first, second)
+    ]
+    assert titled == ["Weekly report", "weekly-report-2"]
