@@ -1,17 +1,24 @@
 """opencode bridged to a real gateway (`agentmail bridge opencode` driving `opencode serve`),
 thinking with the scripted fake model as an OpenAI-compatible provider: permissions
 approved, rejected and always allowed, the question tool, the session kept per
-conversation, and naming both ways (docs/bridges.md#opencode). The restarts are in
-test_opencode_restart.py."""
+conversation, naming both ways, and restarts: the bridge SIGKILLed in the middle of
+a turn, after one, and while a permission is open (docs/bridges.md#opencode).
+
+One gateway, fake model and bridge serve the file (tests/support/opencode_desk.py);
+the restart tests leave the bridge running again for the tests after them."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 import pytest_asyncio
 
-from tests.support.fake_model import call, say
+from bridges.runtime.prompt import INTERRUPTED_NOTE
+from tests.support.fake_model import Exchange, Reply, call, say
 from tests.support.http import HUMAN_SEND, ok
 from tests.support.opencode_desk import Desk, mail_id_in, opencode_desk, script
 
@@ -124,3 +131,73 @@ async def test_the_title_names_the_conversation_and_the_settled_alias_titles_the
         for s in (first, second)
     ]
     assert titled == ["Weekly report", "weekly-report-2"]
+
+
+def _gone(pid: int) -> bool:
+    """Dead, or a zombie waiting for init to reap it."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+    except (FileNotFoundError, IndexError):
+        return True
+
+
+async def _killed(desk: Desk) -> None:
+    """SIGKILL the bridge, as when its host dies; opencode dies with it (its pdeathsig)."""
+    _, opencode = desk.serving()
+    await desk.bridge.kill()
+    async with asyncio.timeout(10):
+        while not _gone(opencode):
+            await asyncio.sleep(0.02)
+
+
+def _ledger(desk: Desk, mail_id: str) -> list[str]:
+    lines = (desk.data / "ledger.jsonl").read_text().splitlines()
+    return [json.loads(line)["state"] for line in lines if mail_id in line]
+
+
+async def test_killed_mid_turn_runs_again_once_and_completed_mail_does_not(desk: Desk) -> None:
+    held = asyncio.Event()
+
+    async def work(exchange: Exchange) -> Reply:
+        if "A quick one" in exchange.task:
+            return say("Quick.")
+        if INTERRUPTED_NOTE in exchange.task:
+            return say("Finished after the restart.")
+        await held.wait()  # the first run's model call is in flight when the bridge dies
+        return say("Too late: nobody listens.")
+
+    desk.model.script = script(work)
+    quick = await desk.task("A quick one")
+    await desk.next_mail(quick["session_id"], "final_summary")
+    task = await desk.task("A long job")
+    await desk.model.wait_for(lambda: any(e.tools for e in desk.model.exchanges(task["mail_id"])))
+    asked = len(desk.model.exchanges(quick["mail_id"]))
+    await _killed(desk)
+    held.set()
+    await desk.bridge.start()
+    final = await desk.next_mail(task["session_id"], "final_summary")
+    assert final["body"] == "Finished after the restart."
+    runs = [e for e in desk.model.exchanges(task["mail_id"]) if e.tools]
+    assert [INTERRUPTED_NOTE in e.task for e in runs] == [False, True]
+    assert len(await desk.mails(task["session_id"], "final_summary")) == 1
+    # The completed mail was decided on at start (before `ready`) and not run again.
+    assert _ledger(desk, quick["mail_id"]) == ["delivered", "completed"]
+    assert len(desk.model.exchanges(quick["mail_id"])) == asked
+    assert len(await desk.mails(quick["session_id"], "final_summary")) == 1
+
+
+async def test_killed_while_a_permission_is_open_and_decided_while_down_runs_once(
+    desk: Desk,
+) -> None:
+    desk.model.script = script(call("bash", command="echo ran >> effects.txt"), say("Appended."))
+    task = await desk.task("Append to effects.txt")
+    asked = await desk.next_mail(task["session_id"], "permission_request")
+    await _killed(desk)
+    await desk.decide(asked["mail_id"], "approve", "go ahead")
+    await desk.bridge.start()
+    final = await desk.next_mail(task["session_id"], "final_summary")
+    assert final["body"] == "Appended."
+    assert desk.file("effects.txt").read_text() == "ran\n"  # asked again, answered by the bridge
+    [rerun] = {e.task for e in desk.model.exchanges(task["mail_id"]) if "was approved" in e.task}
+    assert "go ahead" in rerun and "echo ran >> effects.txt" in rerun
+    assert len(await desk.mails(task["session_id"], "permission_request")) == 1
