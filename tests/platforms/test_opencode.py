@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -201,3 +203,26 @@ async def test_killed_while_a_permission_is_open_and_decided_while_down_runs_onc
     [rerun] = {e.task for e in desk.model.exchanges(task["mail_id"]) if "was approved" in e.task}
     assert "go ahead" in rerun and "echo ran >> effects.txt" in rerun
     assert len(await desk.mails(task["session_id"], "permission_request")) == 1
+
+
+async def test_opencode_killed_alone_mid_turn_is_started_again_and_the_turn_goes_on(
+    desk: Desk,
+) -> None:
+    held = asyncio.Event()
+
+    async def work(exchange: Exchange) -> Reply:
+        if INTERRUPTED_NOTE in exchange.task:
+            return say("Done after opencode came back.")
+        await held.wait()
+        return say("Too late: nobody listens.")
+
+    desk.model.script = script(work)
+    task = await desk.task("Survive opencode")
+    await desk.model.wait_for(lambda: any(e.tools for e in desk.model.exchanges(task["mail_id"])))
+    _, opencode = desk.serving()
+    os.kill(opencode, signal.SIGKILL)  # the bridge lives on
+    held.set()
+    final = await desk.next_mail(task["session_id"], "final_summary")
+    assert final["body"] == "Done after opencode came back."
+    assert desk.serving()[1] != opencode
+    assert len(await desk.mails(task["session_id"], "final_summary")) == 1

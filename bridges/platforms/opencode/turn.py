@@ -6,6 +6,8 @@ causes is missed. A resumed turn answers the prompt opencode still holds
 (`GET /permission`, `GET /question` list what is pending) and follows the session
 on; if opencode no longer holds it (it restarted meanwhile), the turn is run again
 with the decision said in words and an approved action answered when asked.
+If opencode itself dies in the middle of a turn (the bridge lives on), it is
+started again and the turn's prompt sent again once, with the interruption note.
 A cancelled turn (the runtime's hard timeout) aborts the session in opencode.
 """
 
@@ -24,6 +26,7 @@ from bridges.platforms.opencode.server import OpencodeServer
 from bridges.platforms.opencode.settings import OpencodeSettings
 from bridges.platforms.opencode.store import OpencodeStore, Prompt
 from bridges.runtime.platform import ANSWER, Ask, Final, Question, Turn, TurnResult
+from bridges.runtime.prompt import INTERRUPTED_NOTE
 
 _log = logging.getLogger("agentmail.bridge.opencode")
 CHECK_SECONDS = 30.0  # without events for this long, ask opencode for the state
@@ -42,20 +45,22 @@ class TurnRunner:
 
     async def run(self, turn: Turn, http: httpx.AsyncClient, session: str) -> TurnResult:
         approved = set(turn.grants)
+        generation = self.server.generation
         async with self.hub.watch(turn.cwd) as events:
             text: str | None = turn.prompt
             if turn.resume is not None:
                 text = await self._resume(http, turn, approved)
             if text is not None:
-                await self._prompt(http, turn.cwd, session, text)
+                await self.prompt(http, turn.cwd, session, text)
+            follow = _Follow(self, http, turn, session, approved, events, generation)
             try:
-                return await _Follow(self, http, turn, session, approved, events).run()
+                return await follow.run()
             except asyncio.CancelledError:
                 with contextlib.suppress(httpx.HTTPError):
                     await asyncio.shield(_call(http, "POST", f"/session/{session}/abort", turn.cwd))
                 raise
 
-    async def _prompt(self, http: httpx.AsyncClient, cwd: str, session: str, text: str) -> None:
+    async def prompt(self, http: httpx.AsyncClient, cwd: str, session: str, text: str) -> None:
         body: dict[str, Any] = {"parts": [{"type": "text", "text": text}]}
         if self.settings.model_ref is not None:
             body["model"] = self.settings.model_ref
@@ -105,9 +110,11 @@ class _Follow:
         session: str,
         approved: set[str],
         events: asyncio.Queue[dict[str, Any]],
+        generation: int,
     ) -> None:
         self.runner, self.http, self.turn, self.session = runner, http, turn, session
-        self.approved, self.events = approved, events
+        self.approved, self.events, self.generation = approved, events, generation
+        self.restarted = False
         self.family = {session}  # and its subagents' sessions (opencode's task tool)
         self.busy = False
         self.error: Any = None
@@ -169,6 +176,8 @@ class _Follow:
 
     async def _state(self) -> TurnResult | None:
         """After a gap in the events: what opencode holds now."""
+        if self.runner.server.generation != self.generation:
+            return await self._again()
         for request in (await pending_prompts(self.http, self.turn.cwd)).values():
             if request.get("sessionID") in self.family:
                 if "questions" in request:
@@ -180,6 +189,18 @@ class _Follow:
         if self.busy and now == "idle":
             return Final(await self._answer())
         self.busy = self.busy or now != "idle"
+        return None
+
+    async def _again(self) -> Final | None:
+        """opencode was started again under this turn: its work is gone; prompt again, once."""
+        if self.restarted:
+            return Final("opencode stopped twice during this turn; send the task again.")
+        self.restarted, self.busy = True, False
+        self.generation = self.runner.server.generation
+        self.http = await self.runner.server.http()
+        _log.warning("opencode restarted during a turn of %s: prompted again", self.session)
+        text = f"{INTERRUPTED_NOTE}\n{self.turn.prompt}"
+        await self.runner.prompt(self.http, self.turn.cwd, self.session, text)
         return None
 
     async def _answer(self) -> str:
