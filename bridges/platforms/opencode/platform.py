@@ -61,8 +61,8 @@ class OpencodePlatform:
         http = await self.server.http()
         session = await self._session(http, turn)
         result = await self.runner.run(turn, http, session)
-        try:
-            await self._sync_title(http, turn, session)
+        try:  # opencode may have been started again during the turn: its client now
+            await self._sync_title(await self.server.http(), turn, session)
         except (httpx.HTTPError, OSError) as error:  # naming is a courtesy, never the turn's end
             _log.warning("title sync for %s failed: %s", session, error)
         return result

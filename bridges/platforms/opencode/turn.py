@@ -56,8 +56,9 @@ class TurnRunner:
             try:
                 return await follow.run()
             except asyncio.CancelledError:
-                with contextlib.suppress(httpx.HTTPError):
-                    await asyncio.shield(_call(http, "POST", f"/session/{session}/abort", turn.cwd))
+                abort = _call(follow.http, "POST", f"/session/{session}/abort", turn.cwd)
+                with contextlib.suppress(httpx.HTTPError, RuntimeError):
+                    await asyncio.shield(abort)
                 raise
 
     async def prompt(self, http: httpx.AsyncClient, cwd: str, session: str, text: str) -> None:
