@@ -157,7 +157,11 @@ def _ledger(desk: Desk, mail_id: str) -> list[str]:
     return [json.loads(line)["state"] for line in lines if mail_id in line]
 
 
-async def test_killed_mid_turn_runs_again_once_and_completed_mail_does_not(desk: Desk) -> None:
+async def test_a_bridge_killed_with_turns_in_every_state_goes_on_right_after_restart(
+    desk: Desk,
+) -> None:
+    """One SIGKILL of the bridge (opencode dies with it) while one mail is completed, one
+    waits for a permission and one is in the middle of a model call."""
     held = asyncio.Event()
 
     async def work(exchange: Exchange) -> Reply:
@@ -168,41 +172,40 @@ async def test_killed_mid_turn_runs_again_once_and_completed_mail_does_not(desk:
         await held.wait()  # the first run's model call is in flight when the bridge dies
         return say("Too late: nobody listens.")
 
-    desk.model.script = script(work)
+    permission = script(call("bash", command="echo ran >> effects.txt"), say("Appended."))
+    desk.model.script = lambda e: (permission if "effects.txt" in e.task else script(work))(e)
     quick = await desk.task("A quick one")
     await desk.next_mail(quick["session_id"], "final_summary")
-    task = await desk.task("A long job")
-    await desk.model.wait_for(lambda: any(e.tools for e in desk.model.exchanges(task["mail_id"])))
-    asked = len(desk.model.exchanges(quick["mail_id"]))
+    waiting = await desk.task("Append to effects.txt")
+    asked = await desk.next_mail(waiting["session_id"], "permission_request")
+    long = await desk.task("A long job")
+    await desk.model.wait_for(lambda: any(e.tools for e in desk.model.exchanges(long["mail_id"])))
+    quick_calls = len(desk.model.exchanges(quick["mail_id"]))
+
     await _killed(desk)
     held.set()
+    await desk.decide(asked["mail_id"], "approve", "go ahead")  # while the bridge is down
     await desk.bridge.start()
-    final = await desk.next_mail(task["session_id"], "final_summary")
+
+    # In the middle of a turn: run again once, with the note; one final reply.
+    final = await desk.next_mail(long["session_id"], "final_summary")
     assert final["body"] == "Finished after the restart."
-    runs = [e for e in desk.model.exchanges(task["mail_id"]) if e.tools]
+    runs = [e for e in desk.model.exchanges(long["mail_id"]) if e.tools]
     assert [INTERRUPTED_NOTE in e.task for e in runs] == [False, True]
-    assert len(await desk.mails(task["session_id"], "final_summary")) == 1
-    # The completed mail was decided on at start (before `ready`) and not run again.
-    assert _ledger(desk, quick["mail_id"]) == ["delivered", "completed"]
-    assert len(desk.model.exchanges(quick["mail_id"])) == asked
-    assert len(await desk.mails(quick["session_id"], "final_summary")) == 1
+    assert len(await desk.mails(long["session_id"], "final_summary")) == 1
 
-
-async def test_killed_while_a_permission_is_open_and_decided_while_down_runs_once(
-    desk: Desk,
-) -> None:
-    desk.model.script = script(call("bash", command="echo ran >> effects.txt"), say("Appended."))
-    task = await desk.task("Append to effects.txt")
-    asked = await desk.next_mail(task["session_id"], "permission_request")
-    await _killed(desk)
-    await desk.decide(asked["mail_id"], "approve", "go ahead")
-    await desk.bridge.start()
-    final = await desk.next_mail(task["session_id"], "final_summary")
+    # A permission open, decided while down: opencode forgot it; the command ran once.
+    final = await desk.next_mail(waiting["session_id"], "final_summary")
     assert final["body"] == "Appended."
     assert desk.file("effects.txt").read_text() == "ran\n"  # asked again, answered by the bridge
-    [rerun] = {e.task for e in desk.model.exchanges(task["mail_id"]) if "was approved" in e.task}
-    assert "go ahead" in rerun and "echo ran >> effects.txt" in rerun
-    assert len(await desk.mails(task["session_id"], "permission_request")) == 1
+    rerun = {e.task for e in desk.model.exchanges(waiting["mail_id"]) if "was approved" in e.task}
+    assert len(rerun) == 1 and "go ahead" in (told := rerun.pop()) and "echo ran" in told
+    assert len(await desk.mails(waiting["session_id"], "permission_request")) == 1
+
+    # Completed before the kill: decided on at start (before `ready`), not run again.
+    assert _ledger(desk, quick["mail_id"]) == ["delivered", "completed"]
+    assert len(desk.model.exchanges(quick["mail_id"])) == quick_calls
+    assert len(await desk.mails(quick["session_id"], "final_summary")) == 1
 
 
 async def test_opencode_killed_alone_mid_turn_is_started_again_and_the_turn_goes_on(
