@@ -182,8 +182,10 @@ async def test_a_bridge_killed_with_turns_in_every_state_goes_on_right_after_res
     await desk.model.wait_for(lambda: any(e.tools for e in desk.model.exchanges(long["mail_id"])))
     quick_calls = len(desk.model.exchanges(quick["mail_id"]))
 
-    await _killed(desk)
-    held.set()
+    try:
+        await _killed(desk)
+    finally:
+        held.set()  # else the fake model's held answer keeps it from stopping
     await desk.decide(asked["mail_id"], "approve", "go ahead")  # while the bridge is down
     await desk.bridge.start()
 
@@ -223,8 +225,10 @@ async def test_opencode_killed_alone_mid_turn_is_started_again_and_the_turn_goes
     task = await desk.task("Survive opencode")
     await desk.model.wait_for(lambda: any(e.tools for e in desk.model.exchanges(task["mail_id"])))
     _, opencode = desk.serving()
-    os.kill(opencode, signal.SIGKILL)  # the bridge lives on
-    held.set()
+    try:
+        os.kill(opencode, signal.SIGKILL)  # the bridge lives on
+    finally:
+        held.set()
     final = await desk.next_mail(task["session_id"], "final_summary")
     assert final["body"] == "Done after opencode came back."
     assert desk.serving()[1] != opencode

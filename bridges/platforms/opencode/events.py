@@ -53,7 +53,7 @@ class _Reader:
                         first = False
                         continue
                     self._publish(event)
-            except (httpx.TransportError, httpx.StreamError, RuntimeError) as error:
+            except (httpx.HTTPError, httpx.StreamError, RuntimeError) as error:
                 _log.info("opencode event stream lost (%s); reconnecting", error)
             self.connected.clear()
             await asyncio.sleep(Backoff(base=0.2, cap=5.0).delay(attempt))
