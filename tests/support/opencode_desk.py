@@ -24,7 +24,16 @@ from tests.support.gateway import Api, running_gateway
 from tests.support.http import HUMAN_SEND, ok
 from tests.support.sse import SseStream, open_stream
 
-BINARY = Path(__file__).resolve().parents[1] / "platforms/opencode/node_modules/.bin/opencode"
+_BUILDS = Path(__file__).resolve().parents[1] / "platforms/opencode/node_modules"
+
+
+def _binary() -> Path:
+    """opencode's build for this CPU, chosen as its npm launcher chooses (AVX2 or baseline)."""
+    avx2 = " avx2 " in f" {Path('/proc/cpuinfo').read_text().replace(chr(10), ' ')} "
+    build = "opencode-linux-x64" if avx2 else "opencode-linux-x64-baseline"
+    return _BUILDS / build / "bin" / "opencode"
+
+
 PASSWORD = "opencode-test-password"
 _SERVING = re.compile(r"opencode serve on (http://\S+) \(pid (\d+)\)")
 
@@ -157,7 +166,7 @@ async def opencode_desk(tmp: Path) -> AsyncIterator[Desk]:
                     XDG_DATA_HOME=str(home / ".local" / "share"),
                     XDG_CACHE_HOME=str(home / ".cache"),
                     XDG_STATE_HOME=str(home / ".local" / "state"),
-                    AGENTMAIL_OPENCODE_BIN=str(BINARY),
+                    AGENTMAIL_OPENCODE_BIN=str(_binary()),
                     AGENTMAIL_OPENCODE_MODEL="fake/fake-model",
                     AGENTMAIL_OPENCODE_PASSWORD=PASSWORD,
                     OPENCODE_DISABLE_MODELS_FETCH="1",
