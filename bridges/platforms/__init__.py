@@ -20,6 +20,7 @@ Factory = Callable[[PlatformContext], Platform]
 PLATFORMS: dict[str, str] = {
     "stub": "bridges.runtime.stub:create",
     "opencode": "bridges.platforms.opencode:create",
+    "pi": "bridges.platforms.pi:create",
 }
 
 

@@ -68,7 +68,7 @@ class PendingPermissions:
             if item.permission_mail_id == parent_mail_id:
                 return item
         for item in questions:
-            if item.session_id == session_id and item.asked and item.asked == sender:
+            if item.session_id == session_id and item.asked and _who(item.asked) == _who(sender):
                 return item
         return None
 
@@ -92,3 +92,10 @@ class PendingPermissions:
     async def _put(self, item: PendingPermission) -> None:
         await asyncio.to_thread(self._journal.append, asdict(item))
         self._records[item.permission_mail_id] = item
+
+
+def _who(address: str) -> str:
+    """The name of a native address (`jianf@.fix-leak` → `jianf`): the conversation's
+    alias in it may have changed since the question was asked (a rename), the person
+    has not. The name ends at the first `@` (ARCHITECTURE.md, the grammar)."""
+    return address.partition("@")[0].lower()

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
 
-from bridges.client import AgentClient, GatewayError, Mail
+from bridges.client import AgentClient, GatewayError, Mail, SendResult
 from bridges.client.models import Event
 from bridges.client.sse import EventStream
 from bridges.runtime.grants import ALWAYS, Grants
@@ -29,7 +29,7 @@ from bridges.runtime.prompt import MailNotice, notification
 from bridges.runtime.questions import answer_of, question_body
 
 OPTIONS = ["approve", ALWAYS, "reject"]
-T = TypeVar("T")
+_Sent = TypeVar("_Sent")
 _log = logging.getLogger("agentmail.bridge")
 
 
@@ -59,6 +59,8 @@ class Runtime:
         self._tasks: list[asyncio.Task[None]] = []
         self._settling: set[str] = set()  # permission mails whose decision is being applied
         self._notices: dict[str, tuple[MailNotice, str]] = {}
+        self._waiting: dict[str, Mail] = {}  # claimed and queued, its turn not started
+        self._answers: set[str] = set()  # queued mails found to answer a question since
         self.ledger: Ledger
         self.pending: PendingPermissions
         self.grants: Grants
@@ -126,14 +128,14 @@ class Runtime:
             question = self.pending.question_answered_by(
                 mail.parent_mail_id, mail.session_id, mail.from_
             )
+            claim = None
             if question is not None:
                 await self.ledger.consume(mail.mail_id, mail.session_id)
-            else:
-                claim = await self._claim(mail)
-                if claim is None:
-                    return
+            elif (claim := await self._claim(mail)) is None:
+                return
             self._active.add(mail.mail_id)
-        if question is not None:
+        if claim is None:
+            assert question is not None
             await self._answered(question, mail)
             return
         notice = MailNotice(
@@ -142,6 +144,7 @@ class Runtime:
         workspace = mail.to_workspace
         name = workspace.name if workspace else ""
         cwd = (workspace.path if workspace else None) or "."
+        self._waiting[mail.mail_id] = mail
         self.pool.submit(mail.session_id, lambda: self._turn(claim, notice, name, cwd, None))
 
     async def _claim(self, mail: Mail) -> Claim | None:
@@ -161,6 +164,10 @@ class Runtime:
     async def _turn(
         self, claim: Claim, notice: MailNotice, workspace: str, cwd: str, resume: Resume | None
     ) -> Outcome:
+        self._waiting.pop(claim.mail_id, None)
+        if claim.mail_id in self._answers:  # it answered a question while it waited
+            self._answers.discard(claim.mail_id)
+            return "done"
         turn = Turn(
             mail_id=claim.mail_id,
             session_id=claim.session_id,
@@ -197,21 +204,10 @@ class Runtime:
         await self._final(claim, notice, result.body)
         return "done"
 
-    async def _to_sender(self, notice: MailNotice, send: Callable[[str], Awaitable[T]]) -> T:
-        """Send to the task's sender, whose address names the conversation by its alias.
-        If the conversation was renamed during the turn (a human did, or the platform's
-        title was synced back) the old alias is gone: address the sender as the task
-        mail reads now (the gateway renders `from` with the current alias)."""
-        try:
-            return await send(notice.sender)
-        except GatewayError as error:
-            if error.code != "unknown_alias":
-                raise
-        return await send((await self.client.read(notice.mail_id)).from_)
-
     async def _final(self, claim: Claim, notice: MailNotice, body: str) -> None:
         try:
             await self._to_sender(
+                claim,
                 notice,
                 lambda to: self.client.send(
                     to,
@@ -232,6 +228,7 @@ class Runtime:
 
     async def _ask(self, claim: Claim, notice: MailNotice, turn: Turn, ask: Ask) -> Outcome:
         sent = await self._to_sender(
+            claim,
             notice,
             lambda to: self.client.request_permission(
                 to,
@@ -269,17 +266,20 @@ class Runtime:
     ) -> Outcome:
         # Under the lock: the human's answer may come at once, and must find the record.
         async with self._lock:
-            sent = await self._to_sender(
-                notice,
-                lambda to: self.client.send(
+            used: list[str] = []  # the address that reached the human asked
+
+            def ask_to(to: str) -> Awaitable[SendResult]:
+                used.append(to)
+                return self.client.send(
                     to,
                     question_body(question.text, question.options),
                     reply_to=claim.mail_id,
                     mail_type="question",
                     auto=True,
                     idempotency_key=f"question:{claim.mail_id}:{question.request_id}",
-                ),
-            )
+                )
+
+            sent = await self._to_sender(claim, notice, ask_to)
             item = PendingPermission(
                 sent.mail_id,
                 claim.mail_id,
@@ -289,12 +289,31 @@ class Runtime:
                 question.text,
                 claim.run,
                 kind="question",
-                asked=notice.sender,
+                asked=used[-1],
                 options=list(question.options),
             )
             self._notices[sent.mail_id] = (notice, turn.cwd)
             await self.pending.add(item)
+            answer = await self._answer_waiting(item)
+        if answer is not None:
+            await self._answered(item, answer)
         return "parked"
+
+    async def _answer_waiting(self, item: PendingPermission) -> Mail | None:
+        """A mail that answers this question but was offered before it was asked (under
+        the lock): after a restart catch-up may deliver the answer before the re-run turn
+        asks its question again; that mail waits in the conversation's queue, and would
+        wait there forever behind the parked turn."""
+        for mail in list(self._waiting.values()):
+            found = self.pending.question_answered_by(
+                mail.parent_mail_id, mail.session_id, mail.from_
+            )
+            if found is not None and found.permission_mail_id == item.permission_mail_id:
+                del self._waiting[mail.mail_id]
+                self._answers.add(mail.mail_id)
+                await self.ledger.consume(mail.mail_id, mail.session_id)
+                return mail
+        return None
 
     async def _answered(self, item: PendingPermission, answer: Mail) -> None:
         """The asked human wrote back: that mail is the answer, not a task of its own."""
@@ -303,9 +322,23 @@ class Runtime:
             if answer.body is not None
             else (await self.client.read(answer.mail_id)).body
         )
+        await self._decided(item, ANSWER, answer_of(body or "", item.options))
         await self.client.mark_read(answer.mail_id)
         self._active.discard(answer.mail_id)
-        await self._decided(item, ANSWER, answer_of(body or "", item.options))
+
+    async def _to_sender(
+        self, claim: Claim, notice: MailNotice, send: Callable[[str], Awaitable[_Sent]]
+    ) -> _Sent:
+        """Send to the task's sender. Its address names the conversation by the alias it
+        had when the mail was read; renamed since (a platform's title synced back, a
+        human's rename), that alias is undeliverable: the mail, read again, has the
+        address that reaches the sender now. (A refused send stores no idempotency key.)"""
+        try:
+            return await send(notice.sender)
+        except GatewayError as error:
+            if error.code != "unknown_alias":
+                raise
+        return await send((await self.client.read(claim.mail_id)).from_)
 
     async def _decided(self, item: PendingPermission, decision: str, note: object) -> None:
         """A human decided (or the request expired): the parked turn goes on, once."""

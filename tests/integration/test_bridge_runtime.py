@@ -317,12 +317,26 @@ async def test_a_question_is_mailed_and_the_reply_is_its_answer(world: World) ->
     )
 
 
-async def test_a_question_answered_while_the_bridge_is_down_goes_on_once(world: World) -> None:
+async def _question_recorded(world: World, question_mail_id: str) -> None:
+    """The bridge has written the open question down (it does so just after sending it)."""
+    records = world.data / "permissions.jsonl"
+    async with asyncio.timeout(60):
+        while question_mail_id not in _text(records):
+            await asyncio.sleep(0.02)
+
+
+@pytest.mark.parametrize("record", ["kept", "lost"])
+async def test_a_question_answered_while_the_bridge_is_down_goes_on_once(
+    world: World, record: str
+) -> None:
     bridge = await world.bridge()
     async with open_stream(world.human) as stream:
         task = await world.task(QUESTION)
         question = await _reply(stream, "question")
+        await _question_recorded(world, question["mail_id"])
         await bridge.kill()
+        if record == "lost":  # as if killed between sending the question and recording it
+            (world.data / "permissions.jsonl").unlink()
         # Not a reply to the question mail: the asked human's next mail in the
         # conversation answers it too (a phone's "new mail" to the conversation).
         alias = question["session_alias"]
@@ -331,6 +345,13 @@ async def test_a_question_answered_while_the_bridge_is_down_goes_on_once(world: 
         await world.bridge()
         reply = await _reply(stream)
     body_text = ok(await world.human.get(f"/api/v1/me/mail/{reply['mail_id']}"))["body"]
-    assert body_text == "branch chosen (answer: main, please)"
+    # Lost: the turn runs again (with the note), asks again — the same question mail,
+    # by its idempotency key — and finds the answer that catch-up had queued.
+    again = f" {INTERRUPTED}" if record == "lost" else ""
+    assert body_text == f"branch chosen{again} (answer: main, please)"
     assert world.file("commands.log").read_text().splitlines() == ["touch asked.txt"]
     assert len(await world.finals(task["session_id"])) == 1
+    questions = ok(await world.human.get(f"/api/v1/me/sessions/{task['session_id']}"))["mails"]
+    assert [m["mail_id"] for m in questions if m["mail_type"] == "question"] == [
+        question["mail_id"]
+    ]

@@ -1,11 +1,12 @@
 """What opencode's prompts become in the runtime's terms, and decisions said in words for a
 turn run again after opencode forgot its prompt (bridges/platforms/opencode/prompts.py),
-and a title's alias (bridges/runtime/naming.py)."""
+and a title's alias (bridges/platforms/aliases.py)."""
 
 from __future__ import annotations
 
 import pytest
 
+from bridges.platforms.aliases import alias_of
 from bridges.platforms.opencode.prompts import (
     action_of,
     approves,
@@ -13,7 +14,6 @@ from bridges.platforms.opencode.prompts import (
     questions_of,
     rejection_message,
 )
-from bridges.runtime.naming import alias_of
 from bridges.runtime.platform import ANSWER, Resume
 
 

@@ -6,8 +6,11 @@ HTTP API (the server's own OpenAPI document, `/doc`) and turns its prompts into 
 * opencode's permission prompts (`permission.asked`) become `Ask`, its question
   tool (`question.asked`) becomes `Question`; both are answered when the human has
   decided (turn.py);
-* after each turn the session's title is offered as the conversation's alias and
-  the alias the gateway settled on becomes the title (bridges/runtime/naming.py).
+* after each turn the session's title (opencode names a session from its first
+  prompt with its small model) is offered as the conversation's alias; the gateway
+  settles it (a taken alias gets `-2`, a human's rename wins) and, when that is not
+  what the title asked for, the settled alias becomes the title, so the name a human
+  sees in opencode is the address that reaches the conversation.
 """
 
 from __future__ import annotations
@@ -16,13 +19,13 @@ import logging
 
 import httpx
 
+from bridges.platforms.aliases import alias_of
 from bridges.platforms.opencode.config import bridge_config, write_config
 from bridges.platforms.opencode.events import EventHub
 from bridges.platforms.opencode.server import OpencodeServer
 from bridges.platforms.opencode.settings import OpencodeSettings
 from bridges.platforms.opencode.store import OpencodeStore
 from bridges.platforms.opencode.turn import TurnRunner, _call
-from bridges.runtime.naming import settle_alias
 from bridges.runtime.platform import PlatformContext, Turn, TurnResult
 
 _log = logging.getLogger("agentmail.bridge.opencode")
@@ -90,6 +93,10 @@ class OpencodePlatform:
         title = str(info.get("title") or "")
         if not title or title.startswith(DEFAULT_TITLES):
             return
-        alias = await settle_alias(self.context.client, turn.session_id, title)
-        if alias is not None:
+        wanted = alias_of(title)
+        if wanted is None:
+            return
+        settled = await self.context.client.sync_session(turn.session_id, session_alias=wanted)
+        alias = settled.session_alias
+        if alias and alias != wanted:
             await _call(http, "PATCH", f"/session/{session}", turn.cwd, json={"title": alias})
