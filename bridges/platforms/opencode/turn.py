@@ -41,7 +41,6 @@ class TurnRunner:
         settings: OpencodeSettings,
     ) -> None:
         self.server, self.hub, self.store, self.settings = server, hub, store, settings
-        self._known: set[str] = set()  # sessions seen alive in this opencode
 
     async def run(self, turn: Turn, http: httpx.AsyncClient, session: str) -> TurnResult:
         approved = set(turn.grants)
