@@ -17,9 +17,30 @@ from sqlalchemy.orm import Session
 
 from core.address import ROLE_NAMES, Address
 from core.errors import InvalidAddress, NotFound, UnknownRecipient, UnknownWorkspace
-from core.identity.agents import get_agent
 from core.principal import Principal
-from core.store.models import Agent, Mail, User
+from core.store.models import Agent, Mail, User, table_of
+
+
+@dataclass(frozen=True, slots=True)
+class AgentRow:
+    """What addressing needs of an agent, read as one Core row (no ORM identity map,
+    no change tracking): every mail to or from an agent resolves one or two."""
+
+    name: str
+    workspaces: list[dict[str, str]]
+    default_budget: int | None
+
+
+_AGENTS = table_of(Agent)
+# Built once, bound per call: the hottest lookup of the write path.
+_AGENT_ROW = select(_AGENTS.c.name, _AGENTS.c.workspaces, _AGENTS.c.default_budget).where(
+    _AGENTS.c.name == bindparam("name")
+)
+
+
+def agent_row(session: Session, name: str) -> AgentRow | None:
+    row = session.connection().execute(_AGENT_ROW, {"name": name}).first()
+    return None if row is None else AgentRow(row[0], row[1] or [], row[2])
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +49,7 @@ class Endpoint:
 
     name: str
     workspace: str
-    agent: Agent | None
+    agent: AgentRow | None
     readers: tuple[str, ...] = ()  # a role mailbox: the humans it is delivered to
 
     @property
@@ -44,7 +65,7 @@ class Endpoint:
         return Address(self.name, self.workspace)
 
 
-def workspace_of(agent: Agent, path: str) -> str:
+def workspace_of(agent: AgentRow, path: str) -> str:
     """The registered workspace `path` names (by name or by path); "" means the first."""
     if not agent.workspaces:
         raise UnknownWorkspace(f"agent '{agent.name}' has no workspace")
@@ -70,16 +91,17 @@ def _role(session: Session, address: Address) -> Endpoint:
     return Endpoint(address.name, "", None, tuple(admins))
 
 
-_USER_BY_NAME = select(User.id).where(User.name == bindparam("name"))  # built once: hot path
+_USERS = table_of(User)
+_USER_BY_NAME = select(_USERS.c.id).where(_USERS.c.name == bindparam("name"))  # built once
 
 
 def resolve_endpoint(session: Session, address: Address) -> Endpoint:
     if address.name in ROLE_NAMES:
         return _role(session, address)
-    agent = get_agent(session, address.name)
+    agent = agent_row(session, address.name)
     if agent is not None:
         return Endpoint(agent.name, workspace_of(agent, address.path), agent)
-    if session.scalar(_USER_BY_NAME, {"name": address.name}):
+    if session.connection().execute(_USER_BY_NAME, {"name": address.name}).first():
         if address.path:
             raise InvalidAddress(
                 f"'{address.name}' is a human: a human's address has no path ('{address.name}@')"
@@ -93,7 +115,7 @@ def sender_endpoint(
 ) -> Endpoint:
     if principal.is_human:
         return Endpoint(principal.name, "", None)
-    agent = get_agent(session, principal.name)
+    agent = agent_row(session, principal.name)
     if agent is None:
         raise NotFound("register the agent first")
     if from_workspace is not None:

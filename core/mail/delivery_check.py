@@ -48,16 +48,18 @@ async def check_recipient(
     *,
     from_workspace: str | None = None,
     limits: Limits,
-) -> Address:
-    """The parsed recipient if `principal` may send to it now; else the domain error.
+) -> Endpoint:
+    """The mailbox the recipient names if `principal` may send to it now; else the
+    domain error. SMTP keeps it for DATA's plan (core/mail/recipients.py).
 
     Raises InvalidAddress (not our domain, bad syntax), UnknownRecipient,
     UnknownWorkspace, UnknownAlias, RateLimited (an agent opening too many
     conversations) or BudgetExhausted (an agent's rounds are used up).
     """
     address = parse_email(text, domain)
-    await store.read(lambda session: _check(session, principal, address, from_workspace, limits))
-    return address
+    return await store.read(
+        lambda session: _check(session, principal, address, from_workspace, limits)
+    )
 
 
 def _check(
