@@ -32,9 +32,10 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 T = TypeVar("T")
+U = TypeVar("U")
 MAX_GROUP = 64  # writes per COMMIT: bounds the latency one slow group adds
 
-Outcome = tuple[Any, set[str]]  # the function's result, the recipients of its events
+Outcome = tuple[Any, Any]  # the function's result, what to tell once committed (its events)
 Runner = Callable[[Session], Outcome]  # runs a transaction function and flushes its events
 
 
@@ -62,7 +63,7 @@ class GroupCommitWriter:
         self._queue: deque[_Job] = deque()
         self._lock = threading.Lock()
 
-    async def submit(self, run: Callable[[Session], tuple[T, set[str]]]) -> tuple[T, set[str]]:
+    async def submit(self, run: Callable[[Session], tuple[T, U]]) -> tuple[T, U]:
         """Queue `run` (a transaction function that also flushes its events); its
         result once the group it ran in has committed."""
         loop = asyncio.get_running_loop()
@@ -72,7 +73,7 @@ class GroupCommitWriter:
         # One drain per job: the first drain takes every job queued by then and the
         # drains that follow find fewer (or none) left.
         self._executor.submit(self._drain)
-        return cast(tuple[T, set[str]], await job.future)
+        return cast(tuple[T, U], await job.future)
 
     def _take(self) -> list[_Job]:
         with self._lock:
