@@ -105,7 +105,22 @@ def _sqlite_engine(url: str, begin: str, pool_size: int) -> Engine:
     def _on_begin(conn: Connection) -> None:
         conn.exec_driver_sql(begin)
 
+    _plain_savepoints(engine)
     return engine
+
+
+def _plain_savepoints(engine: Engine) -> None:
+    """SAVEPOINT statements sent as text: SQLAlchemy compiles a new clause for each
+    (its names differ), which cost more than running it — once per grouped write
+    (core/store/group_commit.py). The names are SQLAlchemy's own (`sa_savepoint_N`)."""
+    dialect: Any = engine.dialect
+    dialect.do_savepoint = lambda conn, name: conn.exec_driver_sql(f"SAVEPOINT {name}")
+    dialect.do_release_savepoint = lambda conn, name: conn.exec_driver_sql(
+        f"RELEASE SAVEPOINT {name}"
+    )
+    dialect.do_rollback_to_savepoint = lambda conn, name: conn.exec_driver_sql(
+        f"ROLLBACK TO SAVEPOINT {name}"
+    )
 
 
 class Store:
