@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, literal_column, null, select, union_all
 from sqlalchemy.orm import Session
 
 from core.address import ROLE_NAMES, Address
@@ -41,6 +41,18 @@ _AGENT_ROW = select(_AGENTS.c.name, _AGENTS.c.workspaces, _AGENTS.c.default_budg
 def agent_row(session: Session, name: str) -> AgentRow | None:
     row = session.connection().execute(_AGENT_ROW, {"name": name}).first()
     return None if row is None else AgentRow(row[0], row[1] or [], row[2])
+
+
+_USERS = table_of(User)
+# An agent or a human by name, in one statement (names are unique across both).
+_NAMED = union_all(
+    select(*_AGENT_ROW.selected_columns, literal_column("1").label("is_agent")).where(
+        _AGENTS.c.name == bindparam("name")
+    ),
+    select(_USERS.c.name, null(), null(), literal_column("0")).where(
+        _USERS.c.name == bindparam("name")
+    ),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,17 +103,14 @@ def _role(session: Session, address: Address) -> Endpoint:
     return Endpoint(address.name, "", None, tuple(admins))
 
 
-_USERS = table_of(User)
-_USER_BY_NAME = select(_USERS.c.id).where(_USERS.c.name == bindparam("name"))  # built once
-
-
 def resolve_endpoint(session: Session, address: Address) -> Endpoint:
     if address.name in ROLE_NAMES:
         return _role(session, address)
-    agent = agent_row(session, address.name)
-    if agent is not None:
+    found = session.connection().execute(_NAMED, {"name": address.name}).first()
+    if found is not None and found[3]:
+        agent = AgentRow(found[0], found[1] or [], found[2])
         return Endpoint(agent.name, workspace_of(agent, address.path), agent)
-    if session.connection().execute(_USER_BY_NAME, {"name": address.name}).first():
+    if found is not None:
         if address.path:
             raise InvalidAddress(
                 f"'{address.name}' is a human: a human's address has no path ('{address.name}@')"

@@ -6,7 +6,8 @@ identity map and a unit-of-work flush at COMMIT for each mail; here it is a
 plain row read with its lock (`FOR UPDATE` on PostgreSQL: the conversation is the
 first lock of the global order, core/store/engine.py) and one `UPDATE … RETURNING`
 that gives back what the response and the events report. The participant check
-that guards every way into an existing conversation is joined into the read.
+that guards every way into an existing conversation, and the hops of its newest
+mail (the agent loop limit), are joined into the read.
 
 `ConversationState` is what readers of either form need (events, budget views),
 so the ORM entity that other writers change (a rename, a decision) fits too.
@@ -14,15 +15,16 @@ so the ORM entity that other writers change (a rename, a decision) fits too.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from sqlalchemy import Row, bindparam, insert, select, update
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.orm import Session
 
 from core.errors import UnknownAlias
-from core.store.models import Conversation, Participant, new_id, table_of, utcnow
+from core.store.models import Conversation, Mail, Participant, new_id, table_of, utcnow
 
 
 class ConversationState(Protocol):
@@ -53,6 +55,9 @@ class ConversationRow:
     budget_limit: int | None
     budget_used: int
     updated_at: datetime
+    # The hop count of its newest mail, read with it (core/mail/send.py counts agent
+    # hops from it); 0 for a row just written.
+    latest_hops: int = 0
 
 
 _SESSIONS = table_of(Conversation)
@@ -67,14 +72,24 @@ _COLUMNS = (
     _SESSIONS.c.updated_at,
 )
 _MEMBER = _PARTICIPANTS.c.session_id == _SESSIONS.c.id
+_MAILS = table_of(Mail)
+_LATEST_HOPS = (
+    select(_MAILS.c.hops)
+    .where(_MAILS.c.session_id == _SESSIONS.c.id)
+    .order_by(_MAILS.c.seq.desc())
+    .limit(1)
+    .correlate(_SESSIONS)
+    .scalar_subquery()
+)
+_READ = (*_COLUMNS, _LATEST_HOPS)
 # Built once, bound per call (the hot path of every send).
-_AS_PARTICIPANT = select(*_COLUMNS).join(
+_AS_PARTICIPANT = select(*_READ).join(
     _PARTICIPANTS, _MEMBER & (_PARTICIPANTS.c.name == bindparam("member"))
 )
 _BY_ALIAS_UNLOCKED = _AS_PARTICIPANT.where(_SESSIONS.c.alias == bindparam("alias"))
 _BY_ALIAS = _BY_ALIAS_UNLOCKED.with_for_update(of=_SESSIONS)
 _BY_ID = _AS_PARTICIPANT.where(_SESSIONS.c.id == bindparam("id")).with_for_update(of=_SESSIONS)
-_BY_DEFAULT_KEY_UNLOCKED = select(*_COLUMNS).where(_SESSIONS.c.default_key == bindparam("key"))
+_BY_DEFAULT_KEY_UNLOCKED = select(*_READ).where(_SESSIONS.c.default_key == bindparam("key"))
 _BY_DEFAULT_KEY = _BY_DEFAULT_KEY_UNLOCKED.with_for_update()
 _INSERT = insert(_SESSIONS)
 _SAVE = (
@@ -89,11 +104,13 @@ _SAVE = (
 )
 
 
-def _row(found: Row[Any, Any, Any, Any, Any, Any, Any] | None) -> ConversationRow | None:
+def _row(found: Sequence[Any] | None) -> ConversationRow | None:
     if found is None:
         return None
-    id_, alias, subject, status, budget_limit, budget_used, updated_at = found
-    return ConversationRow(id_, alias, subject, status, budget_limit, budget_used, updated_at)
+    id_, alias, subject, status, budget_limit, budget_used, updated_at, *hops = found
+    row = ConversationRow(id_, alias, subject, status, budget_limit, budget_used, updated_at)
+    row.latest_hops = int(hops[0] or 0) if hops else 0
+    return row
 
 
 def by_alias(session: Session, alias: str, sender: str, *, lock: bool = True) -> ConversationRow:

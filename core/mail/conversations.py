@@ -48,10 +48,13 @@ def default_key(a: Endpoint, b: Endpoint) -> str:
     return hashlib.sha256(pair.encode("utf-8")).hexdigest()
 
 
-def lock_creation(session: Session) -> None:
-    """On PostgreSQL, serialise creations so two racing mails never pick the same alias."""
-    if session.get_bind().dialect.name == "postgresql":
-        session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _CREATION_LOCK_KEY})
+def lock_creation(session: Session) -> bool:
+    """On PostgreSQL, serialise creations so two racing mails never pick the same alias
+    (True: it locked; what was read before may have been created since)."""
+    if session.get_bind().dialect.name != "postgresql":
+        return False  # one writer at a time
+    session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _CREATION_LOCK_KEY})
+    return True
 
 
 def unique_alias(session: Session, wanted: str, *, exclude_id: str | None = None) -> str:

@@ -107,11 +107,16 @@ def choose_conversation(
             if conv is None:
                 raise NotFound(f"no mail {parent.id}")
             return conv, False
-    lock_creation(session)
     key = None
     if not address.is_new and target.session_alias is None:
         key = default_key(sender.pair, recipient.pair)
+        # Most mails find it: its row lock is all they need, not the creation lock,
+        # which would serialise every such send on PostgreSQL.
         existing = by_default_key(session, key)
+        if existing is not None:
+            return existing, False
+    if lock_creation(session) and key is not None:
+        existing = by_default_key(session, key)  # made by a send that held the lock first
         if existing is not None:
             return existing, False
     check_new_conversation_rate(session, sender, limits)

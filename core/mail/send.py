@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
-from sqlalchemy import bindparam, insert, select
+from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
 from core.address import Address, normalize_alias, parse_address, parse_native
@@ -91,20 +91,13 @@ class Permission:
 
 
 _MAILS = table_of(Mail)
-_LATEST_HOPS = (
-    select(_MAILS.c.hops)
-    .where(_MAILS.c.session_id == bindparam("conversation"))
-    .order_by(_MAILS.c.seq.desc())
-    .limit(1)
-)
 
 
 def _hops(
-    session: Session,
     sender: Endpoint,
     target: Endpoint,
     parent: Mail | None,
-    conversation_id: str,
+    conv: ConversationRow,
     limits: Limits,
 ) -> int:
     """Agent mails since the last human one in the conversation (or in the thread it
@@ -117,8 +110,7 @@ def _hops(
     """
     if sender.agent is None:
         return 0
-    latest = session.connection().execute(_LATEST_HOPS, {"conversation": conversation_id})
-    hops = max(parent.hops if parent is not None else 0, latest.scalar() or 0) + 1
+    hops = max(parent.hops if parent is not None else 0, conv.latest_hops) + 1
     if target.agent is not None and hops > limits.hop_limit:  # auto mails too
         raise HopLimitReached(
             f"{hops - 1} mails have passed between agents without a human in between "
@@ -237,7 +229,7 @@ def mail_writer(
             conversation_id or request.session_id,
             limits,
         )
-        hops = _hops(session, sender, target, parent, conv.id, limits)
+        hops = _hops(sender, target, parent, conv, limits)
         if request.auto and replied_to is not None:
             check_auto_conversation(replied_to, conv.id)
         rounds = 0
