@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from email import policy
 from email.errors import HeaderParseError, MessageError
 from email.header import decode_header, make_header
 from email.message import EmailMessage
 from email.parser import BytesParser
+from email.policy import EmailPolicy
 from email.utils import getaddresses
+from functools import lru_cache
+from typing import Any
 
 from core.errors import InvalidRequest
 from core.mail.attachment_files import FileContent
@@ -28,6 +30,31 @@ from smtp_in.mime_parts import attached_files
 from smtp_in.new_text import new_text
 
 _MSGID_RE = re.compile(r"<[^<>\s]+>")
+_CACHED_HEADER = 256  # characters: longer values (References, a long Subject) are parsed as read
+
+
+class _ParsedOnce(EmailPolicy):
+    """`email.policy.default`, with each header value parsed once.
+
+    The standard policy runs a header through its registry every time it is read, and
+    reading a message reads `Content-Type` eight times (the body, the parts, their
+    charset). Parsed headers are immutable, so the same one serves every read, and a
+    value seen before (every `Content-Type: text/plain; charset=utf-8`, `MIME-Version`)
+    is not parsed again in the next message either. Exactly the default's results.
+    """
+
+    def header_fetch_parse(self, name: str, value: str) -> Any:
+        if hasattr(value, "name") or len(value) > _CACHED_HEADER:
+            return super().header_fetch_parse(name, value)
+        return _parsed(self, name, value)
+
+
+@lru_cache(maxsize=1024)
+def _parsed(policy: EmailPolicy, name: str, value: str) -> Any:
+    return EmailPolicy.header_fetch_parse(policy, name, value)
+
+
+_POLICY = _ParsedOnce()
 # The stored subject's limit, as for a REST send (SendRequest.subject, core/mail/send.py).
 MAX_SUBJECT = 998
 
@@ -115,7 +142,7 @@ def parse_submitted(raw: bytes) -> Submitted:
 
 
 def _parse(raw: bytes) -> Submitted:
-    message = BytesParser(policy=policy.default).parsebytes(raw)
+    message = BytesParser(policy=_POLICY).parsebytes(raw)
     assert isinstance(message, EmailMessage)
     found = _MSGID_RE.search(_header(message, "Message-ID"))
     # No line is over 998 characters (aiosmtpd refuses longer ones, RFC 5321
