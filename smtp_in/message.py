@@ -77,8 +77,33 @@ class Submitted:
     attachments: list[FileContent] = field(default_factory=list)
 
 
+# Printable ASCII without an encoded word: what the header registry would make of an
+# unstructured header (Subject, In-Reply-To, References) is the unfolded text itself,
+# and of a Message-ID that is one `<…>` the same `<…>`. Such text skips the registry
+# (a quarter of a message's parsing); anything else is parsed as before.
+_PLAIN = re.compile(r"[\x20-\x7e\t]*")
+_AS_WRITTEN = {"subject", "in-reply-to", "references"}
+_SIMPLE_MSGID = re.compile(r"<[^<>\s@\"()\\,;:\[\]]+@[^<>\s@\"()\\,;:\[\]]+>")
+
+
+def _plain_value(message: EmailMessage, name: str) -> str | None:
+    key = name.lower()
+    raw = next((v for k, v in message.raw_items() if k.lower() == key), None)
+    if not isinstance(raw, str):
+        return "" if raw is None else None
+    text = "".join(raw.splitlines())
+    if not _PLAIN.fullmatch(text) or "=?" in text:
+        return None
+    if key in _AS_WRITTEN or (key == "message-id" and _SIMPLE_MSGID.fullmatch(text.strip())):
+        return text
+    return None
+
+
 def _header(message: EmailMessage, name: str) -> str:
     """A header's text; a header the parser cannot read counts as absent."""
+    plain = _plain_value(message, name)
+    if plain is not None:
+        return plain
     try:
         value = message.get(name)
         return "" if value is None else str(value)
