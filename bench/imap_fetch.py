@@ -29,42 +29,28 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import shlex
-import shutil
 import statistics
 import sys
-import tempfile
-from pathlib import Path
 
-from _children import (
-    ROOT,
-    VENV_BIN,
-    Child,
-    drop_pg_database,
-    free_port,
-    fresh_database,
-    gateway_env,
-    spawn,
-)
 from _db import console
 from _imap_clients import Server, SessionTimes, fetch_session, idle_latencies, mbsync_pull
 from _imap_clients import select_time as timed_select
 from _imap_fill import (
-    ADMIN_PASSWORD,
     HEAVY,
     PASSWORD,
     READER,
+    GatewayRun,
     agent_client,
     copy_to_dovecot,
-    fill_heavy_inbox,
+    fill_heavy,
     fill_over_rest,
+    gateway_run,
     send_one,
     setup_accounts,
 )
 from _load import percentile
 
-from core.store.engine import Store, database_url
 from tests.support.dovecot import running_dovecot
 
 ITEMS = "(FLAGS ENVELOPE)"
@@ -81,18 +67,6 @@ def mark(met: bool) -> str:
 
 def median_session(runs: list[SessionTimes]) -> SessionTimes:
     return sorted(runs, key=lambda r: r.total)[len(runs) // 2]
-
-
-async def start_gateway(args: argparse.Namespace, workdir: Path) -> tuple[Child, int, str]:
-    env = gateway_env(ADMIN_PASSWORD, args.fresh_database_url)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    http_port, imap_port = free_port(), free_port()
-    argv = [str(VENV_BIN / "agentmail"), "serve", "--http-port", str(http_port)]
-    argv += ["--data-dir", str(workdir / "data"), "--imap-port", str(imap_port)]
-    argv += ["--smtp-port", str(free_port())]
-    gateway = spawn("gateway", argv, env, workdir / "gateway.log", http_port)
-    await gateway.wait_healthy("/api/v1/health")
-    return gateway, imap_port, gateway.base_url
 
 
 async def compare(gw: Server, dove: Server, args: argparse.Namespace) -> None:
@@ -163,15 +137,9 @@ async def idle_push(gw: Server, base_url: str, key: str, count: int) -> None:
     console.print(f"goal p99 < {GOAL_IDLE_P99 * 1000:.0f} ms: {mark(p99 < GOAL_IDLE_P99)}")
 
 
-async def big_select(args: argparse.Namespace, workdir: Path, imap_port: int) -> None:
-    store = Store(database_url(args.fresh_database_url, workdir / "data" / "agentmail.db"))
-    try:
-        started = asyncio.get_running_loop().time()
-        await fill_heavy_inbox(store, args.select_messages)
-        filled = asyncio.get_running_loop().time() - started
-    finally:
-        await store.close()
-    heavy = Server("gateway", imap_port, HEAVY, PASSWORD)
+async def big_select(args: argparse.Namespace, run: GatewayRun) -> None:
+    filled = await fill_heavy(run, args.select_messages)
+    heavy = Server("gateway", run.imap_port, HEAVY, PASSWORD)
     times = []
     for _ in range(args.rounds):
         seconds, exists = await timed_select(heavy)
@@ -201,50 +169,32 @@ def reproduce(args: argparse.Namespace) -> str:
 
 
 async def main(args: argparse.Namespace) -> int:
-    workdir = Path(tempfile.mkdtemp(prefix="agentmail-bench-imap-"))
-    args.fresh_database_url, backend = await fresh_database(args.database_url, "WAL, fresh file")
-    console.print(f"[bold]imap_fetch[/]  {reproduce(args)}")
-    console.print(f"database     {backend}")
-    console.print(f"machine      {os.cpu_count()} CPUs; gateway 1 process, Dovecot its own")
-    gateway: Child | None = None
-    try:
-        gateway, imap_port, base_url = await start_gateway(args, workdir)
-        key = await setup_accounts(base_url)
+    title = f"[bold]imap_fetch[/]  {reproduce(args)}"
+    machine = "gateway 1 process, Dovecot its own"
+    async with gateway_run(args, title, machine, keep=args.keep) as run:
+        key = await setup_accounts(run.base_url)
         if args.select_messages:  # first: the other parts do not change heavy's INBOX
-            await big_select(args, workdir, imap_port)
+            await big_select(args, run)
         if args.skip_dovecot and not args.idle_mails:
             return 0
         started = asyncio.get_running_loop().time()
-        await fill_over_rest(base_url, key, args.messages)
+        await fill_over_rest(run.base_url, key, args.messages)
         sent = asyncio.get_running_loop().time() - started
         console.print(f"filled       {args.messages} mails over REST in {sent:.1f} s")
-        gw = Server("gateway", imap_port, READER, PASSWORD)
+        gw = Server("gateway", run.imap_port, READER, PASSWORD)
         cold = await fetch_session(gw, f"1:{args.messages}", ITEMS)
         console.print(
             f"cold FETCH   the first FETCH 1:{args.messages} {ITEMS} after the mails were "
             f"written (renders them): {ms(cold.fetch)}"
         )
         if not args.skip_dovecot:
-            async with running_dovecot(workdir, READER, PASSWORD, plaintext=True) as dovecot:
-                copied = await copy_to_dovecot(imap_port, dovecot)
+            async with running_dovecot(run.workdir, READER, PASSWORD, plaintext=True) as dovecot:
+                copied = await copy_to_dovecot(run.imap_port, dovecot)
                 assert copied == args.messages, copied
                 dove = Server("Dovecot", dovecot.port, READER, PASSWORD)
                 await compare(gw, dove, args)
         if args.idle_mails:
-            await idle_push(gw, base_url, key, args.idle_mails)
-    except Exception:
-        if gateway is not None:
-            console.print(gateway.tail())
-        raise
-    finally:
-        if gateway is not None:
-            await gateway.stop()
-        if args.fresh_database_url:
-            await drop_pg_database(args.database_url, args.fresh_database_url)
-        if args.keep:
-            console.print(f"kept {workdir}")
-        else:
-            shutil.rmtree(workdir, ignore_errors=True)
+            await idle_push(gw, run.base_url, key, args.idle_mails)
     return 0
 
 

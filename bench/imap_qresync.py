@@ -22,22 +22,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import re
 import shlex
-import shutil
 import statistics
 import sys
-import tempfile
 import time
-from pathlib import Path
 
-from _children import Child, drop_pg_database, fresh_database
 from _db import console
-from _imap_fill import HEAVY, PASSWORD, fill_heavy_inbox, setup_accounts
-from imap_fetch import start_gateway
+from _imap_fill import HEAVY, PASSWORD, fill_heavy, gateway_run, setup_accounts
 
-from core.store.engine import Store, database_url
 from tests.support.raw_imap import RawImap
 
 GOAL = 0.050
@@ -144,31 +137,11 @@ def reproduce(args: argparse.Namespace) -> str:
 
 
 async def main(args: argparse.Namespace) -> int:
-    workdir = Path(tempfile.mkdtemp(prefix="agentmail-bench-qresync-"))
-    args.fresh_database_url, backend = await fresh_database(args.database_url, "WAL, fresh file")
-    console.print(f"[bold]imap_qresync[/]  {reproduce(args)}")
-    console.print(f"database     {backend}")
-    console.print(f"machine      {os.cpu_count()} CPUs; gateway 1 process")
-    gateway: Child | None = None
-    try:
-        gateway, imap_port, base_url = await start_gateway(args, workdir)
-        await setup_accounts(base_url)
-        store = Store(database_url(args.fresh_database_url, workdir / "data" / "agentmail.db"))
-        try:
-            await fill_heavy_inbox(store, args.messages)
-        finally:
-            await store.close()
-        await measure(args, imap_port)
-    except Exception:
-        if gateway is not None:
-            console.print(gateway.tail())
-        raise
-    finally:
-        if gateway is not None:
-            await gateway.stop()
-        if args.fresh_database_url:
-            await drop_pg_database(args.database_url, args.fresh_database_url)
-        shutil.rmtree(workdir, ignore_errors=True)
+    title = f"[bold]imap_qresync[/]  {reproduce(args)}"
+    async with gateway_run(args, title, "gateway 1 process") as run:
+        await setup_accounts(run.base_url)
+        await fill_heavy(run, args.messages)
+        await measure(args, run.imap_port)
     return 0
 
 
