@@ -45,7 +45,10 @@ def free_port() -> int:
 
 
 def process_tree_cpu(pid: int) -> float | None:
-    """User + system CPU seconds of a process and its descendants (Linux /proc), else None."""
+    """User + system CPU seconds of a process and its descendants (Linux /proc), else None.
+
+    Descendants that ended and were waited for count too (their parent's cutime and
+    cstime): Dovecot's `imap` processes end with their connection."""
     tick = os.sysconf("SC_CLK_TCK")
     total, pending, seen = 0, [pid], False
     while pending:
@@ -53,7 +56,7 @@ def process_tree_cpu(pid: int) -> float | None:
         try:
             stat = Path(f"/proc/{current}/stat").read_text()
             fields = stat.rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])  # utime, stime
+            total += sum(int(v) for v in fields[11:15])  # utime, stime, cutime, cstime
             seen = True
             for task in Path(f"/proc/{current}/task").iterdir():
                 pending.extend(int(c) for c in (task / "children").read_text().split())
