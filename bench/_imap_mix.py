@@ -19,19 +19,27 @@ from dataclasses import dataclass, field
 TIMEOUT = 60.0
 _LITERAL = re.compile(rb"\{(\d+)\}\r\n$")
 
-# What one command of the mix is: its name in the report, and its line given a random
-# source and the folder's size. The weights are an outside stress run's proportions
-# (issue 14): mostly cheap commands, as idle clients polling send.
+# What one command of the mix is: its name in the report, its weight, and its line given a
+# random source and the folder's size. The weights are an outside stress run's
+# proportions (issue 14): mostly cheap commands, as idle clients polling send.
 Make = Callable[[random.Random, int], bytes]
 MIX: list[tuple[str, int, Make]] = [
     ("NOOP", 30, lambda r, n: b"NOOP"),
     ("LIST", 10, lambda r, n: b'LIST "" "*"'),
     ("STATUS", 15, lambda r, n: b"STATUS INBOX (MESSAGES UNSEEN UIDNEXT)"),
-    ("FETCH 20 (FLAGS ENVELOPE)", 15, lambda r, n: _range_fetch(r, n)),
-    ("FETCH n (BODY.PEEK[])", 15, lambda r, n: b"UID FETCH %d (BODY.PEEK[])" % r.randint(1, n)),
-    ("SEARCH UNSEEN", 15, lambda r, n: b"UID SEARCH UNSEEN"),
+    ("FETCH-ENVELOPE", 15, lambda r, n: _range_fetch(r, n)),
+    ("FETCH-BODY", 15, lambda r, n: b"UID FETCH %d (BODY.PEEK[])" % r.randint(1, n)),
+    ("SEARCH", 15, lambda r, n: b"UID SEARCH UNSEEN"),
 ]
 NAMES = [name for name, _, _ in MIX]
+LINES = {  # what each name sends, for the report
+    "NOOP": "NOOP",
+    "LIST": 'LIST "" "*"',
+    "STATUS": "STATUS INBOX (MESSAGES UNSEEN UIDNEXT)",
+    "FETCH-ENVELOPE": "UID FETCH a:a+19 (FLAGS ENVELOPE)",
+    "FETCH-BODY": "UID FETCH n (BODY.PEEK[])",
+    "SEARCH": "UID SEARCH UNSEEN",
+}
 
 
 def _range_fetch(rng: random.Random, count: int) -> bytes:
@@ -96,16 +104,26 @@ class Connection:
 
 
 async def run_clients(
-    port: int, user: str, password: str, *, clients: int, seconds: float, messages: int, seed: int
+    port: int,
+    user: str,
+    password: str,
+    *,
+    clients: int,
+    seconds: float,
+    messages: int,
+    seed: int,
+    only: frozenset[str] = frozenset(),
 ) -> Timings:
     """`clients` connections, each LOGIN + SELECT INBOX (untimed), then commands drawn
-    from the mix back to back for `seconds`; every command's latency."""
+    from the mix (or from its commands named in `only`) back to back for `seconds`;
+    every command's latency."""
     connections = await asyncio.gather(
         *(Connection.login(port, user, password) for _ in range(clients))
     )
     for connection in connections:
         await connection.command(b"SELECT INBOX")
-    names, weights = NAMES, [weight for _, weight, _ in MIX]
+    kept = [(name, weight) for name, weight, _ in MIX if not only or name in only]
+    names, weights = [name for name, _ in kept], [weight for _, weight in kept]
     makers = {name: make for name, _, make in MIX}
     deadline = time.perf_counter() + seconds
 
