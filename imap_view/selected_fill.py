@@ -20,6 +20,7 @@ from pymap.selected import SelectedMailbox
 
 from core.folders.contents import FolderMessage
 from imap_view.message import Message
+from imap_view.selected import GatewayMessages
 
 __all__ = ["fill_selected"]
 
@@ -43,6 +44,8 @@ def fill_selected(
         return
     uids = [m.uid for m in made]
     keys = [m.flags_key for m in made]
+    if isinstance(synced, GatewayMessages):
+        synced.generation += 1  # changed outside `_update`: the next fork must copy
     synced._uids = set(uids)
     synced._sorted = uids
     synced._seqs_cache = dict(zip(uids, range(1, len(uids) + 1), strict=True))

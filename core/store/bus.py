@@ -14,16 +14,22 @@ from contextlib import contextmanager
 
 
 class Subscription:
-    """A recipient's wake-up flag. Clear it, read, then wait: no wake is lost."""
+    """A recipient's wake-up flag. Clear it, read, then wait: no wake is lost.
+
+    `generation` counts the wakes: a reader that noted it before reading knows, while
+    it is unchanged, that nothing was committed for this recipient since (IMAP keeps
+    what a session read until then, imap_view/freshness.py)."""
 
     def __init__(self, recipient: str) -> None:
         self.recipient = recipient
         self._flag = asyncio.Event()
+        self.generation = 0
 
     def clear(self) -> None:
         self._flag.clear()
 
     def wake(self) -> None:
+        self.generation += 1
         self._flag.set()
 
     async def wait(self) -> None:
