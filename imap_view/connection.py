@@ -25,6 +25,7 @@ longer than 64 KiB and a timeout (`* BYE` with the reason, RFC 3501 §7.1.5).
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from asyncio import StreamReader, StreamWriter
 from collections.abc import Awaitable
@@ -39,6 +40,7 @@ from pymap.parsing.command.select import IdleCommand
 from pymap.parsing.commands import Commands
 from pymap.parsing.response import (
     CommandResponse,
+    Response,
     ResponseBad,
     ResponseBye,
     ResponseCode,
@@ -55,6 +57,7 @@ _LITERAL = re.compile(rb"\{(\d+)(\+?)\}\r?\n$")
 # RFC 3501 §9: tag = 1*<any ASTRING-CHAR except "+">, then SP and the command name.
 _TAG_AND_NAME = re.compile(rb"([\x21\x23\x24\x26\x27\x2c-\x5b\x5d-\x7a\x7c-\x7e]+) ([A-Za-z]+)")
 _TOOBIG = ResponseCode.of(b"TOOBIG")  # RFC 4469 §6, RFC 7889 §4
+_pymap_log = logging.getLogger("pymap.imap")  # the logger pymap's connection writes to
 _MAX_DIGITS = 18  # more than this is more than any limit (and than int() should parse)
 
 
@@ -147,6 +150,19 @@ class LimitedConnection(IMAPConnection):
         literal = await self._literal(literal_length)
         self._print("%s -->| %s", literal)
         return memoryview(literal + bytes(await self.readline()))
+
+    async def write_response(self, resp: Response) -> None:
+        """pymap 0.36.7's, without `bytes(resp)` for its debug log when that log is off:
+        it formatted every response a second time (a FETCH's literals and envelopes
+        included) only to throw it away."""
+        try:
+            await resp.async_write(self.writer)
+            await self.writer.drain()
+        except ConnectionError:
+            pass
+        else:
+            if _pymap_log.isEnabledFor(logging.DEBUG):
+                self._print("%s <--| %s", bytes(resp))
 
     async def send_error_disconnect(self) -> None:
         if not self._said_bye:  # a BYE with its reason went out already
