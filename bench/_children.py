@@ -79,6 +79,16 @@ def machine_busy_cpu() -> float | None:
 # ---------------------------------------------------------------- child processes
 
 
+async def start_py_spy(pid: int, output: Path, seconds: float) -> asyncio.subprocess.Process:
+    """py-spy sampling a process for `seconds`: collapsed stacks of the thread holding the
+    GIL (`--gil --format raw`), read with `_report.print_py_spy` or flamegraph.pl."""
+    argv = ["py-spy", "record", "--pid", str(pid), "--gil", "--format", "raw", "--rate", "250"]
+    argv += ["--duration", str(max(1, int(seconds))), "--output", str(output)]
+    return await asyncio.create_subprocess_exec(
+        str(Path(sys.executable).parent / argv[0]), *argv[1:], stdout=subprocess.DEVNULL
+    )
+
+
 @dataclass
 class Child:
     """A server in its own process, and where its output goes."""

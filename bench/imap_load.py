@@ -32,6 +32,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from _children import start_py_spy
 from _db import console
 from _imap_fill import PASSWORD, READER, copy_to_dovecot, fill_over_rest, gateway_run
 from _imap_fill import setup_accounts as accounts
@@ -89,17 +90,6 @@ async def one_round(server: Server, args: argparse.Namespace, seed: int, seconds
         server.cpu_seconds += ServerCpu.spent(before, after)
         server.client_cpu += time.process_time() - client_before
     return timings
-
-
-async def start_py_spy(pid: int, output: Path, seconds: float) -> asyncio.subprocess.Process:
-    """py-spy sampling the gateway through a timed round: collapsed stacks of every thread
-    on the CPU (`--format raw`, one file per round), read with `bench/_report.py`'s tools
-    or flamegraph.pl."""
-    argv = ["py-spy", "record", "--pid", str(pid), "--gil", "--format", "raw", "--rate", "250"]
-    argv += ["--duration", str(max(1, int(seconds))), "--output", str(output)]
-    return await asyncio.create_subprocess_exec(
-        str(Path(sys.executable).parent / argv[0]), *argv[1:], stdout=subprocess.DEVNULL
-    )
 
 
 def uptime() -> str:
