@@ -53,11 +53,10 @@ from core.mail.imap_uids import DRAFTS
 from core.store.engine import Transaction
 from imap_view.append import appended_uid
 from imap_view.backend import Backend
-from imap_view.contents import Contents
 from imap_view.freshness import Freshness, Stamp
 from imap_view.message import Message
 from imap_view.selected import GatewaySelected
-from imap_view.selected_fill import fill_selected
+from imap_view.selection_base import SelectionBase, fill_from, make_base
 
 __all__ = ["MailboxData", "folder_id_of", "mailbox_id"]
 
@@ -95,6 +94,23 @@ class _Snapshot(MailboxSnapshot):
         return defined | {Flag(keyword.encode()) for keyword in self.keywords}
 
 
+def made_messages(messages: Sequence[FolderMessage]) -> list[Message]:
+    """The messages of a folder that keeps flags (not Drafts), unbound."""
+    sets = _FLAG_SETS
+    with_keywords: dict[tuple[frozenset[Flag], tuple[str, ...]], frozenset[Flag]] = {}
+    made = []
+    for uid, seq, seen, flagged, answered, deleted, keywords, modseq in messages:
+        flags = sets[seen, flagged, answered, deleted]
+        if keywords:
+            key = (flags, keywords)
+            shared = with_keywords.get(key)
+            if shared is None:
+                shared = with_keywords[key] = flags | {Flag(k.encode()) for k in keywords}
+            flags = shared
+        made.append(Message(uid, flags, mail_seq=seq, modseq=modseq))
+    return made
+
+
 StampedChanges = tuple[Stamp, FolderChanges]  # a changes read and when it began
 
 
@@ -120,14 +136,12 @@ class MailboxData(MailboxDataInterface[Message]):
         owner: str,
         backend: Backend,
         freshness: Freshness,
-        contents: Contents,
     ) -> None:
         self.folder = folder
         self.owner = owner
         self._backend = backend
         self._freshness = freshness
         self._wakes = freshness.wakes
-        self._contents = contents
         self._selected_set = SelectedSet()
         self.next_uid = 0  # UIDNEXT as SELECT read it
 
@@ -160,36 +174,21 @@ class MailboxData(MailboxDataInterface[Message]):
         return await self._backend.snapshots.state(self._backend.store, self.owner, self.folder)
 
     def messages_of(self, messages: Sequence[FolderMessage]) -> list[Message]:
-        contents = self._contents
+        """Messages bound to no session (imap_view/message.py): they may be shared."""
         if self.folder.key == DRAFTS:
-            return [
-                Message(m.uid, DRAFT_FLAGS, mail_seq=m.mail_seq, contents=contents)
-                for m in messages
-            ]
-        sets = _FLAG_SETS
-        with_keywords: dict[tuple[frozenset[Flag], tuple[str, ...]], frozenset[Flag]] = {}
-        made = []
-        for uid, seq, seen, flagged, answered, deleted, keywords, modseq in messages:
-            flags = sets[seen, flagged, answered, deleted]
-            if keywords:
-                key = (flags, keywords)
-                shared = with_keywords.get(key)
-                if shared is None:
-                    shared = with_keywords[key] = flags | {Flag(k.encode()) for k in keywords}
-                flags = shared
-            made.append(Message(uid, flags, mail_seq=seq, contents=contents, modseq=modseq))
-        return made
+            return [Message(m.uid, DRAFT_FLAGS, mail_seq=m.mail_seq) for m in messages]
+        return made_messages(messages)
 
     async def select(self, selected: SelectedMailbox) -> MailboxSnapshot:
         """SELECT/EXAMINE: the whole folder read once, for the session and its counts."""
         self._wakes.clear()
         stamp = self._freshness.stamp()
         state = await self.state()
-        await asyncio.to_thread(fill_selected, selected, state.messages, self.messages_of)
+        base = await self._base(state.messages)
+        fill_from(selected, base)
         selected.mod_sequence = state.highest_modseq
         _mark_fresh(selected, stamp)
         self.next_uid = state.next_uid
-        unseen = [n for n, m in enumerate(state.messages, 1) if not m.seen]
         return _Snapshot(
             self.mailbox_id,
             self.readonly,
@@ -198,12 +197,24 @@ class MailboxData(MailboxDataInterface[Message]):
             self.session_flags,
             len(state.messages),
             0,
-            len(unseen),
-            unseen[0] if unseen else None,
+            base.unseen,
+            base.first_unseen,
             state.next_uid,
             keywords=state.keywords,
             highest_modseq=self._highest(state.highest_modseq),
         )
+
+    async def _base(self, messages: Sequence[FolderMessage]) -> SelectionBase:
+        """The view of this folder state that every session shares (imap_view/selection_base.py);
+        made in a worker thread when no session made it yet. Drafts are read anew each time."""
+        if self.folder.key == DRAFTS:
+            return make_base(messages, self.messages_of)  # a few drafts
+        bases = self._backend.selections
+        base = bases.get(self.folder.id, messages)
+        if base is None:
+            base = await asyncio.to_thread(make_base, messages, self.messages_of)
+            bases.put(self.folder.id, base)
+        return base
 
     async def update_selected(
         self, selected: SelectedMailbox, *, wait_on: Event | None = None

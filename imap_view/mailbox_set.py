@@ -18,7 +18,6 @@ from core.folders.catalog import FolderInfo, folder_by_id, list_folders
 from core.mail.imap_uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
 from core.store.bus import Subscription
 from imap_view.backend import Backend
-from imap_view.contents import Contents
 from imap_view.freshness import Freshness
 from imap_view.mailbox import MailboxData, folder_id_of
 
@@ -49,13 +48,10 @@ def folder_name(folder: FolderInfo) -> str:
 class MailboxSet(MailboxSetInterface["MailboxData"]):
     """pymap's MailboxSetInterface over the human's folders."""
 
-    def __init__(
-        self, owner: str, backend: Backend, wakes: Subscription, contents: Contents
-    ) -> None:
+    def __init__(self, owner: str, backend: Backend, wakes: Subscription) -> None:
         self.owner = owner
         self._backend = backend
         self._freshness = Freshness(wakes)
-        self._contents = contents
 
     @property
     def delimiter(self) -> str:
@@ -94,7 +90,7 @@ class MailboxSet(MailboxSetInterface["MailboxData"]):
         return self._mailbox(folder)
 
     def _mailbox(self, folder: FolderInfo) -> MailboxData:
-        return MailboxData(folder, self.owner, self._backend, self._freshness, self._contents)
+        return MailboxData(folder, self.owner, self._backend, self._freshness)
 
     async def add_mailbox(self, name: str) -> ObjectId:
         raise NotAllowedError(READ_ONLY_REASON)

@@ -48,7 +48,7 @@ class Session(BaseSession[Message]):
         self._backend = backend
         self._contents = Contents(backend, owner)
         self._selected: MailboxData | None = None
-        self._mailbox_set = MailboxSet(owner, backend, wakes, self._contents)
+        self._mailbox_set = MailboxSet(owner, backend, wakes)
         self.extensions = Extensions()
 
     def enable(self, names: list[bytes]) -> list[bytes]:
@@ -164,11 +164,11 @@ class Session(BaseSession[Message]):
                 )
                 assert changes is not None
                 updated = mailbox.apply_changes(selected, changes)
-                return _fresh(updated, wanted), updated
+                return _fresh(updated, wanted, self._contents), updated
             if not requirement.has_none(FetchRequirement.CONTENT):
                 await self._contents.load(m.mail_seq for _, m in wanted)
         updated = await mailbox.update_selected(selected)
-        return _fresh(updated, wanted), updated
+        return _fresh(updated, wanted, self._contents), updated
 
     async def search_mailbox(
         self, selected: SelectedMailbox, keys: frozenset[SearchKey]
@@ -186,7 +186,9 @@ class Session(BaseSession[Message]):
         if _uses_internal_date(keys):
             await self._contents.load_dates(m.mail_seq for _, m in candidates)
         found = []
+        contents = self._contents
         for number, message in candidates:
+            message = message.bound(contents)
             loaded = await message.load_content(requirement)
             if search.matches(number, message, loaded):
                 found.append((number, message))
@@ -236,7 +238,7 @@ class Session(BaseSession[Message]):
             if message.uid not in modified:
                 selected.session_flags.update(message.uid, flag_set - permanent, mode)
         updated = await mailbox.update_selected(selected)
-        return _fresh(updated, wanted), updated, modified
+        return _fresh(updated, wanted, self._contents), updated, modified
 
     async def expunge_mailbox(
         self, selected: SelectedMailbox, uid_set: SequenceSet | None = None
@@ -326,11 +328,13 @@ def _messages(selected: SelectedMailbox, sequence_set: SequenceSet) -> list[tupl
 
 
 def _fresh(
-    updated: SelectedMailbox, wanted: list[tuple[int, Message]]
+    updated: SelectedMailbox, wanted: list[tuple[int, Message]], contents: Contents
 ) -> list[tuple[int, Message]]:
-    """The messages after the command, with their new flags; gone ones marked expunged."""
+    """The messages after the command, with their new flags, bound to the session's
+    contents (imap_view/message.py); gone ones marked expunged."""
     fresh = []
     for number, message in wanted:
         now = updated.messages.get(message.uid)
-        fresh.append((number, now if isinstance(now, Message) else message.as_expunged()))
+        current = now if isinstance(now, Message) else message.as_expunged()
+        fresh.append((number, current.bound(contents)))
     return fresh
