@@ -28,6 +28,7 @@ import asyncio
 import json
 import logging
 import random
+import uuid
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -122,6 +123,9 @@ class Store:
         (core/store/credentials.py; 0, the default, remembers nothing)."""
         self.url = url
         self.bus = bus or EventBus()
+        # Signs this store's NOTIFYs: its own come back to its listener, whose local
+        # streams `write` has woken already (core/store/replicas.py skips them).
+        self.notify_token = uuid.uuid4().hex
         self.credentials = CredentialCache(credential_ttl)
         self.dialect = make_url(url).get_backend_name()
         self._async_engine: AsyncEngine | None = None
@@ -186,7 +190,7 @@ class Store:
         for attempt in range(1, WRITE_ATTEMPTS + 1):
             try:
                 async with self._async_sessions() as session, session.begin():
-                    return await session.run_sync(_with_events, fn, self.dialect)
+                    return await session.run_sync(_with_events, fn, self.dialect, self.notify_token)
             except DBAPIError as error:
                 if attempt == WRITE_ATTEMPTS or not _retryable(error):
                     metrics.DATABASE_ERRORS.inc()
@@ -227,9 +231,11 @@ def _retryable(error: DBAPIError) -> bool:
     return getattr(error.orig, "sqlstate", None) in _RETRYABLE_SQLSTATES
 
 
-def _with_events(session: Session, fn: Transaction[T], dialect: str) -> tuple[T, set[str]]:
+def _with_events(
+    session: Session, fn: Transaction[T], dialect: str, sender: str = ""
+) -> tuple[T, set[str]]:
     result = fn(session)
-    return result, flush_events(session, dialect)
+    return result, flush_events(session, dialect, sender)
 
 
 def pending_events(session: Session) -> list[dict[str, Any]]:
@@ -245,8 +251,9 @@ def wake_after_commit(session: Session, names: Iterable[str]) -> None:
     wakes.update(names)
 
 
-def flush_events(session: Session, dialect: str) -> set[str]:
-    """Insert the queued events (last in the transaction) and return whom to wake."""
+def flush_events(session: Session, dialect: str, sender: str = "") -> set[str]:
+    """Insert the queued events (last in the transaction) and return whom to wake;
+    on PostgreSQL the NOTIFY names its `sender` (the store's `notify_token`)."""
     queued = pending_events(session)
     wakes: set[str] = session.info.pop("agentmail_wakes", set())
     session.flush()  # the ORM's pending changes first: events stay last, and are seen below
@@ -266,13 +273,13 @@ def flush_events(session: Session, dialect: str) -> set[str]:
                     "rows": json.dumps(queued),
                     "now": now,
                     "channel": NOTIFY_CHANNEL,
-                    "wake": notify_payload(recipients),
+                    "wake": notify_payload(recipients, sender),
                 },
             )
         else:  # only wake-ups: no event rows, so no lock
             session.execute(
                 text("SELECT pg_notify(:channel, :payload)"),
-                {"channel": NOTIFY_CHANNEL, "payload": notify_payload(recipients)},
+                {"channel": NOTIFY_CHANNEL, "payload": notify_payload(recipients, sender)},
             )
     elif queued:
         session.connection().execute(
@@ -304,7 +311,19 @@ _PG_EVENTS = text(
 ).bindparams(bindparam("now", type_=UTCDateTime()))
 
 
-def notify_payload(recipients: set[str]) -> str:
-    """Recipient names, newline-separated (names never contain one); `*` when too long."""
+def notify_payload(recipients: set[str], sender: str = "") -> str:
+    """Recipient names, newline-separated (names never contain one); `*` when too long.
+    A first line `@<sender>` names the store that sent it (no name starts with `@`)."""
+    signed = f"@{sender}\n" if sender else ""
     payload = "\n".join(sorted(recipients))
-    return payload if len(payload.encode()) < _NOTIFY_LIMIT else WAKE_ALL
+    if len(signed.encode()) + len(payload.encode()) >= _NOTIFY_LIMIT:
+        payload = WAKE_ALL
+    return signed + payload
+
+
+def notify_sender(payload: str) -> tuple[str, str]:
+    """(the sender's token or "", the rest) of a `notify_payload`."""
+    if payload.startswith("@"):
+        sender, _, rest = payload.partition("\n")
+        return sender[1:], rest
+    return "", payload

@@ -5,7 +5,11 @@ with the recipients' names (core/store/engine.py), and `!credentials` when it
 changed a key or a user (core/store/credentials.py); PostgreSQL delivers it at commit to
 every gateway replica listening here, which wakes its local streams. The rows
 stay the source of truth: a lost notification only delays a stream until the
-next wake, and after a reconnect every local stream is woken to re-read.
+next wake, and after a reconnect every local stream is woken to re-read. A
+store's own NOTIFYs come back to it too; they are signed (`notify_payload`) and
+skipped, since `Store.write` woke the local streams at commit already: otherwise
+every local write woke them twice (IMAP sessions then read twice,
+imap_view/freshness.py).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import Any
 
 from core.store.bus import EventBus
 from core.store.credentials import CREDENTIALS_CHANGED
-from core.store.engine import NOTIFY_CHANNEL, WAKE_ALL, Store
+from core.store.engine import NOTIFY_CHANNEL, WAKE_ALL, Store, notify_sender
 
 log = logging.getLogger("agentmail.replicas")
 
@@ -30,7 +34,10 @@ class ReplicaListener:
         self.connected = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
-    def _on_notify(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
+    def _on_notify(self, _conn: Any, _pid: int, _channel: str, signed: str) -> None:
+        sender, payload = notify_sender(signed)
+        if sender == self.store.notify_token:
+            return  # this store's own commit: `Store.write` woke its streams already
         if payload == WAKE_ALL:  # too many names to list: credentials may be among them
             self.store.credentials.drop_all()
             self.bus.publish_all()
