@@ -175,11 +175,11 @@ class LimitedConnection(IMAPConnection):
         first = b""
         if self._next:
             wait, reason = self._waiting()
-            first = await self._within(wait, self.reader.readexactly(1), reason)
+            first = await self._within(wait, self.reader.readexactly(1), reason, self._has(1))
         if first != b"\n":
             wait, reason = self._reading()
             try:
-                rest = await self._within(wait, self.reader.readline(), reason)
+                rest = await self._within(wait, self.reader.readline(), reason, self._has_line())
             except ValueError:  # asyncio's StreamReader: longer than its limit
                 await self._close(b"Command line longer than %d octets." % LINE_BYTES)
             line = first + rest
@@ -201,7 +201,8 @@ class LimitedConnection(IMAPConnection):
         literal = bytearray()
         while len(literal) < length:
             chunk = min(LITERAL_CHUNK, length - len(literal))
-            literal += await self._within(wait, self.reader.readexactly(chunk), reason)
+            ready = self._has(chunk)
+            literal += await self._within(wait, self.reader.readexactly(chunk), reason, ready)
         return bytes(literal)
 
     async def _count(self, octets: int) -> None:
@@ -269,12 +270,28 @@ class LimitedConnection(IMAPConnection):
         seconds = self.limits.login_timeout
         return max(left, 0.0), b"Not logged in within %g seconds of connecting." % seconds
 
-    async def _within(self, seconds: float, read: Awaitable[_T], reason: bytes) -> _T:
+    async def _within(
+        self, seconds: float, read: Awaitable[_T], reason: bytes, ready: bool = False
+    ) -> _T:
+        """`read` within `seconds`, else `* BYE` with the reason. `ready`: what it reads is
+        in the reader's buffer already (a pipelining client's next line), so it completes
+        without waiting and no timer is armed and cancelled (two per line otherwise)."""
+        if ready:
+            return await read
         try:
             async with asyncio.timeout(seconds):
                 return await read
         except TimeoutError:
             await self._close(reason)
+
+    def _has(self, octets: int) -> bool:
+        """Whether asyncio's StreamReader holds `octets` already (its `_buffer`)."""
+        buffer = getattr(self.reader, "_buffer", None)
+        return isinstance(buffer, bytearray) and len(buffer) >= octets
+
+    def _has_line(self) -> bool:
+        buffer = getattr(self.reader, "_buffer", None)
+        return isinstance(buffer, bytearray) and b"\n" in buffer
 
     async def _close(self, reason: bytes) -> NoReturn:
         """`* BYE` with the reason (RFC 3501 §7.1.5); the EOFError ends the connection."""
