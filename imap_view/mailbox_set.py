@@ -16,7 +16,6 @@ from pymap.parsing.specials import ObjectId
 
 from core.folders.catalog import FolderInfo, folder_by_id, list_folders
 from core.mail.imap_uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
-from core.store.bus import Subscription
 from imap_view.backend import Backend
 from imap_view.freshness import Freshness
 from imap_view.mailbox import MailboxData, folder_id_of
@@ -48,10 +47,10 @@ def folder_name(folder: FolderInfo) -> str:
 class MailboxSet(MailboxSetInterface["MailboxData"]):
     """pymap's MailboxSetInterface over the human's folders."""
 
-    def __init__(self, owner: str, backend: Backend, wakes: Subscription) -> None:
+    def __init__(self, owner: str, backend: Backend, freshness: Freshness) -> None:
         self.owner = owner
         self._backend = backend
-        self._freshness = Freshness(wakes)
+        self._freshness = freshness
 
     @property
     def delimiter(self) -> str:
