@@ -33,6 +33,7 @@ import shlex
 import statistics
 import sys
 
+from _cli import add_database_url
 from _db import console
 from _imap_clients import Server, SessionTimes, fetch_session, idle_latencies, mbsync_pull
 from _imap_clients import select_time as timed_select
@@ -231,12 +232,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--select-messages", type=int, default=100_000, help="heavy's INBOX (100000; 0 skips)"
     )
-    parser.add_argument(
-        "--database-url",
-        default="",
-        help="postgresql://postgres@127.0.0.1:5432/test: a fresh database is created there "
-        "and dropped afterwards; default SQLite",
-    )
+    add_database_url(parser)
     parser.add_argument(
         "--skip-dovecot", action="store_true", help="no FETCH/mbsync comparison with Dovecot"
     )

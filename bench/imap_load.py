@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from _children import start_py_spy
+from _cli import add_database_url
 from _db import console
 from _imap_fill import PASSWORD, READER, copy_to_dovecot, fill_over_rest, gateway_run
 from _imap_fill import setup_accounts as accounts
@@ -178,12 +179,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seconds", type=float, default=10.0, help="seconds a round (10)")
     parser.add_argument("--rounds", type=int, default=2, help="timed rounds of each server (2)")
     parser.add_argument("--messages", type=int, default=200, help="alice's INBOX (200)")
-    parser.add_argument(
-        "--database-url",
-        default="",
-        help="postgresql://postgres@127.0.0.1:5432/test: a fresh database is created there "
-        "and dropped afterwards; default SQLite",
-    )
+    add_database_url(parser)
     parser.add_argument(
         "--only",
         default="",

@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 from _children import start_py_spy
+from _cli import add_database_url
 from _db import console
 from _imap_fill import HEAVY, PASSWORD, fill_heavy, gateway_run, setup_accounts
 from _wrk import load_average
@@ -170,12 +171,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--messages", type=int, default=10_000, help="heavy's INBOX (10000)")
     parser.add_argument("--changes", type=int, default=10, help="changes before the resync (10)")
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds (5)")
-    parser.add_argument(
-        "--database-url",
-        default="",
-        help="postgresql://postgres@127.0.0.1:5432/test: a fresh database is created there "
-        "and dropped afterwards; default SQLite",
-    )
+    add_database_url(parser)
     parser.add_argument(
         "--py-spy",
         metavar="FILE",
