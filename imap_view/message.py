@@ -99,10 +99,22 @@ class Message(BaseMessage):
     async def load_content(self, requirement: FetchRequirement) -> LoadedMessage:
         contents = self._session_contents
         content = None
-        if not requirement.has_none(FetchRequirement.CONTENT):
+        if _needs_content(requirement):
             content = await contents.get(self.mail_seq)
         loaded = Utf8LoadedMessage if contents.utf8_accept else LoadedMessage
         return loaded(self, requirement, content)
+
+
+# Whether a requirement needs the content, by requirement: asked once per message of
+# every FETCH, and `FetchRequirement.has_none` is three Python-level enum operations.
+_CONTENT_NEEDED: dict[FetchRequirement, bool] = {}
+
+
+def _needs_content(requirement: FetchRequirement) -> bool:
+    needed = _CONTENT_NEEDED.get(requirement)
+    if needed is None:
+        needed = _CONTENT_NEEDED[requirement] = not requirement.has_none(FetchRequirement.CONTENT)
+    return needed
 
 
 class LoadedMessage(BaseLoadedMessage):
