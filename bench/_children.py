@@ -81,12 +81,12 @@ def machine_busy_cpu() -> float | None:
 
 async def start_py_spy(pid: int, output: Path, seconds: float) -> asyncio.subprocess.Process:
     """py-spy sampling a process for `seconds`: collapsed stacks of the thread holding the
-    GIL (`--gil --format raw`), read with `_report.print_py_spy` or flamegraph.pl."""
-    argv = ["py-spy", "record", "--pid", str(pid), "--gil", "--format", "raw", "--rate", "250"]
+    GIL (`--gil --format raw`), read with `_report.print_py_spy` or flamegraph.pl. py-spy
+    (`pip install py-spy`, not a dependency) from PY_SPY, PATH or the virtualenv."""
+    py_spy = os.environ.get("PY_SPY") or shutil.which("py-spy") or str(VENV_BIN / "py-spy")
+    argv = [py_spy, "record", "--pid", str(pid), "--gil", "--format", "raw", "--rate", "250"]
     argv += ["--duration", str(max(1, int(seconds))), "--output", str(output)]
-    return await asyncio.create_subprocess_exec(
-        str(Path(sys.executable).parent / argv[0]), *argv[1:], stdout=subprocess.DEVNULL
-    )
+    return await asyncio.create_subprocess_exec(*argv, stdout=subprocess.DEVNULL)
 
 
 @dataclass
