@@ -23,7 +23,7 @@ import pytest
 from tests.integration.test_imap_clients import maildir_files
 from tests.support.gateway import Api
 from tests.support.http import ok
-from tests.support.imap import fetched, imap_login
+from tests.support.imap import Imap, fetched, imap_login
 
 pytestmark = pytest.mark.skipif(
     shutil.which("offlineimap") is None, reason="offlineimap3 (offlineimap) is not installed"
@@ -104,11 +104,10 @@ def subject_of(message: bytes) -> str:
 LETTERS = {"\\Draft": "D", "\\Flagged": "F", "\\Answered": "R", "\\Seen": "S", "\\Deleted": "T"}
 
 
-async def served(api: Api, folder: str) -> dict[str, str]:
+async def served(imap: Imap, folder: str) -> dict[str, str]:
     """What the gateway holds in a folder: each message's flags as Maildir letters, by Subject."""
-    async with imap_login(api.gateway, "jianf") as imap:
-        await imap.ok("select", f'"{folder}"', True)
-        typ, data = await imap("uid", "FETCH", "1:*", "(FLAGS BODY.PEEK[HEADER])")
+    await imap.ok("select", f'"{folder}"', True)
+    typ, data = await imap("uid", "FETCH", "1:*", "(FLAGS BODY.PEEK[HEADER])")
     assert typ == "OK", data
     return {
         subject_of(entry["BODY[HEADER]"]): "".join(sorted(LETTERS[flag] for flag in entry["FLAGS"]))
@@ -146,9 +145,10 @@ async def agree(api: Api, client: Offlineimap) -> dict[str, dict[str, str]]:
     """Every folder holds the same messages with the same flags on both sides."""
     assert sorted(p.name for p in client.maildir.iterdir()) == sorted(FOLDERS.values())
     both = {}
-    for name, local in FOLDERS.items():
-        both[name] = await served(api, name)
-        assert client.flags(local) == both[name], name
+    async with imap_login(api.gateway, "jianf") as imap:
+        for name, local in FOLDERS.items():
+            both[name] = await served(imap, name)
+            assert client.flags(local) == both[name], name
     return both
 
 
