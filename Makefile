@@ -116,6 +116,24 @@ e2e: $(STAMP) chromium
 	$(MAKE) --no-print-directory web/dist/index.html && \
 	$(TIMED) "web e2e" $(BIN)/pytest -m e2e tests/e2e
 
+# ── The platform suite (tests/platforms, docs/bridges.md) ─────────────────────
+.PHONY: platforms platforms-install
+
+## `make test` runs the bridges against the real agent platforms too.
+test: platforms
+
+## opencode, pi and Claude Code, pinned in tests/platforms/<platform>/package.json (npm) and
+## the test extras (PyPI), installed before the suite: it runs offline.
+platforms-install: $(STAMP)
+	@scripts/install-platforms.sh
+
+## The bridges on the real platforms, thinking with a scripted fake model, in a network
+## namespace with only loopback (scripts/offline): nothing can be fetched during the run.
+## One platform's file per worker: they wait on the platforms' own processes most of the time.
+platforms: platforms-install
+	@$(TIMED) "bridges platforms" scripts/offline $(BIN)/pytest -m platform \
+		-n $(PYTEST_WORKERS) --dist loadfile tests/platforms
+
 services:
 	@scripts/ensure-services.sh
 

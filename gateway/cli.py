@@ -16,7 +16,7 @@ from core.identity import accounts, keys, passwords
 from core.store.engine import Store
 from core.version import VERSION
 from core.views import IssuedKey
-from gateway import cli_archive, cli_mcp, cli_ops
+from gateway import cli_archive, cli_bridge, cli_mcp, cli_ops
 from gateway.cli_common import DatabaseUrl, DataDir, console, err, settings_from, with_store
 
 app = typer.Typer(help="AgentMail: a mail gateway for humans and AI agents.", no_args_is_help=True)
@@ -294,4 +294,5 @@ import gateway.cli_archive  # noqa: E402, F401
 
 cli_archive.register(app)
 cli_mcp.register(app)
+cli_bridge.register(app)
 cli_ops.register(app)

@@ -49,6 +49,7 @@ from smtp_in.server import start_smtp
 from smtp_in.session_limits import SessionLimits
 
 log = logging.getLogger("agentmail")
+KEEP_ALIVE_SECONDS = 15  # an idle kept-alive HTTP connection (see _start_http)
 
 
 def bind_tcp(host: str, port: int, backlog: int) -> socket.socket:
@@ -164,6 +165,12 @@ class Gateway:
             proxy_headers=bool(proxies),
             forwarded_allow_ips=[str(network) for network in proxies],
             backlog=settings.listen_backlog,
+            # An idle kept-alive connection is closed after 15 s, not uvicorn's 5: clients
+            # drop their own idle connections after 5 s (httpx, Node), and with equal
+            # timeouts a request sent on a connection the server is closing that instant
+            # is lost (a reset, not an answer). Idle connections still count against
+            # AGENTMAIL_HTTP_CONNECTIONS_PER_ADDRESS.
+            timeout_keep_alive=KEEP_ALIVE_SECONDS,
         )
         server = _EmbeddedServer(config)
         task = asyncio.create_task(server.serve(sockets=[sock]), name="http")

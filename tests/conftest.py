@@ -15,15 +15,20 @@ from tests.support.gateway import Api, running_gateway
 
 BACKENDS = ["sqlite", "postgresql"]
 E2E = Path(__file__).parent / "e2e"
+PLATFORMS = Path(__file__).parent / "platforms"
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """The browser suite runs on its own (`make e2e`, after the web build it needs):
-    a plain `pytest` leaves tests/e2e out, naming it (or a file in it) runs it."""
-    if collection_path != E2E:
+    """The browser suite (`make e2e`, after the web build it needs) and the platform
+    suite (`make platforms`, offline, after the platforms are installed) run on their
+    own: a plain `pytest` leaves tests/e2e and tests/platforms out; naming one (or a
+    file in it) runs it."""
+    if collection_path not in (E2E, PLATFORMS):
         return None
     named = (Path(arg.split("::")[0]).resolve() for arg in config.args)
-    return not any(path == E2E or path.is_relative_to(E2E) for path in named)
+    return not any(
+        path == collection_path or path.is_relative_to(collection_path) for path in named
+    )
 
 
 @pytest.fixture(params=BACKENDS)

@@ -8,43 +8,8 @@ import argparse
 import asyncio
 import logging
 import os
-import signal
 
-from bridges.client import AgentClient
-from bridges.runtime.runtime import Runtime
-from bridges.runtime.settings import BridgeSettings
-from bridges.runtime.stub import StubPlatform
-
-
-def _workspaces(values: list[str]) -> list[dict[str, str]]:
-    spaces = []
-    for value in values:
-        name, _, path = value.partition("=")
-        spaces.append({"name": name, "path": path or name})
-    return spaces
-
-
-async def _main(arguments: argparse.Namespace) -> None:
-    settings = BridgeSettings.from_environment(os.environ)
-    client = await AgentClient.from_environment(settings.url)
-    await client.register_when_accepted(arguments.name, _workspaces(arguments.workspace), "stub")
-    runtime = Runtime(
-        client,
-        StubPlatform(client.base_url, client.key.secret),
-        settings.data_dir,
-        agent_name=arguments.name,
-        workers=settings.workers,
-        turn_timeout=settings.turn_timeout,
-    )
-    await runtime.start()
-    logging.getLogger("agentmail.bridge").info("bridge %s ready", arguments.name)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
-    await stop.wait()
-    await runtime.stop()
-    await client.close()
+from bridges.runtime.run import run_bridge, workspaces_of
 
 
 def main() -> None:
@@ -53,9 +18,11 @@ def main() -> None:
     parser.add_argument(
         "--workspace", action="append", default=[], metavar="NAME=PATH", help="repeatable"
     )
+    arguments = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)
-    asyncio.run(_main(parser.parse_args()))
+    spaces = workspaces_of(arguments.workspace)
+    asyncio.run(run_bridge("stub", arguments.name, spaces, os.environ))
 
 
 if __name__ == "__main__":

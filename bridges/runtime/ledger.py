@@ -97,6 +97,12 @@ class Ledger:
             {"mail_id": mail_id, "session_id": session_id, "state": "completed", "runs": runs}
         )
 
+    async def consume(self, mail_id: str, session_id: str) -> None:
+        """A mail that answered a platform's question: settled without a turn of its own."""
+        await self._write(
+            {"mail_id": mail_id, "session_id": session_id, "state": "completed", "runs": 0}
+        )
+
     async def compact(self, now: datetime | None = None) -> int:
         """Forget entries older than the retention; rewrite the file when that is half of it."""
         cutoff = (now or datetime.now(UTC)) - RETENTION

@@ -1,16 +1,19 @@
-"""Open platform prompts, kept across restarts: each one's gateway permission mail,
-the platform's own request id, the action text, and where the turn stopped.
+"""Open platform prompts, kept across restarts: each one's gateway mail (a permission
+request, or a question), the platform's own request id, the action or question
+text, and where the turn stopped.
 
-After a restart the runtime looks up each open record's mail (`permission_state`):
-decided or expired while the bridge was down → the turn goes on with the decision;
-still open → it waits for the `permission_decision` event. The last record of a
-request wins; a settled one is dropped at the next compaction.
+After a restart the runtime looks up each open permission's mail
+(`permission_state`): decided or expired while the bridge was down → the turn goes
+on with the decision; still open → it waits for the `permission_decision` event. An
+open question waits for the asked human's next mail in its conversation (catch-up
+finds one sent while the bridge was down). The last record of a request wins; a
+settled one is dropped at the next compaction.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,16 +22,19 @@ from bridges.runtime.journal import Journal
 
 @dataclass(frozen=True, slots=True)
 class PendingPermission:
-    permission_mail_id: str  # the gateway's permission-request mail
+    permission_mail_id: str  # the gateway's mail: the permission request or the question
     mail_id: str  # the mail whose turn asked
     session_id: str
     workspace: str
     request_id: str  # the platform's id for its prompt (the stub: the step)
-    action: str
+    action: str  # a permission's exact action; a question's text
     run: int
     open: bool = True
     decision: str | None = None
     note: str | None = None
+    kind: str = "permission"  # or "question"
+    asked: str = ""  # a question: the human asked (whose next mail answers it)
+    options: list[str] = field(default_factory=list)  # a question's choices
 
 
 class PendingPermissions:
@@ -52,6 +58,20 @@ class PendingPermissions:
     def get(self, permission_mail_id: str) -> PendingPermission | None:
         return self._records.get(permission_mail_id)
 
+    def question_answered_by(
+        self, parent_mail_id: str | None, session_id: str, sender: str
+    ) -> PendingPermission | None:
+        """The open question a mail answers: a reply to the question mail, or the asked
+        human's next mail in that conversation (a phone's "new mail" is an answer too)."""
+        questions = [p for p in self._records.values() if p.open and p.kind == "question"]
+        for item in questions:
+            if item.permission_mail_id == parent_mail_id:
+                return item
+        for item in questions:
+            if item.session_id == session_id and item.asked and _who(item.asked) == _who(sender):
+                return item
+        return None
+
     async def add(self, item: PendingPermission) -> None:
         await self._put(item)
 
@@ -72,3 +92,10 @@ class PendingPermissions:
     async def _put(self, item: PendingPermission) -> None:
         await asyncio.to_thread(self._journal.append, asdict(item))
         self._records[item.permission_mail_id] = item
+
+
+def _who(address: str) -> str:
+    """The name of a native address (`jianf@.fix-leak` → `jianf`): the conversation's
+    alias in it may have changed since the question was asked (a rename), the person
+    has not. The name ends at the first `@` (ARCHITECTURE.md, the grammar)."""
+    return address.partition("@")[0].lower()

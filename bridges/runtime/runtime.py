@@ -13,19 +13,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
-from bridges.client import AgentClient, GatewayError, Mail
+from bridges.client import AgentClient, GatewayError, Mail, SendResult
 from bridges.client.models import Event
 from bridges.client.sse import EventStream
 from bridges.runtime.grants import ALWAYS, Grants
 from bridges.runtime.ledger import Claim, Ledger
 from bridges.runtime.pending import PendingPermission, PendingPermissions
-from bridges.runtime.platform import Ask, Platform, Resume, Turn
+from bridges.runtime.platform import ANSWER, Ask, Platform, Question, Resume, Turn
 from bridges.runtime.pool import Outcome, WorkerPool
 from bridges.runtime.prompt import MailNotice, notification
+from bridges.runtime.questions import answer_of, question_body
 
 OPTIONS = ["approve", ALWAYS, "reject"]
+_Sent = TypeVar("_Sent")
 _log = logging.getLogger("agentmail.bridge")
 
 
@@ -55,6 +59,8 @@ class Runtime:
         self._tasks: list[asyncio.Task[None]] = []
         self._settling: set[str] = set()  # permission mails whose decision is being applied
         self._notices: dict[str, tuple[MailNotice, str]] = {}
+        self._waiting: dict[str, Mail] = {}  # claimed and queued, its turn not started
+        self._answers: set[str] = set()  # queued mails found to answer a question since
         self.ledger: Ledger
         self.pending: PendingPermissions
         self.grants: Grants
@@ -104,7 +110,7 @@ class Runtime:
             await self._offer(await self.client.read(str(event.data["mail_id"])))
         elif event.type == "permission_decision":
             item = self.pending.get(str(event.data.get("mail_id")))
-            if item is not None and item.open:
+            if item is not None and item.open and item.kind == "permission":
                 state = str(event.data.get("state"))
                 decision = (
                     str(event.data.get("decision") or "") if state == "decided" else "expired"
@@ -119,29 +125,49 @@ class Runtime:
         async with self._lock:
             if mail.mail_id in self._active:
                 return
-            run = self.ledger.decide(mail.mail_id)
-            if run is None:
-                entry = self.ledger.get(mail.mail_id)
-                if entry is not None and entry.state == "delivered":
-                    _log.error(
-                        "mail %s was interrupted %d times: not run again", mail.mail_id, entry.runs
-                    )
+            question = self.pending.question_answered_by(
+                mail.parent_mail_id, mail.session_id, mail.from_
+            )
+            claim = None
+            if question is not None:
+                await self.ledger.consume(mail.mail_id, mail.session_id)
+            elif (claim := await self._claim(mail)) is None:
                 return
-            claim = await self.ledger.deliver(mail.mail_id, mail.session_id, run)
             self._active.add(mail.mail_id)
+        if claim is None:
+            assert question is not None
+            await self._answered(question, mail)
+            return
         notice = MailNotice(
             mail.mail_id, mail.session_id, mail.session_alias, mail.from_, mail.subject
         )
         workspace = mail.to_workspace
         name = workspace.name if workspace else ""
         cwd = (workspace.path if workspace else None) or "."
+        self._waiting[mail.mail_id] = mail
         self.pool.submit(mail.session_id, lambda: self._turn(claim, notice, name, cwd, None))
+
+    async def _claim(self, mail: Mail) -> Claim | None:
+        """The ledger's word on a mail (under the lock): run it (which run), or not."""
+        run = self.ledger.decide(mail.mail_id)
+        if run is None:
+            entry = self.ledger.get(mail.mail_id)
+            if entry is not None and entry.state == "delivered":
+                _log.error(
+                    "mail %s was interrupted %d times: not run again", mail.mail_id, entry.runs
+                )
+            return None
+        return await self.ledger.deliver(mail.mail_id, mail.session_id, run)
 
     # -- one turn -----------------------------------------------------------------
 
     async def _turn(
         self, claim: Claim, notice: MailNotice, workspace: str, cwd: str, resume: Resume | None
     ) -> Outcome:
+        self._waiting.pop(claim.mail_id, None)
+        if claim.mail_id in self._answers:  # it answered a question while it waited
+            self._answers.discard(claim.mail_id)
+            return "done"
         turn = Turn(
             mail_id=claim.mail_id,
             session_id=claim.session_id,
@@ -173,18 +199,24 @@ class Runtime:
             return "done"
         if isinstance(result, Ask):
             return await self._ask(claim, notice, turn, result)
+        if isinstance(result, Question):
+            return await self._question(claim, notice, turn, result)
         await self._final(claim, notice, result.body)
         return "done"
 
     async def _final(self, claim: Claim, notice: MailNotice, body: str) -> None:
         try:
-            await self.client.send(
-                notice.sender,
-                body,
-                reply_to=claim.mail_id,
-                mail_type="final_summary",
-                auto=True,
-                idempotency_key=f"final:{claim.mail_id}",
+            await self._to_sender(
+                claim,
+                notice,
+                lambda to: self.client.send(
+                    to,
+                    body,
+                    reply_to=claim.mail_id,
+                    mail_type="final_summary",
+                    auto=True,
+                    idempotency_key=f"final:{claim.mail_id}",
+                ),
             )
         except GatewayError as error:
             # The first run's reply is there already (its body said other things).
@@ -195,17 +227,21 @@ class Runtime:
         self._active.discard(claim.mail_id)
 
     async def _ask(self, claim: Claim, notice: MailNotice, turn: Turn, ask: Ask) -> Outcome:
-        sent = await self.client.request_permission(
-            notice.sender,
-            ask.question,
-            options=OPTIONS,
-            context=f"Action:\n\n    {ask.action}",
-            reply_to=claim.mail_id,
-            session_id=claim.session_id,
-            action=ask.action,
-            expires_in=self.permission_expires,
-            auto=True,
-            idempotency_key=f"ask:{claim.mail_id}:{ask.request_id}",
+        sent = await self._to_sender(
+            claim,
+            notice,
+            lambda to: self.client.request_permission(
+                to,
+                ask.question,
+                options=OPTIONS,
+                context=f"Action:\n\n    {ask.action}",
+                reply_to=claim.mail_id,
+                session_id=claim.session_id,
+                action=ask.action,
+                expires_in=self.permission_expires,
+                auto=True,
+                idempotency_key=f"ask:{claim.mail_id}:{ask.request_id}",
+            ),
         )
         item = PendingPermission(
             sent.mail_id,
@@ -224,6 +260,85 @@ class Runtime:
         if mail.permission_state != "open":
             await self._decided(item, _decision_of(mail), mail.decision_note)
         return "parked"
+
+    async def _question(
+        self, claim: Claim, notice: MailNotice, turn: Turn, question: Question
+    ) -> Outcome:
+        # Under the lock: the human's answer may come at once, and must find the record.
+        async with self._lock:
+            used: list[str] = []  # the address that reached the human asked
+
+            def ask_to(to: str) -> Awaitable[SendResult]:
+                used.append(to)
+                return self.client.send(
+                    to,
+                    question_body(question.text, question.options),
+                    reply_to=claim.mail_id,
+                    mail_type="question",
+                    auto=True,
+                    idempotency_key=f"question:{claim.mail_id}:{question.request_id}",
+                )
+
+            sent = await self._to_sender(claim, notice, ask_to)
+            item = PendingPermission(
+                sent.mail_id,
+                claim.mail_id,
+                claim.session_id,
+                turn.workspace,
+                question.request_id,
+                question.text,
+                claim.run,
+                kind="question",
+                asked=used[-1],
+                options=list(question.options),
+            )
+            self._notices[sent.mail_id] = (notice, turn.cwd)
+            await self.pending.add(item)
+            answer = await self._answer_waiting(item)
+        if answer is not None:
+            await self._answered(item, answer)
+        return "parked"
+
+    async def _answer_waiting(self, item: PendingPermission) -> Mail | None:
+        """A mail that answers this question but was offered before it was asked (under
+        the lock): after a restart catch-up may deliver the answer before the re-run turn
+        asks its question again; that mail waits in the conversation's queue, and would
+        wait there forever behind the parked turn."""
+        for mail in list(self._waiting.values()):
+            found = self.pending.question_answered_by(
+                mail.parent_mail_id, mail.session_id, mail.from_
+            )
+            if found is not None and found.permission_mail_id == item.permission_mail_id:
+                del self._waiting[mail.mail_id]
+                self._answers.add(mail.mail_id)
+                await self.ledger.consume(mail.mail_id, mail.session_id)
+                return mail
+        return None
+
+    async def _answered(self, item: PendingPermission, answer: Mail) -> None:
+        """The asked human wrote back: that mail is the answer, not a task of its own."""
+        body = (
+            answer.body
+            if answer.body is not None
+            else (await self.client.read(answer.mail_id)).body
+        )
+        await self._decided(item, ANSWER, answer_of(body or "", item.options))
+        await self.client.mark_read(answer.mail_id)
+        self._active.discard(answer.mail_id)
+
+    async def _to_sender(
+        self, claim: Claim, notice: MailNotice, send: Callable[[str], Awaitable[_Sent]]
+    ) -> _Sent:
+        """Send to the task's sender. Its address names the conversation by the alias it
+        had when the mail was read; renamed since (a platform's title synced back, a
+        human's rename), that alias is undeliverable: the mail, read again, has the
+        address that reaches the sender now. (A refused send stores no idempotency key.)"""
+        try:
+            return await send(notice.sender)
+        except GatewayError as error:
+            if error.code != "unknown_alias":
+                raise
+        return await send((await self.client.read(claim.mail_id)).from_)
 
     async def _decided(self, item: PendingPermission, decision: str, note: object) -> None:
         """A human decided (or the request expired): the parked turn goes on, once."""
@@ -255,9 +370,13 @@ class Runtime:
         self.pool.resume(item.session_id, job)
 
     async def _recover_permissions(self) -> None:
-        """Open prompts from before a restart: decided meanwhile → go on; else wait."""
+        """Open prompts from before a restart: decided meanwhile → go on; else wait. An
+        open question waits: catch-up finds an answer sent while the bridge was down."""
         for item in self.pending.open_ones():
             self._active.add(item.mail_id)
+            if item.kind == "question":
+                self.pool.park(item.session_id)
+                continue
             mail = await self.client.read(item.permission_mail_id)
             if mail.permission_state == "open":
                 self.pool.park(item.session_id)

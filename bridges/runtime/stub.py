@@ -15,7 +15,7 @@ import os
 import sys
 from dataclasses import asdict
 
-from bridges.runtime.platform import Ask, Final, Turn
+from bridges.runtime.platform import Ask, Final, PlatformContext, Question, Turn, TurnResult
 
 
 class StubPlatform:
@@ -24,7 +24,13 @@ class StubPlatform:
     def __init__(self, base_url: str, key: str) -> None:
         self._env = {**os.environ, "AGENTMAIL_URL": base_url, "AGENTMAIL_AGENT_KEY": key}
 
-    async def run_turn(self, turn: Turn) -> Ask | Final:
+    async def start(self) -> None:
+        pass
+
+    async def close(self) -> None:
+        pass
+
+    async def run_turn(self, turn: Turn) -> TurnResult:
         process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
@@ -46,6 +52,12 @@ class StubPlatform:
             message = json.loads(line)
             if message["type"] == "ask":
                 return Ask(message["request_id"], message["action"], message["question"])
+            if message["type"] == "question":
+                return Question(message["request_id"], message["text"], message["options"])
             if message["type"] == "final":
                 return Final(message["body"])
         raise RuntimeError(f"the stub worker ended with {process.returncode} and no answer")
+
+
+def create(context: PlatformContext) -> StubPlatform:
+    return StubPlatform(context.url, context.key)

@@ -5,9 +5,11 @@ The body is JSON `{"steps": [...]}`; each step is one of
 (wait until F exists), `{"do": "hang"}` (write `hang.pid`, never end),
 `{"do": "ask", "action": A}` (ask permission, unless granted or being resumed),
 `{"do": "run", "command": C}` (run C with the shell, logged to `commands.log`,
-skipped when its permission was rejected), `{"do": "reply", "body": B}` (the final
-answer). `activity.log` gets a start and an end line per process, so tests see
-overlapping work from the platform's side, not from the runtime's bookkeeping.
+skipped when its permission was rejected), `{"do": "question", "text": T,
+"options": [...]}` (ask the human; the answer goes into the reply's notes),
+`{"do": "reply", "body": B}` (the final answer). `activity.log` gets a start and an
+end line per process, so tests see overlapping work from the platform's side, not
+from the runtime's bookkeeping.
 """
 
 from __future__ import annotations
@@ -78,6 +80,20 @@ def main() -> None:
                         "request_id": str(index),
                         "action": action,
                         "question": f"May I run `{action}`?",
+                    }
+                )
+                return
+        elif kind == "question":
+            if resume and index == start:
+                notes.append(f"(answer: {resume.get('note')})")
+            else:
+                _log_activity("park", turn["mail_id"])
+                _say(
+                    {
+                        "type": "question",
+                        "request_id": str(index),
+                        "text": step["text"],
+                        "options": step.get("options", []),
                     }
                 )
                 return

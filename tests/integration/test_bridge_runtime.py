@@ -280,3 +280,78 @@ async def test_a_full_pool_queues_and_a_stuck_turn_is_killed(world: World) -> No
     (report,) = await world.finals(stuck["session_id"])
     assert "stopped" in ok(await world.human.get(f"/api/v1/me/mail/{report['mail_id']}"))["body"]
     assert _dead(int(world.file("hang.pid").read_text()))
+
+
+QUESTION = [
+    {"do": "question", "text": "Which branch?", "options": ["main", "release"]},
+    {"do": "run", "command": "touch asked.txt"},
+    {"do": "reply", "body": "branch chosen"},
+]
+
+
+async def _answer(world: World, question: dict[str, Any], body: str) -> dict[str, Any]:
+    """The human replies to the question mail, as the web UI's Reply does."""
+    request = {"to": question["from"], "subject": "Re: task", "body": body}
+    return ok(await world.human.post(HUMAN_SEND, json={**request, "reply_to": question["mail_id"]}))
+
+
+async def test_a_question_is_mailed_and_the_reply_is_its_answer(world: World) -> None:
+    await world.bridge()
+    async with open_stream(world.human) as stream:
+        task = await world.task(QUESTION)
+        question = await _reply(stream, "question")
+        mail = ok(await world.human.get(f"/api/v1/me/mail/{question['mail_id']}"))
+        assert mail["body"].startswith("Which branch?\n\n1. main\n2. release")
+        assert mail["parent_mail_id"] == task["mail_id"] and mail["auto"] is True
+        assert not world.file("asked.txt").exists()  # parked until the answer
+        answer = await _answer(world, question, "2\n\nOn Monday, builder wrote:\n> Which branch?")
+        reply = await _reply(stream)
+    body = ok(await world.human.get(f"/api/v1/me/mail/{reply['mail_id']}"))["body"]
+    assert body == "branch chosen (answer: release)"
+    assert world.file("asked.txt").exists()
+    # The answer was consumed by the question: never run as a task of its own.
+    await _completed(world, answer["mail_id"])
+    assert len(await world.finals(task["session_id"])) == 1
+    assert (
+        ok(await world.human.get(f"/api/v1/me/mail/{answer['mail_id']}"))["mail_type"] == "normal"
+    )
+
+
+async def _question_recorded(world: World, question_mail_id: str) -> None:
+    """The bridge has written the open question down (it does so just after sending it)."""
+    records = world.data / "permissions.jsonl"
+    async with asyncio.timeout(60):
+        while question_mail_id not in _text(records):
+            await asyncio.sleep(0.02)
+
+
+@pytest.mark.parametrize("record", ["kept", "lost"])
+async def test_a_question_answered_while_the_bridge_is_down_goes_on_once(
+    world: World, record: str
+) -> None:
+    bridge = await world.bridge()
+    async with open_stream(world.human) as stream:
+        task = await world.task(QUESTION)
+        question = await _reply(stream, "question")
+        await _question_recorded(world, question["mail_id"])
+        await bridge.kill()
+        if record == "lost":  # as if killed between sending the question and recording it
+            (world.data / "permissions.jsonl").unlink()
+        # Not a reply to the question mail: the asked human's next mail in the
+        # conversation answers it too (a phone's "new mail" to the conversation).
+        alias = question["session_alias"]
+        body = {"to": f"builder@root.{alias}", "subject": "branch", "body": "main, please"}
+        ok(await world.human.post(HUMAN_SEND, json=body))
+        await world.bridge()
+        reply = await _reply(stream)
+    body_text = ok(await world.human.get(f"/api/v1/me/mail/{reply['mail_id']}"))["body"]
+    # Lost: the turn runs again (with the note), asks again — the same question mail,
+    # by its idempotency key — and finds the answer that catch-up had queued.
+    again = f" {INTERRUPTED}" if record == "lost" else ""
+    assert body_text == f"branch chosen{again} (answer: main, please)"
+    assert world.file("commands.log").read_text().splitlines() == ["touch asked.txt"]
+    assert len(await world.finals(task["session_id"])) == 1
+    questions = ok(await world.human.get(f"/api/v1/me/sessions/{task['session_id']}"))["mails"]
+    assert [m["mail_id"] for m in questions if m["mail_type"] == "question"] == [
+        question["mail_id"]
+    ]

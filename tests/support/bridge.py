@@ -1,5 +1,6 @@
-"""A bridge on the stub platform as a real child process (`python -m bridges.runtime`),
-so tests can SIGKILL it mid-turn and start it again on the same data dir."""
+"""A bridge as a real child process — on the stub platform (`python -m bridges.runtime`)
+or a real one (`python -m gateway bridge PLATFORM`) — so tests can SIGKILL it mid-turn
+and start it again on the same data dir."""
 
 from __future__ import annotations
 
@@ -10,11 +11,21 @@ import signal
 import sys
 from pathlib import Path
 
-READY = b"bridge builder ready"
-
 
 class BridgeProcess:
-    def __init__(self, url: str, key: str, data_dir: Path, workspace: Path, **env: str) -> None:
+    def __init__(
+        self,
+        url: str,
+        key: str,
+        data_dir: Path,
+        workspace: Path,
+        *,
+        platform: str = "stub",
+        name: str = "builder",
+        **env: str,
+    ) -> None:
+        self.platform, self.name = platform, name
+        self.ready = f"bridge {name} ready".encode()
         self.env = {
             **os.environ,
             "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
@@ -35,20 +46,23 @@ class BridgeProcess:
         pipe held open by a worker would keep `wait()` from returning after a kill.
         """
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        runner = (
+            ["bridges.runtime"] if self.platform == "stub" else ["gateway", "bridge", self.platform]
+        )
         with self.log_path.open("ab") as log:
             self.process = await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-m",
-                "bridges.runtime",
+                *runner,
                 "--name",
-                "builder",
+                self.name,
                 "--workspace",
                 f"root={self.workspace}",
                 stderr=log,
                 env=self.env,
             )
         async with asyncio.timeout(30):
-            while READY not in self.log_path.read_bytes()[self._offset :]:
+            while self.ready not in self.log_path.read_bytes()[self._offset :]:
                 if self.process.returncode is not None:
                     raise AssertionError(f"the bridge ended: {self.log_path.read_text()}")
                 await asyncio.sleep(0.05)

@@ -1,0 +1,79 @@
+"""Run one bridge until SIGTERM/SIGINT: register the agent, start its platform, start
+the runtime (subscribe, resume waiting prompts, catch up), log `bridge NAME ready`,
+and on a signal stop in reverse. `agentmail bridge PLATFORM` and the stub bridge of
+the runtime's tests (`python -m bridges.runtime`) both come here."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from collections.abc import Mapping
+from pathlib import Path
+
+from bridges.client import AgentClient
+from bridges.platforms import factory
+from bridges.runtime.platform import PlatformContext
+from bridges.runtime.runtime import Runtime
+from bridges.runtime.settings import BridgeSettings
+
+_log = logging.getLogger("agentmail.bridge")
+
+
+def workspaces_of(values: list[str]) -> list[tuple[str, str]]:
+    """`NAME=PATH` options as (name, absolute path); a bare NAME is its own path."""
+    spaces = []
+    for value in values:
+        name, _, path = value.partition("=")
+        spaces.append((name, str(Path(path or name).expanduser().resolve())))
+    return spaces
+
+
+async def run_bridge(
+    platform_name: str,
+    agent_name: str,
+    workspaces: list[tuple[str, str]],
+    environ: Mapping[str, str],
+) -> None:
+    settings = BridgeSettings.from_environment(environ)
+    create = factory(platform_name)
+    client = await AgentClient.from_environment(settings.url)
+    try:
+        spaces = [{"name": name, "path": path} for name, path in workspaces]
+        await client.register_when_accepted(agent_name, spaces, platform_name)
+        context = PlatformContext(
+            client=client,
+            url=client.base_url,
+            key=client.key.secret,
+            agent_name=agent_name,
+            workspaces=workspaces,
+            data_dir=settings.data_dir,
+            environ=environ,
+        )
+        platform = create(context)
+        await platform.start()
+        try:
+            runtime = Runtime(
+                client,
+                platform,
+                settings.data_dir,
+                agent_name=agent_name,
+                workers=settings.workers,
+                turn_timeout=settings.turn_timeout,
+            )
+            await runtime.start()
+            _log.info("bridge %s ready (%s)", agent_name, platform_name)
+            await _until_signalled()
+            await runtime.stop()
+        finally:
+            await platform.close()
+    finally:
+        await client.close()
+
+
+async def _until_signalled() -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    await stop.wait()
