@@ -43,7 +43,10 @@ class Subscription:
     """A recipient's wake-up flag. Clear it, read, then wait: no wake is lost.
 
     With `events`, it also keeps the events pushed to it (SSE); `complete` says the
-    queue holds every event after what the stream has read.
+    queue holds every event after what the stream has read. `wakes` counts the
+    wakes: a reader that noted it before reading knows, while it is unchanged, that
+    nothing was committed for this recipient since (IMAP keeps what a session read
+    until then, imap_view/freshness.py).
     """
 
     def __init__(self, recipient: str, *, events: bool = False) -> None:
@@ -53,11 +56,13 @@ class Subscription:
         self.generation = 0  # advanced whenever rows may exist that were not pushed
         self._pushed: list[StoredEvent] = []
         self._flag = asyncio.Event()
+        self.wakes = 0
 
     def clear(self) -> None:
         self._flag.clear()
 
     def wake(self) -> None:
+        self.wakes += 1
         self._flag.set()
 
     async def wait(self) -> None:
