@@ -129,8 +129,10 @@ platforms-install: $(STAMP)
 
 ## The bridges on the real platforms, thinking with a scripted fake model, in a network
 ## namespace with only loopback (scripts/offline): nothing can be fetched during the run.
+## One platform's file per worker: they wait on the platforms' own processes most of the time.
 platforms: platforms-install
-	@$(TIMED) "bridges platforms" scripts/offline $(BIN)/pytest -m platform tests/platforms
+	@$(TIMED) "bridges platforms" scripts/offline $(BIN)/pytest -m platform \
+		-n $(PYTEST_WORKERS) --dist loadfile tests/platforms
 
 services:
 	@scripts/ensure-services.sh

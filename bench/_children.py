@@ -45,7 +45,10 @@ def free_port() -> int:
 
 
 def process_tree_cpu(pid: int) -> float | None:
-    """User + system CPU seconds of a process and its descendants (Linux /proc), else None."""
+    """User + system CPU seconds of a process and its descendants (Linux /proc), else None.
+
+    Descendants that ended and were waited for count too (their parent's cutime and
+    cstime): Dovecot's `imap` processes end with their connection."""
     tick = os.sysconf("SC_CLK_TCK")
     total, pending, seen = 0, [pid], False
     while pending:
@@ -53,7 +56,7 @@ def process_tree_cpu(pid: int) -> float | None:
         try:
             stat = Path(f"/proc/{current}/stat").read_text()
             fields = stat.rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])  # utime, stime
+            total += sum(int(v) for v in fields[11:15])  # utime, stime, cutime, cstime
             seen = True
             for task in Path(f"/proc/{current}/task").iterdir():
                 pending.extend(int(c) for c in (task / "children").read_text().split())
@@ -74,6 +77,16 @@ def machine_busy_cpu() -> float | None:
 
 
 # ---------------------------------------------------------------- child processes
+
+
+async def start_py_spy(pid: int, output: Path, seconds: float) -> asyncio.subprocess.Process:
+    """py-spy sampling a process for `seconds`: collapsed stacks of the thread holding the
+    GIL (`--gil --format raw`), read with `_report.print_py_spy` or flamegraph.pl. py-spy
+    (`pip install py-spy`, not a dependency) from PY_SPY, PATH or the virtualenv."""
+    py_spy = os.environ.get("PY_SPY") or shutil.which("py-spy") or str(VENV_BIN / "py-spy")
+    argv = [py_spy, "record", "--pid", str(pid), "--gil", "--format", "raw", "--rate", "250"]
+    argv += ["--duration", str(max(1, int(seconds))), "--output", str(output)]
+    return await asyncio.create_subprocess_exec(*argv, stdout=subprocess.DEVNULL)
 
 
 @dataclass

@@ -1,5 +1,6 @@
-"""The command line that reproduces a benchmark run: the options that differ from the
-defaults, printed beside the figures so a reader can run the same thing again."""
+"""The command line of the benchmarks: the options several share, and the line that
+reproduces a run (the options that differ from the defaults, printed beside the
+figures so a reader can run the same thing again)."""
 
 from __future__ import annotations
 
@@ -21,3 +22,13 @@ def reproduce(
         option = f"--{name.replace('_', '-')}"
         argv += [option] if isinstance(value, bool) else [option, str(value)]
     return shlex.join(argv)
+
+
+def add_database_url(parser: argparse.ArgumentParser) -> None:
+    """`--database-url`: PostgreSQL instead of a fresh SQLite file."""
+    parser.add_argument(
+        "--database-url",
+        default="",
+        help="postgresql://postgres@127.0.0.1:5432/test: a fresh database is created there "
+        "and dropped afterwards; default SQLite",
+    )

@@ -1,23 +1,42 @@
-"""The mailboxes `imap_fetch.py` reads: accounts over HTTP, mail over REST, the same
-bytes into Dovecot's Maildir, and a 100,000-message INBOX written in bulk.
+"""What the IMAP benchmarks (`imap_fetch.py`, `imap_qresync.py`, `imap_load.py`) share:
+a fresh gateway for the run, accounts over HTTP, mail over REST, the same bytes into
+Dovecot's Maildir, and a big INBOX written in bulk.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import imaplib
+import os
 import re
+import shutil
+import tempfile
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import httpx
+from _children import (
+    ROOT,
+    VENV_BIN,
+    Child,
+    drop_pg_database,
+    free_port,
+    fresh_database,
+    gateway_env,
+    spawn,
+)
+from _db import console
 from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
 from core.mail.imap_uids import INBOX, create_folders
-from core.store.engine import Store
+from core.store.engine import Store, database_url
 from core.store.models import Conversation, Delivery, ImapFolder, ImapUid, Mail, table_of, utcnow
 from tests.support.dovecot import Dovecot
 
@@ -27,6 +46,75 @@ READER = "alice"
 HEAVY = "heavy"
 AGENT = "builder"
 DOMAIN = "agentmail.localhost"
+
+
+@dataclass(frozen=True, slots=True)
+class GatewayRun:
+    """The gateway of one benchmark run (its own process) and where it keeps its data."""
+
+    child: Child
+    imap_port: int
+    base_url: str
+    workdir: Path
+    database_url: str  # the fresh database ("" for SQLite in the data dir)
+
+    def store(self) -> Store:
+        """The gateway's store, opened beside it (bulk fills)."""
+        return Store(database_url(self.database_url, self.workdir / "data" / "agentmail.db"))
+
+
+async def start_gateway(workdir: Path, fresh_database_url: str) -> tuple[Child, int, str]:
+    env = gateway_env(ADMIN_PASSWORD, fresh_database_url)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    http_port, imap_port = free_port(), free_port()
+    argv = [str(VENV_BIN / "agentmail"), "serve", "--http-port", str(http_port)]
+    argv += ["--data-dir", str(workdir / "data"), "--imap-port", str(imap_port)]
+    argv += ["--smtp-port", str(free_port())]
+    gateway = spawn("gateway", argv, env, workdir / "gateway.log", http_port)
+    await gateway.wait_healthy("/api/v1/health")
+    return gateway, imap_port, gateway.base_url
+
+
+@asynccontextmanager
+async def gateway_run(
+    args: argparse.Namespace, title: str, machine: str, *, keep: bool = False
+) -> AsyncIterator[GatewayRun]:
+    """A fresh data dir or PostgreSQL database (`args.database_url`), the header lines,
+    the gateway started; at the end it is stopped, its database dropped and the temp dir
+    removed (unless `keep`). A failure prints the tail of the gateway's log."""
+    workdir = Path(tempfile.mkdtemp(prefix="agentmail-bench-imap-"))
+    fresh_url, backend = await fresh_database(args.database_url, "WAL, fresh file")
+    console.print(title)
+    console.print(f"database     {backend}")
+    console.print(f"machine      {os.cpu_count()} CPUs; {machine}")
+    gateway: Child | None = None
+    try:
+        gateway, imap_port, base_url = await start_gateway(workdir, fresh_url)
+        yield GatewayRun(gateway, imap_port, base_url, workdir, fresh_url)
+    except Exception:
+        if gateway is not None:
+            console.print(gateway.tail())
+        raise
+    finally:
+        if gateway is not None:
+            await gateway.stop()
+        if fresh_url:
+            await drop_pg_database(args.database_url, fresh_url)
+        if keep:
+            console.print(f"kept {workdir}")
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+async def fill_heavy(run: GatewayRun, count: int) -> float:
+    """`fill_heavy_inbox` through a store opened beside the gateway; returns the seconds."""
+    store = run.store()
+    try:
+        started = asyncio.get_running_loop().time()
+        await fill_heavy_inbox(store, count)
+        return asyncio.get_running_loop().time() - started
+    finally:
+        await store.close()
 
 
 async def setup_accounts(base_url: str) -> str:

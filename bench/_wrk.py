@@ -111,12 +111,12 @@ async def pg_backend_pids(database_url: str) -> list[int]:
 class ServerCpu:
     """CPU seconds of a server's processes, and of its PostgreSQL backends if it has them."""
 
-    def __init__(self, server: Child, database_url: str = "") -> None:
-        self.server = server
+    def __init__(self, server: Child | int, database_url: str = "") -> None:
+        self.pid = server if isinstance(server, int) else server.proc.pid  # int: a process id
         self.database_url = database_url
 
     async def sample(self) -> dict[int, float]:
-        pids = [self.server.proc.pid]
+        pids = [self.pid]
         if self.database_url:
             pids += await pg_backend_pids(self.database_url)
         return {pid: process_tree_cpu(pid) or 0.0 for pid in pids}

@@ -29,42 +29,30 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import shlex
-import shutil
 import statistics
 import sys
-import tempfile
-from pathlib import Path
 
-from _children import (
-    ROOT,
-    VENV_BIN,
-    Child,
-    drop_pg_database,
-    free_port,
-    fresh_database,
-    gateway_env,
-    spawn,
-)
+from _cli import add_database_url
 from _db import console
 from _imap_clients import Server, SessionTimes, fetch_session, idle_latencies, mbsync_pull
 from _imap_clients import select_time as timed_select
 from _imap_fill import (
-    ADMIN_PASSWORD,
     HEAVY,
     PASSWORD,
     READER,
+    GatewayRun,
     agent_client,
     copy_to_dovecot,
-    fill_heavy_inbox,
+    fill_heavy,
     fill_over_rest,
+    gateway_run,
     send_one,
     setup_accounts,
 )
 from _load import percentile
+from _wrk import ServerCpu, load_average
 
-from core.store.engine import Store, database_url
 from tests.support.dovecot import running_dovecot
 
 ITEMS = "(FLAGS ENVELOPE)"
@@ -83,32 +71,28 @@ def median_session(runs: list[SessionTimes]) -> SessionTimes:
     return sorted(runs, key=lambda r: r.total)[len(runs) // 2]
 
 
-async def start_gateway(args: argparse.Namespace, workdir: Path) -> tuple[Child, int, str]:
-    env = gateway_env(ADMIN_PASSWORD, args.fresh_database_url)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    http_port, imap_port = free_port(), free_port()
-    argv = [str(VENV_BIN / "agentmail"), "serve", "--http-port", str(http_port)]
-    argv += ["--data-dir", str(workdir / "data"), "--imap-port", str(imap_port)]
-    argv += ["--smtp-port", str(free_port())]
-    gateway = spawn("gateway", argv, env, workdir / "gateway.log", http_port)
-    await gateway.wait_healthy("/api/v1/health")
-    return gateway, imap_port, gateway.base_url
-
-
-async def compare(gw: Server, dove: Server, args: argparse.Namespace) -> None:
+async def compare(
+    gw: Server, dove: Server, args: argparse.Namespace, cpus: dict[str, ServerCpu]
+) -> None:
+    """The FETCH session and the mbsync pull, alternating; the pull's wall time and the
+    server's CPU during it (process tree; the gateway's PostgreSQL backends too): on a
+    loaded machine mbsync's own file writes make the wall time of both alike."""
     span = f"1:{args.messages}"
     for server in (gw, dove):  # warm-up: Dovecot indexes its fresh Maildir here
         await fetch_session(server, span, ITEMS)
         await asyncio.to_thread(mbsync_pull, server)
     sessions: dict[str, list[SessionTimes]] = {gw.name: [], dove.name: []}
     pulls: dict[str, list[float]] = {gw.name: [], dove.name: []}
+    pull_cpu: dict[str, float] = {gw.name: 0.0, dove.name: 0.0}
     for number in range(args.rounds):
         for server in (gw, dove):
             timed = await fetch_session(server, span, ITEMS)
             if timed.fetched != args.messages:
                 raise RuntimeError(f"{server.name} FETCH returned {timed.fetched} messages")
             sessions[server.name].append(timed)
+            before = await cpus[server.name].sample()
             seconds, files = await asyncio.to_thread(mbsync_pull, server)
+            pull_cpu[server.name] += ServerCpu.spent(before, await cpus[server.name].sample())
             if files != args.messages:
                 raise RuntimeError(f"mbsync from {server.name} wrote {files} messages")
             pulls[server.name].append(seconds)
@@ -138,12 +122,21 @@ async def compare(gw: Server, dove: Server, args: argparse.Namespace) -> None:
         f"[bold]mbsync full pull of INBOX[/] ({args.messages} messages, median of {args.rounds})"
     )
     gw_pull, dove_pull = statistics.median(pulls[gw.name]), statistics.median(pulls[dove.name])
-    console.print(f"gateway      [bold]{ms(gw_pull)}[/]")
-    console.print(f"Dovecot      [bold]{ms(dove_pull)}[/]")
+    per_message = {
+        name: 1000 * cpu / (args.rounds * args.messages) for name, cpu in pull_cpu.items()
+    }
+    for server in (gw, dove):
+        wall = statistics.median(pulls[server.name])
+        console.print(
+            f"{server.name:12} [bold]{ms(wall)}[/]   server CPU "
+            f"{per_message[server.name]:.2f} ms per message"
+        )
     pull_ratio = gw_pull / dove_pull
     console.print(
         f"ratio        {pull_ratio:.1f}x  "
-        f"(goal <= {GOAL_MBSYNC:.0f}x: {mark(pull_ratio <= GOAL_MBSYNC)})"
+        f"(goal <= {GOAL_MBSYNC:.0f}x: {mark(pull_ratio <= GOAL_MBSYNC)}); "
+        f"CPU {per_message[gw.name] / max(per_message[dove.name], 1e-9):.1f}x; "
+        f"load {load_average()}"
     )
 
 
@@ -163,15 +156,9 @@ async def idle_push(gw: Server, base_url: str, key: str, count: int) -> None:
     console.print(f"goal p99 < {GOAL_IDLE_P99 * 1000:.0f} ms: {mark(p99 < GOAL_IDLE_P99)}")
 
 
-async def big_select(args: argparse.Namespace, workdir: Path, imap_port: int) -> None:
-    store = Store(database_url(args.fresh_database_url, workdir / "data" / "agentmail.db"))
-    try:
-        started = asyncio.get_running_loop().time()
-        await fill_heavy_inbox(store, args.select_messages)
-        filled = asyncio.get_running_loop().time() - started
-    finally:
-        await store.close()
-    heavy = Server("gateway", imap_port, HEAVY, PASSWORD)
+async def big_select(args: argparse.Namespace, run: GatewayRun) -> None:
+    filled = await fill_heavy(run, args.select_messages)
+    heavy = Server("gateway", run.imap_port, HEAVY, PASSWORD)
     times = []
     for _ in range(args.rounds):
         seconds, exists = await timed_select(heavy)
@@ -201,50 +188,37 @@ def reproduce(args: argparse.Namespace) -> str:
 
 
 async def main(args: argparse.Namespace) -> int:
-    workdir = Path(tempfile.mkdtemp(prefix="agentmail-bench-imap-"))
-    args.fresh_database_url, backend = await fresh_database(args.database_url, "WAL, fresh file")
-    console.print(f"[bold]imap_fetch[/]  {reproduce(args)}")
-    console.print(f"database     {backend}")
-    console.print(f"machine      {os.cpu_count()} CPUs; gateway 1 process, Dovecot its own")
-    gateway: Child | None = None
-    try:
-        gateway, imap_port, base_url = await start_gateway(args, workdir)
-        key = await setup_accounts(base_url)
+    title = f"[bold]imap_fetch[/]  {reproduce(args)}"
+    machine = "gateway 1 process, Dovecot its own"
+    async with gateway_run(args, title, machine, keep=args.keep) as run:
+        key = await setup_accounts(run.base_url)
         if args.select_messages:  # first: the other parts do not change heavy's INBOX
-            await big_select(args, workdir, imap_port)
+            await big_select(args, run)
         if args.skip_dovecot and not args.idle_mails:
             return 0
         started = asyncio.get_running_loop().time()
-        await fill_over_rest(base_url, key, args.messages)
+        await fill_over_rest(run.base_url, key, args.messages)
         sent = asyncio.get_running_loop().time() - started
         console.print(f"filled       {args.messages} mails over REST in {sent:.1f} s")
-        gw = Server("gateway", imap_port, READER, PASSWORD)
+        gw = Server("gateway", run.imap_port, READER, PASSWORD)
         cold = await fetch_session(gw, f"1:{args.messages}", ITEMS)
         console.print(
             f"cold FETCH   the first FETCH 1:{args.messages} {ITEMS} after the mails were "
             f"written (renders them): {ms(cold.fetch)}"
         )
         if not args.skip_dovecot:
-            async with running_dovecot(workdir, READER, PASSWORD, plaintext=True) as dovecot:
-                copied = await copy_to_dovecot(imap_port, dovecot)
+            async with running_dovecot(run.workdir, READER, PASSWORD, plaintext=True) as dovecot:
+                copied = await copy_to_dovecot(run.imap_port, dovecot)
                 assert copied == args.messages, copied
                 dove = Server("Dovecot", dovecot.port, READER, PASSWORD)
-                await compare(gw, dove, args)
+                master = int((dovecot.root / "run" / "master.pid").read_text())
+                cpus = {
+                    gw.name: ServerCpu(run.child, run.database_url),
+                    dove.name: ServerCpu(master),
+                }
+                await compare(gw, dove, args, cpus)
         if args.idle_mails:
-            await idle_push(gw, base_url, key, args.idle_mails)
-    except Exception:
-        if gateway is not None:
-            console.print(gateway.tail())
-        raise
-    finally:
-        if gateway is not None:
-            await gateway.stop()
-        if args.fresh_database_url:
-            await drop_pg_database(args.database_url, args.fresh_database_url)
-        if args.keep:
-            console.print(f"kept {workdir}")
-        else:
-            shutil.rmtree(workdir, ignore_errors=True)
+            await idle_push(gw, run.base_url, key, args.idle_mails)
     return 0
 
 
@@ -258,12 +232,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--select-messages", type=int, default=100_000, help="heavy's INBOX (100000; 0 skips)"
     )
-    parser.add_argument(
-        "--database-url",
-        default="",
-        help="postgresql://postgres@127.0.0.1:5432/test: a fresh database is created there "
-        "and dropped afterwards; default SQLite",
-    )
+    add_database_url(parser)
     parser.add_argument(
         "--skip-dovecot", action="store_true", help="no FETCH/mbsync comparison with Dovecot"
     )

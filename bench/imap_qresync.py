@@ -22,22 +22,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import re
 import shlex
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from _children import Child, drop_pg_database, fresh_database
+from _children import start_py_spy
+from _cli import add_database_url
 from _db import console
-from _imap_fill import HEAVY, PASSWORD, fill_heavy_inbox, setup_accounts
-from imap_fetch import start_gateway
+from _imap_fill import HEAVY, PASSWORD, fill_heavy, gateway_run, setup_accounts
+from _wrk import load_average
 
-from core.store.engine import Store, database_url
 from tests.support.raw_imap import RawImap
 
 GOAL = 0.050
@@ -89,7 +86,28 @@ async def change(port: int, count: int) -> None:
         await raw.close()
 
 
-async def measure(args: argparse.Namespace, port: int) -> None:
+async def resync(port: int, line: bytes) -> tuple[float, list[bytes]]:
+    """A new connection's QRESYNC SELECT, timed (LOGIN and ENABLE before are not)."""
+    raw = await logged_in(port)
+    try:
+        await timed(raw, b"e ENABLE QRESYNC")
+        return await timed(raw, line)
+    finally:
+        await raw.close()
+
+
+async def profile(args: argparse.Namespace, gateway: int, port: int, line: bytes) -> None:
+    """Resyncs back to back while py-spy samples the gateway (`--py-spy`)."""
+    spy = await start_py_spy(gateway, Path(args.py_spy), args.profile_seconds)
+    count = 0
+    while spy.returncode is None:
+        await resync(port, line)
+        count += 1
+        await asyncio.sleep(0)
+    console.print(f"py-spy       {count} resyncs in {args.profile_seconds:g} s: {args.py_spy}")
+
+
+async def measure(args: argparse.Namespace, port: int, gateway: int) -> None:
     raw = await logged_in(port)
     try:
         await timed(raw, b"e ENABLE QRESYNC")
@@ -101,16 +119,9 @@ async def measure(args: argparse.Namespace, port: int) -> None:
     resyncs, selects, fetches = [], [], []
     line = b"q SELECT INBOX (QRESYNC (%d %d 1:%d))" % (validity, modseq, args.messages)
     for _ in range(args.rounds + 1):  # the first round warms up (caches, connections)
-        raw = await logged_in(port)
-        try:
-            await timed(raw, b"e ENABLE QRESYNC")
-            seconds, reply = await timed(raw, line)
-            changed = sum(1 for r in reply if b" FETCH (" in r) + sum(
-                1 for r in reply if r.startswith(b"* VANISHED")
-            )
-            resyncs.append(seconds)
-        finally:
-            await raw.close()
+        seconds, reply = await resync(port, line)
+        changed = sum(1 for r in reply if b" FETCH (" in r or r.startswith(b"* VANISHED"))
+        resyncs.append(seconds)
         raw = await logged_in(port)
         try:
             select, _ = await timed(raw, b"s SELECT INBOX")
@@ -121,18 +132,21 @@ async def measure(args: argparse.Namespace, port: int) -> None:
             fetches.append(fetch)
         finally:
             await raw.close()
-    resync, select, fetch = (statistics.median(t[1:]) for t in (resyncs, selects, fetches))
+    resync_time, select, fetch = (statistics.median(t[1:]) for t in (resyncs, selects, fetches))
     console.print()
     console.print(
         f"[bold]resync of INBOX ({args.messages:,} messages) after {args.changes} changes[/] "
         f"(median of {args.rounds}; {changed} VANISHED/FETCH lines in the QRESYNC reply)"
     )
-    console.print(f"QRESYNC  SELECT … (QRESYNC (…))       [bold]{ms(resync)}[/]")
+    console.print(f"QRESYNC  SELECT … (QRESYNC (…))       [bold]{ms(resync_time)}[/]")
     console.print(f"full     SELECT INBOX                  {ms(select)}")
     console.print(f"full     UID FETCH 1:* (FLAGS)         {ms(fetch)}")
     console.print(f"full     together                      [bold]{ms(select + fetch)}[/]")
-    met = "[green]met[/]" if resync < GOAL else "[red]not met[/]"
+    met = "[green]met[/]" if resync_time < GOAL else "[red]not met[/]"
     console.print(f"goal: QRESYNC resync < {GOAL * 1000:.0f} ms: {met}")
+    console.print(f"uptime       {load_average()} (load average)")
+    if args.py_spy:
+        await profile(args, gateway, port, line)
 
 
 def reproduce(args: argparse.Namespace) -> str:
@@ -144,31 +158,11 @@ def reproduce(args: argparse.Namespace) -> str:
 
 
 async def main(args: argparse.Namespace) -> int:
-    workdir = Path(tempfile.mkdtemp(prefix="agentmail-bench-qresync-"))
-    args.fresh_database_url, backend = await fresh_database(args.database_url, "WAL, fresh file")
-    console.print(f"[bold]imap_qresync[/]  {reproduce(args)}")
-    console.print(f"database     {backend}")
-    console.print(f"machine      {os.cpu_count()} CPUs; gateway 1 process")
-    gateway: Child | None = None
-    try:
-        gateway, imap_port, base_url = await start_gateway(args, workdir)
-        await setup_accounts(base_url)
-        store = Store(database_url(args.fresh_database_url, workdir / "data" / "agentmail.db"))
-        try:
-            await fill_heavy_inbox(store, args.messages)
-        finally:
-            await store.close()
-        await measure(args, imap_port)
-    except Exception:
-        if gateway is not None:
-            console.print(gateway.tail())
-        raise
-    finally:
-        if gateway is not None:
-            await gateway.stop()
-        if args.fresh_database_url:
-            await drop_pg_database(args.database_url, args.fresh_database_url)
-        shutil.rmtree(workdir, ignore_errors=True)
+    title = f"[bold]imap_qresync[/]  {reproduce(args)}"
+    async with gateway_run(args, title, "gateway 1 process") as run:
+        await setup_accounts(run.base_url)
+        await fill_heavy(run, args.messages)
+        await measure(args, run.imap_port, run.child.proc.pid)
     return 0
 
 
@@ -177,11 +171,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--messages", type=int, default=10_000, help="heavy's INBOX (10000)")
     parser.add_argument("--changes", type=int, default=10, help="changes before the resync (10)")
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds (5)")
+    add_database_url(parser)
     parser.add_argument(
-        "--database-url",
+        "--py-spy",
+        metavar="FILE",
         default="",
-        help="postgresql://postgres@127.0.0.1:5432/test: a fresh database is created there "
-        "and dropped afterwards; default SQLite",
+        help="afterwards, resyncs back to back while py-spy samples the gateway into FILE",
+    )
+    parser.add_argument(
+        "--profile-seconds", type=float, default=10.0, help="how long py-spy samples (10)"
     )
     args = parser.parse_args(argv)
     if args.messages < 1 or args.rounds < 1 or not 0 <= args.changes * 997 < args.messages:

@@ -200,6 +200,8 @@ def reproduce(args: argparse.Namespace) -> str:
         argv += ["--profile", args.profile]
     if not args.peer:
         argv.append("--no-peer")
+    if args.gateway_command:
+        argv += ["--gateway-command", args.gateway_command]
     return shlex.join(argv)
 
 
@@ -366,10 +368,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help=f"do not install and run maildev {MAILDEV_VERSION} (bench/_peers.py)",
     )
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (logs, database)")
+    parser.add_argument(
+        "--gateway-command",
+        default="",
+        help="run this instead of .venv/bin/agentmail (a paired run against another tree: "
+        "a wrapper that sets PYTHONPATH to it)",
+    )
     args = parser.parse_args(argv)
     if min(args.messages, args.connections, args.rounds, args.conversations) < 1 or args.warmup < 0:
         parser.error("--messages, --connections and --rounds must be >= 1, --warmup >= 0")
-    args.gateway_command = ""
     if args.profile and args.profile_out is None:
         suffix = "prof" if args.profile == "cprofile" else "txt"
         args.profile_out = Path(tempfile.gettempdir()) / f"agentmail-bench-smtp.{suffix}"

@@ -158,8 +158,8 @@ EOF
   say "settings written to $ENV_FILE; the admin password is in it (mode 0640)"
   if [ ! -f "$ETC/bridge.env.example" ]; then
     cat >"$ETC/bridge.env.example" <<'EOF'
-# Copy to bridge-NAME.env (mode 0640) and run: systemctl enable --now agentmail-bridge@NAME
-# The variables the bridge runtime reads are in docs/bridges.md.
+# Copy to bridge-PLATFORM.env (mode 0640), PLATFORM being opencode, claude or pi, and run:
+# systemctl enable --now agentmail-bridge@PLATFORM. Its variables are in docs/bridges.md.
 AGENTMAIL_BRIDGE_ARGS=--name NAME --workspace root=/srv/project
 AGENTMAIL_URL=http://127.0.0.1:8180
 AGENTMAIL_AGENT_KEY=

@@ -10,6 +10,7 @@ from core.store.blobs import BlobStore
 from core.store.engine import Store
 from imap_view.config import GatewayImapConfig
 from imap_view.content_cache import ContentCache
+from imap_view.selection_base import SelectionBases
 
 __all__ = ["Backend"]
 
@@ -23,3 +24,4 @@ class Backend:
     contents: ContentCache = field(default_factory=ContentCache)
     keyword_limits: KeywordLimits = field(default_factory=KeywordLimits)
     snapshots: FolderSnapshots = field(default_factory=FolderSnapshots)  # SELECT's base
+    selections: SelectionBases = field(default_factory=SelectionBases)  # and its messages

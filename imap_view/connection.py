@@ -25,6 +25,7 @@ longer than 64 KiB and a timeout (`* BYE` with the reason, RFC 3501 §7.1.5).
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from asyncio import StreamReader, StreamWriter
 from collections.abc import Awaitable
@@ -39,6 +40,7 @@ from pymap.parsing.command.select import IdleCommand
 from pymap.parsing.commands import Commands
 from pymap.parsing.response import (
     CommandResponse,
+    Response,
     ResponseBad,
     ResponseBye,
     ResponseCode,
@@ -55,6 +57,7 @@ _LITERAL = re.compile(rb"\{(\d+)(\+?)\}\r?\n$")
 # RFC 3501 §9: tag = 1*<any ASTRING-CHAR except "+">, then SP and the command name.
 _TAG_AND_NAME = re.compile(rb"([\x21\x23\x24\x26\x27\x2c-\x5b\x5d-\x7a\x7c-\x7e]+) ([A-Za-z]+)")
 _TOOBIG = ResponseCode.of(b"TOOBIG")  # RFC 4469 §6, RFC 7889 §4
+_pymap_log = logging.getLogger("pymap.imap")  # the logger pymap's connection writes to
 _MAX_DIGITS = 18  # more than this is more than any limit (and than int() should parse)
 
 
@@ -148,6 +151,19 @@ class LimitedConnection(IMAPConnection):
         self._print("%s -->| %s", literal)
         return memoryview(literal + bytes(await self.readline()))
 
+    async def write_response(self, resp: Response) -> None:
+        """pymap 0.36.7's, without `bytes(resp)` for its debug log when that log is off:
+        it formatted every response a second time (a FETCH's literals and envelopes
+        included) only to throw it away."""
+        try:
+            await resp.async_write(self.writer)
+            await self.writer.drain()
+        except ConnectionError:
+            pass
+        else:
+            if _pymap_log.isEnabledFor(logging.DEBUG):
+                self._print("%s <--| %s", bytes(resp))
+
     async def send_error_disconnect(self) -> None:
         if not self._said_bye:  # a BYE with its reason went out already
             await super().send_error_disconnect()
@@ -159,11 +175,11 @@ class LimitedConnection(IMAPConnection):
         first = b""
         if self._next:
             wait, reason = self._waiting()
-            first = await self._within(wait, self.reader.readexactly(1), reason)
+            first = await self._within(wait, self.reader.readexactly(1), reason, self._has(1))
         if first != b"\n":
             wait, reason = self._reading()
             try:
-                rest = await self._within(wait, self.reader.readline(), reason)
+                rest = await self._within(wait, self.reader.readline(), reason, self._has_line())
             except ValueError:  # asyncio's StreamReader: longer than its limit
                 await self._close(b"Command line longer than %d octets." % LINE_BYTES)
             line = first + rest
@@ -185,7 +201,8 @@ class LimitedConnection(IMAPConnection):
         literal = bytearray()
         while len(literal) < length:
             chunk = min(LITERAL_CHUNK, length - len(literal))
-            literal += await self._within(wait, self.reader.readexactly(chunk), reason)
+            ready = self._has(chunk)
+            literal += await self._within(wait, self.reader.readexactly(chunk), reason, ready)
         return bytes(literal)
 
     async def _count(self, octets: int) -> None:
@@ -253,12 +270,28 @@ class LimitedConnection(IMAPConnection):
         seconds = self.limits.login_timeout
         return max(left, 0.0), b"Not logged in within %g seconds of connecting." % seconds
 
-    async def _within(self, seconds: float, read: Awaitable[_T], reason: bytes) -> _T:
+    async def _within(
+        self, seconds: float, read: Awaitable[_T], reason: bytes, ready: bool = False
+    ) -> _T:
+        """`read` within `seconds`, else `* BYE` with the reason. `ready`: what it reads is
+        in the reader's buffer already (a pipelining client's next line), so it completes
+        without waiting and no timer is armed and cancelled (two per line otherwise)."""
+        if ready:
+            return await read
         try:
             async with asyncio.timeout(seconds):
                 return await read
         except TimeoutError:
             await self._close(reason)
+
+    def _has(self, octets: int) -> bool:
+        """Whether asyncio's StreamReader holds `octets` already (its `_buffer`)."""
+        buffer = getattr(self.reader, "_buffer", None)
+        return isinstance(buffer, bytearray) and len(buffer) >= octets
+
+    def _has_line(self) -> bool:
+        buffer = getattr(self.reader, "_buffer", None)
+        return isinstance(buffer, bytearray) and b"\n" in buffer
 
     async def _close(self, reason: bytes) -> NoReturn:
         """`* BYE` with the reason (RFC 3501 §7.1.5); the EOFError ends the connection."""

@@ -11,8 +11,9 @@ Parsed contents are shared across sessions by `ContentCache`. A draft (in
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
+from itertools import islice
 from typing import TypeVar
 
 from pymap.mime import MessageContent
@@ -29,6 +30,8 @@ from core.rendering.batch import (
 from core.rendering.stored import RenderInputs
 from core.store.engine import Transaction
 from imap_view.backend import Backend
+from imap_view.freshness import Freshness, Stamp
+from imap_view.message_sets import FOLLOWING
 
 __all__ = ["Contents"]
 
@@ -38,11 +41,16 @@ T = TypeVar("T")
 class Contents:
     """One IMAP session's message contents for the running command (see module doc)."""
 
-    def __init__(self, backend: Backend, owner: str) -> None:
+    def __init__(self, backend: Backend, owner: str, freshness: Freshness) -> None:
         self._backend = backend
         self._owner = owner
+        self._freshness = freshness
         self._command: dict[int, MessageContent] = {}
         self._dates: dict[int, datetime] = {}
+        # Content keys read while nothing was committed for the owner since `_keys_read`
+        # (imap_view/freshness.py): a key changes with a rename or a decision, which wake.
+        self._keys: dict[int, tuple[object, ...]] = {}
+        self._keys_read: Stamp | None = None
         # RFC 6855 UTF8=ACCEPT, once a session can ENABLE it: ENVELOPE and
         # BODYSTRUCTURE then carry UTF-8 instead of encoded-words (imap_view/message.py).
         self.utf8_accept = False
@@ -71,6 +79,7 @@ class Contents:
         *,
         envelope_only: bool = False,
         alongside: Transaction[T] | None = None,
+        following: Callable[[], Iterable[int]] = tuple,
     ) -> T | None:
         """Make the content of these mails available until the command ends.
 
@@ -80,7 +89,10 @@ class Contents:
         gets only its header section, rendered and parsed without its body: the
         command reads nothing else, and the header-only content is cached apart.
         `alongside` runs in the same store read as the keys (its result is
-        returned): a command's other read costs no second hand-off.
+        returned): a command's other read costs no second hand-off. The keys are
+        kept while nothing was committed for the owner, and a read of them takes
+        along those of the `following` mails: a client that fetches one message per
+        command (mbsync) then reads the store once in a few hundred commands.
         """
         wanted = [seq for seq in dict.fromkeys(mail_seqs) if seq not in self._command]
         drafts = [seq for seq in wanted if is_draft_seq(seq)]
@@ -88,9 +100,22 @@ class Contents:
             await self._load_drafts(drafts)
             wanted = [seq for seq in wanted if not is_draft_seq(seq)]
         backend = self._backend
-        if not wanted and alongside is None:
-            return None
-        keys, extra = await backend.store.read(content_keys_and(wanted, alongside))
+        if not self._freshness.holds(self._keys_read):
+            self._keys, self._keys_read = {}, None
+        known = self._keys
+        unknown = [seq for seq in wanted if seq not in known]
+        extra = None
+        if unknown or alongside is not None:
+            if unknown:
+                ahead = (s for s in following() if s not in known and not is_draft_seq(s))
+                unknown += list(islice(ahead, FOLLOWING))
+            stamp = self._freshness.stamp()
+            read, extra = await backend.store.read(content_keys_and(unknown, alongside))
+            if self._keys_read is None or self._keys_read.generation != stamp.generation:
+                self._keys, self._keys_read = {}, stamp
+            self._keys.update(read)
+            known = {**known, **read}
+        keys = {seq: known[seq] for seq in wanted if seq in known}
         missing = []
         for seq, key in keys.items():
             cached = backend.contents.get(key)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from email.headerregistry import Address, AddressHeader, SingleAddressHeader
+from weakref import WeakKeyDictionary
 
-from pymap.bytes import Writeable
+from pymap.bytes import Writeable, WriteStream
 from pymap.mime import MessageContent
 from pymap.parsing.primitives import List, Nil, String
 from pymap.parsing.response.fetch import EnvelopeStructure
@@ -30,6 +31,15 @@ class _Envelope(EnvelopeStructure):
     # The subject as it goes on the wire; `subject` stays the decoded text, which is
     # what SEARCH SUBJECT matches (pymap's search reads it from this structure).
     wire_subject: object | None = None
+    _wire: bytes | None = None  # formatted once (see `envelope_of`)
+
+    def __bytes__(self) -> bytes:
+        if self._wire is None:
+            self._wire = bytes(self._value)
+        return self._wire
+
+    def write(self, writer: WriteStream) -> None:
+        writer.write(bytes(self))
 
     @property
     def _value(self) -> Writeable:
@@ -80,7 +90,25 @@ class _Utf8Envelope(_Envelope):
     utf8 = True
 
 
+# The envelope of each parsed content, by UTF8=ACCEPT: a content is shared by every
+# session (imap_view/content_cache.py) and its envelope never changes, so it is built
+# and formatted once — a message list (`FETCH 1:n (FLAGS ENVELOPE)`) formatted every
+# envelope's addresses anew on every FETCH, most of that command's time.
+_ENVELOPES: tuple[WeakKeyDictionary[MessageContent, _Envelope], ...] = (
+    WeakKeyDictionary(),
+    WeakKeyDictionary(),
+)
+
+
 def envelope_of(msg: MessageContent, *, utf8: bool = False) -> EnvelopeStructure:
+    known = _ENVELOPES[utf8]
+    envelope = known.get(msg)
+    if envelope is None:
+        envelope = known[msg] = _made(msg, utf8)
+    return envelope
+
+
+def _made(msg: MessageContent, utf8: bool) -> _Envelope:
     parsed = msg.header.parsed
     envelope = (_Utf8Envelope if utf8 else _Envelope)(
         parsed.date,

@@ -50,13 +50,13 @@ from core.folders.contents import (
     read_changes,
 )
 from core.mail.imap_uids import DRAFTS
-from core.store.bus import Subscription
 from core.store.engine import Transaction
 from imap_view.append import appended_uid
 from imap_view.backend import Backend
-from imap_view.contents import Contents
+from imap_view.freshness import Freshness, Stamp
 from imap_view.message import Message
-from imap_view.selected_fill import fill_selected
+from imap_view.selected import GatewaySelected
+from imap_view.selection_base import SelectionBase, fill_from, make_base
 
 __all__ = ["MailboxData", "folder_id_of", "mailbox_id"]
 
@@ -94,6 +94,31 @@ class _Snapshot(MailboxSnapshot):
         return defined | {Flag(keyword.encode()) for keyword in self.keywords}
 
 
+def made_messages(messages: Sequence[FolderMessage]) -> list[Message]:
+    """The messages of a folder that keeps flags (not Drafts), unbound."""
+    sets = _FLAG_SETS
+    with_keywords: dict[tuple[frozenset[Flag], tuple[str, ...]], frozenset[Flag]] = {}
+    made = []
+    for uid, seq, seen, flagged, answered, deleted, keywords, modseq in messages:
+        flags = sets[seen, flagged, answered, deleted]
+        if keywords:
+            key = (flags, keywords)
+            shared = with_keywords.get(key)
+            if shared is None:
+                shared = with_keywords[key] = flags | {Flag(k.encode()) for k in keywords}
+            flags = shared
+        made.append(Message(uid, flags, mail_seq=seq, modseq=modseq))
+    return made
+
+
+StampedChanges = tuple[Stamp, FolderChanges]  # a changes read and when it began
+
+
+def _mark_fresh(selected: SelectedMailbox, stamp: Stamp) -> None:
+    if isinstance(selected, GatewaySelected):
+        selected.fresh = stamp
+
+
 def mailbox_id(folder_id: int) -> ObjectId:
     return ObjectId(b"F%d" % folder_id)
 
@@ -110,14 +135,13 @@ class MailboxData(MailboxDataInterface[Message]):
         folder: FolderInfo,
         owner: str,
         backend: Backend,
-        wakes: Subscription,
-        contents: Contents,
+        freshness: Freshness,
     ) -> None:
         self.folder = folder
         self.owner = owner
         self._backend = backend
-        self._wakes = wakes
-        self._contents = contents
+        self._freshness = freshness
+        self._wakes = freshness.wakes
         self._selected_set = SelectedSet()
         self.next_uid = 0  # UIDNEXT as SELECT read it
 
@@ -150,34 +174,21 @@ class MailboxData(MailboxDataInterface[Message]):
         return await self._backend.snapshots.state(self._backend.store, self.owner, self.folder)
 
     def messages_of(self, messages: Sequence[FolderMessage]) -> list[Message]:
-        contents = self._contents
+        """Messages bound to no session (imap_view/message.py): they may be shared."""
         if self.folder.key == DRAFTS:
-            return [
-                Message(m.uid, DRAFT_FLAGS, mail_seq=m.mail_seq, contents=contents)
-                for m in messages
-            ]
-        sets = _FLAG_SETS
-        with_keywords: dict[tuple[frozenset[Flag], tuple[str, ...]], frozenset[Flag]] = {}
-        made = []
-        for uid, seq, seen, flagged, answered, deleted, keywords, modseq in messages:
-            flags = sets[seen, flagged, answered, deleted]
-            if keywords:
-                key = (flags, keywords)
-                shared = with_keywords.get(key)
-                if shared is None:
-                    shared = with_keywords[key] = flags | {Flag(k.encode()) for k in keywords}
-                flags = shared
-            made.append(Message(uid, flags, mail_seq=seq, contents=contents, modseq=modseq))
-        return made
+            return [Message(m.uid, DRAFT_FLAGS, mail_seq=m.mail_seq) for m in messages]
+        return made_messages(messages)
 
     async def select(self, selected: SelectedMailbox) -> MailboxSnapshot:
         """SELECT/EXAMINE: the whole folder read once, for the session and its counts."""
         self._wakes.clear()
+        stamp = self._freshness.stamp()
         state = await self.state()
-        await asyncio.to_thread(fill_selected, selected, state.messages, self.messages_of)
+        base = await self._base(state.messages)
+        fill_from(selected, base)
         selected.mod_sequence = state.highest_modseq
+        _mark_fresh(selected, stamp)
         self.next_uid = state.next_uid
-        unseen = [n for n, m in enumerate(state.messages, 1) if not m.seen]
         return _Snapshot(
             self.mailbox_id,
             self.readonly,
@@ -186,45 +197,70 @@ class MailboxData(MailboxDataInterface[Message]):
             self.session_flags,
             len(state.messages),
             0,
-            len(unseen),
-            unseen[0] if unseen else None,
+            base.unseen,
+            base.first_unseen,
             state.next_uid,
             keywords=state.keywords,
             highest_modseq=self._highest(state.highest_modseq),
         )
 
+    async def _base(self, messages: Sequence[FolderMessage]) -> SelectionBase:
+        """The view of this folder state that every session shares (imap_view/selection_base.py);
+        made in a worker thread when no session made it yet. Drafts are read anew each time."""
+        if self.folder.key == DRAFTS:
+            return make_base(messages, self.messages_of)  # a few drafts
+        bases = self._backend.selections
+        base = bases.get(self.folder.id, messages)
+        if base is None:
+            base = await asyncio.to_thread(make_base, messages, self.messages_of)
+            bases.put(self.folder.id, base)
+        return base
+
     async def update_selected(
         self, selected: SelectedMailbox, *, wait_on: Event | None = None
     ) -> SelectedMailbox:
-        """Only what changed since the session's mod-sequence (see the module doc)."""
+        """Only what changed since the session's mod-sequence (see the module doc), and
+        nothing at all while no commit can have changed the folder (imap_view/freshness.py)."""
         if wait_on is not None:
             await self._wait(wait_on)
+        if self.is_fresh(selected):
+            return selected
         read = self.changes_reader(selected)
-        if read is None:  # not selected through `select`
+        if read is None:  # Drafts, or not selected through `select`
+            self._wakes.clear()
+            stamp = self._freshness.stamp()
             state = await self.state()
             selected.set_messages(self.messages_of(state.messages))
             selected.mod_sequence = state.highest_modseq
+            _mark_fresh(selected, stamp)
             return selected
         return self.apply_changes(selected, await self._backend.store.read(read))
 
-    def changes_reader(self, selected: SelectedMailbox) -> Transaction[FolderChanges] | None:
+    def is_fresh(self, selected: SelectedMailbox) -> bool:
+        return isinstance(selected, GatewaySelected) and self._freshness.holds(selected.fresh)
+
+    def changes_reader(self, selected: SelectedMailbox) -> Transaction[StampedChanges] | None:
         """The read of what changed since the session's mod-sequence, to run in a
-        store read (a FETCH runs it with its content keys: one read per command)."""
+        store read (a FETCH runs it with its content keys: one read per command);
+        None where the folder is read whole (Drafts) or nothing can have changed."""
         known = selected.mod_sequence
-        if not isinstance(known, int) or self.folder.key == DRAFTS:
+        if not isinstance(known, int) or self.folder.key == DRAFTS or self.is_fresh(selected):
             return None
         # Cleared before reading: a commit after this read wakes the next wait.
         self._wakes.clear()
+        stamp = self._freshness.stamp()
         owner, folder = self.owner, self.folder
-        return lambda session: read_changes(session, owner, folder, known)
+        return lambda session: (stamp, read_changes(session, owner, folder, known))
 
-    def apply_changes(self, selected: SelectedMailbox, changes: FolderChanges) -> SelectedMailbox:
+    def apply_changes(self, selected: SelectedMailbox, read: StampedChanges) -> SelectedMailbox:
+        stamp, changes = read
         if changes.whole:  # the expunge records were pruned meanwhile: compare it all
             selected.set_messages(self.messages_of(changes.changed))
             selected.mod_sequence = changes.highest_modseq
         elif changes.highest_modseq != selected.mod_sequence:
             selected.add_updates(self.messages_of(changes.changed), changes.expunged)
             selected.mod_sequence = changes.highest_modseq
+        _mark_fresh(selected, stamp)
         return selected
 
     async def _wait(self, done: Event) -> None:
@@ -237,8 +273,12 @@ class MailboxData(MailboxDataInterface[Message]):
                 waiter.cancel()
 
     async def snapshot(self) -> MailboxSnapshot:
-        """STATUS and SELECT: counted in the database, no row per message."""
-        counts = await folder_counts(self._backend.store, self.owner, self.folder)
+        """STATUS and SELECT: counted in the database, no row per message; again only
+        once something was committed for the owner (imap_view/freshness.py)."""
+        store, owner, folder = self._backend.store, self.owner, self.folder
+        counts = await self._freshness.read(
+            ("counts", folder), lambda: folder_counts(store, owner, folder)
+        )
         return _Snapshot(
             self.mailbox_id,
             self.readonly,

@@ -16,9 +16,8 @@ from pymap.parsing.specials import ObjectId
 
 from core.folders.catalog import FolderInfo, folder_by_id, list_folders
 from core.mail.imap_uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
-from core.store.bus import Subscription
 from imap_view.backend import Backend
-from imap_view.contents import Contents
+from imap_view.freshness import Freshness
 from imap_view.mailbox import MailboxData, folder_id_of
 
 __all__ = ["SPECIAL_USE", "MailboxSet", "folder_name"]
@@ -48,21 +47,24 @@ def folder_name(folder: FolderInfo) -> str:
 class MailboxSet(MailboxSetInterface["MailboxData"]):
     """pymap's MailboxSetInterface over the human's folders."""
 
-    def __init__(
-        self, owner: str, backend: Backend, wakes: Subscription, contents: Contents
-    ) -> None:
+    def __init__(self, owner: str, backend: Backend, freshness: Freshness) -> None:
         self.owner = owner
         self._backend = backend
-        self._wakes = wakes
-        self._contents = contents
+        self._freshness = freshness
 
     @property
     def delimiter(self) -> str:
         return DELIMITER
 
     async def folders(self) -> dict[str, FolderInfo]:
-        folders = await list_folders(self._backend.store, self.owner)
-        return {folder_name(folder): folder for folder in folders}
+        """Read again only once something was committed for the owner: a new folder
+        (a conversation) or a rename comes with a wake-up (imap_view/freshness.py)."""
+        store, owner = self._backend.store, self.owner
+
+        async def read() -> dict[str, FolderInfo]:
+            return {folder_name(folder): folder for folder in await list_folders(store, owner)}
+
+        return await self._freshness.read("folders", read)
 
     async def list_mailboxes(self) -> ListTree:
         return ListTree(DELIMITER).update(*await self.folders())
@@ -87,7 +89,7 @@ class MailboxSet(MailboxSetInterface["MailboxData"]):
         return self._mailbox(folder)
 
     def _mailbox(self, folder: FolderInfo) -> MailboxData:
-        return MailboxData(folder, self.owner, self._backend, self._wakes, self._contents)
+        return MailboxData(folder, self.owner, self._backend, self._freshness)
 
     async def add_mailbox(self, name: str) -> ObjectId:
         raise NotAllowedError(READ_ONLY_REASON)

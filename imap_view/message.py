@@ -6,16 +6,18 @@ the session's `Contents` (imap_view/contents.py), ENVELOPE and BODYSTRUCTURE as 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from pymap.message import BaseLoadedMessage, BaseMessage
 from pymap.mime import MessageContent
 from pymap.parsing.response.fetch import BodyStructure, EnvelopeStructure
 from pymap.parsing.specials import FetchRequirement, Flag, ObjectId
 
-from imap_view.contents import Contents
 from imap_view.envelope import envelope_of
 from imap_view.structure import body_structure
+
+if TYPE_CHECKING:  # imap_view.contents needs the backend, whose selections hold messages
+    from imap_view.contents import Contents
 
 __all__ = ["LoadedMessage", "Message"]
 
@@ -28,7 +30,13 @@ _NO_ID = ObjectId(None)
 class Message(BaseMessage):
     """A message of the selected folder. Its INTERNALDATE is looked up in `contents`,
     where the commands that use it (FETCH INTERNALDATE, SEARCH BEFORE/ON/SINCE)
-    load it first (imap_view/session.py)."""
+    load it first (imap_view/session.py).
+
+    The messages a SELECT puts into a session's view are shared by every session that
+    selects the same folder state (imap_view/selection_base.py), so they carry no
+    session: a command binds the ones it reads content or dates of to its session's
+    `Contents` (`bound`), which makes a copy of those few.
+    """
 
     __slots__ = ["_contents", "mail_seq", "modseq"]
 
@@ -38,7 +46,7 @@ class Message(BaseMessage):
         permanent_flags: frozenset[Flag],
         *,
         mail_seq: int,
-        contents: Contents,
+        contents: Contents | None = None,
         expunged: bool = False,
         modseq: int = 0,
     ) -> None:
@@ -55,9 +63,28 @@ class Message(BaseMessage):
         self.modseq = modseq  # as stored (imap_view/extensions.py: `wire_modseq`)
         self._contents = contents
 
+    def bound(self, contents: Contents) -> Message:
+        """This message as seen by the session that owns `contents`."""
+        if self._contents is contents:
+            return self
+        return Message(
+            self.uid,
+            self._permanent_flags,
+            mail_seq=self.mail_seq,
+            contents=contents,
+            expunged=self.expunged,
+            modseq=self.modseq,
+        )
+
+    @property
+    def _session_contents(self) -> Contents:
+        if self._contents is None:
+            raise RuntimeError(f"message {self.uid} is not bound to a session's contents")
+        return self._contents
+
     @property  # type: ignore[misc]
     def internal_date(self) -> datetime:
-        return self._contents.date_of(self.mail_seq)
+        return self._session_contents.date_of(self.mail_seq)
 
     def as_expunged(self) -> Message:
         return Message(
@@ -70,11 +97,24 @@ class Message(BaseMessage):
         )
 
     async def load_content(self, requirement: FetchRequirement) -> LoadedMessage:
+        contents = self._session_contents
         content = None
-        if not requirement.has_none(FetchRequirement.CONTENT):
-            content = await self._contents.get(self.mail_seq)
-        loaded = Utf8LoadedMessage if self._contents.utf8_accept else LoadedMessage
+        if _needs_content(requirement):
+            content = await contents.get(self.mail_seq)
+        loaded = Utf8LoadedMessage if contents.utf8_accept else LoadedMessage
         return loaded(self, requirement, content)
+
+
+# Whether a requirement needs the content, by requirement: asked once per message of
+# every FETCH, and `FetchRequirement.has_none` is three Python-level enum operations.
+_CONTENT_NEEDED: dict[FetchRequirement, bool] = {}
+
+
+def _needs_content(requirement: FetchRequirement) -> bool:
+    needed = _CONTENT_NEEDED.get(requirement)
+    if needed is None:
+        needed = _CONTENT_NEEDED[requirement] = not requirement.has_none(FetchRequirement.CONTENT)
+    return needed
 
 
 class LoadedMessage(BaseLoadedMessage):

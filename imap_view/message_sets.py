@@ -16,7 +16,9 @@ from pymap.selected import SelectedMailbox
 
 from imap_view.message import Message
 
-__all__ = ["messages_in"]
+__all__ = ["FOLLOWING", "following", "messages_in"]
+
+FOLLOWING = 256  # messages after a FETCH's whose content keys its read takes along
 
 
 def messages_in(selected: SelectedMailbox, sequence_set: SequenceSet) -> list[tuple[int, Message]]:
@@ -41,4 +43,22 @@ def messages_in(selected: SelectedMailbox, sequence_set: SequenceSet) -> list[tu
         message = synced._cache[ordered[position]]
         assert isinstance(message, Message)
         found.append((position + 1, message))
+    return found
+
+
+def following(
+    selected: SelectedMailbox, wanted: list[tuple[int, Message]], count: int = FOLLOWING
+) -> list[Message]:
+    """The `count` messages after the last of `wanted` in UID order: what a client that
+    fetches one message per command (mbsync) asks for next."""
+    if not wanted:
+        return []
+    synced = selected.messages
+    ordered: list[int] = synced._sorted
+    start = bisect_right(ordered, wanted[-1][1].uid)
+    found = []
+    for uid in ordered[start : start + count]:
+        message = synced._cache[uid]
+        assert isinstance(message, Message)
+        found.append(message)
     return found

@@ -1,4 +1,5 @@
-"""A faster `BytesFormat.__mod__` for pymap 0.36.7, which formats every response.
+"""A faster `BytesFormat.__mod__` for pymap 0.36.7, which formats every response, and
+FETCH values formatted without it.
 
 pymap checks each value it interpolates with `isinstance(x, SupportsIndex)` and
 `isinstance(x, SupportsBytes)`: runtime-checkable protocols, which Python 3.11
@@ -12,13 +13,23 @@ so the results are the same (tests/unit/test_pymap_speedups.py).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from numbers import Number
 from typing import Any
 
-from pymap.bytes import BytesFormat
+from pymap.bytes import BytesFormat, MaybeBytes
+from pymap.fetch import DynamicFetchValue, DynamicLoadedFetchValue, MessageAttributes
 
-__all__ = ["install", "interpolate", "original_interpolate"]
+__all__ = [
+    "dynamic_value_bytes",
+    "install",
+    "interpolate",
+    "loaded_value_bytes",
+    "original_interpolate",
+]
 
 _original_mod = BytesFormat.__mod__
+ORIGINAL_DYNAMIC_BYTES = DynamicFetchValue.__bytes__
+ORIGINAL_LOADED_BYTES = DynamicLoadedFetchValue.__bytes__
 
 
 def interpolate(self: BytesFormat, other: Any) -> bytes:
@@ -30,9 +41,30 @@ def interpolate(self: BytesFormat, other: Any) -> bytes:
     raise NotImplementedError()
 
 
+def _part(value: MaybeBytes) -> Any:
+    """`BytesFormat._fix_format_arg`: a `numbers.Number` as it is (`%b` then refuses it,
+    as pymap's does), anything else as its bytes."""
+    return value if isinstance(value, Number) else bytes(value)
+
+
+def dynamic_value_bytes(self: DynamicFetchValue) -> bytes:
+    """`DynamicFetchValue.__bytes__` (FLAGS, UID, MODSEQ of every FETCH line) as one
+    `%` on bytes instead of a `BytesFormat` built and applied per value."""
+    return b"%b %b" % (bytes(self.attribute.for_response), _part(self.get_value()))
+
+
+def loaded_value_bytes(self: DynamicLoadedFetchValue) -> bytes:
+    """`DynamicLoadedFetchValue.__bytes__` (ENVELOPE, BODY[] …) the same way."""
+    loaded = self._get_loaded.loaded_msg
+    value = MessageAttributes.placeholder if loaded is None else self.get_value(loaded)
+    return b"%b %b" % (bytes(self.attribute.for_response), _part(value))
+
+
 def install() -> None:
     """Idempotent; called when the IMAP server module is imported."""
     BytesFormat.__mod__ = interpolate  # type: ignore[method-assign]
+    DynamicFetchValue.__bytes__ = dynamic_value_bytes  # type: ignore[method-assign]
+    DynamicLoadedFetchValue.__bytes__ = loaded_value_bytes  # type: ignore[method-assign]
 
 
 def original_interpolate(self: BytesFormat, other: Any) -> bytes:

@@ -20,16 +20,18 @@ from collections.abc import Iterable
 from itertools import chain, groupby
 from typing import Any
 
+from pymap.interfaces.message import CachedMessage
 from pymap.parsing.command import Command
 from pymap.parsing.primitives import List, Number
 from pymap.parsing.response import ResponseBye, UntaggedResponse
 from pymap.parsing.response.specials import ExistsResponse, ExpungeResponse, FetchResponse
 from pymap.parsing.specials import FetchAttribute, FetchValue, SequenceSet
-from pymap.selected import SelectedMailbox, _Frozen
+from pymap.selected import SelectedMailbox, SynchronizedMessages, _Frozen
 
 from imap_view.extensions import Extensions, wire_modseq
+from imap_view.freshness import Stamp
 
-__all__ = ["GatewaySelected", "VanishedResponse", "modseq_value"]
+__all__ = ["GatewayMessages", "GatewaySelected", "VanishedResponse", "modseq_value"]
 
 _FLAGS = FetchAttribute(b"FLAGS")
 _UID = FetchAttribute(b"UID")
@@ -55,8 +57,46 @@ def modseq_value(stored: int) -> FetchValue:
     return FetchValue.of(MODSEQ, List([Number(wire_modseq(stored))]))
 
 
+class GatewayMessages(SynchronizedMessages):
+    """pymap's synchronized messages, counting their changes (`generation`), so that a
+    fork can tell in O(1) that the view it would copy is the one it copied last."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.generation = 0
+
+    def _update(self, messages: Iterable[CachedMessage]) -> None:
+        self.generation += 1
+        super()._update(messages)
+
+    def _remove(self, uids: Iterable[int], pending: bool) -> None:
+        self.generation += 1
+        super()._remove(uids, pending)
+
+
+def _frozen(selected: SelectedMailbox) -> _Frozen:
+    """pymap's `_Frozen(selected)`, sharing the previous copies when the messages have
+    the generation they had then (copies are never changed, so sharing is safe)."""
+    messages = selected._messages
+    generation = getattr(messages, "generation", None)
+    previous = selected._prev
+    if generation is None or previous is None or getattr(previous, "generation", -1) != generation:
+        frozen = _Frozen(selected)
+    else:
+        session_flags = selected.session_flags
+        frozen = _Frozen.__new__(_Frozen)
+        frozen.is_deleted = selected._is_deleted
+        frozen.uids = previous.uids
+        frozen.seqs_cache = previous.seqs_cache
+        frozen.flags = previous.flags
+        frozen.recent = session_flags.recent_uids & previous.uids
+        frozen.sflags = frozenset(session_flags.flags.items())
+    frozen.generation = generation  # type: ignore[attr-defined]
+    return frozen
+
+
 class GatewaySelected(SelectedMailbox):
-    __slots__ = ["extensions", "has_modseq"]
+    __slots__ = ["extensions", "fresh", "has_modseq"]
 
     def __init__(
         self,
@@ -65,9 +105,13 @@ class GatewaySelected(SelectedMailbox):
         has_modseq: bool = True,
         **kwargs: Any,
     ) -> None:
+        kwargs.setdefault("_messages", GatewayMessages())
         super().__init__(*args, **kwargs)
         self.extensions = extensions if extensions is not None else Extensions()
         self.has_modseq = has_modseq
+        # When the view was last brought up to date (imap_view/freshness.py): while
+        # that holds, a command needs no store read to know nothing changed.
+        self.fresh: Stamp | None = None
 
     @property
     def condstore(self) -> bool:
@@ -75,11 +119,30 @@ class GatewaySelected(SelectedMailbox):
         return self.extensions.condstore and self.has_modseq
 
     def fork(self, command: Command) -> tuple[SelectedMailbox, Iterable[UntaggedResponse]]:
-        copy, untagged = super().fork(command)
-        assert isinstance(copy, GatewaySelected)
-        copy.extensions = self.extensions
-        copy.has_modseq = self.has_modseq
-        return copy, list(untagged)  # made now, while this view's fields are what it compared
+        """pymap 0.36.7's `SelectedMailbox.fork`, which copies the view's UIDs, positions
+        and flags after every command to compare them after the next: O(messages) for
+        a NOOP. Here the copies of a view whose messages did not change since the last
+        fork are the last ones again (`GatewayMessages.generation`)."""
+        frozen = _frozen(self)
+        copy = type(self)(
+            self._mailbox_id,
+            self._readonly,
+            self._permanent_flags,
+            self._session_flags,
+            self._selected_set,
+            self._lookup,
+            _mod_sequence=self._mod_sequence,
+            _prev=frozen,
+            _messages=self._messages,
+            extensions=self.extensions,
+            has_modseq=self.has_modseq,
+        )
+        copy.fresh = self.fresh
+        untagged: list[UntaggedResponse] = []
+        if self._prev is not None:
+            with_uid: bool = getattr(command, "uid", False)
+            untagged = list(self._compare(self._prev, frozen, with_uid))  # made now
+        return copy, untagged
 
     def _compare(
         self, before: _Frozen, after: _Frozen, with_uid: bool
@@ -91,16 +154,17 @@ class GatewaySelected(SelectedMailbox):
             return
         cache = self._messages._cache
         session_flags = self._session_flags
-        expunged = before.uids - after.uids
+        same = before.uids is after.uids  # the messages did not change (`_frozen`)
+        expunged = set() if same else before.uids - after.uids
         if not self._hide_expunged and expunged:
             if self.extensions.qresync:
                 yield VanishedResponse(expunged)
             else:
                 for uid in sorted(expunged, reverse=True):
                     yield ExpungeResponse(before.seqs_cache[uid])
-        if after.uids - before.uids:
+        if not same and after.uids - before.uids:
             yield ExistsResponse(len(after.uids))
-        new_flags = after.flags - before.flags - self._silenced_flags
+        new_flags = set() if same else after.flags - before.flags - self._silenced_flags
         new_sflags = after.sflags - before.sflags - self._silenced_sflags
         changed = chain((uid for uid, _ in new_flags), (uid for uid, _ in new_sflags))
         with_uid = with_uid or self.extensions.qresync

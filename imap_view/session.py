@@ -30,10 +30,11 @@ from imap_view.condstore_search import GatewayCriteriaSet, keys_within
 from imap_view.config import GatewayImapConfig
 from imap_view.contents import Contents
 from imap_view.extensions import Extensions
+from imap_view.freshness import Freshness
 from imap_view.mailbox import MailboxData
 from imap_view.mailbox_set import SPECIAL_USE, MailboxSet
-from imap_view.message import Message
-from imap_view.message_sets import messages_in
+from imap_view.message import LoadedMessage, Message
+from imap_view.message_sets import following, messages_in
 from imap_view.selected import GatewaySelected
 from imap_view.writes import expunge, mark_seen, store_flags, transfer
 
@@ -46,9 +47,10 @@ class Session(BaseSession[Message]):
     def __init__(self, owner: str, backend: Backend, wakes: Subscription) -> None:
         super().__init__(owner)
         self._backend = backend
-        self._contents = Contents(backend, owner)
+        freshness = Freshness(wakes)
+        self._contents = Contents(backend, owner, freshness)
         self._selected: MailboxData | None = None
-        self._mailbox_set = MailboxSet(owner, backend, wakes, self._contents)
+        self._mailbox_set = MailboxSet(owner, backend, freshness)
         self.extensions = Extensions()
 
     def enable(self, names: list[bytes]) -> list[bytes]:
@@ -154,21 +156,19 @@ class Session(BaseSession[Message]):
             if any(a.value == b"INTERNALDATE" for a in command.attributes):
                 await self._contents.load_dates(m.mail_seq for _, m in wanted)
             requirement = FetchRequirement.reduce(a.requirement for a in command.attributes)
-            read_changes = mailbox.changes_reader(selected)
-            if not requirement.has_none(FetchRequirement.CONTENT) and read_changes is not None:
+            if not requirement.has_none(FetchRequirement.CONTENT):
                 names = {attribute.value for attribute in command.attributes}
                 changes = await self._contents.load(  # one read for the keys and the changes
                     (m.mail_seq for _, m in wanted),
                     envelope_only=names <= _ENVELOPE_ONLY,
-                    alongside=read_changes,
+                    alongside=mailbox.changes_reader(selected),
+                    following=lambda: [m.mail_seq for m in following(selected, wanted)],
                 )
-                assert changes is not None
-                updated = mailbox.apply_changes(selected, changes)
-                return _fresh(updated, wanted), updated
-            if not requirement.has_none(FetchRequirement.CONTENT):
-                await self._contents.load(m.mail_seq for _, m in wanted)
+                if changes is not None:
+                    updated = mailbox.apply_changes(selected, changes)
+                    return _fresh(updated, wanted, self._contents), updated
         updated = await mailbox.update_selected(selected)
-        return _fresh(updated, wanted), updated
+        return _fresh(updated, wanted, self._contents), updated
 
     async def search_mailbox(
         self, selected: SelectedMailbox, keys: frozenset[SearchKey]
@@ -181,13 +181,20 @@ class Session(BaseSession[Message]):
         candidates = _messages(updated, search.sequence_set)
         for criterion in search.by_modseq:  # before any content is loaded
             candidates = [(n, m) for n, m in candidates if criterion.admits(m)]
-        if not requirement.has_none(FetchRequirement.CONTENT):
+        content = not requirement.has_none(FetchRequirement.CONTENT)
+        if content:
             await self._contents.load(m.mail_seq for _, m in candidates)
-        if _uses_internal_date(keys):
+        dates = _uses_internal_date(keys)
+        if dates:
             await self._contents.load_dates(m.mail_seq for _, m in candidates)
         found = []
+        contents = self._contents
         for number, message in candidates:
-            loaded = await message.load_content(requirement)
+            if content or dates:
+                message = message.bound(contents)
+                loaded = await message.load_content(requirement)
+            else:  # flags, UIDs, numbers: nothing of the session's is read
+                loaded = LoadedMessage(message, requirement, None)
             if search.matches(number, message, loaded):
                 found.append((number, message))
         return found, updated
@@ -236,7 +243,7 @@ class Session(BaseSession[Message]):
             if message.uid not in modified:
                 selected.session_flags.update(message.uid, flag_set - permanent, mode)
         updated = await mailbox.update_selected(selected)
-        return _fresh(updated, wanted), updated, modified
+        return _fresh(updated, wanted, self._contents), updated, modified
 
     async def expunge_mailbox(
         self, selected: SelectedMailbox, uid_set: SequenceSet | None = None
@@ -326,11 +333,13 @@ def _messages(selected: SelectedMailbox, sequence_set: SequenceSet) -> list[tupl
 
 
 def _fresh(
-    updated: SelectedMailbox, wanted: list[tuple[int, Message]]
+    updated: SelectedMailbox, wanted: list[tuple[int, Message]], contents: Contents
 ) -> list[tuple[int, Message]]:
-    """The messages after the command, with their new flags; gone ones marked expunged."""
+    """The messages after the command, with their new flags, bound to the session's
+    contents (imap_view/message.py); gone ones marked expunged."""
     fresh = []
     for number, message in wanted:
         now = updated.messages.get(message.uid)
-        fresh.append((number, now if isinstance(now, Message) else message.as_expunged()))
+        current = now if isinstance(now, Message) else message.as_expunged()
+        fresh.append((number, current.bound(contents)))
     return fresh

@@ -33,10 +33,10 @@ psql -h 127.0.0.1 -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE 
 
 # Real mail programs the tests drive (Debian packages): swaks submits over SMTP,
 # Dovecot is the IMAP server import is tested against and the IMAP benchmark's
-# baseline, mbsync (isync) and mutt are real IMAP clients; ss (iproute2) shows the
-# listen backlog of the gateway's sockets.
+# baseline, mbsync (isync), mutt and offlineimap (offlineimap3) are real IMAP clients;
+# ss (iproute2) shows the listen backlog of the gateway's sockets.
 missing=()
-for tool in swaks:swaks dovecot:dovecot-imapd mbsync:isync mutt:mutt tmux:tmux ss:iproute2; do
+for tool in swaks:swaks dovecot:dovecot-imapd mbsync:isync mutt:mutt offlineimap:offlineimap3 tmux:tmux ss:iproute2; do
   command -v "${tool%%:*}" >/dev/null 2>&1 || [ -x "/usr/sbin/${tool%%:*}" ] || missing+=("${tool#*:}")
 done
 if [ "${#missing[@]}" -gt 0 ]; then

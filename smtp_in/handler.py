@@ -12,9 +12,10 @@ import asyncio
 import logging
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import format_datetime
+from weakref import WeakKeyDictionary
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
 from pydantic import ValidationError
@@ -23,6 +24,7 @@ from core.address import POSTMASTER, Address, at_domain, parse_email
 from core.approvals.reply_decision import with_reply_decision
 from core.errors import AuthenticationFailed, DomainError, InvalidAddress
 from core.identity.accounts import check_user_password
+from core.identity.endpoints import Endpoint
 from core.identity.keys import authenticate, require_bound_agent
 from core.mail.attachment_files import store_files
 from core.mail.delivery_check import check_recipient, replied_mail
@@ -50,6 +52,11 @@ class SubmissionHandler:
     blobs: BlobStore
     max_attachment_bytes: int
     max_recipients: int = 100
+    # What RCPT TO resolved, by address, for DATA's plan: each envelope's own (aiosmtpd
+    # makes a new envelope per transaction, so a RSET or a new MAIL drops it).
+    _resolved: WeakKeyDictionary[Envelope, dict[str, Endpoint]] = field(
+        default_factory=WeakKeyDictionary, compare=False, repr=False
+    )
 
     async def authenticate(self, login: str, secret: str) -> Principal:
         """A user key or a bound agent key, else the user's password.
@@ -126,7 +133,7 @@ class SubmissionHandler:
         sender = self._sender(principal, envelope.mail_from or "")
         workspace = sender.path or None if isinstance(sender, Address) else None
         try:
-            await check_recipient(
+            endpoint = await check_recipient(
                 self.store,
                 self.domain,
                 principal,
@@ -136,6 +143,7 @@ class SubmissionHandler:
             )
         except DomainError as exc:
             return reply_for(exc)
+        self._resolved.setdefault(envelope, {})[address] = endpoint
         envelope.rcpt_tos.append(address)
         envelope.rcpt_options.extend(options)
         return "250 2.1.5 OK"
@@ -186,6 +194,7 @@ class SubmissionHandler:
                 to_header=message.to_addresses,
                 cc_header=message.cc_addresses,
                 reply_to=reply_to,
+                resolved=self._resolved.pop(envelope, None),
             )
             # The files go to the blob store first (async, outside the transaction); a
             # refusal below leaves them as unsent uploads for the collector.

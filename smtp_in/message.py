@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from email import policy
 from email.errors import HeaderParseError, MessageError
 from email.header import decode_header, make_header
 from email.message import EmailMessage
 from email.parser import BytesParser
+from email.policy import EmailPolicy
 from email.utils import getaddresses
+from functools import lru_cache
+from typing import Any
 
 from core.errors import InvalidRequest
 from core.mail.attachment_files import FileContent
@@ -28,6 +30,31 @@ from smtp_in.mime_parts import attached_files
 from smtp_in.new_text import new_text
 
 _MSGID_RE = re.compile(r"<[^<>\s]+>")
+_CACHED_HEADER = 256  # characters: longer values (References, a long Subject) are parsed as read
+
+
+class _ParsedOnce(EmailPolicy):
+    """`email.policy.default`, with each header value parsed once.
+
+    The standard policy runs a header through its registry every time it is read, and
+    reading a message reads `Content-Type` eight times (the body, the parts, their
+    charset). Parsed headers are immutable, so the same one serves every read, and a
+    value seen before (every `Content-Type: text/plain; charset=utf-8`, `MIME-Version`)
+    is not parsed again in the next message either. Exactly the default's results.
+    """
+
+    def header_fetch_parse(self, name: str, value: str) -> Any:
+        if hasattr(value, "name") or len(value) > _CACHED_HEADER:
+            return super().header_fetch_parse(name, value)
+        return _parsed(self, name, value)
+
+
+@lru_cache(maxsize=1024)
+def _parsed(policy: EmailPolicy, name: str, value: str) -> Any:
+    return EmailPolicy.header_fetch_parse(policy, name, value)
+
+
+_POLICY = _ParsedOnce()
 # The stored subject's limit, as for a REST send (SendRequest.subject, core/mail/send.py).
 MAX_SUBJECT = 998
 
@@ -50,8 +77,33 @@ class Submitted:
     attachments: list[FileContent] = field(default_factory=list)
 
 
+# Printable ASCII without an encoded word: what the header registry would make of an
+# unstructured header (Subject, In-Reply-To, References) is the unfolded text itself,
+# and of a Message-ID that is one `<…>` the same `<…>`. Such text skips the registry
+# (a quarter of a message's parsing); anything else is parsed as before.
+_PLAIN = re.compile(r"[\x20-\x7e\t]*")
+_AS_WRITTEN = {"subject", "in-reply-to", "references"}
+_SIMPLE_MSGID = re.compile(r"<[^<>\s@\"()\\,;:\[\]]+@[^<>\s@\"()\\,;:\[\]]+>")
+
+
+def _plain_value(message: EmailMessage, name: str) -> str | None:
+    key = name.lower()
+    raw = next((v for k, v in message.raw_items() if k.lower() == key), None)
+    if not isinstance(raw, str):
+        return "" if raw is None else None
+    text = "".join(raw.splitlines())
+    if not _PLAIN.fullmatch(text) or "=?" in text:
+        return None
+    if key in _AS_WRITTEN or (key == "message-id" and _SIMPLE_MSGID.fullmatch(text.strip())):
+        return text
+    return None
+
+
 def _header(message: EmailMessage, name: str) -> str:
     """A header's text; a header the parser cannot read counts as absent."""
+    plain = _plain_value(message, name)
+    if plain is not None:
+        return plain
     try:
         value = message.get(name)
         return "" if value is None else str(value)
@@ -115,7 +167,7 @@ def parse_submitted(raw: bytes) -> Submitted:
 
 
 def _parse(raw: bytes) -> Submitted:
-    message = BytesParser(policy=policy.default).parsebytes(raw)
+    message = BytesParser(policy=_POLICY).parsebytes(raw)
     assert isinstance(message, EmailMessage)
     found = _MSGID_RE.search(_header(message, "Message-ID"))
     # No line is over 998 characters (aiosmtpd refuses longer ones, RFC 5321

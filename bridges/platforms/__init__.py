@@ -20,6 +20,7 @@ Factory = Callable[[PlatformContext], Platform]
 PLATFORMS: dict[str, str] = {
     "stub": "bridges.runtime.stub:create",
     "claude": "bridges.platforms.claude:create",
+    "opencode": "bridges.platforms.opencode:create",
     "pi": "bridges.platforms.pi:create",
 }
 

@@ -27,8 +27,7 @@ from sqlalchemy.orm import Session
 from core.address import at_domain, parse_email
 from core.archive.parse import Parsed
 from core.errors import DomainError, InvalidAddress, UnknownWorkspace
-from core.identity.agents import get_agent
-from core.identity.endpoints import Endpoint, workspace_of
+from core.identity.endpoints import Endpoint, agent_row, workspace_of
 from core.identity.external import external_endpoint
 from core.mail.imported import ImportedMail, Stored, import_writer
 from core.store.blobs import BlobStore
@@ -218,7 +217,7 @@ def _resolve(session: Session, address: str, domain: str) -> Endpoint:
         parsed = parse_email(address, domain)
     except InvalidAddress:
         return external_endpoint(address)  # at our domain, but no name of ours
-    agent = get_agent(session, parsed.name)
+    agent = agent_row(session, parsed.name)
     if agent is not None:
         try:
             return Endpoint(agent.name, workspace_of(agent, parsed.path), agent)

@@ -12,14 +12,47 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, literal_column, null, select, union_all
 from sqlalchemy.orm import Session
 
 from core.address import ROLE_NAMES, Address
 from core.errors import InvalidAddress, NotFound, UnknownRecipient, UnknownWorkspace
-from core.identity.agents import get_agent
 from core.principal import Principal
-from core.store.models import Agent, Mail, User
+from core.store.models import Agent, Mail, User, table_of
+
+
+@dataclass(frozen=True, slots=True)
+class AgentRow:
+    """What addressing needs of an agent, read as one Core row (no ORM identity map,
+    no change tracking): every mail to or from an agent resolves one or two."""
+
+    name: str
+    workspaces: list[dict[str, str]]
+    default_budget: int | None
+
+
+_AGENTS = table_of(Agent)
+# Built once, bound per call: the hottest lookup of the write path.
+_AGENT_ROW = select(_AGENTS.c.name, _AGENTS.c.workspaces, _AGENTS.c.default_budget).where(
+    _AGENTS.c.name == bindparam("name")
+)
+
+
+def agent_row(session: Session, name: str) -> AgentRow | None:
+    row = session.connection().execute(_AGENT_ROW, {"name": name}).first()
+    return None if row is None else AgentRow(row[0], row[1] or [], row[2])
+
+
+_USERS = table_of(User)
+# An agent or a human by name, in one statement (names are unique across both).
+_NAMED = union_all(
+    select(*_AGENT_ROW.selected_columns, literal_column("1").label("is_agent")).where(
+        _AGENTS.c.name == bindparam("name")
+    ),
+    select(_USERS.c.name, null(), null(), literal_column("0")).where(
+        _USERS.c.name == bindparam("name")
+    ),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +61,7 @@ class Endpoint:
 
     name: str
     workspace: str
-    agent: Agent | None
+    agent: AgentRow | None
     readers: tuple[str, ...] = ()  # a role mailbox: the humans it is delivered to
 
     @property
@@ -44,7 +77,7 @@ class Endpoint:
         return Address(self.name, self.workspace)
 
 
-def workspace_of(agent: Agent, path: str) -> str:
+def workspace_of(agent: AgentRow, path: str) -> str:
     """The registered workspace `path` names (by name or by path); "" means the first."""
     if not agent.workspaces:
         raise UnknownWorkspace(f"agent '{agent.name}' has no workspace")
@@ -70,16 +103,14 @@ def _role(session: Session, address: Address) -> Endpoint:
     return Endpoint(address.name, "", None, tuple(admins))
 
 
-_USER_BY_NAME = select(User.id).where(User.name == bindparam("name"))  # built once: hot path
-
-
 def resolve_endpoint(session: Session, address: Address) -> Endpoint:
     if address.name in ROLE_NAMES:
         return _role(session, address)
-    agent = get_agent(session, address.name)
-    if agent is not None:
+    found = session.connection().execute(_NAMED, {"name": address.name}).first()
+    if found is not None and found[3]:
+        agent = AgentRow(found[0], found[1] or [], found[2])
         return Endpoint(agent.name, workspace_of(agent, address.path), agent)
-    if session.scalar(_USER_BY_NAME, {"name": address.name}):
+    if found is not None:
         if address.path:
             raise InvalidAddress(
                 f"'{address.name}' is a human: a human's address has no path ('{address.name}@')"
@@ -93,7 +124,7 @@ def sender_endpoint(
 ) -> Endpoint:
     if principal.is_human:
         return Endpoint(principal.name, "", None)
-    agent = get_agent(session, principal.name)
+    agent = agent_row(session, principal.name)
     if agent is None:
         raise NotFound("register the agent first")
     if from_workspace is not None:

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from core.identity.endpoints import AgentRow
 from core.store.models import Agent, Mail
 from core.views import AddressedWorkspace
 
@@ -44,7 +45,7 @@ def joined_agent_workspaces(
     }
 
 
-def agent_workspaces_of(agent: Agent) -> AgentWorkspaces:
+def agent_workspaces_of(agent: AgentRow) -> AgentWorkspaces:
     """The same lookup for one agent already loaded (the send path has it)."""
     return {agent.name: {ws["name"]: ws.get("path", "") for ws in agent.workspaces}}
 

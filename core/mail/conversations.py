@@ -20,7 +20,8 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from core.address import normalize_alias
-from core.errors import AliasTaken, Forbidden, InvalidRequest, NotFound, UnknownAlias
+from core.errors import AliasTaken, Forbidden, InvalidRequest, NotFound
+from core.mail.conversation_rows import ConversationState
 from core.mail.mailbox import session_mails
 from core.mail.session_views import session_views
 from core.principal import Principal
@@ -47,10 +48,13 @@ def default_key(a: Endpoint, b: Endpoint) -> str:
     return hashlib.sha256(pair.encode("utf-8")).hexdigest()
 
 
-def lock_creation(session: Session) -> None:
-    """On PostgreSQL, serialise creations so two racing mails never pick the same alias."""
-    if session.get_bind().dialect.name == "postgresql":
-        session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _CREATION_LOCK_KEY})
+def lock_creation(session: Session) -> bool:
+    """On PostgreSQL, serialise creations so two racing mails never pick the same alias
+    (True: it locked; what was read before may have been created since)."""
+    if session.get_bind().dialect.name != "postgresql":
+        return False  # one writer at a time
+    session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _CREATION_LOCK_KEY})
+    return True
 
 
 def unique_alias(session: Session, wanted: str, *, exclude_id: str | None = None) -> str:
@@ -69,27 +73,6 @@ def unique_alias(session: Session, wanted: str, *, exclude_id: str | None = None
         if candidate not in taken:
             return candidate
         n += 1
-
-
-def is_participant(session: Session, conv_id: str, name: str) -> bool:
-    found = session.scalar(
-        select(Participant.name).where(Participant.session_id == conv_id, Participant.name == name)
-    )
-    return found is not None
-
-
-def by_alias(session: Session, alias: str, sender: str, *, lock: bool = True) -> Conversation:
-    """The conversation `sender` takes part in under this alias.
-
-    For anyone else it does not exist: the same error, word for word, as an alias
-    nobody has, so an alias (guessable: it comes from a subject) reveals nothing
-    and lets no one in. A participant brings others in by writing to them.
-    """
-    query = select(Conversation).where(Conversation.alias == alias)
-    conv = session.scalar(query.with_for_update() if lock else query)
-    if conv is None or not is_participant(session, conv.id, sender):
-        raise UnknownAlias(f"undeliverable: no conversation '{alias}'")
-    return conv
 
 
 def by_id_locked(session: Session, conv_id: str) -> Conversation | None:
@@ -118,7 +101,7 @@ def session_view(session: Session, conv: Conversation, viewer: str) -> SessionVi
 
 def emit_session_update(
     session: Session,
-    conv: Conversation,
+    conv: ConversationState,
     audience: list[str],
     extra: dict[str, object] | None = None,
 ) -> None:

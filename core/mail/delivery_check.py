@@ -18,26 +18,26 @@ from sqlalchemy.orm import Session
 from core.address import Address, parse_address, parse_email
 from core.errors import BudgetExhausted, DomainError, NotFound
 from core.identity.endpoints import Endpoint, resolve_endpoint, sender_endpoint
-from core.mail.conversations import by_alias, default_key
+from core.mail.conversation_rows import ConversationRow, by_alias, by_default_key
+from core.mail.conversations import default_key
 from core.mail.mailbox import visible_mail
 from core.mail.routing import check_new_conversation_rate
 from core.principal import Principal
 from core.settings import Limits
 from core.store.engine import Store
-from core.store.models import Conversation, Mail
+from core.store.models import Mail
 from core.views import AddressCheck, ErrorView
 
 
 def _conversation_for(
     session: Session, address: Address, sender: Endpoint, target: Endpoint
-) -> Conversation | None:
+) -> ConversationRow | None:
     """The existing conversation the address leads to; None when one would be created."""
     if address.alias is not None:
         return by_alias(session, address.alias, sender.name, lock=False)
     if address.is_new:
         return None
-    key = default_key(sender.pair, target.pair)
-    return session.scalar(select(Conversation).where(Conversation.default_key == key))
+    return by_default_key(session, default_key(sender.pair, target.pair), lock=False)
 
 
 async def check_recipient(
@@ -48,16 +48,18 @@ async def check_recipient(
     *,
     from_workspace: str | None = None,
     limits: Limits,
-) -> Address:
-    """The parsed recipient if `principal` may send to it now; else the domain error.
+) -> Endpoint:
+    """The mailbox the recipient names if `principal` may send to it now; else the
+    domain error. SMTP keeps it for DATA's plan (core/mail/recipients.py).
 
     Raises InvalidAddress (not our domain, bad syntax), UnknownRecipient,
     UnknownWorkspace, UnknownAlias, RateLimited (an agent opening too many
     conversations) or BudgetExhausted (an agent's rounds are used up).
     """
     address = parse_email(text, domain)
-    await store.read(lambda session: _check(session, principal, address, from_workspace, limits))
-    return address
+    return await store.read(
+        lambda session: _check(session, principal, address, from_workspace, limits)
+    )
 
 
 def _check(

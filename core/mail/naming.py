@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from core.address import NEW_SESSION, is_valid_alias, normalize_alias
 from core.errors import AliasTaken, AlreadyDecided, Forbidden, NotFound
+from core.mail.conversation_rows import ConversationState
 from core.mail.conversations import (
     MAX_ALIAS,
     checked_subject,
@@ -69,7 +70,7 @@ def extract_proposal(body: str) -> tuple[str, Proposal | None]:
 
 
 def record_proposal(
-    session: Session, conv: Conversation, proposal: Proposal, proposed_by: str, mail_id: str
+    session: Session, conv: ConversationState, proposal: Proposal, proposed_by: str, mail_id: str
 ) -> None:
     """Keep a proposal unless it is the current alias or was proposed before."""
     if proposal.alias == conv.alias:

@@ -24,7 +24,7 @@ in each conversation, and 26 spellings of one mailbox are one mail.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import select
@@ -81,19 +81,28 @@ def _conversation(address: Address, endpoint: Endpoint, reply: str | None) -> Co
     return ("default", endpoint.pair)
 
 
-def _resolve(session: Session, domain: str, text: str, reply: str | None) -> _Recipient:
+Resolve = Callable[[Address], Endpoint]
+
+
+def _resolve(resolve: Resolve, domain: str, text: str, reply: str | None) -> _Recipient:
     address = parse_email(text, domain)
-    endpoint = resolve_endpoint(session, address)
+    endpoint = resolve(address)
     explicit = address.session is not None
     return _Recipient(text, endpoint, _conversation(address, endpoint, reply), explicit)
 
 
-def _keys(session: Session, domain: str, header: Sequence[str], reply: str | None) -> set[object]:
+def _keys(
+    resolve: Resolve,
+    known: Mapping[str, Endpoint],
+    domain: str,
+    header: Sequence[str],
+    reply: str | None,
+) -> set[object]:
     """(mailbox, conversation) of each header address of this gateway that resolves."""
     keys: set[object] = set()
     for text in header:
         try:
-            found = _resolve(session, domain, text, reply)
+            found = _resolve(_known_first(known, text, resolve), domain, text, reply)
         except DomainError:
             continue  # someone outside, or not a mailbox: it names no envelope recipient
         keys.add((found.endpoint.pair, found.conversation))
@@ -121,34 +130,66 @@ async def plan_mails(
     to_header: Sequence[str] = (),
     cc_header: Sequence[str] = (),
     reply_to: str | None = None,
+    resolved: Mapping[str, Endpoint] | None = None,
 ) -> Plan:
     """The mails a message to the envelope `recipients` makes (see the module docstring).
 
-    `reply_to` is the id of the stored mail the message answers, if any. Raises the
-    domain error of a recipient that no longer resolves (it was checked at RCPT).
+    `reply_to` is the id of the stored mail the message answers, if any. `resolved`
+    holds the endpoints `RCPT TO` already resolved, by address as written: they are
+    not looked up again. One recipient (however often named) is one mail whatever
+    the headers say, so that plan reads nothing. Raises the domain error of a
+    recipient that no longer resolves (it was checked at RCPT); the write, which
+    resolves every address again, is what decides.
     """
+    if len(set(recipients)) == 1:
+        text = recipients[0]
+        name = resolved[text].name if resolved and text in resolved else ""
+        return Plan([PlannedMail(text, names={name})], len(recipients), len(recipients) - 1)
+    known = dict(resolved or {})
 
     def run(session: Session) -> Plan:
         reply = None
         if reply_to is not None:
             reply = session.scalar(select(Mail.session_id).where(Mail.id == reply_to))
-        unique: dict[object, _Recipient] = {}
-        for text in recipients:
-            found = _resolve(session, domain, text, reply)
-            unique.setdefault((found.endpoint.pair, found.conversation), found)
-        named_to = _keys(session, domain, to_header, reply)
-        named_cc = _keys(session, domain, cc_header, reply)
-        ordered = list(unique.items())
-        main = next((r for key, r in ordered if key in named_to), None)
-        riding: list[_Recipient] = []
-        for key, r in ordered:
-            if main is not None and r is not main and not r.explicit and key in named_cc:
-                # A copy joins the main mail's conversation.
-                r = _Recipient(r.text, r.endpoint, main.conversation, False)
-            riding.append(r)
-        if main is not None:  # the main recipient is the first mail's `to`
-            riding.remove(main)
-            riding.insert(0, main)
-        return Plan(_group(riding), len(recipients), len(recipients) - len(unique))
+
+        def resolve(address: Address) -> Endpoint:
+            return resolve_endpoint(session, address)
+
+        return _plan(resolve, known, domain, recipients, to_header, cc_header, reply)
 
     return await store.read(run)
+
+
+def _plan(
+    resolve_address: Resolve,
+    known: Mapping[str, Endpoint],
+    domain: str,
+    recipients: Sequence[str],
+    to_header: Sequence[str],
+    cc_header: Sequence[str],
+    reply: str | None,
+) -> Plan:
+    unique: dict[object, _Recipient] = {}
+    for text in recipients:
+        found = _resolve(_known_first(known, text, resolve_address), domain, text, reply)
+        unique.setdefault((found.endpoint.pair, found.conversation), found)
+    named_to = _keys(resolve_address, known, domain, to_header, reply)
+    named_cc = _keys(resolve_address, known, domain, cc_header, reply)
+    ordered = list(unique.items())
+    main = next((r for key, r in ordered if key in named_to), None)
+    riding: list[_Recipient] = []
+    for key, r in ordered:
+        if main is not None and r is not main and not r.explicit and key in named_cc:
+            # A copy joins the main mail's conversation.
+            r = _Recipient(r.text, r.endpoint, main.conversation, False)
+        riding.append(r)
+    if main is not None:  # the main recipient is the first mail's `to`
+        riding.remove(main)
+        riding.insert(0, main)
+    return Plan(_group(riding), len(recipients), len(recipients) - len(unique))
+
+
+def _known_first(known: Mapping[str, Endpoint], text: str, resolve: Resolve) -> Resolve:
+    """RCPT's resolution of this very text when there is one, else a lookup."""
+    endpoint = known.get(text)
+    return resolve if endpoint is None else (lambda _address: endpoint)

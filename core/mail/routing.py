@@ -14,23 +14,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from core.address import Address, normalize_alias
 from core.errors import NotFound, RateLimited
 from core.identity.endpoints import Endpoint
-from core.mail.conversations import (
+from core.mail.conversation_rows import (
+    ConversationRow,
     by_alias,
-    by_id_locked,
-    default_key,
-    is_participant,
-    lock_creation,
-    unique_alias,
+    by_default_key,
+    insert_conversation,
+    joined_locked,
 )
+from core.mail.conversations import default_key, lock_creation, unique_alias
 from core.mail.naming import alias_from_subject
 from core.settings import Limits
-from core.store.models import Conversation, Mail, new_id, utcnow
+from core.store.models import Conversation, Mail, utcnow
 
 RATE_WINDOW = timedelta(hours=1)
 
@@ -89,7 +89,7 @@ def choose_conversation(
     parent: Mail | None,
     conversation_id: str | None,
     limits: Limits,
-) -> tuple[Conversation, bool]:
+) -> tuple[ConversationRow, bool]:
     """The conversation this mail belongs to, and whether it was created for it."""
     address = target.address
     # Only a participant addresses an existing conversation (by alias, id or reply);
@@ -98,37 +98,33 @@ def choose_conversation(
         return by_alias(session, address.alias, sender.name), False
     if not address.is_new:
         if conversation_id is not None:
-            conv = None
-            if is_participant(session, conversation_id, sender.name):
-                conv = by_id_locked(session, conversation_id)
+            conv = joined_locked(session, conversation_id, sender.name)
             if conv is None:
                 raise NotFound(f"no conversation {conversation_id}")
             return conv, False
         if parent is not None:
-            if not is_participant(session, parent.session_id, sender.name):
+            conv = joined_locked(session, parent.session_id, sender.name)
+            if conv is None:
                 raise NotFound(f"no mail {parent.id}")
-            conv = by_id_locked(session, parent.session_id)
-            assert conv is not None
             return conv, False
-    lock_creation(session)
     key = None
     if not address.is_new and target.session_alias is None:
         key = default_key(sender.pair, recipient.pair)
-        existing = session.scalar(_DEFAULT_CONVERSATION, {"key": key})
+        # Most mails find it: its row lock is all they need, not the creation lock,
+        # which would serialise every such send on PostgreSQL.
+        existing = by_default_key(session, key)
+        if existing is not None:
+            return existing, False
+    if lock_creation(session) and key is not None:
+        existing = by_default_key(session, key)  # made by a send that held the lock first
         if existing is not None:
             return existing, False
     check_new_conversation_rate(session, sender, limits)
     budget = initial_budget(target.budget, sender, recipient)
-    conv = open_conversation(session, target.subject, target.session_alias, budget, sender.name)
-    conv.default_key = key
+    conv = open_conversation(
+        session, target.subject, target.session_alias, budget, sender.name, default_key=key
+    )
     return conv, True
-
-
-# Built once (the hot path of every send): a statement made per call pays for its
-# construction and its cache key each time.
-_DEFAULT_CONVERSATION = (
-    select(Conversation).where(Conversation.default_key == bindparam("key")).with_for_update()
-)
 
 
 def open_conversation(
@@ -138,7 +134,9 @@ def open_conversation(
     budget_limit: int | None,
     created_by: str,
     created_at: datetime | None = None,
-) -> Conversation:
+    *,
+    default_key: str | None = None,
+) -> ConversationRow:
     """A new conversation named `session_alias`, else after its subject (made unique).
 
     The caller holds `lock_creation`; an import passes the time of its first mail.
@@ -148,18 +146,13 @@ def open_conversation(
         alias, source = normalize_alias(session_alias), "sender"
     elif (from_subject := alias_from_subject(subject)) is not None:
         alias, source = from_subject, "subject"
-    when = created_at or utcnow()
-    conv = Conversation(
-        id=new_id(),
+    return insert_conversation(
+        session,
         alias=unique_alias(session, alias) if alias else None,
         alias_source=source,
-        subject=subject.strip(),
-        status="active",
+        subject=subject,
         budget_limit=budget_limit,
-        budget_used=0,
         created_by=created_by,
-        created_at=when,
-        updated_at=when,
+        created_at=created_at,
+        default_key=default_key,
     )
-    session.add(conv)
-    return conv

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
-from sqlalchemy import bindparam, insert, select
+from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
 from core.address import Address, normalize_alias, parse_address, parse_native
@@ -22,6 +22,7 @@ from core.identity.endpoints import Endpoint, resolve_endpoint, sender_endpoint
 from core.mail.addressed import addressed_workspace, agent_workspaces_of
 from core.mail.attachments import MAX_PER_MAIL, attach, carry, check_claimable
 from core.mail.auto_rule import check_auto, check_auto_conversation
+from core.mail.conversation_rows import ConversationRow, save_conversation
 from core.mail.conversations import (
     add_participants,
     emit_session_update,
@@ -38,7 +39,7 @@ from core.principal import Principal
 from core.settings import Limits
 from core.store.engine import Store
 from core.store.events import emit
-from core.store.models import Conversation, Delivery, Mail, isoformat, new_id, table_of, utcnow
+from core.store.models import Delivery, Mail, isoformat, new_id, table_of, utcnow
 from core.store.raw_messages import Original, keep_original
 from core.views import BudgetInput, SendResult
 
@@ -89,20 +90,14 @@ class Permission:
     action_sha256: str | None = None
 
 
-_LATEST_HOPS = (
-    select(Mail.hops)
-    .where(Mail.session_id == bindparam("conversation"))
-    .order_by(Mail.seq.desc())
-    .limit(1)
-)
+_MAILS = table_of(Mail)
 
 
 def _hops(
-    session: Session,
     sender: Endpoint,
     target: Endpoint,
     parent: Mail | None,
-    conversation_id: str,
+    conv: ConversationRow,
     limits: Limits,
 ) -> int:
     """Agent mails since the last human one in the conversation (or in the thread it
@@ -115,8 +110,7 @@ def _hops(
     """
     if sender.agent is None:
         return 0
-    latest = session.scalar(_LATEST_HOPS, {"conversation": conversation_id}) or 0
-    hops = max(parent.hops if parent is not None else 0, latest) + 1
+    hops = max(parent.hops if parent is not None else 0, conv.latest_hops) + 1
     if target.agent is not None and hops > limits.hop_limit:  # auto mails too
         raise HopLimitReached(
             f"{hops - 1} mails have passed between agents without a human in between "
@@ -235,18 +229,18 @@ def mail_writer(
             conversation_id or request.session_id,
             limits,
         )
-        hops = _hops(session, sender, target, parent, conv.id, limits)
+        hops = _hops(sender, target, parent, conv, limits)
         if request.auto and replied_to is not None:
             check_auto_conversation(replied_to, conv.id)
-        if created:
-            session.flush()  # the Core inserts below refer to it
+        rounds = 0
         if principal.is_agent and not request.auto:  # a round (unlimited ones count too)
             if conv.budget_limit is not None and conv.budget_used >= conv.budget_limit:
                 raise BudgetExhausted(
                     f"the conversation's round-trip budget is used up "
                     f"({conv.budget_used}/{conv.budget_limit}); a human must raise it"
                 )
-            conv.budget_used += 1
+            rounds = 1
+            conv.budget_used += 1  # as the UPDATE below will store it
         now = utcnow()
         mail_id = new_id()
         values: dict[str, Any] = {
@@ -328,6 +322,7 @@ def mail_writer(
             # A human's mail answers an open question (not a permission request).
             conv.status = status_from_requests(session, conv.id)
         conv.updated_at = now
+        conv = save_conversation(session, conv, rounds)  # one UPDATE … RETURNING
         payload = _new_mail_payload(mail_id, values, conv, domain, target)
         emit(session, recipients, "new_mail", payload)
         if conv.status != old_status and not created:
@@ -346,12 +341,12 @@ def mail_writer(
     return run
 
 
-_INSERT_MAIL = insert(table_of(Mail)).returning(table_of(Mail).c.seq)
+_INSERT_MAIL = insert(_MAILS).returning(_MAILS.c.seq)
 _INSERT_DELIVERY = insert(table_of(Delivery))
 
 
 def _new_mail_payload(
-    mail_id: str, values: dict[str, Any], conv: Conversation, domain: str, target: Endpoint
+    mail_id: str, values: dict[str, Any], conv: ConversationRow, domain: str, target: Endpoint
 ) -> dict[str, object]:
     sender = Address(values["from_name"], values["from_path"], conv.alias)
     to = Address(values["to_name"], values["to_path"], conv.alias)

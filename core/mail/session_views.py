@@ -18,6 +18,7 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from core.identity.external import stored_party
+from core.mail.conversation_rows import ConversationState
 from core.store.models import Agent, Conversation, Delivery, Key, Mail, Participant, utcnow
 from core.views import LatestMail, ParticipantBrief, SessionView
 
@@ -27,7 +28,7 @@ EXCERPT_CHARS = 140
 HUMAN_ONLINE = timedelta(minutes=5)
 
 
-def budget_remaining(conv: Conversation) -> int | Literal["unlimited"]:
+def budget_remaining(conv: ConversationState) -> int | Literal["unlimited"]:
     if conv.budget_limit is None:
         return "unlimited"
     return max(0, conv.budget_limit - conv.budget_used)

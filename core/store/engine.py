@@ -28,8 +28,10 @@ import asyncio
 import json
 import logging
 import random
+import uuid
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -40,7 +42,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async
 from sqlalchemy.orm import Session, sessionmaker
 
 from core.store import metrics
-from core.store.bus import EventBus
+from core.store.bus import EventBus, Pushed, StoredEvent
 from core.store.credentials import (
     CREDENTIALS_CHANGED,
     CredentialCache,
@@ -103,7 +105,22 @@ def _sqlite_engine(url: str, begin: str, pool_size: int) -> Engine:
     def _on_begin(conn: Connection) -> None:
         conn.exec_driver_sql(begin)
 
+    _plain_savepoints(engine)
     return engine
+
+
+def _plain_savepoints(engine: Engine) -> None:
+    """SAVEPOINT statements sent as text: SQLAlchemy compiles a new clause for each
+    (its names differ), which cost more than running it — once per grouped write
+    (core/store/group_commit.py). The names are SQLAlchemy's own (`sa_savepoint_N`)."""
+    dialect: Any = engine.dialect
+    dialect.do_savepoint = lambda conn, name: conn.exec_driver_sql(f"SAVEPOINT {name}")
+    dialect.do_release_savepoint = lambda conn, name: conn.exec_driver_sql(
+        f"RELEASE SAVEPOINT {name}"
+    )
+    dialect.do_rollback_to_savepoint = lambda conn, name: conn.exec_driver_sql(
+        f"ROLLBACK TO SAVEPOINT {name}"
+    )
 
 
 class Store:
@@ -124,6 +141,10 @@ class Store:
         self.bus = bus or EventBus()
         self.credentials = CredentialCache(credential_ttl)
         self.dialect = make_url(url).get_backend_name()
+        # The first line of this store's NOTIFY payloads: its own come back to its
+        # listener, and its streams were told at commit (core/store/replicas.py).
+        # Names never hold `@`.
+        self.token = "@" + uuid.uuid4().hex
         self._async_engine: AsyncEngine | None = None
         if self.dialect == "sqlite":
             self._write_engine = _sqlite_engine(url, "BEGIN IMMEDIATE", pool_size=1)
@@ -160,8 +181,8 @@ class Store:
         if self._async_engine is None:
             dialect = self.dialect
             try:
-                result, recipients = await self._group_writer.submit(
-                    lambda session: _with_events(session, fn, dialect)
+                result, committed = await self._group_writer.submit(
+                    lambda session: _with_events(session, fn, dialect, self.token)
                 )
             except DBAPIError:
                 metrics.DATABASE_ERRORS.inc()
@@ -171,22 +192,23 @@ class Store:
             # own connections and the server flushes the WAL of commits that arrive
             # together with one fsync (though the events lock below serializes the
             # commits of writes that emit events).
-            result, recipients = await self._write_postgres(fn)
+            result, committed = await self._write_postgres(fn)
+        recipients = committed.recipients
         if CREDENTIALS_CHANGED in recipients:
             self.credentials.drop_all()  # after COMMIT: the next read sees the change
             recipients = recipients - {CREDENTIALS_CHANGED}
         if recipients:
-            self.bus.publish(recipients)
+            self.bus.push(committed.events, recipients)
         return result
 
-    async def _write_postgres(self, fn: Transaction[T]) -> tuple[T, set[str]]:
+    async def _write_postgres(self, fn: Transaction[T]) -> tuple[T, Committed]:
         """One transaction, run again when PostgreSQL aborted it to break a deadlock or
         a serialization conflict (SQLSTATE 40P01, 40001): the other side commits, so a
         new attempt succeeds. Every attempt runs `fn` from the start in a new session."""
         for attempt in range(1, WRITE_ATTEMPTS + 1):
             try:
                 async with self._async_sessions() as session, session.begin():
-                    return await session.run_sync(_with_events, fn, self.dialect)
+                    return await session.run_sync(_with_events, fn, self.dialect, self.token)
             except DBAPIError as error:
                 if attempt == WRITE_ATTEMPTS or not _retryable(error):
                     metrics.DATABASE_ERRORS.inc()
@@ -227,9 +249,20 @@ def _retryable(error: DBAPIError) -> bool:
     return getattr(error.orig, "sqlstate", None) in _RETRYABLE_SQLSTATES
 
 
-def _with_events(session: Session, fn: Transaction[T], dialect: str) -> tuple[T, set[str]]:
+@dataclass(frozen=True, slots=True)
+class Committed:
+    """What a write tells once committed: whom to wake, and the events it inserted
+    (ids ascending) for the streams of this process (core/store/bus.py)."""
+
+    recipients: set[str]
+    events: list[Pushed] = field(default_factory=list)
+
+
+def _with_events(
+    session: Session, fn: Transaction[T], dialect: str, token: str
+) -> tuple[T, Committed]:
     result = fn(session)
-    return result, flush_events(session, dialect)
+    return result, flush_events(session, dialect, token)
 
 
 def pending_events(session: Session) -> list[dict[str, Any]]:
@@ -245,8 +278,9 @@ def wake_after_commit(session: Session, names: Iterable[str]) -> None:
     wakes.update(names)
 
 
-def flush_events(session: Session, dialect: str) -> set[str]:
-    """Insert the queued events (last in the transaction) and return whom to wake."""
+def flush_events(session: Session, dialect: str, token: str = "") -> Committed:
+    """Insert the queued events (last in the transaction): whom to wake, and the
+    events with the ids the database gave them."""
     queued = pending_events(session)
     wakes: set[str] = session.info.pop("agentmail_wakes", set())
     session.flush()  # the ORM's pending changes first: events stay last, and are seen below
@@ -254,38 +288,51 @@ def flush_events(session: Session, dialect: str) -> set[str]:
         # Rides the wake-ups: dropped here after COMMIT, and by every replica's NOTIFY.
         wakes.add(CREDENTIALS_CHANGED)
     if not queued and not wakes:
-        return set()
+        return Committed(set())
     recipients = wakes | {row["recipient"] for row in queued}
     now = utcnow()
+    ids: list[int] = []
     if dialect == "postgresql":
         if queued:
-            session.execute(
-                _PG_EVENTS,
-                {
-                    "lock_key": _EVENTS_LOCK_KEY,
-                    "rows": json.dumps(queued),
-                    "now": now,
-                    "channel": NOTIFY_CHANNEL,
-                    "wake": notify_payload(recipients),
-                },
-            )
+            ids = [
+                int(id_)
+                for id_ in session.scalars(
+                    _PG_EVENTS,
+                    {
+                        "lock_key": _EVENTS_LOCK_KEY,
+                        "rows": json.dumps(queued),
+                        "now": now,
+                        "channel": NOTIFY_CHANNEL,
+                        "wake": notify_payload(recipients, token),
+                    },
+                )
+            ]
         else:  # only wake-ups: no event rows, so no lock
             session.execute(
                 text("SELECT pg_notify(:channel, :payload)"),
-                {"channel": NOTIFY_CHANNEL, "payload": notify_payload(recipients)},
+                {"channel": NOTIFY_CHANNEL, "payload": notify_payload(recipients, token)},
             )
     elif queued:
-        session.connection().execute(
-            insert(table_of(Event)), [{**row, "created_at": now} for row in queued]
-        )
+        rows = [{**row, "created_at": now} for row in queued]
+        ids = list(session.connection().execute(_INSERT_EVENTS, rows).scalars())
+    events = [
+        (row["recipient"], StoredEvent(id_, row["type"], row["payload"], now))
+        for row, id_ in zip(queued, sorted(ids), strict=True)
+    ]
     queued.clear()
-    return recipients
+    return Committed(recipients, events)
+
+
+_EVENTS = table_of(Event)
+# Built once; the ids come back in the order of the rows (SQLite: one multi-row INSERT).
+_INSERT_EVENTS = insert(_EVENTS).returning(_EVENTS.c.id, sort_by_parameter_order=True)
 
 
 # On PostgreSQL the events lock is held from here to the end of COMMIT, so it is
-# taken, the events inserted (in queue order) and the replicas notified in one
-# round trip: every further round trip under the lock would serialize all writers
-# on it for longer. NOTIFY is delivered at commit (core/store/replicas.py listens).
+# taken, the events inserted (in queue order, so their ids ascend in it) and the
+# replicas notified in one round trip: every further round trip under the lock
+# would serialize all writers on it for longer. NOTIFY is delivered at commit
+# (core/store/replicas.py listens). The ids come back for this process's streams.
 _PG_EVENTS = text(
     """
     WITH locked AS MATERIALIZED (SELECT pg_advisory_xact_lock(:lock_key)),
@@ -298,13 +345,17 @@ _PG_EVENTS = text(
             WITH ORDINALITY AS queued (recipient, type, payload, n)
         ORDER BY queued.n
         RETURNING id
+    ),
+    notified AS MATERIALIZED (
+        SELECT pg_notify(:channel, :wake) FROM (SELECT count(*) FROM inserted) AS done
     )
-    SELECT pg_notify(:channel, :wake) FROM (SELECT count(*) FROM inserted) AS done
+    SELECT inserted.id FROM inserted, notified ORDER BY inserted.id
     """
 ).bindparams(bindparam("now", type_=UTCDateTime()))
 
 
-def notify_payload(recipients: set[str]) -> str:
-    """Recipient names, newline-separated (names never contain one); `*` when too long."""
-    payload = "\n".join(sorted(recipients))
+def notify_payload(recipients: set[str], token: str = "") -> str:
+    """The writing store's token, then the recipient names, newline-separated (names
+    never contain one); `*` when too long."""
+    payload = "\n".join([token, *sorted(recipients)] if token else sorted(recipients))
     return payload if len(payload.encode()) < _NOTIFY_LIMIT else WAKE_ALL

@@ -9,25 +9,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any, Literal
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import bindparam, delete, func, select
 from sqlalchemy.orm import Session
 
+from core.store.bus import StoredEvent
 from core.store.engine import Store, pending_events
-from core.store.models import Event, Meta, utcnow
+from core.store.models import Event, Meta, table_of, utcnow
 
 EventType = Literal["new_mail", "permission_decision", "session_update", "agent_online"]
 _PRUNED_THROUGH = "events_pruned_through"
 
 
-@dataclass(frozen=True, slots=True)
-class StoredEvent:
-    id: int
-    type: str
-    payload: dict[str, Any]
-    created_at: datetime | None = None  # written in the change's transaction: ~its commit
+__all__ = ["EventType", "StoredEvent", "emit", "events_after", "latest_event_id"]
 
 
 def emit(
@@ -39,21 +35,35 @@ def emit(
         queued.append({"recipient": recipient, "type": type_, "payload": payload})
 
 
-async def events_after(
-    store: Store, recipient: str, after: int, limit: int = 500
-) -> list[StoredEvent]:
-    query = (
-        select(Event.id, Event.type, Event.payload, Event.created_at)
-        .where(Event.recipient == recipient, Event.id > after)
-        .order_by(Event.id)
-        .limit(limit)
-    )
+_EVENTS = table_of(Event)
+_NEWEST = select(func.max(_EVENTS.c.id))
+_AFTER = (
+    select(_EVENTS.c.id, _EVENTS.c.type, _EVENTS.c.payload, _EVENTS.c.created_at)
+    .where(_EVENTS.c.recipient == bindparam("recipient"), _EVENTS.c.id > bindparam("after"))
+    .order_by(_EVENTS.c.id)
+    .limit(bindparam("limit"))
+)
 
-    def run(session: Session) -> list[StoredEvent]:
-        return [
-            StoredEvent(row.id, row.type, row.payload, row.created_at)
-            for row in session.execute(query)
-        ]
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    events: list[StoredEvent]
+    # Every event of the recipient up to this id is in `events` or was before `after`
+    # (when `events` is not cut by the limit): the stream's queue of pushed events
+    # completes it from there (core/store/bus.py).
+    through: int
+
+
+async def events_after(store: Store, recipient: str, after: int, limit: int = 500) -> Batch:
+    def run(session: Session) -> Batch:
+        connection = session.connection()
+        # The newest id first: ids become visible in commit order, so every event up
+        # to it is visible to the next statement too (READ COMMITTED on PostgreSQL
+        # takes a snapshot per statement).
+        newest = int(connection.execute(_NEWEST).scalar() or 0)
+        params = {"recipient": recipient, "after": after, "limit": limit}
+        events = [StoredEvent(*row) for row in connection.execute(_AFTER, params)]
+        return Batch(events, max(newest, events[-1].id if events else after))
 
     return await store.read(run)
 

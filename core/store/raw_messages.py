@@ -19,7 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from core.store.models import Mail, RawMessage, utcnow
+from core.store.models import Mail, RawMessage, table_of, utcnow
 
 __all__ = ["Original", "keep_original", "originals_of"]
 
@@ -37,19 +37,29 @@ class Original:
         return cls(hashlib.sha256(data).hexdigest(), data)
 
 
+# Built once, bound per call: `.values(values)` made a statement and a cache key over
+# the message's bytes for every message. The same bytes stored before (or by a
+# transaction racing this one) make the insert a no-op: no read first.
+_KEEP = {
+    "postgresql": postgresql.insert(table_of(RawMessage)).on_conflict_do_nothing(),
+    "sqlite": sqlite.insert(table_of(RawMessage)).on_conflict_do_nothing(),
+}
+
+
 def keep_original(session: Session, original: Original) -> str:
     """Store the bytes unless a row has them already; returns the sha256 to name them by."""
-    if session.scalar(select(RawMessage.sha256).where(RawMessage.sha256 == original.sha256)):
+    kept: set[str] = session.info.setdefault("agentmail_originals", set())
+    if original.sha256 in kept:  # the other mails of one submission: the bytes go once
         return original.sha256
+    kept.add(original.sha256)
+    connection = session.connection()
     values = {
         "sha256": original.sha256,
         "size": len(original.data),
         "data": original.data,
         "created_at": utcnow(),
     }
-    # Two transactions storing the same bytes at once: the second one's insert is a no-op.
-    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
-    session.execute(dialect.insert(RawMessage).values(values).on_conflict_do_nothing())
+    connection.execute(_KEEP[connection.dialect.name], values)
     return original.sha256
 
 

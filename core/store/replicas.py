@@ -1,11 +1,13 @@
 """Cross-replica wake-ups on PostgreSQL: LISTEN/NOTIFY feeding the local event bus.
 
 Every write transaction that adds events also sends `NOTIFY agentmail_events`
-with the recipients' names (core/store/engine.py), and `!credentials` when it
+with its store's token and the recipients' names (core/store/engine.py), and `!credentials` when it
 changed a key or a user (core/store/credentials.py); PostgreSQL delivers it at commit to
 every gateway replica listening here, which wakes its local streams. The rows
 stay the source of truth: a lost notification only delays a stream until the
-next wake, and after a reconnect every local stream is woken to re-read.
+next wake, and after a reconnect every local stream is woken to re-read. A process's
+own notifications come back to it too: it ignores them, having pushed those
+events to its streams at commit (core/store/bus.py).
 """
 
 from __future__ import annotations
@@ -36,6 +38,9 @@ class ReplicaListener:
             self.bus.publish_all()
             return
         names = payload.split("\n")
+        if names[0] == self.store.token:
+            return  # this store's own write: its streams were told at commit
+        names = [name for name in names if not name.startswith("@")]  # another's token
         if CREDENTIALS_CHANGED in names:  # a key or user changed on some replica
             self.store.credentials.drop_all()
             names.remove(CREDENTIALS_CHANGED)

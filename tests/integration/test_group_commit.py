@@ -129,6 +129,16 @@ async def test_a_failing_write_rolls_back_alone_and_its_caller_gets_its_error(
         assert by_id == sorted(by_id)
 
 
+async def test_a_write_alone_that_fails_leaves_nothing(store: Store) -> None:
+    """A group of one runs without a SAVEPOINT (SQLite): its failure rolls back its
+    transaction, rows and events, and the writer goes on."""
+    with pytest.raises(Refused):
+        await store.write(_writer(FAILING))
+    assert await store.write(_writer(1)) == 1
+    keys, events = await _stored(store)
+    assert keys == {"k1"} and [r for _, r in events] == ["r1"]
+
+
 async def test_each_caller_sees_its_own_result_objects_intact(store: Store) -> None:
     """A write's returned ORM objects are its own: a later write in the same group
     that changes the same row, then fails, does not expire or alter them."""

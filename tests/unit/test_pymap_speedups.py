@@ -7,9 +7,24 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 from pymap.bytes import BytesFormat
+from pymap.fetch import DynamicFetchValue, DynamicLoadedFetchValue, MessageAttributes
+from pymap.flags import PermanentFlags, SessionFlags
+from pymap.mime import MessageContent
 from pymap.parsing.primitives import Nil, Number, String
+from pymap.parsing.specials import FetchAttribute, FetchRequirement, ObjectId
+from pymap.parsing.specials.flag import Flag, Flagged, Seen
+from pymap.selected import SelectedMailbox
 
-from imap_view.pymap_speedups import interpolate, original_interpolate
+from imap_view.condstore import _Attributes
+from imap_view.message import LoadedMessage, Message
+from imap_view.pymap_speedups import (
+    ORIGINAL_DYNAMIC_BYTES,
+    ORIGINAL_LOADED_BYTES,
+    dynamic_value_bytes,
+    interpolate,
+    loaded_value_bytes,
+    original_interpolate,
+)
 
 
 class Stringish:
@@ -53,3 +68,43 @@ def test_a_fetch_line_formats_as_before() -> None:
     how = b"* %b FETCH (%b)"
     parts = [Number(7), BytesFormat(b" ").join([b"FLAGS", b"(\\Seen)"])]
     assert interpolate(BytesFormat(how), parts) == b"* 7 FETCH (FLAGS (\\Seen))"
+
+
+def test_fetch_values_format_as_before() -> None:
+    """FLAGS, UID, ENVELOPE, BODY[] and RFC822.SIZE values: the same bytes both ways,
+    with the content loaded and without it (the placeholder pymap logs)."""
+    raw = b"Subject: hi\r\nFrom: A <a@example.com>\r\n\r\nbody\r\n"
+    message = LoadedMessage(
+        Message(7, frozenset({Seen, Flagged}), mail_seq=7), FetchRequirement.CONTENT, None
+    )
+    selected = SelectedMailbox(
+        ObjectId(b"F1"), False, PermanentFlags(frozenset()), SessionFlags(frozenset())
+    )
+    names = [b"FLAGS", b"UID", b"ENVELOPE", b"RFC822.SIZE"]
+    attributes = [FetchAttribute(name) for name in names]
+    attributes.append(FetchAttribute(b"BODY", FetchAttribute.Section(())))
+    values = list(MessageAttributes(message.message, selected, attributes))
+    loaded = LoadedMessage(message.message, FetchRequirement.CONTENT, MessageContent.parse(raw))
+    for value in values:
+        simple = isinstance(value, DynamicFetchValue)
+        original = ORIGINAL_DYNAMIC_BYTES if simple else ORIGINAL_LOADED_BYTES
+        fast = dynamic_value_bytes if simple else loaded_value_bytes
+        assert fast(value) == original(value)  # type: ignore[arg-type]
+        if isinstance(value, DynamicLoadedFetchValue):
+            with value._get_loaded.apply(loaded):  # type: ignore[attr-defined]
+                assert fast(value) == original(value)  # type: ignore[arg-type]
+                assert b'"hi"' in fast(value) or b"body" in fast(value) or b"SIZE" in fast(value)
+
+
+def test_the_gateway_fetch_values_of_flags_and_uid_are_pymaps() -> None:
+    """imap_view/condstore.py's FLAGS (kept per flag set) and UID write pymap's bytes."""
+    selected = SelectedMailbox(
+        ObjectId(b"F1"), False, PermanentFlags(frozenset()), SessionFlags(frozenset())
+    )
+    attributes = [FetchAttribute(b"FLAGS"), FetchAttribute(b"UID")]
+    for flags in (frozenset(), frozenset({Seen, Flagged}), frozenset({Flag(b"$Label1"), Seen})):
+        message = Message(12345, flags, mail_seq=1)
+        ours = _Attributes(message, selected, attributes, FetchRequirement.METADATA)
+        theirs = MessageAttributes(message, selected, attributes)
+        for _ in range(2):  # the second time from the kept bytes
+            assert [bytes(v) for v in ours] == [bytes(v) for v in theirs]
