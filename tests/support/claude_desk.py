@@ -4,6 +4,7 @@ process with its own HOME and Claude Code config, and the human's event stream."
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import AsyncIterator
@@ -30,6 +31,7 @@ class Desk:
     ) -> None:
         self.api, self.human, self.stream, self.model = api, human, stream, model
         self.workspace = tmp / "ws"
+        self.data = tmp / "bridge-data"
         self.config = tmp / "home" / ".claude"
         self.bridge: BridgeProcess
         self.arrived: list[dict[str, Any]] = []  # new_mail events not yet asked for
@@ -58,6 +60,16 @@ class Desk:
     async def decide(self, mail_id: str, decision: str, note: str | None = None) -> None:
         body = {"mail_id": mail_id, "decision": decision, "note": note}
         ok(await self.human.post("/api/v1/me/permission/decide", json=body))
+
+    async def completed(self, mail_id: str) -> None:
+        """Until the bridge's ledger has the mail completed (run, or consumed unrun)."""
+        ledger = self.data / "ledger.jsonl"
+        async with asyncio.timeout(60):
+            while not any(
+                record.get("mail_id") == mail_id and record.get("state") == "completed"
+                for record in map(json.loads, ledger.read_text().splitlines())
+            ):
+                await asyncio.sleep(0.05)
 
     def file(self, name: str) -> Path:
         return self.workspace / name
@@ -91,7 +103,7 @@ async def claude_desk(tmp: Path, **bridge_env: str) -> AsyncIterator[Desk]:
                 desk.bridge = BridgeProcess(
                     api.base_url,
                     await api.agent_key(),
-                    tmp / "bridge-data",
+                    desk.data,
                     desk.workspace,
                     platform="claude",
                     HOME=str(tmp / "home"),
