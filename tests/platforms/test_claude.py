@@ -57,9 +57,11 @@ async def test_approved_then_named_then_the_next_mail_continues_the_session(desk
     assert asked["options"] == ["approve", "always allow", "reject"]
     assert "touch approved.txt" in asked["body"]
     assert not desk.file("approved.txt").exists()
-    await desk.decide(asked["mail_id"], "approve")
+    await desk.decide(asked["mail_id"], "approve", "mind the README")
     final = await desk.next_mail(task["session_id"], "final_summary")
     assert desk.file("approved.txt").exists()
+    after = desk.model.exchanges(task["mail_id"])[-1]  # the request after the command ran
+    assert after.step == 2 and 'with a note: "mind the README"' in after.everything
     assert final["auto"] is True and final["parent_mail_id"] == task["mail_id"]
     assert final["body"] == "Done: (Bash completed with no output)"
     [first] = desk.model.exchanges(task["mail_id"])[:1]

@@ -129,3 +129,24 @@ def test_anthropic_consecutive_user_messages_are_one_task() -> None:
     )
     assert exchange.task == "mail m1 arrived\n\n# Environment"
     assert exchange.step == 1 and len(exchange.results) == 1
+
+
+def test_anthropic_text_beside_tool_results_is_context_not_a_new_task() -> None:
+    exchange = anthropic_wire.read(
+        {
+            "messages": [
+                {"role": "user", "content": "mail m1 arrived"},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "B"}]},
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "tool_result", "tool_use_id": "t", "content": "ok"},
+                        {"type": "text", "text": "hook context: approved with a note"},
+                    ],
+                },
+                {"role": "user", "content": "a reminder in a message of its own"},
+            ]
+        }
+    )
+    assert exchange.task == "mail m1 arrived" and exchange.step == 1
+    assert "approved with a note" in exchange.everything and "reminder" in exchange.everything

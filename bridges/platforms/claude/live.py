@@ -29,6 +29,10 @@ from claude_agent_sdk import (
     CanUseTool,
     ClaudeAgentOptions,
     ClaudeSDKClient,
+    HookCallback,
+    HookContext,
+    HookInput,
+    HookJSONOutput,
     PermissionResult,
     PermissionResultAllow,
     PermissionResultDeny,
@@ -49,7 +53,7 @@ from bridges.platforms.claude.prompts import (
 from bridges.runtime.platform import ANSWER, Ask, Final, Question, Resume, TurnResult
 
 _log = logging.getLogger("agentmail.bridge.claude")
-Options = Callable[[CanUseTool], ClaudeAgentOptions]
+Options = Callable[[CanUseTool, HookCallback], ClaudeAgentOptions]
 OnSession = Callable[[str], Awaitable[None]]
 AfterResult = Callable[[ClaudeSDKClient, str], Awaitable[None]]
 
@@ -75,6 +79,7 @@ class Live:
         self._waiting: dict[str, asyncio.Future[Resume]] = {}
         # Each prompt's words for a restart: the action, or the question as asked.
         self.asked: dict[str, str] = {}
+        self._notes: dict[str, str] = {}  # tool call → the note its approval came with
         self._scope: anyio.CancelScope | None = None
         self._task = asyncio.create_task(self._drive(), name="claude code session")
 
@@ -121,7 +126,7 @@ class Live:
         session_id = ""
         last_text = ""
         result: ResultMessage | None = None
-        async with ClaudeSDKClient(self._options(self._can_use_tool)) as client:
+        async with ClaudeSDKClient(self._options(self._can_use_tool, self._after_tool)) as client:
             await client.query(self._prompt)
             async for message in client.receive_response():
                 if isinstance(message, SystemMessage) and message.subtype == "init":
@@ -157,7 +162,24 @@ class Live:
         resume = await self._wait(ask, action)
         if resume.decision in ALLOWING and resume.decision != "approve":
             self._grants.add(action)  # "always allow": not asked again in this session
+        if resume.decision in ALLOWING and resume.note:
+            self._notes[call_id] = resume.note
         return permission_result(resume)
+
+    async def _after_tool(
+        self, hook_input: HookInput, tool_use_id: str | None, context: HookContext
+    ) -> HookJSONOutput:
+        """An approval's note, beside the tool's result (Claude Code's "allow" carries no
+        message, a PostToolUse hook's `additionalContext` does)."""
+        note = self._notes.pop(tool_use_id or "", None)
+        if note is None:
+            return {}
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PostToolUse",
+                "additionalContext": f'The human approved this call with a note: "{note}"',
+            }
+        }
 
     async def _questions(self, call_id: str, arguments: dict[str, Any]) -> PermissionResult:
         """Each question of one AskUserQuestion call, one mail after the other."""

@@ -21,6 +21,8 @@ from claude_agent_sdk import (
     CanUseTool,
     CanUseToolShadowedWarning,
     ClaudeAgentOptions,
+    HookCallback,
+    HookMatcher,
     McpSdkServerConfig,
 )
 
@@ -61,6 +63,7 @@ def options_for(
     cwd: str,
     resume: str | None,
     can_use_tool: CanUseTool,
+    after_tool: HookCallback,
     tools: McpSdkServerConfig,
     cli_path: str | None,
 ) -> ClaudeAgentOptions:
@@ -68,6 +71,7 @@ def options_for(
         cwd=cwd,
         resume=resume,
         can_use_tool=can_use_tool,
+        hooks={"PostToolUse": [HookMatcher(hooks=[after_tool])]},
         mcp_servers={SERVER: tools},
         allowed_tools=[f"mcp__{SERVER}"],
         system_prompt={"type": "preset", "preset": "claude_code", "append": MAIL_NOTE},

@@ -22,7 +22,13 @@ import logging
 from functools import partial
 from pathlib import Path
 
-from claude_agent_sdk import CanUseTool, ClaudeAgentOptions, ClaudeSDKClient, get_session_info
+from claude_agent_sdk import (
+    CanUseTool,
+    ClaudeAgentOptions,
+    ClaudeSDKClient,
+    HookCallback,
+    get_session_info,
+)
 
 from bridges.platforms.claude import naming
 from bridges.platforms.claude.decisions import Presets, after_restart
@@ -99,12 +105,13 @@ class ClaudePlatform:
             prompt = words if resumable else f"{turn.prompt}\n\n{words}"
         resume = record.session if resumable and record is not None else None
 
-        def options(can_use_tool: CanUseTool) -> ClaudeAgentOptions:
+        def options(can_use_tool: CanUseTool, after_tool: HookCallback) -> ClaudeAgentOptions:
             return options_for(
                 self.settings,
                 cwd=turn.cwd,
                 resume=resume,
                 can_use_tool=can_use_tool,
+                after_tool=after_tool,
                 tools=mail_tools(self._tools),
                 cli_path=self._cli,
             )
