@@ -17,7 +17,8 @@ import pytest
 import pytest_asyncio
 
 from bridges.runtime.prompt import INTERRUPTED_NOTE
-from tests.support.claude_desk import TITLE_REQUEST, Desk, claude_desk, mail_id_in, script
+from tests.support.claude_desk import TITLE_REQUEST, Desk, claude_desk, script
+from tests.support.desk import mail_id_in
 from tests.support.fake_model import Exchange, Reply, call, say
 from tests.support.gateway import PASSWORD
 from tests.support.http import HUMAN_SEND, ok
