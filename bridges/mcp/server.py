@@ -10,35 +10,47 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 
 from bridges.tools.catalog import TOOLS, call_tool
-from bridges.tools.definition import ToolContext, ToolError
+from bridges.tools.definition import MailTool, ToolContext, ToolError
 
 log = logging.getLogger("agentmail.mcp")
 
-INSTRUCTIONS = """\
+ADDRESSING = """\
 These tools connect you to AgentMail, where humans and agents work together by mail.
 Addresses have three parts, name@path.session: `jianf@` is a human, `builder@ModelRouter`
 is agent builder's workspace ModelRouter, `builder@ModelRouter.fix-leak` the conversation
 with the alias fix-leak, and `.new` opens a new conversation. To answer a mail, send to its
 `from` with `reply_to` set to its mail_id. Never guess an address: use suggest_address or
-list_contacts. Ask a human with request_permission before an action that needs approval,
-and act only on the decision it returns."""
+list_contacts."""
+INSTRUCTIONS = f"""{ADDRESSING} Ask a human with request_permission before an action that
+needs approval, and act only on the decision it returns."""
 
 
 def _text(result: Any) -> list[types.ContentBlock]:
     return [types.TextContent(type="text", text=json.dumps(result, ensure_ascii=False, indent=1))]
 
 
-def build_server(context: ToolContext, version: str = "") -> Server[Any]:
+def build_server(
+    context: ToolContext,
+    version: str = "",
+    *,
+    tools: Sequence[MailTool] = TOOLS,
+    instructions: str = INSTRUCTIONS,
+) -> Server[Any]:
+    """The tools as an MCP server. A platform bridge serves a part of them in-process
+    (`tools`): its platform's own permission prompts are forwarded by the bridge, so
+    it leaves out `request_permission` and says nothing of it (`instructions`)."""
     listed = [
         types.Tool(name=tool.name, description=tool.description, input_schema=tool.input_schema)
-        for tool in TOOLS
+        for tool in tools
     ]
+    offered = sorted(tool.name for tool in tools)
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -49,6 +61,8 @@ def build_server(context: ToolContext, version: str = "") -> Server[Any]:
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         try:
+            if params.name not in offered:
+                raise ToolError(f"no tool {params.name!r}; the tools are {', '.join(offered)}")
             result = await call_tool(context, params.name, params.arguments)
         except ToolError as refused:
             log.info("tool %s refused: %s", params.name, refused)
@@ -73,7 +87,7 @@ def build_server(context: ToolContext, version: str = "") -> Server[Any]:
         "agentmail",
         version=version,
         title="AgentMail",
-        instructions=INSTRUCTIONS,
+        instructions=instructions,
         on_list_tools=list_tools,
         on_call_tool=call,
     )

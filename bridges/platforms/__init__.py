@@ -19,6 +19,7 @@ Factory = Callable[[PlatformContext], Platform]
 # name → "module:factory"
 PLATFORMS: dict[str, str] = {
     "stub": "bridges.runtime.stub:create",
+    "claude": "bridges.platforms.claude:create",
     "opencode": "bridges.platforms.opencode:create",
     "pi": "bridges.platforms.pi:create",
 }

@@ -129,14 +129,17 @@ class Runtime:
                 mail.parent_mail_id, mail.session_id, mail.from_
             )
             claim = None
-            if question is not None:
+            if question is not None or await self._carries_a_decision(mail):
                 await self.ledger.consume(mail.mail_id, mail.session_id)
             elif (claim := await self._claim(mail)) is None:
                 return
             self._active.add(mail.mail_id)
-        if claim is None:
-            assert question is not None
+        if question is not None:
             await self._answered(question, mail)
+            return
+        if claim is None:  # a decision by mail: it reaches the turn as the decision
+            await self.client.mark_read(mail.mail_id)
+            self._active.discard(mail.mail_id)
             return
         notice = MailNotice(
             mail.mail_id, mail.session_id, mail.session_alias, mail.from_, mail.subject
@@ -146,6 +149,17 @@ class Runtime:
         cwd = (workspace.path if workspace else None) or "."
         self._waiting[mail.mail_id] = mail
         self.pool.submit(mail.session_id, lambda: self._turn(claim, notice, name, cwd, None))
+
+    async def _carries_a_decision(self, mail: Mail) -> bool:
+        """A reply to one of our permission requests that is no longer open: the human
+        decided by mail (docs/deciding-by-mail.md), and the gateway delivers the reply
+        as well as the decision. The decision, with the reply's note, goes to the
+        parked turn; the reply is not a task of its own. (A reply that decided nothing
+        leaves the request open, and is an ordinary mail.)"""
+        item = self.pending.get(mail.parent_mail_id or "")
+        if item is None or item.kind != "permission":
+            return False
+        return (await self.client.read(item.permission_mail_id)).permission_state != "open"
 
     async def _claim(self, mail: Mail) -> Claim | None:
         """The ledger's word on a mail (under the lock): run it (which run), or not."""

@@ -16,8 +16,9 @@ import pytest
 
 from bridges.client import AgentClient
 from tests.support.bridge import BridgeProcess
-from tests.support.gateway import Api
+from tests.support.gateway import PASSWORD, Api
 from tests.support.http import HUMAN_SEND, ok
+from tests.support.smtp import D, message, send
 from tests.support.sse import SseStream, open_stream
 
 INTERRUPTED = "(this turn was run again after an interruption)"
@@ -121,6 +122,26 @@ async def test_mail_sent_while_no_bridge_ran_is_caught_up_once(world: World) -> 
     assert len(await world.finals(task["session_id"])) == 1
 
 
+async def test_a_conversation_renamed_mid_turn_still_gets_its_reply(world: World) -> None:
+    """The task's `from` names the conversation by its alias at arrival; a rename during
+    the turn (a human's, or a platform's title synced back) must not lose the reply."""
+    await world.bridge()
+    steps = [
+        {"do": "mark", "file": "started"},
+        {"do": "wait_file", "file": "go"},
+        {"do": "reply", "body": "done"},
+    ]
+    async with open_stream(world.human) as stream:
+        task = await world.task(steps, session_alias="before")
+        await _appears(world.file("started"))
+        renamed = {"session_alias": "after"}
+        ok(await world.human.patch(f"/api/v1/me/sessions/{task['session_id']}", json=renamed))
+        world.file("go").touch()
+        reply = await _reply(stream)
+    assert reply["session_id"] == task["session_id"] and reply["session_alias"] == "after"
+    assert reply["to"] == "jianf@.after"
+
+
 async def test_sigkill_mid_turn_runs_it_again_once_with_the_note(world: World) -> None:
     bridge = await world.bridge()
     steps = [
@@ -158,6 +179,36 @@ async def test_after_completion_a_restart_runs_nothing_again(world: World) -> No
     ]
     assert len(starts) == 2
     assert [m["body"] for m in await world.finals(task["session_id"])] == ["first", "second"]
+
+
+async def test_a_decision_by_mail_goes_on_and_its_reply_is_not_run(world: World) -> None:
+    """The gateway delivers the human's deciding reply as a mail too: it is the decision
+    (and its note), which the parked turn gets; it must not start a turn of its own."""
+    await world.bridge()
+    steps = [
+        {"do": "ask", "action": "touch done.txt"},
+        {"do": "run", "command": "touch done.txt"},
+        {"do": "reply", "body": "done"},
+    ]
+    async with open_stream(world.human) as stream:
+        task = await world.task(steps)
+        asked = await _reply(stream, "permission_request")
+        request = ok(await world.human.get(f"/api/v1/me/mail/{asked['mail_id']}"))
+        answer = message(
+            f"jianf@{D}",
+            request["from_email"],
+            f"Re: {request['subject']}",
+            "1\n\nfine by me",
+            In_Reply_To=request["message_id"],
+            References=request["message_id"],
+        )
+        await send(world.api, "jianf", PASSWORD, answer)
+        await _reply(stream)
+    assert world.file("done.txt").exists()
+    mails = ok(await world.human.get(f"/api/v1/me/sessions/{task['session_id']}"))["mails"]
+    [reply] = [m for m in mails if m["parent_mail_id"] == asked["mail_id"]]
+    await _completed(world, reply["mail_id"])  # consumed, never handed to the platform
+    assert len(await world.finals(task["session_id"])) == 1
 
 
 async def test_a_permission_decided_while_the_bridge_is_down_goes_on(world: World) -> None:

@@ -20,9 +20,10 @@ import pytest
 import pytest_asyncio
 
 from bridges.runtime.prompt import INTERRUPTED_NOTE
+from tests.support.desk import mail_id_in
 from tests.support.fake_model import Exchange, Reply, call, say
 from tests.support.http import HUMAN_SEND, ok
-from tests.support.opencode_desk import Desk, mail_id_in, opencode_desk, script
+from tests.support.opencode_desk import Desk, opencode_desk, script
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

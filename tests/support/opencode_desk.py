@@ -19,10 +19,10 @@ from typing import Any
 import httpx
 
 from tests.support.bridge import BridgeProcess
+from tests.support.desk import HumanDesk, home_environment, human_world
 from tests.support.fake_model import Exchange, FakeModel, Reply, say, steps
-from tests.support.gateway import Api, running_gateway
-from tests.support.http import HUMAN_SEND, ok
-from tests.support.sse import SseStream, open_stream
+from tests.support.gateway import Api
+from tests.support.sse import SseStream
 
 _BUILDS = Path(__file__).resolve().parents[1] / "platforms/opencode/node_modules"
 
@@ -60,46 +60,17 @@ def user_config(model: FakeModel) -> dict[str, Any]:
     }
 
 
-class Desk:
-    """The human's side: mail the agent, wait for what comes back, decide; and a look
-    into opencode itself (its sessions) where a test must see the platform's state."""
+class Desk(HumanDesk):
+    """The human's desk, and a look into opencode itself (its sessions) where a test must
+    see the platform's state."""
+
+    wait = 90.0
 
     def __init__(
         self, api: Api, human: httpx.AsyncClient, stream: SseStream, model: FakeModel, tmp: Path
     ) -> None:
-        self.api, self.human, self.stream, self.model = api, human, stream, model
-        self.tmp = tmp
-        self.workspace = tmp / "ws"
-        self.data = tmp / "bridge-data"
+        super().__init__(api, human, stream, model, tmp)
         self.bridge: BridgeProcess
-
-    async def task(self, subject: str, body: str = "Please do it.", **extra: Any) -> dict[str, Any]:
-        mail = {"to": "builder@root.new", "subject": subject, "body": body, **extra}
-        return ok(await self.human.post(HUMAN_SEND, json=mail))
-
-    async def next_mail(
-        self, session_id: str, mail_type: str, timeout: float = 90
-    ) -> dict[str, Any]:
-        """The next mail of this type in this conversation, read in full."""
-        while True:
-            event = (await self.stream.next_of("new_mail", timeout=timeout)).json
-            if event["session_id"] == session_id and event["mail_type"] == mail_type:
-                return ok(await self.human.get(f"/api/v1/me/mail/{event['mail_id']}"))
-
-    async def decide(self, mail_id: str, decision: str, note: str | None = None) -> None:
-        body = {"mail_id": mail_id, "decision": decision, "note": note}
-        ok(await self.human.post("/api/v1/me/permission/decide", json=body))
-
-    async def mails(self, session_id: str, mail_type: str) -> list[dict[str, Any]]:
-        detail = ok(await self.human.get(f"/api/v1/me/sessions/{session_id}"))
-        return [m for m in detail["mails"] if m["mail_type"] == mail_type]
-
-    async def alias(self, session_id: str) -> str:
-        detail = ok(await self.human.get(f"/api/v1/me/sessions/{session_id}"))
-        return str(detail["session"]["session_alias"])
-
-    def file(self, name: str) -> Path:
-        return self.workspace / name
 
     def serving(self) -> tuple[str, int]:
         """The URL and pid of the opencode the bridge started last (from its log)."""
@@ -122,13 +93,6 @@ class Desk:
             return response.json()
 
 
-def mail_id_in(exchange: Exchange) -> str:
-    """The mail id the bridge's notice names (`read_mail(mail_id="…")`)."""
-    found = re.search(r'read_mail\(mail_id="([^"]+)"\)', exchange.task)
-    assert found, exchange.task
-    return found.group(1)
-
-
 def script(*plan: Reply | Callable[[Exchange], Reply], title: str = "Untitled work") -> Any:
     """A turn's plan for requests with tools; opencode's title request (no tools, its
     small model) gets `title`."""
@@ -142,45 +106,30 @@ def script(*plan: Reply | Callable[[Exchange], Reply], title: str = "Untitled wo
 
 @asynccontextmanager
 async def opencode_desk(tmp: Path) -> AsyncIterator[Desk]:
-    async with running_gateway(f"sqlite:///{tmp / 'agentmail.db'}", tmp / "data") as gateway:
-        api = Api(gateway)
-        model = FakeModel()
-        await model.start()
+    async with human_world(tmp, "opencode") as (api, human, stream, model):
+        desk = Desk(api, human, stream, model, tmp)
+        desk.workspace.mkdir()
+        home = tmp / "home"
+        (home / ".config" / "opencode").mkdir(parents=True)
+        config = json.dumps(user_config(model), indent=1)
+        (home / ".config" / "opencode" / "opencode.json").write_text(config)
+        desk.bridge = BridgeProcess(
+            api.base_url,
+            await api.agent_key(),
+            desk.data,
+            desk.workspace,
+            platform="opencode",
+            **home_environment(home),
+            AGENTMAIL_OPENCODE_BIN=str(_binary()),
+            AGENTMAIL_OPENCODE_MODEL="fake/fake-model",
+            AGENTMAIL_OPENCODE_PASSWORD=PASSWORD,
+            OPENCODE_DISABLE_MODELS_FETCH="1",
+            OPENCODE_DISABLE_LSP_DOWNLOAD="1",
+            OPENCODE_DISABLE_DEFAULT_PLUGINS="1",
+            OPENCODE_DISABLE_CLAUDE_CODE="1",
+        )
+        await desk.bridge.start()
         try:
-            human = await api.human("ana")
-            async with open_stream(human) as stream:
-                desk = Desk(api, human, stream, model, tmp)
-                desk.workspace.mkdir()
-                home = tmp / "home"
-                (home / ".config" / "opencode").mkdir(parents=True)
-                config = json.dumps(user_config(model), indent=1)
-                (home / ".config" / "opencode" / "opencode.json").write_text(config)
-                desk.bridge = BridgeProcess(
-                    api.base_url,
-                    await api.agent_key(),
-                    desk.data,
-                    desk.workspace,
-                    platform="opencode",
-                    HOME=str(home),
-                    XDG_CONFIG_HOME=str(home / ".config"),
-                    XDG_DATA_HOME=str(home / ".local" / "share"),
-                    XDG_CACHE_HOME=str(home / ".cache"),
-                    XDG_STATE_HOME=str(home / ".local" / "state"),
-                    AGENTMAIL_OPENCODE_BIN=str(_binary()),
-                    AGENTMAIL_OPENCODE_MODEL="fake/fake-model",
-                    AGENTMAIL_OPENCODE_PASSWORD=PASSWORD,
-                    OPENCODE_DISABLE_MODELS_FETCH="1",
-                    OPENCODE_DISABLE_LSP_DOWNLOAD="1",
-                    OPENCODE_DISABLE_DEFAULT_PLUGINS="1",
-                    OPENCODE_DISABLE_CLAUDE_CODE="1",
-                )
-                await desk.bridge.start()
-                try:
-                    yield desk
-                finally:
-                    await desk.bridge.stop()
+            yield desk
         finally:
-            await model.stop()
-            await api.close()
-    assert not model.errors, "the fake model's script failed:\n" + "\n".join(model.errors)
-    assert not model.unhandled, f"opencode asked for unknown paths: {model.unhandled}"
+            await desk.bridge.stop()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 from pathlib import Path
 
 
@@ -32,3 +34,20 @@ def with_cmdline(marker: str) -> list[int]:
         except OSError:
             continue
     return found
+
+
+async def ended(pid: int, timeout: float = 30) -> None:
+    """Until process `pid` has exited: its pidfd turns readable (Linux 5.3), no polling."""
+    try:
+        descriptor = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return
+    gone = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    loop.add_reader(descriptor, gone.set)
+    try:
+        async with asyncio.timeout(timeout):
+            await gone.wait()
+    finally:
+        loop.remove_reader(descriptor)
+        os.close(descriptor)

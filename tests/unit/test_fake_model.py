@@ -7,7 +7,7 @@ import json
 
 import httpx
 
-from tests.support.fake_model import Exchange, call, fake_model, say, steps
+from tests.support.fake_model import Exchange, anthropic_wire, call, fake_model, say, steps
 
 TOOLS_OPENAI = [
     {"type": "function", "function": {"name": "bash", "parameters": {}}},
@@ -113,3 +113,40 @@ async def test_anthropic_messages_stream_tool_use_then_text() -> None:
         assert tokens.json()["input_tokens"] > 0
         assert (await http.get("/v1/nowhere")).status_code == 404
     assert model.unhandled == ["GET /v1/nowhere"] and not model.errors
+
+
+def test_anthropic_consecutive_user_messages_are_one_task() -> None:
+    """Claude Code sends the task, then its environment, as two user messages: one task."""
+    exchange = anthropic_wire.read(
+        {
+            "messages": [
+                {"role": "user", "content": [{"type": "text", "text": "mail m1 arrived"}]},
+                {"role": "user", "content": "# Environment"},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "B"}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t"}]},
+            ]
+        }
+    )
+    assert exchange.task == "mail m1 arrived\n\n# Environment"
+    assert exchange.step == 1 and len(exchange.results) == 1
+
+
+def test_anthropic_text_beside_tool_results_is_context_not_a_new_task() -> None:
+    exchange = anthropic_wire.read(
+        {
+            "messages": [
+                {"role": "user", "content": "mail m1 arrived"},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "B"}]},
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "tool_result", "tool_use_id": "t", "content": "ok"},
+                        {"type": "text", "text": "hook context: approved with a note"},
+                    ],
+                },
+                {"role": "user", "content": "a reminder in a message of its own"},
+            ]
+        }
+    )
+    assert exchange.task == "mail m1 arrived" and exchange.step == 1
+    assert "approved with a note" in exchange.everything and "reminder" in exchange.everything

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bridges.platforms.aliases import alias_of
 from bridges.platforms.pi.dialogs import (
     action_of,
     answer_fields,
@@ -15,7 +16,6 @@ from bridges.platforms.pi.dialogs import (
     refusal,
     restarted_note,
 )
-from bridges.platforms.pi.naming import alias_of
 from bridges.platforms.pi.sessions import OpenPrompt, SessionMap
 from bridges.platforms.pi.settings import PiSettings
 from bridges.runtime.platform import Resume

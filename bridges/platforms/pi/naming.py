@@ -13,19 +13,12 @@ from __future__ import annotations
 
 import logging
 
-from slugify import slugify
-
 from bridges.client import AgentClient, GatewayError
+from bridges.platforms.aliases import alias_of
 from bridges.platforms.pi.rpc import PiEnded, PiProcess
 from bridges.platforms.pi.sessions import ConversationState
 
 _log = logging.getLogger("agentmail.bridge.pi")
-
-
-def alias_of(title: str) -> str | None:
-    """A title as an alias (`Fix the login bug` → `fix-the-login-bug`), if it makes one."""
-    alias = slugify(title, max_length=64, word_boundary=True)
-    return alias if alias and alias != "new" else None
 
 
 async def sync_title(

@@ -44,8 +44,29 @@ def _messages(item: dict[str, Any]) -> list[Message]:
             )
             out.append(Message("tool", result=result))
     text = _text(content)
-    if text.strip() or not out:
+    if out and text.strip():
+        # Beside tool results the text is Claude Code's context for them (a hook's
+        # additionalContext, a system reminder), not the human's next task.
+        out.append(Message("context", text))
+    elif text.strip() or not out:
         out.append(Message("user", text))
+    return out
+
+
+def _joined(messages: list[Message]) -> list[Message]:
+    """Consecutive user messages as one turn, as the Messages API reads them: Claude Code
+    sends the task and then its own context (environment, skills) as separate user
+    messages, and the task is all of them, not the last; text that follows tool results
+    (a hook's additionalContext, a reminder) is context for those results."""
+    out: list[Message] = []
+    for message in messages:
+        last = out[-1] if out else None
+        if last is not None and last.role == message.role == "user":
+            out[-1] = Message("user", f"{last.text}\n\n{message.text}")
+        elif last is not None and last.role in ("tool", "context") and message.role == "user":
+            out.append(Message("context", message.text))
+        else:
+            out.append(message)
     return out
 
 
@@ -53,6 +74,7 @@ def read(body: dict[str, Any]) -> Exchange:
     messages: list[Message] = []
     for item in body.get("messages") or []:
         messages.extend(_messages(item))
+    messages = _joined(messages)
     return Exchange(
         protocol="anthropic",
         model=str(body.get("model", "")),

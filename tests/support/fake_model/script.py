@@ -37,7 +37,7 @@ class ToolResult:
 
 @dataclass
 class Message:
-    role: str  # system | user | assistant | tool
+    role: str  # system | user | assistant | tool | context (text beside tool results)
     text: str = ""
     tool_calls: list[ToolCall] = field(default_factory=list)
     result: ToolResult | None = None  # role == "tool"
