@@ -111,6 +111,7 @@ class Gateway:
         store = Store(
             database_url(settings.database_url, settings.sqlite_path),
             credential_ttl=settings.credential_cache_seconds,
+            connections=settings.database_connections,
         )
         self.store = store
         self._stack.push_async_callback(store.close)
