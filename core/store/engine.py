@@ -45,6 +45,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from core.errors import DomainError
 from core.store import metrics
 from core.store.bus import EventBus
 from core.store.credentials import (
@@ -53,6 +54,7 @@ from core.store.credentials import (
     credentials_written,
     watch_credential_writes,
 )
+from core.store.full import is_disk_full, storage_full
 from core.store.group_commit import MAX_GROUP, GroupCommitWriter
 from core.store.models import Event, UTCDateTime, table_of, utcnow
 
@@ -198,27 +200,36 @@ class Store:
         return await self._to_the_end(self._write_and_wake(fn))
 
     async def _write_and_wake(self, fn: Transaction[T]) -> T:
-        if self._async_engine is None:
-            dialect = self.dialect
-            try:
-                result, recipients = await self._group_writer.submit(
-                    lambda session: _with_events(session, fn, dialect)
-                )
-            except DBAPIError:
-                metrics.DATABASE_ERRORS.inc()
-                raise
-        else:
-            # No group commit of ours on PostgreSQL: writers run concurrently on their
-            # own connections and the server flushes the WAL of commits that arrive
-            # together with one fsync (though the events lock below serializes the
-            # commits of writes that emit events).
-            result, recipients = await self._write_postgres(fn)
+        try:
+            result, recipients = await self._committed(fn)
+        except DomainError:  # the transaction's own refusal
+            raise
+        except Exception as error:
+            if is_disk_full(error):  # rolled back whole: refused, not an internal error
+                raise storage_full() from error
+            raise
         if CREDENTIALS_CHANGED in recipients:
             self.credentials.drop_all()  # after COMMIT: the next read sees the change
             recipients = recipients - {CREDENTIALS_CHANGED}
         if recipients:
             self.bus.publish(recipients)
         return result
+
+    async def _committed(self, fn: Transaction[T]) -> tuple[T, set[str]]:
+        if self._async_engine is None:
+            dialect = self.dialect
+            try:
+                return await self._group_writer.submit(
+                    lambda session: _with_events(session, fn, dialect)
+                )
+            except DBAPIError:
+                metrics.DATABASE_ERRORS.inc()
+                raise
+        # No group commit of ours on PostgreSQL: writers run concurrently on their
+        # own connections and the server flushes the WAL of commits that arrive
+        # together with one fsync (though the events lock below serializes the
+        # commits of writes that emit events).
+        return await self._write_postgres(fn)
 
     async def _write_postgres(self, fn: Transaction[T]) -> tuple[T, set[str]]:
         """One transaction, run again when PostgreSQL aborted it to break a deadlock or
