@@ -74,6 +74,13 @@ class Settings(BaseSettings):
         validation_alias="DATABASE_URL",
         description="postgresql://… switches to PostgreSQL; empty = SQLite in the data dir.",
     )
+    workers: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description="Processes `agentmail serve` runs on the same ports (PostgreSQL only; "
+        "SQLite runs one).",
+    )
     database_connections: int = Field(
         30,
         ge=2,
