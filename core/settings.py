@@ -173,6 +173,13 @@ class Settings(BaseSettings):
     imap_command_timeout_seconds: float = Field(
         60.0, gt=0, description="Time for an IMAP command line (and each MiB of a literal)."
     )
+    imap_content_cache_mib: int = Field(
+        64,
+        ge=0,
+        le=65_536,
+        description="Memory the IMAP server keeps parsed messages in, for every session "
+        "(MiB; 0: none). RSS grows by up to this much as clients read.",
+    )
     imap_max_connections_per_address: int = Field(
         20, ge=1, description="IMAP connections open at once from one client address."
     )

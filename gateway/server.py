@@ -220,6 +220,7 @@ class Gateway:
             idle_timeout=settings.imap_idle_timeout_seconds,
             command_timeout=settings.imap_command_timeout_seconds,
             max_connections_per_address=settings.imap_max_connections_per_address,
+            content_cache_bytes=settings.imap_content_cache_mib * 1024 * 1024,
             keywords=KeywordLimits(
                 per_mail=settings.imap_max_keywords_per_mail,
                 per_user=settings.imap_max_keywords_per_user,

@@ -29,6 +29,7 @@ from core.rendering.batch import (
 from core.rendering.stored import RenderInputs
 from core.store.engine import Transaction
 from imap_view.backend import Backend
+from imap_view.content_cache import memory_of
 
 __all__ = ["Contents"]
 
@@ -107,10 +108,10 @@ class Contents:
             parsed = await asyncio.to_thread(_headers_parsed, loaded, backend.domain)
         else:
             parsed = await asyncio.to_thread(_render_and_parse, loaded, backend)
-        for seq, content in parsed.items():
+        for seq, (content, size) in parsed.items():
             key = content_key(seq, loaded[seq])
-            backend.contents.put((_HEADER, *key) if envelope_only else key, content)
-        self._command.update(parsed)
+            backend.contents.put((_HEADER, *key) if envelope_only else key, content, size)
+            self._command[seq] = content
         return extra
 
     async def _load_drafts(self, seqs: list[int]) -> None:
@@ -136,14 +137,20 @@ class Contents:
 _HEADER = "header only"  # marks a header-only content's cache key
 
 
+def _measured(data: bytes) -> tuple[MessageContent, int]:
+    """Parsed, with the memory it holds (in this worker thread, not on the loop)."""
+    content = MessageContent.parse(data)
+    return content, memory_of(content)
+
+
 def _headers_parsed(
     loaded: dict[int, bytes | RenderInputs], domain: str
-) -> dict[int, MessageContent]:
-    return {seq: MessageContent.parse(data) for seq, data in render_headers(loaded, domain).items()}
+) -> dict[int, tuple[MessageContent, int]]:
+    return {seq: _measured(data) for seq, data in render_headers(loaded, domain).items()}
 
 
 def _render_and_parse(
     loaded: dict[int, bytes | RenderInputs], backend: Backend
-) -> dict[int, MessageContent]:
+) -> dict[int, tuple[MessageContent, int]]:
     raw = render_loaded(loaded, backend.blobs, backend.domain)
-    return {seq: MessageContent.parse(data) for seq, data in raw.items()}
+    return {seq: _measured(data) for seq, data in raw.items()}
