@@ -26,9 +26,9 @@ from core.store import metrics
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 from imap_view.backend import Backend
-from imap_view.content_cache import ContentCache
 from imap_view.config import GatewayImapConfig
 from imap_view.connection import LimitedConnection
+from imap_view.content_cache import ContentCache
 from imap_view.limits import ImapLimits
 from imap_view.login import Login
 from imap_view.pymap_speedups import install as install_speedups

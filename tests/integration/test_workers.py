@@ -22,7 +22,6 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.support import databases
 from tests.support.gateway import Api
 from tests.support.http import AGENT_SEND, ok
 from tests.support.serve_process import ServedGateway, serve, serve_env
@@ -34,6 +33,10 @@ def _workers_of(pid: int) -> set[int]:
     for task in Path(f"/proc/{pid}/task").iterdir():
         children |= {int(c) for c in (task / "children").read_text().split()}
     return children
+
+
+def _alive(pid: int) -> bool:
+    return Path(f"/proc/{pid}").exists()
 
 
 async def _datagram(sock: socket.socket) -> list[str]:
@@ -88,7 +91,7 @@ async def test_two_workers_serve_one_port_share_events_and_stop_together(
         sent = []
         async with _stream_on_each_worker(api, token) as streams:
             for n in range(4):  # each on a new connection: whichever worker accepts it
-                client = api.client((await api.user_key(human)))
+                client = api.client(await api.user_key(human))
                 answer = await client.post(
                     "/api/v1/me/mail/send", json={"to": "builder@ModelRouter", "subject": f"{n}"}
                 )
@@ -119,7 +122,7 @@ async def test_two_workers_serve_one_port_share_events_and_stop_together(
 
         assert await served.stop() == 0
         assert "STOPPING=1" in await _datagram(receiver)
-        assert not any(Path(f"/proc/{pid}").exists() for pid in now)
+        assert not any(_alive(pid) for pid in now)
     finally:
         await api.close()
         await served.kill()
