@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -66,7 +66,7 @@ async def cluster(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Clu
 
 
 @pytest.fixture(autouse=True)
-def _no_warnings(cluster: Cluster) -> None:
+def _no_warnings(cluster: Cluster) -> Iterator[None]:
     """Every test leaves the replicas' logs without a warning: a write that met a
     deadlock is run again (core/store/engine.py) and logs it — still a lock-order bug."""
     yield
@@ -94,7 +94,7 @@ async def _exists_reaches(client: aioimaplib.IMAP4, count: int) -> None:
 
 async def _new_mails(stream: SseStream, count: int) -> list[tuple[int, str]]:
     """(event id, subject) of the next `count` new_mail events, then proof of no more."""
-    seen = []
+    seen: list[tuple[int, str]] = []
     while len(seen) < count:
         event = await stream.next_of("new_mail", timeout=30)
         assert event.id is not None
