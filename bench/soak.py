@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shlex
 import shutil
 import sys
 import tempfile
@@ -69,6 +70,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--body-bytes", type=int, default=2000)
     parser.add_argument("--report-seconds", type=float, default=60.0)
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (the gateway's log)")
+    parser.add_argument(
+        "--gateway-command",
+        default="",
+        help="run the gateway with this command instead of `agentmail` (a profiler's, a tracer's)",
+    )
     return parser.parse_args(argv)
 
 
@@ -100,7 +106,7 @@ def header() -> str:
     return f"{'min':>5} {'rest/s':>6} {'smtp/s':>5}{kinds}{'errors':>7}{'RSS MiB':>8}{'fds':>6}"
 
 
-async def _gateway(workdir: Path, url: str) -> tuple[Child, int, int]:
+async def _gateway(workdir: Path, url: str, command: str) -> tuple[Child, int, int]:
     http, smtp, imap = free_port(), free_port(), free_port()
     env = gateway_env(ADMIN_PASSWORD, url)
     env.update(
@@ -111,10 +117,12 @@ async def _gateway(workdir: Path, url: str) -> tuple[Child, int, int]:
         AGENTMAIL_SMTP_MAX_CONNECTIONS_PER_ADDRESS="1000",
         AGENTMAIL_LOG_LEVEL="warning",
     )
-    agentmail = str(Path(sys.executable).parent / "agentmail")
-    argv = [agentmail, "serve", "--http-port", str(http), "--data-dir", str(workdir / "data")]
+    agentmail = (
+        shlex.split(command) if command else [str(Path(sys.executable).parent / "agentmail")]
+    )
+    argv = [*agentmail, "serve", "--http-port", str(http), "--data-dir", str(workdir / "data")]
     child = spawn("gateway", argv, env, workdir / "gateway.log", http)
-    await child.wait_healthy("/readyz", timeout=120)
+    await child.wait_healthy("/readyz", timeout=300)
     return child, smtp, imap
 
 
@@ -124,7 +132,9 @@ async def soak(args: argparse.Namespace, child: Child, smtp: int, imap: int, wor
     keys = world.agent_keys + world.user_keys
     listeners = [asyncio.create_task(sse_listener(base, key, tally, stop)) for key in keys]
     listeners += [asyncio.create_task(idle_listener(imap, h, tally, stop)) for h in world.humans]
-    limits = httpx.Limits(max_connections=100)
+    # Idle connections are dropped before the server's keep-alive timeout (uvicorn's 5 s)
+    # can close one just as a request goes out on it (a ReadError no server can prevent).
+    limits = httpx.Limits(max_connections=100, keepalive_expiry=3.0)
     async with (
         httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as senders,
         httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as readers,
@@ -196,7 +206,7 @@ async def main(args: argparse.Namespace) -> int:
     url, database = await fresh_database(args.database_url, str(workdir / "data"))
     child: Child | None = None
     try:
-        child, smtp, imap = await _gateway(workdir, url)
+        child, smtp, imap = await _gateway(workdir, url, args.gateway_command)
         console.print(f"soak on {database}; setting up {args.humans} humans, {args.agents} agents")
         world = await build_world(child.base_url, ADMIN_PASSWORD, args.humans, args.agents)
         return await soak(args, child, smtp, imap, world)

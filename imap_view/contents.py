@@ -137,9 +137,23 @@ class Contents:
 _HEADER = "header only"  # marks a header-only content's cache key
 
 
+# The headers pymap parses (lazily, on the content object) for ENVELOPE and BODYSTRUCTURE,
+# which mail clients fetch for every message: parsed here, they double what a content holds.
+_TYPED_HEADERS = (
+    "content_type", "date", "subject", "from_", "sender", "reply_to", "to", "cc", "bcc",
+    "in_reply_to", "message_id", "content_disposition", "content_language",
+    "content_location", "content_id", "content_description", "content_transfer_encoding",
+)  # fmt: skip
+
+
 def _measured(data: bytes) -> tuple[MessageContent, int]:
-    """Parsed, with the memory it holds (in this worker thread, not on the loop)."""
+    """Parsed, with its ENVELOPE and BODYSTRUCTURE headers, and the memory it then holds:
+    in this worker thread, not on the loop, and final, so the cache's count stays true
+    (measured before those headers, a content doubled once a client fetched them)."""
     content = MessageContent.parse(data)
+    for part in content.walk():
+        for name in _TYPED_HEADERS:
+            getattr(part.header.parsed, name)
     return content, memory_of(content)
 
 
