@@ -41,13 +41,22 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from _children import Child, drop_pg_database, free_port, fresh_database, gateway_env, spawn
+from _children import (
+    Child,
+    _pg_admin,
+    drop_pg_database,
+    free_port,
+    fresh_database,
+    gateway_env,
+    spawn,
+)
 from _cli import reproduce
 from _cluster_clients import Arrivals, Streams, setup_accounts
 from _load import body_text, percentile
 from _report import console
 from _rest_wrk import check_wrk_deliveries
 from _wrk import ServerCpu, WrkRun, load_average, lua_script, run_wrk, wrk_available
+from sqlalchemy.engine import make_url
 
 ADMIN_PASSWORD = "bench-admin-password"
 SEND = "/api/v1/me/mail/send"
@@ -88,6 +97,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--workers", type=int, default=2, help="N of the `--workers N` configuration"
     )
     parser.add_argument("--body-bytes", type=int, default=500)
+    parser.add_argument(
+        "--synchronous-commit",
+        choices=["on", "off"],
+        default="on",
+        help="the fresh database's synchronous_commit: off shows what waiting for the WAL "
+        "flush (under the events lock) costs; never for real data",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (logs)")
     return parser.parse_args(argv)
 
@@ -193,12 +209,25 @@ def _print(configs: list[Config], args: argparse.Namespace, database: str) -> No
     console.print(f"reproduce: {reproduce('bench/cluster.py', args, parse_args([]))}")
 
 
+async def _set_synchronous_commit_off(server_url: str, url: str) -> None:
+    connection = await _pg_admin(server_url)
+    try:
+        await connection.execute(
+            f'ALTER DATABASE "{make_url(url).database}" SET synchronous_commit = off'
+        )
+    finally:
+        await connection.close()
+
+
 async def main(args: argparse.Namespace) -> int:
     if wrk_available() is None:
         console.print("wrk is not installed (apt-get install wrk)")
         return 2
     workdir = Path(tempfile.mkdtemp(prefix="agentmail-cluster-"))
     url, database = await fresh_database(args.database_url, "")
+    if args.synchronous_commit == "off":
+        await _set_synchronous_commit_off(args.database_url, url)
+        database += ", synchronous_commit off"
     configs: list[Config] = []
     streams = Streams()
     problems: list[str] = []
