@@ -110,10 +110,17 @@ def choose_conversation(
             conv = by_id_locked(session, parent.session_id)
             assert conv is not None
             return conv, False
-    lock_creation(session)
     key = None
     if not address.is_new and target.session_alias is None:
         key = default_key(sender.pair, recipient.pair)
+        # Most sends go to a default conversation that exists: its row lock is enough.
+        # Only a creation takes the creation lock (held to the commit, across every
+        # replica), and then looks again: another may have made it meanwhile.
+        existing = session.scalar(_DEFAULT_CONVERSATION, {"key": key})
+        if existing is not None:
+            return existing, False
+    lock_creation(session)
+    if key is not None:
         existing = session.scalar(_DEFAULT_CONVERSATION, {"key": key})
         if existing is not None:
             return existing, False
