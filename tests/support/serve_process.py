@@ -63,12 +63,9 @@ class ServedGateway:
             return await self.process.wait()
 
 
-async def serve(
-    env: dict[str, str], *args: str, log: Path | None = None, banners: int = 1
-) -> ServedGateway:
+async def serve(env: dict[str, str], *args: str, log: Path | None = None) -> ServedGateway:
     """Start `agentmail serve ARGS` and wait for its banner, which names the ports it
-    bound (`banners`: that many "log in as" lines, e.g. one per worker); the output
-    that follows goes to `log` (else nowhere)."""
+    bound (with `--workers`, the supervisor's); the output goes to `log` (else nowhere)."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -82,7 +79,7 @@ async def serve(
     assert process.stdout is not None
     text = ""
     async with asyncio.timeout(60):
-        while text.count("log in as") < banners:
+        while "log in as" not in text:
             line = (await process.stdout.readline()).decode()
             assert line, f"serve ended early: {text}"
             text += line
