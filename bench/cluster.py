@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import math
 import os
 import shutil
 import sys
@@ -55,7 +54,7 @@ from _cluster_clients import Arrivals, Streams, setup_accounts
 from _load import body_text, percentile
 from _report import console
 from _rest_wrk import check_wrk_deliveries
-from _wrk import ServerCpu, WrkRun, load_average, lua_script, run_wrk, wrk_available
+from _wrk import ServerCpu, WrkRun, load_average, lua_script, run_wrk, summed, wrk_available
 from sqlalchemy.engine import make_url
 
 ADMIN_PASSWORD = "bench-admin-password"
@@ -71,15 +70,7 @@ class Config:
     runs: list[WrkRun] = field(default_factory=list)
 
     def total(self) -> WrkRun:
-        total = WrkRun(load_average=" / ".join(r.load_average for r in self.runs))
-        for run in self.runs:
-            total.requests += run.requests
-            total.seconds += run.seconds
-            total.errors += run.errors
-            total.server_cpu += run.server_cpu
-        total.p50_ms = max((r.p50_ms for r in self.runs), default=math.nan)
-        total.p99_ms = max((r.p99_ms for r in self.runs), default=math.nan)
-        return total
+        return summed(self.runs)
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -173,13 +164,8 @@ async def _round(
             for n, server in enumerate(config.servers)
         )
     )  # fmt: skip
-    merged = WrkRun(load_average=load_average())
-    merged.requests = sum(r.requests for r in runs)
-    merged.seconds = max(r.seconds for r in runs)
-    merged.errors = sum(r.errors for r in runs)
-    merged.server_cpu = sum(r.server_cpu for r in runs)
-    merged.p50_ms = max(r.p50_ms for r in runs)
-    merged.p99_ms = max(r.p99_ms for r in runs)
+    merged = summed(list(runs), side_by_side=True)
+    merged.load_average = load_average()
     return merged
 
 

@@ -32,7 +32,7 @@ from tests.support.imap import imap_login
 from tests.support.mail_archive import message as archived
 from tests.support.mail_archive import write_mbox
 from tests.support.serve_process import ServedGateway
-from tests.support.smtp import D, message, session
+from tests.support.smtp import D, message, reply_by_mail, session
 from tests.support.sse import SseStream, open_stream
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.postgres]
@@ -332,15 +332,7 @@ async def test_a_hundred_decisions_and_the_sweeps_of_three_replicas_decide_each_
             return answer.status_code
 
         async def by_reply(n: int, mail_id: str) -> int:
-            request = requests[mail_id]
-            reply = message(
-                f"decider@{D}",
-                request["from_email"],
-                f"Re: {request['subject']}",
-                "2\n",
-                In_Reply_To=request["message_id"],
-                References=request["message_id"],
-            )
+            reply = reply_by_mail(f"decider@{D}", requests[mail_id], "2\n")
             client = await session(cluster.apis[n % 3], "decider", PASSWORD)
             try:
                 await client.send_message(reply)
