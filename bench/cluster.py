@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import math
 import os
 import shutil
 import sys
@@ -68,6 +69,7 @@ class Config:
     servers: list[Child]  # one per port (the workers' supervisor is one)
     arrivals: Arrivals = field(default_factory=Arrivals)
     runs: list[WrkRun] = field(default_factory=list)
+    database_cpu: float = 0.0  # seconds the PostgreSQL backends spent in its rounds
 
     def total(self) -> WrkRun:
         return summed(self.runs)
@@ -157,13 +159,25 @@ async def _round(
         script.write_text(lua_script(SEND, headers, body, args.agents))
         scripts.append(script)
     share = max(1, args.connections // len(config.servers))
+    database = ServerCpu(config.servers[0], url)  # its backends, apart from the gateways
+    before = {
+        pid: cpu
+        for pid, cpu in (await database.sample()).items()
+        if pid != database.server.proc.pid
+    }
     runs = await asyncio.gather(
         *(
-            run_wrk(server.base_url + SEND, scripts[n], ServerCpu(server, url if n == 0 else ""),
+            run_wrk(server.base_url + SEND, scripts[n], ServerCpu(server),
                     seconds=args.seconds, connections=share, threads=1)
             for n, server in enumerate(config.servers)
         )
     )  # fmt: skip
+    after = {
+        pid: cpu
+        for pid, cpu in (await database.sample()).items()
+        if pid != database.server.proc.pid
+    }
+    config.database_cpu += ServerCpu.spent(before, after)
     merged = summed(list(runs), side_by_side=True)
     merged.load_average = load_average()
     return merged
@@ -172,14 +186,18 @@ async def _round(
 def _print(configs: list[Config], args: argparse.Namespace, database: str) -> None:
     console.print(f"\n[bold]bench/cluster.py[/] on {database}; {os.cpu_count()} CPUs")
     head = f"{'configuration':<14}{'sends/s':>9}{'p50 ms':>8}{'p99 ms':>8}{'deliv p50':>10}"
-    console.print(f"{head}{'deliv p99':>10}{'CPU ms/send':>12}{'errors':>7}  load average")
+    console.print(
+        f"{head}{'deliv p99':>10}{'CPU ms/send':>12}{'of it PG':>9}{'errors':>7}  load average"
+    )
     for config in configs:
         total = config.total()
+        database = 1000 * config.database_cpu / total.requests if total.requests else math.nan
+        cpu = total.cpu_ms_per_request + database
         latencies = config.arrivals.latencies
         console.print(
             f"{config.name:<14}{total.rate:>9.0f}{total.p50_ms:>8.1f}{total.p99_ms:>8.1f}"
             f"{percentile(latencies, 50) * 1000:>10.1f}{percentile(latencies, 99) * 1000:>10.1f}"
-            f"{total.cpu_ms_per_request:>12.2f}{total.errors:>7}  {total.load_average}"
+            f"{cpu:>12.2f}{database:>9.2f}{total.errors:>7}  {total.load_average}"
         )
     one = configs[0].total().rate
     if one:
@@ -191,7 +209,10 @@ def _print(configs: list[Config], args: argparse.Namespace, database: str) -> No
         console.print(
             f"{configs[2].name} / 1 replica: [bold]{configs[2].total().rate / one:.2f}x[/]"
         )
-    console.print("CPU ms/send: the configuration's processes and every backend of the database")
+    console.print(
+        "CPU ms/send: the configuration's processes and every PostgreSQL backend of the"
+        " database; 'of it PG': the backends alone"
+    )
     console.print(f"reproduce: {reproduce('bench/cluster.py', args, parse_args([]))}")
 
 
