@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-long lint imports typecheck pytest services bench clean dist
+.PHONY: run test test-long soak lint imports typecheck pytest services bench bench-cluster clean dist
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -29,6 +29,14 @@ test: $(STAMP) services lint imports typecheck pytest
 LONG_SUITES ?= -m fuzz
 test-long: $(STAMP) services
 	@AGENTMAIL_TEST_PROFILE=long scripts/timed "pytest (long)" $(BIN)/pytest $(LONG_SUITES)
+
+## The soak: ten minutes of mixed load on one gateway (200 SSE, 50 IMAP IDLE, REST and
+## SMTP senders, readers; bench/soak.py), printing latency, errors, RSS and open fds each
+## minute. Not part of `make test`. SOAK_ARGS passes options (--minutes 30,
+## --database-url postgresql://…).
+SOAK_ARGS ?=
+soak: $(STAMP) services
+	@scripts/timed "soak" $(BIN)/python bench/soak.py $(SOAK_ARGS)
 
 lint: $(STAMP)
 	@scripts/timed "ruff" sh -c '$(BIN)/ruff check . && $(BIN)/ruff format --check .'
@@ -139,6 +147,10 @@ services:
 
 bench: $(STAMP)
 	$(BIN)/python bench/rest_loop.py
+
+## 1 replica, 3 replicas and `serve --workers 2` on one PostgreSQL (bench/cluster.py).
+bench-cluster: $(STAMP) services
+	$(BIN)/python bench/cluster.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis web/dist web/node_modules web/screenshots

@@ -33,10 +33,14 @@ STATUS: dict[type[domain.DomainError], int] = {
     domain.HopLimitReached: 422,
     domain.DraftChanged: 409,
     domain.PayloadTooLarge: 413,
+    # RFC 4918 §11.5 "Insufficient Storage": the server's, not the client's fault; retry.
+    domain.StorageFull: 507,
     domain.RateLimited: 429,
     domain.AutoNotAllowed: 422,
     domain.IdempotencyKeyReused: 422,
 }
+
+STORAGE_RETRY_SECONDS = 60  # a full disk is freed by a person, not within seconds
 
 # Codes for errors that only exist at the HTTP layer.
 HTTP_CODES = {
@@ -66,6 +70,8 @@ async def _domain_error(_request: Request, exc: Exception) -> JSONResponse:
     headers = None
     if isinstance(exc, domain.RateLimited):
         headers = {"Retry-After": str(exc.retry_after)}
+    if isinstance(exc, domain.StorageFull):
+        headers = {"Retry-After": str(STORAGE_RETRY_SECONDS)}
     if isinstance(exc, domain.PayloadTooLarge):
         # The rest of the body was not read: the connection cannot carry another request.
         headers = {"Connection": "close"}

@@ -14,6 +14,7 @@ send→commit latency (the response is written only after the commit).
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
 import time
 from collections.abc import Iterator
@@ -21,7 +22,8 @@ from contextlib import contextmanager
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from prometheus_client.multiprocess import MultiProcessCollector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.deps import ClientAddress, SettingsDep, StoreDep, current_principal
@@ -64,7 +66,18 @@ async def scraper(
 @router.get("/metrics", dependencies=[Depends(scraper)])
 async def scrape(store: StoreDep) -> Response:
     metrics.OPEN_PERMISSION_REQUESTS.set(await count_open_requests(store))
-    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+    return Response(_exposition(), media_type=CONTENT_TYPE_LATEST)
+
+
+def _exposition() -> bytes:
+    """This process's metrics; under `serve --workers`, those of every worker together
+    (core/store/metrics.py), without the per-process `process_*` and `python_*`."""
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if not directory:
+        return generate_latest()
+    registry = CollectorRegistry()
+    MultiProcessCollector(registry, path=directory)  # type: ignore[no-untyped-call]
+    return generate_latest(registry)
 
 
 class SendMetrics:

@@ -31,7 +31,7 @@ from _children import Child, free_port, spawn
 from _load import API, Deliveries, body_text
 from _peers import agent_inbox_python
 from _report import console
-from _wrk import ServerCpu, WrkRun, lua_script, run_wrk
+from _wrk import ServerCpu, WrkRun, lua_script, run_wrk, summed
 
 PEER_SENDER = "bench_sender"  # agent-inbox names: letters, digits, underscores
 
@@ -45,16 +45,7 @@ class WrkTarget:
     runs: list[WrkRun] = field(default_factory=list)
 
     def total(self) -> WrkRun:
-        total = WrkRun(load_average=" / ".join(r.load_average for r in self.runs))
-        for run in self.runs:
-            total.requests += run.requests
-            total.seconds += run.seconds
-            total.errors += run.errors
-            total.server_cpu += run.server_cpu
-            total.machine_cpu += run.machine_cpu
-        total.p50_ms = max((r.p50_ms for r in self.runs), default=0.0)
-        total.p99_ms = max((r.p99_ms for r in self.runs), default=0.0)
-        return total
+        return summed(self.runs)
 
 
 def _mail_format(size: int, round_number: int) -> str:

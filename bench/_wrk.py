@@ -85,6 +85,22 @@ class WrkRun:
         return 1000 * self.server_cpu / self.requests if self.requests else float("nan")
 
 
+def summed(runs: list[WrkRun], *, side_by_side: bool = False) -> WrkRun:
+    """Several runs as one: requests, errors and CPU added, the worst latencies; their
+    seconds added for rounds one after another, the longest for runs side by side."""
+    total = WrkRun(load_average=" / ".join(r.load_average for r in runs))
+    for run in runs:
+        total.requests += run.requests
+        total.errors += run.errors
+        total.server_cpu += run.server_cpu
+        total.machine_cpu += run.machine_cpu
+    seconds = [r.seconds for r in runs]
+    total.seconds = max(seconds, default=0.0) if side_by_side else sum(seconds)
+    total.p50_ms = max((r.p50_ms for r in runs), default=0.0)
+    total.p99_ms = max((r.p99_ms for r in runs), default=0.0)
+    return total
+
+
 def wrk_available() -> str | None:
     return shutil.which("wrk")
 

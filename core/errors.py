@@ -114,6 +114,13 @@ class PayloadTooLarge(DomainError):
     code = "payload_too_large"
 
 
+class StorageFull(DomainError):
+    """The disk (or the database server's) has no room for the write; nothing of it
+    was kept, and the same request succeeds once space is freed (core/store/full.py)."""
+
+    code = "storage_full"
+
+
 class RateLimited(DomainError):
     code = "rate_limited"
 
@@ -153,6 +160,7 @@ ALL_DOMAIN_ERRORS: tuple[type[DomainError], ...] = (
     HopLimitReached,
     DraftChanged,
     PayloadTooLarge,
+    StorageFull,
     RateLimited,
     AutoNotAllowed,
     IdempotencyKeyReused,

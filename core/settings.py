@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -64,10 +64,29 @@ class Settings(BaseSettings):
     )
     domain: str = Field("agentmail.localhost", description="Mail domain of every address.")
     data_dir: Path = Field(Path("./data"), description="SQLite database and attachments.")
+    attachments_dir: Path = Field(
+        Path(),
+        description="Attachment content; empty = `attachments/` in the data dir. Replicas on "
+        "one PostgreSQL share one directory (docs/deploy.md).",
+    )
     database_url: str = Field(
         "",
         validation_alias="DATABASE_URL",
         description="postgresql://… switches to PostgreSQL; empty = SQLite in the data dir.",
+    )
+    workers: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description="Processes `agentmail serve` runs on the same ports (PostgreSQL only; "
+        "SQLite runs one).",
+    )
+    database_connections: int = Field(
+        30,
+        ge=2,
+        le=1000,
+        description="PostgreSQL connections one gateway process opens at most (a third "
+        "kept open); every replica and worker has its own.",
     )
     admin_user: str = Field(
         "admin", validation_alias="ADMIN_USER", description="Admin created on first start."
@@ -153,6 +172,13 @@ class Settings(BaseSettings):
     )
     imap_command_timeout_seconds: float = Field(
         60.0, gt=0, description="Time for an IMAP command line (and each MiB of a literal)."
+    )
+    imap_content_cache_mib: int = Field(
+        64,
+        ge=0,
+        le=65_536,
+        description="Memory the IMAP server keeps parsed messages in, for every session "
+        "(MiB; 0: none). RSS grows by up to this much as clients read.",
     )
     imap_max_connections_per_address: int = Field(
         20, ge=1, description="IMAP connections open at once from one client address."
@@ -267,6 +293,12 @@ class Settings(BaseSettings):
             ipaddress.ip_network(item, strict=False)  # a typo fails at start-up
         return value
 
+    @model_validator(mode="after")
+    def _attachments_in_data_dir(self) -> Settings:
+        if self.attachments_dir == Path():
+            self.attachments_dir = self.data_dir / "attachments"
+        return self
+
     @property
     def trusted_proxy_networks(self) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
         return [ipaddress.ip_network(item, strict=False) for item in _items(self.trusted_proxies)]
@@ -287,10 +319,6 @@ class Settings(BaseSettings):
     @property
     def sqlite_path(self) -> Path:
         return self.data_dir / "agentmail.db"
-
-    @property
-    def attachments_dir(self) -> Path:
-        return self.data_dir / "attachments"
 
     @property
     def offline_after_seconds(self) -> float:

@@ -1,12 +1,8 @@
-"""`agentmail`: serve the gateway, and headless admin (users and keys)."""
+"""`agentmail`: serve the gateway (gateway/cli_serve.py), and headless admin (users and keys)."""
 
 from __future__ import annotations
 
-import asyncio
-import gc
-import os
 import sys
-from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
@@ -16,7 +12,7 @@ from core.identity import accounts, keys, passwords
 from core.store.engine import Store
 from core.version import VERSION
 from core.views import IssuedKey
-from gateway import cli_archive, cli_bridge, cli_mcp, cli_ops
+from gateway import cli_archive, cli_bridge, cli_mcp, cli_ops, cli_serve
 from gateway.cli_common import DatabaseUrl, DataDir, console, err, settings_from, with_store
 
 app = typer.Typer(help="AgentMail: a mail gateway for humans and AI agents.", no_args_is_help=True)
@@ -44,101 +40,7 @@ def main(
     """AgentMail: a mail gateway for humans and AI agents."""
 
 
-@app.command()
-def serve(
-    host: Annotated[str | None, typer.Option(help="Bind address (AGENTMAIL_HOST).")] = None,
-    http_port: Annotated[int | None, typer.Option(help="AGENTMAIL_HTTP_PORT.")] = None,
-    smtp_port: Annotated[int | None, typer.Option(help="AGENTMAIL_SMTP_PORT.")] = None,
-    imap_port: Annotated[int | None, typer.Option(help="AGENTMAIL_IMAP_PORT.")] = None,
-    smtps_port: Annotated[
-        int | None, typer.Option(help="SMTP over implicit TLS (AGENTMAIL_SMTPS_PORT).")
-    ] = None,
-    imaps_port: Annotated[
-        int | None, typer.Option(help="IMAP over implicit TLS (AGENTMAIL_IMAPS_PORT).")
-    ] = None,
-    tls_cert: Annotated[
-        Path | None, typer.Option(help="PEM certificate (AGENTMAIL_TLS_CERT).")
-    ] = None,
-    tls_key: Annotated[Path | None, typer.Option(help="PEM key (AGENTMAIL_TLS_KEY).")] = None,
-    domain: Annotated[str | None, typer.Option(help="Mail domain (AGENTMAIL_DOMAIN).")] = None,
-    data_dir: DataDir = None,
-    database_url: DatabaseUrl = None,
-) -> None:
-    """Run the gateway: HTTP, SMTP and IMAP on one loop."""
-    # Imported here: the admin commands need neither the web stack nor uvicorn.
-    from gateway.logs import configure_logging
-    from gateway.server import Gateway, run_until_signalled
-    from gateway.tls import TlsConfigError
-
-    settings = settings_from(
-        host=host,
-        http_port=http_port,
-        smtp_port=smtp_port,
-        imap_port=imap_port,
-        smtps_port=smtps_port,
-        imaps_port=imaps_port,
-        tls_cert=tls_cert,
-        tls_key=tls_key,
-        domain=domain,
-        data_dir=data_dir,
-        database_url=database_url,
-    )
-
-    configure_logging(settings.log_format, settings.log_level)
-
-    def started(gateway: Gateway) -> None:
-        where = "PostgreSQL" if settings.database_url else f"SQLite at {settings.sqlite_path}"
-        console.print(f"[bold green]AgentMail[/] is running on {where}")
-        console.print(
-            f"  web and API   {gateway.http_url}/   (docs: {gateway.http_url}/api/v1/docs)"
-        )
-        starttls = ", STARTTLS" if gateway.tls is not None else ""
-        console.print(
-            f"  SMTP          {settings.host}:{gateway.smtp_port}   (submission, AUTH "
-            f"required{starttls})"
-        )
-        if gateway.smtps_port is not None:
-            console.print(
-                f"  SMTPS         {settings.host}:{gateway.smtps_port}   (submission over "
-                "implicit TLS, AUTH required)"
-            )
-        console.print(
-            f"  IMAP          {settings.host}:{gateway.imap_port}   (your mail in any mail "
-            f"client{starttls})"
-        )
-        if gateway.imaps_port is not None:
-            console.print(
-                f"  IMAPS         {settings.host}:{gateway.imaps_port}   (IMAP over implicit TLS)"
-            )
-        generated = gateway.generated_admin_password
-        if generated and sys.stdout.isatty():
-            console.print(
-                f"  log in as     [bold]{settings.admin_user}[/] / "
-                f"[bold]{generated}[/]   (shown once: note it now)"
-            )
-        elif generated:
-            # Not a terminal: the output goes to a log (journald, a file) others may read.
-            path = save_admin_password(settings.data_dir, generated)
-            console.print(
-                f"  log in as     [bold]{settings.admin_user}[/] with the password in {path} "
-                "(readable by this user only; delete it once noted)"
-            )
-        else:
-            console.print(
-                f"  log in as     [bold]{settings.admin_user}[/] with ADMIN_PASSWORD, or the "
-                "password printed on the first start"
-            )
-        console.print("  stop with     Ctrl-C")
-
-    try:
-        asyncio.run(run_until_signalled(Gateway(settings), started))
-    except TlsConfigError as error:
-        err.print(f"[red]error:[/red] {error}")
-        raise typer.Exit(2) from error
-    # Everything is closed. The interpreter's last garbage collection would now trace the
-    # whole heap (seconds on a loaded machine, seen as a slow `systemctl stop`); frozen
-    # objects are skipped, and the process frees its memory by exiting anyway.
-    gc.freeze()
+cli_serve.register(app)  # first: `serve` leads the command list
 
 
 @app.command()
@@ -157,20 +59,6 @@ def migrate(data_dir: DataDir = None, database_url: DatabaseUrl = None) -> None:
 
     with_store(settings, nothing)
     console.print(f"schema at {', '.join(sorted(head_revisions()))}")
-
-
-ADMIN_PASSWORD_FILE = "admin-password.txt"
-
-
-def save_admin_password(data_dir: Path, password: str) -> Path:
-    """The generated first admin password in a file only its owner can read (0600)."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    path = (data_dir / ADMIN_PASSWORD_FILE).resolve()
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    os.fchmod(descriptor, 0o600)  # a file left from before keeps its own mode otherwise
-    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-        file.write(password + "\n")
-    return path
 
 
 @user_app.command("add")

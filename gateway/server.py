@@ -15,7 +15,7 @@ import os
 import signal
 import socket
 import ssl
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import AsyncExitStack
 from datetime import timedelta
 
@@ -41,6 +41,7 @@ from core.store.models import utcnow
 from core.store.replicas import ReplicaListener
 from gateway.http_connections import ConnectionGuard, guarded_protocol
 from gateway.notify import notify
+from gateway.sockets import bind_tcp
 from gateway.tls import server_tls_context
 from imap_view.limits import ImapLimits
 from imap_view.server import start_imap
@@ -52,32 +53,6 @@ log = logging.getLogger("agentmail")
 KEEP_ALIVE_SECONDS = 15  # an idle kept-alive HTTP connection (see _start_http)
 
 
-def bind_tcp(host: str, port: int, backlog: int) -> socket.socket:
-    """A listening TCP socket; port 0 picks a free one.
-
-    `backlog` is the setting `listen_backlog`; every server on the socket is given it
-    too, because asyncio's `create_server` listens again with its own default (100).
-
-    Created with IPPROTO_TCP explicitly: asyncio only sets TCP_NODELAY on sockets
-    whose protocol says TCP, and without it every response waits ~40 ms for the
-    peer's delayed ACK (Nagle).
-    """
-    family, kind, proto, _, address = socket.getaddrinfo(
-        host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP
-    )[0]
-    sock = socket.socket(family, kind, proto)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sock.bind(address)
-        sock.listen(backlog)
-        sock.setblocking(False)
-    except BaseException:
-        sock.close()
-        raise
-    return sock
-
-
 class _EmbeddedServer(uvicorn.Server):
     """uvicorn without its own signal handling: the gateway handles signals in one place."""
 
@@ -87,10 +62,23 @@ class _EmbeddedServer(uvicorn.Server):
 
 
 class Gateway:
-    def __init__(self, settings: Settings, *, background_jobs: bool = True) -> None:
-        """`background_jobs=False` (tests that count statements) runs no periodic job."""
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        background_jobs: bool = True,
+        sockets: Mapping[str, socket.socket] | None = None,
+        worker: str | None = None,
+    ) -> None:
+        """`background_jobs=False` (tests that count statements) runs no periodic job.
+
+        A worker of `serve --workers` (gateway/workers.py) is given the listening
+        `sockets` its supervisor bound, and `worker` ("2/4", shown by /readyz); its
+        supervisor has migrated the database and made the first admin already."""
         self.settings = settings
         self._background_jobs = background_jobs
+        self._sockets = dict(sockets or {})
+        self.worker = worker
         self.store: Store | None = None
         self.http_port: int = 0
         self.smtp_port: int = 0
@@ -112,13 +100,15 @@ class Gateway:
         store = Store(
             database_url(settings.database_url, settings.sqlite_path),
             credential_ttl=settings.credential_cache_seconds,
+            connections=settings.database_connections,
         )
         self.store = store
         self._stack.push_async_callback(store.close)
-        await migrate(store)
-        self.generated_admin_password = await ensure_admin(
-            store, settings.admin_user, settings.admin_password
-        )
+        if self.worker is None:  # a worker's supervisor did both (gateway/workers.py)
+            await migrate(store)
+            self.generated_admin_password = await ensure_admin(
+                store, settings.admin_user, settings.admin_password
+            )
         if store.dialect == "postgresql":
             listener = ReplicaListener(store, store.bus)
             await listener.start()
@@ -144,8 +134,9 @@ class Gateway:
     async def _start_http(self, store: Store, throttle: LoginThrottle) -> None:
         settings = self.settings
         app = create_app(settings, store, throttle)
+        app.state.worker = self.worker
         self._listeners: Listeners = app.state.listeners
-        sock = bind_tcp(settings.host, settings.http_port, settings.listen_backlog)
+        sock = self._listening("http", settings.http_port)
         self.http_port = sock.getsockname()[1]
         proxies = settings.trusted_proxy_networks
         guard = ConnectionGuard(
@@ -206,7 +197,7 @@ class Gateway:
             max_commands=settings.smtp_max_commands,
             max_per_address=settings.smtp_max_connections_per_address,
         )
-        for sock, implicit_tls in self._bind(settings.smtp_port, settings.smtps_port):
+        for sock, implicit_tls in self._bind("smtp", settings.smtp_port, settings.smtps_port):
             if implicit_tls:
                 self.smtps_port = sock.getsockname()[1]
             else:
@@ -236,6 +227,7 @@ class Gateway:
             idle_timeout=settings.imap_idle_timeout_seconds,
             command_timeout=settings.imap_command_timeout_seconds,
             max_connections_per_address=settings.imap_max_connections_per_address,
+            content_cache_bytes=settings.imap_content_cache_mib * 1024 * 1024,
             keywords=KeywordLimits(
                 per_mail=settings.imap_max_keywords_per_mail,
                 per_user=settings.imap_max_keywords_per_user,
@@ -243,7 +235,7 @@ class Gateway:
             ),
         )
         connections = ConnectionsPerAddress(limits.max_connections_per_address)
-        for sock, implicit_tls in self._bind(settings.imap_port, settings.imaps_port):
+        for sock, implicit_tls in self._bind("imap", settings.imap_port, settings.imaps_port):
             if implicit_tls:
                 self.imaps_port = sock.getsockname()[1]
             else:
@@ -263,16 +255,26 @@ class Gateway:
             )
             self._stack.push_async_callback(stop_imap)
 
-    def _bind(self, port: int, tls_port: int | None) -> list[tuple[socket.socket, bool]]:
+    def _bind(
+        self, protocol: str, port: int, tls_port: int | None
+    ) -> list[tuple[socket.socket, bool]]:
         """A protocol's plain port and, when set, its implicit-TLS port (RFC 8314),
-        bound now and closed with the gateway; (socket, implicit TLS) each."""
-        ports = [(port, False)] if tls_port is None else [(port, False), (tls_port, True)]
+        bound now (or inherited) and closed with the gateway; (socket, implicit TLS) each."""
+        ports = [(protocol, port, False)]
+        if tls_port is not None:
+            ports.append((protocol + "s", tls_port, True))
         bound = []
-        for number, implicit_tls in ports:
-            sock = bind_tcp(self.settings.host, number, self.settings.listen_backlog)
+        for name, number, implicit_tls in ports:
+            sock = self._listening(name, number)
             self._stack.callback(sock.close)
             bound.append((sock, implicit_tls))
         return bound
+
+    def _listening(self, name: str, port: int) -> socket.socket:
+        """The listener `name`: the supervisor's, for a worker; else bound here."""
+        if self.worker is not None:
+            return self._sockets.pop(name)
+        return bind_tcp(self.settings.host, port, self.settings.listen_backlog)
 
     def _every(self, seconds: float, job: Callable[[], Awaitable[None]]) -> None:
         if not self._background_jobs:
@@ -324,6 +326,10 @@ class Gateway:
                 await task
         self._tasks.clear()
         await self._stack.aclose()
+
+    @property
+    def starttls(self) -> bool:
+        return self.tls is not None
 
     @property
     def http_url(self) -> str:

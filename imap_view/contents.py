@@ -30,6 +30,7 @@ from core.rendering.batch import (
 from core.rendering.stored import RenderInputs
 from core.store.engine import Transaction
 from imap_view.backend import Backend
+from imap_view.content_cache import memory_of
 from imap_view.freshness import Freshness, Stamp
 from imap_view.message_sets import FOLLOWING
 
@@ -132,10 +133,10 @@ class Contents:
             parsed = await asyncio.to_thread(_headers_parsed, loaded, backend.domain)
         else:
             parsed = await asyncio.to_thread(_render_and_parse, loaded, backend)
-        for seq, content in parsed.items():
+        for seq, (content, size) in parsed.items():
             key = content_key(seq, loaded[seq])
-            backend.contents.put((_HEADER, *key) if envelope_only else key, content)
-        self._command.update(parsed)
+            backend.contents.put((_HEADER, *key) if envelope_only else key, content, size)
+            self._command[seq] = content
         return extra
 
     async def _load_drafts(self, seqs: list[int]) -> None:
@@ -161,14 +162,34 @@ class Contents:
 _HEADER = "header only"  # marks a header-only content's cache key
 
 
+# The headers pymap parses (lazily, on the content object) for ENVELOPE and BODYSTRUCTURE,
+# which mail clients fetch for every message: parsed here, they double what a content holds.
+_TYPED_HEADERS = (
+    "content_type", "date", "subject", "from_", "sender", "reply_to", "to", "cc", "bcc",
+    "in_reply_to", "message_id", "content_disposition", "content_language",
+    "content_location", "content_id", "content_description", "content_transfer_encoding",
+)  # fmt: skip
+
+
+def _measured(data: bytes) -> tuple[MessageContent, int]:
+    """Parsed, with its ENVELOPE and BODYSTRUCTURE headers, and the memory it then holds:
+    in this worker thread, not on the loop, and final, so the cache's count stays true
+    (measured before those headers, a content doubled once a client fetched them)."""
+    content = MessageContent.parse(data)
+    for part in content.walk():
+        for name in _TYPED_HEADERS:
+            getattr(part.header.parsed, name)
+    return content, memory_of(content)
+
+
 def _headers_parsed(
     loaded: dict[int, bytes | RenderInputs], domain: str
-) -> dict[int, MessageContent]:
-    return {seq: MessageContent.parse(data) for seq, data in render_headers(loaded, domain).items()}
+) -> dict[int, tuple[MessageContent, int]]:
+    return {seq: _measured(data) for seq, data in render_headers(loaded, domain).items()}
 
 
 def _render_and_parse(
     loaded: dict[int, bytes | RenderInputs], backend: Backend
-) -> dict[int, MessageContent]:
+) -> dict[int, tuple[MessageContent, int]]:
     raw = render_loaded(loaded, backend.blobs, backend.domain)
-    return {seq: MessageContent.parse(data) for seq, data in raw.items()}
+    return {seq: _measured(data) for seq, data in raw.items()}

@@ -31,7 +31,8 @@ LITERAL_CHUNK = 1_048_576
 
 @dataclass(frozen=True, slots=True)
 class ImapLimits:
-    """The per-connection limits of the IMAP server (settings `imap_*`)."""
+    """The per-connection limits of the IMAP server (settings `imap_*`), and the memory
+    its sessions share for parsed messages (imap_view/content_cache.py)."""
 
     max_append_bytes: int = 26_214_400 + 65_536
     login_timeout: float = 60.0
@@ -39,6 +40,7 @@ class ImapLimits:
     command_timeout: float = 60.0
     max_connections_per_address: int = 20
     keywords: KeywordLimits = field(default_factory=KeywordLimits)
+    content_cache_bytes: int = 64 * 1024 * 1024  # parsed messages kept, in memory held
 
     def literal_limit(self, *, authenticated: bool, append: bool) -> int:
         """The largest literal one command may carry in this state."""

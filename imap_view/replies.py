@@ -1,7 +1,7 @@
 """Domain errors as IMAP `NO` replies: one table, like `api/errors.py` for HTTP.
 
 Response codes are RFC 5530's (`AUTHENTICATIONFAILED`, `NONEXISTENT`, `NOPERM`,
-`ALREADYEXISTS`, `LIMIT`, `UNAVAILABLE`, `CANNOT`, `CLIENTBUG`, `INUSE`), so a
+`ALREADYEXISTS`, `LIMIT`, `OVERQUOTA`, `UNAVAILABLE`, `CANNOT`, `CLIENTBUG`, `INUSE`), so a
 client can tell "wrong password" from "try later" from "never".
 """
 
@@ -32,6 +32,8 @@ CODES: dict[type[domain.DomainError], bytes] = {
     domain.HopLimitReached: b"LIMIT",
     domain.DraftChanged: b"INUSE",
     domain.PayloadTooLarge: b"LIMIT",
+    # RFC 5530 §3: the operation would put the store over its space; try later.
+    domain.StorageFull: b"OVERQUOTA",
     domain.RateLimited: b"UNAVAILABLE",
     domain.AutoNotAllowed: b"CANNOT",
     domain.IdempotencyKeyReused: b"CANNOT",

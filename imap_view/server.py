@@ -28,6 +28,7 @@ from core.store.engine import Store
 from imap_view.backend import Backend
 from imap_view.config import GatewayImapConfig
 from imap_view.connection import LimitedConnection
+from imap_view.content_cache import ContentCache
 from imap_view.limits import ImapLimits
 from imap_view.login import Login
 from imap_view.pymap_speedups import install as install_speedups
@@ -89,11 +90,9 @@ async def start_imap(
         implicit_tls=implicit_tls,
         max_append_len=limits.max_append_bytes,
     )
-    imap = _Server(
-        Login(Backend(store, blobs, domain, config, keyword_limits=limits.keywords), throttle),
-        config,
-        limits,
-    )
+    contents = ContentCache(limits.content_cache_bytes)
+    backend = Backend(store, blobs, domain, config, contents, keyword_limits=limits.keywords)
+    imap = _Server(Login(backend, throttle), config, limits)
     tasks: set[asyncio.Task[None]] = set()
 
     async def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

@@ -16,9 +16,11 @@ from pymap.parsing.response.code import Capability
 from pymap.parsing.response.specials import ExpungeResponse
 from pymap.selected import SelectedMailbox
 
+from core.errors import DomainError
 from imap_view.condstore import CondstoreState
 from imap_view.extensions import wire_modseq
 from imap_view.list_extended import ExtendedListCommand, listed_line
+from imap_view.replies import refusal_for
 from imap_view.selected import GatewaySelected, VanishedResponse
 from imap_view.session import Session
 from imap_view.session_commands import EnableCommand, NamespaceCommand, UnselectCommand
@@ -44,8 +46,15 @@ class GatewayState(CondstoreState):
         """pymap's, and for a CONDSTORE session a command whose reply expunged messages
         ends with `OK [HIGHESTMODSEQ n]`: EXPUNGE and VANISHED carry no mod-sequence, so a
         client would not learn what it has caught up to (RFC 7162 §3.1.2.1's response
-        code; Dovecot sends it the same way)."""
-        response = await super().do_command(cmd)
+        code; Dovecot sends it the same way).
+
+        A domain refusal no handler turned into a reply (the disk full while LOGIN
+        creates the folders, or while a STORE is written) is `NO [code]` like the
+        rest, not pymap's `[SERVERBUG]` and a closed connection."""
+        try:
+            response = await super().do_command(cmd)
+        except DomainError as exc:
+            return refusal_for(exc).get_response(cmd.tag)
         selected = self._selected
         if (
             isinstance(selected, GatewaySelected)

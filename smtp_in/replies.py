@@ -2,7 +2,8 @@
 
 Reply codes follow RFC 5321 §4.2 (4xx: try again later; 5xx: do not) and the
 enhanced status codes RFC 3463 (`X.1.1` bad mailbox, `X.1.3` bad address
-syntax, `X.7.1` refused by policy, `X.5.4` bad command arguments).
+syntax, `X.7.1` refused by policy, `X.5.4` bad command arguments, `X.3.1` mail
+system full).
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ REPLIES: dict[type[domain.DomainError], tuple[int, str]] = {
     # The draft changed under the send: trying again sends the new version.
     domain.DraftChanged: (451, "4.3.0"),
     domain.PayloadTooLarge: (552, "5.3.4"),
+    # RFC 5321 §4.2.3 "insufficient system storage", RFC 3463 X.3.1 "mail system full":
+    # transient, so the client keeps the message and tries again later.
+    domain.StorageFull: (452, "4.3.1"),
     domain.RateLimited: (451, "4.7.1"),
     domain.AutoNotAllowed: (550, "5.7.1"),
     domain.IdempotencyKeyReused: (550, "5.7.1"),

@@ -60,5 +60,12 @@ async def readyz(request: Request, store: StoreDep) -> JSONResponse:
     except Exception as error:  # any failure to reach the store is a reason, not a 500
         checks["database"] = f"unreachable: {type(error).__name__}"
     ready = all(value == "ok" for value in checks.values())
-    body = {"status": "ready" if ready else "not_ready", "version": VERSION, "checks": checks}
+    body: dict[str, object] = {
+        "status": "ready" if ready else "not_ready",
+        "version": VERSION,
+        "checks": checks,
+    }
+    worker = getattr(request.app.state, "worker", None)
+    if worker is not None:  # which of `serve --workers N` answered ("2/4")
+        body["worker"] = worker
     return JSONResponse(body, status_code=200 if ready else 503)

@@ -282,11 +282,15 @@ def _create_folder(session: Session, owner: str, key: str) -> None:
 
 
 def create_folders(session: Session, owner: str, keys: Iterable[str]) -> None:
-    """Insert the folders unless they exist (a concurrent transaction's win is kept)."""
+    """Insert the folders unless they exist (a concurrent transaction's win is kept).
+
+    In key order, the global order of folder rows: a first IMAP login creating all
+    of them and a first mail creating two must not take them in opposite orders
+    (a PostgreSQL deadlock; tests/integration/test_folder_lock_order.py)."""
     validity = uid_validity_now()
     values = [
         {"owner": owner, "key": k, "uid_validity": validity, "next_uid": 1, "highest_modseq": 0}
-        for k in keys
+        for k in sorted(set(keys))
     ]
     dialect = session.get_bind().dialect.name
     builder = postgresql.insert if dialect == "postgresql" else sqlite.insert

@@ -16,22 +16,37 @@ several replicas). This order keeps the content of every committed row on disk:
 A row committed before that check finds the file put back; a row committed
 after it brings its own copy. Files left aside by a crash are settled the same
 way by a later collection.
+
+A full disk (`ENOSPC`) refuses the upload with `StorageFull` and removes its
+partial file. Everything that needs space — the bytes, their fsync, the content
+path's directories — is done before the row is committed; afterwards only a
+rename is left, so a committed row never lacks its content for want of space.
+
+Replicas on one database share this directory (AGENTMAIL_ATTACHMENTS_DIR): the
+order above holds across processes because it relies only on atomic renames
+and the database. Another store (S3-compatible) would provide the same
+operations — `writer` (stream, hash, finish, place), `stage`/`place`, `exists`,
+reading by sha256, `set_aside`/`move_into_place`/`delete` and `leftovers` for the
+collector — with a conditional put in place of the rename.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import os
 import re
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
 from core.errors import PayloadTooLarge
+from core.store.full import is_disk_full, storage_full
 
 _UPLOAD_PREFIX = ".upload-"
 _ASIDE_PREFIX = ".aside-"
@@ -97,14 +112,27 @@ class BlobStore:
     def stage(self, data: bytes) -> tuple[Blob, Path]:
         """Write content held in memory (an imported attachment) as a finished upload
         would be: durable, not yet in place; `place` it once its row is committed.
-        Sync: call it in a worker thread."""
-        self.root.mkdir(parents=True, exist_ok=True)
+        Sync: call it in a worker thread. `StorageFull` when the disk is full."""
         temp = self.root / f"{_UPLOAD_PREFIX}{uuid.uuid4().hex}.part"
-        with open(temp, "xb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        return Blob(hashlib.sha256(data).hexdigest(), len(data)), temp
+        blob = Blob(hashlib.sha256(data).hexdigest(), len(data))
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            with open(temp, "xb") as file:
+                file.write(data)
+                file.flush()
+                os.fsync(file.fileno())
+            self.prepare(blob.sha256)
+        except OSError as error:
+            temp.unlink(missing_ok=True)
+            if is_disk_full(error):
+                raise storage_full() from error
+            raise
+        return blob, temp
+
+    def prepare(self, sha256: str) -> None:
+        """The directories of the content path, made before the row is committed: a
+        full disk refuses the upload then, not the rename after the commit."""
+        self.path_of(sha256).parent.mkdir(parents=True, exist_ok=True)
 
     async def delete(self, path: Path) -> None:
         await asyncio.to_thread(path.unlink, missing_ok=True)
@@ -157,7 +185,7 @@ class BlobWriter:
             self._temp = self._blobs.root / f"{_UPLOAD_PREFIX}{uuid.uuid4().hex}.part"
             self._file = open(self._temp, "xb")  # noqa: SIM115 - closed in finish/__aexit__
 
-        await asyncio.to_thread(open_temp)
+        await self._in_thread(open_temp)
         return self
 
     async def __aexit__(
@@ -183,16 +211,19 @@ class BlobWriter:
         """Write the rest and make it durable; the content is not in place yet."""
         await self._flush()
 
+        blob = Blob(self._hash.hexdigest(), self.size)
+
         def close() -> None:
             assert self._file is not None
             self._file.flush()
-            os.fsync(self._file.fileno())
+            os.fsync(self._file.fileno())  # ENOSPC may come only here (delayed allocation)
             self._file.close()
             self._file = None
+            self._blobs.prepare(blob.sha256)
 
-        await asyncio.to_thread(close)
-        self._blob = Blob(self._hash.hexdigest(), self.size)
-        return self._blob
+        await self._in_thread(close)
+        self._blob = blob
+        return blob
 
     async def place(self) -> None:
         """Rename the finished upload to its content path (after its row is committed)."""
@@ -212,11 +243,22 @@ class BlobWriter:
             self._hash.update(data)  # hashlib releases the GIL on large inputs
             self._file.write(data)
 
-        await asyncio.to_thread(run)
+        await self._in_thread(run)
+
+    async def _in_thread(self, work: Callable[[], None]) -> None:
+        """`work` in a worker thread; a full disk discards the upload: `StorageFull`."""
+        try:
+            await asyncio.to_thread(work)
+        except OSError as error:
+            if not is_disk_full(error):
+                raise
+            await asyncio.to_thread(self._discard)
+            raise storage_full() from error
 
     def _discard(self) -> None:
         if self._file is not None:
-            self._file.close()
+            with contextlib.suppress(OSError):  # flushing what is buffered: no room for it
+                self._file.close()
             self._file = None
         if self._temp is not None:
             self._temp.unlink(missing_ok=True)

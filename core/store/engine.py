@@ -16,6 +16,12 @@ store runs it without blocking the event loop:
   lock rows in one global order (conversation, then mail, then IMAP folders by
   owner and key) so deadlocks stay rare.
 
+A transaction whose caller is cancelled (an SSE client that went away, an IMAP
+connection closed mid-command) still runs to its end in a task of its own. Cut
+inside asyncpg, a PostgreSQL one threw its connection away (and, under an anyio
+cancel scope, logged an error while closing it): one connection lost per
+disconnect; a write's wake-ups were lost with it.
+
 Events are written in the transaction of the change they report, as its last
 statements. On PostgreSQL those inserts run under a transaction-scoped advisory
 lock, so event ids become visible in commit order: a reader that has seen id N
@@ -29,7 +35,7 @@ import json
 import logging
 import random
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +47,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from core.errors import DomainError
 from core.store import metrics
 from core.store.bus import EventBus, Pushed, StoredEvent
 from core.store.credentials import (
@@ -49,6 +56,7 @@ from core.store.credentials import (
     credentials_written,
     watch_credential_writes,
 )
+from core.store.full import is_disk_full, storage_full
 from core.store.group_commit import MAX_GROUP, GroupCommitWriter
 from core.store.models import Event, UTCDateTime, table_of, utcnow
 
@@ -133,10 +141,12 @@ class Store:
         *,
         group_limit: int = MAX_GROUP,
         credential_ttl: float = 0.0,
+        connections: int = 30,
     ) -> None:
         """`group_limit`: SQLite writes per COMMIT at most (1 turns group commit off);
         `credential_ttl`: seconds an authenticated key or password is remembered
-        (core/store/credentials.py; 0, the default, remembers nothing)."""
+        (core/store/credentials.py; 0, the default, remembers nothing);
+        `connections`: PostgreSQL connections at most, a third of them kept open."""
         self.url = url
         self.bus = bus or EventBus()
         self.credentials = CredentialCache(credential_ttl)
@@ -146,6 +156,7 @@ class Store:
         # Names never hold `@`.
         self.token = "@" + uuid.uuid4().hex
         self._async_engine: AsyncEngine | None = None
+        self._running: set[asyncio.Task[Any]] = set()
         if self.dialect == "sqlite":
             self._write_engine = _sqlite_engine(url, "BEGIN IMMEDIATE", pool_size=1)
             self._read_engine = _sqlite_engine(url, "BEGIN", pool_size=SQLITE_READERS)
@@ -157,7 +168,10 @@ class Store:
             self._group_writer = GroupCommitWriter(self._write_engine, self._writer, group_limit)
             watch_credential_writes(self._write_engine)
         else:
-            self._async_engine = create_async_engine(url, pool_size=10, max_overflow=20)
+            kept = max(1, connections // 3)
+            self._async_engine = create_async_engine(
+                url, pool_size=kept, max_overflow=max(0, connections - kept)
+            )
             self._async_sessions = async_sessionmaker(self._async_engine, expire_on_commit=False)
             watch_credential_writes(self._async_engine.sync_engine)
 
@@ -173,26 +187,48 @@ class Store:
         if self._async_engine is None:
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(self._readers, self._read_sync, fn)
+        return await self._to_the_end(self._read_postgres(fn))
+
+    async def _read_postgres(self, fn: Transaction[T]) -> T:
         async with self._async_sessions() as session, session.begin():
             return await session.run_sync(fn)
 
+    async def _to_the_end(self, transaction: Coroutine[Any, Any, T]) -> T:
+        """Run a transaction in its own task, so that cancelling the caller stops the
+        wait, not the transaction: it commits or rolls back and returns its connection
+        to the pool (a write the caller gave up on may have committed, as any write
+        whose answer was lost)."""
+        task = asyncio.create_task(transaction)
+        self._running.add(task)
+        task.add_done_callback(self._ended)
+        return await asyncio.shield(task)
+
+    def _ended(self, task: asyncio.Task[Any]) -> None:
+        self._running.discard(task)
+        if not task.cancelled():
+            task.exception()  # retrieved: a caller that was cancelled never reads it
+
+    async def settle(self) -> None:
+        """Wait for the transactions whose callers stopped waiting (before closing)."""
+        while self._running:
+            await asyncio.wait(set(self._running))
+
     async def write(self, fn: Transaction[T]) -> T:
-        """Run `fn` in a write transaction; commit, then wake the recipients of its events."""
-        if self._async_engine is None:
-            dialect = self.dialect
-            try:
-                result, committed = await self._group_writer.submit(
-                    lambda session: _with_events(session, fn, dialect, self.token)
-                )
-            except DBAPIError:
-                metrics.DATABASE_ERRORS.inc()
-                raise
-        else:
-            # No group commit of ours on PostgreSQL: writers run concurrently on their
-            # own connections and the server flushes the WAL of commits that arrive
-            # together with one fsync (though the events lock below serializes the
-            # commits of writes that emit events).
-            result, committed = await self._write_postgres(fn)
+        """Run `fn` in a write transaction; commit, then wake the recipients of its events.
+
+        Both run to the end even when the caller is cancelled (`_to_the_end`): a
+        committed change always wakes the streams of the people it concerns."""
+        return await self._to_the_end(self._write_and_wake(fn))
+
+    async def _write_and_wake(self, fn: Transaction[T]) -> T:
+        try:
+            result, committed = await self._committed(fn)
+        except DomainError:  # the transaction's own refusal
+            raise
+        except Exception as error:
+            if is_disk_full(error):  # rolled back whole: refused, not an internal error
+                raise storage_full() from error
+            raise
         recipients = committed.recipients
         if CREDENTIALS_CHANGED in recipients:
             self.credentials.drop_all()  # after COMMIT: the next read sees the change
@@ -200,6 +236,22 @@ class Store:
         if recipients:
             self.bus.push(committed.events, recipients)
         return result
+
+    async def _committed(self, fn: Transaction[T]) -> tuple[T, Committed]:
+        if self._async_engine is None:
+            dialect = self.dialect
+            try:
+                return await self._group_writer.submit(
+                    lambda session: _with_events(session, fn, dialect, self.token)
+                )
+            except DBAPIError:
+                metrics.DATABASE_ERRORS.inc()
+                raise
+        # No group commit of ours on PostgreSQL: writers run concurrently on their
+        # own connections and the server flushes the WAL of commits that arrive
+        # together with one fsync (though the events lock below serializes the
+        # commits of writes that emit events).
+        return await self._write_postgres(fn)
 
     async def _write_postgres(self, fn: Transaction[T]) -> tuple[T, Committed]:
         """One transaction, run again when PostgreSQL aborted it to break a deadlock or
@@ -236,6 +288,7 @@ class Store:
                 await connection.run_sync(fn)
 
     async def close(self) -> None:
+        await self.settle()
         if self._async_engine is None:
             self._writer.shutdown(wait=True)
             self._readers.shutdown(wait=True)

@@ -9,6 +9,10 @@ here has logic; updating a metric is a lock-protected add in memory, never I/O.
 The metrics are process-wide (prometheus_client's default registry), as one
 gateway runs per process; tests that run several gateways in one process read
 differences, never absolute values. `/metrics` is served by api/metrics.py.
+The workers of `serve --workers N` write them to files in one directory
+(prometheus_client's multiprocess mode, `PROMETHEUS_MULTIPROC_DIR`, set by
+gateway/workers.py), so any worker's `/metrics` gives the group's: counters and
+histograms are summed, and each gauge says how in `multiprocess_mode`.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ CONNECTIONS_OPEN = Gauge(
     "agentmail_connections_open",
     "Client connections open now, by protocol (smtp, imap, sse).",
     ["protocol"],
+    multiprocess_mode="livesum",
 )
 CONNECTIONS = Counter(
     "agentmail_connections",
@@ -61,4 +66,5 @@ DATABASE_RETRIES = Counter(
 OPEN_PERMISSION_REQUESTS = Gauge(
     "agentmail_open_permission_requests",
     "Permission requests waiting for a decision (read from the database at each scrape).",
+    multiprocess_mode="mostrecent",
 )

@@ -9,11 +9,13 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
 from core.store.engine import Store
 
 MIGRATIONS = Path(__file__).parent / "migrations"
+_MIGRATION_LOCK_KEY = 0x61676D6D  # "agmm": one migrating replica at a time
 
 
 def alembic_config(connection: Connection | None = None) -> Config:
@@ -24,6 +26,11 @@ def alembic_config(connection: Connection | None = None) -> Config:
 
 
 def _upgrade(connection: Connection) -> None:
+    """On PostgreSQL, replicas started together on a new database take turns: the
+    first creates the schema (in one transaction: PostgreSQL's DDL is transactional),
+    the others wait on the lock and then find it current."""
+    if connection.dialect.name == "postgresql":
+        connection.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK_KEY})
     command.upgrade(alembic_config(connection), "head")
 
 

@@ -18,7 +18,7 @@ import httpx
 from core.approvals.permissions import expire_permission_requests
 from tests.support.gateway import PASSWORD, Api
 from tests.support.http import HUMAN_MAIL, ok
-from tests.support.smtp import D, message, session
+from tests.support.smtp import D, reply_by_mail, session
 
 REQUEST = "/api/v1/permission/request"
 DECIDE = "/api/v1/me/permission/decide"
@@ -59,14 +59,7 @@ async def _decide_by_button(human: httpx.AsyncClient, request: dict[str, Any]) -
 
 
 async def _decide_by_reply(api: Api, request: dict[str, Any]) -> int | str:
-    reply = message(
-        f"jianf@{D}",
-        request["from_email"],
-        f"Re: {request['subject']}",
-        "1\n",
-        In_Reply_To=request["message_id"],
-        References=request["message_id"],
-    )
+    reply = reply_by_mail(f"jianf@{D}", request, "1\n")
     # aiosmtplib, not smtplib in threads: the gateway runs in this process and checks
     # passwords in the default executor, which 25 blocked client threads would starve.
     client = await session(api, "jianf", PASSWORD)

@@ -47,6 +47,8 @@ class ServedGateway:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.http_port}"
 
+    http_url = base_url  # the name tests.support.gateway.Api reads, as on a Gateway
+
     async def kill(self) -> None:
         """SIGKILL: no shutdown, no flush — the machine "crashes"."""
         if self.process.returncode is None:
@@ -61,13 +63,15 @@ class ServedGateway:
             return await self.process.wait()
 
 
-async def serve(env: dict[str, str]) -> ServedGateway:
-    """Start `agentmail serve` and wait for its banner, which names the ports it bound."""
+async def serve(env: dict[str, str], *args: str, log: Path | None = None) -> ServedGateway:
+    """Start `agentmail serve ARGS` and wait for its banner, which names the ports it
+    bound (with `--workers`, the supervisor's); the output goes to `log` (else nowhere)."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "gateway",
         "serve",
+        *args,
         env=env,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
@@ -85,10 +89,17 @@ async def serve(env: dict[str, str]) -> ServedGateway:
     assert http and smtp and imap, text
     served = ServedGateway(process, int(http.group(1)), int(smtp.group(1)), int(imap.group(1)))
     # The banner is all we read; later output must not fill the pipe and block the child.
-    served._drain = asyncio.create_task(_drain(process.stdout))
+    served._drain = asyncio.create_task(_drain(process.stdout, log, text))
     return served
 
 
-async def _drain(stream: asyncio.StreamReader) -> None:
-    while await stream.read(65536):
-        pass
+async def _drain(stream: asyncio.StreamReader, log: Path | None, banner: str) -> None:
+    if log is None:
+        while await stream.read(65536):
+            pass
+        return
+    with log.open("a", encoding="utf-8") as sink:
+        sink.write(banner)
+        while chunk := await stream.read(65536):
+            sink.write(chunk.decode(errors="replace"))
+            sink.flush()

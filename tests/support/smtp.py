@@ -28,6 +28,19 @@ def message(
     return built
 
 
+def reply_by_mail(sender: str, mail: dict[str, Any], text: str) -> EmailMessage:
+    """A reply by mail to `mail` (as the API shows it), threaded by its Message-ID: to a
+    permission request, `text` naming an option decides it (docs/deciding-by-mail.md)."""
+    return message(
+        sender,
+        mail["from_email"],
+        f"Re: {mail['subject']}",
+        text,
+        In_Reply_To=mail["message_id"],
+        References=mail["message_id"],
+    )
+
+
 def _smtplib_send(
     port: int, login: str, secret: str, mail: EmailMessage, method: str, sender: str | None
 ) -> dict[str, Any]:

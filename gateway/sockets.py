@@ -1,0 +1,87 @@
+"""The gateway's listening sockets: bound by the process that serves them, or bound
+once by the supervisor of `--workers` and inherited by every worker.
+
+Workers accept on the very same sockets (file descriptors handed down, as gunicorn
+does), not on sockets of their own with SO_REUSEPORT: port 0 gives every worker
+the one port, a worker that is started again finds the sockets still listening
+(nothing queued is dropped meanwhile), and an idle worker simply accepts more.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Mapping
+
+from core.settings import Settings
+
+# The listeners of one gateway, by name; the implicit-TLS ones only when set.
+NAMES = ("http", "smtp", "smtps", "imap", "imaps")
+
+
+def bind_tcp(host: str, port: int, backlog: int) -> socket.socket:
+    """A listening TCP socket; port 0 picks a free one.
+
+    `backlog` is the setting `listen_backlog`; every server on the socket is given it
+    too, because asyncio's `create_server` listens again with its own default (100).
+
+    Created with IPPROTO_TCP explicitly: asyncio only sets TCP_NODELAY on sockets
+    whose protocol says TCP, and without it every response waits ~40 ms for the
+    peer's delayed ACK (Nagle).
+    """
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP
+    )[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.bind(address)
+        sock.listen(backlog)
+        sock.setblocking(False)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def ports(settings: Settings) -> dict[str, int]:
+    """The port setting of each listener the settings ask for."""
+    wanted = {
+        "http": settings.http_port,
+        "smtp": settings.smtp_port,
+        "smtps": settings.smtps_port,
+        "imap": settings.imap_port,
+        "imaps": settings.imaps_port,
+    }
+    return {name: port for name, port in wanted.items() if port is not None}
+
+
+def bind_all(settings: Settings) -> dict[str, socket.socket]:
+    """Every listener of the settings, bound and listening (all or none)."""
+    bound: dict[str, socket.socket] = {}
+    try:
+        for name, port in ports(settings).items():
+            bound[name] = bind_tcp(settings.host, port, settings.listen_backlog)
+    except BaseException:
+        for sock in bound.values():
+            sock.close()
+        raise
+    return bound
+
+
+def handed_down(sockets: Mapping[str, socket.socket]) -> str:
+    """How a worker's command line names the sockets it inherits: `http=5,smtp=6,…`."""
+    return ",".join(f"{name}={sock.fileno()}" for name, sock in sockets.items())
+
+
+def inherited(spec: str) -> dict[str, socket.socket]:
+    """The sockets `handed_down` named, as this (worker) process's own objects."""
+    found: dict[str, socket.socket] = {}
+    for item in spec.split(","):
+        name, _, number = item.partition("=")
+        if name not in NAMES or not number.isdigit():
+            raise ValueError(f"not a listening socket: {item!r}")
+        sock = socket.socket(fileno=int(number))
+        sock.setblocking(False)
+        found[name] = sock
+    return found
