@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from sqlalchemy import bindparam, select, text
 from sqlalchemy.orm import Session
 
@@ -113,11 +115,37 @@ async def check_user_password(store: Store, name: str, password: str) -> Princip
     remembered: str | None = cache.get(remember_as)
     if row is not None and remembered is not None and remembered == row.password_hash:
         return Principal(kind="human", name=row.name, is_admin=row.is_admin, via="password")
-    ok = await check_password(password, row.password_hash if row else None)
+    ok = (
+        await _verified_once(remember_as, password, row.password_hash)
+        if row is not None
+        else await check_password(password, None)
+    )
     if row is None or not ok:
         raise AuthenticationFailed("wrong user name or password")
     cache.put(remember_as, row.password_hash, cache.generation)
     return Principal(kind="human", name=row.name, is_admin=row.is_admin, via="password")
+
+
+# Checks of one (name, password) pair against one hash, in flight in this process.
+_verifying: dict[str, asyncio.Future[bool]] = {}
+
+
+async def _verified_once(remember_as: str, password: str, hashed: str) -> bool:
+    """bcrypt once for the same pair however many logins ask at the same moment.
+
+    A mail client opens its SMTP and IMAP sessions together, and the cache above is
+    empty until the first check ends: without this each of them paid bcrypt in full
+    (50 replies by mail on three replicas at once cost ~12 s of CPU). The same input
+    gives the same answer, so the waiters learn nothing a check of their own would
+    not tell them; each attempt still counts in the login throttle (its caller).
+    """
+    key = f"{remember_as}:{hashed}"
+    check = _verifying.get(key)
+    if check is None:
+        check = asyncio.ensure_future(check_password(password, hashed))
+        _verifying[key] = check
+        check.add_done_callback(lambda _: _verifying.pop(key, None))
+    return await asyncio.shield(check)  # a waiter that gives up ends no other's check
 
 
 _USER_LOGIN = select(User.name, User.is_admin, User.password_hash).where(

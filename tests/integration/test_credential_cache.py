@@ -81,6 +81,35 @@ async def test_parallel_logins_after_the_first_pay_no_bcrypt(
     assert max(seconds) < limit, (seconds, bcrypt_seconds)
 
 
+async def test_parallel_first_logins_pay_bcrypt_once(database_url: str, tmp_path: Path) -> None:
+    """Nothing remembered yet (the user never logged in): five sessions that log in at
+    the same moment wait for one check. Counted in CPU time, which the machine's load
+    stretches far less than the wall clock: five checks would cost five bcrypts."""
+    async with running_gateway(database_url, tmp_path / "data", bcrypt_rounds=12) as gateway:
+        api = Api(gateway)
+        try:
+            admin = await api.admin()
+            await _smtp_login(gateway.smtp_port, "admin", ADMIN_PASSWORD)  # warms SMTP up
+            created = await admin.post(
+                "/api/v1/admin/users", json={"name": "jianf", "password": PASSWORD}
+            )
+            assert created.status_code == 201, created.text
+            smtp, imap = gateway.smtp_port, gateway.imap_port
+            before = time.process_time()
+            await asyncio.gather(
+                *(_smtp_login(smtp, "jianf", PASSWORD) for _ in range(3)),
+                *(asyncio.to_thread(_imap_login, imap, "jianf", PASSWORD) for _ in range(2)),
+            )
+            logins_cpu = time.process_time() - before
+            hashed = await hash_password(PASSWORD)  # at the gateway's cost, 12
+            before = time.process_time()
+            assert await check_password(PASSWORD, hashed)
+            one_check_cpu = time.process_time() - before
+        finally:
+            await api.close()
+    assert logins_cpu < 2.5 * one_check_cpu, (logins_cpu, one_check_cpu)
+
+
 async def _one_bcrypt_check() -> float:
     hashed = await hash_password(PASSWORD)  # the gateway above set cost 12 for the process
     started = time.perf_counter()
