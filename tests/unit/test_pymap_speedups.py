@@ -15,7 +15,7 @@ from pymap.parsing.specials import FetchAttribute, FetchRequirement, ObjectId
 from pymap.parsing.specials.flag import Flag, Flagged, Seen
 from pymap.selected import SelectedMailbox
 
-from imap_view.condstore import _Attributes
+from imap_view.fetch_lines import GatewayAttributes
 from imap_view.message import LoadedMessage, Message
 from imap_view.pymap_speedups import (
     ORIGINAL_DYNAMIC_BYTES,
@@ -97,14 +97,14 @@ def test_fetch_values_format_as_before() -> None:
 
 
 def test_the_gateway_fetch_values_of_flags_and_uid_are_pymaps() -> None:
-    """imap_view/condstore.py's FLAGS (kept per flag set) and UID write pymap's bytes."""
+    """imap_view/fetch_lines.py's FLAGS (kept per flag set) and UID write pymap's bytes."""
     selected = SelectedMailbox(
         ObjectId(b"F1"), False, PermanentFlags(frozenset()), SessionFlags(frozenset())
     )
     attributes = [FetchAttribute(b"FLAGS"), FetchAttribute(b"UID")]
     for flags in (frozenset(), frozenset({Seen, Flagged}), frozenset({Flag(b"$Label1"), Seen})):
         message = Message(12345, flags, mail_seq=1)
-        ours = _Attributes(message, selected, attributes, FetchRequirement.METADATA)
+        ours = GatewayAttributes(message, selected, attributes, FetchRequirement.METADATA)
         theirs = MessageAttributes(message, selected, attributes)
         for _ in range(2):  # the second time from the kept bytes
             assert [bytes(v) for v in ours] == [bytes(v) for v in theirs]
