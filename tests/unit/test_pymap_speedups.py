@@ -10,9 +10,11 @@ from pymap.bytes import BytesFormat
 from pymap.fetch import DynamicFetchValue, DynamicLoadedFetchValue, MessageAttributes
 from pymap.flags import PermanentFlags, SessionFlags
 from pymap.mime import MessageContent
+from pymap.parsing import Params
 from pymap.parsing.primitives import Nil, Number, String
 from pymap.parsing.specials import FetchAttribute, FetchRequirement, ObjectId
 from pymap.parsing.specials.flag import Flag, Flagged, Seen
+from pymap.parsing.state import ParsingState
 from pymap.selected import SelectedMailbox
 
 from imap_view.fetch_lines import GatewayAttributes
@@ -20,10 +22,12 @@ from imap_view.message import LoadedMessage, Message
 from imap_view.pymap_speedups import (
     ORIGINAL_DYNAMIC_BYTES,
     ORIGINAL_LOADED_BYTES,
+    ORIGINAL_PARAMS_COPY,
     dynamic_value_bytes,
     interpolate,
     loaded_value_bytes,
     original_interpolate,
+    params_copy,
 )
 
 
@@ -108,3 +112,46 @@ def test_the_gateway_fetch_values_of_flags_and_uid_are_pymaps() -> None:
         theirs = MessageAttributes(message, selected, attributes)
         for _ in range(2):  # the second time from the kept bytes
             assert [bytes(v) for v in ours] == [bytes(v) for v in theirs]
+
+
+_FIELDS = Params.__slots__
+_maybe_state = st.one_of(st.none(), st.just(ParsingState()))
+_maybe_bytes = st.one_of(st.none(), st.just(b""), st.just(b"A1"), st.just(b"FETCH"))
+_maybe_int = st.one_of(st.none(), st.just(0), st.integers(1, 10**6))
+_maybe_bool = st.one_of(st.none(), st.booleans())
+_params = st.builds(
+    Params,
+    _maybe_state,
+    expected=st.one_of(st.none(), st.just([]), st.just([Number])),
+    list_limit=_maybe_int,
+    command_name=_maybe_bytes,
+    uid=st.booleans(),
+    charset=st.one_of(st.none(), st.just("utf-8")),
+    tag=_maybe_bytes,
+    max_append_len=_maybe_int,
+    allow_continuations=st.booleans(),
+)
+
+
+@given(
+    _params,
+    _maybe_state,
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "expected": st.one_of(st.none(), st.just([]), st.just([Nil])),
+            "list_limit": _maybe_int,
+            "command_name": _maybe_bytes,
+            "uid": _maybe_bool,
+            "charset": st.one_of(st.none(), st.just("ascii")),
+            "tag": _maybe_bytes,
+            "max_append_len": _maybe_int,
+            "allow_continuations": _maybe_bool,
+        },
+    ),
+)
+def test_params_copy_is_pymaps(params: Params, state: ParsingState | None, kw: Any) -> None:
+    ours, theirs = params_copy(params, state, **kw), ORIGINAL_PARAMS_COPY(params, state, **kw)
+    assert type(ours) is type(theirs) is Params
+    for field in _FIELDS:  # the same objects (ParsingState compares by identity)
+        assert getattr(ours, field) == getattr(theirs, field), field
