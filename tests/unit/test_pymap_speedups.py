@@ -12,6 +12,7 @@ from pymap.flags import PermanentFlags, SessionFlags
 from pymap.mime import MessageContent
 from pymap.parsing import Params
 from pymap.parsing.primitives import Nil, Number, String
+from pymap.parsing.response.specials import ListResponse, LSubResponse
 from pymap.parsing.specials import FetchAttribute, FetchRequirement, ObjectId
 from pymap.parsing.specials.flag import Flag, Flagged, Seen
 from pymap.parsing.state import ParsingState
@@ -21,10 +22,14 @@ from imap_view.fetch_lines import GatewayAttributes
 from imap_view.message import LoadedMessage, Message
 from imap_view.pymap_speedups import (
     ORIGINAL_DYNAMIC_BYTES,
+    ORIGINAL_JOIN,
+    ORIGINAL_LIST_TEXT,
     ORIGINAL_LOADED_BYTES,
     ORIGINAL_PARAMS_COPY,
     dynamic_value_bytes,
     interpolate,
+    join,
+    list_text,
     loaded_value_bytes,
     original_interpolate,
     params_copy,
@@ -155,3 +160,30 @@ def test_params_copy_is_pymaps(params: Params, state: ParsingState | None, kw: A
     assert type(ours) is type(theirs) is Params
     for field in _FIELDS:  # the same objects (ParsingState compares by identity)
         assert getattr(ours, field) == getattr(theirs, field), field
+
+
+def _joined(fn: Any, how: bytes, items: Any) -> tuple[str, Any]:
+    try:
+        return "ok", fn(BytesFormat(how), items, [b"tail", Number(3)])
+    except Exception as exc:
+        return "raised", type(exc)
+
+
+@given(st.sampled_from([b" ", b", ", b""]), st.lists(atoms, max_size=5))
+def test_join_is_pymaps(how: bytes, items: list[Any]) -> None:
+    assert _joined(join, how, items) == _joined(ORIGINAL_JOIN, how, items)
+
+
+@given(
+    st.sampled_from([ListResponse, LSubResponse]),
+    st.sampled_from(["INBOX", "Sessions/fix-leak", "Entwürfe", 'a "quoted" name', "日本"]),
+    st.sampled_from(["/", ".", None]),
+    st.lists(st.sampled_from([b"HasChildren", b"Noselect", b"Sent", b"Trash"]), max_size=3),
+)
+def test_list_text_is_pymaps(
+    kind: type[ListResponse], name: str, sep: str | None, attrs: list[bytes]
+) -> None:
+    for _ in range(2):  # the second time from the kept text
+        ours = list_text(kind(name, sep, iter(attrs)))  # an iterator: read once only
+        theirs = ORIGINAL_LIST_TEXT.fget(kind(name, sep, attrs))  # type: ignore[attr-defined]
+        assert ours == theirs
