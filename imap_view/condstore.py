@@ -18,13 +18,7 @@ In a mailbox without mod-sequences the MODSEQ forms are `BAD` (§3.1.2.2).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from types import MappingProxyType
-
-from pymap.bytes import MaybeBytes
-from pymap.fetch import DynamicFetchValue, MessageAttributes
 from pymap.imap.state import ConnectionState
-from pymap.interfaces.message import MessageInterface
 from pymap.parsing.command.auth import SelectCommand
 from pymap.parsing.command.select import FetchCommand, SearchCommand, StoreCommand
 from pymap.parsing.primitives import List, Number
@@ -42,12 +36,12 @@ from pymap.parsing.response.specials import (
     RecentResponse,
     SearchResponse,
 )
-from pymap.parsing.specials import FetchAttribute, FetchRequirement, FetchValue, SequenceSet
-from pymap.parsing.specials.flag import Flag
+from pymap.parsing.specials import FetchAttribute, FetchValue, SequenceSet
 from pymap.selected import SelectedMailbox
 
 from imap_view.condstore_search import uses_modseq
 from imap_view.extensions import Extensions, stored_modseq, wire_modseq
+from imap_view.fetch_lines import FetchLine, FetchOk, FetchPlan
 from imap_view.message import Message
 from imap_view.qresync import QresyncParameters, changed_fetches, vanished_response
 from imap_view.selected import MODSEQ, GatewaySelected, modseq_value
@@ -59,64 +53,6 @@ _CommandRet = tuple[CommandResponse, SelectedMailbox | None]
 _FLAGS = FetchAttribute(b"FLAGS")
 _UID = FetchAttribute(b"UID")
 _NOMODSEQ = b": this mailbox keeps no mod-sequences (NOMODSEQ)."
-
-
-class _ModseqValue(DynamicFetchValue):
-    def get_value(self) -> MaybeBytes:
-        message = self.message
-        stored = message.modseq if isinstance(message, Message) else 0
-        return List([Number(wire_modseq(stored))])
-
-
-# A flag set as FETCH writes it, by set: a mailbox's messages share a few sets, and
-# pymap built and sorted the list anew for every message of every FETCH. Bounded:
-# keywords make more sets, and the dictionary starts again past this many.
-_FLAG_LISTS: dict[frozenset[Flag], bytes] = {}
-_FLAG_LISTS_MAX = 4096
-
-
-class _FlagsValue(DynamicFetchValue):
-    """pymap's FLAGS value (`List(flags, sort=True)`), its bytes kept per flag set."""
-
-    def get_value(self) -> MaybeBytes:
-        flags = self.message.get_flags(self.selected.session_flags)
-        listed = _FLAG_LISTS.get(flags)
-        if listed is None:
-            if len(_FLAG_LISTS) >= _FLAG_LISTS_MAX:
-                _FLAG_LISTS.clear()
-            listed = _FLAG_LISTS[flags] = bytes(List(flags, sort=True))
-        return listed
-
-
-class _UidValue(DynamicFetchValue):
-    def get_value(self) -> MaybeBytes:
-        return b"%d" % self.message.uid
-
-
-class _Attributes(MessageAttributes):
-    """pymap's fetch values (FLAGS and UID cheaper), and MODSEQ; what the attributes
-    require of a message's content is worked out once per command (pymap reduced it
-    per message: a fifth of a `FETCH 1:20 (FLAGS ENVELOPE)`)."""
-
-    _simple_attrs: Mapping[bytes, type[DynamicFetchValue]] = MappingProxyType(
-        {
-            **MessageAttributes._simple_attrs,
-            b"MODSEQ": _ModseqValue,
-            b"FLAGS": _FlagsValue,
-            b"UID": _UidValue,
-        }
-    )
-
-    def __init__(
-        self,
-        message: MessageInterface,
-        selected: SelectedMailbox,
-        attributes: Sequence[FetchAttribute],
-        requirement: FetchRequirement,
-    ) -> None:
-        super().__init__(message, selected, ())
-        self.attributes = attributes  # type: ignore[misc]
-        self.requirement = requirement  # type: ignore[misc]
 
 
 class _SearchWithModseq(SearchResponse):
@@ -235,7 +171,7 @@ class CondstoreState(ConnectionState):
         messages, updates = await self._gateway.fetch_messages(
             selected, cmd.sequence_set, set_seen, changed_since=changed_since
         )
-        response = ResponseOk(cmd.tag, cmd.command + b" completed.")
+        response = FetchOk(cmd.tag, cmd.command + b" completed.")
         if vanished and changed_since is not None:
             recorded = await self._gateway.expunged_since(selected, changed_since)
             next_uid = self._gateway.next_uid(selected)
@@ -243,12 +179,11 @@ class CondstoreState(ConnectionState):
             gone = vanished_response(updates, recorded, cmd.sequence_set, next_uid)
             if gone is not None:
                 response.add_untagged(gone)
-        requirement = FetchRequirement.reduce(a.requirement for a in attributes)
+        plan = FetchPlan(attributes)  # imap_view/fetch_lines.py
         for number, message in messages:
             if message.expunged:
                 response.code = ResponseCode.of(b"EXPUNGEISSUED")
-            values = _Attributes(message, self.selected, attributes, requirement)
-            response.add_untagged(FetchResponse(number, values, writing_hook=values.load_hook()))
+            response.add_untagged(FetchLine(number, message, self.selected, plan))
         return response, updates
 
     async def do_store(self, cmd: StoreCommand) -> _CommandRet:

@@ -58,6 +58,7 @@ _LITERAL = re.compile(rb"\{(\d+)(\+?)\}\r?\n$")
 _TAG_AND_NAME = re.compile(rb"([\x21\x23\x24\x26\x27\x2c-\x5b\x5d-\x7a\x7c-\x7e]+) ([A-Za-z]+)")
 _TOOBIG = ResponseCode.of(b"TOOBIG")  # RFC 4469 §6, RFC 7889 §4
 _pymap_log = logging.getLogger("pymap.imap")  # the logger pymap's connection writes to
+_BATCH = 64 * 1024  # octets of a response handed to the transport at once
 _MAX_DIGITS = 18  # more than this is more than any limit (and than int() should parse)
 
 
@@ -67,6 +68,28 @@ class _Refused(Exception):
     def __init__(self, response: CommandResponse) -> None:
         super().__init__()
         self.response = response
+
+
+class _Batch:
+    """A response's writes, gathered (pymap's `WriteStream` is `write` alone)."""
+
+    __slots__ = ["_parts", "_size", "_writer"]
+
+    def __init__(self, writer: StreamWriter) -> None:
+        self._writer = writer
+        self._parts: list[bytes] = []
+        self._size = 0
+
+    def write(self, data: bytes) -> None:
+        self._parts.append(data)
+        self._size += len(data)
+        if self._size >= _BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._parts:
+            self._writer.write(b"".join(self._parts))
+            self._parts, self._size = [], 0
 
 
 class LimitedConnection(IMAPConnection):
@@ -154,9 +177,13 @@ class LimitedConnection(IMAPConnection):
     async def write_response(self, resp: Response) -> None:
         """pymap 0.36.7's, without `bytes(resp)` for its debug log when that log is off:
         it formatted every response a second time (a FETCH's literals and envelopes
-        included) only to throw it away."""
+        included) only to throw it away. What a response writes is gathered and handed
+        to the transport in pieces of `_BATCH` octets: pymap wrote every line of it
+        apart, one `send` each (21 for a FETCH of 20 messages)."""
+        batch = _Batch(self.writer)
         try:
-            await resp.async_write(self.writer)
+            await resp.async_write(batch)
+            batch.flush()
             await self.writer.drain()
         except ConnectionError:
             pass

@@ -27,6 +27,7 @@ from pymap.parsing.exceptions import NotParseable
 from pymap.parsing.response import Response, ResponseCode, ResponseNo
 from pymap.parsing.specials.searchkey import SearchKey
 
+from imap_view.command_cache import KeptCommands
 from imap_view.condstore_parsing import ModseqSearchCommand, ModseqUidSearchCommand
 
 __all__ = ["SUPPORTED", "search_commands"]
@@ -101,8 +102,9 @@ class CheckedUidSearch(_CharsetChecked, ModseqUidSearchCommand):
 
 
 def search_commands() -> Commands:
-    """pymap's commands, with SEARCH and UID SEARCH replaced by the checked ones."""
-    commands = Commands()
+    """pymap's commands, with SEARCH and UID SEARCH replaced by the checked ones (and
+    repeated lines parsed once, imap_view/command_cache.py)."""
+    commands = KeptCommands()
     commands.register(CheckedSearch)
     commands.register(CheckedUidSearch)
     return commands

@@ -105,7 +105,8 @@ class GatewaySelected(SelectedMailbox):
         has_modseq: bool = True,
         **kwargs: Any,
     ) -> None:
-        kwargs.setdefault("_messages", GatewayMessages())
+        if "_messages" not in kwargs:  # a fork passes the view's own (no new one per command)
+            kwargs["_messages"] = GatewayMessages()
         super().__init__(*args, **kwargs)
         self.extensions = extensions if extensions is not None else Extensions()
         self.has_modseq = has_modseq

@@ -30,6 +30,7 @@ from imap_view.condstore_search import GatewayCriteriaSet, keys_within
 from imap_view.config import GatewayImapConfig
 from imap_view.contents import Contents
 from imap_view.extensions import Extensions
+from imap_view.flag_search import flag_verdict
 from imap_view.freshness import Freshness
 from imap_view.mailbox import MailboxData
 from imap_view.mailbox_set import SPECIAL_USE, MailboxSet
@@ -181,6 +182,10 @@ class Session(BaseSession[Message]):
         candidates = _messages(updated, search.sequence_set)
         for criterion in search.by_modseq:  # before any content is loaded
             candidates = [(n, m) for n, m in candidates if criterion.admits(m)]
+        verdict = flag_verdict(search.all_criteria)  # flags alone: imap_view/flag_search.py
+        if verdict is not None:
+            flags = updated.session_flags
+            return [(n, m) for n, m in candidates if verdict(m.get_flags(flags))], updated
         content = not requirement.has_none(FetchRequirement.CONTENT)
         if content:
             await self._contents.load(m.mail_seq for _, m in candidates)

@@ -1,0 +1,78 @@
+"""Command lines parsed once: a repeated line after its tag is the same command.
+
+Mail clients poll with the same lines again and again (`NOOP`, `STATUS INBOX
+(MESSAGES UNSEEN UIDNEXT)`, `UID SEARCH UNSEEN`, `UID FETCH 1:* (FLAGS)`), and
+pymap parsed each anew: parameter copies, a regular expression per token, an object
+per list item, a tenth of the IMAP mix's CPU (issue 14). A command's parse depends
+only on the bytes after the tag and on the parsing parameters (RFC 3501 §9's
+grammar has no state besides literals), so the parsed command of a line is kept, by
+those bytes and parameters, and a later line with the same bytes gets a copy of it
+carrying its own tag.
+
+Only the commands named in `_KEPT` are kept: those that read (never LOGIN or
+AUTHENTICATE, whose lines hold secrets, nor APPEND's message), and only lines with
+no literal (`{n}`: their parse reads continuations). A kept command is shared by
+its copies, so nothing may change one after parsing; nothing in pymap or here does
+(a FETCH's attributes are copied before use, imap_view/condstore.py).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Hashable
+
+from pymap.parsing import Params
+from pymap.parsing.command import Command
+from pymap.parsing.commands import Commands, InvalidCommand
+from pymap.parsing.exceptions import NotParseable
+from pymap.parsing.specials import Tag
+
+__all__ = ["KeptCommands"]
+
+_KEPT = frozenset(
+    {
+        b"CAPABILITY", b"NOOP", b"CHECK", b"NAMESPACE", b"LIST", b"LSUB", b"STATUS",
+        b"SELECT", b"EXAMINE", b"FETCH", b"SEARCH", b"UID",
+    }
+)  # fmt: skip
+_UID_KEPT = frozenset({b"FETCH", b"SEARCH"})  # UID STORE, COPY, MOVE, EXPUNGE write
+_MAX = 2048  # lines kept (the dictionary starts again past this many)
+
+
+def _keeps(rest: bytes) -> bool:
+    """Whether the line after its tag names a kept command and has no literal."""
+    if b"{" in rest:
+        return False
+    words = rest.split(None, 2)
+    if not words or words[0].upper() not in _KEPT:
+        return False
+    return words[0].upper() != b"UID" or (len(words) > 1 and words[1].upper() in _UID_KEPT)
+
+
+class KeptCommands(Commands):
+    """pymap's `Commands` whose `parse` keeps the commands of repeated lines."""
+
+    __slots__ = ["_kept"]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._kept: dict[Hashable, Command] = {}
+
+    def parse(self, buf: memoryview, params: Params) -> tuple[Command, memoryview]:
+        try:
+            tag, rest = Tag.parse(buf, params)
+        except NotParseable:
+            return super().parse(buf, params)
+        line = bytes(rest)  # with a literal (`{`), never kept: so never found either
+        key = (line, params.uid, params.charset, params.max_append_len, params.list_limit)
+        kept = self._kept.get(key)
+        if kept is not None:
+            command = copy.copy(kept)
+            command.tag = tag.value
+            return command, buf[len(buf) :]
+        command, left = super().parse(buf, params)
+        if not isinstance(command, InvalidCommand) and not len(left) and _keeps(line):
+            if len(self._kept) >= _MAX:
+                self._kept.clear()
+            self._kept[key] = command
+        return command, left

@@ -1,0 +1,277 @@
+"""FETCH responses written by one function per message, over bytes kept per flag set
+and per content (issue 14).
+
+For every message of a FETCH, pymap built a `MessageAttributes`, a `FetchValue` per
+attribute, a `List` of them and an async context manager that loads the content, then
+wrote each value through `BytesFormat`: a `UID FETCH a:a+19 (FLAGS ENVELOPE)` made
+some two hundred objects to write twenty lines, a fifth of the mix's CPU. Here a
+command's attributes become a `FetchPlan` once: one function per attribute giving its
+`NAME value` bytes from the message, the selected mailbox and the loaded content.
+UID, FLAGS (bytes kept per flag set), MODSEQ, ENVELOPE (formatted once per content,
+imap_view/envelope.py), RFC822.SIZE and a whole `BODY[]` are written directly; every
+other attribute through pymap's own value classes, so its bytes stay pymap's. A
+message's line is then one join (RFC 3501 §7.4.2: `* n FETCH (att val …)`).
+
+A `FetchLine` still merges like pymap's `FetchResponse` with the `FETCH (FLAGS)` a
+command's untagged updates add for the same message (`FetchOk`): the merged response
+is pymap's, built from the same values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
+
+from pymap.bytes import MaybeBytes, WriteStream
+from pymap.fetch import DynamicFetchValue, MessageAttributes
+from pymap.interfaces.message import LoadedMessageInterface, MessageInterface
+from pymap.parsing.primitives import List, Number
+from pymap.parsing.response import ResponseOk, UntaggedResponse
+from pymap.parsing.response.specials import FetchResponse
+from pymap.parsing.specials import FetchAttribute, FetchRequirement, FetchValue
+from pymap.parsing.specials.flag import Flag
+from pymap.selected import SelectedMailbox
+
+from imap_view.extensions import wire_modseq
+from imap_view.message import Message
+
+__all__ = ["FetchLine", "FetchOk", "FetchPlan", "GatewayAttributes", "flag_list"]
+
+Loaded = LoadedMessageInterface | None
+Render = Callable[[MessageInterface, SelectedMailbox, Loaded], bytes]
+
+# A flag set as FETCH writes it, by set: a mailbox's messages share a few sets, and
+# pymap built and sorted the list anew for every message of every FETCH. Bounded:
+# keywords make more sets, and the dictionary starts again past this many.
+_FLAG_LISTS: dict[frozenset[Flag], bytes] = {}
+_FLAG_LISTS_MAX = 4096
+
+
+def flag_list(flags: frozenset[Flag]) -> bytes:
+    """pymap's `List(flags, sort=True)` as bytes, kept per flag set."""
+    listed = _FLAG_LISTS.get(flags)
+    if listed is None:
+        if len(_FLAG_LISTS) >= _FLAG_LISTS_MAX:
+            _FLAG_LISTS.clear()
+        listed = _FLAG_LISTS[flags] = bytes(List(flags, sort=True))
+    return listed
+
+
+def _modseq_of(message: MessageInterface) -> int:
+    return wire_modseq(message.modseq if isinstance(message, Message) else 0)
+
+
+class _ModseqValue(DynamicFetchValue):
+    def get_value(self) -> MaybeBytes:
+        return List([Number(_modseq_of(self.message))])
+
+
+class _FlagsValue(DynamicFetchValue):
+    def get_value(self) -> MaybeBytes:
+        return flag_list(self.message.get_flags(self.selected.session_flags))
+
+
+class _UidValue(DynamicFetchValue):
+    def get_value(self) -> MaybeBytes:
+        return b"%d" % self.message.uid
+
+
+class GatewayAttributes(MessageAttributes):
+    """pymap's fetch values (FLAGS and UID cheaper), and MODSEQ; what the attributes
+    require of a message's content is worked out once per command (pymap reduced it
+    per message). What `FetchLine` falls back to, and what a merge is made of."""
+
+    _simple_attrs: Mapping[bytes, type[DynamicFetchValue]] = MappingProxyType(
+        {
+            **MessageAttributes._simple_attrs,
+            b"MODSEQ": _ModseqValue,
+            b"FLAGS": _FlagsValue,
+            b"UID": _UidValue,
+        }
+    )
+
+    def __init__(
+        self,
+        message: MessageInterface,
+        selected: SelectedMailbox,
+        attributes: Sequence[FetchAttribute],
+        requirement: FetchRequirement,
+    ) -> None:
+        super().__init__(message, selected, ())
+        self.attributes = attributes  # type: ignore[misc]
+        self.requirement = requirement  # type: ignore[misc]
+
+
+class _Provider:
+    """What pymap's loaded values read the content from (its `LoadedMessageProvider`)."""
+
+    __slots__ = ["loaded_msg"]
+
+    def __init__(self, loaded_msg: Loaded) -> None:
+        self.loaded_msg = loaded_msg
+
+
+def _uid(message: MessageInterface, selected: SelectedMailbox, loaded: Loaded) -> bytes:
+    return b"UID %d" % message.uid
+
+
+def _flags(message: MessageInterface, selected: SelectedMailbox, loaded: Loaded) -> bytes:
+    return b"FLAGS " + flag_list(message.get_flags(selected.session_flags))
+
+
+def _modseq(message: MessageInterface, selected: SelectedMailbox, loaded: Loaded) -> bytes:
+    return b"MODSEQ (%d)" % _modseq_of(message)  # RFC 7162 §3.1.4.1
+
+
+def _envelope(message: MessageInterface, selected: SelectedMailbox, loaded: Loaded) -> bytes:
+    if loaded is None:
+        return b"ENVELOPE " + MessageAttributes.placeholder
+    return b"ENVELOPE " + bytes(loaded.get_envelope_structure())
+
+
+def _size(message: MessageInterface, selected: SelectedMailbox, loaded: Loaded) -> bytes:
+    if loaded is None:
+        return b"RFC822.SIZE " + MessageAttributes.placeholder
+    return b"RFC822.SIZE %d" % loaded.get_size()
+
+
+def _whole_body(name: bytes) -> Render:
+    """`BODY[]` (and `BODY.PEEK[]`, `RFC822`): the whole message as one literal."""
+
+    def render(message: MessageInterface, selected: SelectedMailbox, loaded: Loaded) -> bytes:
+        if loaded is None:
+            return name + b" " + MessageAttributes.placeholder
+        data = bytes(loaded.get_body(None, False))
+        return b"%b {%d}\r\n%b" % (name, len(data), data)
+
+    return render
+
+
+def _pymaps(attribute: FetchAttribute) -> Render:
+    """Any other attribute, by pymap's (or GatewayAttributes') own value class."""
+    simple = GatewayAttributes._simple_attrs.get(attribute.value)
+    loaded_type = MessageAttributes._loaded_attrs.get(attribute.value)
+
+    def render(message: MessageInterface, selected: SelectedMailbox, loaded: Loaded) -> bytes:
+        value: FetchValue
+        if simple is not None:
+            value = simple(attribute, message=message, selected=selected)
+        elif loaded_type is not None:
+            value = loaded_type(attribute, message=message, get_loaded=_Provider(loaded))
+        else:
+            raise KeyError(attribute.value)
+        return bytes(value)
+
+    return render
+
+
+_DIRECT: Mapping[bytes, Render] = MappingProxyType(
+    {b"UID": _uid, b"FLAGS": _flags, b"MODSEQ": _modseq, b"ENVELOPE": _envelope}
+)
+_WHOLE = frozenset({b"BODY", b"BODY.PEEK", b"RFC822"})
+
+
+def _render_of(attribute: FetchAttribute) -> Render:
+    name = attribute.value
+    direct = _DIRECT.get(name)
+    if direct is not None:
+        return direct
+    if name == b"RFC822.SIZE":
+        return _size
+    section = attribute.section
+    whole = section is not None and not section.parts and section.specifier is None
+    if name in _WHOLE and attribute.partial is None and (whole or name == b"RFC822"):
+        return _whole_body(bytes(attribute.for_response))
+    return _pymaps(attribute)
+
+
+class FetchPlan:
+    """A FETCH command's attributes, each with the function that writes it (in order,
+    once each: pymap's response keeps one value per attribute)."""
+
+    __slots__ = ["_renders", "attributes", "loads", "requirement"]
+
+    def __init__(self, attributes: Iterable[FetchAttribute]) -> None:
+        self.attributes = list(dict.fromkeys(attributes))
+        self.requirement = FetchRequirement.reduce(a.requirement for a in self.attributes)
+        # Only values read from the content need a load: UID, FLAGS, MODSEQ,
+        # INTERNALDATE … are the message's own.
+        simple = GatewayAttributes._simple_attrs
+        self.loads = any(a.value not in simple for a in self.attributes)
+        self._renders = [_render_of(a) for a in self.attributes]
+
+    def line(
+        self, number: int, message: MessageInterface, selected: SelectedMailbox, loaded: Loaded
+    ) -> bytes:
+        values = b" ".join([render(message, selected, loaded) for render in self._renders])
+        return b"* %d FETCH (%b)\r\n" % (number, values)
+
+
+class FetchLine(UntaggedResponse):
+    """One message's FETCH response, written by its command's plan."""
+
+    def __init__(
+        self, number: int, message: MessageInterface, selected: SelectedMailbox, plan: FetchPlan
+    ) -> None:
+        super().__init__()
+        self.seq = number
+        self.message = message
+        self.selected = selected
+        self.plan = plan
+
+    @property
+    def text(self) -> bytes:
+        return b"%d FETCH" % self.seq
+
+    @property
+    def merge_key(self) -> int:
+        return self.seq
+
+    def merge(self, other: FetchResponse) -> FetchResponse:  # type: ignore[override]
+        """pymap's merge (the other's values win), of pymap's values of this line."""
+        if other.seq != self.seq:
+            raise ValueError(other)
+        values = self.values()
+        data = {value.attribute: value for value in values} | other.data
+        return FetchResponse(self.seq, data.values(), writing_hook=values.load_hook())
+
+    def values(self) -> GatewayAttributes:
+        plan = self.plan
+        return GatewayAttributes(self.message, self.selected, plan.attributes, plan.requirement)
+
+    def as_fetch_response(self) -> FetchResponse:
+        values = self.values()
+        return FetchResponse(self.seq, values, writing_hook=values.load_hook())
+
+    async def async_write(self, writer: WriteStream) -> None:
+        plan = self.plan
+        loaded = await self.message.load_content(plan.requirement) if plan.loads else None
+        writer.write(plan.line(self.seq, self.message, self.selected, loaded))
+
+    def write(self, writer: WriteStream) -> None:
+        """Outside `async_write` (a log line): content values as pymap's placeholder."""
+        writer.write(self.plan.line(self.seq, self.message, self.selected, None))
+
+
+class FetchOk(ResponseOk):
+    """A FETCH's `OK`, whose `FetchLine`s merge with the `FETCH` responses the
+    command's untagged updates add for the same message, as pymap's would (pymap keys
+    a merge by the response's type, so a `FetchLine` is filed as a `FetchResponse`)."""
+
+    def add_untagged(self, *responses: UntaggedResponse) -> None:
+        for response in responses:
+            if not isinstance(response, FetchLine | FetchResponse):
+                super().add_untagged(response)
+                continue
+            key = (FetchResponse, response.seq)
+            index = self._mergeable.get(key)
+            if index is None:
+                self._mergeable[key] = len(self._untagged)
+                self._untagged.append(response)
+                continue
+            kept = self._untagged[index]
+            if isinstance(response, FetchLine):
+                response = response.as_fetch_response()
+            assert isinstance(kept, FetchLine | FetchResponse)
+            self._untagged[index] = kept.merge(response)
+        self._raw = None
