@@ -87,19 +87,43 @@ def file_mails(session: Session, filings: Sequence[tuple[int, Iterable[Placement
     if not into:
         return
     wake_after_commit(session, {owner for owner, _ in into})  # IMAP IDLE sees it at once
-    rows = []
-    for (owner, key), seqs in sorted(into.items()):
-        taken = _take_uids(session, owner, key, len(seqs))
-        rows += [
-            {
-                "folder_id": taken.folder_id,
-                "uid": taken.first_uid + i,
-                "mail_seq": seq,
-                "modseq": taken.modseq,
-            }
-            for i, seq in enumerate(seqs)
-        ]
-    session.connection().execute(insert(table_of(ImapUid)), rows)  # one statement for all
+    counts = {placement: len(seqs) for placement, seqs in into.items()}
+    if session.get_bind().dialect.name == "sqlite":
+        taken = _take_by_owner(session, counts)
+    else:
+        taken = {p: _take_uids(session, *p, count) for p, count in sorted(counts.items())}
+    rows = [
+        {
+            "folder_id": taken[placement].folder_id,
+            "uid": taken[placement].first_uid + i,
+            "mail_seq": seq,
+            "modseq": taken[placement].modseq,
+        }
+        for placement, seqs in sorted(into.items())
+        for i, seq in enumerate(seqs)
+    ]
+    session.connection().execute(_INSERT_UIDS, rows)  # one statement for all
+
+
+def _take_by_owner(session: Session, counts: dict[Placement, int]) -> dict[Placement, Taken]:
+    """SQLite: the folders of one owner that take as many UIDs each, advanced by one
+    UPDATE (a new mail: the sender's Sent and conversation folder, or a recipient's
+    INBOX and conversation folder). SQLite has one writer, so the order in which the
+    rows are locked cannot deadlock; PostgreSQL takes them one by one, in order."""
+    groups: dict[tuple[str, int], list[str]] = {}
+    for (owner, key), count in counts.items():
+        groups.setdefault((owner, count), []).append(key)
+    taken: dict[Placement, Taken] = {}
+    for (owner, count), keys in sorted(groups.items()):
+        if len(keys) == 1:
+            taken[(owner, keys[0])] = _take_uids(session, owner, keys[0], count)
+            continue
+        params = {"b_owner": owner, "b_keys": keys, "b_count": count}
+        for key, folder_id, next_uid, modseq in session.connection().execute(_ADVANCE_MANY, params):
+            taken[(owner, key)] = Taken(int(folder_id), int(next_uid) - count, int(modseq))
+        for key in sorted(k for k in keys if (owner, k) not in taken):  # created at first use
+            taken[(owner, key)] = _take_uids(session, owner, key, count)
+    return taken
 
 
 def refile_mail(session: Session, mail_seq: int, owner: str, source: str, target: str) -> None:
@@ -128,7 +152,7 @@ def refile_mails(
     assert taken is not None
     uids = list(range(taken.first_uid, taken.first_uid + len(mail_seqs)))
     session.connection().execute(
-        insert(table_of(ImapUid)),
+        _INSERT_UIDS,
         [
             {"folder_id": taken.folder_id, "uid": uid, "mail_seq": seq, "modseq": taken.modseq}
             for uid, seq in zip(uids, mail_seqs, strict=True)
@@ -275,6 +299,19 @@ _ADVANCE = (
     )
     .returning(_FOLDERS.c.id, _FOLDERS.c.next_uid, _FOLDERS.c.highest_modseq)
 )
+_ADVANCE_MANY = (
+    update(_FOLDERS)
+    .where(
+        _FOLDERS.c.owner == bindparam("b_owner"),
+        _FOLDERS.c.key.in_(bindparam("b_keys", expanding=True)),
+    )
+    .values(
+        next_uid=_FOLDERS.c.next_uid + bindparam("b_count"),
+        highest_modseq=_FOLDERS.c.highest_modseq + 1,
+    )
+    .returning(_FOLDERS.c.key, _FOLDERS.c.id, _FOLDERS.c.next_uid, _FOLDERS.c.highest_modseq)
+)
+_INSERT_UIDS = insert(table_of(ImapUid))
 
 
 def _create_folder(session: Session, owner: str, key: str) -> None:
