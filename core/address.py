@@ -17,6 +17,7 @@ import dataclasses
 import re
 import string
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
 from core.errors import InvalidAddress
@@ -284,8 +285,12 @@ def at_domain(text: str, domain: str) -> bool:
     return bool(at) and dom.lower() == domain.lower()
 
 
+@lru_cache(maxsize=1024)
 def parse_email(text: str, domain: str) -> Address:
-    """Parse `name[+path[+session]]@domain` (optionally in `<...>`) at the gateway's domain."""
+    """Parse `name[+path[+session]]@domain` (optionally in `<...>`) at the gateway's domain.
+
+    Remembered (an Address is immutable; a refusal raises and is not kept): SMTP
+    parses one sender three times a message, and the same few addresses all day."""
     _check_domain(domain)
     return _parse_email(_unwrap(text), domain)
 

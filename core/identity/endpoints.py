@@ -19,6 +19,7 @@ from core.address import ROLE_NAMES, Address
 from core.errors import InvalidAddress, NotFound, UnknownRecipient, UnknownWorkspace
 from core.principal import Principal
 from core.store.models import Agent, Mail, User, table_of
+from core.store.prepared import Prepared
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,13 +46,15 @@ def agent_row(session: Session, name: str) -> AgentRow | None:
 
 _USERS = table_of(User)
 # An agent or a human by name, in one statement (names are unique across both).
-_NAMED = union_all(
-    select(*_AGENT_ROW.selected_columns, literal_column("1").label("is_agent")).where(
-        _AGENTS.c.name == bindparam("name")
-    ),
-    select(_USERS.c.name, null(), null(), literal_column("0")).where(
-        _USERS.c.name == bindparam("name")
-    ),
+_NAMED = Prepared(
+    union_all(
+        select(*_AGENT_ROW.selected_columns, literal_column("1").label("is_agent")).where(
+            _AGENTS.c.name == bindparam("name")
+        ),
+        select(_USERS.c.name, null(), null(), literal_column("0")).where(
+            _USERS.c.name == bindparam("name")
+        ),
+    )
 )
 
 
@@ -106,7 +109,7 @@ def _role(session: Session, address: Address) -> Endpoint:
 def resolve_endpoint(session: Session, address: Address) -> Endpoint:
     if address.name in ROLE_NAMES:
         return _role(session, address)
-    found = session.connection().execute(_NAMED, {"name": address.name}).first()
+    found = _NAMED.first(session.connection(), {"name": address.name})
     if found is not None and found[3]:
         agent = AgentRow(found[0], found[1] or [], found[2])
         return Endpoint(agent.name, workspace_of(agent, address.path), agent)

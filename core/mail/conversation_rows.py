@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 
 from core.errors import UnknownAlias
 from core.store.models import Conversation, Mail, Participant, new_id, table_of, utcnow
+from core.store.prepared import Prepared
 
 
 class ConversationState(Protocol):
@@ -89,10 +90,11 @@ _AS_PARTICIPANT = select(*_READ).join(
 _BY_ALIAS_UNLOCKED = _AS_PARTICIPANT.where(_SESSIONS.c.alias == bindparam("alias"))
 _BY_ALIAS = _BY_ALIAS_UNLOCKED.with_for_update(of=_SESSIONS)
 _BY_ID = _AS_PARTICIPANT.where(_SESSIONS.c.id == bindparam("id")).with_for_update(of=_SESSIONS)
-_BY_DEFAULT_KEY_UNLOCKED = select(*_READ).where(_SESSIONS.c.default_key == bindparam("key"))
-_BY_DEFAULT_KEY = _BY_DEFAULT_KEY_UNLOCKED.with_for_update()
+_BY_DEFAULT_KEY_QUERY = select(*_READ).where(_SESSIONS.c.default_key == bindparam("key"))
+_BY_DEFAULT_KEY_UNLOCKED = Prepared(_BY_DEFAULT_KEY_QUERY)
+_BY_DEFAULT_KEY = Prepared(_BY_DEFAULT_KEY_QUERY.with_for_update())
 _INSERT = insert(_SESSIONS)
-_SAVE = (
+_SAVE = Prepared(
     update(_SESSIONS)
     .where(_SESSIONS.c.id == bindparam("b_id"))
     .values(
@@ -136,7 +138,7 @@ def joined_locked(session: Session, conv_id: str, member: str) -> ConversationRo
 def by_default_key(session: Session, key: str, *, lock: bool = True) -> ConversationRow | None:
     """The default conversation of a pair of endpoints (core/mail/conversations.py)."""
     query = _BY_DEFAULT_KEY if lock else _BY_DEFAULT_KEY_UNLOCKED
-    return _row(session.connection().execute(query, {"key": key}).first())
+    return _row(query.first(session.connection(), {"key": key}))
 
 
 def insert_conversation(
@@ -174,6 +176,6 @@ def save_conversation(session: Session, row: ConversationRow, rounds: int) -> Co
     """Write back a mail's change: `rounds` more rounds used, the status, `updated_at`;
     the row as stored (the increment is made by the database, under the row's lock)."""
     params = {"b_id": row.id, "b_rounds": rounds, "b_status": row.status, "b_now": row.updated_at}
-    saved = _row(session.connection().execute(_SAVE, params).first())
+    saved = _row(_SAVE.first(session.connection(), params))
     assert saved is not None  # locked since it was read
     return saved

@@ -28,6 +28,7 @@ from core.principal import Principal
 from core.store.engine import Store
 from core.store.events import emit
 from core.store.models import Conversation, Mail, Participant, User, isoformat, table_of, utcnow
+from core.store.prepared import Prepared
 from core.views import BudgetInput, SessionDetail, SessionView
 
 _CREATION_LOCK_KEY = 0x61676D63  # "agmc": serialises alias and default-conversation creation
@@ -37,8 +38,8 @@ Endpoint = tuple[str, str]  # (name, workspace name; "" for humans)
 
 # Built once: an executemany of a constant statement reuses its compiled form.
 _ADD_PARTICIPANT = {
-    "postgresql": pg_insert(table_of(Participant)).on_conflict_do_nothing(),
-    "sqlite": sqlite_insert(table_of(Participant)).on_conflict_do_nothing(),
+    "postgresql": Prepared(pg_insert(table_of(Participant)).on_conflict_do_nothing()),
+    "sqlite": Prepared(sqlite_insert(table_of(Participant)).on_conflict_do_nothing()),
 }
 
 
@@ -84,7 +85,7 @@ def add_participants(session: Session, conv_id: str, names: Iterable[str]) -> No
     if not rows:
         return
     dialect = session.get_bind().dialect.name
-    session.connection().execute(_ADD_PARTICIPANT[dialect], rows)
+    _ADD_PARTICIPANT[dialect].run(session.connection(), rows)
 
 
 def participants(session: Session, conv_id: str) -> list[str]:

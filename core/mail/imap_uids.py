@@ -24,6 +24,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -31,6 +32,7 @@ from sqlalchemy.orm import Session
 
 from core.store.engine import wake_after_commit
 from core.store.models import ImapExpunged, ImapFolder, ImapUid, table_of
+from core.store.prepared import Prepared
 
 INBOX = "inbox"
 SENT = "sent"
@@ -87,19 +89,45 @@ def file_mails(session: Session, filings: Sequence[tuple[int, Iterable[Placement
     if not into:
         return
     wake_after_commit(session, {owner for owner, _ in into})  # IMAP IDLE sees it at once
-    rows = []
-    for (owner, key), seqs in sorted(into.items()):
-        taken = _take_uids(session, owner, key, len(seqs))
-        rows += [
-            {
-                "folder_id": taken.folder_id,
-                "uid": taken.first_uid + i,
-                "mail_seq": seq,
-                "modseq": taken.modseq,
-            }
-            for i, seq in enumerate(seqs)
-        ]
-    session.connection().execute(insert(table_of(ImapUid)), rows)  # one statement for all
+    counts = {placement: len(seqs) for placement, seqs in into.items()}
+    if session.get_bind().dialect.name == "sqlite":
+        taken = _take_by_owner(session, counts)
+    else:
+        taken = {p: _take_uids(session, *p, count) for p, count in sorted(counts.items())}
+    rows = [
+        {
+            "folder_id": taken[placement].folder_id,
+            "uid": taken[placement].first_uid + i,
+            "mail_seq": seq,
+            "modseq": taken[placement].modseq,
+        }
+        for placement, seqs in sorted(into.items())
+        for i, seq in enumerate(seqs)
+    ]
+    _INSERT_UIDS.run(session.connection(), rows)  # one statement for all
+
+
+def _take_by_owner(session: Session, counts: dict[Placement, int]) -> dict[Placement, Taken]:
+    """SQLite: the folders of one owner that take as many UIDs each, advanced by one
+    UPDATE (a new mail: the sender's Sent and conversation folder, or a recipient's
+    INBOX and conversation folder). SQLite has one writer, so the order in which the
+    rows are locked cannot deadlock; PostgreSQL takes them one by one, in order."""
+    groups: dict[tuple[str, int], list[str]] = {}
+    for (owner, key), count in counts.items():
+        groups.setdefault((owner, count), []).append(key)
+    taken: dict[Placement, Taken] = {}
+    for (owner, count), keys in sorted(groups.items()):
+        if len(keys) == 1:
+            taken[(owner, keys[0])] = _take_uids(session, owner, keys[0], count)
+            continue
+        params = {"b_owner": owner, "b_count": count} | {f"b_key{i}": k for i, k in enumerate(keys)}
+        for key, folder_id, next_uid, modseq in _advance_many(len(keys)).run(
+            session.connection(), params
+        ):
+            taken[(owner, key)] = Taken(int(folder_id), int(next_uid) - count, int(modseq))
+        for key in sorted(k for k in keys if (owner, k) not in taken):  # created at first use
+            taken[(owner, key)] = _take_uids(session, owner, key, count)
+    return taken
 
 
 def refile_mail(session: Session, mail_seq: int, owner: str, source: str, target: str) -> None:
@@ -127,8 +155,8 @@ def refile_mails(
             taken = _take_uids(session, owner, target, len(mail_seqs))
     assert taken is not None
     uids = list(range(taken.first_uid, taken.first_uid + len(mail_seqs)))
-    session.connection().execute(
-        insert(table_of(ImapUid)),
+    _INSERT_UIDS.run(
+        session.connection(),
         [
             {"folder_id": taken.folder_id, "uid": uid, "mail_seq": seq, "modseq": taken.modseq}
             for uid, seq in zip(uids, mail_seqs, strict=True)
@@ -259,14 +287,14 @@ def _take_uids(session: Session, owner: str, key: str, count: int) -> Taken:
 
 def _advance(session: Session, owner: str, key: str, count: int) -> Taken | None:
     params = {"b_owner": owner, "b_key": key, "b_count": count}
-    row = session.connection().execute(_ADVANCE, params).first()
+    row = _ADVANCE.first(session.connection(), params)
     return None if row is None else Taken(int(row[0]), int(row[1]) - count, int(row[2]))
 
 
 # Built once with bound parameters: every mail a human sends or receives runs it
 # two or three times, and building the statement cost more than running it.
 _FOLDERS = table_of(ImapFolder)
-_ADVANCE = (
+_ADVANCE = Prepared(
     update(_FOLDERS)
     .where(_FOLDERS.c.owner == bindparam("b_owner"), _FOLDERS.c.key == bindparam("b_key"))
     .values(
@@ -275,6 +303,25 @@ _ADVANCE = (
     )
     .returning(_FOLDERS.c.id, _FOLDERS.c.next_uid, _FOLDERS.c.highest_modseq)
 )
+_INSERT_UIDS = Prepared(insert(table_of(ImapUid)))
+
+
+@cache
+def _advance_many(keys: int) -> Prepared:
+    """`_ADVANCE` of `keys` folders of one owner (SQLite; bound one by one, so the
+    statement of each number of keys is built once)."""
+    return Prepared(
+        update(_FOLDERS)
+        .where(
+            _FOLDERS.c.owner == bindparam("b_owner"),
+            _FOLDERS.c.key.in_([bindparam(f"b_key{i}") for i in range(keys)]),
+        )
+        .values(
+            next_uid=_FOLDERS.c.next_uid + bindparam("b_count"),
+            highest_modseq=_FOLDERS.c.highest_modseq + 1,
+        )
+        .returning(_FOLDERS.c.key, _FOLDERS.c.id, _FOLDERS.c.next_uid, _FOLDERS.c.highest_modseq)
+    )
 
 
 def _create_folder(session: Session, owner: str, key: str) -> None:

@@ -40,6 +40,7 @@ from core.settings import Limits
 from core.store.engine import Store
 from core.store.events import emit
 from core.store.models import Delivery, Mail, isoformat, new_id, table_of, utcnow
+from core.store.prepared import Prepared
 from core.store.raw_messages import Original, keep_original
 from core.views import BudgetInput, SendResult
 
@@ -280,7 +281,7 @@ def mail_writer(
         connection = session.connection()
         # Bound per call, built once: `.values(values)` would make a new statement (and
         # its cache key over every value) for each mail.
-        seq = connection.execute(_INSERT_MAIL, values).scalar_one()
+        seq = _INSERT_MAIL.run(connection, values)[0][0]
         attach(session, attachment_ids, seq)
         if forward_of is not None:
             assert parent is not None
@@ -290,8 +291,8 @@ def mail_writer(
         for endpoint in cc:
             for name in endpoint.recipients:
                 recipients.setdefault(name, "cc")
-        connection.execute(
-            _INSERT_DELIVERY,
+        _INSERT_DELIVERY.run(
+            connection,
             [
                 {"mail_seq": seq, "recipient": name, "kind": kind, "created_at": now}
                 for name, kind in recipients.items()
@@ -341,8 +342,8 @@ def mail_writer(
     return run
 
 
-_INSERT_MAIL = insert(_MAILS).returning(_MAILS.c.seq)
-_INSERT_DELIVERY = insert(table_of(Delivery))
+_INSERT_MAIL = Prepared(insert(_MAILS).returning(_MAILS.c.seq))
+_INSERT_DELIVERY = Prepared(insert(table_of(Delivery)))
 
 
 def _new_mail_payload(

@@ -59,6 +59,7 @@ from core.store.credentials import (
 from core.store.full import is_disk_full, storage_full
 from core.store.group_commit import MAX_GROUP, GroupCommitWriter
 from core.store.models import Event, UTCDateTime, table_of, utcnow
+from core.store.prepared import Prepared
 
 T = TypeVar("T")
 Transaction = Callable[[Session], T]
@@ -367,7 +368,7 @@ def flush_events(session: Session, dialect: str, token: str = "") -> Committed:
             )
     elif queued:
         rows = [{**row, "created_at": now} for row in queued]
-        ids = list(session.connection().execute(_INSERT_EVENTS, rows).scalars())
+        ids = [row[0] for row in _INSERT_EVENTS.run(session.connection(), rows)]
     events = [
         (row["recipient"], StoredEvent(id_, row["type"], row["payload"], now))
         for row, id_ in zip(queued, sorted(ids), strict=True)
@@ -378,7 +379,7 @@ def flush_events(session: Session, dialect: str, token: str = "") -> Committed:
 
 _EVENTS = table_of(Event)
 # Built once; the ids come back in the order of the rows (SQLite: one multi-row INSERT).
-_INSERT_EVENTS = insert(_EVENTS).returning(_EVENTS.c.id, sort_by_parameter_order=True)
+_INSERT_EVENTS = Prepared(insert(_EVENTS).returning(_EVENTS.c.id, sort_by_parameter_order=True))
 
 
 # On PostgreSQL the events lock is held from here to the end of COMMIT, so it is

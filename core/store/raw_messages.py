@@ -20,6 +20,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from core.store.models import Mail, RawMessage, table_of, utcnow
+from core.store.prepared import Prepared
 
 __all__ = ["Original", "keep_original", "originals_of"]
 
@@ -41,8 +42,8 @@ class Original:
 # the message's bytes for every message. The same bytes stored before (or by a
 # transaction racing this one) make the insert a no-op: no read first.
 _KEEP = {
-    "postgresql": postgresql.insert(table_of(RawMessage)).on_conflict_do_nothing(),
-    "sqlite": sqlite.insert(table_of(RawMessage)).on_conflict_do_nothing(),
+    "postgresql": Prepared(postgresql.insert(table_of(RawMessage)).on_conflict_do_nothing()),
+    "sqlite": Prepared(sqlite.insert(table_of(RawMessage)).on_conflict_do_nothing()),
 }
 
 
@@ -59,7 +60,7 @@ def keep_original(session: Session, original: Original) -> str:
         "data": original.data,
         "created_at": utcnow(),
     }
-    connection.execute(_KEEP[connection.dialect.name], values)
+    _KEEP[connection.dialect.name].run(connection, values)
     return original.sha256
 
 
