@@ -50,13 +50,11 @@ def _allowed(settings: Settings, address: str) -> bool:
     return ip.is_loopback or any(ip in network for network in settings.metrics_networks)
 
 
-async def scraper(
-    request: Request, settings: SettingsDep, store: StoreDep, address: ClientAddress
-) -> None:
+async def scraper(request: Request, settings: SettingsDep, address: ClientAddress) -> None:
     """Loopback and the allowed networks pass; anyone else must be an admin (401/403)."""
     if _allowed(settings, address):
         return
-    principal = await current_principal(request, store)
+    principal = await current_principal(request)
     if not (principal.is_human and principal.is_admin):
         raise Forbidden(
             "metrics are for loopback, AGENTMAIL_METRICS_ALLOW addresses, or an admin's key"
