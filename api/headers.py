@@ -10,7 +10,6 @@ own `Cache-Control`; the docs' static assets may be cached.
 
 from __future__ import annotations
 
-from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 CONTENT_SECURITY_POLICY = (
@@ -30,6 +29,18 @@ SECURITY_HEADERS = {
 }
 
 
+RawHeaders = list[tuple[bytes, bytes]]
+_RAW_SECURITY_HEADERS: RawHeaders = [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+_NO_STORE: RawHeaders = [(b"cache-control", b"no-store")]
+
+
+def _with_defaults(headers: RawHeaders, defaults: RawHeaders) -> RawHeaders:
+    """`headers` plus each default whose name they lack (names compare case-insensitively,
+    as `MutableHeaders.setdefault` does), in one pass over the response's headers."""
+    present = {name.lower() for name, _ in headers}
+    return [*headers, *(item for item in defaults if item[0] not in present)]
+
+
 class SecurityHeaders:
     def __init__(self, app: ASGIApp, *, cacheable_prefix: str) -> None:
         self.app = app
@@ -40,14 +51,11 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
         cacheable = scope.get("path", "").startswith(self.cacheable_prefix)
+        defaults = _RAW_SECURITY_HEADERS if cacheable else _RAW_SECURITY_HEADERS + _NO_STORE
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                for name, value in SECURITY_HEADERS.items():
-                    headers.setdefault(name, value)
-                if not cacheable:
-                    headers.setdefault("cache-control", "no-store")
+                message["headers"] = _with_defaults(list(message.get("headers", ())), defaults)
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

@@ -109,7 +109,10 @@ async def _too_large(send: Send, limit: int) -> None:
 
 
 def _text_problem(body: bytes) -> str | None:
-    if not body:
+    if b"\\u" not in body:
+        # JSON can only carry a NUL or a surrogate as a `\\u` escape: a raw NUL (a
+        # control character) or a surrogate's bytes (no UTF-8) fail to parse at all,
+        # and the route's own parsing refuses them. Most bodies have no escape.
         return None
     try:
         document = json.loads(body)

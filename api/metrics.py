@@ -19,10 +19,11 @@ import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Histogram, generate_latest
 from prometheus_client.multiprocess import MultiProcessCollector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -50,13 +51,11 @@ def _allowed(settings: Settings, address: str) -> bool:
     return ip.is_loopback or any(ip in network for network in settings.metrics_networks)
 
 
-async def scraper(
-    request: Request, settings: SettingsDep, store: StoreDep, address: ClientAddress
-) -> None:
+async def scraper(request: Request, settings: SettingsDep, address: ClientAddress) -> None:
     """Loopback and the allowed networks pass; anyone else must be an admin (401/403)."""
     if _allowed(settings, address):
         return
-    principal = await current_principal(request, store)
+    principal = await current_principal(request)
     if not (principal.is_human and principal.is_admin):
         raise Forbidden(
             "metrics are for loopback, AGENTMAIL_METRICS_ALLOW addresses, or an admin's key"
@@ -83,6 +82,11 @@ def _exposition() -> bytes:
 class SendMetrics:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
+        # The labelled children, looked up once (`labels()` takes a lock and builds a
+        # key on every call). Starlette builds its middleware at the first request, so
+        # under `serve --workers` this runs in the worker that counts.
+        self.accepted = metrics.MAILS_ACCEPTED.labels("rest")
+        self.commit_seconds = metrics.SEND_COMMIT_SECONDS.labels("rest")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
@@ -96,8 +100,8 @@ class SendMetrics:
 
         async def observed(message: Message) -> None:
             if message["type"] == "http.response.start" and 200 <= message["status"] < 300:
-                metrics.MAILS_ACCEPTED.labels("rest").inc()
-                metrics.SEND_COMMIT_SECONDS.labels("rest").observe(time.perf_counter() - started)
+                self.accepted.inc()
+                self.commit_seconds.observe(time.perf_counter() - started)
             await send(message)
 
         await self.app(scope, receive, observed)
@@ -113,7 +117,13 @@ def sse_connection() -> Iterator[None]:
         metrics.CONNECTIONS_OPEN.labels("sse").dec()
 
 
+@cache
+def _push_seconds() -> Histogram:
+    """Looked up at the first push, in the process that serves the stream."""
+    return metrics.COMMIT_PUSH_SECONDS.labels("sse")
+
+
 def observe_push(event: StoredEvent) -> None:
     if event.created_at is not None:
         seconds = (utcnow() - event.created_at).total_seconds()
-        metrics.COMMIT_PUSH_SECONDS.labels("sse").observe(max(0.0, seconds))
+        _push_seconds().observe(max(0.0, seconds))

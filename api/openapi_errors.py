@@ -6,8 +6,8 @@ route really gives. They are derived here, in one place, when the document is
 first built, not written on each route:
 
 * every route: 400 (a NUL in the URL, malformed JSON; `api/limits.py`);
-* an authenticated route (it depends on `current_principal`): 401, 403, and
-  the bearer / cookie security schemes;
+* an authenticated route (it depends on one of `api.deps.PRINCIPAL_DEPENDENCIES`):
+  401, 403, and the bearer / cookie security schemes;
 * a path parameter: 404; any parameter or body: 422;
 * an unsafe method (POST, PUT, PATCH, DELETE): 413 and 422 (the request guard
   reads every such body, declared or not);
@@ -29,7 +29,7 @@ from fastapi.dependencies.models import Dependant
 from pydantic import BaseModel, Field
 
 from api.allow import install_allow_header
-from api.deps import SESSION_COOKIE, current_principal
+from api.deps import PRINCIPAL_DEPENDENCIES, SESSION_COOKIE
 from api.route_table import ApiRoute, api_routes
 
 PREFIX = "/api/v1"
@@ -120,7 +120,7 @@ def _calls(dependant: Dependant) -> Iterator[Callable[..., Any] | None]:
 
 
 def is_authenticated(route: ApiRoute) -> bool:
-    return current_principal in set(_calls(route.dependant))
+    return not PRINCIPAL_DEPENDENCIES.isdisjoint(_calls(route.dependant))
 
 
 def route_path(route: ApiRoute) -> str:
