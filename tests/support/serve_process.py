@@ -78,11 +78,19 @@ async def serve(env: dict[str, str], *args: str, log: Path | None = None) -> Ser
     )
     assert process.stdout is not None
     text = ""
-    async with asyncio.timeout(60):
-        while "log in as" not in text:
-            line = (await process.stdout.readline()).decode()
-            assert line, f"serve ended early: {text}"
-            text += line
+    try:
+        async with asyncio.timeout(60):
+            while "log in as" not in text:
+                line = (await process.stdout.readline()).decode()
+                assert line, f"serve ended early: {text}"
+                text += line
+    except BaseException:
+        # Not started in time (or the test was cancelled): never leave it running, on
+        # ports a later test or another run would find taken.
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+        raise
     http = re.search(r"http://127\.0\.0\.1:(\d+)/", text)
     smtp = re.search(r"SMTP\s+127\.0\.0\.1:(\d+)", text)
     imap = re.search(r"IMAP\s+127\.0\.0\.1:(\d+)", text)
