@@ -63,9 +63,12 @@ class GatewayRun:
         return Store(database_url(self.database_url, self.workdir / "data" / "agentmail.db"))
 
 
-async def start_gateway(workdir: Path, fresh_database_url: str) -> tuple[Child, int, str]:
+async def start_gateway(
+    workdir: Path, fresh_database_url: str, root: Path = ROOT
+) -> tuple[Child, int, str]:
+    """A gateway running `root`'s code (bench/imap_pair.py starts two trees)."""
     env = gateway_env(ADMIN_PASSWORD, fresh_database_url)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))
     http_port, imap_port = free_port(), free_port()
     argv = [str(VENV_BIN / "agentmail"), "serve", "--http-port", str(http_port)]
     argv += ["--data-dir", str(workdir / "data"), "--imap-port", str(imap_port)]

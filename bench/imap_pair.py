@@ -23,8 +23,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _children import VENV_BIN, Child, free_port, gateway_env, spawn
-from _imap_fill import ADMIN_PASSWORD, PASSWORD, READER, fill_over_rest, setup_accounts
+from _children import Child
+from _imap_fill import (
+    PASSWORD,
+    READER,
+    fill_over_rest,
+    setup_accounts,
+    start_gateway,
+)
 from _imap_mix import NAMES, run_clients
 from _load import percentile
 from _wrk import ServerCpu, load_average
@@ -34,14 +40,7 @@ MESSAGES = 200
 
 async def start(root: Path, workdir: Path) -> tuple[Child, int]:
     """A gateway running `root`'s code on a fresh SQLite file, alice's INBOX filled."""
-    env = gateway_env(ADMIN_PASSWORD, "")
-    env["PYTHONPATH"] = str(root)
-    http_port, imap_port = free_port(), free_port()
-    argv = [str(VENV_BIN / "agentmail"), "serve", "--http-port", str(http_port)]
-    argv += ["--data-dir", str(workdir / "data"), "--imap-port", str(imap_port)]
-    argv += ["--smtp-port", str(free_port())]
-    child = spawn("gateway", argv, env, workdir / "gateway.log", http_port)
-    await child.wait_healthy("/api/v1/health")
+    child, imap_port, _ = await start_gateway(workdir, "", root)
     key = await setup_accounts(child.base_url)
     await fill_over_rest(child.base_url, key, MESSAGES)
     return child, imap_port

@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import pytest
-from pymap.flags import PermanentFlags, SessionFlags
 from pymap.mime import MessageContent
 from pymap.parsing import Params
 from pymap.parsing.command.select import FetchCommand
 from pymap.parsing.primitives import List
 from pymap.parsing.response import ResponseOk
 from pymap.parsing.response.specials import FetchResponse
-from pymap.parsing.specials import FetchAttribute, FetchRequirement, FetchValue, ObjectId
-from pymap.parsing.specials.flag import Deleted, Flag, Flagged, Seen
-from pymap.selected import SelectedMailbox
+from pymap.parsing.specials import FetchAttribute, FetchRequirement, FetchValue
+from pymap.parsing.specials.flag import Flag, Flagged, Seen
 
 from imap_view.condstore_parsing import ModseqFetchCommand
 from imap_view.fetch_lines import FetchLine, FetchOk, FetchPlan, GatewayAttributes
 from imap_view.message import LoadedMessage, Message
+from tests.support.pymap_selected import selected_mailbox
 
 RAW = (
     b"Subject: =?utf-8?q?h=C3=A9?=\r\nFrom: A <a@example.com>\r\nTo: b@example.com\r\n"
@@ -45,15 +44,6 @@ def _attributes(items: bytes) -> list[FetchAttribute]:
     return list(command.attributes)
 
 
-def _selected() -> SelectedMailbox:
-    return SelectedMailbox(
-        ObjectId(b"F1"),
-        False,
-        PermanentFlags(frozenset({Seen, Flagged, Deleted})),
-        SessionFlags(frozenset()),
-    )
-
-
 def _pymaps_line(number: int, values: GatewayAttributes, loaded: LoadedMessage | None) -> bytes:
     response = FetchResponse(number, values)
     if loaded is None:
@@ -65,7 +55,7 @@ def _pymaps_line(number: int, values: GatewayAttributes, loaded: LoadedMessage |
 @pytest.mark.parametrize("items", ITEMS)
 def test_a_plan_writes_the_line_pymaps_values_wrote(items: bytes) -> None:
     attributes = _attributes(items)
-    selected = _selected()
+    selected = selected_mailbox()
     for flags in (frozenset(), frozenset({Seen}), frozenset({Flag(b"$Label1"), Flagged})):
         message = Message(4321, flags, mail_seq=9, modseq=17)
         loaded = LoadedMessage(message, FetchRequirement.CONTENT, MessageContent.parse(RAW))
@@ -79,7 +69,7 @@ def test_a_plan_writes_the_line_pymaps_values_wrote(items: bytes) -> None:
 def test_a_line_merges_with_the_updates_fetch_as_pymaps_did() -> None:
     """A FETCH (FLAGS) of the command's untagged updates joins the FETCH line of the
     same message, its value winning, as in pymap's `CommandResponse`."""
-    selected = _selected()
+    selected = selected_mailbox()
     message = Message(5, frozenset({Seen}), mail_seq=5)
     attributes = _attributes(b"UID FLAGS")
     update = FetchResponse(2, [FetchValue.of(FetchAttribute(b"FLAGS"), List([Flagged]))])

@@ -5,27 +5,16 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from pymap.flags import PermanentFlags, SessionFlags
 from pymap.parsing import Params
 from pymap.parsing.command.select import SearchCommand
-from pymap.parsing.specials import FetchRequirement, ObjectId
+from pymap.parsing.specials import FetchRequirement
 from pymap.parsing.specials.flag import Answered, Deleted, Flag, Flagged, Recent, Seen
 from pymap.search import SearchCriteriaSet, SearchParams
-from pymap.selected import SelectedMailbox
 
 from imap_view.condstore_search import GatewayCriteriaSet
 from imap_view.flag_search import flag_verdict
 from imap_view.message import LoadedMessage, Message
-
-
-def _selected() -> SelectedMailbox:
-    return SelectedMailbox(
-        ObjectId(b"F1"),
-        False,
-        PermanentFlags(frozenset({Seen, Flagged, Deleted})),
-        SessionFlags(frozenset()),
-    )
-
+from tests.support.pymap_selected import selected_mailbox
 
 SEARCHES = [
     b"UNSEEN",
@@ -44,7 +33,7 @@ SEARCHES = [
 def test_a_flag_search_finds_what_pymaps_criteria_find(keys: bytes) -> None:
     command, _ = SearchCommand.parse(memoryview(b" %b\r\n" % keys), Params(tag=b"a"))
     assert isinstance(command, SearchCommand)
-    selected = _selected()
+    selected = selected_mailbox()
     params = SearchParams(selected)
     ours = flag_verdict(GatewayCriteriaSet(command.keys, params).all_criteria)
     assert ours is not None
@@ -62,5 +51,5 @@ def test_a_flag_search_finds_what_pymaps_criteria_find(keys: bytes) -> None:
 def test_other_searches_are_left_to_pymaps_criteria(keys: bytes) -> None:
     command, _ = SearchCommand.parse(memoryview(b" %b\r\n" % keys), Params(tag=b"a"))
     assert isinstance(command, SearchCommand)
-    criteria = GatewayCriteriaSet(command.keys, SearchParams(_selected())).all_criteria
+    criteria = GatewayCriteriaSet(command.keys, SearchParams(selected_mailbox())).all_criteria
     assert flag_verdict(criteria) is None
