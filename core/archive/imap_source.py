@@ -29,6 +29,9 @@ __all__ = ["ImapSource", "ImapTarget", "parse_imap_url"]
 IMAPS_PORT: Final = 993
 TIMEOUT: Final = 60.0
 _CLOSE_TURNS = 3  # loop iterations for a closed TLS transport to close its socket
+# How long a closing TLS connection waits for the server's close_notify (RFC 8446
+# §6.1) before the socket is cut: asyncio's own wait is 30 s, longer than a command.
+_CLOSE_SECONDS: Final = 2.0
 _UID: Final = re.compile(rb"UID (\d+)")
 
 
@@ -97,12 +100,20 @@ class ImapSource(Source):
             context.check_hostname = False
             context.verify_mode = ssl.CERT_NONE
         self._context = context
-        self._client: aioimaplib.IMAP4_SSL | None = None
+        self._client: aioimaplib.IMAP4 | None = None
+        self._lost = asyncio.Event()
 
-    async def _connect(self) -> aioimaplib.IMAP4_SSL:
+    async def _connect(self) -> aioimaplib.IMAP4:
         target = self.target
-        client = aioimaplib.IMAP4_SSL(
-            target.host, target.port, ssl_context=self._context, timeout=TIMEOUT
+        lost = self._lost = asyncio.Event()
+        # IMAP4 with a context is IMAP4_SSL (which only defaults the context) that
+        # also takes the callback telling when the connection is gone.
+        client = aioimaplib.IMAP4(
+            target.host,
+            target.port,
+            ssl_context=self._context,
+            timeout=TIMEOUT,
+            conn_lost_cb=lambda _error: lost.set(),
         )
         try:
             await client.wait_hello_from_server()
@@ -113,7 +124,7 @@ class ImapSource(Source):
             if selected.result != "OK":
                 raise ImapError(f"cannot open {target.mailbox}: {_text(selected.lines)}")
         except BaseException:
-            await _abandon(client)
+            await _abandon(client, lost)
             raise
         return client
 
@@ -150,10 +161,10 @@ class ImapSource(Source):
     async def close(self) -> None:
         if self._client is not None:
             client, self._client = self._client, None
-            await _abandon(client)
+            await _abandon(client, self._lost)
 
 
-async def _abandon(client: aioimaplib.IMAP4_SSL) -> None:
+async def _abandon(client: aioimaplib.IMAP4, lost: asyncio.Event) -> None:
     """Close a connection, whatever state it reached: LOGOUT when it can, then the
     transport itself (a server that does not hang up, a LOGOUT that timed out) and a
     connection still being made (a greeting that timed out), so no socket is left
@@ -168,7 +179,16 @@ async def _abandon(client: aioimaplib.IMAP4_SSL) -> None:
             await client.logout()
     transport = getattr(client.protocol, "transport", None)
     if transport is not None:
+        # TLS closes by close_notify both ways, so the socket stays open until the
+        # server answers (a server slowing a refused login down answers late): wait a
+        # little, then cut it, or a command that ends its loop right after leaves the
+        # socket to the GC.
         transport.close()
+        try:
+            async with asyncio.timeout(_CLOSE_SECONDS):
+                await lost.wait()
+        except TimeoutError:
+            transport.abort()
     # A socket is closed by a callback of the loop (after close(), and after a failed
     # TLS handshake, which asyncio aborts itself): let it run, or a command that ends
     # its loop right after (`agentmail import`) leaves the socket to the GC.
