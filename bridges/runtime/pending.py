@@ -8,6 +8,12 @@ on with the decision; still open → it waits for the `permission_decision` even
 open question waits for the asked human's next mail in its conversation (catch-up
 finds one sent while the bridge was down). The last record of a request wins; a
 settled one is dropped at the next compaction.
+
+A permission request is recorded *before* it is sent, as an intent (`ASKING` and its
+idempotency key in place of the mail's id): a bridge killed after the gateway took
+the request but before its record reached the disk would otherwise forget a
+request a human can already decide; the intent is replayed with its key after a
+restart, which returns the request the gateway already holds.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from bridges.runtime.journal import Journal
+
+ASKING = "asking:"  # an intent's id: ASKING + the request's idempotency key
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +43,12 @@ class PendingPermission:
     kind: str = "permission"  # or "question"
     asked: str = ""  # a question: the human asked (whose next mail answers it)
     options: list[str] = field(default_factory=list)  # a question's choices
+    to: str = ""  # an intent: the address the request went to
+    question: str = ""  # an intent: the question as sent
+
+    @property
+    def intent(self) -> bool:
+        return self.permission_mail_id.startswith(ASKING)
 
 
 class PendingPermissions:
@@ -63,7 +77,9 @@ class PendingPermissions:
     ) -> PendingPermission | None:
         """The open question a mail answers: a reply to the question mail, or the asked
         human's next mail in that conversation (a phone's "new mail" is an answer too)."""
-        questions = [p for p in self._records.values() if p.open and p.kind == "question"]
+        questions = [
+            p for p in self._records.values() if p.open and p.kind == "question" and not p.intent
+        ]
         for item in questions:
             if item.permission_mail_id == parent_mail_id:
                 return item

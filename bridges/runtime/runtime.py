@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -22,7 +23,7 @@ from bridges.client.models import Event
 from bridges.client.sse import EventStream
 from bridges.runtime.grants import ALWAYS, Grants
 from bridges.runtime.ledger import Claim, Ledger
-from bridges.runtime.pending import PendingPermission, PendingPermissions
+from bridges.runtime.pending import ASKING, PendingPermission, PendingPermissions
 from bridges.runtime.platform import ANSWER, Ask, Platform, Question, Resume, Turn
 from bridges.runtime.pool import Outcome, WorkerPool
 from bridges.runtime.prompt import MailNotice, notification
@@ -241,39 +242,50 @@ class Runtime:
         self._active.discard(claim.mail_id)
 
     async def _ask(self, claim: Claim, notice: MailNotice, turn: Turn, ask: Ask) -> Outcome:
-        sent = await self._to_sender(
-            claim,
-            notice,
-            lambda to: self.client.request_permission(
-                to,
-                ask.question,
-                options=OPTIONS,
-                context=f"Action:\n\n    {ask.action}",
-                reply_to=claim.mail_id,
-                session_id=claim.session_id,
-                action=ask.action,
-                expires_in=self.permission_expires,
-                auto=True,
-                idempotency_key=f"ask:{claim.mail_id}:{ask.request_id}",
-            ),
-        )
-        item = PendingPermission(
-            sent.mail_id,
+        key = f"ask:{claim.mail_id}:{ask.request_id}"
+        intent = PendingPermission(
+            ASKING + key,
             claim.mail_id,
             claim.session_id,
             turn.workspace,
             ask.request_id,
             ask.action,
             claim.run,
+            question=ask.question,
         )
+
+        async def ask_to(to: str) -> SendResult:
+            # On disk before the request can reach a human (pending.py).
+            await self.pending.add(replace(intent, to=to))
+            return await self._request(replace(intent, to=to))
+
+        sent = await self._to_sender(claim, notice, ask_to)
+        item = replace(intent, permission_mail_id=sent.mail_id, to="", question="")
         self._notices[sent.mail_id] = (notice, turn.cwd)
         await self.pending.add(item)
+        await self.pending.settle(intent, "sent", None)
         # Decided already? Asked before a restart (a replayed key), or a human faster
         # than this record: the event came before there was a record to find.
         mail = await self.client.read(sent.mail_id)
         if mail.permission_state != "open":
             await self._decided(item, _decision_of(mail), mail.decision_note)
         return "parked"
+
+    def _request(self, intent: PendingPermission) -> Awaitable[SendResult]:
+        """The permission request of an intent; the same request again after a restart
+        (its idempotency key returns the first one)."""
+        return self.client.request_permission(
+            intent.to,
+            intent.question,
+            options=OPTIONS,
+            context=f"Action:\n\n    {intent.action}",
+            reply_to=intent.mail_id,
+            session_id=intent.session_id,
+            action=intent.action,
+            expires_in=self.permission_expires,
+            auto=True,
+            idempotency_key=intent.permission_mail_id.removeprefix(ASKING),
+        )
 
     async def _question(
         self, claim: Claim, notice: MailNotice, turn: Turn, question: Question
@@ -386,7 +398,10 @@ class Runtime:
     async def _recover_permissions(self) -> None:
         """Open prompts from before a restart: decided meanwhile → go on; else wait. An
         open question waits: catch-up finds an answer sent while the bridge was down."""
-        for item in self.pending.open_ones():
+        for found in self.pending.open_ones():
+            item = await self._sent(found) if found.intent else found
+            if item is None:
+                continue  # never reached the gateway: the interrupted turn runs again
             self._active.add(item.mail_id)
             if item.kind == "question":
                 self.pool.park(item.session_id)
@@ -396,6 +411,21 @@ class Runtime:
                 self.pool.park(item.session_id)
             else:
                 await self._decided(item, _decision_of(mail), mail.decision_note)
+
+    async def _sent(self, intent: PendingPermission) -> PendingPermission | None:
+        """An intent found after a restart: the request it would have sent, sent again
+        under its key (the gateway returns the one it holds, or takes it now), and
+        recorded as sent. Refused (the sender's alias renamed meanwhile): dropped."""
+        try:
+            sent = await self._request(intent)
+        except GatewayError as error:
+            _log.warning("permission request for %s not resent: %s", intent.mail_id, error)
+            await self.pending.settle(intent, "lost", None)
+            return None
+        item = replace(intent, permission_mail_id=sent.mail_id, to="", question="")
+        await self.pending.add(item)
+        await self.pending.settle(intent, "sent", None)
+        return item
 
     async def _heartbeats(self) -> None:
         while True:

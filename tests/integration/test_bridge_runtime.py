@@ -237,6 +237,48 @@ async def test_a_permission_decided_while_the_bridge_is_down_goes_on(world: Worl
     assert len(await world.finals(task["session_id"])) == 1
 
 
+async def test_a_request_sent_but_not_recorded_is_found_after_a_restart(world: World) -> None:
+    """Killed after the gateway took the permission request but before its record was
+    written (the records left as that moment leaves them: the intent alone), decided
+    while down: the intent is replayed under its key, finds the decided request, and
+    the turn goes on from where it stopped — not run again, not asked again."""
+    bridge = await world.bridge()
+    steps = [
+        {"do": "ask", "action": "touch done.txt"},
+        {"do": "run", "command": "touch done.txt"},
+        {"do": "reply", "body": "done"},
+    ]
+    async with open_stream(world.human) as stream:
+        task = await world.task(steps)
+        asked = await _reply(stream, "permission_request")
+        await _question_recorded(world, asked["mail_id"])
+        await bridge.kill()
+        records = world.data / "permissions.jsonl"
+        intents = [
+            line
+            for line in records.read_text().splitlines()
+            if json.loads(line)["permission_mail_id"].startswith("asking:")
+            and json.loads(line)["open"]
+        ]
+        assert len(intents) == 1, records.read_text()
+        records.write_text(intents[0] + "\n")
+        decided = await world.human.post(
+            "/api/v1/me/permission/decide",
+            json={"mail_id": asked["mail_id"], "decision": "approve"},
+        )
+        assert decided.status_code == 200, decided.text
+        await world.bridge()
+        reply = await _reply(stream)
+    body = ok(await world.human.get(f"/api/v1/me/mail/{reply['mail_id']}"))["body"]
+    assert body == "done"  # resumed with the decision, not run again with the note
+    assert world.file("commands.log").read_text().splitlines() == ["touch done.txt"]
+    assert len(await world.finals(task["session_id"])) == 1
+    mails = ok(await world.human.get(f"/api/v1/me/sessions/{task['session_id']}"))["mails"]
+    assert [m["mail_id"] for m in mails if m["mail_type"] == "permission_request"] == [
+        asked["mail_id"]
+    ]
+
+
 async def test_a_rejection_leaves_the_file_absent_and_tells_the_model(world: World) -> None:
     await world.bridge()
     steps = [
