@@ -93,6 +93,22 @@ async def _completed(world: World, mail_id: str) -> None:
             await asyncio.sleep(0.02)
 
 
+def _touch_steps(reply: str) -> list[dict[str, Any]]:
+    """The stub's script: ask to `touch done.txt`, run it, reply `reply`."""
+    return [
+        {"do": "ask", "action": "touch done.txt"},
+        {"do": "run", "command": "touch done.txt"},
+        {"do": "reply", "body": reply},
+    ]
+
+
+async def _decide(world: World, mail_id: str, decision: str, note: str | None = None) -> None:
+    """The human's button in the web UI (the REST call behind it)."""
+    body = {"mail_id": mail_id, "decision": decision, **({"note": note} if note else {})}
+    decided = await world.human.post("/api/v1/me/permission/decide", json=body)
+    assert decided.status_code == 200, decided.text
+
+
 def _dead(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -185,11 +201,7 @@ async def test_a_decision_by_mail_goes_on_and_its_reply_is_not_run(world: World)
     """The gateway delivers the human's deciding reply as a mail too: it is the decision
     (and its note), which the parked turn gets; it must not start a turn of its own."""
     await world.bridge()
-    steps = [
-        {"do": "ask", "action": "touch done.txt"},
-        {"do": "run", "command": "touch done.txt"},
-        {"do": "reply", "body": "done"},
-    ]
+    steps = _touch_steps("done")
     async with open_stream(world.human) as stream:
         task = await world.task(steps)
         asked = await _reply(stream, "permission_request")
@@ -213,22 +225,14 @@ async def test_a_decision_by_mail_goes_on_and_its_reply_is_not_run(world: World)
 
 async def test_a_permission_decided_while_the_bridge_is_down_goes_on(world: World) -> None:
     bridge = await world.bridge()
-    steps = [
-        {"do": "ask", "action": "touch done.txt"},
-        {"do": "run", "command": "touch done.txt"},
-        {"do": "reply", "body": "done"},
-    ]
+    steps = _touch_steps("done")
     async with open_stream(world.human) as stream:
         task = await world.task(steps)
         asked = await _reply(stream, "permission_request")
         request = ok(await world.human.get(f"/api/v1/me/mail/{asked['mail_id']}"))
         assert request["action"] == "touch done.txt"
         await bridge.kill()
-        decided = await world.human.post(
-            "/api/v1/me/permission/decide",
-            json={"mail_id": asked["mail_id"], "decision": "approve"},
-        )
-        assert decided.status_code == 200, decided.text
+        await _decide(world, asked["mail_id"], "approve")
         assert not world.file("done.txt").exists()
         await world.bridge()
         await _reply(stream)
@@ -243,11 +247,7 @@ async def test_a_request_sent_but_not_recorded_is_found_after_a_restart(world: W
     while down: the intent is replayed under its key, finds the decided request, and
     the turn goes on from where it stopped — not run again, not asked again."""
     bridge = await world.bridge()
-    steps = [
-        {"do": "ask", "action": "touch done.txt"},
-        {"do": "run", "command": "touch done.txt"},
-        {"do": "reply", "body": "done"},
-    ]
+    steps = _touch_steps("done")
     async with open_stream(world.human) as stream:
         task = await world.task(steps)
         asked = await _reply(stream, "permission_request")
@@ -262,11 +262,7 @@ async def test_a_request_sent_but_not_recorded_is_found_after_a_restart(world: W
         ]
         assert len(intents) == 1, records.read_text()
         records.write_text(intents[0] + "\n")
-        decided = await world.human.post(
-            "/api/v1/me/permission/decide",
-            json={"mail_id": asked["mail_id"], "decision": "approve"},
-        )
-        assert decided.status_code == 200, decided.text
+        await _decide(world, asked["mail_id"], "approve")
         await world.bridge()
         reply = await _reply(stream)
     body = ok(await world.human.get(f"/api/v1/me/mail/{reply['mail_id']}"))["body"]
@@ -281,18 +277,11 @@ async def test_a_request_sent_but_not_recorded_is_found_after_a_restart(world: W
 
 async def test_a_rejection_leaves_the_file_absent_and_tells_the_model(world: World) -> None:
     await world.bridge()
-    steps = [
-        {"do": "ask", "action": "touch done.txt"},
-        {"do": "run", "command": "touch done.txt"},
-        {"do": "reply", "body": "finished"},
-    ]
+    steps = _touch_steps("finished")
     async with open_stream(world.human) as stream:
         await world.task(steps)
         asked = await _reply(stream, "permission_request")
-        await world.human.post(
-            "/api/v1/me/permission/decide",
-            json={"mail_id": asked["mail_id"], "decision": "reject", "note": "not now"},
-        )
+        await _decide(world, asked["mail_id"], "reject", note="not now")
         reply = await _reply(stream)
     body = ok(await world.human.get(f"/api/v1/me/mail/{reply['mail_id']}"))["body"]
     assert "rejected: touch done.txt; not now" in body
@@ -301,18 +290,11 @@ async def test_a_rejection_leaves_the_file_absent_and_tells_the_model(world: Wor
 
 async def test_always_allow_is_kept_for_the_conversation(world: World) -> None:
     bridge = await world.bridge()
-    steps = [
-        {"do": "ask", "action": "touch done.txt"},
-        {"do": "run", "command": "touch done.txt"},
-        {"do": "reply", "body": "ok"},
-    ]
+    steps = _touch_steps("ok")
     async with open_stream(world.human) as stream:
         first = await world.task(steps, session_alias="grants")
         asked = await _reply(stream, "permission_request")
-        await world.human.post(
-            "/api/v1/me/permission/decide",
-            json={"mail_id": asked["mail_id"], "decision": "always allow"},
-        )
+        await _decide(world, asked["mail_id"], "always allow")
         await _reply(stream)
         await _completed(world, first["mail_id"])
         await bridge.kill()
