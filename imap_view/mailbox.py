@@ -53,6 +53,7 @@ from core.mail.imap_uids import DRAFTS
 from core.store.engine import Transaction
 from imap_view.append import appended_uid
 from imap_view.backend import Backend
+from imap_view.copied_out import CopiedOut
 from imap_view.freshness import Freshness, Stamp
 from imap_view.message import Message
 from imap_view.selected import GatewaySelected
@@ -144,6 +145,7 @@ class MailboxData(MailboxDataInterface[Message]):
         self._wakes = freshness.wakes
         self._selected_set = SelectedSet()
         self.next_uid = 0  # UIDNEXT as SELECT read it
+        self.copied_out = CopiedOut()  # kept in this session's view until its EXPUNGE
 
     @property
     def mailbox_id(self) -> ObjectId:
@@ -182,6 +184,7 @@ class MailboxData(MailboxDataInterface[Message]):
     async def select(self, selected: SelectedMailbox) -> MailboxSnapshot:
         """SELECT/EXAMINE: the whole folder read once, for the session and its counts."""
         self._wakes.clear()
+        self.copied_out.forget()
         stamp = self._freshness.stamp()
         state = await self.state()
         base = await self._base(state.messages)
@@ -255,10 +258,15 @@ class MailboxData(MailboxDataInterface[Message]):
     def apply_changes(self, selected: SelectedMailbox, read: StampedChanges) -> SelectedMailbox:
         stamp, changes = read
         if changes.whole:  # the expunge records were pruned meanwhile: compare it all
-            selected.set_messages(self.messages_of(changes.changed))
+            messages = self.messages_of(changes.changed)
+            gone = selected.messages._uids.difference(m.uid for m in messages)
+            present = (m.uid for m in messages)
+            selected.add_updates(messages, self.copied_out.withhold(gone, present))
             selected.mod_sequence = changes.highest_modseq
         elif changes.highest_modseq != selected.mod_sequence:
-            selected.add_updates(self.messages_of(changes.changed), changes.expunged)
+            messages = self.messages_of(changes.changed)
+            expunged = self.copied_out.withhold(changes.expunged, (m.uid for m in messages))
+            selected.add_updates(messages, expunged)
             selected.mod_sequence = changes.highest_modseq
         _mark_fresh(selected, stamp)
         return selected

@@ -37,7 +37,7 @@ from imap_view.mailbox_set import SPECIAL_USE, MailboxSet
 from imap_view.message import LoadedMessage, Message
 from imap_view.message_sets import following, messages_in
 from imap_view.selected import GatewaySelected
-from imap_view.writes import expunge, mark_seen, store_flags, transfer
+from imap_view.writes import expunge, mark_seen, store_flags, transfer, unmark_copied
 
 __all__ = ["Session"]
 
@@ -266,6 +266,10 @@ class Session(BaseSession[Message]):
         mailbox = await self._get_selected(selected)
         uids = set(await mailbox.find_deleted(uid_set or SequenceSet.all(uid=True), selected))
         doomed = [m for _, m in _messages(selected, SequenceSet.all()) if m.uid in uids]
+        copied_seqs, held = mailbox.copied_out.release()
+        if copied_seqs:  # imap_view/copied_out.py
+            await unmark_copied(self._backend.store, self.owner, copied_seqs)
+            selected.add_updates((), held)
         try:
             await expunge(self._backend.store, self.owner, mailbox.folder.key, doomed)
         except NotAllowedError:
@@ -310,9 +314,9 @@ class Session(BaseSession[Message]):
         pairs = [(m.uid, moved[m.mail_seq]) for _, m in wanted if m.mail_seq in moved]
         copy_uid = CopyUid(target.uid_validity, pairs) if pairs else None
         if not move:
-            # A COPY out of INBOX takes the mail out of INBOX too; its EXPUNGE waits for
-            # the next command. mutt copies to Trash, then STOREs every flag change and
-            # EXPUNGEs: an EXPUNGE in the COPY's own reply made it drop the STOREs.
+            # A COPY out of INBOX takes the mail out of INBOX too, but this session
+            # keeps it until its own EXPUNGE (imap_view/copied_out.py).
+            source.copied_out.copied((m.uid, m.mail_seq) for _, m in wanted if m.mail_seq in moved)
             return copy_uid, selected
         return copy_uid, await source.update_selected(selected)
 

@@ -37,7 +37,7 @@ from core.store.engine import Store
 from imap_view.message import Message
 from imap_view.replies import refusal_for
 
-__all__ = ["expunge", "mark_seen", "store_flags", "transfer"]
+__all__ = ["expunge", "mark_seen", "store_flags", "transfer", "unmark_copied"]
 
 K = TypeVar("K")
 KEPT_FLAGS = {Seen: "seen", Flagged: "flagged", Answered: "answered", Deleted: "deleted"}
@@ -151,6 +151,12 @@ async def expunge(store: Store, owner: str, folder_key: str, messages: Sequence[
         await delete_drafts(store, owner, [message.uid for message in messages])
     else:
         raise NotAllowedError(f"nothing was expunged: {_staying(folder_key)}")
+
+
+async def unmark_copied(store: Store, owner: str, mail_seqs: Sequence[int]) -> None:
+    """At the EXPUNGE of a session that COPYed these out of its folder: a `\\Deleted` it
+    STOREd on them meanwhile is done with (imap_view/copied_out.py)."""
+    await store.write(lambda session: unmark(session, owner, mail_seqs))
 
 
 async def transfer(

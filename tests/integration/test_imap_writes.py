@@ -141,6 +141,38 @@ async def test_move_and_copy_to_trash_and_archive(api: Api) -> None:
     assert statuses == ["deleted", "unread", "archived", "unread"]
 
 
+async def test_a_copy_out_stays_in_the_copying_sessions_view_until_its_expunge(
+    api: Api,
+) -> None:
+    """mutt's sync with `trash` set: COPY to Trash, a look for news, STORE the flags,
+    EXPUNGE. The COPY deletes the mail (the web UI and other sessions see it so at once),
+    but the copying session keeps it until its own EXPUNGE: an EXPUNGE found before
+    made mutt drop the STOREs it was about to send (imap_view/copied_out.py)."""
+    jianf = await api.human("jianf")
+    builder = await api.agent("builder")
+    keep = await agent_mails(builder, "keep")
+    gone = await agent_mails(builder, "gone")
+    async with imap_login(api.gateway, "jianf") as imap, imap_login(api.gateway, "jianf") as other:
+        await imap.ok("select", "INBOX")
+        await other.ok("select", "INBOX")
+        typ, data = await imap("uid", "COPY", "2", "Trash")
+        assert typ == "OK", data
+        assert (await status_of(jianf, gone))["status"] == "deleted"
+        assert await other.search_uids("ALL") == [1]  # gone for every other session
+        await imap.ok("noop")  # mutt's IDLE between its COPY and its STOREs
+        assert await imap.search_uids("ALL") == [1, 2]
+        await imap.uid("STORE", "2", "+FLAGS.SILENT", "(\\Deleted)")
+        await imap.uid("STORE", "1", "+FLAGS.SILENT", "(\\Flagged)")
+        await imap.ok("noop")
+        assert imap.client.response("EXPUNGE") == ("EXPUNGE", [None])  # none until now
+        assert await imap.ok("expunge") == [b"2"]  # imaplib: the EXPUNGE responses
+        assert await imap.search_uids("ALL") == [1]
+        await imap.ok("select", "Trash")
+        assert await flags(imap) == {1: set()}  # its \\Deleted done with: not expunged again
+    assert (await status_of(jianf, keep))["flagged"] is True
+    assert (await status_of(jianf, gone))["status"] == "deleted"
+
+
 async def test_refused_writes_say_why(api: Api) -> None:
     await api.human("jianf")
     builder = await api.agent("builder")
