@@ -6,7 +6,7 @@
 // - components' schemas by the resource whose routes use them (the tag without its
 //   audience, so "my mail" and "agent mail" share schema/components/mail.d.ts); a schema
 //   several resources use goes to components/shared.d.ts; a resource still too long
-//   is cut again by the one call that uses a schema (components/mail_search.d.ts)
+//   is cut again by the one call that uses a schema (components/mail_tree.d.ts)
 //   where that call's schemas make 100 lines or more.
 // components.d.ts joins the groups, so `components["schemas"]` still holds every schema.
 
@@ -86,9 +86,16 @@ const importsOf = (text, names, prefix) =>
     .map((other) => `import type { ${other} } from "${prefix}${other}";\n`)
     .join("");
 
+/** The imports of `<name>_<part>` for each part, from `from(part)`. */
+const partImports = (name, parts, from) =>
+  parts.map((part) => `import type { ${name}_${part} } from "${from(part)}";\n`).join("");
+/** `export interface <name> extends <name>_<part>, … {}`: the parts joined. */
+const joining = (name, parts) => {
+  const bases = parts.map((part) => `${name}_${part}`).join(",\n        ");
+  return `export interface ${name}\n    extends ${bases} {}\n`;
+};
 const joined = (name, parts, from) =>
-  `${HEADER}${parts.map((part) => `import type { ${name}_${part} } from "${from(part)}";\n`).join("")}` +
-  `\nexport interface ${name}\n    extends ${parts.map((part) => `${name}_${part}`).join(",\n        ")} {}\n`;
+  `${HEADER}${partImports(name, parts, from)}\n${joining(name, parts)}`;
 
 /** One file's text: the members as `export interface <title> { … }`, dedented by `dedent`. */
 function interfaceText(title, chunk, dedent, uses, prefix) {
@@ -99,7 +106,7 @@ function interfaceText(title, chunk, dedent, uses, prefix) {
   return `${HEADER}${importsOf(text, uses, prefix)}\nexport interface ${title} {\n${text}}\n`;
 }
 
-/** paths or operations: schema/<name>.d.ts, schema/<name>/<tag>.d.ts and, for a long tag, one file per call. */
+/** paths or operations: <name>.d.ts, <name>/<tag>.d.ts and, for a long tag, one file a call. */
 export function interfaceFiles(document, generated, name) {
   const { byId, byPath } = operationsOf(document);
   const uses = name === "paths" ? ["components", "operations"] : ["components"];
@@ -129,13 +136,14 @@ export function interfaceFiles(document, generated, name) {
         "../../",
       );
     });
-    files[`${name}/${tag}.d.ts`] = joined(`${name}_${tag}`, [...parts].sort(), (part) => `./${tag}/${part}`);
+    const sorted = [...parts].sort();
+    files[`${name}/${tag}.d.ts`] = joined(`${name}_${tag}`, sorted, (part) => `./${tag}/${part}`);
   }
   files[`${name}.d.ts`] = joined(name, tags, (tag) => `./${name}/${tag}`);
   return files;
 }
 
-/** Per schema: the (resource, call) pairs of the operations that use it, directly or through another schema. */
+/** Per schema: the operations that use it, directly or through another schema. */
 function usersOf(document) {
   const schemas = document.components?.schemas ?? {};
   const refs = (value) =>
@@ -168,7 +176,8 @@ export function schemaFiles(document, generated) {
   const groupOf = {};
   for (const schema of schemas) {
     const resources = distinct(users[schema.key]?.map((info) => info.resource) ?? []);
-    groupOf[schema.key] = resources.length === 1 ? resources[0] : resources.length ? "shared" : "other";
+    const shared = resources.length ? "shared" : "other";
+    groupOf[schema.key] = resources.length === 1 ? resources[0] : shared;
   }
   const size = (group) =>
     schemas.filter((s) => groupOf[s.key] === group).reduce((n, s) => n + lineCount(s.text), 0);
@@ -192,12 +201,13 @@ export function schemaFiles(document, generated) {
   const groups = distinct(Object.values(groupOf)).sort();
   for (const group of groups) {
     const chunk = schemas.filter((s) => groupOf[s.key] === group);
-    files[`components/${group}.d.ts`] = interfaceText(`schemas_${group}`, chunk, 4, ["components"], "../");
+    const text = interfaceText(`schemas_${group}`, chunk, 4, ["components"], "../");
+    files[`components/${group}.d.ts`] = text;
   }
   files["components.d.ts"] =
-    `${HEADER}${groups.map((g) => `import type { schemas_${g} } from "./components/${g}";\n`).join("")}` +
-    `\nexport interface components {\n    schemas: schemas;\n${rest}}\n` +
-    `\nexport interface schemas\n    extends ${groups.map((g) => `schemas_${g}`).join(",\n        ")} {}\n`;
+    `${HEADER}${partImports("schemas", groups, (group) => `./components/${group}`)}` +
+    `\nexport interface components {\n    schemas: schemas;\n${rest}}\n\n` +
+    joining("schemas", groups);
   return files;
 }
 
