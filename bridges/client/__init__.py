@@ -6,7 +6,7 @@ It imports nothing of the server: the OpenAPI document is the contract.
 """
 
 from bridges.client.backoff import Backoff
-from bridges.client.client import AgentClient, new_idempotency_key
+from bridges.client.client import AgentClient
 from bridges.client.errors import GatewayError, KeyNotRegistered
 from bridges.client.keys import AgentKey, key_directory, load_key
 from bridges.client.models import (
@@ -22,6 +22,7 @@ from bridges.client.models import (
     Workspace,
 )
 from bridges.client.sse import EventStream
+from bridges.client.transport import new_idempotency_key
 
 __all__ = [
     "AddressedWorkspace",

@@ -1,5 +1,4 @@
 // Generated from the gateway's OpenAPI document by `npm run gen:api`. Do not edit.
-import type { components } from "../components";
 import type { operations } from "../operations";
 
 export interface paths_permissions {

@@ -1,0 +1,37 @@
+// Generated from the gateway's OpenAPI document by `npm run gen:api`. Do not edit.
+import type { components } from "../components";
+
+export interface schemas_admin {
+    /** AgentSettings */
+    AgentSettings: {
+        /** Default Budget */
+        default_budget: number | "unlimited";
+    };
+    /** NewUser */
+    NewUser: {
+        /**
+         * Is Admin
+         * @default false
+         */
+        is_admin?: boolean;
+        /** Name */
+        name: string;
+        /** Password */
+        password: string;
+    };
+    /** PasswordReset */
+    PasswordReset: {
+        /** New Password */
+        new_password: string;
+    };
+    /** UserChange */
+    UserChange: {
+        /** Is Admin */
+        is_admin: boolean;
+    };
+    /** UserList */
+    UserList: {
+        /** Users */
+        users: components["schemas"]["UserView"][];
+    };
+}

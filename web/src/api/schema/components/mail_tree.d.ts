@@ -1,0 +1,123 @@
+// Generated from the gateway's OpenAPI document by `npm run gen:api`. Do not edit.
+import type { components } from "../components";
+
+export interface schemas_mail_tree {
+    /** TreeChunk */
+    TreeChunk: {
+        /**
+         * Direction
+         * @enum {string}
+         */
+        direction: "ancestors" | "descendants" | "around";
+        /**
+         * Mail Id
+         * @description The mail the chunk is around; depths count from it.
+         */
+        mail_id: string;
+        /**
+         * Mails
+         * @description Reading order: ancestors root-side first, then the mail (around only), then descendants depth-first, replies oldest first. Only mails you may see.
+         */
+        mails: components["schemas"]["TreeMail"][];
+        /**
+         * Next Cursor Down
+         * @description Pass with direction=descendants for the next chunk down; null when done.
+         */
+        next_cursor_down: string | null;
+        /**
+         * Next Cursor Up
+         * @description Pass with direction=ancestors for the next chunk up; null when done.
+         */
+        next_cursor_up: string | null;
+        /**
+         * Root Mail Id
+         * @description The root of the tree, when this chunk's walk up reached it; else null.
+         */
+        root_mail_id: string | null;
+    };
+    /** TreeMail */
+    TreeMail: {
+        /** Action */
+        action?: string | null;
+        /** Action Sha256 */
+        action_sha256?: string | null;
+        /** Answered */
+        answered?: boolean | null;
+        /** Attachments */
+        attachments?: components["schemas"]["AttachmentRef"][];
+        /** Auto */
+        auto: boolean;
+        /**
+         * Body
+         * @description Full Markdown body (omitted in listings).
+         */
+        body?: string | null;
+        /** Body Preview */
+        body_preview: string;
+        /** Cc */
+        cc: string[];
+        /** Cc Email */
+        cc_email: string[];
+        /**
+         * Created At
+         * Format: date-time
+         */
+        created_at: string;
+        /** Decided At */
+        decided_at?: string | null;
+        /** Decided By */
+        decided_by?: string | null;
+        /** Decision */
+        decision?: string | null;
+        /** Decision Note */
+        decision_note?: string | null;
+        /** Delivery */
+        delivery?: ("to" | "cc") | null;
+        /**
+         * Depth
+         * @description Steps from the mail asked about: 0 is that mail, -1 its parent, 1 a reply.
+         */
+        depth: number;
+        /** Expires At */
+        expires_at?: string | null;
+        /** Flagged */
+        flagged?: boolean | null;
+        /** From */
+        from: string;
+        /** From Email */
+        from_email: string;
+        /**
+         * Keywords
+         * @description Your IMAP keywords on it (`$Label1`, `$Junk`, …), sorted; null when you are not a recipient (and in tree chunks, which leave them out).
+         */
+        keywords?: string[] | null;
+        /** Mail Id */
+        mail_id: string;
+        /** Mail Type */
+        mail_type: string;
+        /** Message Id */
+        message_id: string;
+        /** Options */
+        options?: string[] | null;
+        /** Parent Mail Id */
+        parent_mail_id: string | null;
+        /** Permission State */
+        permission_state?: ("open" | "decided" | "expired") | null;
+        /** Seq */
+        seq: number;
+        /** Session Alias */
+        session_alias: string | null;
+        /** Session Id */
+        session_id: string;
+        /** Status */
+        status?: ("unread" | "read" | "archived" | "deleted") | null;
+        /** Subject */
+        subject: string;
+        /** To */
+        to: string;
+        /** To Email */
+        to_email: string;
+        /** @description The agent workspace `to` names; null for a human or a role. */
+        to_workspace?: components["schemas"]["AddressedWorkspace"] | null;
+    };
+}

@@ -1,0 +1,215 @@
+// Generated from the gateway's OpenAPI document by `npm run gen:api`. Do not edit.
+import type { components } from "../components";
+
+export interface schemas_shared {
+    /**
+     * AddressedWorkspace
+     * @description The agent workspace a mail is addressed to (`to`), so a bridge need not parse it.
+     */
+    AddressedWorkspace: {
+        /** Name */
+        name: string;
+        /**
+         * Path
+         * @description Its registered path; null if removed since.
+         */
+        path: string | null;
+    };
+    /** AgentView */
+    AgentView: {
+        /** Agent Id */
+        agent_id: string;
+        /** Agent Name */
+        agent_name: string;
+        /**
+         * Created At
+         * Format: date-time
+         */
+        created_at: string;
+        /** Default Budget */
+        default_budget: number | "unlimited";
+        /** Last Seen */
+        last_seen: string | null;
+        /** Platform */
+        platform: string;
+        /**
+         * Status
+         * @enum {string}
+         */
+        status: "online" | "offline";
+        /** Workspaces */
+        workspaces: components["schemas"]["WorkspaceView"][];
+    };
+    /**
+     * AttachmentRef
+     * @description An attachment as a mail lists it; download it by `attachment_id`.
+     */
+    AttachmentRef: {
+        /** Attachment Id */
+        attachment_id: string;
+        /** Filename */
+        filename: string;
+        /** Sha256 */
+        sha256: string;
+        /** Size */
+        size: number;
+    };
+    /** ErrorDetail */
+    ErrorDetail: {
+        /**
+         * Code
+         * @description A stable snake_case word; docs/api.md lists them all.
+         */
+        code: string;
+        /**
+         * Message
+         * @description For people: what went wrong and what to do instead.
+         */
+        message: string;
+    };
+    /**
+     * ErrorResponse
+     * @description Every refusal of the API, whatever its status.
+     */
+    ErrorResponse: {
+        error: components["schemas"]["ErrorDetail"];
+    };
+    /** MailList */
+    MailList: {
+        /** Mails */
+        mails: components["schemas"]["MailView"][];
+        /** Total */
+        total: number;
+    };
+    /** MailView */
+    MailView: {
+        /** Action */
+        action?: string | null;
+        /** Action Sha256 */
+        action_sha256?: string | null;
+        /** Answered */
+        answered?: boolean | null;
+        /** Attachments */
+        attachments?: components["schemas"]["AttachmentRef"][];
+        /** Auto */
+        auto: boolean;
+        /**
+         * Body
+         * @description Full Markdown body (omitted in listings).
+         */
+        body?: string | null;
+        /** Body Preview */
+        body_preview: string;
+        /** Cc */
+        cc: string[];
+        /** Cc Email */
+        cc_email: string[];
+        /**
+         * Created At
+         * Format: date-time
+         */
+        created_at: string;
+        /** Decided At */
+        decided_at?: string | null;
+        /** Decided By */
+        decided_by?: string | null;
+        /** Decision */
+        decision?: string | null;
+        /** Decision Note */
+        decision_note?: string | null;
+        /** Delivery */
+        delivery?: ("to" | "cc") | null;
+        /** Expires At */
+        expires_at?: string | null;
+        /** Flagged */
+        flagged?: boolean | null;
+        /** From */
+        from: string;
+        /** From Email */
+        from_email: string;
+        /**
+         * Keywords
+         * @description Your IMAP keywords on it (`$Label1`, `$Junk`, …), sorted; null when you are not a recipient (and in tree chunks, which leave them out).
+         */
+        keywords?: string[] | null;
+        /** Mail Id */
+        mail_id: string;
+        /** Mail Type */
+        mail_type: string;
+        /** Message Id */
+        message_id: string;
+        /** Options */
+        options?: string[] | null;
+        /** Parent Mail Id */
+        parent_mail_id: string | null;
+        /** Permission State */
+        permission_state?: ("open" | "decided" | "expired") | null;
+        /** Seq */
+        seq: number;
+        /** Session Alias */
+        session_alias: string | null;
+        /** Session Id */
+        session_id: string;
+        /** Status */
+        status?: ("unread" | "read" | "archived" | "deleted") | null;
+        /** Subject */
+        subject: string;
+        /** To */
+        to: string;
+        /** To Email */
+        to_email: string;
+        /** @description The agent workspace `to` names; null for a human or a role. */
+        to_workspace?: components["schemas"]["AddressedWorkspace"] | null;
+    };
+    /** SendResult */
+    SendResult: {
+        /** Budget Limit */
+        budget_limit: number | "unlimited";
+        /** Budget Remaining */
+        budget_remaining: number | "unlimited";
+        /** Budget Used */
+        budget_used: number;
+        /**
+         * Created At
+         * Format: date-time
+         */
+        created_at: string;
+        /** Mail Id */
+        mail_id: string;
+        /** Message Id */
+        message_id: string;
+        /** Session Alias */
+        session_alias: string | null;
+        /** Session Id */
+        session_id: string;
+    };
+    /** UserView */
+    UserView: {
+        /** Address */
+        address: string;
+        /**
+         * Created At
+         * Format: date-time
+         */
+        created_at: string;
+        /** Email */
+        email: string;
+        /** Is Admin */
+        is_admin: boolean;
+        /** Name */
+        name: string;
+        /** User Id */
+        user_id: string;
+    };
+    /** WorkspaceView */
+    WorkspaceView: {
+        /** Address */
+        address: string;
+        /** Email */
+        email: string;
+        /** Name */
+        name: string;
+        /** Path */
+        path: string;
+    };
+}
