@@ -5,12 +5,10 @@ from __future__ import annotations
 from fastapi import APIRouter, FastAPI
 
 from api import metrics, web_ui
-from api.csrf import OriginCheck
 from api.docs import install_docs
+from api.edge import Edge
 from api.errors import install_error_handlers
 from api.flat_routes import flatten_routes
-from api.headers import SecurityHeaders
-from api.limits import RequestGuard
 from api.mail_settings import Listeners
 from api.openapi_errors import declare_errors
 from api.routes import (
@@ -105,13 +103,12 @@ def create_app(settings: Settings, store: Store, throttle: LoginThrottle | None 
     flatten_routes(app)
 
     upload_limit = settings.max_attachment_bytes + MULTIPART_OVERHEAD
-    app.add_middleware(metrics.SendMetrics)
     app.add_middleware(
-        RequestGuard,
+        Edge,
+        public_origin=settings.public_origin,
+        login_path=f"{API_PREFIX}/auth/login",
         max_body_bytes=settings.max_body_bytes,
         streamed={f"{API_PREFIX}{r.prefix}": upload_limit for r in attachments.routers},
+        cacheable_prefix=DOCS_ASSETS,
     )
-    login = f"{API_PREFIX}/auth/login"
-    app.add_middleware(OriginCheck, public_origin=settings.public_origin, login_path=login)
-    app.add_middleware(SecurityHeaders, cacheable_prefix=DOCS_ASSETS)
     return app

@@ -22,10 +22,9 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from starlette.datastructures import Headers
 from starlette.requests import cookie_parser
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from api.deps import SESSION_COOKIE
 
@@ -50,53 +49,43 @@ def normalized_origin(origin: str) -> str | None:
     return f"{parts.scheme}://{host}:{port}"
 
 
-def own_origin(scope: Scope, headers: Headers, public_origin: str) -> str | None:
+def own_origin(scope: Scope, host: str, public_origin: str) -> str | None:
     if public_origin:
         return normalized_origin(public_origin)
-    host = headers.get("host", "")
     return normalized_origin(f"{scope.get('scheme', 'http')}://{host}") if host else None
 
 
-def _bearer(headers: Headers) -> bool:
-    scheme, _, token = headers.get("authorization", "").partition(" ")
+def _bearer(authorization: str) -> bool:
+    scheme, _, token = authorization.partition(" ")
     return scheme.lower() == "bearer" and bool(token.strip())
 
 
-class OriginCheck:
-    def __init__(self, app: ASGIApp, *, public_origin: str, login_path: str) -> None:
-        self.app = app
-        self.public_origin = public_origin
-        self.login_path = login_path
+def cross_site(
+    scope: Scope, headers: dict[bytes, str], public_origin: str, login_path: str
+) -> bool:
+    """True when this unsafe request must be refused (`403 csrf_origin`). `headers`: the
+    first value of each header the check reads (authorization, cookie, origin,
+    sec-fetch-site, host), as `Headers.get` gives it."""
+    if _bearer(headers.get(b"authorization", "")):
+        return False  # the cookie is ignored when a key is given (api/deps.py)
+    with_cookie = SESSION_COOKIE in cookie_parser(headers.get(b"cookie", ""))
+    if not (with_cookie or scope.get("path") == login_path):
+        return False
+    origin = headers.get(b"origin")
+    if origin is not None:
+        expected = own_origin(scope, headers.get(b"host", ""), public_origin)
+        return expected is None or normalized_origin(origin) != expected
+    fetch_site = headers.get(b"sec-fetch-site")
+    if fetch_site is not None:
+        return fetch_site.strip().lower() != "same-origin"
+    # Neither header: no browser sent this. Fine for a login, not with a cookie.
+    return with_cookie
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] not in UNSAFE_METHODS:
-            await self.app(scope, receive, send)
-            return
-        headers = Headers(scope=scope)
-        if _bearer(headers):  # the cookie is ignored when a key is given (api/deps.py)
-            await self.app(scope, receive, send)
-            return
-        with_cookie = SESSION_COOKIE in cookie_parser(headers.get("cookie", ""))
-        is_login = scope.get("path") == self.login_path
-        if not (with_cookie or is_login) or self._same_origin(scope, headers, with_cookie):
-            await self.app(scope, receive, send)
-            return
-        message = (
-            "a request authenticated by the login cookie must come from the gateway's own "
-            "origin (Origin header); other clients use 'Authorization: Bearer <key>'"
-        )
-        response = JSONResponse(
-            {"error": {"code": "csrf_origin", "message": message}}, status_code=403
-        )
-        await response(scope, receive, send)
 
-    def _same_origin(self, scope: Scope, headers: Headers, with_cookie: bool) -> bool:
-        origin = headers.get("origin")
-        fetch_site = headers.get("sec-fetch-site")
-        if origin is not None:
-            expected = own_origin(scope, headers, self.public_origin)
-            return expected is not None and normalized_origin(origin) == expected
-        if fetch_site is not None:
-            return fetch_site.strip().lower() == "same-origin"
-        # Neither header: no browser sent this. Fine for a login, not with a cookie.
-        return not with_cookie
+async def refuse_cross_site(scope: Scope, receive: Receive, send: Send) -> None:
+    message = (
+        "a request authenticated by the login cookie must come from the gateway's own "
+        "origin (Origin header); other clients use 'Authorization: Bearer <key>'"
+    )
+    response = JSONResponse({"error": {"code": "csrf_origin", "message": message}}, status_code=403)
+    await response(scope, receive, send)

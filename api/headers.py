@@ -1,4 +1,4 @@
-"""Security headers on every response, as pure ASGI so SSE streams keep streaming.
+"""Security headers on every response (added by `api/edge.py`, so SSE streams keep streaming).
 
 The content security policy allows scripts, styles and everything else from the
 gateway itself only (no inline script: the web UI and the API docs load theirs
@@ -9,8 +9,6 @@ own `Cache-Control`; the docs' static assets may be cached.
 """
 
 from __future__ import annotations
-
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -30,32 +28,12 @@ SECURITY_HEADERS = {
 
 
 RawHeaders = list[tuple[bytes, bytes]]
-_RAW_SECURITY_HEADERS: RawHeaders = [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
-_NO_STORE: RawHeaders = [(b"cache-control", b"no-store")]
+RAW_SECURITY_HEADERS: RawHeaders = [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+RAW_NO_STORE: RawHeaders = [*RAW_SECURITY_HEADERS, (b"cache-control", b"no-store")]
 
 
-def _with_defaults(headers: RawHeaders, defaults: RawHeaders) -> RawHeaders:
+def with_defaults(headers: RawHeaders, defaults: RawHeaders) -> RawHeaders:
     """`headers` plus each default whose name they lack (names compare case-insensitively,
     as `MutableHeaders.setdefault` does), in one pass over the response's headers."""
     present = {name.lower() for name, _ in headers}
     return [*headers, *(item for item in defaults if item[0] not in present)]
-
-
-class SecurityHeaders:
-    def __init__(self, app: ASGIApp, *, cacheable_prefix: str) -> None:
-        self.app = app
-        self.cacheable_prefix = cacheable_prefix
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        cacheable = scope.get("path", "").startswith(self.cacheable_prefix)
-        defaults = _RAW_SECURITY_HEADERS if cacheable else _RAW_SECURITY_HEADERS + _NO_STORE
-
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message["headers"] = _with_defaults(list(message.get("headers", ())), defaults)
-            await send(message)
-
-        await self.app(scope, receive, send_with_headers)

@@ -1,4 +1,5 @@
-"""The request guard: what every request body must satisfy before any route sees it.
+"""The request guard: what every request body must satisfy before any route sees it
+(run by `api/edge.py`).
 
 * Size: a body over the limit is refused with 413 while it streams in (by
   Content-Length, or by counting a chunked body), before the app reads it.
@@ -18,10 +19,10 @@ import json
 import re
 from typing import Any
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 _BAD_TEXT = re.compile("[\x00\ud800-\udfff]")
-_BODYLESS = {"GET", "HEAD", "OPTIONS"}
+BODYLESS = {"GET", "HEAD", "OPTIONS"}
 
 
 def _error(code: str, message: str) -> bytes:
@@ -47,60 +48,56 @@ def _first_bad_text(value: Any, where: str = "body") -> str | None:
     return None
 
 
-class RequestGuard:
-    def __init__(
-        self, app: ASGIApp, max_body_bytes: int, streamed: dict[str, int] | None = None
-    ) -> None:
-        self.app = app
-        self.limit = max_body_bytes
-        self.streamed = streamed or {}
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        if "\x00" in scope.get("path", "") or b"%00" in scope.get("query_string", b""):
-            await _respond(send, 400, _error("bad_request", "the URL contains a NUL character"))
-            return
-        if scope["method"] in _BODYLESS:
-            await self.app(scope, receive, send)
-            return
-        declared = dict(scope.get("headers", [])).get(b"content-length", b"")
-        upload_limit = self.streamed.get(scope.get("path", ""))
-        if upload_limit is not None and scope["method"] == "POST":
-            if declared.isdigit() and int(declared) > upload_limit:
-                # Uploads are large: let the client finish sending so it sees the 413.
-                await _drain(receive, {"more_body": True}, 4 * upload_limit + 65536)
-                await _too_large(send, upload_limit)
-                return
-            await self.app(scope, receive, send)
-            return
-        if declared.isdigit() and int(declared) > self.limit:
-            await _too_large(send, self.limit)
-            return
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client went away
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.limit:
-                # Read (and drop) a moderate rest first: most clients cannot take an
-                # answer while they are still sending, and would see a reset instead.
-                await _drain(receive, message, 4 * self.limit + 65536)
-                await _too_large(send, self.limit)
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
-        problem = _text_problem(body)
-        if problem:
-            await _respond(send, 422, _error("invalid_request", problem))
-            return
-        await self.app(scope, _replay(body, receive), send)
+async def guarded_body(
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    declared: bytes,
+    limit: int,
+    streamed: dict[str, int],
+) -> Receive | None:
+    """The `receive` to run the app with, or None when this guard answered (or the client
+    went away). `declared`: the request's Content-Length (its last one), or b""."""
+    if "\x00" in scope["path"] or b"%00" in scope.get("query_string", b""):
+        await _respond(send, 400, _error("bad_request", "the URL contains a NUL character"))
+        return None
+    method = scope["method"]
+    if method in BODYLESS:
+        return receive
+    upload_limit = streamed.get(scope["path"])
+    if upload_limit is not None and method == "POST":
+        if declared.isdigit() and int(declared) > upload_limit:
+            # Uploads are large: let the client finish sending so it sees the 413.
+            await _drain(receive, {"more_body": True}, 4 * upload_limit + 65536)
+            await _too_large(send, upload_limit)
+            return None
+        return receive
+    if declared.isdigit() and int(declared) > limit:
+        await _too_large(send, limit)
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return None  # the client went away
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            # Read (and drop) a moderate rest first: most clients cannot take an
+            # answer while they are still sending, and would see a reset instead.
+            await _drain(receive, message, 4 * limit + 65536)
+            await _too_large(send, limit)
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    body = b"".join(chunks)
+    problem = _text_problem(body)
+    if problem:
+        await _respond(send, 422, _error("invalid_request", problem))
+        return None
+    return _replay(body, receive)
 
 
 async def _too_large(send: Send, limit: int) -> None:

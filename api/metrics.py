@@ -5,10 +5,10 @@ CIDRs: the Prometheus server), as decided by the one client-address rule
 (`AGENTMAIL_TRUSTED_PROXIES`); anyone else needs an admin's credentials, since
 the figures tell who is busy. The metric definitions are in core/store/metrics.py.
 
-REST sends are counted by `SendMetrics`, a pure ASGI middleware (it wraps
-`send` to see the status and never buffers a body, so SSE streams pass through
-untouched): a 2xx on a send route is a mail accepted, its duration the
-send→commit latency (the response is written only after the commit).
+REST sends are counted by `api/edge.py` (it sees the status as the response
+starts and never buffers a body): a 2xx on a send route (`SEND_ROUTES`) is a mail
+accepted, its duration the send→commit latency (the response is written only
+after the commit).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from __future__ import annotations
 import ipaddress
 import os
 import re
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
@@ -25,7 +24,6 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Histogram, generate_latest
 from prometheus_client.multiprocess import MultiProcessCollector
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.deps import ClientAddress, SettingsDep, StoreDep, current_principal
 from core.approvals.permissions import count_open_requests
@@ -77,34 +75,6 @@ def _exposition() -> bytes:
     registry = CollectorRegistry()
     MultiProcessCollector(registry, path=directory)  # type: ignore[no-untyped-call]
     return generate_latest(registry)
-
-
-class SendMetrics:
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-        # The labelled children, looked up once (`labels()` takes a lock and builds a
-        # key on every call). Starlette builds its middleware at the first request, so
-        # under `serve --workers` this runs in the worker that counts.
-        self.accepted = metrics.MAILS_ACCEPTED.labels("rest")
-        self.commit_seconds = metrics.SEND_COMMIT_SECONDS.labels("rest")
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (
-            scope["type"] != "http"
-            or scope["method"] != "POST"
-            or not SEND_ROUTES.match(scope["path"])
-        ):
-            await self.app(scope, receive, send)
-            return
-        started = time.perf_counter()
-
-        async def observed(message: Message) -> None:
-            if message["type"] == "http.response.start" and 200 <= message["status"] < 300:
-                self.accepted.inc()
-                self.commit_seconds.observe(time.perf_counter() - started)
-            await send(message)
-
-        await self.app(scope, receive, observed)
 
 
 @contextmanager

@@ -240,20 +240,29 @@ class Store:
             if is_disk_full(error):  # rolled back whole: refused, not an internal error
                 raise storage_full() from error
             raise
+        if self._async_engine is not None:  # SQLite's writer told them already
+            self._tell(committed)
+        return result
+
+    def _tell(self, committed: Committed) -> None:
+        """After COMMIT, on the loop: drop the remembered credentials if they changed,
+        push the events to the streams of this process and wake their recipients.
+        SQLite's writer calls it in the loop callback that ends the write (the first
+        turn after its COMMIT: the streams wake a turn later, not three); PostgreSQL's
+        writes commit on the loop, and the write's own task calls it."""
         recipients = committed.recipients
         if CREDENTIALS_CHANGED in recipients:
             self.credentials.drop_all()  # after COMMIT: the next read sees the change
             recipients = recipients - {CREDENTIALS_CHANGED}
         if recipients:
             self.bus.push(committed.events, recipients)
-        return result
 
     async def _committed(self, fn: Transaction[T]) -> tuple[T, Committed]:
         if self._async_engine is None:
             dialect = self.dialect
             try:
                 return await self._group_writer.submit(
-                    lambda session: _with_events(session, fn, dialect, self.token)
+                    lambda session: _with_events(session, fn, dialect, self.token), self._tell
                 )
             except DBAPIError:
                 metrics.DATABASE_ERRORS.inc()

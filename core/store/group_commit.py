@@ -11,7 +11,11 @@ transaction, each in a SAVEPOINT of its own with a session of its own:
   told "done" (SMTP `250`, REST `200`) about a write that is not durable;
 * if the COMMIT (or a savepoint rollback) fails, every caller in the group gets
   that error: none of their work was committed;
-* a group of one (a quiet moment) runs without a SAVEPOINT: two statements less.
+* a group of one (a quiet moment) runs without a SAVEPOINT: two statements less;
+* what a committed write must tell (`told`: the store pushes its events to the
+  streams) is told in the loop callback that resolves its future, the first loop
+  turn after the COMMIT, before its caller runs again and whether or not the caller
+  still waits: a stream is woken a turn or two sooner on a busy loop.
 
 Event ids stay in commit order: the group's events are inserted in the order of
 its functions, and the group commits as one.
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -35,6 +40,7 @@ from sqlalchemy.orm import Session
 T = TypeVar("T")
 U = TypeVar("U")
 MAX_GROUP = 64  # writes per COMMIT: bounds the latency one slow group adds
+_log = logging.getLogger(__name__)
 
 Outcome = tuple[Any, Any]  # the function's result, what to tell once committed (its events)
 Runner = Callable[[Session], Outcome]  # runs a transaction function and flushes its events
@@ -45,6 +51,7 @@ class _Job:
     run: Runner
     loop: asyncio.AbstractEventLoop
     future: asyncio.Future[Outcome]
+    told: Callable[[Any], None] | None = None
 
 
 class _SavepointFailed(Exception):
@@ -64,11 +71,15 @@ class GroupCommitWriter:
         self._queue: deque[_Job] = deque()
         self._lock = threading.Lock()
 
-    async def submit(self, run: Callable[[Session], tuple[T, U]]) -> tuple[T, U]:
+    async def submit(
+        self, run: Callable[[Session], tuple[T, U]], told: Callable[[U], None] | None = None
+    ) -> tuple[T, U]:
         """Queue `run` (a transaction function that also flushes its events); its
-        result once the group it ran in has committed."""
+        result once the group it ran in has committed. `told(what)` runs on the loop
+        once `run`'s work is committed (not when it failed), just before the result
+        is handed over, even if the caller no longer waits; it must not raise."""
         loop = asyncio.get_running_loop()
-        job = _Job(run, loop, loop.create_future())
+        job = _Job(run, loop, loop.create_future(), told)
         with self._lock:
             self._queue.append(job)
         # One drain per job: the first drain takes every job queued by then and the
@@ -142,6 +153,11 @@ def _transaction_lost(connection: Connection) -> bool:
 
 def _resolve(job: _Job, outcome: Outcome | BaseException) -> None:
     def settle() -> None:
+        if job.told is not None and not isinstance(outcome, BaseException):
+            try:
+                job.told(outcome[1])
+            except Exception:  # the write is committed all the same: its caller hears so
+                _log.exception("telling what a committed write did failed")
         if job.future.done():  # the caller was cancelled; the write happened anyway
             return
         if isinstance(outcome, BaseException):

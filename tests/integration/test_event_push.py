@@ -9,13 +9,15 @@ must be found by reading, never skipped by a pushed id beyond them.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncIterator, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy.orm import Session
 
-from core.store.bus import PUSH_LIMIT, Subscription
+from core.store.bus import PUSH_LIMIT, EventBus, Pushed, Subscription
 from core.store.engine import Store, database_url
 from core.store.events import emit, events_after
 from core.store.migrate import migrate
@@ -119,3 +121,40 @@ async def test_a_wake_from_elsewhere_and_a_slow_stream_read_the_rows(
         assert len(tags) == LIMIT and not x.complete  # cut by the limit: it reads on
         tags += await stream.step()
         assert tags == [f"p{n}" for n in range(PUSH_LIMIT + 1)] and x.complete
+
+
+class RecordingBus(EventBus):
+    """The real bus, noting which task (if any) each push ran in."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pushed_in: list[asyncio.Task[Any] | None] = []
+
+    def push(self, events: Sequence[Pushed], wakes: Iterable[str]) -> None:
+        self.pushed_in.append(asyncio.current_task())
+        super().push(events, wakes)
+
+
+async def test_a_commit_is_pushed_before_its_writer_runs_again(
+    database_url: str, tmp_path: Path
+) -> None:
+    """On SQLite the writer thread's COMMIT reaches the loop as one callback, and the
+    streams are told in it: on a busy loop every task step between them is a turn of
+    every other ready callback (the delivery latency). PostgreSQL commits on the loop,
+    in the write's own task, which pushes right after."""
+    bus = RecordingBus()
+    store = Store(database_url_of(database_url, tmp_path), bus)
+    await migrate(store)
+    try:
+        with bus.subscribe("x", events=True) as x:
+            woken = asyncio.create_task(x.wait())
+            writer = asyncio.create_task(write(store, ("x", "a")))
+            await writer
+            assert woken.done()
+        (pushed_in,) = bus.pushed_in
+        if store.dialect == "sqlite":
+            assert pushed_in is None  # the commit's callback, before any task step
+        else:
+            assert pushed_in is not None and pushed_in is not writer
+    finally:
+        await store.close()
