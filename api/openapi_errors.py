@@ -15,7 +15,10 @@ first built, not written on each route:
   the small table `SPECIFIC` below, checked against the routes by a test.
 
 Every error has the one body `{"error": {"code", "message"}}` (`ErrorResponse`);
-a route's own declaration of a status wins over the derived one.
+a route's own declaration of a status wins over the derived one. Each error
+response is declared once, in `components.responses` (`NotFound`…), and an
+operation refers to it by `$ref` (OpenAPI 3.1 §4.8.16): the generated clients
+then hold one type for it instead of a copy in every operation.
 """
 
 from __future__ import annotations
@@ -57,6 +60,19 @@ DESCRIPTIONS = {
     415: "Wrong content type for this endpoint.",
     422: "Invalid input: a wrong type, a missing field, or a refused value.",
     429: "Too many requests: a rate limit or the conversation's budget.",
+}
+
+# The name of each error response in `components.responses`.
+NAMES = {
+    400: "BadRequest",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "NotFound",
+    409: "Conflict",
+    413: "PayloadTooLarge",
+    415: "UnsupportedMediaType",
+    422: "UnprocessableEntity",
+    429: "TooManyRequests",
 }
 
 # Refusals that no dependency reveals: they come from the route's service.
@@ -102,6 +118,7 @@ SECURITY_SCHEMES = {
 }
 _SECURITY: list[dict[str, list[str]]] = [{"bearer": []}, {"cookie": []}]
 _REF = "#/components/schemas/"
+_RESPONSE_REF = "#/components/responses/"
 _HEADERS: dict[int, dict[str, Any]] = {
     401: {"WWW-Authenticate": {"schema": {"type": "string"}, "description": "`Bearer`."}},
     429: {
@@ -156,6 +173,11 @@ def _error_response(status: int) -> dict[str, Any]:
     return declared
 
 
+def error_responses() -> dict[str, dict[str, Any]]:
+    """`components.responses`: every error response, by its name in `NAMES`."""
+    return {NAMES[status]: _error_response(status) for status in sorted(NAMES)}
+
+
 def _is_fastapi_default(response: dict[str, Any]) -> bool:
     """FastAPI's own 422 (`{detail: [...]}`), which our handler never sends."""
     schema = response.get("content", {}).get("application/json", {}).get("schema", {})
@@ -169,7 +191,7 @@ def document_route(document: dict[str, Any], route: ApiRoute) -> None:
         responses = operation.setdefault("responses", {})
         for status in sorted(error_statuses(route, method)):
             if str(status) not in responses or _is_fastapi_default(responses[str(status)]):
-                responses[str(status)] = _error_response(status)
+                responses[str(status)] = {"$ref": _RESPONSE_REF + NAMES[status]}
         if is_authenticated(route):
             operation.setdefault("security", _SECURITY)
 
@@ -187,6 +209,7 @@ def declare_errors(app: FastAPI) -> None:
             error_schema = ErrorResponse.model_json_schema(ref_template=_REF + "{model}")
             schemas.update(error_schema.pop("$defs", {}))
             schemas["ErrorResponse"] = error_schema
+            components["responses"] = error_responses()
             components["securitySchemes"] = SECURITY_SCHEMES
             for route in api_routes(app):
                 if route.include_in_schema:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from api.app import create_app
-from api.openapi_errors import SPECIFIC, route_path
+from api.openapi_errors import NAMES, SPECIFIC, route_path
 from api.route_table import api_routes
 from core.settings import Settings
 from tests.support.gateway import Api
@@ -28,14 +28,38 @@ def _operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]
     ]
 
 
+def _resolved(document: dict[str, Any], response: dict[str, Any]) -> dict[str, Any]:
+    """The response itself, or the `components.responses` entry its `$ref` names."""
+    if "$ref" not in response:
+        return response
+    prefix = "#/components/responses/"
+    assert response["$ref"].startswith(prefix), response
+    found: dict[str, Any] = document["components"]["responses"][response["$ref"][len(prefix) :]]
+    return found
+
+
 def test_every_error_response_is_the_error_schema(document: dict[str, Any]) -> None:
     ref = {"$ref": "#/components/schemas/ErrorResponse"}
     for method, path, operation in _operations(document):
         errors = {s: r for s, r in operation["responses"].items() if s >= "400"}
         assert "400" in errors, (method, path)
         for status, response in errors.items():
-            assert response["content"]["application/json"]["schema"] == ref, (method, path, status)
+            schema = _resolved(document, response)["content"]["application/json"]["schema"]
+            assert schema == ref, (method, path, status)
     assert "HTTPValidationError" not in document["components"]["schemas"]
+
+
+def test_each_error_response_is_declared_once(document: dict[str, Any]) -> None:
+    """Operations refer to `components.responses` (so the generated clients hold one
+    type a status, not one an operation), each by the name of its status."""
+    declared = document["components"]["responses"]
+    assert set(declared) == set(NAMES.values())
+    for method, path, operation in _operations(document):
+        for status, response in operation["responses"].items():
+            if status >= "400":
+                wanted = {"$ref": f"#/components/responses/{NAMES[int(status)]}"}
+                assert response == wanted, (method, path, status)
+    assert "WWW-Authenticate" in declared["Unauthorized"]["headers"]
 
 
 def test_authenticated_routes_declare_401_403_and_their_security(document: dict[str, Any]) -> None:
@@ -57,7 +81,7 @@ def test_derived_statuses(document: dict[str, Any]) -> None:
     assert {"404", "413", "422"} <= set(responses["put"]["responses"])
     send = document["paths"]["/api/v1/mail/send"]["post"]["responses"]
     assert {"404", "409", "413", "422", "429"} <= set(send)
-    assert "Retry-After" in send["429"]["headers"]
+    assert "Retry-After" in _resolved(document, send["429"])["headers"]
 
 
 def test_every_specific_entry_names_a_route(tmp_path: Path) -> None:

@@ -8,7 +8,10 @@
 //   several resources use goes to components/shared.d.ts; a resource still too long
 //   is cut again by the one call that uses a schema (components/mail_tree.d.ts)
 //   where that call's schemas make 100 lines or more.
-// components.d.ts joins the groups, so `components["schemas"]` still holds every schema.
+// components.d.ts joins the groups, so `components["schemas"]` still holds every schema;
+// the other components the document declares (its error responses) get a file each
+// (components/responses.d.ts), and a schema one of them uses counts as used by every
+// operation that refers to it.
 
 const LIMIT = 300;
 const HEADER =
@@ -143,15 +146,20 @@ export function interfaceFiles(document, generated, name) {
   return files;
 }
 
-/** Per schema: the operations that use it, directly or through another schema. */
+/** Per schema: the operations that use it, directly or through another component. */
 function usersOf(document) {
-  const schemas = document.components?.schemas ?? {};
-  const refs = (value) =>
-    [...JSON.stringify(value).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
+  const components = document.components ?? {};
+  const schemas = components.schemas ?? {};
+  const refsTo = (kind, value) =>
+    [...JSON.stringify(value).matchAll(new RegExp(`"#/components/${kind}/([^"]+)"`, "g"))].map(
+      (m) => m[1],
+    );
+  const refs = (value) => refsTo("schemas", value);
   const users = Object.fromEntries(Object.keys(schemas).map((schema) => [schema, []]));
   for (const info of Object.values(operationsOf(document).byId)) {
     const seen = new Set();
-    const todo = refs(info.operation);
+    const responses = refsTo("responses", info.operation).map((name) => components.responses[name]);
+    const todo = [...refs(info.operation), ...refs(responses)];
     while (todo.length) {
       const schema = todo.pop();
       if (seen.has(schema) || !(schema in schemas)) continue;
@@ -170,7 +178,7 @@ export function schemaFiles(document, generated) {
   const end = block.indexOf("\n    };\n", start);
   if (start < 0 || end < 0) throw new Error("the generated components have no schemas block");
   const schemas = members(block.slice(start + "    schemas: {\n".length, end + 1), 8);
-  const rest = block.slice(end + "\n    };\n".length);
+  const rest = members(block.slice(end + "\n    };\n".length), 4);
   const users = usersOf(document);
   const distinct = (values) => [...new Set(values)];
   const groupOf = {};
@@ -204,9 +212,22 @@ export function schemaFiles(document, generated) {
     const text = interfaceText(`schemas_${group}`, chunk, 4, ["components"], "../");
     files[`components/${group}.d.ts`] = text;
   }
+  // The other kinds (responses, parameters…): `never`, or a block of their own file.
+  const kinds = rest.filter((kind) => !/^ {4}[^:]+: never;\n$/.test(kind.text));
+  for (const kind of kinds) {
+    const inner = kind.text.slice(kind.text.indexOf("{\n") + 2, kind.text.lastIndexOf("    };\n"));
+    const text = interfaceText(kind.key, members(inner, 8), 4, ["components"], "../");
+    files[`components/${kind.key}.d.ts`] = text;
+  }
+  const kindImports = kinds
+    .map((kind) => `import type { ${kind.key} } from "./components/${kind.key}";\n`)
+    .join("");
+  const fields = rest
+    .map((kind) => (kinds.includes(kind) ? `    ${kind.key}: ${kind.key};\n` : kind.text))
+    .join("");
   files["components.d.ts"] =
     `${HEADER}${partImports("schemas", groups, (group) => `./components/${group}`)}` +
-    `\nexport interface components {\n    schemas: schemas;\n${rest}}\n\n` +
+    `${kindImports}\nexport interface components {\n    schemas: schemas;\n${fields}}\n\n` +
     joining("schemas", groups);
   return files;
 }

@@ -12,10 +12,11 @@ import type { schemas_meta } from "./components/meta";
 import type { schemas_permissions } from "./components/permissions";
 import type { schemas_sessions } from "./components/sessions";
 import type { schemas_shared } from "./components/shared";
+import type { responses } from "./components/responses";
 
 export interface components {
     schemas: schemas;
-    responses: never;
+    responses: responses;
     parameters: never;
     requestBodies: never;
     headers: never;

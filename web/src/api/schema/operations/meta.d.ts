@@ -22,15 +22,7 @@ export interface operations_meta {
                     };
                 };
             };
-            /** @description Malformed request: invalid JSON, or a NUL character in the URL. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
         };
     };
     version_api_v1_version_get: {
@@ -51,15 +43,7 @@ export interface operations_meta {
                     "application/json": components["schemas"]["Version"];
                 };
             };
-            /** @description Malformed request: invalid JSON, or a NUL character in the URL. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
         };
     };
 }
