@@ -59,6 +59,7 @@ from core.store.credentials import (
 )
 from core.store.full import is_disk_full, storage_full
 from core.store.group_commit import MAX_GROUP, GroupCommitWriter
+from core.store.held import HeldConnections
 from core.store.models import Event, UTCDateTime, table_of, utcnow
 from core.store.prepared import Prepared
 
@@ -162,7 +163,7 @@ class Store:
         if self.dialect == "sqlite":
             self._write_engine = _sqlite_engine(url, "BEGIN IMMEDIATE", pool_size=1)
             self._read_engine = _sqlite_engine(url, "BEGIN", pool_size=SQLITE_READERS)
-            self._reads = sessionmaker(self._read_engine, expire_on_commit=False)
+            self._held_reads = HeldConnections(self._read_engine)  # one per reader thread
             self._writer = ThreadPoolExecutor(1, thread_name_prefix="agentmail-sqlite-writer")
             self._readers = ThreadPoolExecutor(
                 SQLITE_READERS, thread_name_prefix="agentmail-sqlite-reader"
@@ -283,16 +284,21 @@ class Store:
         raise AssertionError("unreachable")
 
     def _read_sync(self, fn: Transaction[T]) -> T:
-        with self._reads() as session, session.begin():
-            return fn(session)
+        return self._held_reads.read(fn)
 
     async def run_on_connection(self, fn: Callable[[Connection], None]) -> None:
         """Run `fn` on a connection in a transaction (schema migrations)."""
         if self._async_engine is None:
 
             def run() -> None:
-                with self._write_engine.begin() as connection:
-                    fn(connection)
+                # The writer's held connection: the pool has no second one to give.
+                held = self._group_writer.connections
+                connection = held.connection()
+                try:
+                    with connection.begin():
+                        fn(connection)
+                finally:
+                    held.release_unless_clean()
 
             await asyncio.get_running_loop().run_in_executor(self._writer, run)
         else:
@@ -304,6 +310,8 @@ class Store:
         if self._async_engine is None:
             self._writer.shutdown(wait=True)
             self._readers.shutdown(wait=True)
+            self._group_writer.connections.close()
+            self._held_reads.close()
             self._write_engine.dispose()
             self._read_engine.dispose()
         else:
