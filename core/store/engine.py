@@ -7,9 +7,11 @@ store runs it without blocking the event loop:
 * SQLite (the default): the whole transaction runs in a thread — writes in one
   dedicated writer thread (`BEGIN IMMEDIATE`, so writers queue instead of failing
   with "database is locked"), reads in a small pool of reader threads with WAL
-  snapshots. One thread hand-off per transaction, not one per statement. Writes
-  queued together share one COMMIT, each in its own SAVEPOINT
-  (`core/store/group_commit.py`), so concurrent writers share one fsync.
+  snapshots. One thread hand-off per transaction, not one per statement; each of
+  these threads keeps its connection (core/store/held.py), and a read of a few
+  rows may run on the loop itself (`read_small`). Writes queued together share
+  one COMMIT, each in its own SAVEPOINT (`core/store/group_commit.py`), so
+  concurrent writers share one fsync.
 * PostgreSQL: the same function runs in a greenlet (SQLAlchemy's asyncio bridge) on asyncpg;
   a write that PostgreSQL aborts to break a deadlock or a serialization conflict
   runs again (a few times, with jitter), so the client never sees it. Transactions

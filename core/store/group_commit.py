@@ -60,7 +60,6 @@ class GroupCommitWriter:
         self, engine: Engine, executor: ThreadPoolExecutor, limit: int = MAX_GROUP
     ) -> None:
         """`limit` caps the writes per COMMIT (1 = a transaction each, as without groups)."""
-        self._engine = engine
         self._limit = limit
         self._executor = executor
         self._queue: deque[_Job] = deque()
