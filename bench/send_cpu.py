@@ -63,7 +63,9 @@ BODY = "please look at the retries in the router and report back. " * 8
 
 def engines(store: Store) -> list[Engine]:
     if store.dialect == "sqlite":
-        return [store._write_engine, store._read_engine]
+        # An older tree (a paired run) has no loop engine.
+        loop: list[Engine] = [store._loop_engine] if hasattr(store, "_loop_engine") else []
+        return [store._write_engine, store._read_engine, *loop]
     return [store.engine.sync_engine]
 
 

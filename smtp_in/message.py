@@ -129,12 +129,27 @@ def _raw_values(message: EmailMessage, name: str) -> list[str]:
     return [str(v) for k, v in message.raw_items() if k.lower() == name.lower()]
 
 
+def _pairs(values: list[str]) -> tuple[tuple[str, str], ...]:
+    """`getaddresses` of these header values, remembered when short: a client sends
+    the same `From:` and `To:` in message after message, and `From:` is read twice
+    (its addresses, its names). A pure function of the text, so the same result."""
+    if sum(map(len, values)) > _CACHED_HEADER:
+        return tuple(getaddresses(values))
+    return _remembered_pairs(tuple(values))
+
+
+@lru_cache(maxsize=1024)
+def _remembered_pairs(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    return tuple(getaddresses(list(values)))
+
+
 def _addresses(message: EmailMessage, name: str) -> list[str]:
     """Read from the raw header text, so a header the structured parser chokes on
     still yields its addresses (the `From:` check must never be skipped)."""
-    return [address for _, address in getaddresses(_raw_values(message, name)) if address]
+    return [address for _, address in _pairs(_raw_values(message, name)) if address]
 
 
+@lru_cache(maxsize=1024)
 def _decoded(name: str) -> str:
     """A display name with its RFC 2047 encoded words decoded (a spoof may hide in them)."""
     try:
@@ -144,7 +159,7 @@ def _decoded(name: str) -> str:
 
 
 def _names(message: EmailMessage, name: str) -> list[tuple[str, str]]:
-    return [(_decoded(n), a) for n, a in getaddresses(_raw_values(message, name)) if a]
+    return [(_decoded(n), a) for n, a in _pairs(_raw_values(message, name)) if a]
 
 
 # What the standard library's parser raises on some malformed headers instead of

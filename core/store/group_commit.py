@@ -37,6 +37,8 @@ from sqlalchemy import Engine
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
+from core.store.held import HeldConnections
+
 T = TypeVar("T")
 U = TypeVar("U")
 MAX_GROUP = 64  # writes per COMMIT: bounds the latency one slow group adds
@@ -65,11 +67,12 @@ class GroupCommitWriter:
         self, engine: Engine, executor: ThreadPoolExecutor, limit: int = MAX_GROUP
     ) -> None:
         """`limit` caps the writes per COMMIT (1 = a transaction each, as without groups)."""
-        self._engine = engine
         self._limit = limit
         self._executor = executor
         self._queue: deque[_Job] = deque()
         self._lock = threading.Lock()
+        # The writer thread's one connection, kept across transactions (core/store/held.py).
+        self.connections = HeldConnections(engine)
 
     async def submit(
         self, run: Callable[[Session], tuple[T, U]], told: Callable[[U], None] | None = None
@@ -99,22 +102,29 @@ class GroupCommitWriter:
         try:
             outcomes = self._run_group(jobs)
         except BaseException as exc:  # the COMMIT or the transaction failed: nothing stuck
+            self.connections.release()
             for job in jobs:
                 _resolve(job, exc)
             return
+        # A function may have ended the transaction its own way: the next group must
+        # start on a connection outside any transaction.
+        self.connections.release_unless_clean()
         for job, outcome in zip(jobs, outcomes, strict=True):
             _resolve(job, outcome)
 
     def _run_group(self, jobs: list[_Job]) -> list[Outcome | BaseException]:
         if len(jobs) == 1:
             return [self._run_alone(jobs[0].run)]
-        with self._engine.connect() as connection, connection.begin():
+        connection = self.connections.connection()
+        with connection.begin():
             return [_run_in_savepoint(connection, job.run) for job in jobs]
 
     def _run_alone(self, run: Runner) -> Outcome | BaseException:
         """A group of one needs no SAVEPOINT: rolling back its transaction takes only
         its own work. A failed COMMIT raises, as for a group."""
-        with Session(self._engine, expire_on_commit=False) as session:
+        # Bound to a connection, a Session begins and commits its transaction but
+        # never closes the connection.
+        with Session(bind=self.connections.connection(), expire_on_commit=False) as session:
             try:
                 session.begin()
                 outcome = run(session)

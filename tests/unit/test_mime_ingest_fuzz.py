@@ -10,11 +10,16 @@ tests/integration/test_smtp_fuzz.py sends some of them through a real server.
 
 from __future__ import annotations
 
+from email.parser import BytesParser
+from email.policy import default
+from email.utils import getaddresses
+
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from core.errors import InvalidRequest
-from smtp_in.message import Submitted, parse_submitted
+from smtp_in.message import Submitted, _decoded, parse_submitted
 from tests.support.fuzzing import examples, fuzz_settings
 from tests.support.mime_fuzz import messages
 
@@ -47,3 +52,25 @@ def test_any_message_is_read_or_refused_for_good(raw: bytes) -> None:
     assert all(isinstance(a, str) for a in submitted.from_addresses + submitted.to_addresses)
     for attachment in submitted.attachments:
         assert isinstance(attachment.filename, str)
+
+
+_HEADER_TEXT = st.text(alphabet='ab@.<>," ()\\=?:;éQ', max_size=60)
+
+
+@fuzz_settings(examples(300))
+@given(st.lists(_HEADER_TEXT, min_size=1, max_size=3))
+def test_address_headers_read_as_getaddresses_does_every_time(values: list[str]) -> None:
+    """`From:`/`To:`/`Cc:` are split once per distinct text (smtp_in/message.py): the
+    remembered answer is the standard library's, and a caller's list is its own."""
+    raw = "".join(f"To: {value}\r\n" for value in values).encode() + b"\r\nbody"
+    try:
+        first = parse_submitted(raw)
+    except InvalidRequest:
+        return
+    as_read = [v for k, v in BytesParser(policy=default).parsebytes(raw).raw_items() if k == "To"]
+    expected = [a for _, a in getaddresses(as_read) if a]
+    assert first.to_addresses == expected
+    first.to_addresses.append("changed@example.com")
+    assert parse_submitted(raw).to_addresses == expected
+    for value in values:
+        assert _decoded(value) == _decoded.__wrapped__(value)

@@ -1,0 +1,155 @@
+"""SQLite connections kept by the store's threads (core/store/held.py), on a real
+database: each thread checks one out once, and a connection a failure left inside
+a transaction goes back to the pool rolled back instead of serving the next one."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import event, select, text
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from core.store.engine import Store, _sqlite_engine
+from core.store.held import HeldConnections, is_clean
+from core.store.migrate import migrate
+from core.store.models import Meta, Participant
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[Store]:
+    store = Store(f"sqlite:///{tmp_path / 'agentmail.db'}")
+    await migrate(store)
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+def _checkouts(store: Store) -> list[str]:
+    """Pool checkouts of both engines (an observer of the real pool)."""
+    seen: list[str] = []
+    event.listen(store._write_engine.pool, "checkout", lambda *_: seen.append("write"))
+    event.listen(store._read_engine.pool, "checkout", lambda *_: seen.append("read"))
+    return seen
+
+
+def _put(key: str) -> object:
+    def run(session: Session) -> None:
+        session.add(Meta(key=key, value=key))
+
+    return run
+
+
+async def test_transactions_keep_their_threads_connections(store: Store) -> None:
+    seen = _checkouts(store)
+    for n in range(20):
+        await store.write(_put(f"k{n}"))
+        assert await store.read(lambda s, n=n: s.get(Meta, f"k{n}")) is not None
+    # The writer took its one connection at migration; each reader thread one at most.
+    assert seen.count("write") == 0
+    assert seen.count("read") <= 4
+
+
+async def test_a_lone_write_whose_commit_fails_leaves_the_writer_healthy(store: Store) -> None:
+    def dangling(session: Session) -> None:
+        session.execute(text("PRAGMA defer_foreign_keys = ON"))
+        session.add(Participant(session_id="no-such-conversation", name="ghost"))
+
+    with pytest.raises(IntegrityError):
+        await store.write(dangling)  # fails at COMMIT
+    await store.write(_put("after"))
+    names = await store.read(lambda s: s.scalars(select(Participant.name)).all())
+    assert names == []
+    assert await store.read(lambda s: s.get(Meta, "after")) is not None
+
+
+def test_a_connection_left_in_a_transaction_goes_back_rolled_back(tmp_path: Path) -> None:
+    engine = _sqlite_engine(f"sqlite:///{tmp_path / 'x.db'}", "BEGIN", pool_size=2)
+    held = HeldConnections(engine)
+    try:
+        connection = held.connection()
+        connection.exec_driver_sql("CREATE TABLE t (x INTEGER)")
+        connection.commit()
+        assert held.connection() is connection and is_clean(connection)
+        connection.begin()
+        connection.exec_driver_sql("INSERT INTO t VALUES (1)")
+        assert not is_clean(connection)
+        held.release_unless_clean()
+        fresh = held.connection()
+        assert fresh is not connection and is_clean(fresh)
+        assert fresh.exec_driver_sql("SELECT count(*) FROM t").scalar() == 0
+        fresh.rollback()
+    finally:
+        held.close()
+        engine.dispose()
+
+
+def test_a_failed_read_keeps_a_clean_connection_and_threads_their_own(tmp_path: Path) -> None:
+    engine = _sqlite_engine(f"sqlite:///{tmp_path / 'x.db'}", "BEGIN", pool_size=2)
+    held = HeldConnections(engine)
+
+    def fails(session: Session) -> None:
+        session.execute(text("SELECT 1"))
+        raise LookupError("refused")
+
+    try:
+        with pytest.raises(LookupError):
+            held.read(fails)
+        kept = held.connection()
+        assert is_clean(kept)
+        assert held.read(lambda s: s.connection()) is kept
+        other: list[object] = []
+        thread = threading.Thread(target=lambda: other.append(held.read(lambda s: s.connection())))
+        thread.start()
+        thread.join()
+        assert other and other[0] is not kept
+    finally:
+        held.close()
+        engine.dispose()
+
+
+async def test_a_small_read_runs_on_the_loop_and_never_waits_there_for_a_lock(
+    store: Store,
+) -> None:
+    await store.write(_put("k"))
+    threads: list[int] = []
+
+    def value(session: Session) -> str | None:
+        threads.append(threading.get_ident())
+        return session.scalar(select(Meta.value).where(Meta.key == "k"))
+
+    assert await store.read_small(value) == "k"
+    assert threads == [threading.get_ident()]  # no hop to a reader thread
+
+    # A lock taken by someone else: here the write lock, held by a write that waits
+    # on a gate, wanted by a statement that writes. The loop's connection gets
+    # SQLITE_BUSY at once; the function runs again in a reader thread, which waits.
+    entered, opened = threading.Event(), threading.Event()
+
+    def held_write(session: Session) -> None:
+        session.add(Meta(key="w", value="w"))
+        session.flush()
+        entered.set()
+        assert opened.wait(10)
+
+    def needs_the_lock(session: Session) -> str | None:
+        threads.append(threading.get_ident())
+        session.execute(text("UPDATE meta SET value = 'locked' WHERE key = 'k'"))
+        return session.scalar(select(Meta.value).where(Meta.key == "k"))
+
+    writing = asyncio.ensure_future(store.write(held_write))
+    while not entered.is_set():
+        await asyncio.sleep(0.005)
+    reading = asyncio.ensure_future(store.read_small(needs_the_lock))
+    for _ in range(20):  # the loop runs on while the read waits for the lock
+        await asyncio.sleep(0.01)
+    assert not reading.done()
+    opened.set()
+    await writing
+    assert await asyncio.wait_for(reading, 10) == "locked"
+    assert threads[1] == threading.get_ident() != threads[2]
