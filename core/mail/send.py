@@ -296,29 +296,32 @@ def mail_writer(
         status = _status_known_before(conv.status, permission, mail_type, principal)
         if (
             connection.dialect.name == "postgresql"
-            and not created  # its folders are new: the path below creates them
             and status is not None
             and (proposal is None or not principal.is_agent)
-        ):
-            stored = store_mail(
-                connection,
+        ):  # one statement (core/mail/send_pg.py)
+            answered = replied_to is not None and sender.agent is None
+            needs_seq = bool(attachment_ids) or forward_of is not None or answered
+            seq = store_mail(
+                session,
                 values,
                 recipients,
                 placements,
                 [sender.name, *recipients],
                 status,
                 rounds,
+                at_commit=not needs_seq,
             )
-            if stored is not None:
-                seq, conv = stored
-                wake_after_commit(session, {owner for owner, _ in placements})
+            wake_after_commit(session, {owner for owner, _ in placements})
+            if seq is not None:
                 attach(session, attachment_ids, seq)
                 if forward_of is not None:
                     assert parent is not None
                     carry(session, parent.seq, seq, sender.name)
-                if replied_to is not None and sender.agent is None:
+                if answered and replied_to is not None:
                     set_flags(session, sender.name, {("answered", True): [replied_to.seq]})
-                return _sent(session, values, recipients, conv, old_status, created, domain, target)
+            conv.status = status
+            conv.updated_at = now  # as stored, like the budget above
+            return _sent(session, values, recipients, conv, old_status, created, domain, target)
         # Bound per call, built once: `.values(values)` would make a new statement (and
         # its cache key over every value) for each mail.
         seq = _INSERT_MAIL.run(connection, values)[0][0]

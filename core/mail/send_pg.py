@@ -3,20 +3,23 @@ participants and the conversation's UPDATE.
 
 On PostgreSQL every statement is a round trip to a backend (a socket send and
 receive, an event-loop pass, greenlet switches: ~0.3 ms of the gateway's CPU
-each, docs/performance.md); a send to an existing conversation ran seven of them
-after its conversation's lock. Data-modifying CTEs (PostgreSQL's `WITH … INSERT
-… RETURNING`) chain them into one: every part takes what it needs (the mail's
-`seq`, a folder's new UID) from the `RETURNING` of another. SQLite has no such
-CTEs and pays microseconds a statement, so it keeps core/mail/send.py's path; a
-test stores the same sends both ways and compares the rows
-(tests/integration/test_send_pg.py).
+each, docs/performance.md); a send ran seven of them after its conversation's
+lock. Data-modifying CTEs (PostgreSQL's `WITH … INSERT … RETURNING`) chain them
+into one: every part takes what it needs (the mail's `seq`, a folder's new UID)
+from the `RETURNING` of another. When nothing of the send needs the mail's `seq`
+(no attachment, no forward, no \\Answered flag to set), the statement does not
+even run on its own: it goes with the transaction's events insert
+(core/store/pg_tail.py). SQLite has no such CTEs and pays microseconds a
+statement, so it keeps core/mail/send.py's path; a test stores the same sends
+both ways and compares the rows (tests/integration/test_send_pg.py).
 
-The locks are taken in the global order (core/store/engine.py): the conversation
-(the caller holds it), then the folders by owner and key (`FOR UPDATE` on the
-sorted rows, as core/mail/imap_uids.py takes them one by one). A folder that does
-not exist yet (the first mail of a conversation or of a human) writes nothing:
-the statement's rows depend on every folder being there, and the caller then
-takes the statement-by-statement path, which creates it.
+Locks come in the global order (core/store/engine.py): the conversation (the
+caller holds it), then the folders by owner and key: the rows are upserted in
+that order (`INSERT … ON CONFLICT DO UPDATE`, one row after the other), so a
+folder is created at first use (next UID 2 and mod-sequence 1: created, then
+advanced, as core/mail/imap_uids.py does in two statements) or advanced under
+its lock. The upsert draws a folder id each time it runs (a gap in a BIGINT
+sequence, never read).
 """
 
 from __future__ import annotations
@@ -24,14 +27,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import JSON, Integer, String, bindparam, text
+from sqlalchemy import JSON, BigInteger, Integer, String, bindparam
 from sqlalchemy.dialects.postgresql import ARRAY
-from sqlalchemy.engine import Connection
-from sqlalchemy.sql.elements import TextClause
+from sqlalchemy.orm import Session
 
-from core.mail.conversation_rows import ConversationRow
-from core.mail.imap_uids import Placement
+from core.mail.imap_uids import Placement, uid_validity_now
 from core.store.models import Mail, table_of
+from core.store.pg_tail import Tail, run_at_commit
 
 _MAILS = table_of(Mail)
 # Every column a send gives; the permission ones are NULL for other mails, as the
@@ -67,18 +69,10 @@ def _mail_type(column: str) -> Any:
     return _MAILS.c[column].type
 
 
-_SQL = f"""
-WITH folders AS MATERIALIZED (
-    SELECT imap_folders.id FROM imap_folders
-    JOIN unnest(:f_owners, :f_keys) AS placed (owner, key)
-        ON imap_folders.owner = placed.owner AND imap_folders.key = placed.key
-    ORDER BY imap_folders.owner, imap_folders.key
-    FOR UPDATE OF imap_folders
-),
-ready AS MATERIALIZED (SELECT count(*) = :f_count AS ok FROM folders),
+_CTES = f"""
 mail AS (
     INSERT INTO mails ({", ".join(MAIL_COLUMNS)})
-    SELECT {", ".join(f":m_{c}" for c in MAIL_COLUMNS)} FROM ready WHERE ready.ok
+    VALUES ({", ".join(f":m_{c}" for c in MAIL_COLUMNS)})
     RETURNING seq
 ),
 delivered AS (
@@ -88,81 +82,95 @@ delivered AS (
         :m_created_at
     FROM mail, unnest(:d_names, :d_kinds) WITH ORDINALITY AS sent (recipient, kind, n)
     ORDER BY sent.n
+    RETURNING 1
 ),
-advanced AS (
-    UPDATE imap_folders
-    SET next_uid = imap_folders.next_uid + 1, highest_modseq = imap_folders.highest_modseq + 1
-    FROM folders, ready
-    WHERE ready.ok AND imap_folders.id = folders.id
-    RETURNING imap_folders.id, imap_folders.next_uid, imap_folders.highest_modseq
+folders AS (
+    INSERT INTO imap_folders AS folder (owner, key, uid_validity, next_uid, highest_modseq)
+    SELECT placed.owner, placed.key, :f_validity, 2, 1
+    FROM unnest(:f_owners, :f_keys) WITH ORDINALITY AS placed (owner, key, n)
+    ORDER BY placed.n
+    ON CONFLICT (owner, key) DO UPDATE
+    SET next_uid = folder.next_uid + 1, highest_modseq = folder.highest_modseq + 1
+    RETURNING folder.id, folder.next_uid, folder.highest_modseq
 ),
 filed AS (
     INSERT INTO imap_uids (folder_id, uid, mail_seq, modseq)
-    SELECT advanced.id, advanced.next_uid - 1, mail.seq, advanced.highest_modseq
-    FROM advanced, mail
+    SELECT folders.id, folders.next_uid - 1, mail.seq, folders.highest_modseq
+    FROM folders, mail
+    RETURNING 1
 ),
 joined AS (
     INSERT INTO session_participants (session_id, name)
     SELECT :m_session_id, member.name
-    FROM ready, unnest(:names) WITH ORDINALITY AS member (name, n)
-    WHERE ready.ok
+    FROM unnest(:names) WITH ORDINALITY AS member (name, n)
     ORDER BY member.n
     ON CONFLICT DO NOTHING
+    RETURNING 1
 ),
 saved AS (
     UPDATE sessions
     SET budget_used = sessions.budget_used + :rounds, status = :status,
         updated_at = :m_created_at
-    FROM ready
-    WHERE ready.ok AND sessions.id = :m_session_id
-    RETURNING sessions.id, sessions.alias, sessions.subject, sessions.status,
-        sessions.budget_limit, sessions.budget_used, sessions.updated_at
-)
-SELECT mail.seq, saved.* FROM mail, saved
-"""
+    WHERE sessions.id = :m_session_id
+    RETURNING 1
+),
+written AS (
+    SELECT mail.seq, (SELECT count(*) FROM delivered) + (SELECT count(*) FROM filed)
+        + (SELECT count(*) FROM joined) + (SELECT count(*) FROM saved) AS rows
+    FROM mail
+)"""
 
 _TEXTS = ARRAY(String())
-_STATEMENT: TextClause = text(_SQL).bindparams(
-    *(bindparam(f"m_{c}", type_=_mail_type(c)) for c in MAIL_COLUMNS),
-    bindparam("f_owners", type_=_TEXTS),
-    bindparam("f_keys", type_=_TEXTS),
-    bindparam("f_count", type_=Integer()),
-    bindparam("d_names", type_=_TEXTS),
-    bindparam("d_kinds", type_=_TEXTS),
-    bindparam("names", type_=_TEXTS),
-    bindparam("rounds", type_=Integer()),
-    bindparam("status", type_=String()),
+_TAIL = Tail(
+    _CTES,
+    (
+        *(bindparam(f"m_{c}", type_=_mail_type(c)) for c in MAIL_COLUMNS),
+        bindparam("f_owners", type_=_TEXTS),
+        bindparam("f_keys", type_=_TEXTS),
+        bindparam("f_validity", type_=BigInteger()),
+        bindparam("d_names", type_=_TEXTS),
+        bindparam("d_kinds", type_=_TEXTS),
+        bindparam("names", type_=_TEXTS),
+        bindparam("rounds", type_=Integer()),
+        bindparam("status", type_=String()),
+    ),
+    "written",
 )
 
 
 def store_mail(
-    connection: Connection,
+    session: Session,
     values: Mapping[str, Any],
     recipients: Mapping[str, str],
     placements: Sequence[Placement],
     names: Sequence[str],
     status: str,
     rounds: int,
-) -> tuple[int, ConversationRow] | None:
+    *,
+    at_commit: bool,
+) -> int | None:
     """Insert the mail (`values`), a delivery per recipient (name → `to`/`cc`, in
-    order), a UID in each folder of `placements`, the participants `names`, and
-    write back the conversation (`rounds` more used, `status`, `updated_at` the
-    mail's `created_at`): the mail's `seq` and the conversation as stored, or None when a
-    folder is missing, and then nothing was written."""
+    order), a UID in each folder of `placements` (created when missing), the
+    participants `names`, and write back the conversation (`rounds` more used,
+    `status`, `updated_at` the mail's `created_at`).
+
+    `at_commit`: the rows go with the transaction's events statement
+    (core/store/pg_tail.py), and the mail's `seq` is not known (None); otherwise
+    they are written now and its `seq` is returned."""
     folders = sorted(set(placements))
     params: dict[str, Any] = {f"m_{c}": values.get(c) for c in MAIL_COLUMNS}
     params.update(
         f_owners=[owner for owner, _ in folders],
         f_keys=[key for _, key in folders],
-        f_count=len(folders),
+        f_validity=uid_validity_now(),
         d_names=list(recipients),
         d_kinds=list(recipients.values()),
         names=list(dict.fromkeys(names)),
         rounds=rounds,
         status=status,
     )
-    row = connection.execute(_STATEMENT, params).first()
-    if row is None:
+    if at_commit:
+        run_at_commit(session, _TAIL, params)
         return None
-    seq, *saved = row
-    return int(seq), ConversationRow(*saved)
+    row = session.connection().execute(_TAIL.alone(), params).one()
+    return int(row[0])
