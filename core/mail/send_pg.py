@@ -114,7 +114,7 @@ saved AS (
     WHERE sessions.id = :m_session_id
     RETURNING 1
 ),
-written AS (
+written AS MATERIALIZED (
     SELECT mail.seq, (SELECT count(*) FROM delivered) + (SELECT count(*) FROM filed)
         + (SELECT count(*) FROM joined) + (SELECT count(*) FROM saved) AS rows
     FROM mail

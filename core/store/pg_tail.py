@@ -32,8 +32,13 @@ _PENDING = "agentmail_tail"
 @dataclass(frozen=True, eq=False, slots=True)
 class Tail:
     """Data-modifying CTEs (`name AS (…), …`, no `WITH`), their typed parameters, and
-    the name of the CTE that reads all the others (`last`): what comes after waits
-    for it, so the events lock is taken only once these rows are written."""
+    the name of the CTE that reads all the others (`last`): the events lock waits
+    for it, so it is taken only once these rows are written and their row locks
+    held (the global lock order; a row waited for under the events lock stalls
+    every writer, and deadlocks one that holds the row and waits for the lock).
+    `last` must be `MATERIALIZED` and read every other CTE in its columns: an
+    inlined CTE loses the columns nobody reads, and a data-modifying CTE nobody
+    reads runs at the end of the statement, after the lock."""
 
     ctes: str
     binds: tuple[BindParameter[Any], ...]

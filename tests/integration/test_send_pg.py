@@ -10,13 +10,14 @@ compared, with the ids each database draws (uuids, sequences) and times left out
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Table, event, select
+from sqlalchemy import Table, event, select, text
 from sqlalchemy.orm import Session
 
 from core.errors import InvalidRequest
@@ -24,6 +25,7 @@ from core.identity.accounts import create_user
 from core.identity.security import set_bcrypt_rounds
 from core.mail.send import Permission, SendRequest, mail_writer, send_mail
 from core.principal import Principal
+from core.store.engine import _EVENTS_LOCK_KEY as EVENTS_LOCK_KEY
 from core.store.engine import Store, database_url
 from core.store.migrate import migrate
 from core.store.models import (
@@ -201,3 +203,35 @@ async def test_rows_left_for_commit_are_there_for_the_next_statement(
         lambda session: list(session.scalars(select(table_of(Mail).c.subject)))
     )
     assert sorted(subjects) == ["after"] * 5 + ["in one 0", "in one 1"]
+
+
+async def test_the_events_lock_waits_for_the_rows(stores: tuple[Store, Store]) -> None:
+    """The events statement takes its lock only once the send's rows in front of it
+    are written: a send waiting for a folder's row must not hold the events lock
+    meanwhile (every writer would wait, and one holding that row would deadlock)."""
+    postgres = stores[1]
+    await send_mail(postgres, D, ANA, SendRequest(to="builder@ws", subject="folders made"))
+    async with postgres.engine.connect() as blocker, postgres.engine.connect() as watcher:
+        await blocker.execute(
+            text("SELECT 1 FROM imap_folders WHERE owner = 'ana' AND key = 'sent' FOR UPDATE")
+        )
+        sending = asyncio.create_task(
+            send_mail(postgres, D, ANA, SendRequest(to="builder@ws", subject="waits"))
+        )
+        waiting = text("SELECT count(*) FROM pg_locks WHERE NOT granted")
+        for _ in range(200):
+            if (await watcher.execute(waiting)).scalar():
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the send never waited for the folder")
+        held = await watcher.execute(
+            text(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                " AND objid = :key"
+            ),
+            {"key": EVENTS_LOCK_KEY},
+        )
+        assert held.scalar() == 0
+        await blocker.rollback()
+    await sending
