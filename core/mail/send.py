@@ -34,10 +34,11 @@ from core.mail.mailbox import forwardable_mail, visible_mail
 from core.mail.naming import Proposal, extract_proposal, record_proposal
 from core.mail.placement import set_flags
 from core.mail.routing import Target, choose_conversation
+from core.mail.send_pg import store_mail
 from core.mail.session_views import budget_remaining
 from core.principal import Principal
 from core.settings import Limits
-from core.store.engine import Store
+from core.store.engine import Store, wake_after_commit
 from core.store.events import emit
 from core.store.models import Delivery, Mail, isoformat, new_id, table_of, utcnow
 from core.store.prepared import Prepared
@@ -279,6 +280,48 @@ def mail_writer(
             )
         # Core statements, not the ORM unit of work: this is the hottest write path.
         connection = session.connection()
+        # One delivery per name; a role mailbox (postmaster@) is delivered to its readers.
+        recipients = dict.fromkeys(target.recipients, "to")
+        for endpoint in cc:
+            for name in endpoint.recipients:
+                recipients.setdefault(name, "cc")
+        human_recipients = [n for e in (target, *cc) if e.agent is None for n in e.recipients]
+        placements = new_mail_placements(
+            conv.id,
+            sender.name if sender.agent is None else None,
+            human_recipients,
+            needs_decision=permission is not None,
+        )
+        old_status = conv.status
+        status = _status_known_before(conv.status, permission, mail_type, principal)
+        if (
+            connection.dialect.name == "postgresql"
+            and status is not None
+            and (proposal is None or not principal.is_agent)
+        ):  # one statement (core/mail/send_pg.py)
+            answered = replied_to is not None and sender.agent is None
+            needs_seq = bool(attachment_ids) or forward_of is not None or answered
+            seq = store_mail(
+                session,
+                values,
+                recipients,
+                placements,
+                [sender.name, *recipients],
+                status,
+                rounds,
+                at_commit=not needs_seq,
+            )
+            wake_after_commit(session, {owner for owner, _ in placements})
+            if seq is not None:
+                attach(session, attachment_ids, seq)
+                if forward_of is not None:
+                    assert parent is not None
+                    carry(session, parent.seq, seq, sender.name)
+                if answered and replied_to is not None:
+                    set_flags(session, sender.name, {("answered", True): [replied_to.seq]})
+            conv.status = status
+            conv.updated_at = now  # as stored, like the budget above
+            return _sent(session, values, recipients, conv, old_status, created, domain, target)
         # Bound per call, built once: `.values(values)` would make a new statement (and
         # its cache key over every value) for each mail.
         seq = _INSERT_MAIL.run(connection, values)[0][0]
@@ -286,11 +329,6 @@ def mail_writer(
         if forward_of is not None:
             assert parent is not None
             carry(session, parent.seq, seq, sender.name)
-        # One delivery per name; a role mailbox (postmaster@) is delivered to its readers.
-        recipients = dict.fromkeys(target.recipients, "to")
-        for endpoint in cc:
-            for name in endpoint.recipients:
-                recipients.setdefault(name, "cc")
         _INSERT_DELIVERY.run(
             connection,
             [
@@ -298,17 +336,7 @@ def mail_writer(
                 for name, kind in recipients.items()
             ],
         )
-        human_recipients = [n for e in (target, *cc) if e.agent is None for n in e.recipients]
-        file_mail(
-            session,
-            seq,
-            new_mail_placements(
-                conv.id,
-                sender.name if sender.agent is None else None,
-                human_recipients,
-                needs_decision=permission is not None,
-            ),
-        )
+        file_mail(session, seq, placements)
         add_participants(session, conv.id, [sender.name, *recipients])
         if replied_to is not None and sender.agent is None:
             # The replying human's own delivery of the mail is answered (IMAP's
@@ -316,30 +344,53 @@ def mail_writer(
             set_flags(session, sender.name, {("answered", True): [replied_to.seq]})
         if proposal is not None and principal.is_agent:
             record_proposal(session, conv, proposal, sender.name, mail_id)
-        old_status = conv.status
-        if permission is not None or mail_type == "question":
-            conv.status = "waiting"  # until a human decides or answers
-        elif conv.status == "completed" or (conv.status == "waiting" and principal.is_human):
-            # A human's mail answers an open question (not a permission request).
-            conv.status = status_from_requests(session, conv.id)
+        # A human's mail answers an open question (not a permission request): read
+        # with this mail stored.
+        conv.status = status or status_from_requests(session, conv.id)
         conv.updated_at = now
         conv = save_conversation(session, conv, rounds)  # one UPDATE … RETURNING
-        payload = _new_mail_payload(mail_id, values, conv, domain, target)
-        emit(session, recipients, "new_mail", payload)
-        if conv.status != old_status and not created:
-            emit_session_update(session, conv, participants(session, conv.id))
-        return SendResult(
-            mail_id=mail_id,
-            session_id=conv.id,
-            session_alias=conv.alias,
-            message_id=values["message_id"],
-            budget_limit="unlimited" if conv.budget_limit is None else conv.budget_limit,
-            budget_used=conv.budget_used,
-            budget_remaining=budget_remaining(conv),
-            created_at=now,
-        )
+        return _sent(session, values, recipients, conv, old_status, created, domain, target)
 
     return run
+
+
+def _status_known_before(
+    status: str, permission: Permission | None, mail_type: MailType, principal: Principal
+) -> str | None:
+    """The conversation's status after this mail when the mail's own row cannot
+    change it; None when it must be read with the mail stored."""
+    if permission is not None or mail_type == "question":
+        return "waiting"  # until a human decides or answers
+    if status == "completed" or (status == "waiting" and principal.is_human):
+        return None
+    return status
+
+
+def _sent(
+    session: Session,
+    values: dict[str, Any],
+    recipients: dict[str, str],
+    conv: ConversationRow,
+    old_status: str,
+    created: bool,
+    domain: str,
+    target: Endpoint,
+) -> SendResult:
+    """Queue the stored mail's events (inserted at COMMIT); the sender's answer."""
+    payload = _new_mail_payload(values["id"], values, conv, domain, target)
+    emit(session, recipients, "new_mail", payload)
+    if conv.status != old_status and not created:
+        emit_session_update(session, conv, participants(session, conv.id))
+    return SendResult(
+        mail_id=values["id"],
+        session_id=conv.id,
+        session_alias=conv.alias,
+        message_id=values["message_id"],
+        budget_limit="unlimited" if conv.budget_limit is None else conv.budget_limit,
+        budget_used=conv.budget_used,
+        budget_remaining=budget_remaining(conv),
+        created_at=values["created_at"],
+    )
 
 
 _INSERT_MAIL = Prepared(insert(_MAILS).returning(_MAILS.c.seq))

@@ -40,6 +40,7 @@ import uuid
 from collections.abc import Callable, Coroutine, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -48,6 +49,7 @@ from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.sql.elements import TextClause
 from sqlalchemy.util import greenlet_spawn
 
 from core.errors import DomainError
@@ -63,6 +65,7 @@ from core.store.full import is_disk_full, storage_full
 from core.store.group_commit import MAX_GROUP, GroupCommitWriter
 from core.store.held import HeldConnections, is_busy
 from core.store.models import Event, UTCDateTime, table_of, utcnow
+from core.store.pg_tail import Tail, take_pending, watch_tails
 from core.store.prepared import Prepared
 
 T = TypeVar("T")
@@ -187,6 +190,7 @@ class Store:
                 expire_on_commit=False,
             )
             watch_credential_writes(self._async_engine.sync_engine)
+            watch_tails(self._async_engine.sync_engine)
 
     @property
     def engine(self) -> AsyncEngine:
@@ -399,6 +403,11 @@ def flush_events(session: Session, dialect: str, token: str = "") -> Committed:
     if credentials_written(session):
         # Rides the wake-ups: dropped here after COMMIT, and by every replica's NOTIFY.
         wakes.add(CREDENTIALS_CHANGED)
+    # A write's own CTEs left for the events statement (core/store/pg_tail.py).
+    pending = take_pending(session.connection()) if dialect == "postgresql" else None
+    if not queued and pending is not None:  # no events statement: they go alone
+        session.connection().execute(pending[0].alone(), dict(pending[1]))
+        pending = None
     if not queued and not wakes:
         return Committed(set())
     recipients = wakes | {row["recipient"] for row in queued}
@@ -406,19 +415,18 @@ def flush_events(session: Session, dialect: str, token: str = "") -> Committed:
     ids: list[int] = []
     if dialect == "postgresql":
         if queued:
-            ids = [
-                int(id_)
-                for id_ in session.scalars(
-                    _PG_EVENTS,
-                    {
-                        "lock_key": _EVENTS_LOCK_KEY,
-                        "rows": json.dumps(queued),
-                        "now": now,
-                        "channel": NOTIFY_CHANNEL,
-                        "wake": notify_payload(recipients, token),
-                    },
-                )
-            ]
+            params = {
+                "lock_key": _EVENTS_LOCK_KEY,
+                "rows": json.dumps(queued),
+                "now": now,
+                "channel": NOTIFY_CHANNEL,
+                "wake": notify_payload(recipients, token),
+            }
+            statement = _PG_EVENTS
+            if pending is not None:
+                statement = _pg_events_after(pending[0])
+                params.update(pending[1])
+            ids = [int(id_) for id_ in session.scalars(statement, params)]
         else:  # only wake-ups: no event rows, so no lock
             session.execute(
                 text("SELECT pg_notify(:channel, :payload)"),
@@ -445,9 +453,8 @@ _INSERT_EVENTS = Prepared(insert(_EVENTS).returning(_EVENTS.c.id, sort_by_parame
 # replicas notified in one round trip: every further round trip under the lock
 # would serialize all writers on it for longer. NOTIFY is delivered at commit
 # (core/store/replicas.py listens). The ids come back for this process's streams.
-_PG_EVENTS = text(
-    """
-    WITH locked AS MATERIALIZED (SELECT pg_advisory_xact_lock(:lock_key)),
+_PG_EVENTS_SQL = """
+    locked AS MATERIALIZED (SELECT pg_advisory_xact_lock(:lock_key){after}),
     inserted AS (
         INSERT INTO events (recipient, type, payload, created_at)
         SELECT queued.recipient, queued.type, queued.payload, :now
@@ -463,7 +470,17 @@ _PG_EVENTS = text(
     )
     SELECT inserted.id FROM inserted, notified ORDER BY inserted.id
     """
-).bindparams(bindparam("now", type_=UTCDateTime()))
+_EVENTS_NOW = bindparam("now", type_=UTCDateTime())
+_PG_EVENTS = text("WITH" + _PG_EVENTS_SQL.format(after="")).bindparams(_EVENTS_NOW)
+
+
+@cache
+def _pg_events_after(tail: Tail) -> TextClause:
+    """The events statement with a write's CTEs in front; the lock waits for their rows
+    (a CTE nobody reads runs at the end of the statement, under the lock)."""
+    after = f" FROM (SELECT count(*) FROM {tail.last}) AS written"
+    sql = f"WITH {tail.ctes},{_PG_EVENTS_SQL.format(after=after)}"
+    return text(sql).bindparams(_EVENTS_NOW, *tail.binds)
 
 
 def notify_payload(recipients: set[str], token: str = "") -> str:

@@ -29,8 +29,8 @@ D = "agentmail.localhost"
 HUMAN = Principal(kind="human", name="ana")
 AGENT = Principal(kind="agent", name="builder")
 # Statements of one send to an existing conversation, by database.
-HUMAN_TO_AGENT = {"sqlite": 10, "postgresql": 10}
-AGENT_TO_HUMAN = {"sqlite": 11, "postgresql": 11}
+HUMAN_TO_AGENT = {"sqlite": 10, "postgresql": 3}
+AGENT_TO_HUMAN = {"sqlite": 11, "postgresql": 4}
 
 
 @pytest.fixture
