@@ -128,14 +128,24 @@ class Contents:
                 self._command[seq] = cached
         if not missing:
             return extra
-        loaded = await backend.store.read(lambda session: load_many(session, missing))
+        cache = backend.contents
         if envelope_only:
-            parsed = await asyncio.to_thread(_headers_parsed, loaded, backend.domain)
-        else:
-            parsed = await asyncio.to_thread(_render_and_parse, loaded, backend)
-        for seq, (content, size) in parsed.items():
-            key = content_key(seq, loaded[seq])
-            backend.contents.put((_HEADER, *key) if envelope_only else key, content, size)
+            loaded = await backend.store.read(lambda session: load_many(session, missing))
+            headers = await asyncio.to_thread(_headers_parsed, loaded, backend.domain)
+            for seq, (content, size) in headers.items():
+                cache.put((_HEADER, *content_key(seq, loaded[seq])), content, size)
+                self._command[seq] = content
+            return extra
+        # Evicted parsed but still kept as bytes: parsed again, not read nor rendered.
+        kept = {seq: raw for seq in missing if (raw := cache.get_raw(keys[seq])) is not None}
+        unrendered = [seq for seq in missing if seq not in kept]
+        loaded = {}
+        if unrendered:
+            loaded = await backend.store.read(lambda session: load_many(session, unrendered))
+        parsed = await asyncio.to_thread(_render_and_parse, loaded, kept, backend)
+        for seq, (content, size, raw) in parsed.items():
+            key = content_key(seq, loaded[seq]) if seq in loaded else keys[seq]
+            cache.put(key, content, size, raw)
             self._command[seq] = content
         return extra
 
@@ -189,7 +199,8 @@ def _headers_parsed(
 
 
 def _render_and_parse(
-    loaded: dict[int, bytes | RenderInputs], backend: Backend
-) -> dict[int, tuple[MessageContent, int]]:
-    raw = render_loaded(loaded, backend.blobs, backend.domain)
-    return {seq: _measured(data) for seq, data in raw.items()}
+    loaded: dict[int, bytes | RenderInputs], kept: dict[int, bytes], backend: Backend
+) -> dict[int, tuple[MessageContent, int, bytes]]:
+    """The loaded mails rendered, and they and the `kept` ones parsed."""
+    raw = {**kept, **render_loaded(loaded, backend.blobs, backend.domain)} if loaded else kept
+    return {seq: (*_measured(data), data) for seq, data in raw.items()}
