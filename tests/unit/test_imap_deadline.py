@@ -19,7 +19,7 @@ async def test_a_read_in_time_returns_its_value_and_a_slow_one_times_out() -> No
     started = asyncio.get_running_loop().time()
     with pytest.raises(TimeoutError):
         await deadline.within(SHORT, asyncio.sleep(10))
-    assert SHORT <= asyncio.get_running_loop().time() - started < 1.0
+    assert SHORT - 0.01 <= asyncio.get_running_loop().time() - started < 1.0  # clock resolution
     assert await deadline.within(SHORT, asyncio.sleep(0, "next")) == "next"  # usable again
     deadline.close()
 
