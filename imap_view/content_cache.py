@@ -87,12 +87,8 @@ class ContentCache:
     def put(self, key: Hashable, content: MessageContent, size: int, raw: bytes = b"") -> None:
         """Keep `content`, which holds `size` bytes (`memory_of`), and the bytes it was
         parsed from (`raw`, if given), evicting the oldest of each."""
-        if raw and key not in self._raw:
-            self._raw[key] = raw
-            self._raw_bytes += sys.getsizeof(raw)
-            while self._raw_bytes > self.raw_max_bytes and self._raw:
-                _, evicted_raw = self._raw.popitem(last=False)
-                self._raw_bytes -= sys.getsizeof(evicted_raw)
+        if raw:
+            self.put_raw(key, raw)
         if key in self._items:
             return
         self._items[key] = (content, size)
@@ -101,3 +97,13 @@ class ContentCache:
         while self._bytes > limit and self._items:  # one too large is not kept
             _, (_, evicted) = self._items.popitem(last=False)
             self._bytes -= evicted
+
+    def put_raw(self, key: Hashable, raw: bytes) -> None:
+        """Keep the bytes of a content (unparsed), evicting the oldest bytes."""
+        if key in self._raw:
+            return
+        self._raw[key] = raw
+        self._raw_bytes += sys.getsizeof(raw)
+        while self._raw_bytes > self.raw_max_bytes and self._raw:
+            _, evicted = self._raw.popitem(last=False)
+            self._raw_bytes -= sys.getsizeof(evicted)

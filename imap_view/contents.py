@@ -47,6 +47,7 @@ class Contents:
         self._owner = owner
         self._freshness = freshness
         self._command: dict[int, MessageContent] = {}
+        self._bytes: dict[int, bytes] = {}  # unparsed, for a FETCH of whole messages only
         self._dates: dict[int, datetime] = {}
         # Content keys read while nothing was committed for the owner since `_keys_read`
         # (imap_view/freshness.py): a key changes with a rename or a decision, which wake.
@@ -79,6 +80,7 @@ class Contents:
         mail_seqs: Iterable[int],
         *,
         envelope_only: bool = False,
+        bytes_only: bool = False,
         alongside: Transaction[T] | None = None,
         following: Callable[[], Iterable[int]] = tuple,
     ) -> T | None:
@@ -89,6 +91,9 @@ class Contents:
         nothing but FLAGS, UID, INTERNALDATE and ENVELOPE) a mail not cached whole
         gets only its header section, rendered and parsed without its body: the
         command reads nothing else, and the header-only content is cached apart.
+        With `bytes_only` (a FETCH of whole messages, sizes, flags: mbsync's
+        `UID FETCH n (BODY.PEEK[])`) a mail not cached parsed is not parsed: its bytes
+        (`bytes_of`) are all the command writes.
         `alongside` runs in the same store read as the keys (its result is
         returned): a command's other read costs no second hand-off. The keys are
         kept while nothing was committed for the owner, and a read of them takes
@@ -142,6 +147,16 @@ class Contents:
         loaded = {}
         if unrendered:
             loaded = await backend.store.read(lambda session: load_many(session, unrendered))
+        if bytes_only:
+            rendered: dict[int, bytes] = {}
+            if loaded:
+                blobs, domain = backend.blobs, backend.domain
+                rendered = await asyncio.to_thread(render_loaded, loaded, blobs, domain)
+            for seq, data in rendered.items():
+                cache.put_raw(content_key(seq, loaded[seq]), data)
+            self._bytes.update(kept)
+            self._bytes.update(rendered)
+            return extra
         parsed = await asyncio.to_thread(_render_and_parse, loaded, kept, backend)
         for seq, (content, size, raw) in parsed.items():
             key = content_key(seq, loaded[seq]) if seq in loaded else keys[seq]
@@ -164,9 +179,16 @@ class Contents:
             await self.load([mail_seq])
         return self._command.get(mail_seq)
 
+    def bytes_of(self, mail_seq: int) -> bytes | None:
+        """A loaded mail's bytes: kept unparsed (`bytes_only`), else its parsed content's."""
+        data = self._bytes.get(mail_seq)
+        if data is None and (content := self._command.get(mail_seq)) is not None:
+            data = bytes(content)
+        return data
+
     def release(self) -> None:
         """The command is done (the process-wide cache keeps what it can)."""
-        self._command = {}
+        self._command, self._bytes = {}, {}
 
 
 _HEADER = "header only"  # marks a header-only content's cache key
