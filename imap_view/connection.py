@@ -47,6 +47,7 @@ from pymap.parsing.response import (
     ResponseNo,
 )
 
+from imap_view.deadline import Deadline
 from imap_view.limits import LINE_BYTES, LITERAL_CHUNK, LITERALS_PER_COMMAND, ImapLimits
 
 __all__ = ["LimitedConnection"]
@@ -103,6 +104,7 @@ class LimitedConnection(IMAPConnection):
         "_size",
         "_state",
         "_tag",
+        "_timer",
         "limits",
     ]
 
@@ -127,11 +129,16 @@ class LimitedConnection(IMAPConnection):
         self._size = 0  # octets of the command read so far
         self._tag = b"*"
         self._append = False
+        self._timer: Deadline | None = None  # made on the loop, in `run`
 
     async def run(self, state: ConnectionState) -> None:
         self._state = state
         self._deadline = asyncio.get_running_loop().time() + self.limits.login_timeout
-        await super().run(state)
+        self._timer = Deadline()
+        try:
+            await super().run(state)
+        finally:
+            self._timer.close()
 
     @property
     def authenticated(self) -> bool:
@@ -199,19 +206,18 @@ class LimitedConnection(IMAPConnection):
         self._next, self._size, self._literals, self._tag, self._append = True, 0, 0, b"*", False
 
     async def _line(self) -> bytes:
-        first = b""
-        if self._next:
+        """A line: a command's first one waited for up to the idle (or login) timeout until
+        its first octet, its rest (and every later line) within the command timeout. A line
+        already buffered whole (a pipelined command, or one that arrived while the last
+        was served) is read at once, without either."""
+        if self._has_line():
+            line = await self._rest(ready=True)
+        elif self._next:
             wait, reason = self._waiting()
             first = await self._within(wait, self.reader.readexactly(1), reason, self._has(1))
-        if first != b"\n":
-            wait, reason = self._reading()
-            try:
-                rest = await self._within(wait, self.reader.readline(), reason, self._has_line())
-            except ValueError:  # asyncio's StreamReader: longer than its limit
-                await self._close(b"Command line longer than %d octets." % LINE_BYTES)
-            line = first + rest
+            line = first if first == b"\n" else first + await self._rest(self._has_line())
         else:
-            line = first
+            line = await self._rest(ready=False)
         if not line.endswith(b"\n"):
             raise EOFError()
         if self._next:
@@ -221,6 +227,13 @@ class LimitedConnection(IMAPConnection):
                 self._tag, self._append = named.group(1), named.group(2).upper() == b"APPEND"
         await self._count(len(line))
         return line
+
+    async def _rest(self, ready: bool) -> bytes:
+        wait, reason = self._reading()
+        try:
+            return await self._within(wait, self.reader.readline(), reason, ready)
+        except ValueError:  # asyncio's StreamReader: longer than its limit
+            await self._close(b"Command line longer than %d octets." % LINE_BYTES)
 
     async def _literal(self, length: int) -> bytes:
         await self._count(length)
@@ -302,12 +315,14 @@ class LimitedConnection(IMAPConnection):
     ) -> _T:
         """`read` within `seconds`, else `* BYE` with the reason. `ready`: what it reads is
         in the reader's buffer already (a pipelining client's next line), so it completes
-        without waiting and no timer is armed and cancelled (two per line otherwise)."""
+        without waiting. The timeout is the connection's one lazily moved timer
+        (imap_view/deadline.py), not a timer armed and cancelled per read."""
         if ready:
             return await read
+        timer = self._timer
+        assert timer is not None
         try:
-            async with asyncio.timeout(seconds):
-                return await read
+            return await timer.within(seconds, read)
         except TimeoutError:
             await self._close(reason)
 

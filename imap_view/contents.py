@@ -47,6 +47,7 @@ class Contents:
         self._owner = owner
         self._freshness = freshness
         self._command: dict[int, MessageContent] = {}
+        self._bytes: dict[int, bytes] = {}  # unparsed, for a FETCH of whole messages only
         self._dates: dict[int, datetime] = {}
         # Content keys read while nothing was committed for the owner since `_keys_read`
         # (imap_view/freshness.py): a key changes with a rename or a decision, which wake.
@@ -79,6 +80,7 @@ class Contents:
         mail_seqs: Iterable[int],
         *,
         envelope_only: bool = False,
+        bytes_only: bool = False,
         alongside: Transaction[T] | None = None,
         following: Callable[[], Iterable[int]] = tuple,
     ) -> T | None:
@@ -89,6 +91,9 @@ class Contents:
         nothing but FLAGS, UID, INTERNALDATE and ENVELOPE) a mail not cached whole
         gets only its header section, rendered and parsed without its body: the
         command reads nothing else, and the header-only content is cached apart.
+        With `bytes_only` (a FETCH of whole messages, sizes, flags: mbsync's
+        `UID FETCH n (BODY.PEEK[])`) a mail not cached parsed is not parsed: its bytes
+        (`bytes_of`) are all the command writes.
         `alongside` runs in the same store read as the keys (its result is
         returned): a command's other read costs no second hand-off. The keys are
         kept while nothing was committed for the owner, and a read of them takes
@@ -128,14 +133,34 @@ class Contents:
                 self._command[seq] = cached
         if not missing:
             return extra
-        loaded = await backend.store.read(lambda session: load_many(session, missing))
+        cache = backend.contents
         if envelope_only:
-            parsed = await asyncio.to_thread(_headers_parsed, loaded, backend.domain)
-        else:
-            parsed = await asyncio.to_thread(_render_and_parse, loaded, backend)
-        for seq, (content, size) in parsed.items():
-            key = content_key(seq, loaded[seq])
-            backend.contents.put((_HEADER, *key) if envelope_only else key, content, size)
+            loaded = await backend.store.read(lambda session: load_many(session, missing))
+            headers = await asyncio.to_thread(_headers_parsed, loaded, backend.domain)
+            for seq, (content, size) in headers.items():
+                cache.put((_HEADER, *content_key(seq, loaded[seq])), content, size)
+                self._command[seq] = content
+            return extra
+        # Evicted parsed but still kept as bytes: parsed again, not read nor rendered.
+        kept = {seq: raw for seq in missing if (raw := cache.get_raw(keys[seq])) is not None}
+        unrendered = [seq for seq in missing if seq not in kept]
+        loaded = {}
+        if unrendered:
+            loaded = await backend.store.read(lambda session: load_many(session, unrendered))
+        if bytes_only:
+            rendered: dict[int, bytes] = {}
+            if loaded:
+                blobs, domain = backend.blobs, backend.domain
+                rendered = await asyncio.to_thread(render_loaded, loaded, blobs, domain)
+            for seq, data in rendered.items():
+                cache.put_raw(content_key(seq, loaded[seq]), data)
+            self._bytes.update(kept)
+            self._bytes.update(rendered)
+            return extra
+        parsed = await asyncio.to_thread(_render_and_parse, loaded, kept, backend)
+        for seq, (content, size, raw) in parsed.items():
+            key = content_key(seq, loaded[seq]) if seq in loaded else keys[seq]
+            cache.put(key, content, size, raw)
             self._command[seq] = content
         return extra
 
@@ -154,9 +179,16 @@ class Contents:
             await self.load([mail_seq])
         return self._command.get(mail_seq)
 
+    def bytes_of(self, mail_seq: int) -> bytes | None:
+        """A loaded mail's bytes: kept unparsed (`bytes_only`), else its parsed content's."""
+        data = self._bytes.get(mail_seq)
+        if data is None and (content := self._command.get(mail_seq)) is not None:
+            data = bytes(content)
+        return data
+
     def release(self) -> None:
         """The command is done (the process-wide cache keeps what it can)."""
-        self._command = {}
+        self._command, self._bytes = {}, {}
 
 
 _HEADER = "header only"  # marks a header-only content's cache key
@@ -189,7 +221,8 @@ def _headers_parsed(
 
 
 def _render_and_parse(
-    loaded: dict[int, bytes | RenderInputs], backend: Backend
-) -> dict[int, tuple[MessageContent, int]]:
-    raw = render_loaded(loaded, backend.blobs, backend.domain)
-    return {seq: _measured(data) for seq, data in raw.items()}
+    loaded: dict[int, bytes | RenderInputs], kept: dict[int, bytes], backend: Backend
+) -> dict[int, tuple[MessageContent, int, bytes]]:
+    """The loaded mails rendered, and they and the `kept` ones parsed."""
+    raw = {**kept, **render_loaded(loaded, backend.blobs, backend.domain)} if loaded else kept
+    return {seq: (*_measured(data), data) for seq, data in raw.items()}

@@ -171,6 +171,13 @@ _DIRECT: Mapping[bytes, Render] = MappingProxyType(
 _WHOLE = frozenset({b"BODY", b"BODY.PEEK", b"RFC822"})
 
 
+def _is_whole(attribute: FetchAttribute) -> bool:
+    """`BODY[]`, `BODY.PEEK[]` or `RFC822`: the whole message, no part, no range."""
+    name, section = attribute.value, attribute.section
+    whole = section is not None and not section.parts and section.specifier is None
+    return name in _WHOLE and attribute.partial is None and (whole or name == b"RFC822")
+
+
 def _render_of(attribute: FetchAttribute) -> Render:
     name = attribute.value
     direct = _DIRECT.get(name)
@@ -178,18 +185,23 @@ def _render_of(attribute: FetchAttribute) -> Render:
         return direct
     if name == b"RFC822.SIZE":
         return _size
-    section = attribute.section
-    whole = section is not None and not section.parts and section.specifier is None
-    if name in _WHOLE and attribute.partial is None and (whole or name == b"RFC822"):
+    if _is_whole(attribute):
         return _whole_body(bytes(attribute.for_response))
     return _pymaps(attribute)
+
+
+def whole_only(attributes: Iterable[FetchAttribute]) -> bool:
+    """Whether a FETCH writes of the content only whole messages and sizes (mbsync's
+    `UID FETCH n (BODY.PEEK[])`): their bytes are all it needs, unparsed."""
+    simple = GatewayAttributes._simple_attrs
+    return all(a.value in simple or a.value == b"RFC822.SIZE" or _is_whole(a) for a in attributes)
 
 
 class FetchPlan:
     """A FETCH command's attributes, each with the function that writes it (in order,
     once each: pymap's response keeps one value per attribute)."""
 
-    __slots__ = ["_renders", "attributes", "loads", "requirement"]
+    __slots__ = ["_renders", "attributes", "loads", "requirement", "whole"]
 
     def __init__(self, attributes: Iterable[FetchAttribute]) -> None:
         self.attributes = list(dict.fromkeys(attributes))
@@ -199,6 +211,9 @@ class FetchPlan:
         simple = GatewayAttributes._simple_attrs
         self.loads = any(a.value not in simple for a in self.attributes)
         self._renders = [_render_of(a) for a in self.attributes]
+        # Whole messages and sizes only (mbsync's `UID FETCH n (BODY.PEEK[])`): their
+        # bytes are all it writes, so they are loaded unparsed (imap_view/contents.py).
+        self.whole = self.loads and whole_only(self.attributes)
 
     def line(
         self, number: int, message: MessageInterface, selected: SelectedMailbox, loaded: Loaded
@@ -245,7 +260,12 @@ class FetchLine(UntaggedResponse):
 
     async def async_write(self, writer: WriteStream) -> None:
         plan = self.plan
-        loaded = await self.message.load_content(plan.requirement) if plan.loads else None
+        message = self.message
+        loaded: Loaded = None
+        if plan.whole and isinstance(message, Message):
+            loaded = await message.load_bytes(plan.requirement)
+        elif plan.loads:
+            loaded = await message.load_content(plan.requirement)
         writer.write(plan.line(self.seq, self.message, self.selected, loaded))
 
     def write(self, writer: WriteStream) -> None:

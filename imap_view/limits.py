@@ -40,7 +40,7 @@ class ImapLimits:
     command_timeout: float = 60.0
     max_connections_per_address: int = 20
     keywords: KeywordLimits = field(default_factory=KeywordLimits)
-    content_cache_bytes: int = 64 * 1024 * 1024  # parsed messages kept, in memory held
+    content_cache_bytes: int = 64 * 1024 * 1024  # parsed messages and their bytes, in memory
 
     def literal_limit(self, *, authenticated: bool, append: bool) -> int:
         """The largest literal one command may carry in this state."""

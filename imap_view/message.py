@@ -5,9 +5,11 @@ the session's `Contents` (imap_view/contents.py), ENVELOPE and BODYSTRUCTURE as 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
+from pymap.bytes import Writeable
 from pymap.message import BaseLoadedMessage, BaseMessage
 from pymap.mime import MessageContent
 from pymap.parsing.response.fetch import BodyStructure, EnvelopeStructure
@@ -19,7 +21,7 @@ from imap_view.structure import body_structure
 if TYPE_CHECKING:  # imap_view.contents needs the backend, whose selections hold messages
     from imap_view.contents import Contents
 
-__all__ = ["LoadedMessage", "Message"]
+__all__ = ["LoadedMessage", "Message", "WholeLoaded"]
 
 T = TypeVar("T")
 
@@ -104,6 +106,14 @@ class Message(BaseMessage):
         loaded = Utf8LoadedMessage if contents.utf8_accept else LoadedMessage
         return loaded(self, requirement, content)
 
+    async def load_bytes(self, requirement: FetchRequirement) -> LoadedMessage:
+        """For a FETCH of whole messages (`Contents.load`'s `bytes_only`): the bytes as
+        the command loaded them, unparsed; parsed only if it did not."""
+        data = self._session_contents.bytes_of(self.mail_seq)
+        if data is None:
+            return await self.load_content(requirement)
+        return WholeLoaded(self, requirement, data)
+
 
 # Whether a requirement needs the content, by requirement: asked once per message of
 # every FETCH, and `FetchRequirement.has_none` is three Python-level enum operations.
@@ -145,3 +155,23 @@ class LoadedMessage(BaseLoadedMessage):
 
 class Utf8LoadedMessage(LoadedMessage):
     utf8 = True
+
+
+class WholeLoaded(LoadedMessage):
+    """A message loaded as its bytes alone: what `BODY[]`, `RFC822` and `RFC822.SIZE` of
+    the whole message write (imap_view/fetch_lines.py), the same bytes a parsed
+    content gives back (pymap keeps the bytes it parsed), without parsing them."""
+
+    def __init__(self, message: Message, requirement: FetchRequirement, data: bytes) -> None:
+        super().__init__(message, requirement, None)
+        self.data = data
+
+    def get_size(self, section: Sequence[int] | None = None) -> int:
+        if section:
+            raise ValueError("a whole message was loaded, not its parts")
+        return len(self.data)
+
+    def get_body(self, section: Sequence[int] | None = None, binary: bool = False) -> Writeable:
+        if section or binary:
+            raise ValueError("a whole message was loaded, not its parts")
+        return Writeable.wrap(self.data)

@@ -36,6 +36,7 @@ __all__ = ["GatewayMessages", "GatewaySelected", "VanishedResponse", "modseq_val
 _FLAGS = FetchAttribute(b"FLAGS")
 _UID = FetchAttribute(b"UID")
 MODSEQ = FetchAttribute(b"MODSEQ")
+_NO_KWARGS: dict[str, Any] = {}  # `_kwargs`, which pymap keeps and never reads
 
 
 class VanishedResponse(UntaggedResponse):
@@ -76,21 +77,32 @@ class GatewayMessages(SynchronizedMessages):
 
 def _frozen(selected: SelectedMailbox) -> _Frozen:
     """pymap's `_Frozen(selected)`, sharing the previous copies when the messages have
-    the generation they had then (copies are never changed, so sharing is safe)."""
+    the generation they had then (copies are never changed, so sharing is safe), and
+    the previous copy itself when nothing else in it changed either: a fork then knows
+    by `is` that there is nothing to tell (`GatewaySelected.fork`)."""
     messages = selected._messages
     generation = getattr(messages, "generation", None)
     previous = selected._prev
     if generation is None or previous is None or getattr(previous, "generation", -1) != generation:
         frozen = _Frozen(selected)
-    else:
-        session_flags = selected.session_flags
-        frozen = _Frozen.__new__(_Frozen)
-        frozen.is_deleted = selected._is_deleted
-        frozen.uids = previous.uids
-        frozen.seqs_cache = previous.seqs_cache
-        frozen.flags = previous.flags
-        frozen.recent = session_flags.recent_uids & previous.uids
-        frozen.sflags = frozenset(session_flags.flags.items())
+        frozen.generation = generation  # type: ignore[attr-defined]
+        return frozen
+    session_flags = selected.session_flags
+    recent = session_flags.recent_uids & previous.uids
+    sflags = frozenset(session_flags.flags.items())
+    if (
+        previous.is_deleted == selected._is_deleted
+        and previous.recent == recent
+        and previous.sflags == sflags
+    ):
+        return previous
+    frozen = _Frozen.__new__(_Frozen)
+    frozen.is_deleted = selected._is_deleted
+    frozen.uids = previous.uids
+    frozen.seqs_cache = previous.seqs_cache
+    frozen.flags = previous.flags
+    frozen.recent = recent
+    frozen.sflags = sflags
     frozen.generation = generation  # type: ignore[attr-defined]
     return frozen
 
@@ -123,27 +135,44 @@ class GatewaySelected(SelectedMailbox):
         """pymap 0.36.7's `SelectedMailbox.fork`, which copies the view's UIDs, positions
         and flags after every command to compare them after the next: O(messages) for
         a NOOP. Here the copies of a view whose messages did not change since the last
-        fork are the last ones again (`GatewayMessages.generation`)."""
+        fork are the last ones again (`GatewayMessages.generation`), and a view in which
+        nothing changed is not compared at all."""
         frozen = _frozen(self)
-        copy = type(self)(
-            self._mailbox_id,
-            self._readonly,
-            self._permanent_flags,
-            self._session_flags,
-            self._selected_set,
-            self._lookup,
-            _mod_sequence=self._mod_sequence,
-            _prev=frozen,
-            _messages=self._messages,
-            extensions=self.extensions,
-            has_modseq=self.has_modseq,
-        )
+        copy = self._clone(frozen)
+        previous = self._prev
+        if previous is None or previous is frozen:  # nothing changed (`_frozen`)
+            return copy, ()
+        with_uid: bool = getattr(command, "uid", False)
+        return copy, list(self._compare(previous, frozen, with_uid))  # made now
+
+    def _clone(self, frozen: _Frozen) -> GatewaySelected:
+        """The view after a command, as pymap's `SelectedMailbox.__init__` would make it
+        (the same fields, the flags silenced by this command not carried over), set
+        directly: no keyword dictionary, and no entry in the folder's `SelectedSet`.
+        That weak set serves pymap's `_pick_selected` (\\Recent for another session's
+        APPEND), which only ever asks a folder object it has just made
+        (imap_view/mailbox_set.py makes one per lookup), so nothing reads the entries
+        of a session's own folder object; a fork per command paid a `WeakSet.add` for it.
+        """
+        copy = object.__new__(type(self))
+        copy._mailbox_id = self._mailbox_id
+        copy._readonly = self._readonly
+        copy._permanent_flags = self._permanent_flags
+        copy._session_flags = self._session_flags
+        copy._selected_set = self._selected_set
+        copy._kwargs = _NO_KWARGS
+        copy._lookup = self._lookup
+        copy._mod_sequence = self._mod_sequence
+        copy._is_deleted = False
+        copy._hide_expunged = False
+        copy._silenced_flags = set()
+        copy._silenced_sflags = set()
+        copy._prev = frozen
+        copy._messages = self._messages
+        copy.extensions = self.extensions
+        copy.has_modseq = self.has_modseq
         copy.fresh = self.fresh
-        untagged: list[UntaggedResponse] = []
-        if self._prev is not None:
-            with_uid: bool = getattr(command, "uid", False)
-            untagged = list(self._compare(self._prev, frozen, with_uid))  # made now
-        return copy, untagged
+        return copy
 
     def _compare(
         self, before: _Frozen, after: _Frozen, with_uid: bool

@@ -30,6 +30,7 @@ from imap_view.condstore_search import GatewayCriteriaSet, keys_within
 from imap_view.config import GatewayImapConfig
 from imap_view.contents import Contents
 from imap_view.extensions import Extensions
+from imap_view.fetch_lines import whole_only
 from imap_view.flag_search import flag_verdict
 from imap_view.freshness import Freshness
 from imap_view.mailbox import MailboxData
@@ -162,6 +163,7 @@ class Session(BaseSession[Message]):
                 changes = await self._contents.load(  # one read for the keys and the changes
                     (m.mail_seq for _, m in wanted),
                     envelope_only=names <= _ENVELOPE_ONLY,
+                    bytes_only=whole_only(command.attributes),
                     alongside=mailbox.changes_reader(selected),
                     following=lambda: [m.mail_seq for m in following(selected, wanted)],
                 )

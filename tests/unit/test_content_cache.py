@@ -61,3 +61,22 @@ def test_a_full_cache_holds_about_its_limit_in_memory() -> None:
     assert cache.held_bytes <= LIMIT
     assert held <= 1.25 * LIMIT, held
     assert cache.get(199) is not None and cache.get(0) is None  # the oldest went first
+
+
+def test_the_bytes_of_evicted_contents_are_kept_in_their_own_quarter() -> None:
+    """A client reading more mails than fit parsed (mbsync's pull of a large folder)
+    finds their bytes still kept: parsed again, never read from the store and
+    rendered again. The bytes take a quarter of the limit, the parsed the rest."""
+    cache = ContentCache(max_bytes=LIMIT)
+    raws = [_message(n) for n in range(200)]
+    for n, raw in enumerate(raws):
+        content = MessageContent.parse(raw)
+        cache.put(n, content, memory_of(content), raw)
+    assert cache.held_bytes <= LIMIT
+    assert cache.raw_max_bytes == LIMIT // 4
+    assert cache.get(0) is None and cache.get(199) is not None  # parsed: the newest only
+    parsed_kept = sum(cache.get(n) is not None for n in range(200))
+    raw_kept = [n for n in range(200) if cache.get_raw(n) is not None]
+    assert raw_kept == list(range(200 - len(raw_kept), 200))  # the oldest went first
+    assert len(raw_kept) > 2 * parsed_kept  # bytes are far smaller than parsed contents
+    assert cache.get_raw(raw_kept[0]) == raws[raw_kept[0]]

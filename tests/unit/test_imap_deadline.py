@@ -1,0 +1,59 @@
+"""imap_view/deadline.py: reads under a connection's one lazily moved timer time out
+like `asyncio.timeout`, a later read's deadline moves the timer on, and a cancellation
+from outside stays a cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from imap_view.deadline import Deadline
+
+SHORT = 0.15
+
+
+async def test_a_read_in_time_returns_its_value_and_a_slow_one_times_out() -> None:
+    deadline = Deadline()
+    assert await deadline.within(SHORT, asyncio.sleep(0, "line")) == "line"
+    started = asyncio.get_running_loop().time()
+    with pytest.raises(TimeoutError):
+        await deadline.within(SHORT, asyncio.sleep(10))
+    assert SHORT - 0.01 <= asyncio.get_running_loop().time() - started < 1.0  # clock resolution
+    assert await deadline.within(SHORT, asyncio.sleep(0, "next")) == "next"  # usable again
+    deadline.close()
+
+
+async def test_the_timer_follows_the_current_read_not_the_first() -> None:
+    """Reads one after another, each shorter than its timeout but together longer: the
+    timer armed by the first fires during a later one and must wait for that one's own
+    deadline instead of cutting it."""
+    deadline = Deadline()
+    for _ in range(4):
+        await deadline.within(SHORT, asyncio.sleep(SHORT / 2))
+    # Between reads nothing is timed: a pause longer than the timeout costs nothing.
+    await asyncio.sleep(2 * SHORT)
+    assert await deadline.within(SHORT, asyncio.sleep(SHORT / 2, "kept")) == "kept"
+    deadline.close()
+
+
+async def test_a_shorter_timeout_than_the_timer_waits_for_is_kept() -> None:
+    """An idle wait (long) arms the timer far away; a command line's rest (short) after
+    it must not wait for that."""
+    deadline = Deadline()
+    await deadline.within(100.0, asyncio.sleep(0))
+    started = asyncio.get_running_loop().time()
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(deadline.within(SHORT, asyncio.sleep(10)), 5)
+    assert asyncio.get_running_loop().time() - started < 1.0
+    deadline.close()
+
+
+async def test_a_cancellation_from_outside_is_not_a_timeout() -> None:
+    deadline = Deadline()
+    reading = asyncio.create_task(deadline.within(10.0, asyncio.sleep(10)))
+    await asyncio.sleep(SHORT)
+    reading.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await reading
+    deadline.close()
