@@ -177,8 +177,9 @@ class Settings(BaseSettings):
         64,
         ge=0,
         le=65_536,
-        description="Memory the IMAP server keeps parsed messages in, for every session "
-        "(MiB; 0: none). RSS grows by up to this much as clients read.",
+        description="Memory the IMAP server keeps messages in, for every session (MiB; "
+        "0: none): three quarters parsed, a quarter their rendered bytes. RSS grows by up "
+        "to this much as clients read.",
     )
     imap_max_connections_per_address: int = Field(
         20, ge=1, description="IMAP connections open at once from one client address."
