@@ -220,6 +220,7 @@ def mail_writer(
             raise InvalidRequest("a permission request goes to a human, not to an agent")
         sender = sender_endpoint(session, principal, request.from_workspace, parent)
         replied_to = parent if forward_of is None else None
+        forwarded = parent if forward_of is not None else None
         if request.auto:
             check_auto(session, principal, mail_type, replied_to)
         conv, created = choose_conversation(
@@ -300,7 +301,7 @@ def mail_writer(
             and (proposal is None or not principal.is_agent)
         ):  # one statement (core/mail/send_pg.py)
             answered = replied_to is not None and sender.agent is None
-            needs_seq = bool(attachment_ids) or forward_of is not None or answered
+            needs_seq = bool(attachment_ids) or forwarded is not None or answered
             seq = store_mail(
                 session,
                 values,
@@ -313,10 +314,7 @@ def mail_writer(
             )
             wake_after_commit(session, {owner for owner, _ in placements})
             if seq is not None:
-                attach(session, attachment_ids, seq)
-                if forward_of is not None:
-                    assert parent is not None
-                    carry(session, parent.seq, seq, sender.name)
+                _link(session, seq, attachment_ids, forwarded, sender.name)
                 if answered and replied_to is not None:
                     set_flags(session, sender.name, {("answered", True): [replied_to.seq]})
             conv.status = status
@@ -325,10 +323,7 @@ def mail_writer(
         # Bound per call, built once: `.values(values)` would make a new statement (and
         # its cache key over every value) for each mail.
         seq = _INSERT_MAIL.run(connection, values)[0][0]
-        attach(session, attachment_ids, seq)
-        if forward_of is not None:
-            assert parent is not None
-            carry(session, parent.seq, seq, sender.name)
+        _link(session, seq, attachment_ids, forwarded, sender.name)
         _INSERT_DELIVERY.run(
             connection,
             [
@@ -352,6 +347,15 @@ def mail_writer(
         return _sent(session, values, recipients, conv, old_status, created, domain, target)
 
     return run
+
+
+def _link(
+    session: Session, seq: int, attachment_ids: list[str], forwarded: Mail | None, sender: str
+) -> None:
+    """The new mail's attachments, and a forward's copies of the forwarded mail's."""
+    attach(session, attachment_ids, seq)
+    if forwarded is not None:
+        carry(session, forwarded.seq, seq, sender)
 
 
 def _status_known_before(
