@@ -72,9 +72,7 @@ async def settle(store: Store) -> None:
 
 def engines(store: Store) -> list[Engine]:
     if store.dialect == "sqlite":
-        # An older tree (a paired run) has no loop engine.
-        loop: list[Engine] = [store._loop_engine] if hasattr(store, "_loop_engine") else []
-        return [store._write_engine, store._read_engine, *loop]
+        return [store._write_engine, store._read_engine]
     return [store.engine.sync_engine]
 
 

@@ -35,10 +35,10 @@ from collections.abc import Awaitable, Callable
 from email.utils import formatdate
 from pathlib import Path
 
-from _db import fresh_store
+from _db import engines, fresh_store
 from aiosmtpd.smtp import Envelope
 from aiosmtpd.smtp import Session as SmtpSession
-from sqlalchemy import Engine, event
+from sqlalchemy import event
 from sqlalchemy.orm import Session
 from starlette.types import Message, Scope
 
@@ -59,14 +59,6 @@ D = "agentmail.localhost"
 HUMAN = Principal(kind="human", name="bench")
 AGENTS = 10
 BODY = "please look at the retries in the router and report back. " * 8
-
-
-def engines(store: Store) -> list[Engine]:
-    if store.dialect == "sqlite":
-        # An older tree (a paired run) has no loop engine.
-        loop: list[Engine] = [store._loop_engine] if hasattr(store, "_loop_engine") else []
-        return [store._write_engine, store._read_engine, *loop]
-    return [store.engine.sync_engine]
 
 
 async def setup(store: Store) -> None:

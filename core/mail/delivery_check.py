@@ -57,7 +57,7 @@ async def check_recipient(
     conversations) or BudgetExhausted (an agent's rounds are used up).
     """
     address = parse_email(text, domain)
-    return await store.read_small(
+    return await store.read(
         lambda session: _check(session, principal, address, from_workspace, limits)
     )
 

@@ -8,9 +8,8 @@ store runs it without blocking the event loop:
   dedicated writer thread (`BEGIN IMMEDIATE`, so writers queue instead of failing
   with "database is locked"), reads in a small pool of reader threads with WAL
   snapshots. One thread hand-off per transaction, not one per statement; each of
-  these threads keeps its connection (core/store/held.py), and a read of a few
-  rows may run on the loop itself (`read_small`). Writes queued together share
-  one COMMIT, each in its own SAVEPOINT (`core/store/group_commit.py`), so
+  these threads keeps its connection (core/store/held.py). Writes queued together
+  share one COMMIT, each in its own SAVEPOINT (`core/store/group_commit.py`), so
   concurrent writers share one fsync.
 * PostgreSQL: the same function runs in a greenlet (SQLAlchemy's asyncio bridge) on asyncpg;
   a write that PostgreSQL aborts to break a deadlock or a serialization conflict
@@ -46,7 +45,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Engine, bindparam, create_engine, event, insert, text
 from sqlalchemy.engine import Connection, make_url
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.sql.elements import TextClause
@@ -63,7 +62,7 @@ from core.store.credentials import (
 )
 from core.store.full import is_disk_full, storage_full
 from core.store.group_commit import MAX_GROUP, GroupCommitWriter
-from core.store.held import HeldConnections, is_busy
+from core.store.held import HeldConnections
 from core.store.models import Event, UTCDateTime, table_of, utcnow
 from core.store.pg_tail import Tail, take_pending, watch_tails
 from core.store.prepared import Prepared
@@ -97,7 +96,7 @@ def database_url(url: str, sqlite_path: Path) -> str:
     )
 
 
-def _sqlite_engine(url: str, begin: str, pool_size: int, busy_ms: int = 10000) -> Engine:
+def _sqlite_engine(url: str, begin: str, pool_size: int) -> Engine:
     engine = create_engine(
         url,
         pool_size=pool_size,
@@ -114,7 +113,7 @@ def _sqlite_engine(url: str, begin: str, pool_size: int, busy_ms: int = 10000) -
         # FULL: a commit survives power loss, not only a crash (WAL + NORMAL would not).
         cursor.execute("PRAGMA synchronous=FULL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
+        cursor.execute("PRAGMA busy_timeout=10000")
         cursor.close()
 
     @event.listens_for(engine, "begin")
@@ -169,9 +168,6 @@ class Store:
             self._write_engine = _sqlite_engine(url, "BEGIN IMMEDIATE", pool_size=1)
             self._read_engine = _sqlite_engine(url, "BEGIN", pool_size=SQLITE_READERS)
             self._held_reads = HeldConnections(self._read_engine)  # one per reader thread
-            # The loop's own, for `read_small`: it never waits for a lock.
-            self._loop_engine = _sqlite_engine(url, "BEGIN", pool_size=1, busy_ms=0)
-            self._held_loop = HeldConnections(self._loop_engine)
             self._writer = ThreadPoolExecutor(1, thread_name_prefix="agentmail-sqlite-writer")
             self._readers = ThreadPoolExecutor(
                 SQLITE_READERS, thread_name_prefix="agentmail-sqlite-reader"
@@ -206,20 +202,6 @@ class Store:
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(self._readers, self._read_sync, fn)
         return await self._to_the_end(self._read_postgres(fn))
-
-    async def read_small(self, fn: Transaction[T]) -> T:
-        """`read` for a few indexed rows (SMTP's RCPT check, once per recipient): on
-        SQLite answered on the loop's thread, where such a read costs less than the
-        hop to a reader thread and back (under the GIL the loop would wait for it
-        anyway). That connection never waits for a lock: SQLITE_BUSY, rare under WAL
-        (another process's exclusive lock, a recovery), sends it to a reader thread."""
-        if self._async_engine is None:
-            try:
-                return self._held_loop.read(fn)
-            except OperationalError as error:
-                if not is_busy(error):
-                    raise
-        return await self.read(fn)
 
     async def _read_postgres(self, fn: Transaction[T]) -> T:
         """A read runs in autocommit: under READ COMMITTED (the default, kept) every
@@ -344,10 +326,8 @@ class Store:
             self._readers.shutdown(wait=True)
             self._group_writer.connections.close()
             self._held_reads.close()
-            self._held_loop.close()
             self._write_engine.dispose()
             self._read_engine.dispose()
-            self._loop_engine.dispose()
         else:
             await self._async_engine.dispose()
 

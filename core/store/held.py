@@ -21,7 +21,6 @@ from typing import TypeVar
 
 from sqlalchemy import Engine
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 T = TypeVar("T")
@@ -90,15 +89,6 @@ def is_clean(connection: Connection) -> bool:
         return False
     driver = connection.connection.driver_connection
     return not bool(getattr(driver, "in_transaction", False))  # sqlite3: True inside BEGIN
-
-
-_SQLITE_BUSY, _SQLITE_LOCKED = 5, 6
-
-
-def is_busy(error: OperationalError) -> bool:
-    """SQLite could not take a lock at once (SQLITE_BUSY or SQLITE_LOCKED, any variant)."""
-    code = getattr(error.orig, "sqlite_errorcode", None)
-    return isinstance(code, int) and code & 0xFF in (_SQLITE_BUSY, _SQLITE_LOCKED)
 
 
 def _close(connection: Connection) -> None:

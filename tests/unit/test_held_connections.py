@@ -4,7 +4,6 @@ a transaction goes back to the pool rolled back instead of serving the next one.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -111,45 +110,3 @@ def test_a_failed_read_keeps_a_clean_connection_and_threads_their_own(tmp_path: 
     finally:
         held.close()
         engine.dispose()
-
-
-async def test_a_small_read_runs_on_the_loop_and_never_waits_there_for_a_lock(
-    store: Store,
-) -> None:
-    await store.write(_put("k"))
-    threads: list[int] = []
-
-    def value(session: Session) -> str | None:
-        threads.append(threading.get_ident())
-        return session.scalar(select(Meta.value).where(Meta.key == "k"))
-
-    assert await store.read_small(value) == "k"
-    assert threads == [threading.get_ident()]  # no hop to a reader thread
-
-    # A lock taken by someone else: here the write lock, held by a write that waits
-    # on a gate, wanted by a statement that writes. The loop's connection gets
-    # SQLITE_BUSY at once; the function runs again in a reader thread, which waits.
-    entered, opened = threading.Event(), threading.Event()
-
-    def held_write(session: Session) -> None:
-        session.add(Meta(key="w", value="w"))
-        session.flush()
-        entered.set()
-        assert opened.wait(10)
-
-    def needs_the_lock(session: Session) -> str | None:
-        threads.append(threading.get_ident())
-        session.execute(text("UPDATE meta SET value = 'locked' WHERE key = 'k'"))
-        return session.scalar(select(Meta.value).where(Meta.key == "k"))
-
-    writing = asyncio.ensure_future(store.write(held_write))
-    while not entered.is_set():
-        await asyncio.sleep(0.005)
-    reading = asyncio.ensure_future(store.read_small(needs_the_lock))
-    for _ in range(20):  # the loop runs on while the read waits for the lock
-        await asyncio.sleep(0.01)
-    assert not reading.done()
-    opened.set()
-    await writing
-    assert await asyncio.wait_for(reading, 10) == "locked"
-    assert threads[1] == threading.get_ident() != threads[2]
