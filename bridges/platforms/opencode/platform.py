@@ -53,6 +53,7 @@ class OpencodePlatform:
         not at the first mail)."""
         write_config(self.config_path, bridge_config(self.context, self.settings))
         self.store = await OpencodeStore.open(self.context.data_dir)
+        await self.store.compact()
         self.runner = TurnRunner(self.server, self.hub, self.store, self.settings)
         await self.server.http()
 
@@ -64,6 +65,9 @@ class OpencodePlatform:
         http = await self.server.http()
         session = await self._session(http, turn)
         result = await self.runner.run(turn, http, session)
+        done = turn.resume.request_id if turn.resume is not None else None
+        if done is not None and getattr(result, "request_id", None) != done:
+            await self.store.forget(done)  # its decision went into this turn
         try:  # opencode may have been started again during the turn: its client now
             await self._sync_title(await self.server.http(), turn, session)
         except (httpx.HTTPError, OSError) as error:  # naming is a courtesy, never the turn's end

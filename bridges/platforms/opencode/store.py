@@ -8,6 +8,10 @@
   session, the action or question text. opencode forgets its pending prompts when
   it restarts; the turn is then run again with the decision said in words, and the
   approved action answered by the bridge when the model asks for it again.
+
+A prompt is forgotten (an `answered` record) once the turn that carried its decision
+has run; the journal is rewritten as the current state at each start, so it holds one
+line per conversation and per open prompt however long the bridge lives.
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ class OpencodeStore:
         for record in journal.read():
             if "conversation" in record:
                 self.sessions[str(record["conversation"])] = str(record["session"])
+            elif "answered" in record:
+                self.prompts.pop(str(record["answered"]), None)
             elif "request_id" in record:
                 try:
                     prompt = Prompt(**record)
@@ -57,3 +63,17 @@ class OpencodeStore:
             return
         await asyncio.to_thread(self._journal.append, asdict(prompt))
         self.prompts[prompt.request_id] = prompt
+
+    async def forget(self, request_id: str) -> None:
+        """The decision on this prompt reached opencode: its text is needed no more."""
+        if self.prompts.pop(request_id, None) is not None:
+            await asyncio.to_thread(self._journal.append, {"answered": request_id})
+
+    async def compact(self) -> None:
+        """Rewrite the journal as the current state (at start, before any turn)."""
+        records: list[dict[str, object]] = [
+            {"conversation": conversation, "session": session}
+            for conversation, session in self.sessions.items()
+        ]
+        records += [asdict(prompt) for prompt in self.prompts.values()]
+        await asyncio.to_thread(self._journal.rewrite, records)
