@@ -36,6 +36,7 @@ from core.settings import Settings
 from core.store.blobs import BlobStore
 from core.store.engine import Store, database_url
 from core.store.events import prune_events
+from core.store.login_notices import LoginNotices
 from core.store.migrate import migrate
 from core.store.models import utcnow
 from core.store.replicas import ReplicaListener
@@ -109,14 +110,17 @@ class Gateway:
             self.generated_admin_password = await ensure_admin(
                 store, settings.admin_user, settings.admin_password
             )
-        if store.dialect == "postgresql":
-            listener = ReplicaListener(store, store.bus)
-            await listener.start()
-            self._stack.push_async_callback(listener.stop)
         # One throttle for all: guessing over the web, SMTP and IMAP at once is no faster.
         throttle = LoginThrottle(
             settings.smtp_auth_failures_before_delay, settings.smtp_auth_failure_delay_seconds
         )
+        if store.dialect == "postgresql":  # and nor is guessing over workers and replicas
+            notices = LoginNotices(store)
+            throttle.tell = notices.tell
+            self._stack.push_async_callback(notices.close)
+            listener = ReplicaListener(store, store.bus, login_failed=throttle.failed_elsewhere)
+            await listener.start()
+            self._stack.push_async_callback(listener.stop)
         await self._start_http(store, throttle)
         await self._start_smtp(store, throttle)
         await self._start_imap(store, throttle)

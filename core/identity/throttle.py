@@ -3,11 +3,13 @@ logins from one address within a minute, each further attempt from it waits
 before it is checked (SMTP, IMAP), or is refused until the window has room
 again (the web login: `429` with `Retry-After`, per address and per account).
 
-In memory, per process: a restart forgets, which is acceptable for a delay (it is
-not a lock-out, so a legitimate user is never shut out, only slowed; the web's
-refusal lasts at most the one-minute window, and IMAP and SMTP still work).
-One instance serves every protocol, so guessing over all of them at once is no
-faster than over one.
+In memory: a restart forgets, which is acceptable for a delay (it is not a
+lock-out, so a legitimate user is never shut out, only slowed; the web's refusal
+lasts at most the one-minute window, and IMAP and SMTP still work). One instance
+serves every protocol, so guessing over all of them at once is no faster than over
+one; on PostgreSQL each failure is also told to every other process (`tell`, over
+NOTIFY: core/store/login_notices.py), so guessing against several workers or
+replicas is no faster than against one either.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter, deque
+from collections.abc import Callable
 
 WINDOW_SECONDS = 60.0
 MAX_TRACKED_FAILURES = 1000  # per name: a higher limit than this is never reached
@@ -28,6 +31,7 @@ class LoginThrottle:
         self.failures = failures
         self.delay_seconds = delay_seconds
         self._failed: dict[str, deque[float]] = {}
+        self.tell: Callable[[str], None] | None = None  # other processes: each failure
 
     def _recent(self, peer: str) -> int:
         times = self._failed.get(peer)
@@ -47,6 +51,12 @@ class LoginThrottle:
             await asyncio.sleep(self.delay_seconds)
 
     def failed(self, peer: str) -> None:
+        self.failed_elsewhere(peer)
+        if self.tell is not None:
+            self.tell(peer)
+
+    def failed_elsewhere(self, peer: str) -> None:
+        """A failure another process saw (or this one: `failed` records it here)."""
         if len(self._failed) > _SWEEP_ABOVE:
             for name in list(self._failed):
                 self._recent(name)

@@ -7,7 +7,8 @@ every gateway replica listening here, which wakes its local streams. The rows
 stay the source of truth: a lost notification only delays a stream until the
 next wake, and after a reconnect every local stream is woken to re-read. A process's
 own notifications come back to it too: it ignores them, having pushed those
-events to its streams at commit (core/store/bus.py).
+events to its streams at commit (core/store/bus.py). The same connection listens for
+the other processes' failed logins (core/store/login_notices.py).
 """
 
 from __future__ import annotations
@@ -15,19 +16,28 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from core.store.bus import EventBus
 from core.store.credentials import CREDENTIALS_CHANGED
 from core.store.engine import NOTIFY_CHANNEL, WAKE_ALL, Store
+from core.store.login_notices import LOGINS_CHANNEL, told_names
 
 log = logging.getLogger("agentmail.replicas")
 
 
 class ReplicaListener:
-    def __init__(self, store: Store, bus: EventBus, retry_seconds: float = 1.0) -> None:
+    def __init__(
+        self,
+        store: Store,
+        bus: EventBus,
+        retry_seconds: float = 1.0,
+        login_failed: Callable[[str], None] | None = None,
+    ) -> None:
         self.store = store
         self.bus = bus
+        self.login_failed = login_failed  # the throttle's count of another's failure
         self.retry_seconds = retry_seconds
         self.connected = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -46,6 +56,11 @@ class ReplicaListener:
             names.remove(CREDENTIALS_CHANGED)
         self.bus.publish(names)
 
+    def _on_login_failed(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
+        if self.login_failed is not None:
+            for name in told_names(payload, self.store.token):
+                self.login_failed(name)
+
     async def _listen_once(self) -> None:
         async with self.store.engine.connect() as connection:
             raw = await connection.get_raw_connection()
@@ -54,6 +69,7 @@ class ReplicaListener:
             lost = asyncio.Event()
             driver.add_termination_listener(lambda _conn: lost.set())
             await driver.add_listener(NOTIFY_CHANNEL, self._on_notify)
+            await driver.add_listener(LOGINS_CHANNEL, self._on_login_failed)
             self.connected.set()
             # Anything committed while we were not listening: let streams re-read,
             # and forget credentials that may have changed meanwhile.
@@ -65,6 +81,7 @@ class ReplicaListener:
                 self.connected.clear()
                 with contextlib.suppress(Exception):
                     await driver.remove_listener(NOTIFY_CHANNEL, self._on_notify)
+                    await driver.remove_listener(LOGINS_CHANNEL, self._on_login_failed)
 
     async def _run(self) -> None:
         while True:
