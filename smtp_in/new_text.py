@@ -86,9 +86,9 @@ def strip_history(text: str) -> str:
     kept = _before_history(lines) if may_hold_history(text) else lines
     kept = _without_signature(kept)
     kept = _trim(kept)
-    if not any(line.strip() for line in kept):
+    if not any(map(str.strip, kept)):
         return text.strip()
-    return "\n".join(line.rstrip() for line in kept)
+    return "\n".join(map(str.rstrip, kept))
 
 
 def may_hold_history(text: str) -> bool:
