@@ -86,9 +86,21 @@ _AS_WRITTEN = {"subject", "in-reply-to", "references"}
 _SIMPLE_MSGID = re.compile(r"<[^<>\s@\"()\\,;:\[\]]+@[^<>\s@\"()\\,;:\[\]]+>")
 
 
-def _plain_value(message: EmailMessage, name: str) -> str | None:
-    key = name.lower()
-    raw = next((v for k, v in message.raw_items() if k.lower() == key), None)
+# The message's header fields as they came, by lower-case name: read once (the
+# registry's `message.get` scans every field each time it is called).
+Fields = dict[str, list[Any]]
+
+
+def _fields(message: EmailMessage) -> Fields:
+    fields: Fields = {}
+    for name, value in message.raw_items():
+        fields.setdefault(name.lower(), []).append(value)
+    return fields
+
+
+def _plain_value(fields: Fields, key: str) -> str | None:
+    values = fields.get(key)
+    raw = values[0] if values else None
     if not isinstance(raw, str):
         return "" if raw is None else None
     text = "".join(raw.splitlines())
@@ -99,9 +111,9 @@ def _plain_value(message: EmailMessage, name: str) -> str | None:
     return None
 
 
-def _header(message: EmailMessage, name: str) -> str:
+def _header(message: EmailMessage, fields: Fields, name: str) -> str:
     """A header's text; a header the parser cannot read counts as absent."""
-    plain = _plain_value(message, name)
+    plain = _plain_value(fields, name.lower())
     if plain is not None:
         return plain
     try:
@@ -125,8 +137,8 @@ def storable(text: str) -> str:
         return text.encode("utf-8", "replace").decode("utf-8")
 
 
-def _raw_values(message: EmailMessage, name: str) -> list[str]:
-    return [str(v) for k, v in message.raw_items() if k.lower() == name.lower()]
+def _raw_values(fields: Fields, key: str) -> list[str]:
+    return [str(v) for v in fields.get(key, ())]
 
 
 def _pairs(values: list[str]) -> tuple[tuple[str, str], ...]:
@@ -143,10 +155,10 @@ def _remembered_pairs(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     return tuple(getaddresses(list(values)))
 
 
-def _addresses(message: EmailMessage, name: str) -> list[str]:
+def _addresses(fields: Fields, key: str) -> list[str]:
     """Read from the raw header text, so a header the structured parser chokes on
     still yields its addresses (the `From:` check must never be skipped)."""
-    return [address for _, address in _pairs(_raw_values(message, name)) if address]
+    return [address for _, address in _pairs(_raw_values(fields, key)) if address]
 
 
 @lru_cache(maxsize=1024)
@@ -158,8 +170,8 @@ def _decoded(name: str) -> str:
         return name
 
 
-def _names(message: EmailMessage, name: str) -> list[tuple[str, str]]:
-    return [(_decoded(n), a) for n, a in _pairs(_raw_values(message, name)) if a]
+def _names(fields: Fields, key: str) -> list[tuple[str, str]]:
+    return [(_decoded(n), a) for n, a in _pairs(_raw_values(fields, key)) if a]
 
 
 # What the standard library's parser raises on some malformed headers instead of
@@ -184,24 +196,26 @@ def parse_submitted(raw: bytes) -> Submitted:
 def _parse(raw: bytes) -> Submitted:
     message = BytesParser(policy=_POLICY).parsebytes(raw)
     assert isinstance(message, EmailMessage)
-    found = _MSGID_RE.search(_header(message, "Message-ID"))
+    fields = _fields(message)
+    found = _MSGID_RE.search(_header(message, fields, "Message-ID"))
     # No line is over 998 characters (aiosmtpd refuses longer ones, RFC 5321
     # §4.5.3.1.6), so neither is a Message-ID: it fits `mails.message_id`.
     message_id = storable(found.group(0)) if found else None
-    references = _MSGID_RE.findall(_header(message, "References"))
-    subject = storable(" ".join(_header(message, "Subject").split()))
+    references = _MSGID_RE.findall(_header(message, fields, "References"))
+    subject = storable(" ".join(_header(message, fields, "Subject").split()))
+    replies = _MSGID_RE.findall(_header(message, fields, "In-Reply-To"))
     return Submitted(
         subject=subject[:MAX_SUBJECT].rstrip(),
         body=storable(new_text(message)),
         message_id=message_id,
-        replies_to=[*_MSGID_RE.findall(_header(message, "In-Reply-To")), *reversed(references)],
-        from_addresses=_addresses(message, "From"),
-        from_names=_names(message, "From"),
-        has_from=bool(_raw_values(message, "From")),
-        has_message_id=bool(_raw_values(message, "Message-ID")),
-        has_date=bool(_raw_values(message, "Date")),
-        to_addresses=_addresses(message, "To"),
-        cc_addresses=_addresses(message, "Cc"),
+        replies_to=[*replies, *reversed(references)],
+        from_addresses=_addresses(fields, "from"),
+        from_names=_names(fields, "from"),
+        has_from="from" in fields,
+        has_message_id="message-id" in fields,
+        has_date="date" in fields,
+        to_addresses=_addresses(fields, "to"),
+        cc_addresses=_addresses(fields, "cc"),
         attachments=[
             replace(f, filename=storable(f.filename), content_type=storable(f.content_type))
             for f in attached_files(message)

@@ -44,6 +44,8 @@ SEARCH_CHARS = 64_000
 _HEADER_SPAN = 4
 # Headers at the very top, each followed by its quote, skipped before giving up.
 MAX_LEADING_HEADERS = 3
+# Outlook's "-----Original Message-----": the one header pattern without a colon.
+_ORIGINAL_MESSAGE = "original message"
 
 
 def new_text(message: EmailMessage) -> str:
@@ -79,12 +81,22 @@ def strip_history(text: str) -> str:
     """The reply's own lines: up to the first quoted-history header, no trailing quote,
     no signature. Never empty unless `text` is."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    kept = _before_history(lines)
+    # Without a header or a quote, `_before_history` only drops trailing blank lines,
+    # which `_without_signature` drops as well.
+    kept = _before_history(lines) if may_hold_history(text) else lines
     kept = _without_signature(kept)
     kept = _trim(kept)
-    if not any(line.strip() for line in kept):
+    if not any(map(str.strip, kept)):
         return text.strip()
-    return "\n".join(line.rstrip() for line in kept)
+    return "\n".join(map(str.rstrip, kept))
+
+
+def may_hold_history(text: str) -> bool:
+    """False when no line of `text` can start a history: no quote (`>`) and no line
+    that can end an attribution header (`_may_end_header`: every pattern of the library
+    but one ends in a colon). Most new mail has none, and a scan of every line is
+    the larger part of its parse."""
+    return ">" in text or ":" in text or "\uff1a" in text or _ORIGINAL_MESSAGE in text.lower()
 
 
 def _before_history(lines: list[str]) -> list[str]:
@@ -116,14 +128,14 @@ def _without_leading_attribution(lines: list[str]) -> list[str]:
     """Drop an attribution the library does not know ("* Name <a@b> [date]:")
     when a quote follows it: a first paragraph of at most 3 lines ending in ':'."""
     trimmed = _trim(lines)
-    paragraph = 0
-    while (
-        paragraph < len(trimmed) and trimmed[paragraph].strip() and not _quoted(trimmed[paragraph])
-    ):
+    paragraph, longest = 0, min(len(trimmed), 4)  # a fourth line is already too many
+    while paragraph < longest and trimmed[paragraph].strip() and not _quoted(trimmed[paragraph]):
         paragraph += 1
+    if paragraph > 3:
+        return lines
     rest = trimmed[paragraph:]
     following = next((line for line in rest if line.strip()), "")
-    if paragraph <= 3 and _attribution(trimmed[:paragraph]) and _quoted(following):
+    if _attribution(trimmed[:paragraph]) and _quoted(following):
         return _after_leading_quote(rest)
     return lines
 
@@ -140,8 +152,7 @@ def _first_header(lines: list[str]) -> tuple[int, int] | None:
     `_HEADER_SPAN` lines below where its match starts, so the (slow) search runs only
     on windows of lines around a colon, in order; the first match is the first overall.
     """
-    shown = [line.strip() for line in lines]
-    shown = [line if len(line) <= HEADER_LINE_CHARS else "" for line in shown]
+    shown = [text if len(text := line.strip()) <= HEADER_LINE_CHARS else "" for line in lines]
     budget = SEARCH_CHARS
     for first, last in _colon_windows(shown):
         window = "\n".join(shown[first:last])[:budget]
@@ -159,17 +170,19 @@ def _first_header(lines: list[str]) -> tuple[int, int] | None:
     return None
 
 
-def _may_end_header(line: str) -> bool:
-    # The one pattern without a colon is Outlook's "-----Original Message-----" rule.
-    return ":" in line or "\uff1a" in line or "original message" in line.lower()
+def _may_end_header(line: str, ruled: bool = True) -> bool:
+    # The one pattern without a colon is Outlook's "-----Original Message-----" rule;
+    # `ruled` False says no line holds its words (lower-casing every line is not free).
+    return ":" in line or "\uff1a" in line or (ruled and _ORIGINAL_MESSAGE in line.lower())
 
 
 def _colon_windows(lines: list[str]) -> list[tuple[int, int]]:
     """Merged line ranges [first, last) that can hold a header: from `_HEADER_SPAN`
     lines above a line with a colon to `_HEADER_SPAN` lines below it."""
     windows: list[tuple[int, int]] = []
+    ruled = _ORIGINAL_MESSAGE in "\n".join(lines).lower()
     for index, line in enumerate(lines):
-        if not _may_end_header(line):
+        if not _may_end_header(line, ruled):
             continue
         first, last = max(0, index - _HEADER_SPAN), min(len(lines), index + _HEADER_SPAN + 1)
         if windows and first <= windows[-1][1]:
