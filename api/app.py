@@ -11,6 +11,7 @@ from api.errors import install_error_handlers
 from api.flat_routes import flatten_routes
 from api.mail_settings import Listeners
 from api.openapi_errors import declare_errors
+from api.route_index import index_routes
 from api.routes import (
     account,
     agents,
@@ -102,6 +103,7 @@ def create_app(settings: Settings, store: Store, throttle: LoginThrottle | None 
     web_ui.mount_web_ui(app)
     flatten_routes(app)
     send_handler.install(app)
+    index_routes(app)
 
     upload_limit = settings.max_attachment_bytes + MULTIPART_OVERHEAD
     app.add_middleware(
