@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from fastapi import APIRouter, FastAPI
 
-from api import metrics, web_ui
+from api import metrics, send_handler, web_ui
 from api.docs import install_docs
 from api.edge import Edge
 from api.errors import install_error_handlers
 from api.flat_routes import flatten_routes
 from api.mail_settings import Listeners
 from api.openapi_errors import declare_errors
+from api.route_index import index_routes
 from api.routes import (
     account,
     agents,
@@ -101,6 +102,8 @@ def create_app(settings: Settings, store: Store, throttle: LoginThrottle | None 
     app.include_router(metrics.router)
     web_ui.mount_web_ui(app)
     flatten_routes(app)
+    send_handler.install(app)
+    index_routes(app)
 
     upload_limit = settings.max_attachment_bytes + MULTIPART_OVERHEAD
     app.add_middleware(

@@ -12,14 +12,28 @@ from pydantic import BaseModel
 from api.deps import Agent, Human, IdempotencyKeyHeader, SettingsDep, StoreDep
 from api.idempotency import replay_header
 from api.paging import Offset
+from api.send_handler import HANDLED
 from core.errors import Forbidden
 from core.mail import mailbox
 from core.mail.forward import ForwardRequest, forward_mail
-from core.mail.idempotency import idempotency_key, write_once
+from core.mail.idempotency import Outcome, idempotency_key, write_once
 from core.mail.send import SendRequest, mail_writer
+from core.principal import Principal
 from core.settings import Settings
 from core.store.engine import Store
 from core.views import MailList, MailView, SendResult
+
+
+async def send_mail_as(
+    request: Request, caller: Principal, body: SendRequest, idempotency: str | None
+) -> Outcome:
+    """A send's own work. The hottest route takes the store and the settings from the app
+    rather than as two more dependencies, which FastAPI would solve on every request."""
+    store: Store = request.app.state.store
+    settings: Settings = request.app.state.settings
+    key = idempotency_key("mail/send", idempotency, body) if idempotency else None
+    write = mail_writer(settings.domain, caller, body, limits=settings.limits)
+    return await write_once(store, caller, key, write)
 
 
 class DeliveryState(BaseModel):
@@ -38,14 +52,11 @@ def mail_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
         response: Response,
         idempotency: IdempotencyKeyHeader = None,
     ) -> SendResult:
-        # The hottest route takes the store and the settings from the app rather than
-        # as two more dependencies: FastAPI solves each dependency on every request
-        # (its cache key, its kind, four kinds of parameters), for values that never vary.
-        store: Store = request.app.state.store
-        settings: Settings = request.app.state.settings
-        key = idempotency_key("mail/send", idempotency, body) if idempotency else None
-        write = mail_writer(settings.domain, caller, body, limits=settings.limits)
-        return replay_header(response, await write_once(store, caller, key, write))
+        # Served by api/send_handler.py; FastAPI's handler runs this for the cases off a
+        # send's path (malformed or invalid bodies, other content types), and documents it.
+        return replay_header(response, await send_mail_as(request, caller, body, idempotency))
+
+    HANDLED[send] = send_mail_as
 
     @router.get("/inbox")
     async def inbox(
