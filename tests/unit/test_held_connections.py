@@ -13,10 +13,11 @@ from sqlalchemy import event, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from core.store.engine import Store, _sqlite_engine
+from core.store.engine import Store
 from core.store.held import HeldConnections, is_clean
 from core.store.migrate import migrate
 from core.store.models import Meta, Participant
+from core.store.sqlite import sqlite_engine
 
 
 @pytest.fixture
@@ -68,7 +69,7 @@ async def test_a_lone_write_whose_commit_fails_leaves_the_writer_healthy(store: 
 
 
 def test_a_connection_left_in_a_transaction_goes_back_rolled_back(tmp_path: Path) -> None:
-    engine = _sqlite_engine(f"sqlite:///{tmp_path / 'x.db'}", "BEGIN", pool_size=2)
+    engine = sqlite_engine(f"sqlite:///{tmp_path / 'x.db'}", "BEGIN", pool_size=2)
     held = HeldConnections(engine)
     try:
         connection = held.connection()
@@ -89,7 +90,7 @@ def test_a_connection_left_in_a_transaction_goes_back_rolled_back(tmp_path: Path
 
 
 def test_a_failed_read_keeps_a_clean_connection_and_threads_their_own(tmp_path: Path) -> None:
-    engine = _sqlite_engine(f"sqlite:///{tmp_path / 'x.db'}", "BEGIN", pool_size=2)
+    engine = sqlite_engine(f"sqlite:///{tmp_path / 'x.db'}", "BEGIN", pool_size=2)
     held = HeldConnections(engine)
 
     def fails(session: Session) -> None:
