@@ -93,12 +93,25 @@ class Prepared:
         return _execute(connection, form, bound)
 
 
+def driver_sql(connection: Connection, sql: str) -> None:
+    """A fixed statement without parameters (BEGIN, SAVEPOINT) on SQLite's cursor:
+    `exec_driver_sql` builds an execution context for it, ~60 µs a call, once or
+    twice per transaction of the writer thread. The listeners see it as from Core."""
+    _run_on_cursor(connection, sql, (), many=False, fetch=False)
+
+
 def _execute(connection: Connection, form: _Form, bound: list[tuple[Any, ...]]) -> list[Row]:
     many = len(bound) > 1
     parameters: Any = bound if many else bound[0]
+    fetched = _run_on_cursor(connection, form.sql, parameters, many, bool(form.results))
+    return [form.row(row) for row in fetched]
+
+
+def _run_on_cursor(
+    connection: Connection, sql: str, parameters: Any, many: bool, fetch: bool
+) -> list[Row]:
     listened = connection._has_events or connection.engine._has_events
     cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
-    sql = form.sql
     try:
         if listened:
             for before in connection.dispatch.before_cursor_execute:
@@ -109,7 +122,7 @@ def _execute(connection: Connection, form: _Form, bound: list[tuple[Any, ...]]) 
                 fetched: list[Row] = []
             else:
                 cursor.execute(sql, parameters)
-                fetched = cursor.fetchall() if form.results else []
+                fetched = cursor.fetchall() if fetch else []
         except connection.dialect.loaded_dbapi.Error as error:
             raise DBAPIError.instance(
                 sql, parameters, error, connection.dialect.loaded_dbapi.Error
@@ -119,7 +132,7 @@ def _execute(connection: Connection, form: _Form, bound: list[tuple[Any, ...]]) 
                 after(connection, cursor, sql, parameters, None, many)
     finally:
         cursor.close()
-    return [form.row(row) for row in fetched]
+    return fetched
 
 
 def _compile(statement: UpdateBase | SelectBase, dialect: Dialect, params: Params) -> _Form:

@@ -12,6 +12,8 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import Connection
 
+from core.store.prepared import driver_sql
+
 
 def sqlite_engine(url: str, begin: str, pool_size: int) -> Engine:
     engine = create_engine(
@@ -35,21 +37,20 @@ def sqlite_engine(url: str, begin: str, pool_size: int) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
-        conn.exec_driver_sql(begin)
+        driver_sql(conn, begin)  # once per transaction: no execution context for it
 
     _plain_savepoints(engine)
     return engine
 
 
 def _plain_savepoints(engine: Engine) -> None:
-    """SAVEPOINT statements sent as text: SQLAlchemy compiles a new clause for each
-    (its names differ), which cost more than running it — once per grouped write
-    (core/store/group_commit.py). The names are SQLAlchemy's own (`sa_savepoint_N`)."""
+    """SAVEPOINT statements sent as text on the driver's cursor: SQLAlchemy compiles a
+    new clause for each (its names differ), which cost more than running it — once per
+    grouped write (core/store/group_commit.py). The names are SQLAlchemy's own
+    (`sa_savepoint_N`)."""
     dialect: Any = engine.dialect
-    dialect.do_savepoint = lambda conn, name: conn.exec_driver_sql(f"SAVEPOINT {name}")
-    dialect.do_release_savepoint = lambda conn, name: conn.exec_driver_sql(
-        f"RELEASE SAVEPOINT {name}"
-    )
-    dialect.do_rollback_to_savepoint = lambda conn, name: conn.exec_driver_sql(
-        f"ROLLBACK TO SAVEPOINT {name}"
+    dialect.do_savepoint = lambda conn, name: driver_sql(conn, f"SAVEPOINT {name}")
+    dialect.do_release_savepoint = lambda conn, name: driver_sql(conn, f"RELEASE SAVEPOINT {name}")
+    dialect.do_rollback_to_savepoint = lambda conn, name: driver_sql(
+        conn, f"ROLLBACK TO SAVEPOINT {name}"
     )
