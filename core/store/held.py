@@ -21,7 +21,9 @@ from typing import TypeVar
 
 from sqlalchemy import Engine
 from sqlalchemy.engine import Connection, RootTransaction
+from sqlalchemy.engine.interfaces import CoreExecuteOptionsParameter
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.session import _BindArguments
 
 T = TypeVar("T")
 
@@ -95,7 +97,31 @@ def joined_session(connection: Connection) -> Session:
     machine and events) cost ~150 µs a transaction, five to ten times the
     connection's, on every write and read of the store's threads. A function that
     rolls the Session back rolls the transaction back; its `commit` is not passed on."""
-    return Session(bind=connection, join_transaction_mode="rollback_only", expire_on_commit=False)
+    return _JoinedSession(
+        bind=connection, join_transaction_mode="rollback_only", expire_on_commit=False
+    )
+
+
+class _JoinedSession(Session):
+    """`connection()` answered from the first call while the Session's transaction
+    lasts: a send asks for it about ten times (every prepared statement), and the
+    Session's bookkeeping for it is ~5 µs a call (core/store/prepared.py)."""
+
+    _kept: tuple[object, Connection] | None = None
+
+    def connection(
+        self,
+        bind_arguments: _BindArguments | None = None,
+        execution_options: CoreExecuteOptionsParameter | None = None,
+    ) -> Connection:
+        kept = self._kept
+        if bind_arguments is None and execution_options is None:
+            if kept is not None and kept[0] is self._transaction:
+                return kept[1]
+            connection = super().connection()
+            self._kept = (self._transaction, connection)
+            return connection
+        return super().connection(bind_arguments, execution_options)
 
 
 def end_joined(transaction: RootTransaction, session: Session, *, commit: bool) -> None:
