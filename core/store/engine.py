@@ -24,57 +24,66 @@ cancel scope, logged an error while closing it): one connection lost per
 disconnect; a write's wake-ups were lost with it.
 
 Events are written in the transaction of the change they report, as its last
-statements. On PostgreSQL those inserts run under a transaction-scoped advisory
-lock, so event ids become visible in commit order: a reader that has seen id N
-can never later find a committed event below N (the SSE resume relies on it).
+statements (core/store/written.py); SQLite's engines are in core/store/sqlite.py.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import random
 import uuid
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Engine, bindparam, create_engine, event, insert, text
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.orm import Session, sessionmaker
-from sqlalchemy.sql.elements import TextClause
 from sqlalchemy.util import greenlet_spawn
 
 from core.errors import DomainError
 from core.store import metrics
-from core.store.bus import EventBus, Pushed, StoredEvent
-from core.store.credentials import (
-    CREDENTIALS_CHANGED,
-    CredentialCache,
-    credentials_written,
-    watch_credential_writes,
-)
+from core.store.bus import EventBus
+from core.store.credentials import CREDENTIALS_CHANGED, CredentialCache, watch_credential_writes
 from core.store.full import is_disk_full, storage_full
 from core.store.group_commit import MAX_GROUP, GroupCommitWriter
 from core.store.held import HeldConnections
-from core.store.models import Event, UTCDateTime, table_of, utcnow
-from core.store.pg_tail import Tail, take_pending, watch_tails
-from core.store.prepared import Prepared
+from core.store.pg_tail import watch_tails
+from core.store.sqlite import sqlite_engine
+from core.store.written import (
+    EVENTS_LOCK_KEY,
+    NOTIFY_CHANNEL,
+    WAKE_ALL,
+    Committed,
+    flush_events,
+    notify_payload,
+    pending_events,
+    wake_after_commit,
+    with_events,
+)
+
+# Re-exported: the store's users import these from here.
+__all__ = [
+    "EVENTS_LOCK_KEY",
+    "NOTIFY_CHANNEL",
+    "WAKE_ALL",
+    "Committed",
+    "Store",
+    "Transaction",
+    "database_url",
+    "flush_events",
+    "notify_payload",
+    "pending_events",
+    "wake_after_commit",
+]
 
 T = TypeVar("T")
 Transaction = Callable[[Session], T]
 
-_EVENTS_LOCK_KEY = 0x61676D6C  # "agml": the advisory lock that orders event ids
 SQLITE_READERS = 4
-NOTIFY_CHANNEL = "agentmail_events"
-_NOTIFY_LIMIT = 7000  # PostgreSQL refuses payloads of 8000 bytes and more
-WAKE_ALL = "*"
 WRITE_ATTEMPTS = 5
 _RETRY_BASE_SECONDS = 0.01  # jittered: up to 20 ms, then 40 ms, ...
 _RETRYABLE_SQLSTATES = frozenset({"40P01", "40001"})  # deadlock, serialization failure
@@ -93,48 +102,6 @@ def database_url(url: str, sqlite_path: Path) -> str:
         return parsed.set(drivername="sqlite").render_as_string(hide_password=False)
     raise ValueError(
         f"unsupported DATABASE_URL {parsed.drivername!r}: use postgresql:// or sqlite://"
-    )
-
-
-def _sqlite_engine(url: str, begin: str, pool_size: int) -> Engine:
-    engine = create_engine(
-        url,
-        pool_size=pool_size,
-        max_overflow=0,
-        connect_args={"check_same_thread": False},
-    )
-
-    @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
-        # Let SQLAlchemy, not the driver, decide where transactions begin.
-        dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        # FULL: a commit survives power loss, not only a crash (WAL + NORMAL would not).
-        cursor.execute("PRAGMA synchronous=FULL")
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=10000")
-        cursor.close()
-
-    @event.listens_for(engine, "begin")
-    def _on_begin(conn: Connection) -> None:
-        conn.exec_driver_sql(begin)
-
-    _plain_savepoints(engine)
-    return engine
-
-
-def _plain_savepoints(engine: Engine) -> None:
-    """SAVEPOINT statements sent as text: SQLAlchemy compiles a new clause for each
-    (its names differ), which cost more than running it — once per grouped write
-    (core/store/group_commit.py). The names are SQLAlchemy's own (`sa_savepoint_N`)."""
-    dialect: Any = engine.dialect
-    dialect.do_savepoint = lambda conn, name: conn.exec_driver_sql(f"SAVEPOINT {name}")
-    dialect.do_release_savepoint = lambda conn, name: conn.exec_driver_sql(
-        f"RELEASE SAVEPOINT {name}"
-    )
-    dialect.do_rollback_to_savepoint = lambda conn, name: conn.exec_driver_sql(
-        f"ROLLBACK TO SAVEPOINT {name}"
     )
 
 
@@ -165,8 +132,8 @@ class Store:
         self._async_engine: AsyncEngine | None = None
         self._running: set[asyncio.Task[Any]] = set()
         if self.dialect == "sqlite":
-            self._write_engine = _sqlite_engine(url, "BEGIN IMMEDIATE", pool_size=1)
-            self._read_engine = _sqlite_engine(url, "BEGIN", pool_size=SQLITE_READERS)
+            self._write_engine = sqlite_engine(url, "BEGIN IMMEDIATE", pool_size=1)
+            self._read_engine = sqlite_engine(url, "BEGIN", pool_size=SQLITE_READERS)
             self._held_reads = HeldConnections(self._read_engine)  # one per reader thread
             self._writer = ThreadPoolExecutor(1, thread_name_prefix="agentmail-sqlite-writer")
             self._readers = ThreadPoolExecutor(
@@ -268,7 +235,7 @@ class Store:
             dialect = self.dialect
             try:
                 return await self._group_writer.submit(
-                    lambda session: _with_events(session, fn, dialect, self.token), self._tell
+                    lambda session: with_events(session, fn, dialect, self.token), self._tell
                 )
             except DBAPIError:
                 metrics.DATABASE_ERRORS.inc()
@@ -286,7 +253,7 @@ class Store:
         for attempt in range(1, WRITE_ATTEMPTS + 1):
             try:
                 return await greenlet_spawn(
-                    _run_in_session, self._pg_writes, _with_events, fn, self.dialect, self.token
+                    _run_in_session, self._pg_writes, with_events, fn, self.dialect, self.token
                 )
             except DBAPIError as error:
                 if attempt == WRITE_ATTEMPTS or not _retryable(error):
@@ -343,128 +310,3 @@ def _run_in_session(sessions: sessionmaker[Session], fn: Callable[..., T], *args
 
 def _retryable(error: DBAPIError) -> bool:
     return getattr(error.orig, "sqlstate", None) in _RETRYABLE_SQLSTATES
-
-
-@dataclass(frozen=True, slots=True)
-class Committed:
-    """What a write tells once committed: whom to wake, and the events it inserted
-    (ids ascending) for the streams of this process (core/store/bus.py)."""
-
-    recipients: set[str]
-    events: list[Pushed] = field(default_factory=list)
-
-
-def _with_events(
-    session: Session, fn: Transaction[T], dialect: str, token: str
-) -> tuple[T, Committed]:
-    result = fn(session)
-    return result, flush_events(session, dialect, token)
-
-
-def pending_events(session: Session) -> list[dict[str, Any]]:
-    """Events queued in this transaction; `Store.write` inserts them last."""
-    queued: list[dict[str, Any]] = session.info.setdefault("agentmail_events", [])
-    return queued
-
-
-def wake_after_commit(session: Session, names: Iterable[str]) -> None:
-    """Wake these names' streams at commit without an event row: a change that
-    IMAP shows (read state, a folder's contents) but SSE has no event type for."""
-    wakes: set[str] = session.info.setdefault("agentmail_wakes", set())
-    wakes.update(names)
-
-
-def flush_events(session: Session, dialect: str, token: str = "") -> Committed:
-    """Insert the queued events (last in the transaction): whom to wake, and the
-    events with the ids the database gave them."""
-    queued = pending_events(session)
-    wakes: set[str] = session.info.pop("agentmail_wakes", set())
-    session.flush()  # the ORM's pending changes first: events stay last, and are seen below
-    if credentials_written(session):
-        # Rides the wake-ups: dropped here after COMMIT, and by every replica's NOTIFY.
-        wakes.add(CREDENTIALS_CHANGED)
-    # A write's own CTEs left for the events statement (core/store/pg_tail.py).
-    pending = take_pending(session.connection()) if dialect == "postgresql" else None
-    if not queued and pending is not None:  # no events statement: they go alone
-        session.connection().execute(pending[0].alone(), dict(pending[1]))
-        pending = None
-    if not queued and not wakes:
-        return Committed(set())
-    recipients = wakes | {row["recipient"] for row in queued}
-    now = utcnow()
-    ids: list[int] = []
-    if dialect == "postgresql":
-        if queued:
-            params = {
-                "lock_key": _EVENTS_LOCK_KEY,
-                "rows": json.dumps(queued),
-                "now": now,
-                "channel": NOTIFY_CHANNEL,
-                "wake": notify_payload(recipients, token),
-            }
-            statement = _PG_EVENTS
-            if pending is not None:
-                statement = _pg_events_after(pending[0])
-                params.update(pending[1])
-            ids = [int(id_) for id_ in session.scalars(statement, params)]
-        else:  # only wake-ups: no event rows, so no lock
-            session.execute(
-                text("SELECT pg_notify(:channel, :payload)"),
-                {"channel": NOTIFY_CHANNEL, "payload": notify_payload(recipients, token)},
-            )
-    elif queued:
-        rows = [{**row, "created_at": now} for row in queued]
-        ids = [row[0] for row in _INSERT_EVENTS.run(session.connection(), rows)]
-    events = [
-        (row["recipient"], StoredEvent(id_, row["type"], row["payload"], now))
-        for row, id_ in zip(queued, sorted(ids), strict=True)
-    ]
-    queued.clear()
-    return Committed(recipients, events)
-
-
-_EVENTS = table_of(Event)
-# Built once; the ids come back in the order of the rows (SQLite: one multi-row INSERT).
-_INSERT_EVENTS = Prepared(insert(_EVENTS).returning(_EVENTS.c.id, sort_by_parameter_order=True))
-
-
-# On PostgreSQL the events lock is held from here to the end of COMMIT, so it is
-# taken, the events inserted (in queue order, so their ids ascend in it) and the
-# replicas notified in one round trip: every further round trip under the lock
-# would serialize all writers on it for longer. NOTIFY is delivered at commit
-# (core/store/replicas.py listens). The ids come back for this process's streams.
-_PG_EVENTS_SQL = """
-    locked AS MATERIALIZED (SELECT pg_advisory_xact_lock(:lock_key){after}),
-    inserted AS (
-        INSERT INTO events (recipient, type, payload, created_at)
-        SELECT queued.recipient, queued.type, queued.payload, :now
-        FROM locked,
-            ROWS FROM (json_to_recordset(CAST(:rows AS json))
-                AS (recipient text, type text, payload json))
-            WITH ORDINALITY AS queued (recipient, type, payload, n)
-        ORDER BY queued.n
-        RETURNING id
-    ),
-    notified AS MATERIALIZED (
-        SELECT pg_notify(:channel, :wake) FROM (SELECT count(*) FROM inserted) AS done
-    )
-    SELECT inserted.id FROM inserted, notified ORDER BY inserted.id
-    """
-_EVENTS_NOW = bindparam("now", type_=UTCDateTime())
-_PG_EVENTS = text("WITH" + _PG_EVENTS_SQL.format(after="")).bindparams(_EVENTS_NOW)
-
-
-@cache
-def _pg_events_after(tail: Tail) -> TextClause:
-    """The events statement with a write's CTEs in front; the lock waits for their rows
-    (a CTE nobody reads runs at the end of the statement, under the lock)."""
-    after = f" FROM (SELECT count(*) FROM {tail.last}) AS written"
-    sql = f"WITH {tail.ctes},{_PG_EVENTS_SQL.format(after=after)}"
-    return text(sql).bindparams(_EVENTS_NOW, *tail.binds)
-
-
-def notify_payload(recipients: set[str], token: str = "") -> str:
-    """The writing store's token, then the recipient names, newline-separated (names
-    never contain one); `*` when too long."""
-    payload = "\n".join([token, *sorted(recipients)] if token else sorted(recipients))
-    return payload if len(payload.encode()) < _NOTIFY_LIMIT else WAKE_ALL

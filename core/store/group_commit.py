@@ -37,7 +37,7 @@ from sqlalchemy import Engine
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
-from core.store.held import HeldConnections
+from core.store.held import HeldConnections, end_joined, joined_session
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -122,17 +122,17 @@ class GroupCommitWriter:
     def _run_alone(self, run: Runner) -> Outcome | BaseException:
         """A group of one needs no SAVEPOINT: rolling back its transaction takes only
         its own work. A failed COMMIT raises, as for a group."""
-        # Bound to a connection, a Session begins and commits its transaction but
-        # never closes the connection.
-        with Session(bind=self.connections.connection(), expire_on_commit=False) as session:
-            try:
-                session.begin()
-                outcome = run(session)
-            except Exception as exc:
-                session.rollback()
-                return exc
-            session.commit()
-            return outcome
+        connection = self.connections.connection()
+        transaction = connection.begin()  # BEGIN IMMEDIATE
+        session = joined_session(connection)
+        try:
+            outcome = run(session)
+            session.flush()
+        except Exception as exc:
+            end_joined(transaction, session, commit=False)
+            return exc
+        end_joined(transaction, session, commit=True)
+        return outcome
 
 
 def _run_in_savepoint(connection: Connection, run: Runner) -> Outcome | BaseException:

@@ -41,23 +41,33 @@ class _Form:
     sql: str
     names: tuple[str, ...]
     defaults: tuple[Any, ...]  # by position: a name's value when the caller gives none
-    binds: tuple[_Processor, ...]
-    results: tuple[_Processor, ...]
+    binds: tuple[tuple[int, Callable[[Any], Any]], ...]  # by position, the processed ones
+    results: tuple[tuple[int, Callable[[Any], Any]], ...]  # the same for a row's columns
+    returns: bool  # rows come back (SELECT, RETURNING)
 
-    def bind(self, params: Params) -> tuple[Any, ...]:
-        values = []
-        for name, default, process in zip(self.names, self.defaults, self.binds, strict=True):
-            value = params.get(name, default)
-            values.append(value if process is None or value is None else process(value))
-        return tuple(values)
+    def bind(self, params: Params) -> list[Any]:
+        get = params.get
+        pairs = zip(self.names, self.defaults, strict=True)
+        values = [get(name, default) for name, default in pairs]
+        for index, process in self.binds:
+            value = values[index]
+            if value is not None:
+                values[index] = process(value)
+        return values
 
     def row(self, raw: Row) -> Row:
-        if not any(self.results):
+        if not self.results:
             return raw
-        return tuple(
-            value if process is None or value is None else process(value)
-            for value, process in zip(raw, self.results, strict=True)
-        )
+        values = list(raw)
+        for index, process in self.results:
+            value = values[index]
+            if value is not None:
+                values[index] = process(value)
+        return tuple(values)
+
+
+def _processed(processors: Sequence[_Processor]) -> tuple[tuple[int, Callable[[Any], Any]], ...]:
+    return tuple((index, p) for index, p in enumerate(processors) if p is not None)
 
 
 class Prepared:
@@ -80,7 +90,7 @@ class Prepared:
 
     def run(self, connection: Connection, params: Params | Sequence[Params]) -> list[Row]:
         """Execute with one set of parameters, or several (no RETURNING then)."""
-        rows = [params] if isinstance(params, Mapping) else list(params)
+        rows = [params] if isinstance(params, dict | Mapping) else list(params)
         if connection.dialect.name != "sqlite" or not rows or (len(rows) > 1 and self._returns):
             result = connection.execute(cast(Executable, self.statement), params)
             return [tuple(row) for row in result] if result.returns_rows else []
@@ -93,12 +103,25 @@ class Prepared:
         return _execute(connection, form, bound)
 
 
-def _execute(connection: Connection, form: _Form, bound: list[tuple[Any, ...]]) -> list[Row]:
+def driver_sql(connection: Connection, sql: str) -> None:
+    """A fixed statement without parameters (BEGIN, SAVEPOINT) on SQLite's cursor:
+    `exec_driver_sql` builds an execution context for it, ~60 µs a call, once or
+    twice per transaction of the writer thread. The listeners see it as from Core."""
+    _run_on_cursor(connection, sql, (), many=False, fetch=False)
+
+
+def _execute(connection: Connection, form: _Form, bound: list[list[Any]]) -> list[Row]:
     many = len(bound) > 1
     parameters: Any = bound if many else bound[0]
+    fetched = _run_on_cursor(connection, form.sql, parameters, many, form.returns)
+    return [form.row(row) for row in fetched]
+
+
+def _run_on_cursor(
+    connection: Connection, sql: str, parameters: Any, many: bool, fetch: bool
+) -> list[Row]:
     listened = connection._has_events or connection.engine._has_events
     cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
-    sql = form.sql
     try:
         if listened:
             for before in connection.dispatch.before_cursor_execute:
@@ -109,7 +132,7 @@ def _execute(connection: Connection, form: _Form, bound: list[tuple[Any, ...]]) 
                 fetched: list[Row] = []
             else:
                 cursor.execute(sql, parameters)
-                fetched = cursor.fetchall() if form.results else []
+                fetched = cursor.fetchall() if fetch else []
         except connection.dialect.loaded_dbapi.Error as error:
             raise DBAPIError.instance(
                 sql, parameters, error, connection.dialect.loaded_dbapi.Error
@@ -119,7 +142,7 @@ def _execute(connection: Connection, form: _Form, bound: list[tuple[Any, ...]]) 
                 after(connection, cursor, sql, parameters, None, many)
     finally:
         cursor.close()
-    return [form.row(row) for row in fetched]
+    return fetched
 
 
 def _compile(statement: UpdateBase | SelectBase, dialect: Dialect, params: Params) -> _Form:
@@ -137,10 +160,17 @@ def _compile(statement: UpdateBase | SelectBase, dialect: Dialect, params: Param
     returned: Any = statement.selected_columns if isinstance(statement, SelectBase) else ()
     if isinstance(statement, UpdateBase) and statement._returning:
         returned = statement.exported_columns
-    results = tuple(
+    results = [
         column.type.dialect_impl(dialect).result_processor(dialect, None) for column in returned
+    ]
+    return _Form(
+        compiled.string,
+        names,
+        tuple(defaults),
+        _processed(binds),
+        _processed(results),
+        returns=bool(results),
     )
-    return _Form(compiled.string, names, tuple(defaults), tuple(binds), results)
 
 
 def _default(table: Any, name: str, bind: Any) -> Any:

@@ -25,7 +25,6 @@ from core.identity.accounts import create_user
 from core.identity.security import set_bcrypt_rounds
 from core.mail.send import Permission, SendRequest, mail_writer, send_mail
 from core.principal import Principal
-from core.store.engine import _EVENTS_LOCK_KEY as EVENTS_LOCK_KEY
 from core.store.engine import Store, database_url
 from core.store.migrate import migrate
 from core.store.models import (
@@ -39,6 +38,7 @@ from core.store.models import (
     Participant,
     table_of,
 )
+from core.store.written import EVENTS_LOCK_KEY
 from tests.support import databases
 
 D = "agentmail.localhost"

@@ -13,10 +13,11 @@ from sqlalchemy import event, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from core.store.engine import Store, _sqlite_engine
+from core.store.engine import Store
 from core.store.held import HeldConnections, is_clean
 from core.store.migrate import migrate
 from core.store.models import Meta, Participant
+from core.store.sqlite import sqlite_engine
 
 
 @pytest.fixture
@@ -67,8 +68,28 @@ async def test_a_lone_write_whose_commit_fails_leaves_the_writer_healthy(store: 
     assert await store.read(lambda s: s.get(Meta, "after")) is not None
 
 
+async def test_a_lone_write_whose_flush_fails_leaves_nothing_and_the_writer_healthy(
+    store: Store,
+) -> None:
+    """The ORM rolls its Session back when a flush fails, and the Session is joined to
+    the store's transaction (held.joined_session): that rolls the transaction back once,
+    and the store must not roll it back a second time (SQLAlchemy warns, an error here)."""
+    await store.write(_put("taken"))
+
+    def clashing(session: Session) -> None:
+        session.execute(text("INSERT INTO meta (key, value) VALUES ('before', 'x')"))
+        session.add(Meta(key="taken", value="again"))
+        session.flush()  # duplicate primary key
+
+    with pytest.raises(IntegrityError):
+        await store.write(clashing)
+    assert await store.read(lambda s: s.get(Meta, "before")) is None
+    await store.write(_put("after"))
+    assert await store.read(lambda s: s.get(Meta, "after")) is not None
+
+
 def test_a_connection_left_in_a_transaction_goes_back_rolled_back(tmp_path: Path) -> None:
-    engine = _sqlite_engine(f"sqlite:///{tmp_path / 'x.db'}", "BEGIN", pool_size=2)
+    engine = sqlite_engine(f"sqlite:///{tmp_path / 'x.db'}", "BEGIN", pool_size=2)
     held = HeldConnections(engine)
     try:
         connection = held.connection()
@@ -89,7 +110,7 @@ def test_a_connection_left_in_a_transaction_goes_back_rolled_back(tmp_path: Path
 
 
 def test_a_failed_read_keeps_a_clean_connection_and_threads_their_own(tmp_path: Path) -> None:
-    engine = _sqlite_engine(f"sqlite:///{tmp_path / 'x.db'}", "BEGIN", pool_size=2)
+    engine = sqlite_engine(f"sqlite:///{tmp_path / 'x.db'}", "BEGIN", pool_size=2)
     held = HeldConnections(engine)
 
     def fails(session: Session) -> None:
