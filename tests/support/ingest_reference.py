@@ -8,7 +8,6 @@ the functions they replaced (everything else is imported, unchanged).
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from email.message import EmailMessage
 from email.parser import BytesParser
@@ -29,11 +28,15 @@ from smtp_in.mime_parts import attached_files
 from smtp_in.new_text import (
     _HEADER,
     _HEADER_SPAN,
-    _RULE,
-    _SENT_FROM,
     HEADER_LINE_CHARS,
     MAX_LEADING_HEADERS,
     SEARCH_CHARS,
+    _after_leading_quote,
+    _attribution,
+    _quoted,
+    _trim,
+    _without_quote_at_end,
+    _without_signature,
     body_text,
 )
 
@@ -135,17 +138,6 @@ def _before_history(lines: list[str]) -> list[str]:
     return _without_quote_at_end(lines)
 
 
-def _after_leading_quote(lines: list[str]) -> list[str]:
-    """The reply after a leading quote; an inline reply (quote, answer, quote,
-    answer) keeps its quotes, since its answers mean nothing without them."""
-    start = 0
-    while start < len(lines) and (not lines[start].strip() or _quoted(lines[start])):
-        start += 1
-    if any(_quoted(line) for line in _without_quote_at_end(lines[start:])):
-        return lines
-    return lines[start:]
-
-
 def _without_leading_attribution(lines: list[str]) -> list[str]:
     """Drop an attribution the library does not know ("* Name <a@b> [date]:")
     when a quote follows it: a first paragraph of at most 3 lines ending in ':'."""
@@ -160,11 +152,6 @@ def _without_leading_attribution(lines: list[str]) -> list[str]:
     if paragraph <= 3 and _attribution(trimmed[:paragraph]) and _quoted(following):
         return _after_leading_quote(rest)
     return lines
-
-
-def _attribution(paragraph: list[str]) -> bool:
-    text = " ".join(line.strip() for line in paragraph)
-    return text.endswith(":") and not _quoted(text) and bool(re.search(r"@|\d", text))
 
 
 def _first_header(lines: list[str]) -> tuple[int, int] | None:
@@ -211,45 +198,3 @@ def _colon_windows(lines: list[str]) -> list[tuple[int, int]]:
         else:
             windows.append((first, last))
     return windows
-
-
-def _quoted(line: str) -> bool:
-    return line.lstrip().startswith(">")
-
-
-def _without_quote_at_end(lines: list[str]) -> list[str]:
-    """Drop a quoted block (and blank lines) that ends the text, with the attribution
-    right above it (a paragraph of at most 3 lines ending in ':', as Gmail wraps it)."""
-    end = len(lines)
-    while end and (not lines[end - 1].strip() or _quoted(lines[end - 1])):
-        end -= 1
-    if end == len(lines) or not any(_quoted(line) for line in lines[end:]):
-        return lines[:end]
-    start = end
-    while start and lines[start - 1].strip() and end - start < 3:
-        start -= 1
-    if (start == 0 or not lines[start - 1].strip()) and _attribution(lines[start:end]):
-        end = start
-    return lines[:end]
-
-
-def _without_signature(lines: list[str]) -> list[str]:
-    """Cut at the `-- ` delimiter (RFC 3676 §4.3), and a last "Sent from my …" line."""
-    for index, line in enumerate(lines):
-        if line.rstrip("\r") in ("-- ", "--") and index > 0:
-            lines = lines[:index]
-            break
-    trimmed = _trim(lines)
-    if trimmed and _SENT_FROM.fullmatch(trimmed[-1].strip()):
-        return trimmed[:-1]
-    return trimmed
-
-
-def _trim(lines: list[str]) -> list[str]:
-    """No blank lines or horizontal rules at either end (a rule often leads the history)."""
-    start, end = 0, len(lines)
-    while start < end and not lines[start].strip():
-        start += 1
-    while end > start and (not lines[end - 1].strip() or _RULE.fullmatch(lines[end - 1].strip())):
-        end -= 1
-    return lines[start:end]
