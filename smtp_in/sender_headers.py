@@ -41,9 +41,8 @@ def foreign_address_in_name(
     (in ASCII, `\\u` escapes for the rest: it goes into an SMTP reply)."""
     for name, _ in names:
         shown = as_shown(name)
-        candidates = _ADDRESS_IN_NAME.findall(shown) + [
-            "".join(found.split()) for found in _SPACED_ADDRESS.findall(shown)
-        ]
+        candidates: list[str] = _ADDRESS_IN_NAME.findall(shown)
+        candidates += ["".join(found.split()) for found in _SPACED_ADDRESS.findall(shown)]
         for candidate in candidates:
             if not is_own(candidate.strip(".")):
                 return candidate.encode("ascii", "backslashreplace").decode("ascii")
