@@ -20,13 +20,15 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 
-# Something@something inside a display name (after RFC 2047 decoding).
-_ADDRESS_IN_NAME = re.compile(r"[^\s\"'<>()\[\],;:@]+@[^\s\"'<>()\[\],;:@]+")
+# Something@something inside a display name (after RFC 2047 decoding). A match is
+# tried only where a run of address characters starts (the lookbehind), not at every
+# character: a long name costs linear time.
+_CHAR = r"[^\s\"'<>()\[\],;:@]"
+_LABEL = r"[^\s\"'<>()\[\],;:@.]+"
+_ADDRESS_IN_NAME = re.compile(rf"(?<!{_CHAR}){_CHAR}+@{_CHAR}+")
 # The same with blanks around its `@`, when what follows looks like a domain (a dot
 # between two labels): "Team @ Work" is a name, "bob @ example.com" an address.
-_SPACED_ADDRESS = re.compile(
-    r"[^\s\"'<>()\[\],;:@]+\s*@\s*[^\s\"'<>()\[\],;:@.]+(?:\.[^\s\"'<>()\[\],;:@.]+)+"
-)
+_SPACED_ADDRESS = re.compile(rf"(?<!{_CHAR}){_CHAR}+\s*@\s*{_LABEL}(?:\.{_LABEL})+")
 # Unicode's confusables of FULL STOP (confusables.txt) that NFKC leaves as they are.
 _DOTS = str.maketrans(dict.fromkeys("\u3002\u06d4\u0701\u0702\u2e3c\ua4f8\ua60e", "."))
 # A header field's first line (RFC 5322 §2.2: printable ASCII but ":" names it), or
