@@ -29,6 +29,7 @@ from api.routes import (
     users,
 )
 from api.routes import health as probes
+from api.slash_redirects import install_relative_slash_redirects
 from api.uploads import MULTIPART_OVERHEAD
 from core.identity.logins import LoginGuard
 from core.identity.throttle import LoginThrottle
@@ -104,6 +105,7 @@ def create_app(settings: Settings, store: Store, throttle: LoginThrottle | None 
     flatten_routes(app)
     send_handler.install(app)
     index_routes(app)
+    install_relative_slash_redirects(app)
 
     upload_limit = settings.max_attachment_bytes + MULTIPART_OVERHEAD
     app.add_middleware(

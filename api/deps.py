@@ -9,6 +9,7 @@ from fastapi import Depends, Header, Request
 from core.errors import AuthenticationFailed, Forbidden
 from core.identity.keys import authenticate, require_bound_agent
 from core.identity.logins import LoginGuard
+from core.identity.security import TOKEN_PREFIX
 from core.mail.idempotency import MAX_KEY_LENGTH
 from core.principal import Principal
 from core.settings import Settings
@@ -55,14 +56,18 @@ LoginGuardDep = Annotated[LoginGuard, Depends(get_login_guard)]
 ClientAddress = Annotated[str, Depends(client_address)]
 
 
-def credentials(request: Request) -> str:
+_LOGGED_OUT = "not logged in: the login has ended (logged out, revoked or expired)"
+
+
+def credentials(request: Request) -> tuple[str, bool]:
+    """The caller's token, and whether it is the login cookie's."""
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     if scheme.lower() == "bearer" and token.strip():
-        return token.strip()
+        return token.strip(), False
     cookie = request.cookies.get(SESSION_COOKIE)
     if cookie:
-        return cookie
+        return cookie, True
     raise AuthenticationFailed(
         "authentication required: 'Authorization: Bearer <key>' or a login cookie"
     )
@@ -76,16 +81,22 @@ async def current_principal(request: Request) -> Principal:
     state: dict[str, object] | None = request.scope.get("state")
     cached = state.get("principal") if state is not None else None
     if not isinstance(cached, Principal):
-        token = credentials(request)
+        token, from_cookie = credentials(request)
+        # The cookie carries a web login and nothing else: a key planted in it (by a
+        # script on a sibling subdomain, or pasted) would act with the browser's
+        # ambient authority. Refused before the store is asked, so a one-time key is
+        # not spent; the kind of the key found is checked as well.
+        if from_cookie and not token.startswith(TOKEN_PREFIX["login"]):
+            raise AuthenticationFailed(_LOGGED_OUT)
         try:
             cached = await authenticate(request.app.state.store, token)
         except AuthenticationFailed as error:
-            if token == request.cookies.get(SESSION_COOKIE):
+            if from_cookie:
                 # A browser's cookie, not a key: say what the human can do about it.
-                raise AuthenticationFailed(
-                    "not logged in: the login has ended (logged out, revoked or expired)"
-                ) from error
+                raise AuthenticationFailed(_LOGGED_OUT) from error
             raise
+        if from_cookie and cached.via != "login":
+            raise AuthenticationFailed(_LOGGED_OUT)
         request.state.principal = cached
     return cached
 

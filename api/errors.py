@@ -26,7 +26,6 @@ STATUS: dict[type[domain.DomainError], int] = {
     domain.Forbidden: 403,
     domain.NameTaken: 409,
     domain.WorkspaceConflict: 409,
-    domain.AliasTaken: 409,
     domain.AlreadyDecided: 409,
     domain.InvalidDecision: 422,
     domain.BudgetExhausted: 429,

@@ -89,8 +89,6 @@ SPECIFIC: dict[tuple[str, str], set[int]] = {
     ("POST", "/permission/request"): _SEND,
     ("POST", "/me/drafts/{draft_id}/send"): _SEND,
     ("POST", "/me/permission/decide"): {404, 409},
-    ("PATCH", "/sessions/{session_id}"): {409},
-    ("PATCH", "/me/sessions/{session_id}"): {409},
     ("POST", "/sessions/{session_id}/sync"): {409},
     ("POST", "/me/sessions/{session_id}/sync"): {409},
     ("POST", "/sessions/{session_id}/proposals/{proposal_id}/accept"): {409},

@@ -74,10 +74,6 @@ class NameTaken(DomainError):
     code = "name_taken"
 
 
-class AliasTaken(DomainError):
-    code = "alias_taken"
-
-
 class AlreadyDecided(DomainError):
     """A permission request is decided once."""
 
@@ -153,7 +149,6 @@ ALL_DOMAIN_ERRORS: tuple[type[DomainError], ...] = (
     AuthenticationFailed,
     Forbidden,
     NameTaken,
-    AliasTaken,
     AlreadyDecided,
     InvalidDecision,
     BudgetExhausted,

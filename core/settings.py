@@ -146,6 +146,9 @@ class Settings(BaseSettings):
     smtp_max_session_seconds: float = Field(
         1800.0, gt=0, description="Longest SMTP session, however busy (421 4.4.2, then closed)."
     )
+    smtp_idle_timeout_seconds: float = Field(
+        300.0, gt=0, description="An SMTP client silent this long is closed (421 4.4.2 first)."
+    )
     smtp_max_commands: int = Field(
         1000, ge=1, description="Commands in one SMTP session (421 4.4.2 beyond, then closed)."
     )

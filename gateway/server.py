@@ -198,6 +198,7 @@ class Gateway:
         # One count of connections per address for both ports.
         limits = SessionLimits(
             max_seconds=settings.smtp_max_session_seconds,
+            idle_seconds=settings.smtp_idle_timeout_seconds,
             max_commands=settings.smtp_max_commands,
             max_per_address=settings.smtp_max_connections_per_address,
         )

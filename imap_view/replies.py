@@ -25,7 +25,6 @@ CODES: dict[type[domain.DomainError], bytes] = {
     domain.Forbidden: b"NOPERM",
     domain.NameTaken: b"ALREADYEXISTS",
     domain.WorkspaceConflict: b"CANNOT",
-    domain.AliasTaken: b"ALREADYEXISTS",
     domain.AlreadyDecided: b"CANNOT",
     domain.InvalidDecision: b"CANNOT",
     domain.BudgetExhausted: b"LIMIT",

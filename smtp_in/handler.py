@@ -31,7 +31,8 @@ from core.identity.keys import authenticate, require_bound_agent
 from core.mail.attachment_files import store_files
 from core.mail.delivery_check import check_recipient, replied_mail
 from core.mail.recipients import Plan, plan_mails
-from core.mail.send import SendRequest, mail_writer, send_mails
+from core.mail.resubmission import first_reply, send_once, submission_key
+from core.mail.send import SendRequest, mail_writer
 from core.principal import Principal
 from core.settings import Limits
 from core.store import metrics
@@ -185,6 +186,17 @@ class SubmissionHandler:
                 f"550 5.7.1 the From: display name shows {shown!r}, which is not you"
                 f" ({principal.name}@{self.domain}): leave the name out or use your own"
             )
+        # The same message again (its 250 was lost): the first reply, nothing stored.
+        key = None
+        if message.has_message_id:
+            mail_from, recipients = envelope.mail_from or "", envelope.rcpt_tos
+            key = await _off_the_loop_when_big(
+                raw, submission_key, message_id, mail_from, recipients, raw
+            )
+            first = await first_reply(self.store, principal.name, key)
+            if first is not None:
+                log.info("%s sent %s again: answered as the first time", principal.name, message_id)
+                return first
         try:
             reply_to = await replied_mail(self.store, principal, message.replies_to)
             plan = await plan_mails(
@@ -233,7 +245,9 @@ class SubmissionHandler:
             writes = await with_reply_decision(
                 writes, self.domain, principal, reply_to, message.body
             )
-            stored = len(await send_mails(self.store, writes))
+            reply, replayed = await send_once(
+                self.store, principal.name, key, writes, lambda done: _stored_reply(len(done), plan)
+            )
         except DomainError as exc:
             return reply_for(exc)
         except ValidationError as exc:
@@ -243,7 +257,9 @@ class SubmissionHandler:
         except Exception:
             log.exception("storing a submitted message failed")
             return "451 4.3.0 the message could not be stored; try again later"
-        return _stored_reply(stored, plan)
+        if replayed:
+            log.info("%s sent %s again: answered as the first time", principal.name, message_id)
+        return reply
 
     def _is_own(self, principal: Principal, text: str) -> bool:
         parsed = _parsed(text, self.domain) if at_domain(text, self.domain) else None

@@ -21,7 +21,6 @@ REPLIES: dict[type[domain.DomainError], tuple[int, str]] = {
     domain.Forbidden: (550, "5.7.1"),
     domain.NameTaken: (550, "5.7.1"),
     domain.WorkspaceConflict: (550, "5.7.1"),
-    domain.AliasTaken: (550, "5.7.1"),
     domain.AlreadyDecided: (550, "5.7.1"),
     domain.InvalidDecision: (550, "5.7.1"),
     # Permanent: only a human raising the budget changes the answer.

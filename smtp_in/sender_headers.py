@@ -2,7 +2,12 @@
 
 A `From:` whose address is the sender's own still lies when its display name is
 another address (`"bob@agentmail.localhost" <alice@agentmail.localhost>`): most
-clients show the name alone. Such a message is refused (`550 5.7.1`), not
+clients show the name alone. The name is read as it is shown: NFKC folds the
+full-width and small `@` (U+FF20, U+FE6B) and dots into ASCII, the other dots
+Unicode lists as confusable with `.` are read as one, invisible format characters
+(zero-width space, soft hyphen, bidi controls) are dropped, and blanks around an
+`@` do not hide an address at a domain (`bob @ agentmail.localhost`). Such a
+message is refused (`550 5.7.1`), not
 rewritten, so the sender learns why and nothing is stored under a name they did
 not choose. A message without `From:` or `Message-ID:` gets one, as a submission
 server may add them (RFC 6409 §8.1, §8.3): the sender's address, and the one
@@ -12,10 +17,20 @@ Message-ID every mail of the submission carries.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 
-# Something@something inside a display name (after RFC 2047 decoding).
-_ADDRESS_IN_NAME = re.compile(r"[^\s\"'<>()\[\],;:@]+@[^\s\"'<>()\[\],;:@]+")
+# Something@something inside a display name (after RFC 2047 decoding). A match is
+# tried only where a run of address characters starts (the lookbehind), not at every
+# character: a long name costs linear time.
+_CHAR = r"[^\s\"'<>()\[\],;:@]"
+_LABEL = r"[^\s\"'<>()\[\],;:@.]+"
+_ADDRESS_IN_NAME = re.compile(rf"(?<!{_CHAR}){_CHAR}+@{_CHAR}+")
+# The same with blanks around its `@`, when what follows looks like a domain (a dot
+# between two labels): "Team @ Work" is a name, "bob @ example.com" an address.
+_SPACED_ADDRESS = re.compile(rf"(?<!{_CHAR}){_CHAR}+\s*@\s*{_LABEL}(?:\.{_LABEL})+")
+# Unicode's confusables of FULL STOP (confusables.txt) that NFKC leaves as they are.
+_DOTS = str.maketrans(dict.fromkeys("\u3002\u06d4\u0701\u0702\u2e3c\ua4f8\ua60e", "."))
 # A header field's first line (RFC 5322 §2.2: printable ASCII but ":" names it), or
 # the empty line that ends an empty header section.
 _HEADER_START = re.compile(rb"[!-9;-~]+[ \t]*:|\r?\n")
@@ -24,12 +39,23 @@ _HEADER_START = re.compile(rb"[!-9;-~]+[ \t]*:|\r?\n")
 def foreign_address_in_name(
     names: Sequence[tuple[str, str]], is_own: Callable[[str], bool]
 ) -> str | None:
-    """The first address a `From:` display name shows that is not the sender's, if any."""
+    """The first address a `From:` display name shows that is not the sender's, if any
+    (in ASCII, `\\u` escapes for the rest: it goes into an SMTP reply)."""
     for name, _ in names:
-        for candidate in _ADDRESS_IN_NAME.findall(name):
+        shown = as_shown(name)
+        candidates: list[str] = _ADDRESS_IN_NAME.findall(shown)
+        candidates += ["".join(found.split()) for found in _SPACED_ADDRESS.findall(shown)]
+        for candidate in candidates:
             if not is_own(candidate.strip(".")):
-                return str(candidate)
+                return candidate.encode("ascii", "backslashreplace").decode("ascii")
     return None
+
+
+def as_shown(name: str) -> str:
+    """A display name as a reader sees it: compatibility forms folded (NFKC), dot
+    look-alikes made dots, invisible format characters (Unicode category Cf) gone."""
+    folded = unicodedata.normalize("NFKC", name).translate(_DOTS)
+    return "".join(char for char in folded if unicodedata.category(char) != "Cf")
 
 
 def _line_end(raw: bytes) -> bytes:

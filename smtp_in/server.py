@@ -26,6 +26,7 @@ from core.store import metrics
 from smtp_in.handler import SubmissionHandler
 from smtp_in.protocol_replies import with_code
 from smtp_in.session_limits import (
+    IDLE_OVER,
     SESSION_OVER,
     TOO_MANY_COMMANDS,
     TOO_MANY_CONNECTIONS,
@@ -95,9 +96,11 @@ class Submission(SMTP):
     ) -> None:
         """`tls_context` offers STARTTLS; `implicit_tls` says the transport is TLS
         already (then STARTTLS is not offered again)."""
+        limits = limits or SessionLimits()
         super().__init__(
             handler,
             data_size_limit=max_bytes,
+            timeout=limits.idle_seconds,
             auth_required=True,
             auth_require_tls=True,
             authenticator=_capture,
@@ -116,7 +119,7 @@ class Submission(SMTP):
         self._sessions = sessions
         self._throttle = throttle
         self._implicit_tls = implicit_tls
-        self._limits = limits or SessionLimits()
+        self._limits = limits
         self._address: str | None = None  # counted in `_limits.open` while connected
         self._refused = False
         self._deadline: asyncio.TimerHandle | None = None
@@ -202,6 +205,14 @@ class Submission(SMTP):
         self._over = SESSION_OVER.format(seconds=self._limits.max_seconds)
         if self._in_hook == 0 and self.transport is not None:
             # Between commands or in the middle of one (a trickling DATA): end now.
+            _say_and_close(self.transport, self._over)
+
+    def _timeout_cb(self) -> None:
+        """aiosmtpd's idle timer (a private method: its own closes without a word), ended
+        with a 421 as RFC 5321 §3.8 lets a server do. A message being stored (the
+        timer runs on between lines) is answered first, as at the session's end."""
+        self._over = IDLE_OVER.format(host=self.hostname)
+        if self._in_hook == 0 and self.transport is not None and not self.transport.is_closing():
             _say_and_close(self.transport, self._over)
 
     def shut_down(self) -> None:

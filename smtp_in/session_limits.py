@@ -1,7 +1,9 @@
 """Bounds on one SMTP session, and on the sessions of one address.
 
-aiosmtpd closes a client idle for 5 minutes (its `timeout`), but a NOOP every few
-seconds used to keep a session open forever. So a session also ends after
+A client silent for `idle_seconds` (5 minutes, RFC 5321 §4.5.3.2.7's least wait for
+a command) is told so with Postfix's words and closed; aiosmtpd's own timer would
+close it without a word. A NOOP every few seconds would keep a session open for
+ever, so a session also ends after
 `max_seconds` whatever it does, and after `max_commands` commands; one address
 holds at most `max_per_address` connections at once. Each ends with a `421`
 reply and the connection closed, as RFC 5321 §3.8 lets a server do (§4.2.2:
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field
 
 from core.identity.throttle import ConnectionsPerAddress
 
+IDLE_OVER = "421 4.4.2 {host} Error: timeout exceeded"
 SESSION_OVER = "421 4.4.2 this session has lasted {seconds:g} s, the most allowed: connect again"
 TOO_MANY_COMMANDS = "421 4.4.2 {count} commands in this session, the most allowed: connect again"
 TOO_MANY_CONNECTIONS = (
@@ -34,6 +37,7 @@ class SessionLimits:
     """The limits, and the open connections per address (shared by the SMTP ports)."""
 
     max_seconds: float = 1800.0
+    idle_seconds: float = 300.0
     max_commands: int = 1000
     max_per_address: int = 50
     open: ConnectionsPerAddress = field(init=False)

@@ -20,7 +20,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from core.address import normalize_alias
-from core.errors import AliasTaken, Forbidden, InvalidRequest, NotFound
+from core.errors import Forbidden, InvalidRequest, NotFound
 from core.mail.conversation_rows import ConversationState
 from core.mail.mailbox import session_mails
 from core.mail.session_views import session_views
@@ -193,16 +193,12 @@ async def update_session(
         conv = visible_conversation(session, principal, conv_id, lock=True)
         if change.session_alias is not None or change.clear_alias:
             lock_creation(session)
-            new_alias = (
-                normalize_alias(change.session_alias) if change.session_alias is not None else None
-            )
-            if new_alias is not None and new_alias != conv.alias:
-                holder = session.scalar(
-                    select(Conversation.id).where(Conversation.alias == new_alias)
-                )
-                if holder is not None:
-                    raise AliasTaken(f"the alias '{new_alias}' is taken by another conversation")
-            conv.alias = new_alias
+            if change.session_alias is None:
+                conv.alias = None
+            elif (wanted := normalize_alias(change.session_alias)) != conv.alias:
+                # A taken alias gets `-2`, `-3` … as at creation, never a refusal: that
+                # would tell the caller an alias exists in a conversation they cannot see.
+                conv.alias = unique_alias(session, wanted, exclude_id=conv.id)
             conv.alias_source = "human"
         if change.subject is not None:
             conv.subject = checked_subject(change.subject)

@@ -19,7 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from core.address import NEW_SESSION, is_valid_alias, normalize_alias
-from core.errors import AliasTaken, AlreadyDecided, Forbidden, NotFound
+from core.errors import AlreadyDecided, Forbidden, NotFound
 from core.mail.conversation_rows import ConversationState
 from core.mail.conversations import (
     MAX_ALIAS,
@@ -33,7 +33,7 @@ from core.mail.conversations import (
 )
 from core.principal import Principal
 from core.store.engine import Store
-from core.store.models import AliasProposal, Conversation, new_id, utcnow
+from core.store.models import AliasProposal, new_id, utcnow
 from core.views import SessionView
 
 # The wire form of a proposal inside a mail body (the reference's HTML comment marker):
@@ -158,12 +158,8 @@ async def decide_proposal(
             raise AlreadyDecided(f"this proposal is already {proposal.state}")
         if accept:
             lock_creation(session)
-            holder = session.scalar(
-                select(Conversation.id).where(Conversation.alias == proposal.alias)
-            )
-            if holder is not None and holder != conv.id:
-                raise AliasTaken(f"the alias '{proposal.alias}' is taken by another conversation")
-            conv.alias = proposal.alias
+            # Taken by now: `-2`, `-3` …, as a rename (nothing said about the holder).
+            conv.alias = unique_alias(session, proposal.alias, exclude_id=conv.id)
             conv.alias_source = "human"
             conv.updated_at = utcnow()
             emit_session_update(session, conv, participants(session, conv.id))

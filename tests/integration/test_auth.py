@@ -136,6 +136,20 @@ async def test_garbage_credentials_are_401(api: Api) -> None:
     assert_error(await garbage_cookie.get("/api/v1/me"), 401, "unauthorized")
 
 
+async def test_a_key_in_the_login_cookie_is_not_a_login(api: Api) -> None:
+    """The cookie carries a web login only: a key planted in it would act with the
+    browser's ambient authority. A one-time key put there is not spent."""
+    human = await api.human("jianf")
+    permanent = (await issue_user_key(human))["key"]
+    one_time = (await issue_user_key(human, "one_time"))["key"]
+    agent = (await issue_agent_key(api))["key"]
+    for key in (permanent, one_time, agent):
+        message = assert_error(await cookie_client(api, key).get("/api/v1/me"), 401)
+        assert message.startswith("not logged in"), message
+    assert (await api.client(permanent).get("/api/v1/me")).status_code == 200
+    assert (await api.client(one_time).get("/api/v1/me")).status_code == 200
+
+
 # --- users and names --------------------------------------------------------------------
 
 

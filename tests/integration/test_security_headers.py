@@ -117,3 +117,20 @@ async def test_an_sse_stream_gets_the_headers_and_still_streams(web: Api) -> Non
             await human.post(HUMAN_SEND, json={"to": "builder@", "subject": "more", "body": "b"})
         )
         assert (await stream.next_of("new_mail")).json["mail_id"] == second["mail_id"]
+
+
+async def test_a_trailing_slash_redirect_names_no_host(web: Api) -> None:
+    """The redirect to the route one slash away is by path: a forged `Host` is not
+    reflected, and a client following it reaches the route on the host it asked."""
+    human = await web.human("jianf")
+    forged = {"Host": "evil.example", "X-Forwarded-Host": "evil.example"}
+    moved = await human.get("/api/v1/sessions/?limit=5", headers=forged)
+    assert moved.status_code == 307, moved.text
+    assert moved.headers["location"] == "/api/v1/sessions?limit=5"
+    posted = await web.client().post("/api/v1/mail/send/", json={}, headers=forged)
+    assert posted.status_code == 307, posted.text
+    assert posted.headers["location"] == "/api/v1/mail/send"
+    followed = await human.get("/api/v1/sessions/", follow_redirects=True)
+    assert followed.status_code == 200, followed.text
+    assert followed.url.path == "/api/v1/sessions"
+    assert (await human.get("/api/v1/no-such-thing/")).status_code == 404

@@ -159,9 +159,10 @@ async def test_humans_rename_agents_cannot(api: Api) -> None:
     shown = ok(await builder.get(f"/api/v1/mail/{first['mail_id']}"))
     assert shown["to"] == "builder@ModelRouter.renamed"
 
-    # A taken alias is a conflict, not a silent suffix; the conversation keeps its name.
-    message = refused(await jianf.patch(url, json={"session_alias": "SECOND"}), 409, "alias_taken")
-    assert "second" in message
+    # A taken alias gets a suffix, as at creation: a refusal would tell who asks that
+    # the alias exists (test_a_rename_never_tells_whether_an_alias_exists).
+    suffixed = ok(await jianf.patch(url, json={"session_alias": "SECOND"}))
+    assert suffixed["session_alias"] == "second-2"
     again = ok(await jianf.patch(url, json={"session_alias": "renamed"}))
     assert again["session_alias"] == "renamed"
     view = ok(
@@ -191,6 +192,34 @@ async def test_humans_rename_agents_cannot(api: Api) -> None:
     refused(await alice.patch(url, json={"session_alias": "stolen"}), 404, "not_found")
     session = ok(await jianf.get(url))["session"]
     assert (session["session_alias"], session["status"]) == ("via-me", "active")
+
+
+async def test_a_rename_never_tells_whether_an_alias_exists(api: Api) -> None:
+    """Aliases come from subjects: renaming your conversation to an alias held by one
+    you are not in answers as for a free one (a suffix, as at creation), and the
+    holder keeps its alias."""
+    jianf = await api.human("jianf")
+    alice = await api.human("alice")
+    builder = await api.agent("builder")
+    hers = await send(alice, HUMAN_SEND, "builder@", subject="Fix login")
+    mine = await send(jianf, HUMAN_SEND, "builder@", session_alias="mine")
+    hers_alias = ok(await alice.get(f"/api/v1/me/sessions/{hers['session_id']}"))["session"]
+    assert hers_alias["session_alias"] == "fix-login"
+    url = f"/api/v1/me/sessions/{mine['session_id']}"
+    taken = ok(await jianf.patch(url, json={"session_alias": "fix-login"}))
+    free = ok(await jianf.patch(url, json={"session_alias": "fix-logout"}))
+    assert (taken["session_alias"], free["session_alias"]) == ("fix-login-2", "fix-logout")
+    again = ok(await alice.get(f"/api/v1/me/sessions/{hers['session_id']}"))["session"]
+    assert again["session_alias"] == "fix-login"
+    # The alias given addresses the conversation.
+    moved = await send(jianf, HUMAN_SEND, "builder@ModelRouter.fix-logout")
+    assert moved["session_id"] == mine["session_id"]
+    # An agent's proposal of the taken alias, accepted, is suffixed the same way.
+    proposed = {"reply_to": mine["mail_id"], "propose_alias": "fix-login"}
+    await send(builder, AGENT_SEND, "jianf@", **proposed)
+    [proposal] = ok(await jianf.get(f"{url}/proposals"))["proposals"]
+    accepted = ok(await jianf.post(f"{url}/proposals/{proposal['proposal_id']}/accept"))
+    assert accepted["session_alias"] == "fix-login-2"
 
 
 async def test_completing_and_reopening(api: Api) -> None:

@@ -106,6 +106,13 @@ async def test_a_display_name_showing_another_address_is_refused(api: Api) -> No
     hidden = message(f"=?utf-8?b?Ym9iQGFnZW50bWFpbC5sb2NhbGhvc3Q=?= <alice@{D}>", f"bob@{D}")
     with pytest.raises(smtplib.SMTPDataError):
         await send(api, "alice", PASSWORD, hidden, sender=f"alice@{D}")
+    # Look-alikes are read as shown: a full-width @, blanks around the @.
+    for name in (f"bob\uff20{D}", f"bob @ {D}"):
+        look_alike = message(f'"{name}" <alice@{D}>', f"bob@{D}")
+        with pytest.raises(smtplib.SMTPDataError) as refused:
+            await send(api, "alice", PASSWORD, look_alike, sender=f"alice@{D}")
+        assert refused.value.smtp_code == 550, name
+        assert f"shows 'bob@{D}'" in refused.value.smtp_error.decode()
     store = api.gateway.store
     assert store is not None
     assert await store.read(lambda s: s.scalars(select(Mail)).all()) == []

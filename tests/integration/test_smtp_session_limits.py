@@ -87,6 +87,18 @@ async def test_a_silent_session_ends_at_its_time_too(tmp_path: Path) -> None:
         assert await _closed(reader)
 
 
+async def test_an_idle_session_is_told_421_before_it_is_closed(tmp_path: Path) -> None:
+    async with (
+        _gateway(tmp_path, smtp_idle_timeout_seconds=0.5) as gateway,
+        _connected(gateway) as stream,
+    ):
+        assert (await _line(stream[0])).startswith("220")
+        assert (await _command(stream, "NOOP")).startswith("250")
+        # Then silence: Postfix's words, unasked (RFC 5321 §3.8), and the end.
+        assert await _line(stream[0]) == f"421 4.4.2 {D} Error: timeout exceeded\r\n"
+        assert await _closed(stream[0])
+
+
 async def test_the_command_after_the_last_allowed_gets_421(tmp_path: Path) -> None:
     async with (
         _gateway(tmp_path, smtp_max_commands=5) as gateway,

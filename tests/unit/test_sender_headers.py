@@ -23,6 +23,18 @@ def _own(address: str) -> bool:
         (f"ALICE+box@{D}.", None),
         ("Alice Martin", None),
         ("Team @ Work", None),
+        # Look-alikes read as they are shown.
+        (f"bob\uff20{D}", f"bob@{D}"),  # full-width @
+        (f"bob\ufe6b{D}", f"bob@{D}"),  # small @
+        (f"bob @ {D}", f"bob@{D}"),
+        (f"bob\u00a0@\u3000{D}", f"bob@{D}"),  # no-break and ideographic spaces
+        ("bob@agentmail\u3002localhost", f"bob@{D}"),  # ideographic full stop
+        ("bob@agentmail\uff0elocalhost", f"bob@{D}"),  # full-width full stop
+        (f"bob@\u200b{D}", f"bob@{D}"),  # zero-width space
+        (f"\uff41\uff4c\uff49\uff43\uff45\uff20{D}", None),  # full-width "alice": hers
+        (f"alice @ {D}", None),
+        ("b\u043eb@example.com", "b\\u043eb@example.com"),  # a Cyrillic o, in ASCII
+        ("Team @ Work.", None),
         ("", None),
     ],
 )
