@@ -31,7 +31,7 @@ from core.identity.keys import authenticate, require_bound_agent
 from core.mail.attachment_files import store_files
 from core.mail.delivery_check import check_recipient, replied_mail
 from core.mail.recipients import Plan, plan_mails
-from core.mail.resubmission import first_reply, send_once, submission_key
+from core.mail.resubmission import send_once, submission_key
 from core.mail.send import SendRequest, mail_writer
 from core.principal import Principal
 from core.settings import Limits
@@ -186,17 +186,14 @@ class SubmissionHandler:
                 f"550 5.7.1 the From: display name shows {shown!r}, which is not you"
                 f" ({principal.name}@{self.domain}): leave the name out or use your own"
             )
-        # The same message again (its 250 was lost): the first reply, nothing stored.
+        # The same message again (its 250 was lost) gets the first reply, nothing stored:
+        # found in the write's own transaction, so the common case costs no extra read.
         key = None
         if message.has_message_id:
             mail_from, recipients = envelope.mail_from or "", envelope.rcpt_tos
             key = await _off_the_loop_when_big(
                 raw, submission_key, message_id, mail_from, recipients, raw
             )
-            first = await first_reply(self.store, principal.name, key)
-            if first is not None:
-                log.info("%s sent %s again: answered as the first time", principal.name, message_id)
-                return first
         try:
             reply_to = await replied_mail(self.store, principal, message.replies_to)
             plan = await plan_mails(

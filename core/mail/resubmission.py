@@ -18,6 +18,8 @@ The record is an idempotency key (`endpoint = "smtp"`, the key a digest of all t
 above) written in the transaction of the mails, before them: on PostgreSQL a
 concurrent twin waits on that key, fails with a unique violation and, run again,
 finds the first reply; SQLite's single writer runs the two one after the other.
+No read comes before the write: a resend is rare, and the write finds it (the
+files a resend carries are stored again as unsent uploads, which the collector removes).
 A refused message leaves no record (its transaction rolled back whole), so sending
 it again is tried again.
 """
@@ -60,16 +62,6 @@ def _mine(sender: str, key: str) -> ColumnElement[bool]:
     return and_(
         _RECORDS.c.principal == sender, _RECORDS.c.endpoint == ENDPOINT, _RECORDS.c.key == key
     )
-
-
-async def first_reply(store: Store, sender: str, key: str) -> str | None:
-    """The reply the first submission with `key` got, if one was stored in 24 hours."""
-    query = select(_RECORDS.c.response).where(
-        _mine(sender, key),
-        _RECORDS.c.created_at >= utcnow() - KEY_LIFETIME,
-    )
-    response = await store.read(lambda session: session.scalar(query))
-    return None if response is None else str(response["reply"])
 
 
 async def send_once(
