@@ -17,6 +17,7 @@ $(STAMP): pyproject.toml
 ## Start the gateway on embedded SQLite (HTTP :8180) and print how to log in.
 ## The web UI is built first when it is missing or older than its sources (needs npm).
 run: $(STAMP) web
+	@echo "the agentmail command is $(BIN)/agentmail (README.md, \"Command line\")"
 	$(BIN)/agentmail serve
 
 ## Everything CI runs: ruff, import-linter, mypy, pytest (SQLite and PostgreSQL), the web UI's

@@ -278,7 +278,7 @@ class Gateway:
         """The listener `name`: the supervisor's, for a worker; else bound here."""
         if self.worker is not None:
             return self._sockets.pop(name)
-        return bind_tcp(self.settings.host, port, self.settings.listen_backlog)
+        return bind_tcp(self.settings.host, port, self.settings.listen_backlog, name)
 
     def _every(self, seconds: float, job: Callable[[], Awaitable[None]]) -> None:
         if not self._background_jobs:
@@ -348,7 +348,11 @@ async def run_until_signalled(gateway: Gateway, on_started: Callable[[Gateway], 
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    await gateway.start()
+    try:
+        await gateway.start()
+    except BaseException:  # a port in use: close what did start (HTTP, the store) first
+        await gateway.stop()
+        raise
     try:
         on_started(gateway)
         notify(f"READY=1\nMAINPID={os.getpid()}\nSTATUS=serving on {gateway.http_url}")
