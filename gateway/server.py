@@ -40,7 +40,7 @@ from core.store.login_notices import LoginNotices
 from core.store.migrate import migrate
 from core.store.models import utcnow
 from core.store.replicas import ReplicaListener
-from gateway.http_connections import ConnectionGuard, guarded_protocol
+from gateway.http_connections import AnswerCutRequests, ConnectionGuard, guarded_protocol
 from gateway.notify import notify
 from gateway.sockets import bind_tcp
 from gateway.tls import server_tls_context
@@ -147,7 +147,7 @@ class Gateway:
             settings.http_header_timeout_seconds, settings.http_connections_per_address, proxies
         )
         config = uvicorn.Config(
-            app,
+            AnswerCutRequests(app),  # 503, not 500, to what the grace period's end cuts
             http=guarded_protocol(guard),
             log_level="warning",
             log_config=None,  # uvicorn logs through the gateway's handler (gateway/logs.py)
