@@ -152,7 +152,7 @@ def key_list(
     settings = settings_from(data_dir=data_dir, database_url=database_url)
     chosen: Literal["agent", "user"] = "user" if kind == "user" else "agent"
     found = with_store(settings, lambda store: keys.list_keys(store, kind=chosen))
-    rows = [
+    rows: list[tuple[str, ...]] = [
         (
             key.key_id,
             key.owner or "-",
