@@ -92,9 +92,10 @@ web-test: $(STAMP)
 	../$(TIMED) "web build + bundle size" npm run --silent build; \
 	echo "── web-test: ok in $$(( $$(date +%s) - start ))s"
 
-## The wheel users install (docs/deploy.md), with the web UI built first when npm is there.
+## The sdist and the wheel users install (docs/deploy.md: the wheel is built from the
+## sdist, which carries web/dist), with the web UI built first when npm is there.
 dist: $(STAMP) web
-	$(BIN)/python -m build --wheel --no-isolation --outdir dist .
+	$(BIN)/python -m build --no-isolation --outdir dist .
 
 # ── The browser suite (tests/e2e, docs/web.md) ────────────────────────────────
 .PHONY: e2e chromium

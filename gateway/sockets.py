@@ -27,8 +27,10 @@ def _setting(name: str) -> str:
     return f"AGENTMAIL_{name.upper()}_PORT"
 
 
-def bind_tcp(host: str, port: int, backlog: int, name: str = "http") -> socket.socket:
-    """A listening TCP socket for the listener `name`; port 0 picks a free one.
+def bind_tcp(host: str, port: int, backlog: int, name: str) -> socket.socket:
+    """A listening TCP socket for the listener `name` (http, smtp, …); port 0 picks a
+    free one. A failure is a `CannotListen` that says which listener, where and why, in
+    one line: a port held by another process is the usual one.
 
     `backlog` is the setting `listen_backlog`; every server on the socket is given it
     too, because asyncio's `create_server` listens again with its own default (100).
@@ -42,7 +44,7 @@ def bind_tcp(host: str, port: int, backlog: int, name: str = "http") -> socket.s
             host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP
         )[0]
     except OSError as error:
-        raise CannotListen(f"cannot listen for {name.upper()} on {host}: {error}") from error
+        raise CannotListen(f"cannot listen for {name.upper()} on {host}:{port}: {error}") from error
     sock = socket.socket(family, kind, proto)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
