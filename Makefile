@@ -17,6 +17,7 @@ $(STAMP): pyproject.toml
 ## Start the gateway on embedded SQLite (HTTP :8180) and print how to log in.
 ## The web UI is built first when it is missing or older than its sources (needs npm).
 run: $(STAMP) web
+	@echo "the agentmail command is $(BIN)/agentmail (README.md, \"Command line\")"
 	$(BIN)/agentmail serve
 
 ## Everything CI runs: ruff, import-linter, mypy, pytest (SQLite and PostgreSQL), the web UI's
@@ -91,9 +92,10 @@ web-test: $(STAMP)
 	../$(TIMED) "web build + bundle size" npm run --silent build; \
 	echo "── web-test: ok in $$(( $$(date +%s) - start ))s"
 
-## The wheel users install (docs/deploy.md), with the web UI built first when npm is there.
+## The sdist and the wheel users install (docs/deploy.md: the wheel is built from the
+## sdist, which carries web/dist), with the web UI built first when npm is there.
 dist: $(STAMP) web
-	$(BIN)/python -m build --wheel --no-isolation --outdir dist .
+	$(BIN)/python -m build --no-isolation --outdir dist .
 
 # ── The browser suite (tests/e2e, docs/web.md) ────────────────────────────────
 .PHONY: e2e chromium

@@ -205,7 +205,7 @@ async def _pg_admin(url: str) -> asyncpg.Connection:
         port=parsed.port or 5432,
         user=parsed.username or "postgres",
         password=parsed.password,
-        database=parsed.database or "test",
+        database=parsed.database or "postgres",  # the maintenance database
     )
 
 

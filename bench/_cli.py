@@ -29,6 +29,6 @@ def add_database_url(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--database-url",
         default="",
-        help="postgresql://postgres@127.0.0.1:5432/test: a fresh database is created there "
+        help="postgresql://postgres@127.0.0.1:5432/postgres: a fresh database is created there "
         "and dropped afterwards; default SQLite",
     )

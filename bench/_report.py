@@ -50,6 +50,10 @@ class Results:
     problems: list[str]
     mails_checked: int
     setup_seconds: float
+    # gateway / hello-world requests/s under wrk, as its table shows (None: wrk did not
+    # run). The rate goal reads this: the Python client holds hello-world far below
+    # what it serves, so its ratio is no measure of the server.
+    wrk_ratio: float | None = None
 
 
 def facts(args: argparse.Namespace, backend: str) -> list[tuple[str, str]]:
@@ -139,22 +143,27 @@ def report(args: argparse.Namespace, results: Results, backend: str, command: st
     p99 = percentile(delivery, 99)
     ratio = gw.rate / hello.rate if hello.rate else math.nan
     goal_latency = not math.isnan(p99) and p99 * 1000 < GOAL_P99_MS
-    goal_rate = not math.isnan(ratio) and ratio >= GOAL_RATIO
 
     def mark(met: bool) -> str:
         return "[bold green]met[/]" if met else "[bold red]not met[/]"
 
+    # Each goal reads the table it names: delivery from the Python client's (the SSE
+    # readers), the rate from wrk's (a client that does not hold the baseline back).
+    if results.wrk_ratio is None:
+        rate_goal = "     not measured (wrk did not run)"
+    else:
+        rate_goal = f"{results.wrk_ratio * 100:8.1f} %    " + mark(results.wrk_ratio >= GOAL_RATIO)
     lines = [
+        "Python client (the REST send load and delivery tables):",
         f"gateway sends/s          {gw.rate:8.0f}",
         f"hello-world requests/s   {hello.rate:8.0f}",
-        f"ratio gateway/hello      {ratio * 100:8.1f} %",
+        f"ratio gateway/hello      {ratio * 100:8.1f} %   (client-bound: not the rate goal)",
         f"delivery p50 / p99       {ms(percentile(delivery, 50))} / {ms(p99)} ms",
         f"POST p50 / p99           {ms(gw.post_latency(50))} / {ms(gw.post_latency(99))} ms",
         "",
-        f"goal  p99 delivery < {GOAL_P99_MS:.0f} ms            {ms(p99):>8} ms   "
+        f"goal  p99 delivery < {GOAL_P99_MS:.0f} ms (Python client)      {ms(p99):>8} ms   "
         + mark(goal_latency),
-        f"goal  send rate >= {GOAL_RATIO:.0%} of hello-world    {ratio * 100:8.1f} %    "
-        + mark(goal_rate),
+        f"goal  send rate >= {GOAL_RATIO:.0%} of hello-world (wrk)  {rate_goal}",
         "",
     ]
     lines += notes(args, gw, hello, goal_latency)

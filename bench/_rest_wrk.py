@@ -181,8 +181,9 @@ async def check_wrk_deliveries(
     return problems[:12]
 
 
-def print_wrk(found: list[WrkTarget]) -> None:
-    """The throughput table: one row per server, CPU ms per request first."""
+def print_wrk(found: list[WrkTarget]) -> float | None:
+    """The throughput table: one row per server, CPU ms per request first; returns
+    gateway / hello-world requests/s, which the summary's rate goal reads."""
     console.print(
         "\n[bold]wrk[/] (C load generator, closed loop; CPU from /proc: the server's process"
         " tree, plus its PostgreSQL backends)"
@@ -199,15 +200,15 @@ def print_wrk(found: list[WrkTarget]) -> None:
             f"{total.p50_ms:>9.1f}{total.p99_ms:>9.1f}{total.errors:>8}  {total.load_average}"
         )
     gateway = found[0].total()
-    if hello_rate:
-        console.print(
-            f"gateway / hello-world: [bold]{gateway.rate / hello_rate:.1%}[/] (goal >= 25%)"
-        )
+    ratio = gateway.rate / hello_rate if hello_rate else None
+    if ratio is not None:
+        console.print(f"gateway / hello-world: [bold]{ratio:.1%}[/] (goal >= 25%)")
     for target in found[2:]:
         peer = target.total()
         if peer.rate:
-            ratio = gateway.rate / peer.rate
+            times = gateway.rate / peer.rate
             console.print(
-                f"gateway / {target.name}: [bold]{ratio:.2f}x[/] (goal >= 1.5x); CPU per mail"
+                f"gateway / {target.name}: [bold]{times:.2f}x[/] (goal >= 1.5x); CPU per mail"
                 f" {gateway.cpu_ms_per_request:.2f} vs {peer.cpu_ms_per_request:.2f} ms"
             )
+    return ratio

@@ -1,10 +1,13 @@
 """Sends per second on one PostgreSQL: one replica, three replicas, one process with workers.
 
-    .venv/bin/python bench/cluster.py [--database-url postgresql://postgres@127.0.0.1:5432/test]
+    .venv/bin/python bench/cluster.py [--database-url postgresql://postgres@127.0.0.1:5432/postgres]
                                       [--seconds 10 --rounds 2 --connections 24 --workers 2]
 
 Every server is a real `agentmail serve` process on one fresh database, all
-started at once, so they are all replicas of each other:
+started at once, so they are all replicas of each other. `--database-url` names
+the PostgreSQL server and the database to connect to while creating that fresh
+one (`postgres`, the maintenance database, by default); the fresh database is
+dropped at the end, and no other is written:
 
 - **1 replica**: one gateway process;
 - **3 replicas**: three gateway processes, the load split evenly over them;
@@ -79,7 +82,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
-    parser.add_argument("--database-url", default="postgresql://postgres@127.0.0.1:5432/test")
+    parser.add_argument(
+        "--database-url",
+        default="postgresql://postgres@127.0.0.1:5432/postgres",
+        help="the PostgreSQL server (and the database to connect to) on which a fresh "
+        "database is created for the run and dropped after it",
+    )
     parser.add_argument("--seconds", type=float, default=10.0, help="length of one wrk round")
     parser.add_argument("--rounds", type=int, default=2, help="rounds of each configuration")
     parser.add_argument("--connections", type=int, default=24, help="wrk connections in all")
@@ -160,11 +168,7 @@ async def _round(
         scripts.append(script)
     share = max(1, args.connections // len(config.servers))
     database = ServerCpu(config.servers[0], url)  # its backends, apart from the gateways
-    before = {
-        pid: cpu
-        for pid, cpu in (await database.sample()).items()
-        if pid != database.server.proc.pid
-    }
+    before = {pid: cpu for pid, cpu in (await database.sample()).items() if pid != database.pid}
     runs = await asyncio.gather(
         *(
             run_wrk(server.base_url + SEND, scripts[n], ServerCpu(server),
@@ -172,11 +176,7 @@ async def _round(
             for n, server in enumerate(config.servers)
         )
     )  # fmt: skip
-    after = {
-        pid: cpu
-        for pid, cpu in (await database.sample()).items()
-        if pid != database.server.proc.pid
-    }
+    after = {pid: cpu for pid, cpu in (await database.sample()).items() if pid != database.pid}
     config.database_cpu += ServerCpu.spent(before, after)
     merged = summed(list(runs), side_by_side=True)
     merged.load_average = load_average()

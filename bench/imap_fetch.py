@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/imap_fetch.py [--messages 1000 --rounds 3 --idle-mails 100
                                           --select-messages 100000]
-                                         [--database-url postgresql://postgres@127.0.0.1:5432/test]
+                                         [--database-url postgresql://postgres@127.0.0.1:5432/postgres]
 
 1. Starts the gateway (`agentmail serve`, its own process, fresh data dir or fresh
    PostgreSQL database) and Dovecot (`/usr/sbin/dovecot`, tests/support/dovecot.py,

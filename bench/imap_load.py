@@ -1,7 +1,7 @@
 """IMAP under concurrency: clients sending a mix of commands, the gateway beside Dovecot.
 
     .venv/bin/python bench/imap_load.py [--clients 10 --seconds 10 --rounds 2 --messages 200]
-                                        [--database-url postgresql://postgres@127.0.0.1:5432/test]
+                                        [--database-url postgresql://postgres@127.0.0.1:5432/postgres]
 
 1. Starts the gateway (`agentmail serve`, its own process, fresh data dir or fresh
    PostgreSQL database) and Dovecot (plain IMAP on loopback, tests/support/dovecot.py).

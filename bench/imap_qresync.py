@@ -1,7 +1,7 @@
 """IMAP resync: QRESYNC beside a full flag fetch, on a 10,000-message INBOX after 10 changes.
 
     .venv/bin/python bench/imap_qresync.py [--messages 10000 --changes 10 --rounds 5]
-                                           [--database-url postgresql://postgres@127.0.0.1:5432/test]
+                                           [--database-url postgresql://postgres@127.0.0.1:5432/postgres]
 
 1. Starts the gateway (`agentmail serve`, its own process, fresh data dir or fresh
    PostgreSQL database) and fills heavy's INBOX with `--messages` mails by bulk

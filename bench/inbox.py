@@ -1,7 +1,7 @@
 """Inbox pages and unread counts in a store of a million mails, beside a one-row lookup.
 
     .venv/bin/python bench/inbox.py [--mails 1000000 --recipients 1000]
-                                    [--database-url postgresql://postgres@127.0.0.1:5432/test]
+                                    [--database-url postgresql://postgres@127.0.0.1:5432/postgres]
 
 1. Fills a fresh store with `--mails` mails across `--recipients` recipients
    (one delivery each), sent by 50 agents in 10,000 conversations, by Core

@@ -1,7 +1,7 @@
 """The REST + SSE collaboration loop under load, beside a hello-world FastAPI baseline.
 
     .venv/bin/python bench/rest_loop.py [--mails 2000 --agents 50 --senders 20]
-                                        [--database-url postgresql://postgres@127.0.0.1:5432/test]
+                                        [--database-url postgresql://postgres@127.0.0.1:5432/postgres]
 
 1. Starts the real gateway (`agentmail serve`) as its own process on a fresh data
    directory (or a fresh PostgreSQL database) and a free port.
@@ -117,6 +117,7 @@ async def measure(
             f"hello-world {hello_round.rate:.0f} requests/s"
         )
     problems: list[str] = []
+    wrk_ratio = None
     if args.wrk_seconds > 0 and wrk_available():
         found = targets(
             args, servers.workdir, servers.gateway, gateway.user_key, servers.database_url,
@@ -127,7 +128,7 @@ async def measure(
         problems += await check_wrk_deliveries(
             gateway.deliveries, answered, args.agents, args.deliver_timeout
         )
-        print_wrk(found)
+        wrk_ratio = print_wrk(found)
     elif args.wrk_seconds > 0:
         console.print("[yellow]wrk skipped:[/] no wrk on PATH (Debian: apt-get install wrk)")
     await gateway.close()
@@ -144,6 +145,7 @@ async def measure(
         problems=problems,
         mails_checked=len(gateway.sent),
         setup_seconds=gateway.setup_seconds,
+        wrk_ratio=wrk_ratio,
     )
 
 
@@ -212,7 +214,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--database-url",
         default="",
-        help="postgresql://postgres@127.0.0.1:5432/test: a fresh database is created on that "
+        help="postgresql://postgres@127.0.0.1:5432/postgres: a fresh database is created on that "
         "server (connecting to the named database) and dropped afterwards; default SQLite",
     )
     parser.add_argument(

@@ -1,7 +1,7 @@
 """Search in a store of 100,000 mails, beside a one-row lookup.
 
     .venv/bin/python bench/search.py [--mails 100000 --recipients 100]
-                                     [--database-url postgresql://postgres@127.0.0.1:5432/test]
+                                     [--database-url postgresql://postgres@127.0.0.1:5432/postgres]
 
 1. Fills a fresh store through the store's bulk path (`bulk_insert`, as
    bench/inbox.py does; the search triggers of migration 0012s index every row

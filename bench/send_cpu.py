@@ -1,7 +1,7 @@
 """CPU and statements per mail of the write path, in process: the paired measure of issue 14.
 
     PYTHONPATH=$PWD .venv/bin/python bench/send_cpu.py [--path rest|http|smtp] [--mails 300]
-        [--database-url postgresql://postgres@127.0.0.1:5432/test]
+        [--database-url postgresql://postgres@127.0.0.1:5432/postgres]
 
 No sockets and no HTTP: the REST path is `core.mail.send.send_mail` (a human
 mails one of 10 agents, as `rest_loop.py` does); the SMTP path is the real

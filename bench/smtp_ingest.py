@@ -1,7 +1,7 @@
 """SMTP ingest: durable messages per second through the gateway, beside a bare aiosmtpd sink.
 
     .venv/bin/python bench/smtp_ingest.py [--messages 5000 --connections 10 --size 4096]
-                                          [--database-url postgresql://postgres@127.0.0.1:5432/test]
+                                          [--database-url postgresql://postgres@127.0.0.1:5432/postgres]
 
 1. Starts the real gateway (`agentmail serve`) as its own process on a fresh data
    directory (or a fresh PostgreSQL database), and the baseline `_smtp_sink.py`
@@ -350,7 +350,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--database-url",
         default="",
-        help="postgresql://postgres@127.0.0.1:5432/test: a fresh database is created there "
+        help="postgresql://postgres@127.0.0.1:5432/postgres: a fresh database is created there "
         "and dropped afterwards; default SQLite",
     )
     parser.add_argument(

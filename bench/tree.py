@@ -1,7 +1,7 @@
 """The conversation tree's first chunk in a big thread, beside a one-row lookup.
 
     .venv/bin/python bench/tree.py [--chain 10000 --forwards 1000 --limit 50]
-                                   [--database-url postgresql://postgres@127.0.0.1:5432/test]
+                                   [--database-url postgresql://postgres@127.0.0.1:5432/postgres]
 
 1. Builds, straight into a fresh store (Core inserts, no HTTP), a reply chain of
    `--chain` mails between the human `jianf` and the agent `builder`, and

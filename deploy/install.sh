@@ -15,6 +15,8 @@
 #                                        written only there (never printed, never logged)
 #   /etc/agentmail/bridge-NAME.env       one per bridge (agentmail-bridge@NAME.service)
 #   /var/lib/agentmail                   data: SQLite database and attachments
+#   /var/backups/agentmail               for `agentmail backup` (0700, the service user's;
+#                                        kept by --purge: remove it by hand)
 #   /etc/systemd/system/agentmail.service, agentmail-bridge@.service
 #
 # Environment: PYTHON (default python3), AGENTMAIL_PIP_ARGS (extra pip arguments, e.g.
@@ -51,6 +53,7 @@ PREFIX="$ROOT/opt/agentmail"
 VENV="$PREFIX/venv"
 ETC="$ROOT/etc/agentmail"
 DATA="$ROOT/var/lib/agentmail"
+BACKUPS="$ROOT/var/backups/agentmail"
 UNITS="$ROOT/etc/systemd/system"
 ENV_FILE="$ETC/gateway.env"
 
@@ -120,10 +123,12 @@ make_user() {
 make_directories() {
   install -d -m 0755 "$ETC" "$UNITS"
   install -d -m 0750 "$DATA"
+  # Archives hold password and key hashes and all mail: the service user's alone.
+  install -d -m 0700 "$BACKUPS"
   chmod 0750 "$ETC"
   if on_system; then
     chown root:"$SERVICE_USER" "$ETC"
-    chown "$SERVICE_USER":"$SERVICE_USER" "$DATA"
+    chown "$SERVICE_USER":"$SERVICE_USER" "$DATA" "$BACKUPS"
   fi
 }
 
@@ -229,8 +234,11 @@ uninstall() {
   if has_systemd; then systemctl daemon-reload; fi
   if [ "$PURGE" = 1 ]; then
     rm -rf "$ETC" "$DATA"
-    if on_system && id -u "$SERVICE_USER" >/dev/null 2>&1; then userdel "$SERVICE_USER"; fi
-    say "removed the program, its settings and its data"
+    if on_system && id -u "$SERVICE_USER" >/dev/null 2>&1; then
+      userdel "$SERVICE_USER"
+      if [ -d "$BACKUPS" ]; then chown -R root:root "$BACKUPS"; fi  # no orphaned owner
+    fi
+    say "removed the program, its settings and its data; kept the backups in $BACKUPS"
   else
     say "removed the service and the program; kept $ETC and $DATA (--purge removes them)"
   fi

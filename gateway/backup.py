@@ -24,17 +24,20 @@ gateway starts, as after any upgrade.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import io
 import json
+import os
 import sqlite3
 import subprocess
 import tarfile
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from sqlalchemy import create_engine, select
 from sqlalchemy.engine import make_url
@@ -130,6 +133,21 @@ def _attachment_hashes(kind: str, snapshot: Path, url: str, before: datetime) ->
     return asyncio.run(read())
 
 
+@contextlib.contextmanager
+def _private_file(path: Path) -> Iterator[BinaryIO]:
+    """A new file only its owner can read or write (0600, whatever the umask): an
+    archive holds password and key hashes and all mail. Removed again if the backup
+    fails half-way, so a broken archive is never left to be mistaken for one."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.fchmod(descriptor, 0o600)
+        with os.fdopen(descriptor, "wb") as file:
+            yield file
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+
+
 def backup(settings: Settings, archive: Path) -> Summary:
     if archive.exists():
         raise BackupError(f"{archive} exists: a backup never overwrites a file")
@@ -140,7 +158,7 @@ def backup(settings: Settings, archive: Path) -> Summary:
         kind, snapshot = _snapshot_database(url, Path(scratch))
         files: dict[str, dict[str, Any]] = {}
         summary = Summary(database=kind)
-        with tarfile.open(archive, "x") as tar:
+        with _private_file(archive) as file, tarfile.open(fileobj=file, mode="w") as tar:
             members = [(snapshot, snapshot.name)]
             if blobs.is_dir():
                 members += [

@@ -6,7 +6,9 @@ import sys
 from typing import Annotated, Literal
 
 import typer
-from rich.table import Table
+from rich.measure import Measurement
+from rich.table import Column, Table
+from rich.text import Text
 
 from core.identity import accounts, keys, passwords
 from core.store.engine import Store
@@ -45,7 +47,8 @@ cli_serve.register(app)  # first: `serve` leads the command list
 
 @app.command()
 def migrate(data_dir: DataDir = None, database_url: DatabaseUrl = None) -> None:
-    """Bring the database schema to this version's newest migration (serve does it too).
+    """Bring the database schema to this version's newest migration (serve does it too),
+    creating the SQLite database when there is none: the other commands never do.
 
     install.sh runs it on every upgrade, so a failing migration shows there rather
     than as a service that does not start.
@@ -57,7 +60,7 @@ def migrate(data_dir: DataDir = None, database_url: DatabaseUrl = None) -> None:
     async def nothing(store: Store) -> None:
         return None
 
-    with_store(settings, nothing)
+    with_store(settings, nothing, create=True)
     console.print(f"schema at {', '.join(sorted(head_revisions()))}")
 
 
@@ -149,9 +152,8 @@ def key_list(
     settings = settings_from(data_dir=data_dir, database_url=database_url)
     chosen: Literal["agent", "user"] = "user" if kind == "user" else "agent"
     found = with_store(settings, lambda store: keys.list_keys(store, kind=chosen))
-    table = Table("key id", "owner", "lifecycle", "label", "active", "expires", "created")
-    for key in found:
-        table.add_row(
+    rows: list[tuple[str, ...]] = [
+        (
             key.key_id,
             key.owner or "-",
             key.lifecycle,
@@ -160,7 +162,28 @@ def key_list(
             key.expires_at.isoformat(timespec="seconds") if key.expires_at else "-",
             key.created_at.isoformat(timespec="seconds"),
         )
-    console.print(table)
+        for key in found
+    ]
+    _print_keys(rows)
+
+
+_KEY_COLUMNS = ("key id", "owner", "lifecycle", "label", "active", "expires", "created")
+
+
+def _print_keys(rows: list[tuple[str, ...]]) -> None:
+    """A table when it fits the terminal, else one block a key: never a cut value, since
+    an id is what `key revoke` is given (copied from here)."""
+    table = Table(*(Column(name, no_wrap=True) for name in _KEY_COLUMNS))
+    for row in rows:
+        table.add_row(*(Text(cell) for cell in row))  # a label is text, never markup
+    unbounded = console.options.update_width(10_000)
+    if Measurement.get(console, unbounded, table).maximum <= console.width:
+        console.print(table)
+        return
+    for key_id, *values in rows:
+        console.print(key_id, style="bold", markup=False, highlight=False)
+        for name, value in zip(_KEY_COLUMNS[1:], values, strict=True):
+            console.print(f"  {name:<10} {value}", markup=False, highlight=False)
 
 
 @key_app.command("revoke")

@@ -13,6 +13,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from sqlalchemy.engine import make_url
 
 from core.errors import DomainError
 from core.identity.security import set_bcrypt_rounds
@@ -31,12 +32,45 @@ def settings_from(**overrides: Any) -> Settings:
     return Settings(**{k: v for k, v in overrides.items() if v is not None})
 
 
-def with_store(settings: Settings, job: Callable[[Store], Awaitable[T]]) -> T:
-    """Open the store (migrating it), run one job, close it; domain errors end with exit 1."""
+def missing_database(settings: Settings) -> Path | None:
+    """The SQLite file the settings name, when it does not exist (PostgreSQL: None).
+
+    Nothing reads an env file by itself: a command run without the service's settings
+    (docs/deploy.md) sees the default `./data` of wherever it was started."""
+    url = make_url(database_url(settings.database_url, settings.sqlite_path))
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    path = Path(url.database).absolute()
+    return None if path.exists() else path
+
+
+def require_database(settings: Settings) -> None:
+    """Exit 1, saying why and what to do, when the SQLite database does not exist: a
+    command that reads or adds to the gateway's data never makes a new, empty one."""
+    path = missing_database(settings)
+    if path is None:
+        return
+    err.print(
+        f"[red]error:[/red] no database at {path}. Run the command with the gateway's "
+        "settings (AGENTMAIL_DATA_DIR or DATABASE_URL; for the service: set -a; "
+        ". /etc/agentmail/gateway.env), or create a new one with `agentmail migrate`.",
+        highlight=False,
+    )
+    raise typer.Exit(1)
+
+
+def with_store(
+    settings: Settings, job: Callable[[Store], Awaitable[T]], *, create: bool = False
+) -> T:
+    """Open the store (migrating it), run one job, close it; domain errors end with exit 1.
+
+    Only `create` (`agentmail migrate`) makes a SQLite database that does not exist."""
+    if not create:
+        require_database(settings)
 
     async def run() -> T:
         set_bcrypt_rounds(settings.bcrypt_rounds)
-        if not settings.database_url:
+        if create and not settings.database_url:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
         store = Store(database_url(settings.database_url, settings.sqlite_path))
         try:

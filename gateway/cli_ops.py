@@ -9,7 +9,14 @@ import typer
 from pydantic import ValidationError
 
 from gateway.backup import BackupError, backup
-from gateway.cli_common import DatabaseUrl, DataDir, console, err, settings_from
+from gateway.cli_common import (
+    DatabaseUrl,
+    DataDir,
+    console,
+    err,
+    require_database,
+    settings_from,
+)
 from gateway.doctor import Finding, diagnose
 from gateway.restore import restore
 
@@ -21,6 +28,7 @@ def backup_command(
 ) -> None:
     """Back up the database and the attachments into one archive, while the gateway runs."""
     settings = settings_from(data_dir=data_dir, database_url=database_url)
+    require_database(settings)
     try:
         summary = backup(settings, archive)
     except BackupError as error:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import os
 import sys
 from dataclasses import dataclass
@@ -15,12 +16,14 @@ from pathlib import Path
 from typing import Annotated, Any, Protocol
 
 import typer
+from rich.text import Text
 from sqlalchemy.engine import make_url
 
 from core.settings import Settings
 from gateway.cli_common import DatabaseUrl, DataDir, console, err, settings_from
 
 ADMIN_PASSWORD_FILE = "admin-password.txt"
+log = logging.getLogger("agentmail")
 
 
 class Served(Protocol):
@@ -67,48 +70,79 @@ def save_admin_password(data_dir: Path, password: str) -> Path:
 
 
 def banner(settings: Settings, served: Served, workers: int = 1) -> None:
+    """Where the gateway listens and how to log in: printed for people, or under
+    `AGENTMAIL_LOG_FORMAT=json` one log record a line (the first carries the ports as
+    fields), so that everything the process writes is JSON."""
+    lines = _banner_lines(settings, served, workers)
+    if settings.log_format != "json":
+        for line in lines:
+            console.print(line)
+        return
+    fields = {
+        "http_url": served.http_url,
+        "smtp_port": served.smtp_port,
+        "smtps_port": served.smtps_port,
+        "imap_port": served.imap_port,
+        "imaps_port": served.imaps_port,
+        "workers": workers,
+    }
+    for number, line in enumerate(lines):
+        extra = {k: v for k, v in fields.items() if v is not None} if number == 0 else None
+        log.info(Text.from_markup(line).plain.strip(), extra=extra)
+
+
+def _banner_lines(settings: Settings, served: Served, workers: int) -> list[str]:
     where = "PostgreSQL" if settings.database_url else f"SQLite at {settings.sqlite_path}"
     group = f" with {workers} worker processes" if workers > 1 else ""
-    console.print(f"[bold green]AgentMail[/] is running on {where}{group}")
+    lines = [f"[bold green]AgentMail[/] is running on {where}{group}"]
     url = served.http_url
-    console.print(f"  web and API   {url}/   (docs: {url}/api/v1/docs)")
+    lines.append(f"  web and API   {url}/   (docs: {url}/api/v1/docs)")
     starttls = ", STARTTLS" if served.starttls else ""
-    console.print(
+    lines.append(
         f"  SMTP          {settings.host}:{served.smtp_port}   (submission, AUTH "
         f"required{starttls})"
     )
     if served.smtps_port is not None:
-        console.print(
+        lines.append(
             f"  SMTPS         {settings.host}:{served.smtps_port}   (submission over "
             "implicit TLS, AUTH required)"
         )
-    console.print(
+    lines.append(
         f"  IMAP          {settings.host}:{served.imap_port}   (your mail in any mail "
         f"client{starttls})"
     )
     if served.imaps_port is not None:
-        console.print(
+        lines.append(
             f"  IMAPS         {settings.host}:{served.imaps_port}   (IMAP over implicit TLS)"
         )
     generated = served.generated_admin_password
-    if generated and sys.stdout.isatty():
-        console.print(
+    if generated and sys.stdout.isatty() and settings.log_format != "json":
+        lines.append(
             f"  log in as     [bold]{settings.admin_user}[/] / "
             f"[bold]{generated}[/]   (shown once: note it now)"
         )
     elif generated:
         # Not a terminal: the output goes to a log (journald, a file) others may read.
         path = save_admin_password(settings.data_dir, generated)
-        console.print(
+        lines.append(
             f"  log in as     [bold]{settings.admin_user}[/] with the password in {path} "
             "(readable by this user only; delete it once noted)"
         )
     else:
-        console.print(
+        lines.append(
             f"  log in as     [bold]{settings.admin_user}[/] with ADMIN_PASSWORD, or the "
             "password printed on the first start"
         )
-    console.print("  stop with     Ctrl-C")
+    lines.append("  stop with     Ctrl-C")
+    return lines
+
+
+def _fail(settings: Settings, message: str) -> None:
+    """An error that ends `serve`, in the output's format: one line either way."""
+    if settings.log_format == "json":
+        log.error(message)
+    else:
+        err.print(f"[red]error:[/red] {message}", markup=True, highlight=False)
 
 
 def _on_postgresql(settings: Settings) -> bool:
@@ -211,6 +245,7 @@ def serve(
     """Run the gateway: HTTP, SMTP and IMAP on one loop (in each worker process)."""
     # Imported here: the admin commands need neither the web stack nor uvicorn.
     from gateway.logs import configure_logging
+    from gateway.sockets import CannotListen
     from gateway.tls import TlsConfigError
 
     overrides = {
@@ -240,15 +275,18 @@ def serve(
             status = _serve_group(settings, overrides, settings.workers)
         else:
             if settings.workers > 1:
-                err.print(
-                    f"[yellow]note:[/yellow] {settings.workers} workers need PostgreSQL "
-                    "(DATABASE_URL=postgresql://…): SQLite has one writer, so the gateway "
-                    "runs as one process"
+                log.warning(
+                    "%d workers need PostgreSQL (DATABASE_URL=postgresql://…): SQLite has "
+                    "one writer, so the gateway runs as one process",
+                    settings.workers,
                 )
             _serve_one(settings)
     except TlsConfigError as error:
-        err.print(f"[red]error:[/red] {error}")
+        _fail(settings, str(error))
         raise typer.Exit(2) from error
+    except CannotListen as error:
+        _fail(settings, str(error))
+        raise typer.Exit(1) from error
     # Everything is closed. The interpreter's last garbage collection would now trace the
     # whole heap (seconds on a loaded machine, seen as a slow `systemctl stop`); frozen
     # objects are skipped, and the process frees its memory by exiting anyway.

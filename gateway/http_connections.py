@@ -13,6 +13,11 @@ uvicorn's own httptools one with two additions, does:
 * a limit of open connections per client address: one more is answered
   `503` and closed at once. Trusted proxies are exempt: every client behind
   them shares their address, and the proxy bounds its own.
+
+At shutdown, a request still running when the grace period is over (a body
+that trickles in, a slow handler) is cancelled by uvicorn; `AnswerCutRequests`
+makes it answer `503` with `Retry-After` rather than uvicorn's `500`, and says
+in the log what was cut.
 """
 
 from __future__ import annotations
@@ -20,14 +25,18 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import json
+import logging
 from typing import Any
 
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from core.identity.throttle import ConnectionsPerAddress
 
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 LINGER_SECONDS = 2.0  # how long a refused connection is read (and dropped) before closing
+RETRY_AFTER_SECONDS = 5  # a request cut by shutdown: a restart or another replica by then
+log = logging.getLogger("agentmail")
 
 
 def _refusal(status: str, code: str, message: str) -> bytes:
@@ -140,3 +149,57 @@ def guarded_protocol(guard: ConnectionGuard) -> type[asyncio.Protocol]:
                 self.transport.close()
 
     return GuardedHttpProtocol
+
+
+class AnswerCutRequests:
+    """ASGI: a request cancelled in flight, which only the end of the shutdown's grace
+    period does (uvicorn cancels what is still running then), answers `503` with
+    `Retry-After` (RFC 9110 §15.6.4, §10.2.3) when no response has begun, and is
+    logged. uvicorn would answer `500`, a server fault, to a request it merely
+    stopped waiting for; a client retries a 503."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except asyncio.CancelledError:
+            answer = "its response had begun: closed" if started else "answered 503"
+            log.warning(
+                "shutdown: the grace period is over; cut %s %s (%s)",
+                scope["method"],
+                scope["path"],
+                answer,
+            )
+            if started:
+                raise
+            # The request's task ends here, answered; uvicorn then closes the connection.
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 503,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"content-length", str(len(_SHUTTING_DOWN)).encode()),
+                        (b"retry-after", str(RETRY_AFTER_SECONDS).encode()),
+                        (b"connection", b"close"),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": _SHUTTING_DOWN})
+
+
+_SHUTTING_DOWN = json.dumps(
+    {"error": {"code": "shutting_down", "message": "the gateway is stopping; retry shortly"}}
+).encode()

@@ -40,7 +40,7 @@ from core.store.login_notices import LoginNotices
 from core.store.migrate import migrate
 from core.store.models import utcnow
 from core.store.replicas import ReplicaListener
-from gateway.http_connections import ConnectionGuard, guarded_protocol
+from gateway.http_connections import AnswerCutRequests, ConnectionGuard, guarded_protocol
 from gateway.notify import notify
 from gateway.sockets import bind_tcp
 from gateway.tls import server_tls_context
@@ -147,7 +147,7 @@ class Gateway:
             settings.http_header_timeout_seconds, settings.http_connections_per_address, proxies
         )
         config = uvicorn.Config(
-            app,
+            AnswerCutRequests(app),  # 503, not 500, to what the grace period's end cuts
             http=guarded_protocol(guard),
             log_level="warning",
             log_config=None,  # uvicorn logs through the gateway's handler (gateway/logs.py)
@@ -279,7 +279,7 @@ class Gateway:
         """The listener `name`: the supervisor's, for a worker; else bound here."""
         if self.worker is not None:
             return self._sockets.pop(name)
-        return bind_tcp(self.settings.host, port, self.settings.listen_backlog)
+        return bind_tcp(self.settings.host, port, self.settings.listen_backlog, name)
 
     def _every(self, seconds: float, job: Callable[[], Awaitable[None]]) -> None:
         if not self._background_jobs:
@@ -349,7 +349,11 @@ async def run_until_signalled(gateway: Gateway, on_started: Callable[[Gateway], 
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    await gateway.start()
+    try:
+        await gateway.start()
+    except BaseException:  # a port in use: close what did start (HTTP, the store) first
+        await gateway.stop()
+        raise
     try:
         on_started(gateway)
         notify(f"READY=1\nMAINPID={os.getpid()}\nSTATUS=serving on {gateway.http_url}")

@@ -9,6 +9,7 @@ the one port, a worker that is started again finds the sockets still listening
 
 from __future__ import annotations
 
+import errno
 import socket
 from collections.abc import Mapping
 
@@ -18,8 +19,18 @@ from core.settings import Settings
 NAMES = ("http", "smtp", "smtps", "imap", "imaps")
 
 
-def bind_tcp(host: str, port: int, backlog: int) -> socket.socket:
-    """A listening TCP socket; port 0 picks a free one.
+class CannotListen(Exception):
+    """A listener could not be bound; the message names its protocol, host and port."""
+
+
+def _setting(name: str) -> str:
+    return f"AGENTMAIL_{name.upper()}_PORT"
+
+
+def bind_tcp(host: str, port: int, backlog: int, name: str) -> socket.socket:
+    """A listening TCP socket for the listener `name` (http, smtp, …); port 0 picks a
+    free one. A failure is a `CannotListen` that says which listener, where and why, in
+    one line: a port held by another process is the usual one.
 
     `backlog` is the setting `listen_backlog`; every server on the socket is given it
     too, because asyncio's `create_server` listens again with its own default (100).
@@ -28,9 +39,12 @@ def bind_tcp(host: str, port: int, backlog: int) -> socket.socket:
     whose protocol says TCP, and without it every response waits ~40 ms for the
     peer's delayed ACK (Nagle).
     """
-    family, kind, proto, _, address = socket.getaddrinfo(
-        host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP
-    )[0]
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP
+        )[0]
+    except OSError as error:
+        raise CannotListen(f"cannot listen for {name.upper()} on {host}:{port}: {error}") from error
     sock = socket.socket(family, kind, proto)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -38,6 +52,16 @@ def bind_tcp(host: str, port: int, backlog: int) -> socket.socket:
         sock.bind(address)
         sock.listen(backlog)
         sock.setblocking(False)
+    except OSError as error:
+        sock.close()
+        why = error.strerror or str(error)
+        hint = ""
+        if error.errno == errno.EADDRINUSE:
+            hint = f" (another process holds it; choose another port with {_setting(name)})"
+        elif error.errno == errno.EACCES and 0 < port < 1024:
+            hint = " (a port below 1024 needs CAP_NET_BIND_SERVICE)"
+        where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        raise CannotListen(f"cannot listen for {name.upper()} on {where}: {why}{hint}") from error
     except BaseException:
         sock.close()
         raise
@@ -61,7 +85,7 @@ def bind_all(settings: Settings) -> dict[str, socket.socket]:
     bound: dict[str, socket.socket] = {}
     try:
         for name, port in ports(settings).items():
-            bound[name] = bind_tcp(settings.host, port, settings.listen_backlog)
+            bound[name] = bind_tcp(settings.host, port, settings.listen_backlog, name)
     except BaseException:
         for sock in bound.values():
             sock.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import stat
 import tarfile
 from pathlib import Path
 from typing import Any
@@ -124,7 +125,7 @@ async def test_backup_under_load_restores_the_same_data(
 
 
 async def test_a_damaged_archive_is_refused(tmp_path: Path) -> None:
-    """The archive's checks do not depend on the database: SQLite is enough."""
+    """The archive's mode and checks do not depend on the database: SQLite is enough."""
     source = f"sqlite:///{tmp_path / 'agentmail.db'}"
     async with running_gateway(source, tmp_path / "data") as gateway:
         helper = Api(gateway)
@@ -135,6 +136,8 @@ async def test_a_damaged_archive_is_refused(tmp_path: Path) -> None:
     archive = tmp_path / "backup.tar"
     result = await agentmail("backup", str(archive), db=source, data_dir=tmp_path / "data")
     assert result.exit_code == 0, result.output
+    # Password and key hashes and all mail: the owner's alone, whatever the umask.
+    assert stat.S_IMODE(archive.stat().st_mode) == 0o600
     damaged = tmp_path / "damaged.tar"
     with tarfile.open(archive) as original, tarfile.open(damaged, "w") as copy:
         for member in original.getmembers():

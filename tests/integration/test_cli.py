@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import imaplib
+import json
 import os
 import pty
 import re
 import signal
+import socket
 import sys
 from pathlib import Path
 
@@ -33,11 +35,14 @@ def _env(database_url: str, data_dir: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-async def _run(*args: str, env: dict[str, str], stdin: str = "") -> tuple[int, str, str]:
+async def _run(
+    *args: str, env: dict[str, str], stdin: str = "", cwd: Path | None = None
+) -> tuple[int, str, str]:
     process = await asyncio.create_subprocess_exec(
         *AGENTMAIL,
         *args,
         env=env,
+        cwd=cwd,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -163,6 +168,8 @@ async def test_serve_prints_the_imaps_port(database_url: str, tmp_path: Path) ->
 
 async def test_user_and_key_commands(database_url: str, tmp_path: Path) -> None:
     env = _env(database_url, tmp_path / "data")
+    code, out, err = await _run("migrate", env=env)  # the one command that makes a database
+    assert code == 0 and "schema at" in out, err
     code, out, err = await _run("user", "add", "Jianf", "--password", "password123", env=env)
     assert code == 0, err
     assert "created user jianf" in out
@@ -194,3 +201,78 @@ async def test_user_and_key_commands(database_url: str, tmp_path: Path) -> None:
     assert code == 0 and "revoked" in out
     code, out, err = await _run("key", "revoke", "no-such-key", env=env)
     assert code == 1 and "no such key" in err
+
+
+async def test_key_list_shows_whole_ids_on_an_80_column_terminal(tmp_path: Path) -> None:
+    """The id `key list` shows is the one `key revoke` takes, however narrow the terminal.
+    (Not about storage: SQLite only.)"""
+    env = _env(f"sqlite:///{tmp_path / 'db.sqlite'}", tmp_path / "data")
+    assert (await _run("migrate", env=env))[0] == 0
+    label = "the deploy bot of the staging cluster"
+    code, out, err = await _run(
+        "key", "issue", "--lifecycle", "timed", "--expires-in", "1h", "--label", label, env=env
+    )
+    assert code == 0, err
+    issued = re.search(r"key id\s+(\S+)", out)
+    assert issued is not None, out
+    narrow = {**env, "COLUMNS": "80"}
+    code, out, err = await _run("key", "list", env=narrow)
+    assert code == 0, err
+    assert all(len(line) <= 80 for line in out.splitlines()), out
+    assert issued.group(1) in out and label in out, out
+    shown = re.findall(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", out)
+    assert shown == [issued.group(1)], out
+    code, out, err = await _run("key", "revoke", shown[0], env=narrow)
+    assert code == 0 and "revoked" in out, err
+
+
+async def test_commands_without_the_settings_make_no_database(tmp_path: Path) -> None:
+    """Run where no database is (no env file loaded: the default ./data), a command says
+    so and creates nothing; `migrate` is the explicit way to make one."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTMAIL_")}
+    for name in ("ADMIN_PASSWORD", "DATABASE_URL"):
+        env.pop(name, None)
+    env["AGENTMAIL_BCRYPT_ROUNDS"] = "4"
+    expected = tmp_path / "data" / "agentmail.db"
+    for command in (
+        ("user", "add", "jianf", "--password", "password123"),
+        ("key", "list"),
+        ("export", "out.mbox", "--user", "jianf"),
+        ("backup", "backup.tar"),
+    ):
+        code, out, err = await _run(*command, env=env, cwd=tmp_path)
+        assert code == 1, (command, out, err)
+        assert f"no database at {expected}" in " ".join(err.split()), (command, err)
+        assert "agentmail migrate" in err and "gateway.env" in " ".join(err.split())
+        assert not (tmp_path / "data").exists(), command
+    code, out, err = await _run("migrate", env=env, cwd=tmp_path)
+    assert code == 0 and expected.is_file(), err
+    code, out, err = await _run("user", "add", "jianf", "--password", "password123", env=env,
+                                cwd=tmp_path)  # fmt: skip
+    assert code == 0 and "created user jianf" in out, err
+
+
+async def test_serve_on_a_port_in_use_says_which_in_one_line(tmp_path: Path) -> None:
+    """A taken port ends `serve` with exit 1 and one line naming the protocol, host and
+    port (no traceback), in either log format. (Not about storage: SQLite only.)"""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        for log_format in ("text", "json"):
+            env = _env(
+                f"sqlite:///{tmp_path / 'db.sqlite'}",
+                tmp_path / "data",
+                AGENTMAIL_HTTP_PORT="0",
+                AGENTMAIL_SMTP_PORT="0",
+                AGENTMAIL_IMAP_PORT=str(port),
+                AGENTMAIL_LOG_FORMAT=log_format,
+                AGENTMAIL_LOG_LEVEL="warning",  # not the migrations' INFO lines
+                ADMIN_PASSWORD="admin-password",
+            )
+            code, out, err = await _run("serve", env=env)
+            assert code == 1, (out, err)
+            assert out == "" and len(err.splitlines()) == 1, (out, err)
+            line = json.loads(err)["message"] if log_format == "json" else err
+            assert f"cannot listen for IMAP on 127.0.0.1:{port}" in line, err
+            assert "AGENTMAIL_IMAP_PORT" in line, err

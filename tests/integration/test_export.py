@@ -22,7 +22,7 @@ from core.archive.sources import mboxrd_unquote
 from core.store.engine import Store
 from core.store.models import Mail
 from tests.support import databases
-from tests.support.cli import agentmail, open_store, summary
+from tests.support.cli import agentmail, created, open_store, summary
 from tests.support.gateway import Api
 from tests.support.http import HUMAN_SEND, ok
 from tests.support.mail_archive import DOMAIN, message, write_mbox
@@ -166,6 +166,7 @@ async def test_export_import_export_keeps_messages_and_threads(
     assert "exported 5 messages" in first.output
 
     data = tmp_path / "second-data"
+    await created(empty_database, data)
     imported = await agentmail("import", str(one), db=empty_database, data_dir=data)
     assert summary(imported.output) == {"read": 5, "imported": 5}, imported.output
     second = await agentmail(

@@ -21,7 +21,7 @@ from core.store.blobs import BlobStore
 from core.store.engine import Store
 from core.store.migrate import migrate
 from core.store.models import Attachment, Conversation, Delivery, Mail
-from tests.support.cli import agentmail, open_store, summary
+from tests.support.cli import agentmail, created, open_store, summary
 from tests.support.gateway import Api
 from tests.support.http import HUMAN_MAIL, ok
 from tests.support.mail_archive import BROKEN, DOMAIN, generate, message, write_mbox
@@ -52,6 +52,7 @@ async def test_mbox_import_rebuilds_threads_and_a_second_run_adds_nothing(
     path = tmp_path / "archive.mbox"
     write_mbox(path, archive.messages)
     data = tmp_path / "data"
+    await created(database_url, data)
 
     first = await agentmail("import", str(path), db=database_url, data_dir=data)
     assert first.exit_code == 0, first.output
@@ -125,6 +126,7 @@ async def test_maildir_and_eml_sources(database_url: str, tmp_path: Path) -> Non
         (emls / ("sub" if i else "") / f"{i}.eml").write_bytes(raw)
     (emls / "broken.eml").write_bytes(BROKEN[1])
     data = tmp_path / "data"
+    await created(database_url, data)
 
     from_maildir = await agentmail("import", str(folder), db=database_url, data_dir=data)
     assert summary(from_maildir.output)["imported"] == 3, from_maildir.output
@@ -163,6 +165,7 @@ async def test_dry_run_reports_everything_and_stores_nothing(
     path = tmp_path / "a.mbox"
     write_mbox(path, archive.messages)
     data = tmp_path / "data"
+    await created(database_url, data)
     dry = await agentmail("import", "--dry-run", str(path), db=database_url, data_dir=data)
     assert dry.exit_code == 0, dry.output
     counts = summary(dry.output)
@@ -221,6 +224,7 @@ async def test_two_imports_at_once_store_each_message_once(
     }
     command = [sys.executable, "-m", "gateway", "import", str(path)]
     command += ["--data-dir", str(tmp_path / "data"), "--database-url", database_url]
+    await created(database_url, tmp_path / "data")
 
     async def run() -> str:
         process = await asyncio.create_subprocess_exec(
@@ -273,6 +277,7 @@ async def test_nul_and_undecodable_bytes_are_stored_as_replacement_characters(
     raw += b"Message-ID: <n\xffl@x>\n\nbo\x00dy\n"
     path = tmp_path / "one.eml"
     path.write_bytes(raw)
+    await created(database_url, tmp_path / "data")
     result = await agentmail("import", str(path), db=database_url, data_dir=tmp_path / "data")
     assert summary(result.output) == {"read": 1, "imported": 1}, result.output
     store = open_store(database_url)

@@ -11,7 +11,7 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from core.store.models import Attachment, Conversation, Mail
-from tests.support.cli import agentmail, open_store, summary
+from tests.support.cli import agentmail, created, open_store, summary
 from tests.support.mail_archive import BROKEN_REASONS, generate, write_mbox
 
 TOTAL = 10_000
@@ -24,6 +24,7 @@ async def test_ten_thousand_messages_import_once(database_url: str, tmp_path: Pa
     path = tmp_path / "archive.mbox"
     await asyncio.to_thread(write_mbox, path, archive.messages)
     data = tmp_path / "data"
+    await created(database_url, data)
     broken_each = archive.broken // len(BROKEN_REASONS)
     failures = {f"failed: {why}": broken_each for why in BROKEN_REASONS.values()}
 

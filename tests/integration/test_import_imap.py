@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from core.store.models import Mail
 from core.store.raw_messages import originals_of
-from tests.support.cli import agentmail, open_store, summary
+from tests.support.cli import agentmail, created, open_store, summary
 from tests.support.dovecot import Dovecot, running_dovecot
 from tests.support.mail_archive import BROKEN, DOMAIN, message
 
@@ -54,6 +54,7 @@ async def test_import_from_imaps_threads_and_is_idempotent(
     dovecot.place("1700000000.1.host", reply)
     await _append(dovecot, [root, BROKEN[0]])
     data = tmp_path / "data"
+    await created(database_url, data)
     env = {"AGENTMAIL_IMPORT_PASSWORD": dovecot.password}
     url = dovecot.url()
 
@@ -115,6 +116,7 @@ async def test_imaps_refusals_are_clear(
     dovecot: Dovecot, database_url: str, tmp_path: Path
 ) -> None:
     data = tmp_path / "data"
+    await created(database_url, data)
     # Without the test CA the certificate is not trusted; --insecure skips the check.
     env = {"AGENTMAIL_IMPORT_PASSWORD": dovecot.password}
     untrusted = await agentmail("import", dovecot.url(), db=database_url, data_dir=data, env=env)

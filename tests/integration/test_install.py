@@ -124,8 +124,11 @@ async def test_install_upgrade_uninstall(wheel: Path, dependencies: Path, tmp_pa
     gateway_unit, bridge_unit = units / "agentmail.service", units / "agentmail-bridge@.service"
     settings = root / "etc/agentmail/gateway.env"
     data = root / "var/lib/agentmail"
+    backups = root / "var/backups/agentmail"  # docs/deploy.md's `agentmail backup` target
     assert gateway_unit.is_file() and bridge_unit.is_file() and data.is_dir()
     assert stat.S_IMODE(settings.stat().st_mode) == 0o640
+    assert stat.S_IMODE(backups.stat().st_mode) == 0o700
+    assert f"{backups.relative_to(root).as_posix()}/" in (ROOT / "docs/deploy.md").read_text()
     password = _environment(settings)["ADMIN_PASSWORD"]
     assert len(password) >= 24
     assert password not in output  # written to the file only, never to the journal
@@ -185,3 +188,4 @@ async def test_install_upgrade_uninstall(wheel: Path, dependencies: Path, tmp_pa
 
     await asyncio.to_thread(_install, root, "--uninstall", "--purge")
     assert not settings.exists() and not data.exists()
+    assert backups.is_dir()  # a purge never deletes backups

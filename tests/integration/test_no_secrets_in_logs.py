@@ -35,7 +35,9 @@ AGENTMAIL = [sys.executable, "-m", "gateway"]
 async def serve(
     tmp_path: Path, **settings: str
 ) -> tuple[asyncio.subprocess.Process, str, asyncio.Task[bytes]]:
-    """The gateway on free ports; returns it, what it printed until ready, and the rest."""
+    """The gateway on free ports; returns it, what it wrote until ready (its banner: on
+    stdout, or with the log records on stderr under JSON), and the task reading the rest
+    of stderr."""
     ports = {f"AGENTMAIL_{name}_PORT": "0" for name in ("HTTP", "SMTP", "IMAP")}
     env = _env(f"sqlite:///{tmp_path / 'db.sqlite'}", tmp_path / "data", **ports, **settings)
     process = await asyncio.create_subprocess_exec(
@@ -47,13 +49,14 @@ async def serve(
         stderr=asyncio.subprocess.PIPE,
     )
     assert process.stdout is not None and process.stderr is not None
-    errors = asyncio.create_task(process.stderr.read())
+    banner = process.stderr if settings.get("AGENTMAIL_LOG_FORMAT") == "json" else process.stdout
     text = b""
     async with asyncio.timeout(30):
         while b"stop with" not in text:
-            line = await process.stdout.readline()
-            assert line, (text, await errors)
+            line = await banner.readline()
+            assert line, text
             text += line
+    errors = asyncio.create_task(process.stderr.read())
     return process, text.decode(), errors
 
 
@@ -147,9 +150,13 @@ async def test_the_gateway_writes_no_secret(tmp_path: Path, log_format: str) -> 
     written = started + rest.decode(errors="replace") + logged
     assert "AgentMail" in written  # the scan reads what the gateway really wrote
     if log_format == "json":
-        lines = [json.loads(line) for line in logged.splitlines() if line.strip()]
+        # Everything it wrote, on stdout and stderr, banner included, is one JSON
+        # object a line.
+        lines = [json.loads(line) for line in written.splitlines()]
         assert lines, "the gateway logged nothing at debug level"
         assert all({"time", "level", "logger", "message"} <= set(line) for line in lines)
+        first = next(line for line in lines if line["message"].startswith("AgentMail is"))
+        assert first["smtp_port"] == int(smtp_port.group(1)), first
     assert len(seen) == 11
     for secret in seen:
         for form in encodings(secret):

@@ -14,6 +14,7 @@ import re
 import shutil
 import signal
 import subprocess
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -27,6 +28,13 @@ pytestmark = pytest.mark.packaging
 
 
 def test_the_wheel_holds_the_ui_and_the_migrations(wheel: Path) -> None:
+    """The wheel of `python -m build` (docs/deploy.md), which is built from the sdist:
+    the UI reaches it only because the sdist carries `web/dist`."""
+    (sdist,) = wheel.parent.glob("agentmail_gateway-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        in_sdist = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    assert "web/dist/index.html" in in_sdist
+    assert not any("node_modules" in name for name in in_sdist)
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "api/web_dist/index.html" in names
     assert any(n.startswith("api/web_dist/assets/") for n in names)

@@ -35,6 +35,13 @@ async def agentmail(
     return await asyncio.to_thread(runner.invoke, app, full, input=stdin, env=environment)
 
 
+async def created(db: str, data_dir: Path) -> None:
+    """A new database made the one way a command makes one, `agentmail migrate` (the
+    others refuse a SQLite file that does not exist)."""
+    result = await agentmail("migrate", db=db, data_dir=data_dir)
+    assert result.exit_code == 0, result.output
+
+
 def summary(output: str) -> dict[str, int]:
     """The summary table of `agentmail import`: {"read": n, "imported": n,
     "skipped: <why>": n, "failed: <why>": n}."""

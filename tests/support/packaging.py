@@ -1,9 +1,10 @@
 """The wheel as users get it, and fresh virtualenvs to install it in, fast and offline.
 
-Building: `python -m build --wheel --no-isolation` with the test environment's
-hatchling (no download of a build backend). The web UI must be built first
-(hatch_build.py ships `web/dist` only when it exists): when it is missing it is
-built here if npm is on PATH, else the tests that need it are skipped with the reason.
+Building: `python -m build --no-isolation`, the command docs/deploy.md gives (the
+sdist, then the wheel built from that sdist), with the test environment's hatchling
+(no download of a build backend). The web UI must be built first (hatch_build.py
+ships `web/dist` only when it exists): when it is missing it is built here if npm
+is on PATH, else the tests that need it are skipped with the reason.
 
 Installing: a full `pip install` of ~40 dependencies into each new virtualenv
 would take minutes and need the network. The dependencies are the same as the
@@ -72,8 +73,9 @@ def build_wheel(outdir: Path) -> Path:
 
 
 def _build_wheel(outdir: Path) -> Path:
+    """The wheel of the documented build; its sdist lies beside it."""
     subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(outdir)],
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(outdir)],
         cwd=ROOT,
         check=True,
         capture_output=True,
