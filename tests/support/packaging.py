@@ -92,9 +92,15 @@ def dependencies_dir(where: Path) -> Path:
     return where
 
 
-def fresh_venv(path: Path, dependencies: Path) -> Path:
-    """A new virtualenv (no pip of its own) that sees `dependencies`; its python."""
-    venv.EnvBuilder(with_pip=False).create(path)
+def fresh_venv(path: Path, dependencies: Path, base: Path | None = None) -> Path:
+    """A new virtualenv (no pip of its own) that sees `dependencies`; its python.
+
+    `base` is the interpreter it is made from (default: the one running the tests);
+    it must be the same minor version, since `dependencies` hold compiled modules."""
+    if base is None:
+        venv.EnvBuilder(with_pip=False).create(path)
+    else:
+        subprocess.run([base, "-m", "venv", "--without-pip", path], check=True, capture_output=True)
     python = path / "bin" / "python"
     purelib = subprocess.run(
         [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
