@@ -48,6 +48,7 @@ class LoggedFactories:
                 return _Closing()
 
         return build
+
     def _failed(self) -> None:
         now = time.monotonic()
         if now - self._last < QUIET_SECONDS:

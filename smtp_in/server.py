@@ -313,7 +313,7 @@ async def start_smtp(
     With `implicit_tls` every connection starts with the TLS handshake (`tls_context`
     is then required); otherwise `tls_context`, when given, is offered by STARTTLS.
     `backlog` is passed on: asyncio listens again with its own default (100) otherwise.
-    `guard_factory` wraps the protocol factory (the gateway's logs what asyncio would
+    `guard_factory` wraps the protocol factory (the gateway logs what asyncio would
     drop silently: an error while a connection's protocol is built).
     `stop` closes the listener, lets messages in DATA finish for up to `shutdown_grace`
     seconds, says 421 to every session and then cuts what is left.

@@ -66,7 +66,6 @@ async def test_a_listener_that_serves_no_one_fails_readyz_and_doctor(tmp_path: P
         ) as gateway,
         httpx.AsyncClient(base_url=gateway.http_url) as client,
     ):
-        await _readyz_until(client, 200)
         holder = await asyncio.to_thread(smtplib.SMTP, "127.0.0.1", gateway.smtp_port)
         try:
             checks = await _readyz_until(client, 503)
