@@ -34,7 +34,7 @@ from sqlalchemy.engine import make_url
 from core.settings import Settings
 from core.store.engine import Store, database_url
 from core.store.migrate import pending_migrations
-from gateway.listener_probe import Answer, Listener, connect_host, probe
+from gateway.listener_probe import Answer, Listener, connect_host, probe_all
 from gateway.tls import TlsConfigError, server_tls_context
 
 Status = Literal["ok", "warn", "fail"]
@@ -91,10 +91,6 @@ def _listeners(settings: Settings) -> list[Listener]:
     return found
 
 
-async def _probe_all(listeners: list[Listener]) -> list[Answer]:
-    return await asyncio.gather(*(probe(each) for each in listeners))
-
-
 def _ours(listener: Listener, answer: Answer) -> bool:
     """The gateway's own greeting (imap_view/config.py, smtp_in/server.py) or health."""
     if listener.protocol == "HTTP":
@@ -129,7 +125,7 @@ def _unheld(settings: Settings, name: str, port: int) -> Finding:
 def check_ports(settings: Settings) -> list[Finding]:
     """Each port: served by the gateway (its greeting read), free to bind, or a fail."""
     wanted = [each for each in _listeners(settings) if each.port != 0]
-    answers = dict(zip(wanted, asyncio.run(_probe_all(wanted)), strict=True))
+    answers = asyncio.run(probe_all(wanted))
     findings = []
     for listener in _listeners(settings):
         name, where = listener.name, f"{settings.host}:{listener.port}"

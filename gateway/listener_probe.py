@@ -9,7 +9,7 @@ reply to EHLO (RFC 5321 §3.1, §4.1.1.1), IMAP's untagged OK greeting (RFC 3501
 ports are probed through TLS without checking the certificate: the listener is
 under test here, the certificate has a check of its own. Each probe is bounded by
 a timeout; `ListenerCheck` runs them at most once per `fresh_for` seconds, so a
-load balancer polling `/readyz` costs one probe per listener a second or two.
+load balancer polling `/readyz` costs one probe per listener every two seconds.
 """
 
 from __future__ import annotations
@@ -93,12 +93,20 @@ async def _reply(reader: asyncio.StreamReader, code: bytes) -> str:
     raise _Refused("answered too many lines")
 
 
+async def _until_closed(reader: asyncio.StreamReader) -> None:
+    """The server's last lines, up to its close: by then it has released what the
+    session held (the next probe from this address is not one too many)."""
+    for _ in range(_MAX_LINES):
+        if not await reader.readline():
+            return
+
+
 async def _smtp(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> str:
     greeting = await _reply(reader, b"220")
     writer.write(b"EHLO readiness.probe\r\n")
     await _reply(reader, b"250")
     writer.write(b"QUIT\r\n")
-    await reader.readline()  # 221, or the close
+    await _until_closed(reader)  # 221
     return greeting
 
 
@@ -109,10 +117,7 @@ async def _imap(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> s
     if not greeting.startswith((b"* OK", b"* PREAUTH")):
         raise _Refused(f"answered {_shown(greeting)!r}")
     writer.write(b"p LOGOUT\r\n")
-    for _ in range(_MAX_LINES):
-        line = await reader.readline()
-        if not line or line.startswith(b"p "):
-            break
+    await _until_closed(reader)  # * BYE, p OK
     return _shown(greeting)
 
 
@@ -194,11 +199,27 @@ class ListenerCheck:
 
     async def _probe_all(self) -> dict[str, str]:
         try:
-            found = await asyncio.gather(*(probe(each, self._timeout) for each in self.listeners))
-            self._result = {
-                each.name: answer.text for each, answer in zip(self.listeners, found, strict=True)
-            }
+            found = await probe_all(self.listeners, self._timeout)
+            self._result = {each.name: answer.text for each, answer in found.items()}
             self._taken = time.monotonic()
             return self._result
         finally:
             self._running = None
+
+
+async def probe_all(
+    listeners: Sequence[Listener], within: float = PROBE_TIMEOUT_SECONDS
+) -> dict[Listener, Answer]:
+    """Each listener's answer. One protocol's listeners are probed one after the other
+    (SMTP and SMTPS share one count of connections per client address, IMAP and IMAPS
+    another), so a probe holds one connection of each at a time, never two."""
+
+    async def in_turn(group: list[Listener]) -> list[tuple[Listener, Answer]]:
+        return [(each, await probe(each, within)) for each in group]
+
+    groups: dict[str, list[Listener]] = {}
+    for each in listeners:
+        groups.setdefault(each.protocol, []).append(each)
+    answered = await asyncio.gather(*(in_turn(group) for group in groups.values()))
+    found = dict(pair for group in answered for pair in group)
+    return {each: found[each] for each in listeners}

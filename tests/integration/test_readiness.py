@@ -17,6 +17,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import smtplib
 import socket
 import subprocess
@@ -34,6 +35,7 @@ from gateway.server import Gateway
 from tests.support.cli import agentmail
 from tests.support.gateway import running_gateway
 from tests.support.packaging import ROOT
+from tests.support.tls import Certificate
 
 
 def _url(tmp_path: Path) -> str:
@@ -60,26 +62,51 @@ async def _readyz_until(client: httpx.AsyncClient, status: int) -> dict[str, str
 
 
 async def test_a_listener_that_serves_no_one_fails_readyz_and_doctor(tmp_path: Path) -> None:
+    """With the implicit-TLS ports too: those are probed through TLS (SMTPS shares
+    SMTP's count of connections per address, so it turns the probe away as well)."""
+    certificate = Certificate(tmp_path / "tls", "localhost", "127.0.0.1")
+    tls = {"tls_cert": certificate.cert, "tls_key": certificate.key}
     async with (
         running_gateway(
-            _url(tmp_path), tmp_path / "data", smtp_max_connections_per_address=1
+            _url(tmp_path),
+            tmp_path / "data",
+            smtp_max_connections_per_address=1,
+            smtps_port=0,
+            imaps_port=0,
+            **tls,
         ) as gateway,
         httpx.AsyncClient(base_url=gateway.http_url) as client,
     ):
+        env = {
+            **_ports(gateway),
+            "AGENTMAIL_SMTPS_PORT": str(gateway.smtps_port),
+            "AGENTMAIL_IMAPS_PORT": str(gateway.imaps_port),
+            "AGENTMAIL_TLS_CERT": str(certificate.cert),
+            "AGENTMAIL_TLS_KEY": str(certificate.key),
+        }
         holder = await asyncio.to_thread(smtplib.SMTP, "127.0.0.1", gateway.smtp_port)
         try:
             checks = await _readyz_until(client, 503)
             where = f"127.0.0.1:{gateway.smtp_port}"
             assert checks["listeners"].startswith(f"SMTP {where}: no SMTP greeting"), checks
             assert "421" in checks["listeners"] and "IMAP" not in checks["listeners"]
+            assert f"SMTPS 127.0.0.1:{gateway.smtps_port}: no SMTP greeting" in checks["listeners"]
             assert checks["database"] == "ok"
             result = await agentmail(
-                "doctor", db=_url(tmp_path), data_dir=tmp_path / "data", env=_ports(gateway)
+                "doctor", db=_url(tmp_path), data_dir=tmp_path / "data", env=env
             )
             assert result.exit_code == 1, result.output
-            (line,) = [ln for ln in result.output.splitlines() if "SMTP port" in ln]
-            assert line.startswith("fail") and "does not serve them" in line, line
-            assert "IMAP port" in result.output and "held by the gateway" in result.output
+            lines = {
+                found.group(1): found.group(0)
+                for found in re.finditer(
+                    r"^(?:ok|warn|fail)\s+(\w+ port)\s{2,}.*$", result.output, re.M
+                )
+            }
+            for failing in ("SMTP port", "SMTPS port"):
+                assert lines[failing].startswith("fail"), lines
+                assert "does not serve them" in lines[failing], lines
+            for serving in ("HTTP port", "IMAP port", "IMAPS port"):
+                assert lines[serving].startswith("ok") and "held by the gateway" in lines[serving]
         finally:
             await asyncio.to_thread(holder.close)
         assert (await _readyz_until(client, 200))["listeners"] == "ok"
