@@ -25,6 +25,7 @@ PROBE_TIMEOUT_SECONDS = 2.0
 FRESH_SECONDS = 2.0
 _LINE_LIMIT = 64 * 1024  # a reply line longer than this is no greeting of ours
 _MAX_LINES = 64  # EHLO's reply lines: a dozen here
+_CLOSE_SECONDS = 0.5  # for our side's close (a TLS close waits for the peer's)
 
 
 @dataclass(frozen=True)
@@ -159,21 +160,21 @@ async def probe(listener: Listener, within: float = PROBE_TIMEOUT_SECONDS) -> An
         return Answer(False, f"{listener.where}: no {what}: {refused}")
     except ConnectionRefusedError:
         return Answer(False, f"{listener.where}: nothing listens", listening=False)
-    except (OSError, ValueError, asyncio.IncompleteReadError) as error:
+    except Exception as error:  # TLS, a reset, a line too long: a reason, never a raise
         shown = error.strerror if isinstance(error, OSError) and error.strerror else error
         return Answer(False, f"{listener.where}: {type(error).__name__}: {shown}")
     finally:
         if writer is not None:
             writer.close()
             with contextlib.suppress(Exception):
-                async with asyncio.timeout(within):
+                async with asyncio.timeout(min(within, _CLOSE_SECONDS)):
                     await writer.wait_closed()
     return Answer(True, "ok", greeting=greeting)
 
 
 class ListenerCheck:
-    """Every listener probed at once, the result kept `fresh_for` seconds and shared
-    by callers meanwhile (one probe in flight at a time)."""
+    """Every listener probed (`probe_all`), the result kept `fresh_for` seconds and
+    shared by callers meanwhile (one round of probes in flight at a time)."""
 
     def __init__(
         self,

@@ -11,7 +11,8 @@ ones this test run already has, so a fresh venv is given them through a `.pth`
 file naming a directory of links to this environment's site-packages, minus
 this project's own distribution and its editable-install hooks. The wheel itself
 is installed for real by pip, so what runs is the wheel's code, not the checkout's
-(the tests check `api.__file__`).
+(the tests check `api.__file__`). A venv may be made from another interpreter of the
+same minor version (Debian's `/usr/bin/python3`): the linked compiled modules fit it.
 """
 
 from __future__ import annotations
