@@ -7,8 +7,8 @@ STAMP := $(VENV)/.installed
 .PHONY: run test test-long soak lint imports typecheck pytest services bench bench-cluster clean dist
 
 $(STAMP): pyproject.toml
-	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
-		{ echo "Python 3.11 or newer is needed (found $$($(PYTHON) --version))"; exit 1; }
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11, 2))' || \
+		{ echo "Python 3.11.2 or newer is needed (found $$($(PYTHON) --version))"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[test]'

@@ -9,6 +9,7 @@ ports differ from the bound ones: `AGENTMAIL_PUBLIC_HOST` and
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -31,6 +32,9 @@ class Listeners:
     tls: bool = False
     # True from the moment every listener is up until shutdown begins (`/readyz`).
     serving: bool = False
+    # Whether each listener serves (a greeting read from it): listener -> "ok" or why not.
+    # The gateway gives it, with the ports; `/readyz` asks it.
+    check: Callable[[], Awaitable[dict[str, str]]] | None = None
 
 
 class Port(BaseModel):

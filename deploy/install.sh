@@ -62,9 +62,10 @@ on_system() { [ -z "$ROOT" ]; }
 has_systemd() { on_system && command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; }
 
 check_python() {
-  command -v "$PYTHON" >/dev/null 2>&1 || die "$PYTHON not found: install Python 3.11 or newer"
-  "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
-    || die "Python 3.11 or newer is needed (found $("$PYTHON" --version 2>&1))"
+  command -v "$PYTHON" >/dev/null 2>&1 || die "$PYTHON not found: install Python 3.11.2 or newer"
+  # The floor of pyproject's requires-python: Debian 12's own python3 (3.11.2).
+  "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11, 2))' \
+    || die "Python 3.11.2 or newer is needed (found $("$PYTHON" --version 2>&1)); give another with --python"
   "$PYTHON" -c 'import venv, ensurepip' 2>/dev/null \
     || die "$PYTHON cannot make virtualenvs: install python3-venv"
 }

@@ -5,9 +5,14 @@ not ok what to do. The checks read the same settings as `serve` (environment
 and flags), so `doctor` run with the service's environment file sees what the
 service sees. A fail makes the command exit 1 (for scripts and install checks).
 
-Ports: a port the gateway should bind is fine when free, and fine when the
-gateway itself holds it (its `/healthz` answers on the HTTP port); anything
-else holding it is a fail, since `serve` would not start.
+Ports: each is probed first as a client would use it (gateway/listener_probe.py):
+the gateway's `/healthz` on the HTTP port, its SMTP greeting and EHLO, its IMAP
+greeting. A port the gateway serves is fine, whoever may bind it (a port below
+1024 held by the running service included). A port that accepts connections but
+does not serve them is a fail (a running gateway whose listener closes every
+connection, or another program); another server's greeting is a fail too, since
+`serve` would not start. A port where nothing listens is fine when this user may
+bind it.
 """
 
 from __future__ import annotations
@@ -23,13 +28,13 @@ from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Literal
 
-import httpx
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
 from core.settings import Settings
 from core.store.engine import Store, database_url
 from core.store.migrate import pending_migrations
+from gateway.listener_probe import Answer, Listener, connect_host, probe_all
 from gateway.tls import TlsConfigError, server_tls_context
 
 Status = Literal["ok", "warn", "fail"]
@@ -72,55 +77,87 @@ def check_disk(settings: Settings) -> Finding:
     return Finding("ok", "disk space", shown)
 
 
-def _gateway_answers(host: str, port: int) -> bool:
-    shown = f"[{host}]" if ":" in host else host
+def _listeners(settings: Settings) -> list[Listener]:
+    host = connect_host(settings.host)
+    found = [
+        Listener("HTTP", host, settings.http_port),
+        Listener("SMTP", host, settings.smtp_port),
+        Listener("IMAP", host, settings.imap_port),
+    ]
+    if settings.smtps_port is not None:
+        found.append(Listener("SMTPS", host, settings.smtps_port, tls=True))
+    if settings.imaps_port is not None:
+        found.append(Listener("IMAPS", host, settings.imaps_port, tls=True))
+    return found
+
+
+def _ours(listener: Listener, answer: Answer) -> bool:
+    """The gateway's own greeting (imap_view/config.py, smtp_in/server.py) or health."""
+    if listener.protocol == "HTTP":
+        return answer.greeting.replace(" ", "") == '{"status":"ok"}'
+    return "AgentMail" in answer.greeting
+
+
+def _unheld(settings: Settings, name: str, port: int) -> Finding:
+    """Nothing listens on `port`: can `serve` bind it?"""
+    where = f"{settings.host}:{port}"
     try:
-        return httpx.get(f"http://{shown}:{port}/healthz", timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
+        with socket.create_server((settings.host, port), reuse_port=False):
+            pass
+    except PermissionError:
+        return Finding(
+            "fail",
+            f"{name} port",
+            f"{where} needs a privilege",
+            "ports below 1024 need CAP_NET_BIND_SERVICE (install.sh "
+            "adds it to the unit) or a port of 1024 or more",
+        )
+    except OSError as error:
+        return Finding(
+            "fail",
+            f"{name} port",
+            f"{where}: {error.strerror}",
+            "stop what holds it (ss -ltnp) or choose another port",
+        )
+    return Finding("ok", f"{name} port", f"{where} is free")
 
 
 def check_ports(settings: Settings) -> list[Finding]:
-    wanted = {"HTTP": settings.http_port, "SMTP": settings.smtp_port, "IMAP": settings.imap_port}
-    if settings.smtps_port is not None:
-        wanted["SMTPS"] = settings.smtps_port
-    if settings.imaps_port is not None:
-        wanted["IMAPS"] = settings.imaps_port
-    ours = _gateway_answers(settings.host, settings.http_port)
+    """Each port: served by the gateway (its greeting read), free to bind, or a fail."""
+    wanted = [each for each in _listeners(settings) if each.port != 0]
+    answers = asyncio.run(probe_all(wanted))
     findings = []
-    for name, port in wanted.items():
-        where = f"{settings.host}:{port}"
-        if port == 0:
+    for listener in _listeners(settings):
+        name, where = listener.name, f"{settings.host}:{listener.port}"
+        answer = answers.get(listener)
+        if answer is None:
             findings.append(Finding("ok", f"{name} port", f"{where}: a free port is picked"))
-            continue
-        try:
-            with socket.create_server((settings.host, port), reuse_port=False):
-                pass
-        except PermissionError:
+        elif answer.ok and _ours(listener, answer):
+            served = "/healthz answered" if name == "HTTP" else "greeting answered"
+            findings.append(
+                Finding("ok", f"{name} port", f"{where} held by the gateway ({served})")
+            )
+        elif answer.ok:
             findings.append(
                 Finding(
                     "fail",
                     f"{name} port",
-                    f"{where} needs a privilege",
-                    "ports below 1024 need CAP_NET_BIND_SERVICE (install.sh "
-                    "adds it to the unit) or a port of 1024 or more",
+                    f"{where} is held by another server ({answer.greeting[:80]!r})",
+                    "stop what holds it (ss -ltnp) or choose another port",
                 )
             )
-            continue
-        except OSError as error:
-            if ours:
-                findings.append(Finding("ok", f"{name} port", f"{where} held by the gateway"))
-            else:
-                findings.append(
-                    Finding(
-                        "fail",
-                        f"{name} port",
-                        f"{where}: {error.strerror}",
-                        "stop what holds it (ss -ltnp) or choose another port",
-                    )
+        elif answer.listening:
+            findings.append(
+                Finding(
+                    "fail",
+                    f"{name} port",
+                    f"{where} accepts connections but does not serve them: {answer.text}",
+                    "if the gateway holds it, its log says why (ERROR lines); "
+                    "else stop what holds it (ss -ltnp)",
                 )
-            continue
-        findings.append(Finding("ok", f"{name} port", f"{where} is free"))
+            )
+        else:
+            findings.append(_unheld(settings, name, listener.port))
     return findings
 
 

@@ -4,6 +4,13 @@ Every member's SHA-256 is checked against the manifest before anything is writte
 a target that holds data is refused unless `force` (then the database is replaced
 and the attachment files are added to what is there: they are named by content).
 See gateway/backup.py for the archive's layout.
+
+Nothing is extracted by the archive's own word: a backup holds regular files only,
+so any other member (link, device, directory, fifo) or a name given twice refuses
+the archive, and each file's bytes are copied into a file this process creates, at
+a path it chose (a listed name checked against the layout), with its own owner and
+mode. That is at least what tarfile's "data" filter guarantees, on every Python the
+gateway runs on (the filter itself is 3.11.4+).
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ import subprocess
 import tarfile
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from sqlalchemy import create_engine, inspect
 from sqlalchemy.engine import make_url
@@ -38,21 +45,47 @@ _CHUNK = 1 << 20
 _BLOB = re.compile(rf"^{ATTACHMENTS}/[0-9a-f]{{2}}/[0-9a-f]{{2}}/[0-9a-f]{{64}}$")
 
 
-def _manifest(tar: tarfile.TarFile) -> dict[str, Any]:
-    try:
-        member = tar.extractfile(MANIFEST)
-    except KeyError as error:
-        raise BackupError("not an AgentMail backup: no manifest.json") from error
-    assert member is not None
-    manifest: dict[str, Any] = json.load(member)
+def _members(tar: tarfile.TarFile) -> dict[str, tarfile.TarInfo]:
+    """The archive's members by name: regular files, each named once, else refused."""
+    members: dict[str, tarfile.TarInfo] = {}
+    for member in tar.getmembers():
+        if not member.isreg():
+            raise BackupError(
+                f"the archive holds {member.name!r}, which is not a regular file: "
+                "a backup holds regular files only"
+            )
+        if member.name in members:
+            raise BackupError(f"the archive holds {member.name!r} twice")
+        members[member.name] = member
+    return members
+
+
+def _open(tar: tarfile.TarFile, member: tarfile.TarInfo) -> IO[bytes]:
+    source = tar.extractfile(member)
+    assert source is not None  # a regular file (checked by `_members`)
+    return source
+
+
+def _copy(tar: tarfile.TarFile, member: tarfile.TarInfo, target: Path) -> None:
+    """A member's bytes into `target`, a file this process makes (its umask, its owner)."""
+    with _open(tar, member) as source, target.open("wb") as out:
+        shutil.copyfileobj(source, out, _CHUNK)
+
+
+def _manifest(tar: tarfile.TarFile, members: dict[str, tarfile.TarInfo]) -> dict[str, Any]:
+    if MANIFEST not in members:
+        raise BackupError("not an AgentMail backup: no manifest.json")
+    manifest: dict[str, Any] = json.load(_open(tar, members[MANIFEST]))
     if manifest.get("format") != FORMAT:
         raise BackupError(f"backup format {manifest.get('format')!r}: this version reads {FORMAT}")
     return manifest
 
 
-def _verify(tar: tarfile.TarFile, manifest: dict[str, Any]) -> None:
+def _verify(
+    tar: tarfile.TarFile, members: dict[str, tarfile.TarInfo], manifest: dict[str, Any]
+) -> None:
     """Every listed member present, of its size and checksum; nothing unlisted."""
-    names = {m.name for m in tar.getmembers() if m.isfile()} - {MANIFEST}
+    names = set(members) - {MANIFEST}
     listed = set(manifest["files"])
     strange = [n for n in listed if n not in (SQLITE_MEMBER, PG_MEMBER) and not _BLOB.match(n)]
     if strange:  # never a path outside the attachments directory (`../`, absolute)
@@ -60,11 +93,10 @@ def _verify(tar: tarfile.TarFile, manifest: dict[str, Any]) -> None:
     if names != listed:
         raise BackupError(f"the archive does not match its manifest: {sorted(names ^ listed)}")
     for name, expected in manifest["files"].items():
-        member = tar.extractfile(name)
-        assert member is not None
         digest = hashlib.sha256()
-        while chunk := member.read(_CHUNK):
-            digest.update(chunk)
+        with _open(tar, members[name]) as member:
+            while chunk := member.read(_CHUNK):
+                digest.update(chunk)
         if digest.hexdigest() != expected["sha256"]:
             raise BackupError(f"{name}: checksum mismatch (the archive is damaged)")
 
@@ -122,12 +154,16 @@ def restore(settings: Settings, archive: Path, *, force: bool = False) -> Summar
     url = database_url(settings.database_url, settings.sqlite_path)
     blobs = settings.attachments_dir
     with tarfile.open(archive, "r") as tar:
-        manifest = _manifest(tar)
+        members = _members(tar)
+        manifest = _manifest(tar, members)
         kind = manifest["database"]
         target_kind = "sqlite" if make_url(url).get_backend_name() == "sqlite" else "postgresql"
         if kind != target_kind:
             raise BackupError(f"a {kind} backup cannot be restored into {target_kind}")
-        _verify(tar, manifest)
+        _verify(tar, members, manifest)
+        database = SQLITE_MEMBER if kind == "sqlite" else PG_MEMBER
+        if database not in members:
+            raise BackupError(f"the archive holds no {database}")
         occupied = _has_tables(url) or (blobs.is_dir() and any(blobs.rglob("*")))
         if occupied and not force:
             raise BackupError(
@@ -136,20 +172,17 @@ def restore(settings: Settings, archive: Path, *, force: bool = False) -> Summar
             )
         summary = Summary(database=kind)
         with tempfile.TemporaryDirectory(prefix="agentmail-restore-") as scratch:
-            member = SQLITE_MEMBER if kind == "sqlite" else PG_MEMBER
-            tar.extract(member, scratch, filter="data")
+            copy = Path(scratch) / database
+            _copy(tar, members[database], copy)
             if kind == "sqlite":
-                _restore_sqlite(Path(scratch) / member, Path(make_url(url).database or ""))
+                _restore_sqlite(copy, Path(make_url(url).database or ""))
             else:
-                _restore_postgres(Path(scratch) / member, url, force)
+                _restore_postgres(copy, url, force)
         for name in manifest["files"]:
             if not name.startswith(f"{ATTACHMENTS}/"):
                 continue
             target = blobs / Path(name).relative_to(ATTACHMENTS)
             target.parent.mkdir(parents=True, exist_ok=True)
-            source = tar.extractfile(name)
-            assert source is not None
-            with target.open("wb") as out:
-                shutil.copyfileobj(source, out, _CHUNK)
+            _copy(tar, members[name], target)
             summary.files += 1
     return summary

@@ -41,7 +41,9 @@ from core.store.migrate import migrate
 from core.store.models import utcnow
 from core.store.replicas import ReplicaListener
 from gateway.http_connections import AnswerCutRequests, ConnectionGuard, guarded_protocol
+from gateway.listener_probe import Listener, ListenerCheck, connect_host
 from gateway.notify import notify
+from gateway.protocol_errors import LoggedFactories
 from gateway.sockets import bind_tcp
 from gateway.tls import server_tls_context
 from imap_view.limits import ImapLimits
@@ -128,6 +130,7 @@ class Gateway:
         self._listeners.smtp_port, self._listeners.smtps_port = self.smtp_port, self.smtps_port
         self._listeners.imap_port, self._listeners.imaps_port = self.imap_port, self.imaps_port
         self._listeners.tls = self.tls is not None
+        self._listeners.check = ListenerCheck(self.listeners)
         self._listeners.serving = True
         self._every(settings.heartbeat_seconds / 3, self._sweep_presence)
         self._every(3600, self._prune_events)
@@ -218,6 +221,7 @@ class Gateway:
                 limits=limits,
                 backlog=settings.listen_backlog,
                 shutdown_grace=settings.shutdown_grace_seconds,
+                guard_factory=LoggedFactories("SMTPS" if implicit_tls else "SMTP"),
             )
             self._stack.push_async_callback(stop_smtp)
 
@@ -257,6 +261,7 @@ class Gateway:
                 backlog=settings.listen_backlog,
                 tls=self.tls,
                 implicit_tls=implicit_tls,
+                guard_factory=LoggedFactories("IMAPS" if implicit_tls else "IMAP"),
             )
             self._stack.push_async_callback(stop_imap)
 
@@ -331,6 +336,17 @@ class Gateway:
                 await task
         self._tasks.clear()
         await self._stack.aclose()
+
+    @property
+    def listeners(self) -> list[Listener]:
+        """The SMTP and IMAP listeners, where a client on this machine reaches them."""
+        host = connect_host(self.settings.host)
+        found = [Listener("SMTP", host, self.smtp_port), Listener("IMAP", host, self.imap_port)]
+        if self.smtps_port is not None:
+            found.append(Listener("SMTPS", host, self.smtps_port, tls=True))
+        if self.imaps_port is not None:
+            found.append(Listener("IMAPS", host, self.imaps_port, tls=True))
+        return found
 
     @property
     def starttls(self) -> bool:

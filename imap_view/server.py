@@ -36,6 +36,9 @@ from imap_view.state import GatewayState
 
 __all__ = ["start_imap"]
 
+ProtocolFactory = Callable[[], asyncio.BaseProtocol]
+_STREAM_LIMIT = 2**16  # asyncio.start_server's default: a read buffer's bound
+
 install_speedups()
 
 
@@ -74,12 +77,15 @@ async def start_imap(
     backlog: int,
     tls: ssl.SSLContext | None = None,
     implicit_tls: bool = False,
+    guard_factory: Callable[[ProtocolFactory], ProtocolFactory] | None = None,
 ) -> Callable[[], Awaitable[None]]:
     """Serve IMAP on `sock` (bound and listening) on the running loop; returns `stop`.
 
     With `tls`, STARTTLS is offered (RFC 3501 §6.2.1); with `implicit_tls` too, every
     connection starts with the TLS handshake instead (RFC 8314 §3.3, imaps).
     `backlog` is passed on: asyncio listens again with its own default (100) otherwise.
+    `guard_factory` wraps the protocol factory (the gateway logs what asyncio would drop
+    silently: an error while a connection's protocol is built).
     """
     if implicit_tls and tls is None:
         raise ValueError("implicit TLS needs a TLS context")
@@ -115,8 +121,17 @@ async def start_imap(
             connections.release(address)
             tasks.discard(task)
 
-    server = await asyncio.start_server(
-        connected, sock=sock, ssl=tls if implicit_tls else None, backlog=backlog
+    loop = asyncio.get_running_loop()
+
+    def streams() -> asyncio.StreamReaderProtocol:
+        """What `asyncio.start_server` builds for each connection, made here so that
+        the factory can be wrapped."""
+        reader = asyncio.StreamReader(limit=_STREAM_LIMIT, loop=loop)
+        return asyncio.StreamReaderProtocol(reader, connected, loop=loop)
+
+    factory: ProtocolFactory = streams if guard_factory is None else guard_factory(streams)
+    server = await loop.create_server(
+        factory, sock=sock, ssl=tls if implicit_tls else None, backlog=backlog
     )
 
     async def stop() -> None:

@@ -39,6 +39,12 @@ missing=()
 for tool in swaks:swaks dovecot:dovecot-imapd mbsync:isync mutt:mutt offlineimap:offlineimap3 tmux:tmux ss:iproute2; do
   command -v "${tool%%:*}" >/dev/null 2>&1 || [ -x "/usr/sbin/${tool%%:*}" ] || missing+=("${tool#*:}")
 done
+# Debian's own Python with its venv module (python3-venv): the interpreter install.sh
+# makes the service's virtualenv from, and the oldest the gateway claims; the installed
+# wheel is tried on it (tests/integration/test_debian_python.py).
+if ! /usr/bin/python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+  missing+=(python3 python3-venv)
+fi
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing ${missing[*]} (Debian packages)…"

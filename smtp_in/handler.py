@@ -52,7 +52,11 @@ R = TypeVar("R")
 INLINE_BYTES = 32 * 1024
 
 
-@dataclass(frozen=True, slots=True)
+# No `slots=True`: aiosmtpd reads the handler with `inspect.getmembers`, and on CPython
+# 3.11.0-3.11.3 a slots dataclass keeps a `__weakref__` descriptor of the class it
+# replaced, which raises there (CPython gh-102069): every connection would then fail
+# while its protocol is built, before the greeting.
+@dataclass(frozen=True)
 class SubmissionHandler:
     store: Store
     domain: str

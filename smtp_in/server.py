@@ -33,6 +33,7 @@ from smtp_in.session_limits import (
     SessionLimits,
 )
 
+ProtocolFactory = Callable[[], asyncio.BaseProtocol]
 TOO_BIG = "552 5.3.4 message too big: at most {limit} bytes"
 # RFC 5321 §3.8: a server that must shut down answers 421 and closes; 4.3.2 "system not
 # accepting network messages" (RFC 3463). A client retries later, elsewhere or here.
@@ -316,12 +317,15 @@ async def start_smtp(
     limits: SessionLimits | None = None,
     backlog: int = 2048,
     shutdown_grace: float = 20.0,
+    guard_factory: Callable[[ProtocolFactory], ProtocolFactory] | None = None,
 ) -> Callable[[], Awaitable[None]]:
     """Serve SMTP on `sock` (bound and listening) on the running loop; returns `stop`.
 
     With `implicit_tls` every connection starts with the TLS handshake (`tls_context`
     is then required); otherwise `tls_context`, when given, is offered by STARTTLS.
     `backlog` is passed on: asyncio listens again with its own default (100) otherwise.
+    `guard_factory` wraps the protocol factory (the gateway logs what asyncio would
+    drop silently: an error while a connection's protocol is built).
     `stop` closes the listener, lets messages in DATA finish for up to `shutdown_grace`
     seconds, says 421 to every session and then cuts what is left.
     """
@@ -342,8 +346,9 @@ async def start_smtp(
             limits=limits,
         )
 
+    factory: ProtocolFactory = session if guard_factory is None else guard_factory(session)
     server = await loop.create_server(
-        session, sock=sock, ssl=tls_context if implicit_tls else None, backlog=backlog
+        factory, sock=sock, ssl=tls_context if implicit_tls else None, backlog=backlog
     )
 
     async def stop() -> None:

@@ -3,9 +3,12 @@
 `/healthz` says only that the process answers (a liveness probe must not fail
 because the database is slow, or the orchestrator restarts a healthy process).
 `/readyz` says whether this gateway should be sent traffic: the database answers
-within a bound, every listener (HTTP, SMTP, IMAP) is up and the schema is at the
-newest migration; otherwise `503` with the reasons, so a replica that is
-starting, draining on SIGTERM or cut off from PostgreSQL is taken out of rotation.
+within a bound, every listener serves (it answers HTTP, and SMTP's greeting and
+EHLO and IMAP's greeting are read from the bound ports, gateway/listener_probe.py,
+at most once every two seconds however often it is polled) and the schema is at
+the newest migration; otherwise `503` with the reasons, so a replica that is
+starting, draining on SIGTERM, cut off from PostgreSQL or whose SMTP or IMAP
+listener closes every connection is taken out of rotation.
 Both are open (api/policies.py) and outside the OpenAPI contract of `/api/v1`.
 """
 
@@ -48,6 +51,8 @@ async def healthz() -> dict[str, str]:
 async def readyz(request: Request, store: StoreDep) -> JSONResponse:
     listeners: Listeners = request.app.state.listeners
     checks: dict[str, str] = {}
+    check = listeners.check if listeners.serving else None
+    probed = None if check is None else asyncio.ensure_future(check())  # beside the database's
     checks["listeners"] = "ok" if listeners.serving else "not serving (starting or stopping)"
     try:
         async with asyncio.timeout(DATABASE_TIMEOUT_SECONDS):
@@ -59,6 +64,10 @@ async def readyz(request: Request, store: StoreDep) -> JSONResponse:
         checks["database"] = f"no answer within {DATABASE_TIMEOUT_SECONDS:g} s"
     except Exception as error:  # any failure to reach the store is a reason, not a 500
         checks["database"] = f"unreachable: {type(error).__name__}"
+    if probed is not None:
+        failing = [f"{name} {why}" for name, why in (await probed).items() if why != "ok"]
+        if failing:
+            checks["listeners"] = "; ".join(failing)
     ready = all(value == "ok" for value in checks.values())
     body: dict[str, object] = {
         "status": "ready" if ready else "not_ready",

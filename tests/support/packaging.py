@@ -12,7 +12,8 @@ ones this test run already has, so a fresh venv is given them through a `.pth`
 file naming a directory of links to this environment's site-packages, minus
 this project's own distribution and its editable-install hooks. The wheel itself
 is installed for real by pip, so what runs is the wheel's code, not the checkout's
-(the tests check `api.__file__`).
+(the tests check `api.__file__`). A venv may be made from another interpreter of the
+same minor version (Debian's `/usr/bin/python3`): the linked compiled modules fit it.
 """
 
 from __future__ import annotations
@@ -94,9 +95,15 @@ def dependencies_dir(where: Path) -> Path:
     return where
 
 
-def fresh_venv(path: Path, dependencies: Path) -> Path:
-    """A new virtualenv (no pip of its own) that sees `dependencies`; its python."""
-    venv.EnvBuilder(with_pip=False).create(path)
+def fresh_venv(path: Path, dependencies: Path, base: Path | None = None) -> Path:
+    """A new virtualenv (no pip of its own) that sees `dependencies`; its python.
+
+    `base` is the interpreter it is made from (default: the one running the tests);
+    it must be the same minor version, since `dependencies` hold compiled modules."""
+    if base is None:
+        venv.EnvBuilder(with_pip=False).create(path)
+    else:
+        subprocess.run([base, "-m", "venv", "--without-pip", path], check=True, capture_output=True)
     python = path / "bin" / "python"
     purelib = subprocess.run(
         [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],

@@ -11,6 +11,7 @@ import asyncio
 import os
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,16 +64,22 @@ class ServedGateway:
             return await self.process.wait()
 
 
-async def serve(env: dict[str, str], *args: str, log: Path | None = None) -> ServedGateway:
+async def serve(
+    env: dict[str, str],
+    *args: str,
+    log: Path | None = None,
+    program: Sequence[str | Path] = (sys.executable, "-m", "gateway"),
+    cwd: Path | None = None,
+) -> ServedGateway:
     """Start `agentmail serve ARGS` and wait for its banner, which names the ports it
-    bound (with `--workers`, the supervisor's); the output goes to `log` (else nowhere)."""
+    bound (with `--workers`, the supervisor's); the output goes to `log` (else nowhere).
+    `program` is the command before `serve` (an installed `agentmail`, say)."""
     process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "gateway",
+        *program,
         "serve",
         *args,
         env=env,
+        cwd=cwd,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
     )
