@@ -16,7 +16,11 @@ per-type builders of pymap are subclassed with those fields, and every text is
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from email.headerregistry import ContentDispositionHeader
+from email.headerregistry import (
+    ContentDispositionHeader,
+    ContentTransferEncodingHeader,
+    HeaderRegistry,
+)
 from typing import Any
 from urllib.parse import quote
 
@@ -33,9 +37,11 @@ from pymap.parsing.response.fetch import (
 )
 
 from imap_view.header_text import is_ascii, raw_header, seven_bit_params, stored_text
+from imap_view.opaque import OpaqueContent
 
-__all__ = ["body_structure"]
+__all__ = ["body_structure", "opaque_structure"]
 
+_REGISTRY = HeaderRegistry()
 EnvelopeOf = Callable[[MessageContent], EnvelopeStructure]
 
 
@@ -145,6 +151,8 @@ def body_structure(
 ) -> BodyStructure:
     """The part's structure; `envelope_of` and `size_with_lines` are the loaded
     message's own (imap_view/message.py), so nested messages are served alike."""
+    if isinstance(msg, OpaqueContent):
+        return opaque_structure(msg)
     parsed = msg.header.parsed
     content_type = msg.body.content_type
     raw_params = content_type.params
@@ -177,4 +185,17 @@ def body_structure(
         fields = (params, None, None, None, content_id, description, encoding, None)
         structure = _Content(content_type.maintype, content_type.subtype, *fields, size)
     structure.ext = ext
+    return structure
+
+
+def opaque_structure(msg: OpaqueContent) -> BodyStructure:
+    """A message over the MIME bounds: one text/plain part, its body as it is
+    (`"text" "plain" ("charset" "us-ascii") NIL NIL "7bit" size lines NIL NIL NIL NIL`;
+    utf-8 and 8bit when the body has bytes over 127). docs/imap.md, "Opaque messages"."""
+    charset, encoding = ("utf-8", "8bit") if msg.eight_bit else ("us-ascii", "7bit")
+    cte = _REGISTRY("content-transfer-encoding", encoding)
+    assert isinstance(cte, ContentTransferEncodingHeader)
+    fields = ({"charset": charset}, None, None, None, None, None, cte, None)
+    structure = _Text("plain", *fields, len(msg.body), msg.body_lines)
+    structure.ext = Extensions(msg, False)
     return structure
