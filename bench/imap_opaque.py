@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
+from functools import partial
 
 from pymap.mime import MessageContent
 
@@ -50,13 +51,13 @@ def main() -> None:
     print(f"{'message':38} {'opaque':>6} {'decide ms':>10} {'walk ms':>9} {'serve ms':>9}")
     for name, raw in messages.items():
         opaque = is_opaque(raw)
-        decide = _ms(lambda raw=raw: is_opaque(raw))
-        walk = _ms(lambda raw=raw: mime_structure(raw))
-        serve = _ms(lambda raw=raw: opaque_content(raw)) if opaque else float("nan")
+        decide = _ms(partial(is_opaque, raw))
+        walk = _ms(partial(mime_structure, raw))
+        serve = _ms(partial(opaque_content, raw)) if opaque else float("nan")
         print(f"{name:38} {opaque!s:>6} {decide:10.2f} {walk:9.2f} {serve:9.2f}")
     if args.pymap:
         for name, raw in list(messages.items())[:2]:
-            parse = _ms(lambda raw=raw: MessageContent.parse(raw), 1)
+            parse = _ms(partial(MessageContent.parse, raw), 1)
             print(f"pymap parse, {name}: {parse:.0f} ms")
 
 
