@@ -20,7 +20,7 @@ from pymap.mime import MessageContent
 
 from core.folders.contents import created_dates
 from core.folders.drafts import draft_dates, is_draft_seq, render_drafts
-from core.mime.structure import is_opaque
+from core.mime.structure import is_opaque, mime_structure
 from core.rendering.batch import (
     content_key,
     content_keys_and,
@@ -36,6 +36,7 @@ from imap_view.content_cache import memory_of
 from imap_view.freshness import Freshness, Stamp
 from imap_view.message_sets import FOLLOWING
 from imap_view.opaque import opaque_content
+from imap_view.parts import content_of
 
 __all__ = ["Contents"]
 
@@ -208,15 +209,15 @@ _TYPED_HEADERS = (
 
 
 def _content_of(data: bytes, opaque: bool | None) -> MessageContent:
-    """Parsed, or over the MIME bounds (its stored mark, else the bounded scan decides,
-    core/mime/structure.py) made into one part without parsing (imap_view/opaque.py)."""
-    if opaque is None:
-        opaque = is_opaque(data)
-    if opaque:
+    """Parsed (its structure walked under the MIME bounds, core/mime/structure.py, and
+    made pymap's content, imap_view/parts.py), or, over the bounds (its stored mark,
+    else the walk stops at a bound), one part made without parsing (imap_view/opaque.py)."""
+    structure = None if opaque else mime_structure(data)
+    if structure is None or structure.opaque:
         IMAP_OPAQUE_READS.inc()
         return opaque_content(data)
     IMAP_MESSAGE_PARSES.inc()
-    return MessageContent.parse(data)
+    return content_of(data, structure)
 
 
 def _measured(data: bytes, opaque: bool | None) -> tuple[MessageContent, int]:

@@ -133,7 +133,8 @@ class LoadedMessage(BaseLoadedMessage):
     (a session that enabled UTF8=ACCEPT, RFC 6855, loads `Utf8LoadedMessage`).
 
     BODYSTRUCTURE's size of a part is the size of its body, and a text part's
-    line count that of its body; pymap 0.36 counts the part's headers in both.
+    line count the line feeds in its body, as Dovecot counts (imap_view/parts.py);
+    pymap 0.36 counts the part's headers in both.
     """
 
     utf8: ClassVar[bool] = False

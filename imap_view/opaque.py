@@ -6,7 +6,7 @@ text/plain part (`BODY[1]` and `BODY[TEXT]` are the body's bytes, `BODY[HEADER]`
 header's); ENVELOPE reads only its own fields, within the first `SCAN_BYTES` of the
 header and each folded over at most `FIELD_LINES` lines (a longer one is NIL). pymap
 is given the pieces through its public constructors (`MessageHeader`, `MessageBody`,
-`MessageContent`), so nothing else of it changes.
+`MessageContent`, imap_view/parts.py), so nothing else of it changes.
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ import base64
 from email.headerregistry import ContentTypeHeader, HeaderRegistry
 from typing import Final
 
-from pymap.mime import MessageBody, MessageContent, MessageHeader
+from pymap.mime import MessageContent, MessageHeader
 
 from core.mime.bounds import header_fields
+from imap_view.parts import CountedBody
 
 __all__ = ["FIELD_LINES", "SCAN_BYTES", "OpaqueContent", "opaque_content"]
 
@@ -41,12 +42,11 @@ _UTF8: Final = _text_plain("utf-8")
 
 
 class OpaqueContent(MessageContent):
-    """The whole message as one part; `body_lines` counts the body's line feeds and
-    `eight_bit` says whether it has bytes over 127 (its BODYSTRUCTURE, imap_view/structure.py)."""
+    """The whole message as one part; `eight_bit` says whether its body has bytes over
+    127 (its BODYSTRUCTURE, imap_view/structure.py)."""
 
-    __slots__ = ["body_lines", "eight_bit"]
+    __slots__ = ["eight_bit"]
 
-    body_lines: int
     eight_bit: bool
 
 
@@ -76,8 +76,8 @@ def opaque_content(data: bytes) -> OpaqueContent:
     size = len(data)
     body_bytes = data[body_start:]
     eight_bit = not body_bytes.isascii()
-    body = MessageBody(data, [(body_start, size, size)], _UTF8 if eight_bit else _ASCII, [])
+    kind = _UTF8 if eight_bit else _ASCII
+    body = CountedBody(data, (body_start, size), kind, [], body_bytes.count(b"\n"))
     content = OpaqueContent(data, header, body)
-    content.body_lines = body_bytes.count(b"\n")
     content.eight_bit = eight_bit
     return content

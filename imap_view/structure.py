@@ -196,6 +196,6 @@ def opaque_structure(msg: OpaqueContent) -> BodyStructure:
     cte = _REGISTRY("content-transfer-encoding", encoding)
     assert isinstance(cte, ContentTransferEncodingHeader)
     fields = ({"charset": charset}, None, None, None, None, None, cte, None)
-    structure = _Text("plain", *fields, len(msg.body), msg.body_lines)
+    structure = _Text("plain", *fields, len(msg.body), msg.body.lines)
     structure.ext = Extensions(msg, False)
     return structure
