@@ -16,7 +16,7 @@ from pymap.parsing.response.fetch import BodyStructure, EnvelopeStructure
 from pymap.parsing.specials import FetchRequirement, Flag, ObjectId
 
 from imap_view.envelope import envelope_of
-from imap_view.structure import body_structure
+from imap_view.structure import EMPTY, body_structure
 
 if TYPE_CHECKING:  # imap_view.contents needs the backend, whose selections hold messages
     from imap_view.contents import Contents
@@ -139,6 +139,26 @@ class LoadedMessage(BaseLoadedMessage):
 
     utf8: ClassVar[bool] = False
 
+    def _get_subpart(self, section: Sequence[int] | None) -> MessageContent:
+        """The part a section number names (RFC 3501 §6.4.5): below a message/rfc822
+        part the numbers name the parts of the message it carries, so `2.1` of a
+        forwarded multipart message is that message's first part. pymap 0.36 (its
+        private `_get_subpart`, which every section read goes through) took `2.1` for
+        the carried message itself."""
+        subpart = self.content
+        for depth, number in enumerate(section or ()):
+            carries = _carries_a_message(subpart)
+            if depth and carries:
+                subpart = subpart.body.nested[0]
+                carries = _carries_a_message(subpart)
+            if subpart.body.has_nested and not carries:
+                subpart = subpart.body.nested[number - 1]
+            elif number != 1:
+                raise IndexError(number)
+            elif subpart.body.content_type.maintype == "multipart":
+                subpart = EMPTY  # no part found in it: one empty part (imap_view/structure.py)
+        return subpart
+
     @classmethod
     def _get_envelope_structure(cls, msg: MessageContent) -> EnvelopeStructure:
         return envelope_of(msg, utf8=cls.utf8)
@@ -152,6 +172,12 @@ class LoadedMessage(BaseLoadedMessage):
         return body_structure(
             msg, cls._get_envelope_structure, cls._get_size_with_lines, utf8=cls.utf8
         )
+
+
+def _carries_a_message(msg: MessageContent) -> bool:
+    """A message/rfc822 part (by its type, or its place in a multipart/digest)."""
+    kind = msg.body.content_type
+    return kind.maintype == "message" and kind.subtype == "rfc822" and msg.body.has_nested
 
 
 class Utf8LoadedMessage(LoadedMessage):

@@ -5,7 +5,8 @@ disposition, language, location, id, description and encoding, byte offsets of i
 header and body, the body's line count and, for the message and each
 message/rfc822 part, the ENVELOPE fields as written. Sizes follow RFC 2046 §5.1.1:
 the line break before a boundary delimiter belongs to the delimiter, not to the
-part before it. A line count is the number of line feeds in the body (Dovecot's).
+part before it, unless it ended a close delimiter line of a part inside (Dovecot
+reads it so). A line count is the number of line feeds in the body (Dovecot's).
 
 Past a bound (core/mime/bounds.py) the walk stops early and the result is
 `opaque`: the message is kept and served as it is, never walked again. The result
@@ -17,7 +18,7 @@ for anything but a small message (`is_opaque` first tries a few counts).
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from email.headerregistry import (
     ContentDispositionHeader,
     ContentTypeHeader,
@@ -218,7 +219,10 @@ class _Walk:
                 if stop > begun and data[stop - 1] == 0x0A:
                     stop -= 2 if stop - 1 > begun and data[stop - 2] == 0x0D else 1
                 number = f"{section}.{len(parts) + 1}" if section else str(len(parts) + 1)
-                parts.append(self.part(number, begun, stop, depth + 1, inner_type)[0])
+                child = self.part(number, begun, stop, depth + 1, inner_type)[0]
+                if stop < found and _closed(data, child):
+                    child = _extended(data, child, found)
+                parts.append(child)
             if closing:
                 begun = None
                 break
@@ -227,6 +231,29 @@ class _Walk:
             number = f"{section}.{len(parts) + 1}" if section else str(len(parts) + 1)
             parts.append(self.part(number, begun, end, depth + 1, inner_type)[0])
         return parts
+
+
+def _closed(data: bytes, part: Part) -> bool:
+    """Whether the part's last line is a close delimiter of its own (or, for a
+    message/rfc822 part, of the message it carries)."""
+    if part.maintype == "message" and part.subtype == "rfc822" and part.parts:
+        return _closed(data, part.parts[0])
+    boundary = part.params.get("boundary")
+    if part.maintype != "multipart" or not boundary or not part.parts:
+        return False
+    line = data.rfind(b"\n", part.body_start, part.body_end) + 1 or part.body_start
+    close = b"--" + boundary.encode("utf-8", "surrogateescape") + b"--"
+    return data.startswith(close, max(line, part.body_start), part.body_end)
+
+
+def _extended(data: bytes, part: Part, end: int) -> Part:
+    """The part, ending at `end`: a close delimiter line keeps its own line break, and
+    the next delimiter then has none before it (Dovecot reads it so: the line break
+    went with the line it ended)."""
+    nested = part.parts
+    if part.maintype == "message" and part.subtype == "rfc822" and nested:
+        nested = [_extended(data, nested[0], end)]
+    return replace(part, body_end=end, lines=data.count(b"\n", part.body_start, end), parts=nested)
 
 
 def _unfolded(data: bytes, lines: list[tuple[int, int, int]]) -> str:
