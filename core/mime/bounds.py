@@ -134,6 +134,6 @@ def plainly_within(data: bytes, limits: MimeLimits = LIMITS) -> bool:
     delimiters = data.count(b"\n--") + 1
     return (
         separators <= limits.max_depth
-        and delimiters < limits.max_parts
-        and lines * (separators + 2) <= limits.max_work
+        and delimiters + separators < limits.max_parts  # message/rfc822 parts need no "--"
+        and lines * (separators + 3) <= limits.max_work
     )

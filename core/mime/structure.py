@@ -200,16 +200,18 @@ class _Walk:
         the next one; the close delimiter `--boundary--` ends the last."""
         data = self.data
         delimiter = b"--" + boundary.encode("utf-8", "surrogateescape")
+        at_line_start = b"\n" + delimiter  # found only where a line starts: C-speed
         parts: list[Part] = []
         begun: int | None = None  # where the current part began
         pos = start
+        found = start if data.startswith(delimiter, start, end) else -1
         while True:
-            found = data.find(delimiter, pos, end)
             if found == -1:
-                break
+                found = data.find(at_line_start, max(pos - 1, start), end)
+                if found == -1:
+                    break
+                found += 1
             pos = found + len(delimiter)
-            if found != start and data[found - 1] != 0x0A:
-                continue
             self.work(1)
             closing = data.startswith(b"--", pos, end)
             newline = data.find(b"\n", pos, end)
@@ -226,7 +228,7 @@ class _Walk:
             if closing:
                 begun = None
                 break
-            begun, pos = after, after
+            begun, pos, found = after, after, -1
         if begun is not None:  # no close delimiter: the last part runs to the end
             number = f"{section}.{len(parts) + 1}" if section else str(len(parts) + 1)
             parts.append(self.part(number, begun, end, depth + 1, inner_type)[0])
