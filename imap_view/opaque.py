@@ -17,7 +17,7 @@ from typing import Final
 
 from pymap.mime import MessageContent, MessageHeader
 
-from core.mime.bounds import header_fields
+from core.mime.headers import header_fields
 from imap_view.parts import CountedBody
 
 __all__ = ["FIELD_LINES", "SCAN_BYTES", "OpaqueContent", "opaque_content"]

@@ -20,7 +20,7 @@ from email.headerregistry import ContentTypeHeader, HeaderRegistry
 
 from pymap.mime import MessageBody, MessageContent, MessageHeader
 
-from core.mime.bounds import header_fields
+from core.mime.headers import header_fields
 from core.mime.structure import Part, Structure
 
 __all__ = ["CountedBody", "content_of", "header_of"]

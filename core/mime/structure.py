@@ -17,23 +17,11 @@ for anything but a small message (`is_opaque` first tries a few counts).
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field, replace
-from email.headerregistry import (
-    ContentDispositionHeader,
-    ContentTypeHeader,
-    HeaderRegistry,
-)
 from typing import Any
 
-from core.mime.bounds import (
-    LIMITS,
-    MimeLimits,
-    OverBound,
-    header_fields,
-    plainly_within,
-    split_header,
-)
+from core.mime.bounds import LIMITS, MimeLimits, OverBound, plainly_within
+from core.mime.headers import content_type, disposition, header_fields, split_header, unfolded
 
 __all__ = ["Envelope", "Part", "Structure", "is_opaque", "mime_structure"]
 
@@ -123,7 +111,6 @@ def _walked(data: bytes, limits: MimeLimits, *, full: bool) -> Structure:
     return Structure(len(data), False, None, root, envelope)
 
 
-_REGISTRY = HeaderRegistry()
 _TYPE_ONLY = frozenset((b"content-type",))
 _KEPT = frozenset(
     (b"content-id", b"content-description", b"content-transfer-encoding",
@@ -164,15 +151,15 @@ class _Walk:
         wanted = None if self.full else _TYPE_ONLY
         for name, folded in header_fields(data, start, fields_end, wanted=wanted):
             if name not in values:
-                values[name] = _unfolded(data, folded)
+                values[name] = unfolded(data, folded)
         envelope = Envelope(
             {name: values[key] for name in _ENVELOPE_FIELDS if (key := name.encode()) in values}
         )
         maintype, subtype, params = content_type(values.get(b"content-type"), default_type)
-        disposition: str | None = None
-        disposition_params: dict[str, str] = {}
+        kind: str | None = None
+        kind_params: dict[str, str] = {}
         if self.full:
-            disposition, disposition_params = _disposition(values.get(b"content-disposition"))
+            kind, kind_params = disposition(values.get(b"content-disposition"))
         headers = {name.decode(): values[name] for name in _KEPT if name in values}
         lines = data.count(b"\n", body_start, end)
         nested: list[Part] = []
@@ -188,7 +175,7 @@ class _Walk:
             nested = [child]
         part = Part(
             section, maintype, subtype, params, start, body_start, end, lines, headers,
-            disposition, disposition_params, inner, nested,
+            kind, kind_params, inner, nested,
         )  # fmt: skip
         return part, envelope
 
@@ -256,48 +243,3 @@ def _extended(data: bytes, part: Part, end: int) -> Part:
     if part.maintype == "message" and part.subtype == "rfc822" and nested:
         nested = [_extended(data, nested[0], end)]
     return replace(part, body_end=end, lines=data.count(b"\n", part.body_start, end), parts=nested)
-
-
-def _unfolded(data: bytes, lines: list[tuple[int, int, int]]) -> str:
-    """A field's value with its folding removed (RFC 5322 §2.2.3), name and colon cut."""
-    raw = b"".join(data[start:end] for start, end, _ in lines)
-    value = raw[raw.index(b":") + 1 :].strip()
-    return value.decode("utf-8", "surrogateescape")
-
-
-# type "/" subtype *(";" parameter) (RFC 2045 §5.1) in its plain form: no comment, no
-# quoted pair, no RFC 2231 continuation or charset (those go to the email package).
-_PLAIN_TYPE = re.compile(r"\s*([\w!#$%&'+.^`|~-]+)\s*/\s*([\w!#$%&'+.^`|~-]+)\s*(;.*)?", re.S)
-_PLAIN_PARAM = re.compile(r'\s*;\s*([\w!#$%&\'+.^`|~-]+)\s*=\s*("[^"]*"|[^;\s"]+)\s*', re.S)
-
-
-def content_type(value: str | None, default: str) -> tuple[str, str, dict[str, str]]:
-    """(type, subtype, parameters) lowered as the email package gives them; a header
-    it cannot read is `text/plain` (RFC 2045 §5.2). The plain form is read by two
-    regular expressions: the email package costs ~50 µs a header."""
-    if value is None:
-        value = default
-    plain = _PLAIN_TYPE.fullmatch(value)
-    if plain is not None and not any(c in value for c in "()\\*"):
-        rest, pos = plain.group(3) or "", 0
-        params: dict[str, str] = {}
-        while pos < len(rest):
-            param = _PLAIN_PARAM.match(rest, pos)
-            if param is None:
-                break
-            params.setdefault(param.group(1).lower(), param.group(2).strip('"'))
-            pos = param.end()
-        else:
-            return plain.group(1).lower(), plain.group(2).lower(), params
-    header = _REGISTRY("content-type", value)
-    assert isinstance(header, ContentTypeHeader)
-    return header.maintype, header.subtype, {str(k): str(v) for k, v in header.params.items()}
-
-
-def _disposition(value: str | None) -> tuple[str | None, dict[str, str]]:
-    if value is None:
-        return None, {}
-    header = _REGISTRY("content-disposition", value)
-    assert isinstance(header, ContentDispositionHeader)
-    kind = header.content_disposition
-    return kind, {str(k): str(v) for k, v in header.params.items()}

@@ -4,9 +4,9 @@ A varied corpus (tests/support/mime_corpus.py) is delivered by SMTP to a gateway
 user; the bytes the gateway stored (its `BODY[]`) are APPENDed to a private Dovecot
 (tests/support/dovecot.py). Then, message by message: `RFC822.SIZE`, `ENVELOPE`,
 `BODYSTRUCTURE`, `BODY[n]` of every section and `BINARY[n]` of every leaf part, read
-from both servers the same way (tests/support/imap_values.py) and compared. Every
-difference is either fixed or listed in `ALLOWED` with its reason (docs/imap.md,
-"Differences from Dovecot"). SQLite only: nothing compared depends on the database.
+from both servers the same way (tests/support/imap_values.py) and compared. They
+must be equal, but for the differences `ALLOWED` lists with their reasons
+(docs/imap.md, "Differences from Dovecot"). SQLite only: nothing compared depends on the database.
 """
 
 from __future__ import annotations
