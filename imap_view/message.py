@@ -5,7 +5,7 @@ the session's `Contents` (imap_view/contents.py), ENVELOPE and BODYSTRUCTURE as 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
@@ -158,6 +158,39 @@ class LoadedMessage(BaseLoadedMessage):
             elif subpart.body.content_type.maintype == "multipart":
                 subpart = EMPTY  # no part found in it: one empty part (imap_view/structure.py)
         return subpart
+
+    def _carried(self, section: Sequence[int] | None) -> MessageContent | None:
+        """The message a multipart/digest's part carries by default (no Content-Type,
+        RFC 2046 §5.1.5), which pymap's `n.HEADER` and `n.TEXT` do not see."""
+        if not section:
+            return None
+        try:
+            msg = self._get_subpart(section)
+        except (IndexError, ValueError):  # pymap's "no content" is a ValueError
+            return None
+        if _carries_a_message(msg) and not msg.is_rfc822:
+            return msg.body.nested[0]
+        return None
+
+    def get_message_headers(
+        self,
+        section: Sequence[int] | None = None,
+        subset: Collection[bytes] | None = None,
+        inverse: bool = False,
+    ) -> Writeable:
+        carried = self._carried(section)
+        if carried is None:
+            return super().get_message_headers(section, subset, inverse)
+        if subset is None:
+            return carried.header
+        fields = (
+            value for key, value in carried.header.folded if inverse != (key.upper() in subset)
+        )
+        return Writeable.concat((Writeable.concat(fields), Writeable.wrap(b"\r\n")))
+
+    def get_message_text(self, section: Sequence[int] | None = None) -> Writeable:
+        carried = self._carried(section)
+        return super().get_message_text(section) if carried is None else carried.body
 
     @classmethod
     def _get_envelope_structure(cls, msg: MessageContent) -> EnvelopeStructure:

@@ -3,7 +3,9 @@
 A varied corpus (tests/support/mime_corpus.py) is delivered by SMTP to a gateway
 user; the bytes the gateway stored (its `BODY[]`) are APPENDed to a private Dovecot
 (tests/support/dovecot.py). Then, message by message: `RFC822.SIZE`, `ENVELOPE`,
-`BODYSTRUCTURE`, `BODY[n]` of every section and `BINARY[n]` of every leaf part, read
+`BODYSTRUCTURE`, `BODY[HEADER]`, `BODY[TEXT]`, `BODY[HEADER.FIELDS (SUBJECT TO)]`,
+`BODY[n]` and `BODY[n.MIME]` of every section, `BODY[n.HEADER]` and `BODY[n.TEXT]`
+of every message/rfc822 part and `BINARY[n]` of every leaf part, read
 from both servers the same way (tests/support/imap_values.py) and compared. They
 must be equal, but for the differences `ALLOWED` lists with their reasons
 (docs/imap.md, "Differences from Dovecot"). SQLite only: nothing compared depends on the database.
@@ -24,6 +26,7 @@ from tests.support.mime_corpus import corpus
 from tests.support.raw_imap import RawImap
 
 D = "agentmail.localhost"
+FIELDS = b"BODY.PEEK[HEADER.FIELDS (SUBJECT TO)]"
 
 
 def _decoded(value: Value) -> Value:
@@ -169,11 +172,14 @@ async def test_imap_answers_as_dovecot_does(tmp_path: Path) -> None:
             mine, dovecots = await _items(ours, uid, whole), await _items(theirs, uid, whole)
             structure = dovecots[b"BODYSTRUCTURE"]
             assert isinstance(structure, list)
-            asked = []
+            asked = [b"BODY.PEEK[HEADER]", b"BODY.PEEK[TEXT]", FIELDS]
             for section, part in _all_sections(structure):
-                asked.append(b"BODY.PEEK[%s]" % section.encode())
+                number = section.encode()
+                asked += [b"BODY.PEEK[%s]" % number, b"BODY.PEEK[%s.MIME]" % number]
                 if _leaf(part):
-                    asked.append(b"BINARY.PEEK[%s]" % section.encode())
+                    asked.append(b"BINARY.PEEK[%s]" % number)
+                elif not _is_multipart(part):  # message/rfc822
+                    asked += [b"BODY.PEEK[%s.HEADER]" % number, b"BODY.PEEK[%s.TEXT]" % number]
             mine.update(await _items(ours, uid, asked))
             dovecots.update(await _items(theirs, uid, asked))
             for item in sorted(set(mine) | set(dovecots)):
