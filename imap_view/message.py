@@ -184,7 +184,9 @@ class LoadedMessage(BaseLoadedMessage):
         if subset is None:
             return carried.header
         fields = (
-            value for key, value in carried.header.folded if inverse != (key.upper() in subset)
+            bytes(value)
+            for key, value in carried.header.folded
+            if inverse != (key.upper() in subset)
         )
         return Writeable.concat((Writeable.concat(fields), Writeable.wrap(b"\r\n")))
 
