@@ -40,7 +40,7 @@ class Envelope:
 
 @dataclass(frozen=True, slots=True)
 class Part:
-    section: str  # IMAP section number ("" for the message itself, "1.2", …)
+    section: str  # IMAP section number ("" for the message, "1.2", …; a carried message its part's)
     maintype: str
     subtype: str
     params: dict[str, str]
@@ -170,8 +170,10 @@ class _Walk:
             inner_type = "message/rfc822" if subtype == "digest" else "text/plain"
             nested = self.multipart(section, body_start, end, depth, boundary, inner_type)
         elif maintype == "message" and subtype == "rfc822":
-            number = f"{section}.1" if section else "1"
-            child, inner = self.part(number, body_start, end, depth + 1, "text/plain")
+            # The carried message answers to its part's number (RFC 3501 §6.4.5: its
+            # parts are numbered below it); a message that is itself message/rfc822
+            # carries its message as part 1.
+            child, inner = self.part(section or "1", body_start, end, depth + 1, "text/plain")
             nested = [child]
         part = Part(
             section, maintype, subtype, params, start, body_start, end, lines, headers,

@@ -59,6 +59,12 @@ def test_a_message_rfc822_part_carries_the_inner_envelope() -> None:
     assert root is not None and root.envelope is not None
     assert root.envelope.fields["to"] == "bob@x.example"
     assert [p.section for p in _walk(root)] == ["", "1", "1.1", "1.1.1", "1.1.2", "1.2"]
+    forwarded = b"Content-Type: multipart/mixed; boundary=f\r\n\r\n--f\r\n\r\nhi\r\n--f\r\n"
+    forwarded += b"Content-Type: message/rfc822\r\n\r\n" + _mixed() + b"\r\n--f--\r\n"
+    outer = mime_structure(forwarded).root
+    assert outer is not None
+    # RFC 3501 §6.4.5: the carried message's parts are numbered below its part, 2.
+    assert [p.section for p in _walk(outer)] == ["", "1", "2", "2", "2.1", "2.1.1", "2.1.2", "2.2"]
 
 
 def _parts(n: int) -> bytes:
