@@ -6,9 +6,14 @@ import json
 from email.message import EmailMessage
 
 import pytest
+from hypothesis import given, settings
+from pymap.mime import MessageContent
 
 from core.mime.bounds import LIMITS, MimeLimits, plainly_within
 from core.mime.structure import Part, Structure, is_opaque, mime_structure
+from imap_view.parts import content_of
+from tests.support.fuzzing import examples
+from tests.support.mime_fuzz import messages
 
 
 def _mixed() -> bytes:
@@ -24,6 +29,11 @@ def _mixed() -> bytes:
 
 def _walk(part: Part) -> list[Part]:
     return [part, *(p for child in part.parts for p in _walk(child))]
+
+
+def _built(content: MessageContent) -> list[MessageContent]:
+    """pymap's parts in `_walk`'s order (a message/rfc822 part, then its message)."""
+    return [content, *(p for child in content.body.nested for p in _built(child))]
 
 
 def test_parts_sizes_and_lines_leave_the_delimiters_line_break_out() -> None:
@@ -106,3 +116,32 @@ def test_within_the_bounds_the_quick_counts_and_the_walk_agree() -> None:
     letter = b"Subject: x\r\n\r\n" + b"a paragraph\r\n\r\n" * 200
     assert not plainly_within(letter)
     assert not is_opaque(letter)
+
+
+SMALL = MimeLimits(
+    max_depth=2, max_parts=4, max_header_lines=10, max_header_bytes=400,
+    max_total_header_bytes=1_000, max_work=200,
+)  # fmt: skip
+
+
+@given(messages)
+@settings(max_examples=examples(150))
+def test_any_message_is_walked_within_bounds_and_the_quick_answers_agree(raw: bytes) -> None:
+    """Hostile MIME (tests/support/mime_fuzz.py): the walk never raises; the store's
+    quick decision (`is_opaque`: counts, then a walk reading types only) is the full
+    walk's; "plainly within" is never wrong; a result's parts nest and survive JSON;
+    pymap's content built from it serves exactly the walk's bytes (imap_view/parts.py)."""
+    for limits in (SMALL, LIMITS):
+        structure = mime_structure(raw, limits)
+        assert is_opaque(raw, limits) == structure.opaque
+        assert not (plainly_within(raw, limits) and structure.opaque)
+    structure = mime_structure(raw)
+    assert Structure.from_json(json.loads(json.dumps(structure.to_json()))) == structure
+    assert structure.root is not None
+    content = content_of(raw, structure)
+    assert bytes(content) == raw
+    for part, built in zip(_walk(structure.root), _built(content), strict=False):
+        assert part.header_start <= part.body_start <= part.body_end <= len(raw)
+        assert bytes(built.body) == raw[part.body_start : part.body_end]
+        for child in part.parts:
+            assert part.body_start <= child.header_start <= child.body_end <= part.body_end
