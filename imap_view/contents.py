@@ -20,6 +20,7 @@ from pymap.mime import MessageContent
 
 from core.folders.contents import created_dates
 from core.folders.drafts import draft_dates, is_draft_seq, render_drafts
+from core.mime.structure import is_opaque, mime_structure
 from core.rendering.batch import (
     content_key,
     content_keys_and,
@@ -29,10 +30,13 @@ from core.rendering.batch import (
 )
 from core.rendering.stored import RenderInputs
 from core.store.engine import Transaction
+from core.store.metrics import IMAP_MESSAGE_PARSES, IMAP_OPAQUE_READS
 from imap_view.backend import Backend
 from imap_view.content_cache import memory_of
 from imap_view.freshness import Freshness, Stamp
 from imap_view.message_sets import FOLLOWING
+from imap_view.opaque import opaque_content
+from imap_view.parts import content_of
 
 __all__ = ["Contents"]
 
@@ -134,9 +138,10 @@ class Contents:
         if not missing:
             return extra
         cache = backend.contents
+        marks: dict[int, bool | None] = {}
         if envelope_only:
-            loaded = await backend.store.read(lambda session: load_many(session, missing))
-            headers = await asyncio.to_thread(_headers_parsed, loaded, backend.domain)
+            loaded = await backend.store.read(lambda session: load_many(session, missing, marks))
+            headers = await asyncio.to_thread(_headers_parsed, loaded, marks, backend.domain)
             for seq, (content, size) in headers.items():
                 cache.put((_HEADER, *content_key(seq, loaded[seq])), content, size)
                 self._command[seq] = content
@@ -146,7 +151,7 @@ class Contents:
         unrendered = [seq for seq in missing if seq not in kept]
         loaded = {}
         if unrendered:
-            loaded = await backend.store.read(lambda session: load_many(session, unrendered))
+            loaded = await backend.store.read(lambda session: load_many(session, unrendered, marks))
         if bytes_only:
             rendered: dict[int, bytes] = {}
             if loaded:
@@ -157,7 +162,7 @@ class Contents:
             self._bytes.update(kept)
             self._bytes.update(rendered)
             return extra
-        parsed = await asyncio.to_thread(_render_and_parse, loaded, kept, backend)
+        parsed = await asyncio.to_thread(_render_and_parse, loaded, marks, kept, backend)
         for seq, (content, size, raw) in parsed.items():
             key = content_key(seq, loaded[seq]) if seq in loaded else keys[seq]
             cache.put(key, content, size, raw)
@@ -170,7 +175,7 @@ class Contents:
             lambda session: render_drafts(session, owner, seqs, backend.domain)
         )
         parsed = await asyncio.to_thread(
-            lambda: {seq: MessageContent.parse(data) for seq, data in raw.items()}
+            lambda: {seq: _content_of(data, None) for seq, data in raw.items()}
         )
         self._command.update(parsed)
 
@@ -203,11 +208,23 @@ _TYPED_HEADERS = (
 )  # fmt: skip
 
 
-def _measured(data: bytes) -> tuple[MessageContent, int]:
+def _content_of(data: bytes, opaque: bool | None) -> MessageContent:
+    """Parsed (its structure walked under the MIME bounds, core/mime/structure.py, and
+    made pymap's content, imap_view/parts.py), or, over the bounds (its stored mark,
+    else the walk stops at a bound), one part made without parsing (imap_view/opaque.py)."""
+    structure = None if opaque else mime_structure(data)
+    if structure is None or structure.opaque:
+        IMAP_OPAQUE_READS.inc()
+        return opaque_content(data)
+    IMAP_MESSAGE_PARSES.inc()
+    return content_of(data, structure)
+
+
+def _measured(data: bytes, opaque: bool | None) -> tuple[MessageContent, int]:
     """Parsed, with its ENVELOPE and BODYSTRUCTURE headers, and the memory it then holds:
     in this worker thread, not on the loop, and final, so the cache's count stays true
     (measured before those headers, a content doubled once a client fetched them)."""
-    content = MessageContent.parse(data)
+    content = _content_of(data, opaque)
     for part in content.walk():
         for name in _TYPED_HEADERS:
             getattr(part.header.parsed, name)
@@ -215,14 +232,27 @@ def _measured(data: bytes) -> tuple[MessageContent, int]:
 
 
 def _headers_parsed(
-    loaded: dict[int, bytes | RenderInputs], domain: str
+    loaded: dict[int, bytes | RenderInputs], marks: dict[int, bool | None], domain: str
 ) -> dict[int, tuple[MessageContent, int]]:
-    return {seq: _measured(data) for seq, data in render_headers(loaded, domain).items()}
+    """Only the header section parsed; a message over the bounds made whole without
+    parsing (its header alone would be no cheaper to read)."""
+    out = {}
+    for seq, item in loaded.items():
+        mark = marks.get(seq)
+        if isinstance(item, bytes) and (is_opaque(item) if mark is None else mark):
+            out[seq] = _measured(item, True)
+    rest = {seq: item for seq, item in loaded.items() if seq not in out}
+    for seq, data in render_headers(rest, domain).items():
+        out[seq] = _measured(data, False)
+    return out
 
 
 def _render_and_parse(
-    loaded: dict[int, bytes | RenderInputs], kept: dict[int, bytes], backend: Backend
+    loaded: dict[int, bytes | RenderInputs],
+    marks: dict[int, bool | None],
+    kept: dict[int, bytes],
+    backend: Backend,
 ) -> dict[int, tuple[MessageContent, int, bytes]]:
     """The loaded mails rendered, and they and the `kept` ones parsed."""
     raw = {**kept, **render_loaded(loaded, backend.blobs, backend.domain)} if loaded else kept
-    return {seq: (*_measured(data), data) for seq, data in raw.items()}
+    return {seq: (*_measured(data, marks.get(seq)), data) for seq, data in raw.items()}

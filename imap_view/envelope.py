@@ -61,15 +61,24 @@ class _Envelope(EnvelopeStructure):
         )
 
     def _list(self, headers: Sequence[AddressHeader] | None) -> Writeable:
-        addresses: list[Address] = []
+        """The addresses; a group (RFC 5322 §3.4) between its start, `(NIL NIL "name"
+        NIL)`, and its end, `(NIL NIL NIL NIL)`, as RFC 3501 §7.4.2 writes it."""
+        items: list[Writeable] = []
         for header in headers or ():
             if isinstance(header, SingleAddressHeader):
-                addresses.append(header.address)
-            else:
-                addresses.extend(header.addresses)
-        if not addresses:
+                items.append(self._address(header.address))
+                continue
+            for group in header.groups:
+                if group.display_name is None:
+                    items.extend(self._address(address) for address in group.addresses)
+                    continue
+                name = group.display_name if self.utf8 else seven_bit_text(group.display_name)
+                items.append(List([Nil(), Nil(), String.build(name), Nil()]))
+                items.extend(self._address(address) for address in group.addresses)
+                items.append(List([Nil(), Nil(), Nil(), Nil()]))
+        if not items:
             return Nil()
-        return List([self._address(address) for address in addresses])
+        return List(items)
 
     def _address(self, address: Address) -> List:
         """address = "(" addr-name SP addr-adl SP addr-mailbox SP addr-host ")"."""

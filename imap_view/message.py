@@ -5,7 +5,7 @@ the session's `Contents` (imap_view/contents.py), ENVELOPE and BODYSTRUCTURE as 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
@@ -16,7 +16,7 @@ from pymap.parsing.response.fetch import BodyStructure, EnvelopeStructure
 from pymap.parsing.specials import FetchRequirement, Flag, ObjectId
 
 from imap_view.envelope import envelope_of
-from imap_view.structure import body_structure
+from imap_view.structure import EMPTY, body_structure
 
 if TYPE_CHECKING:  # imap_view.contents needs the backend, whose selections hold messages
     from imap_view.contents import Contents
@@ -133,10 +133,66 @@ class LoadedMessage(BaseLoadedMessage):
     (a session that enabled UTF8=ACCEPT, RFC 6855, loads `Utf8LoadedMessage`).
 
     BODYSTRUCTURE's size of a part is the size of its body, and a text part's
-    line count that of its body; pymap 0.36 counts the part's headers in both.
+    line count the line feeds in its body, as Dovecot counts (imap_view/parts.py);
+    pymap 0.36 counts the part's headers in both.
     """
 
     utf8: ClassVar[bool] = False
+
+    def _get_subpart(self, section: Sequence[int] | None) -> MessageContent:
+        """The part a section number names (RFC 3501 §6.4.5): below a message/rfc822
+        part the numbers name the parts of the message it carries, so `2.1` of a
+        forwarded multipart message is that message's first part. pymap 0.36 (its
+        private `_get_subpart`, which every section read goes through) took `2.1` for
+        the carried message itself."""
+        subpart = self.content
+        for depth, number in enumerate(section or ()):
+            carries = _carries_a_message(subpart)
+            if depth and carries:
+                subpart = subpart.body.nested[0]
+                carries = _carries_a_message(subpart)
+            if subpart.body.has_nested and not carries:
+                subpart = subpart.body.nested[number - 1]
+            elif number != 1:
+                raise IndexError(number)
+            elif subpart.body.content_type.maintype == "multipart":
+                subpart = EMPTY  # no part found in it: one empty part (imap_view/structure.py)
+        return subpart
+
+    def _carried(self, section: Sequence[int] | None) -> MessageContent | None:
+        """The message a multipart/digest's part carries by default (no Content-Type,
+        RFC 2046 §5.1.5), which pymap's `n.HEADER` and `n.TEXT` do not see."""
+        if not section:
+            return None
+        try:
+            msg = self._get_subpart(section)
+        except (IndexError, ValueError):  # pymap's "no content" is a ValueError
+            return None
+        if _carries_a_message(msg) and not msg.is_rfc822:
+            return msg.body.nested[0]
+        return None
+
+    def get_message_headers(
+        self,
+        section: Sequence[int] | None = None,
+        subset: Collection[bytes] | None = None,
+        inverse: bool = False,
+    ) -> Writeable:
+        carried = self._carried(section)
+        if carried is None:
+            return super().get_message_headers(section, subset, inverse)
+        if subset is None:
+            return carried.header
+        fields = (
+            bytes(value)
+            for key, value in carried.header.folded
+            if inverse != (key.upper() in subset)
+        )
+        return Writeable.concat((Writeable.concat(fields), Writeable.wrap(b"\r\n")))
+
+    def get_message_text(self, section: Sequence[int] | None = None) -> Writeable:
+        carried = self._carried(section)
+        return super().get_message_text(section) if carried is None else carried.body
 
     @classmethod
     def _get_envelope_structure(cls, msg: MessageContent) -> EnvelopeStructure:
@@ -151,6 +207,12 @@ class LoadedMessage(BaseLoadedMessage):
         return body_structure(
             msg, cls._get_envelope_structure, cls._get_size_with_lines, utf8=cls.utf8
         )
+
+
+def _carries_a_message(msg: MessageContent) -> bool:
+    """A message/rfc822 part (by its type, or its place in a multipart/digest)."""
+    kind = msg.body.content_type
+    return kind.maintype == "message" and kind.subtype == "rfc822" and msg.body.has_nested
 
 
 class Utf8LoadedMessage(LoadedMessage):

@@ -16,12 +16,16 @@ per-type builders of pymap are subclassed with those fields, and every text is
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from email.headerregistry import ContentDispositionHeader
-from typing import Any
+from email.headerregistry import (
+    ContentDispositionHeader,
+    ContentTransferEncodingHeader,
+    HeaderRegistry,
+)
+from typing import Any, Final
 from urllib.parse import quote
 
 from pymap.bytes import Writeable
-from pymap.mime import MessageContent
+from pymap.mime import MessageBody, MessageContent, MessageHeader
 from pymap.parsing.primitives import List, Nil, String
 from pymap.parsing.response.fetch import (
     BodyStructure,
@@ -33,9 +37,15 @@ from pymap.parsing.response.fetch import (
 )
 
 from imap_view.header_text import is_ascii, raw_header, seven_bit_params, stored_text
+from imap_view.opaque import OpaqueContent
 
-__all__ = ["body_structure"]
+__all__ = ["EMPTY", "body_structure", "opaque_structure"]
 
+_REGISTRY = HeaderRegistry()
+# What a part of a multipart in which no delimiter was found holds: nothing.
+EMPTY: Final[MessageContent] = MessageContent(b"", MessageHeader.empty(), MessageBody.empty())
+_SEVEN_BIT = _REGISTRY("content-transfer-encoding", "7bit")
+assert isinstance(_SEVEN_BIT, ContentTransferEncodingHeader)
 EnvelopeOf = Callable[[MessageContent], EnvelopeStructure]
 
 
@@ -145,25 +155,29 @@ def body_structure(
 ) -> BodyStructure:
     """The part's structure; `envelope_of` and `size_with_lines` are the loaded
     message's own (imap_view/message.py), so nested messages are served alike."""
+    if isinstance(msg, OpaqueContent):
+        return opaque_structure(msg)
     parsed = msg.header.parsed
     content_type = msg.body.content_type
     raw_params = content_type.params
     params = dict(raw_params) if utf8 else seven_bit_params(raw_params)
+    if content_type.maintype == "text" and "charset" not in params:
+        params = {"charset": "us-ascii", **params}  # RFC 2045 §5.2's default, as Dovecot
     ext = Extensions(msg, utf8)
     structure: BodyStructure
     if content_type.maintype == "multipart":
         parts = [
             body_structure(part, envelope_of, size_with_lines, utf8=utf8)
             for part in msg.body.nested
-        ]
+        ] or [_empty_part()]  # no part found: one empty text part, as Dovecot writes it
         structure = _Multipart(content_type.subtype, params, None, None, None, parts)
         structure.ext = ext
         return structure
     content_id = parsed.content_id
     description = parsed.content_description
     if not utf8:
-        description = stored_text(msg, b"content-description", description)  # type: ignore[assignment]
-    encoding = parsed.content_transfer_encoding
+        description = stored_text(msg, b"content-description", description)
+    encoding = parsed.content_transfer_encoding or _SEVEN_BIT  # RFC 2045 §6.1's default
     size, lines = size_with_lines(msg)
     if content_type.maintype == "message" and content_type.subtype == "rfc822":
         inner = msg.body.nested[0]
@@ -177,4 +191,27 @@ def body_structure(
         fields = (params, None, None, None, content_id, description, encoding, None)
         structure = _Content(content_type.maintype, content_type.subtype, *fields, size)
     structure.ext = ext
+    return structure
+
+
+def _empty_part() -> BodyStructure:
+    """The one part of a multipart in which no delimiter was found (or that names no
+    boundary): `("text" "plain" ("charset" "us-ascii") NIL NIL "7bit" 0 0 …)`;
+    `BODY[n.1]` of it is empty (imap_view/message.py)."""
+    fields = ({"charset": "us-ascii"}, None, None, None, None, None, _SEVEN_BIT, None)
+    structure = _Text("plain", *fields, 0, 0)
+    structure.ext = Extensions(EMPTY, False)
+    return structure
+
+
+def opaque_structure(msg: OpaqueContent) -> BodyStructure:
+    """A message over the MIME bounds: one text/plain part, its body as it is
+    (`"text" "plain" ("charset" "us-ascii") NIL NIL "7bit" size lines NIL NIL NIL NIL`;
+    utf-8 and 8bit when the body has bytes over 127). docs/imap.md, "Opaque messages"."""
+    charset, encoding = ("utf-8", "8bit") if msg.eight_bit else ("us-ascii", "7bit")
+    cte = _REGISTRY("content-transfer-encoding", encoding)
+    assert isinstance(cte, ContentTransferEncodingHeader)
+    fields = ({"charset": charset}, None, None, None, None, None, cte, None)
+    structure = _Text("plain", *fields, len(msg.body), msg.body.lines)
+    structure.ext = Extensions(msg, False)
     return structure

@@ -22,7 +22,7 @@ from core.rendering.stored import MAX_REFERENCES, RenderInputs, parts_of
 from core.store.blobs import BlobStore
 from core.store.engine import Transaction
 from core.store.models import Attachment, Conversation, Mail
-from core.store.raw_messages import originals_of
+from core.store.raw_messages import marked_originals_of
 
 T = TypeVar("T")
 
@@ -36,16 +36,22 @@ __all__ = [
 ]
 
 
-def load_many(session: Session, seqs: Sequence[int]) -> dict[int, bytes | RenderInputs]:
-    """Per mail seq: its original bytes, or what `render_mail` needs (unknown seqs are left out)."""
+def load_many(
+    session: Session, seqs: Sequence[int], marks: dict[int, bool | None] | None = None
+) -> dict[int, bytes | RenderInputs]:
+    """Per mail seq: its original bytes, or what `render_mail` needs (unknown seqs are
+    left out). `marks` gets each original's opaque mark (core/store/raw_messages.py)."""
     rows = session.execute(
         select(Mail, Conversation.alias)
         .join(Conversation, Conversation.id == Mail.session_id)
         .where(Mail.seq.in_(seqs))
     ).all()
-    found: dict[int, bytes | RenderInputs] = dict(
-        originals_of(session, [mail.seq for mail, _ in rows if mail.raw_sha256 is not None])
+    originals = marked_originals_of(
+        session, [mail.seq for mail, _ in rows if mail.raw_sha256 is not None]
     )
+    found: dict[int, bytes | RenderInputs] = {seq: data for seq, (data, _) in originals.items()}
+    if marks is not None:
+        marks.update((seq, mark) for seq, (_, mark) in originals.items())
     to_render: list[tuple[Mail, str | None]] = []
     for mail, alias in rows:
         if mail.raw_sha256 is None:

@@ -68,3 +68,12 @@ OPEN_PERMISSION_REQUESTS = Gauge(
     "Permission requests waiting for a decision (read from the database at each scrape).",
     multiprocess_mode="mostrecent",
 )
+IMAP_MESSAGE_PARSES = Counter(
+    "agentmail_imap_message_parses",
+    "MIME parses IMAP made of a message at read time (whole or header only; a message "
+    "over the MIME bounds is served without one, docs/imap.md).",
+)
+IMAP_OPAQUE_READS = Counter(
+    "agentmail_imap_opaque_reads",
+    "Messages over the MIME bounds IMAP served as one part, without parsing them.",
+)

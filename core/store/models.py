@@ -200,6 +200,9 @@ class RawMessage(Base):
     size: Mapped[int] = mapped_column(BigInteger)
     data: Mapped[bytes] = mapped_column(LargeBinary)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # Over the MIME bounds (core/rendering/mime_bounds.py): served as it is, never
+    # walked again. NULL: stored before the mark existed (a reader decides).
+    opaque: Mapped[bool | None] = mapped_column(Boolean, nullable=True, default=None)
 
 
 class Delivery(Base):

@@ -7,6 +7,10 @@ in the transaction of the mails that name it, in the database: it is as durable
 as they are (the database syncs the commit), in every backup of the database,
 never orphaned by a refused submission and never collected while a mail names it.
 Readers get the bytes exactly as they came (IMAP `BODY[]`, export).
+
+Whether the bytes are over the MIME bounds (core/mime/bounds.py) is decided here, once,
+with the hash, and kept with them (`opaque`): IMAP then serves such a message as it
+is and never walks its MIME (docs/imap.md).
 """
 
 from __future__ import annotations
@@ -19,23 +23,27 @@ from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from core.mime.structure import is_opaque
 from core.store.models import Mail, RawMessage, table_of, utcnow
 from core.store.prepared import Prepared
 
-__all__ = ["Original", "keep_original", "originals_of"]
+__all__ = ["Original", "keep_original", "marked_originals_of", "originals_of"]
 
 
 @dataclass(frozen=True, slots=True)
 class Original:
-    """Bytes with their sha256, hashed once however many mails carry them."""
+    """Bytes with their sha256 and whether their MIME is over the bounds, worked out
+    once however many mails carry them."""
 
     sha256: str
     data: bytes
+    opaque: bool | None = None  # None: not decided (a reader decides)
 
     @classmethod
     def of(cls, data: bytes) -> Original:
-        """Hashing is CPU work on big messages: call it in a worker thread."""
-        return cls(hashlib.sha256(data).hexdigest(), data)
+        """Hashing and the bounds' scan are CPU work on big messages: call it in a
+        worker thread (a few counts for most mail, core/mime/bounds.py)."""
+        return cls(hashlib.sha256(data).hexdigest(), data, is_opaque(data))
 
 
 # Built once, bound per call: `.values(values)` made a statement and a cache key over
@@ -59,6 +67,7 @@ def keep_original(session: Session, original: Original) -> str:
         "size": len(original.data),
         "data": original.data,
         "created_at": utcnow(),
+        "opaque": original.opaque,
     }
     _KEEP[connection.dialect.name].run(connection, values)
     return original.sha256
@@ -67,6 +76,13 @@ def keep_original(session: Session, original: Original) -> str:
 def originals_of(session: Session, seqs: Sequence[int]) -> dict[int, bytes]:
     """The original bytes of those of these mails that have them, by mail seq (mails
     sharing bytes share one `bytes` object: each content is read once)."""
+    return {seq: data for seq, (data, _) in marked_originals_of(session, seqs).items()}
+
+
+def marked_originals_of(
+    session: Session, seqs: Sequence[int]
+) -> dict[int, tuple[bytes, bool | None]]:
+    """`originals_of` with each one's opaque mark (None: stored before the mark)."""
     if not seqs:
         return {}
     named = session.execute(
@@ -78,9 +94,11 @@ def originals_of(session: Session, seqs: Sequence[int]) -> dict[int, bytes]:
     if not wanted:
         return {}
     data = {
-        sha256: bytes(content)
-        for sha256, content in session.execute(
-            select(RawMessage.sha256, RawMessage.data).where(RawMessage.sha256.in_(wanted))
+        sha256: (bytes(content), opaque)
+        for sha256, content, opaque in session.execute(
+            select(RawMessage.sha256, RawMessage.data, RawMessage.opaque).where(
+                RawMessage.sha256.in_(wanted)
+            )
         )
     }
     return {int(seq): data[sha256] for seq, sha256 in named if sha256 in data}

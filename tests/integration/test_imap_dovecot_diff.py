@@ -1,0 +1,198 @@
+"""The gateway's IMAP answers next to Dovecot 2.3's on the same bytes (the outside oracle).
+
+A varied corpus (tests/support/mime_corpus.py) is delivered by SMTP to a gateway
+user; the bytes the gateway stored (its `BODY[]`) are APPENDed to a private Dovecot
+(tests/support/dovecot.py). Then, message by message: `RFC822.SIZE`, `ENVELOPE`,
+`BODYSTRUCTURE`, `BODY[HEADER]`, `BODY[TEXT]`, `BODY[HEADER.FIELDS (SUBJECT TO)]`,
+`BODY[n]` and `BODY[n.MIME]` of every section, `BODY[n.HEADER]` and `BODY[n.TEXT]`
+of every message/rfc822 part and `BINARY[n]` of every leaf part, read
+from both servers the same way (tests/support/imap_values.py) and compared. They
+must be equal, but for the differences `ALLOWED` lists with their reasons
+(docs/imap.md, "Differences from Dovecot"). SQLite only: nothing compared depends on the database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import smtplib
+from collections.abc import Iterator
+from email.header import decode_header, make_header
+from pathlib import Path
+
+from tests.support.dovecot import running_dovecot
+from tests.support.gateway import PASSWORD, Api, running_gateway
+from tests.support.imap_values import Value, fetch_items, read_response
+from tests.support.mime_corpus import corpus
+from tests.support.raw_imap import RawImap
+
+D = "agentmail.localhost"
+FIELDS = b"BODY.PEEK[HEADER.FIELDS (SUBJECT TO)]"
+
+
+def _decoded(value: Value) -> Value:
+    """Every string with its RFC 2047 encoded-words decoded: the text, not its encoding."""
+    if isinstance(value, list):
+        return [_decoded(item) for item in value]
+    if isinstance(value, bytes):
+        return str(make_header(decode_header(value.decode("utf-8")))).encode()
+    return value
+
+
+# (message name, item) → why the gateway answers differently from Dovecot, and what
+# must still be equal: both answers are compared after `_decoded`, so only the
+# encoding of the same text may differ.
+ALLOWED: dict[tuple[str, str], str] = {
+    ("encoded words", "ENVELOPE"): (
+        "display names go out as the gateway encodes them (UTF-8, base64 encoded-words), "
+        "Dovecot passes the encoded-words as written; the text is the same"
+    ),
+    ("raw UTF-8 headers", "ENVELOPE"): (
+        "a raw UTF-8 Subject goes out as an encoded-word to a session that did not "
+        "ENABLE UTF8=ACCEPT (RFC 6855 §3); Dovecot sends the raw UTF-8"
+    ),
+}
+
+
+def _deliver(port: int, user: str, messages: list[bytes]) -> None:
+    with smtplib.SMTP("127.0.0.1", port, timeout=60) as client:
+        client.login(user, PASSWORD)
+        for raw in messages:
+            client.sendmail(user, [user], raw)
+
+
+class _Client:
+    """One IMAP connection, commands numbered, responses read whole."""
+
+    def __init__(self, raw: RawImap) -> None:
+        self.raw, self.n = raw, 0
+
+    async def command(self, line: bytes, literal: bytes | None = None) -> bytes:
+        self.n += 1
+        tag = b"t%d" % self.n
+        if literal is not None:  # LITERAL+ (RFC 7888): no continuation to wait for
+            await self.raw.send(
+                tag + b" " + line + b" {%d+}\r\n" % len(literal) + literal + b"\r\n"
+            )
+        else:
+            await self.raw.send(tag + b" " + line + b"\r\n")
+        response = await read_response(self.raw.reader, tag)
+        last = response[response.rindex(tag + b" ") :]
+        assert last.startswith(tag + b" OK"), (line, response[-500:])
+        return response
+
+
+async def _client(port: int, user: str, password: str) -> _Client:
+    client = _Client(await RawImap.open(port))
+    await client.command(b'LOGIN "%s" "%s"' % (user.encode(), password.encode()))
+    return client
+
+
+def _is_multipart(body: Value) -> bool:
+    return isinstance(body, list) and bool(body) and isinstance(body[0], list)
+
+
+def _children(body: list[Value], number: str) -> Iterator[tuple[str, list[Value]]]:
+    """body-type-mpart = 1*body SP media-subtype …: the parts come first, unwrapped."""
+    parts = [part for part in body if isinstance(part, list)][: _part_count(body)]
+    for i, part in enumerate(parts, 1):
+        yield from _sections(part, f"{number}.{i}" if number else str(i))
+
+
+def _part_count(body: list[Value]) -> int:
+    count = 0
+    while count < len(body) and isinstance(body[count], list):
+        count += 1
+    return count
+
+
+def _sections(part: list[Value], number: str) -> Iterator[tuple[str, list[Value]]]:
+    """IMAP section numbers of a part and those below it (RFC 3501 §6.4.5)."""
+    yield number, part
+    if _is_multipart(part):
+        yield from _children(part, number)
+    elif _lower(part[0]) == b"message" and _lower(part[1]) == b"rfc822":
+        inner = part[8]
+        assert isinstance(inner, list)
+        if _is_multipart(inner):
+            yield from _children(inner, number)
+        else:
+            yield f"{number}.1", inner
+
+
+def _all_sections(body: list[Value]) -> list[tuple[str, list[Value]]]:
+    if _is_multipart(body):
+        return list(_children(body, ""))
+    return [("1", body)]
+
+
+def _lower(value: Value) -> Value:
+    return value.lower() if isinstance(value, bytes) else value
+
+
+def _leaf(part: list[Value]) -> bool:
+    return not _is_multipart(part) and not (
+        _lower(part[0]) == b"message" and _lower(part[1]) == b"rfc822"
+    )
+
+
+async def _items(client: _Client, uid: int, items: list[bytes]) -> dict[bytes, Value]:
+    response = await client.command(b"UID FETCH %d (%s)" % (uid, b" ".join(items)))
+    [found] = fetch_items(response).values()
+    return {name.replace(b".PEEK", b""): value for name, value in found.items()}
+
+
+async def test_imap_answers_as_dovecot_does(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'agentmail.db'}"
+    async with (
+        running_dovecot(tmp_path / "dovecot", plaintext=True) as dovecot,
+        running_gateway(url, tmp_path / "data", background_jobs=False) as gateway,
+    ):
+        api = Api(gateway)
+        try:
+            await api.human("alice")
+        finally:
+            await api.close()
+        user = f"alice@{D}"
+        messages = corpus(user)
+        await asyncio.to_thread(_deliver, gateway.smtp_port, user, [raw for _, raw in messages])
+        ours = await _client(gateway.imap_port, "alice", PASSWORD)
+        theirs = await _client(dovecot.port, dovecot.user, dovecot.password)
+        await ours.command(b"SELECT INBOX")
+        stored = fetch_items(await ours.command(b"UID FETCH 1:* (UID BODY.PEEK[])"))
+        assert len(stored) == len(messages)
+        for n in sorted(stored):
+            data = stored[n][b"BODY[]"]
+            assert isinstance(data, bytes)
+            await theirs.command(b"APPEND INBOX", data)
+        await theirs.command(b"SELECT INBOX")
+
+        differences: list[str] = []
+        whole = [b"UID", b"RFC822.SIZE", b"ENVELOPE", b"BODYSTRUCTURE"]
+        for uid, (name, _) in enumerate(messages, 1):
+            mine, dovecots = await _items(ours, uid, whole), await _items(theirs, uid, whole)
+            structure = dovecots[b"BODYSTRUCTURE"]
+            assert isinstance(structure, list)
+            asked = [b"BODY.PEEK[HEADER]", b"BODY.PEEK[TEXT]", FIELDS]
+            for section, part in _all_sections(structure):
+                number = section.encode()
+                asked += [b"BODY.PEEK[%s]" % number, b"BODY.PEEK[%s.MIME]" % number]
+                if _leaf(part):
+                    asked.append(b"BINARY.PEEK[%s]" % number)
+                elif not _is_multipart(part):  # message/rfc822
+                    asked += [b"BODY.PEEK[%s.HEADER]" % number, b"BODY.PEEK[%s.TEXT]" % number]
+            mine.update(await _items(ours, uid, asked))
+            dovecots.update(await _items(theirs, uid, asked))
+            for item in sorted(set(mine) | set(dovecots)):
+                if item == b"UID" or mine.get(item) == dovecots.get(item):
+                    continue
+                if (name, item.decode()) in ALLOWED and _decoded(mine.get(item)) == _decoded(
+                    dovecots.get(item)
+                ):
+                    continue
+                differences.append(
+                    f"{name} {item.decode()}:\n  gateway {mine.get(item)!r}\n"
+                    f"  dovecot {dovecots.get(item)!r}"
+                )
+        await ours.raw.close()
+        await theirs.raw.close()
+        assert not differences, "\n".join(differences)
