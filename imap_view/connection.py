@@ -49,6 +49,7 @@ from pymap.parsing.response import (
 
 from imap_view.deadline import Deadline
 from imap_view.limits import LINE_BYTES, LITERAL_CHUNK, LITERALS_PER_COMMAND, ImapLimits
+from imap_view.mailbox_names import UTF8_NAMES
 
 __all__ = ["LimitedConnection"]
 
@@ -147,7 +148,17 @@ class LimitedConnection(IMAPConnection):
         except AttributeError:  # pymap's way of saying "no session yet"
             return False
 
+    @property
+    def utf8_names(self) -> bool:
+        """Whether this session enabled UTF8=ACCEPT (RFC 6855 §3: UTF-8 mailbox names)."""
+        try:
+            extensions = getattr(self._state and self._state.session, "extensions", None)
+        except AttributeError:  # no session yet
+            return False
+        return bool(getattr(extensions, "utf8_accept", False))
+
     async def read_command(self, state: ConnectionState) -> Command:
+        UTF8_NAMES.set(self.utf8_names)  # read by the parse, in this connection's task
         while True:
             self._start_command()
             self._in_command = True

@@ -31,12 +31,14 @@ from imap_view.connection import LimitedConnection
 from imap_view.content_cache import ContentCache
 from imap_view.limits import ImapLimits
 from imap_view.login import Login
+from imap_view.mailbox_names import install as install_name_decoding
 from imap_view.pymap_speedups import install as install_speedups
 from imap_view.state import GatewayState
 
 __all__ = ["start_imap"]
 
 install_speedups()
+install_name_decoding()
 
 
 class _Server(IMAPServer):
