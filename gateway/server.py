@@ -1,8 +1,9 @@
 """The composition root: one asyncio loop runs HTTP, SMTP and IMAP.
 
-`Gateway.start()` opens the store, migrates it, makes sure an admin exists,
-binds the servers (port 0 picks a free port; the real ports are attributes) and
-starts the background tasks; `stop()` undoes all of it in reverse.
+`Gateway.start()` starts the loop's watchdog (gateway/loop_watchdog.py), opens the
+store, migrates it, makes sure an admin exists, binds the servers (port 0 picks a
+free port; the real ports are attributes) and starts the background tasks; `stop()`
+undoes all of it in reverse.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from core.store.migrate import migrate
 from core.store.models import utcnow
 from core.store.replicas import ReplicaListener
 from gateway.http_connections import ConnectionGuard, guarded_protocol
+from gateway.loop_watchdog import LoopWatchdog
 from gateway.notify import notify
 from gateway.sockets import bind_tcp
 from gateway.tls import server_tls_context
@@ -96,6 +98,9 @@ class Gateway:
         # First: a bad certificate is reported before anything is opened or bound.
         self.tls = server_tls_context(settings)
         set_bcrypt_rounds(settings.bcrypt_rounds)
+        watchdog = LoopWatchdog()  # logs and counts any stall of this loop over 250 ms
+        watchdog.start()
+        self._stack.callback(watchdog.stop)
         if not settings.database_url:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
         store = Store(
