@@ -27,6 +27,7 @@ from pymap.selected import SelectedMailbox
 from core.errors import DomainError
 from imap_view.condstore import CondstoreState
 from imap_view.extensions import wire_modseq
+from imap_view.flag_announcements import first
 from imap_view.list_extended import CheckedLsubCommand, ExtendedListCommand, listed_line
 from imap_view.mailbox_names import InvalidName
 from imap_view.replies import refusal_for
@@ -69,6 +70,7 @@ class GatewayState(CondstoreState):
             response = await super().do_command(cmd)
         except DomainError as exc:
             return refusal_for(exc).get_response(cmd.tag)
+        first(response)  # a new keyword's `* FLAGS` before any FETCH showing it
         selected = self._selected
         if (
             isinstance(selected, GatewaySelected)
