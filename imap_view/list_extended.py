@@ -21,7 +21,7 @@ from pymap.parsing.command.auth import ListCommand, LSubCommand
 from pymap.parsing.exceptions import NotParseable
 from pymap.parsing.primitives import List, String
 from pymap.parsing.response.specials import ListResponse
-from pymap.parsing.specials import Mailbox, StatusAttribute
+from pymap.parsing.specials import AString, StatusAttribute
 
 from imap_view.mailbox_names import decode_pattern
 from imap_view.status import GatewayStatusAttribute
@@ -77,9 +77,11 @@ class ExtendedListCommand(ListCommand):
             if not selection <= SELECTION or (recursive and not selection & RECURSIVE_BASES):
                 raise NotParseable(buf)  # RFC 5258 §3: BAD for both
             _, buf = Space.parse(buf, params)
-        ref_name, buf = Mailbox.parse(buf, params)
+        ref_name, buf = _reference(buf, params)
         _, buf = Space.parse(buf, params)
         patterns, buf = _patterns(buf, params)
+        if ref_name is None:  # a reference that is no name: nothing listed, as Dovecot
+            ref_name, patterns = "", []
         returns: frozenset[bytes] = frozenset()
         status: tuple[StatusAttribute, ...] = ()
         if bytes(buf[:8]).upper() == b" RETURN ":
@@ -87,7 +89,7 @@ class ExtendedListCommand(ListCommand):
         _, buf = EndLine.parse(buf, params)
         command = cls(
             params.tag,
-            ref_name.value,
+            ref_name,
             patterns,
             selection=selection,
             returns=returns,
@@ -115,6 +117,13 @@ def _options(buf: memoryview) -> tuple[list[bytes], memoryview]:
     return names, buf[1:]
 
 
+def _reference(buf: memoryview, params: Params) -> tuple[str | None, memoryview]:
+    """LIST's reference name (RFC 3501 §6.3.8), or None if it is no name."""
+    string, buf = AString.parse(buf, params)
+    raw = string.value
+    return ("INBOX" if raw.upper() == b"INBOX" else decode_pattern(raw)), buf
+
+
 def _pattern(buf: memoryview, params: Params) -> tuple[str | None, memoryview]:
     match = ListCommand._list_mailbox_pattern.match(buf)
     if match:
@@ -140,20 +149,20 @@ def _patterns(buf: memoryview, params: Params) -> tuple[list[str | None], memory
 
 
 class CheckedLsubCommand(LSubCommand):
-    """`LSUB SP mailbox SP list-mailbox` (RFC 3501 §6.3.9), the pattern decoded as LIST's;
-    one that is no name is kept as None, and `do_lsub` lists nothing for it."""
+    """`LSUB SP mailbox SP list-mailbox` (RFC 3501 §6.3.9), decoded as LIST's; if the
+    reference or the pattern is no name, `do_list` lists nothing for it."""
 
     pattern_valid = True
 
     @classmethod
     def parse(cls, buf: memoryview, params: Params) -> tuple[CheckedLsubCommand, memoryview]:
         _, buf = Space.parse(buf, params)
-        ref_name, buf = Mailbox.parse(buf, params)
+        ref_name, buf = _reference(buf, params)
         _, buf = Space.parse(buf, params)
         pattern, buf = _pattern(buf, params)
         _, buf = EndLine.parse(buf, params)
-        command = cls(params.tag, ref_name.value, pattern if pattern is not None else "")
-        command.pattern_valid = pattern is not None
+        command = cls(params.tag, ref_name or "", pattern or "")
+        command.pattern_valid = ref_name is not None and pattern is not None
         return command, buf
 
 
