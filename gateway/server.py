@@ -1,8 +1,8 @@
 """The composition root: one asyncio loop runs HTTP, SMTP and IMAP.
 
-`Gateway.start()` starts the loop's watchdog (gateway/loop_watchdog.py), opens the
-store, migrates it, makes sure an admin exists, binds the servers (port 0 picks a
-free port; the real ports are attributes) and starts the background tasks; `stop()`
+`Gateway.start()` opens the store, migrates it, makes sure an admin exists, binds
+the servers (port 0 picks a free port; the real ports are attributes), starts the
+background tasks and the loop's watchdog (gateway/loop_watchdog.py); `stop()`
 undoes all of it in reverse.
 """
 
@@ -98,9 +98,6 @@ class Gateway:
         # First: a bad certificate is reported before anything is opened or bound.
         self.tls = server_tls_context(settings)
         set_bcrypt_rounds(settings.bcrypt_rounds)
-        watchdog = LoopWatchdog()  # logs and counts any stall of this loop over 250 ms
-        watchdog.start()
-        self._stack.callback(watchdog.stop)
         if not settings.database_url:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
         store = Store(
@@ -139,6 +136,11 @@ class Gateway:
         self._every(1.0, self._expire_requests)
         ttl_seconds = settings.attachment_ttl_hours * 3600
         self._every(min(3600.0, max(1.0, ttl_seconds / 4)), self._collect_attachments)
+        # Serving from now on: any stall of this loop over 250 ms is logged and counted
+        # (start-up's imports and migrations, before any client, are not).
+        watchdog = LoopWatchdog()
+        watchdog.start()
+        self._stack.callback(watchdog.stop)
 
     async def _start_http(self, store: Store, throttle: LoginThrottle) -> None:
         settings = self.settings
