@@ -16,11 +16,13 @@ import asyncio
 import re
 import smtplib
 from email.message import EmailMessage
+from pathlib import Path
 from typing import Any
 
 from imapclient import IMAPClient
 
-from tests.support.gateway import PASSWORD, Api
+from tests.support.dovecot import running_dovecot
+from tests.support.gateway import PASSWORD, Api, running_gateway
 from tests.support.raw_imap import RawImap
 
 D = "agentmail.localhost"
@@ -130,3 +132,92 @@ async def test_a_new_keyword_is_announced_before_the_fetch_that_shows_it(api: Ap
     finally:
         await one.close()
         await two.close()
+
+
+# --- the same commands to Dovecot ------------------------------------------------------
+# What each reply is made of, in order: `FLAGS`, `PERMANENTFLAGS`, `FETCH <items>` (the
+# names of the items, values left out), the tagged status; lines of one kind in a row
+# count once (Dovecot may send a FETCH twice where pymap merges them).
+
+SCRIPT = [  # (session, command)
+    (0, b"f FETCH 1 (BINARY.PEEK[1])"),
+    (0, b"t STORE 1 +FLAGS ($Foo)"),
+    (0, b"t2 STORE 2 +FLAGS.SILENT ($Bar)"),
+    (0, b"t3 STORE 1 +FLAGS (\\Flagged)"),
+    (1, b"n FETCH 1:2 (FLAGS)"),
+    (0, b"t4 STORE 1 -FLAGS ($Foo)"),
+    (1, b"n2 NOOP"),
+]
+_ITEM = re.compile(rb"([A-Z][A-Z0-9.]*(?:\[[^\]]*\])?(?:<\d+>)?) (?:\(|\{|\d|\")")
+MULTIPART = (
+    b"From: alice@example.org\r\nTo: alice@example.org\r\nSubject: hi\r\nMIME-Version: 1.0\r\n"
+    b'Content-Type: multipart/alternative; boundary="b"\r\n\r\n--b\r\n'
+    b"Content-Type: text/plain\r\n\r\nhello world\r\n--b\r\nContent-Type: text/html\r\n\r\n"
+    b"<p>hello world</p>\r\n--b--\r\n"
+)
+
+
+_LITERAL = re.compile(rb"~?\{(\d+)\}\r\n")
+
+
+def _without_literals(lines: list[bytes]) -> list[bytes]:
+    """The reply's lines with each literal's octets left out (`{}` where it stood)."""
+    blob, kept, at = b"".join(lines), bytearray(), 0
+    while (found := _LITERAL.search(blob, at)) is not None:
+        kept += blob[at : found.start()] + b"{}"
+        at = found.end() + int(found.group(1))
+    kept += blob[at:]
+    return bytes(kept).split(b"\r\n")
+
+
+def _shape(lines: list[bytes]) -> list[bytes]:
+    kinds: list[bytes] = []
+    for line in _without_literals(lines):
+        if line.startswith(b"* FLAGS "):
+            kind = b"FLAGS"
+        elif line.startswith(b"* OK [PERMANENTFLAGS "):
+            kind = b"PERMANENTFLAGS"
+        elif re.match(rb"\* \d+ FETCH \(", line):
+            items = _ITEM.findall(line, line.index(b"(") + 1)
+            kind = b"FETCH " + b" ".join(sorted(set(items) - {b"UID"}))
+        elif line and not line.startswith(b"*"):
+            kind = line.split(b" ")[1]  # the tagged status
+        else:
+            continue
+        if not kinds or kinds[-1] != kind:
+            kinds.append(kind)
+    return kinds
+
+
+async def _run_script(connections: list[RawImap]) -> list[list[bytes]]:
+    return [_shape(await connections[n].command(line)) for n, line in SCRIPT]
+
+
+async def test_the_replies_take_dovecots_shape(tmp_path: Path) -> None:
+    """The protocol alone, so on SQLite alone."""
+    database = f"sqlite:///{tmp_path / 'agentmail.db'}"
+    async with running_gateway(database, tmp_path / "data") as gateway:
+        api = Api(gateway)
+        await _two_mails(api)
+        sessions = [await _selected(api), await _selected(api)]
+        ours = await _run_script(sessions)
+        for session in sessions:
+            await session.close()
+        await api.close()
+    async with running_dovecot(tmp_path) as dovecot:
+        dovecot.place("1.test", MULTIPART)
+        dovecot.place("2.test", MULTIPART)
+        connections = []
+        for _ in range(2):
+            reader, writer = await asyncio.open_connection(
+                dovecot.host, dovecot.port, ssl=dovecot.ssl_context()
+            )
+            raw = RawImap(reader, writer)
+            raw.greeting = await raw.line()
+            await raw.login(dovecot.user, dovecot.password)
+            assert (await raw.command(b"s SELECT INBOX"))[-1].startswith(b"s OK")
+            connections.append(raw)
+        theirs = await _run_script(connections)
+        for connection in connections:
+            await connection.close()
+    assert ours == theirs, (ours, theirs)
