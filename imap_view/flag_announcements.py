@@ -38,11 +38,12 @@ class AnnouncedFlags:
     """The flags this session was told its selected mailbox has: made at SELECT, and
     shared by the copies of the view that every command makes."""
 
-    __slots__ = ["flags", "permanent"]
+    __slots__ = ["flags", "pending", "permanent"]
 
     def __init__(self, flags: Iterable[Flag], permanent: Iterable[Flag]) -> None:
         self.flags = frozenset(flags)
         self.permanent = tuple(permanent)  # as SELECT said it (nothing for EXAMINE)
+        self.pending = False  # an announcement was made that `first` has not moved yet
 
     def news(self, carried: Iterable[frozenset[Flag]]) -> list[UntaggedResponse]:
         """The announcement of the flags in `carried` not told yet, or nothing."""
@@ -50,21 +51,24 @@ class AnnouncedFlags:
         if not new:
             return []
         self.flags |= new
+        self.pending = True
         return [
             _FlagsLine(self.flags),
             _PermanentLine(b"Flags permitted.", PermanentFlags(self.permanent), condition=b"OK"),
         ]
 
 
-def first(response: CommandResponse) -> None:
-    """The response's announcement, if it has one, ahead of its other untagged lines.
+def first(response: CommandResponse, announced: AnnouncedFlags | None) -> None:
+    """The response's announcement, if `announced` made one during the command, ahead of
+    its other untagged lines (most commands announce nothing: their lines are not read).
 
     pymap 0.36.7's `CommandResponse` keeps its untagged lines in `_untagged` and, in
     `_mergeable`, the index of each FETCH that a later one merges into; both are
     rebuilt in the new order."""
-    untagged = response._untagged
-    if not any(isinstance(u, _FlagsLine | _PermanentLine) for u in untagged):
+    if announced is None or not announced.pending:
         return
+    announced.pending = False
+    untagged = response._untagged
     ahead = [u for u in untagged if isinstance(u, _FlagsLine | _PermanentLine)]
     rest = [u for u in untagged if not isinstance(u, _FlagsLine | _PermanentLine)]
     response._untagged = ordered = ahead + rest

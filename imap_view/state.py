@@ -70,8 +70,9 @@ class GatewayState(CondstoreState):
             response = await super().do_command(cmd)
         except DomainError as exc:
             return refusal_for(exc).get_response(cmd.tag)
-        first(response)  # a new keyword's `* FLAGS` before any FETCH showing it
         selected = self._selected
+        if isinstance(selected, GatewaySelected):  # a new keyword's `* FLAGS` before its FETCH
+            first(response, selected.announced)
         if (
             isinstance(selected, GatewaySelected)
             and selected.condstore
