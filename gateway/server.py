@@ -1,8 +1,9 @@
 """The composition root: one asyncio loop runs HTTP, SMTP and IMAP.
 
-`Gateway.start()` opens the store, migrates it, makes sure an admin exists,
-binds the servers (port 0 picks a free port; the real ports are attributes) and
-starts the background tasks; `stop()` undoes all of it in reverse.
+`Gateway.start()` opens the store, migrates it, makes sure an admin exists, binds
+the servers (port 0 picks a free port; the real ports are attributes), starts the
+background tasks and the loop's watchdog (gateway/loop_watchdog.py); `stop()`
+undoes all of it in reverse.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from core.store.models import utcnow
 from core.store.replicas import ReplicaListener
 from gateway.http_connections import AnswerCutRequests, ConnectionGuard, guarded_protocol
 from gateway.listener_probe import Listener, ListenerCheck, connect_host
+from gateway.loop_watchdog import LoopWatchdog
 from gateway.notify import notify
 from gateway.protocol_errors import LoggedFactories
 from gateway.sockets import bind_tcp
@@ -137,6 +139,11 @@ class Gateway:
         self._every(1.0, self._expire_requests)
         ttl_seconds = settings.attachment_ttl_hours * 3600
         self._every(min(3600.0, max(1.0, ttl_seconds / 4)), self._collect_attachments)
+        # Serving from now on: any stall of this loop over 250 ms is logged and counted
+        # (start-up's imports and migrations, before any client, are not).
+        watchdog = LoopWatchdog()
+        watchdog.start()
+        self._stack.callback(watchdog.stop)
 
     async def _start_http(self, store: Store, throttle: LoginThrottle) -> None:
         settings = self.settings

@@ -4,10 +4,11 @@ Mail clients poll with the same lines again and again (`NOOP`, `STATUS INBOX
 (MESSAGES UNSEEN UIDNEXT)`, `UID SEARCH UNSEEN`, `UID FETCH 1:* (FLAGS)`), and
 pymap parsed each anew: parameter copies, a regular expression per token, an object
 per list item, a tenth of the IMAP mix's CPU (issue 14). A command's parse depends
-only on the bytes after the tag and on the parsing parameters (RFC 3501 §9's
-grammar has no state besides literals), so the parsed command of a line is kept, by
-those bytes and parameters, and a later line with the same bytes gets a copy of it
-carrying its own tag.
+only on the bytes after the tag, on the parsing parameters and on whether the
+session enabled UTF8=ACCEPT (mailbox names, imap_view/mailbox_names.py): RFC 3501
+§9's grammar has no other state besides literals. So the parsed command of a line
+is kept, by those, and a later line with the same bytes gets a copy of it carrying
+its own tag.
 
 Only the commands named in `_KEPT` are kept: those that read (never LOGIN or
 AUTHENTICATE, whose lines hold secrets, nor APPEND's message), and only lines with
@@ -28,6 +29,8 @@ from pymap.parsing.command import Command
 from pymap.parsing.commands import Commands, InvalidCommand
 from pymap.parsing.exceptions import NotParseable
 from pymap.parsing.specials import Tag
+
+from imap_view.mailbox_names import UTF8_NAMES
 
 __all__ = ["KeptCommands"]
 
@@ -66,7 +69,14 @@ class KeptCommands(Commands):
         except NotParseable:
             return super().parse(buf, params)
         line = bytes(rest)  # with a literal (`{`), never kept: so never found either
-        key = (line, params.uid, params.charset, params.max_append_len, params.list_limit)
+        key = (
+            line,
+            params.uid,
+            params.charset,
+            params.max_append_len,
+            params.list_limit,
+            UTF8_NAMES.get(),  # a mailbox name's octets read as UTF-8 or modified UTF-7
+        )
         kept = self._kept.get(key)
         if kept is not None:
             command = object.__new__(type(kept))

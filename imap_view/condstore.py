@@ -37,11 +37,13 @@ from pymap.parsing.response.specials import (
     SearchResponse,
 )
 from pymap.parsing.specials import FetchAttribute, FetchValue, SequenceSet
+from pymap.parsing.specials.flag import Flag
 from pymap.selected import SelectedMailbox
 
 from imap_view.condstore_search import uses_modseq
 from imap_view.extensions import Extensions, stored_modseq, wire_modseq
 from imap_view.fetch_lines import FetchLine, FetchOk, FetchPlan
+from imap_view.flag_announcements import AnnouncedFlags
 from imap_view.message import Message
 from imap_view.qresync import QresyncParameters, changed_fetches, vanished_response
 from imap_view.selected import MODSEQ, GatewaySelected, modseq_value
@@ -118,11 +120,14 @@ class CondstoreState(ConnectionState):
             response.add_untagged_ok(b"Previous mailbox closed.", ResponseCode.of(b"CLOSED"))
         if updates.readonly:
             recent = mailbox.recent
+            permanent: frozenset[Flag] = frozenset()
             response.add_untagged_ok(b"Read-only mailbox.", PermanentFlags([]))
         else:
             recent = updates.session_flags.recent
-            response.add_untagged_ok(b"Flags permitted.", PermanentFlags(mailbox.permanent_flags))
+            permanent = mailbox.permanent_flags
+            response.add_untagged_ok(b"Flags permitted.", PermanentFlags(permanent))
         response.add_untagged(FlagsResponse(mailbox.flags))
+        updates.announced = AnnouncedFlags(mailbox.flags, permanent)  # RFC 3501 §7.2.6
         response.add_untagged(ExistsResponse(updates.messages.exists))
         response.add_untagged(RecentResponse(recent))
         response.add_untagged_ok(b"Predicted next UID.", UidNext(mailbox.next_uid))

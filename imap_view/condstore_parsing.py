@@ -54,7 +54,18 @@ MAX_NESTING = 32
 
 
 class ModseqFetchAttribute(FetchAttribute):
-    """pymap's FETCH item, MODSEQ (RFC 7162 §3.1.4.1) too: metadata, no content."""
+    """pymap's FETCH item, MODSEQ (RFC 7162 §3.1.4.1) too: metadata, no content.
+    BINARY.PEEK is answered as BINARY (below)."""
+
+    @property
+    def for_response(self) -> FetchAttribute:
+        """RFC 3516 §4.2: the reply to `BINARY.PEEK[1]` is `BINARY[1]`, as `BODY.PEEK[1]`'s
+        is `BODY[1]` (RFC 3501 §7.4.2); pymap 0.36.7 answered `BINARY.PEEK[1]`, which
+        imapclient stored as a value. A partial keeps only its origin, as pymap's."""
+        answered = super().for_response
+        if answered.value != b"BINARY.PEEK":
+            return answered
+        return FetchAttribute(b"BINARY", answered.section, answered.partial)
 
     @property
     def requirement(self) -> FetchRequirement:

@@ -18,7 +18,7 @@ from pysasl import SASLAuth
 from pysasl.hashing import BuiltinHash
 
 from imap_view.condstore_parsing import ModseqFetchCommand, ModseqUidFetchCommand
-from imap_view.list_extended import ExtendedListCommand
+from imap_view.list_extended import CheckedLsubCommand, ExtendedListCommand
 from imap_view.search_charset import search_commands
 from imap_view.session_commands import EnableCommand, NamespaceCommand, UnselectCommand
 from imap_view.status import GatewayStatusCommand
@@ -33,6 +33,7 @@ EXTENSION_COMMANDS = (
     NamespaceCommand,
     UnselectCommand,
     ExtendedListCommand,
+    CheckedLsubCommand,
     GatewayStatusCommand,
     ModseqFetchCommand,
     ModseqUidFetchCommand,

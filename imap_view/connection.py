@@ -49,6 +49,7 @@ from pymap.parsing.response import (
 
 from imap_view.deadline import Deadline
 from imap_view.limits import LINE_BYTES, LITERAL_CHUNK, LITERALS_PER_COMMAND, ImapLimits
+from imap_view.mailbox_names import UTF8_NAMES
 
 __all__ = ["LimitedConnection"]
 
@@ -96,6 +97,7 @@ class _Batch:
 class LimitedConnection(IMAPConnection):
     __slots__ = [
         "_append",
+        "_command",
         "_deadline",
         "_in_command",
         "_literals",
@@ -129,6 +131,7 @@ class LimitedConnection(IMAPConnection):
         self._size = 0  # octets of the command read so far
         self._tag = b"*"
         self._append = False
+        self._command = b""  # the name of the command being read, upper case
         self._timer: Deadline | None = None  # made on the loop, in `run`
 
     async def run(self, state: ConnectionState) -> None:
@@ -147,7 +150,17 @@ class LimitedConnection(IMAPConnection):
         except AttributeError:  # pymap's way of saying "no session yet"
             return False
 
+    @property
+    def utf8_names(self) -> bool:
+        """Whether this session enabled UTF8=ACCEPT (RFC 6855 §3: UTF-8 mailbox names)."""
+        try:
+            extensions = getattr(self._state and self._state.session, "extensions", None)
+        except AttributeError:  # no session yet
+            return False
+        return bool(getattr(extensions, "utf8_accept", False))
+
     async def read_command(self, state: ConnectionState) -> Command:
+        UTF8_NAMES.set(self.utf8_names)  # read by the parse, in this connection's task
         while True:
             self._start_command()
             self._in_command = True
@@ -203,7 +216,8 @@ class LimitedConnection(IMAPConnection):
             await super().send_error_disconnect()
 
     def _start_command(self) -> None:
-        self._next, self._size, self._literals, self._tag, self._append = True, 0, 0, b"*", False
+        self._next, self._size, self._literals, self._tag = True, 0, 0, b"*"
+        self._append, self._command = False, b""
 
     async def _line(self) -> bytes:
         """A line: a command's first one waited for up to the idle (or login) timeout until
@@ -224,7 +238,8 @@ class LimitedConnection(IMAPConnection):
             self._next = False
             named = _TAG_AND_NAME.match(line)
             if named is not None:
-                self._tag, self._append = named.group(1), named.group(2).upper() == b"APPEND"
+                self._tag, self._command = named.group(1), named.group(2).upper()
+                self._append = self._command == b"APPEND"
         await self._count(len(line))
         return line
 
@@ -247,7 +262,7 @@ class LimitedConnection(IMAPConnection):
 
     async def _count(self, octets: int) -> None:
         self._size += octets
-        limit = self.limits.command_limit(authenticated=self.authenticated)
+        limit = self._command_limit()
         if self._size > limit:
             text = b"Command larger than %d octets." % limit
             await self._fail(ResponseBad(self._tag, text, _TOOBIG), text)
@@ -273,7 +288,7 @@ class LimitedConnection(IMAPConnection):
                 response = ResponseBad(self._tag, text, _TOOBIG)
             await self._refuse(response, non_synchronizing)
         assert length is not None
-        command_limit = self.limits.command_limit(authenticated=self.authenticated)
+        command_limit = self._command_limit()
         if self._size + length > command_limit:
             text = b"Command larger than %d octets." % command_limit
             await self._refuse(ResponseBad(self._tag, text, _TOOBIG), non_synchronizing)
@@ -289,6 +304,9 @@ class LimitedConnection(IMAPConnection):
     async def _fail(self, response: CommandResponse, reason: bytes) -> NoReturn:
         await self.write_response(response)
         await self._close(reason)
+
+    def _command_limit(self) -> int:
+        return self.limits.command_limit(authenticated=self.authenticated, command=self._command)
 
     def _waiting(self) -> tuple[float, bytes]:
         """How long a client may be silent before its next command, and what it is told."""

@@ -23,9 +23,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 
 from pymap.bytes import MaybeBytes, WriteStream
-from pymap.fetch import DynamicFetchValue, MessageAttributes
+from pymap.fetch import DynamicFetchValue, DynamicLoadedFetchValue, MessageAttributes
 from pymap.interfaces.message import LoadedMessageInterface, MessageInterface
-from pymap.parsing.primitives import List, Number
+from pymap.parsing.primitives import List, LiteralString, Number
 from pymap.parsing.response import ResponseOk, UntaggedResponse
 from pymap.parsing.response.specials import FetchResponse
 from pymap.parsing.specials import FetchAttribute, FetchRequirement, FetchValue
@@ -76,6 +76,19 @@ class _UidValue(DynamicFetchValue):
         return b"%d" % self.message.uid
 
 
+class _BinaryValue(DynamicLoadedFetchValue):
+    """`BINARY[n]` (and `BINARY.PEEK[n]`): the decoded part as a literal8 (`~{n}`) only
+    when it holds a NUL octet, else as a plain literal. RFC 3516 §4.2: decoded data
+    without NUL "SHOULD" be a <string> rather than a <literal8>, so a client knows there
+    is no NUL without scanning; pymap 0.36.7 always wrote `~{n}`, which imapclient reads
+    as the value itself. The data is read by pymap's `_get_data` (an internal)."""
+
+    def get_value(self, loaded_msg: LoadedMessageInterface) -> MaybeBytes:
+        attribute = self.attribute
+        data = bytes(self._get_data(attribute.section, attribute.partial, loaded_msg, binary=True))
+        return LiteralString(data, b"\x00" in data)
+
+
 class GatewayAttributes(MessageAttributes):
     """pymap's fetch values (FLAGS and UID cheaper), and MODSEQ; what the attributes
     require of a message's content is worked out once per command (pymap reduced it
@@ -88,6 +101,9 @@ class GatewayAttributes(MessageAttributes):
             b"FLAGS": _FlagsValue,
             b"UID": _UidValue,
         }
+    )
+    _loaded_attrs: Mapping[bytes, type[DynamicLoadedFetchValue]] = MappingProxyType(
+        {**MessageAttributes._loaded_attrs, b"BINARY": _BinaryValue, b"BINARY.PEEK": _BinaryValue}
     )
 
     def __init__(
@@ -150,7 +166,7 @@ def _whole_body(name: bytes) -> Render:
 def _pymaps(attribute: FetchAttribute) -> Render:
     """Any other attribute, by pymap's (or GatewayAttributes') own value class."""
     simple = GatewayAttributes._simple_attrs.get(attribute.value)
-    loaded_type = MessageAttributes._loaded_attrs.get(attribute.value)
+    loaded_type = GatewayAttributes._loaded_attrs.get(attribute.value)
 
     def render(message: MessageInterface, selected: SelectedMailbox, loaded: Loaded) -> bytes:
         value: FetchValue

@@ -23,6 +23,10 @@ PREAUTH_COMMAND_BYTES = 16_384
 # Every line, as Dovecot's `imap_max_line_length` (64 KiB); asyncio's StreamReader
 # refuses a longer one anyway.
 LINE_BYTES = 65_536
+# ID before login (RFC 2971 §3.3: at most 30 field-value pairs, a field at most 30
+# octets, a value at most 1024): ~32 KiB in literals or plain quoted strings, ~62 KiB
+# quoted with every octet escaped; so one line's worth.
+PREAUTH_ID_BYTES = LINE_BYTES
 # Literals in one command: LOGIN has two, ID (RFC 2971) at most 60 strings.
 LITERALS_PER_COMMAND = 64
 # A literal is read (and timed) one MiB at a time.
@@ -46,6 +50,9 @@ class ImapLimits:
         """The largest literal one command may carry in this state."""
         return self.max_append_bytes if authenticated and append else SMALL_LITERAL
 
-    def command_limit(self, *, authenticated: bool) -> int:
-        """The most octets (lines and literals) one command may have in all."""
-        return self.max_append_bytes + LINE_BYTES if authenticated else PREAUTH_COMMAND_BYTES
+    def command_limit(self, *, authenticated: bool, command: bytes = b"") -> int:
+        """The most octets (lines and literals) one command (named `command`, upper case)
+        may have in all."""
+        if authenticated:
+            return self.max_append_bytes + LINE_BYTES
+        return PREAUTH_ID_BYTES if command == b"ID" else PREAUTH_COMMAND_BYTES

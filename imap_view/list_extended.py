@@ -6,7 +6,10 @@ lists every folder with its counts, a `* STATUS` after each `* LIST`, so a clien
 learns the whole account in one round trip. Every folder counts as subscribed (the
 folders are views of the store), so `SUBSCRIBED` selects them all and marks them
 `\\Subscribed`. `\\HasChildren`/`\\HasNoChildren` are always given (RFC 3348,
-pymap's list tree). The command replaces pymap's LIST; LSUB stays pymap's.
+pymap's list tree). The command replaces pymap's LIST, and `CheckedLsubCommand`
+pymap's LSUB, so that both decode their patterns with imap_view/mailbox_names.py: a
+pattern that is no valid name lists nothing (as Dovecot), and a LIST whose patterns
+are all such answers OK with no lines.
 """
 
 from __future__ import annotations
@@ -14,22 +17,25 @@ from __future__ import annotations
 import re
 
 from pymap.parsing import EndLine, Params, Space
-from pymap.parsing.command.auth import ListCommand
+from pymap.parsing.command.auth import ListCommand, LSubCommand
 from pymap.parsing.exceptions import NotParseable
-from pymap.parsing.modutf7 import modutf7_decode
 from pymap.parsing.primitives import List, String
 from pymap.parsing.response.specials import ListResponse
-from pymap.parsing.specials import Mailbox, StatusAttribute
+from pymap.parsing.specials import AString, StatusAttribute
 
+from imap_view.mailbox_names import decode_pattern
 from imap_view.status import GatewayStatusAttribute
 
-__all__ = ["ExtendedListCommand", "ExtendedListResponse", "listed_line"]
+__all__ = ["CheckedLsubCommand", "ExtendedListCommand", "ExtendedListResponse", "listed_line"]
 
 # RFC 6154 §2's special-use attributes (the folders carry them: imap_view/mailbox_set.py).
 SPECIAL_USES = frozenset({b"All", b"Archive", b"Drafts", b"Flagged", b"Junk", b"Sent", b"Trash"})
 
 # RFC 5258 §3.1 (and RFC 6154 §3's SPECIAL-USE); an option not known here is a BAD.
 SELECTION = frozenset({b"SUBSCRIBED", b"REMOTE", b"RECURSIVEMATCH", b"SPECIAL-USE"})
+# RFC 5258 §3.1: RECURSIVEMATCH modifies another selection option, and "MUST NOT occur
+# as the only selection option (or only with REMOTE)"; the options it can modify.
+RECURSIVE_BASES = frozenset({b"SUBSCRIBED", b"SPECIAL-USE"})
 RETURNS = frozenset({b"SUBSCRIBED", b"CHILDREN", b"SPECIAL-USE", b"STATUS"})
 _OPTION = re.compile(rb" *([A-Za-z][A-Za-z0-9.-]*)")
 _MAX_PATTERNS = 32
@@ -43,21 +49,22 @@ class ExtendedListCommand(ListCommand):
         self,
         tag: bytes,
         ref_name: str,
-        patterns: list[str],
+        patterns: list[str | None],
         *,
         selection: frozenset[bytes] = frozenset(),
         returns: frozenset[bytes] = frozenset(),
         status: tuple[StatusAttribute, ...] = (),
     ) -> None:
-        super().__init__(tag, ref_name, patterns[0])
-        self.patterns = patterns
+        valid = [pattern for pattern in patterns if pattern is not None]
+        super().__init__(tag, ref_name, valid[0] if valid else "")
+        self.patterns = valid  # None: a pattern that is no name, which matches nothing
         self.selection = selection
         self.returns = returns
         self.status = status
 
     @property
     def extended(self) -> bool:
-        return bool(self.selection or self.returns) or len(self.patterns) > 1
+        return bool(self.selection or self.returns) or len(self.patterns) != 1
 
     @classmethod
     def parse(cls, buf: memoryview, params: Params) -> tuple[ExtendedListCommand, memoryview]:
@@ -66,12 +73,15 @@ class ExtendedListCommand(ListCommand):
         if _at(buf, b"("):
             names, buf = _options(buf)
             selection = frozenset(names)
-            if not selection <= SELECTION or selection == {b"RECURSIVEMATCH"}:
+            recursive = b"RECURSIVEMATCH" in selection
+            if not selection <= SELECTION or (recursive and not selection & RECURSIVE_BASES):
                 raise NotParseable(buf)  # RFC 5258 §3: BAD for both
             _, buf = Space.parse(buf, params)
-        ref_name, buf = Mailbox.parse(buf, params)
+        ref_name, buf = _reference(buf, params)
         _, buf = Space.parse(buf, params)
         patterns, buf = _patterns(buf, params)
+        if ref_name is None:  # a reference that is no name: nothing listed, as Dovecot
+            ref_name, patterns = "", []
         returns: frozenset[bytes] = frozenset()
         status: tuple[StatusAttribute, ...] = ()
         if bytes(buf[:8]).upper() == b" RETURN ":
@@ -79,7 +89,7 @@ class ExtendedListCommand(ListCommand):
         _, buf = EndLine.parse(buf, params)
         command = cls(
             params.tag,
-            ref_name.value,
+            ref_name,
             patterns,
             selection=selection,
             returns=returns,
@@ -107,20 +117,27 @@ def _options(buf: memoryview) -> tuple[list[bytes], memoryview]:
     return names, buf[1:]
 
 
-def _pattern(buf: memoryview, params: Params) -> tuple[str, memoryview]:
+def _reference(buf: memoryview, params: Params) -> tuple[str | None, memoryview]:
+    """LIST's reference name (RFC 3501 §6.3.8), or None if it is no name."""
+    string, buf = AString.parse(buf, params)
+    raw = string.value
+    return ("INBOX" if raw.upper() == b"INBOX" else decode_pattern(raw)), buf
+
+
+def _pattern(buf: memoryview, params: Params) -> tuple[str | None, memoryview]:
     match = ListCommand._list_mailbox_pattern.match(buf)
     if match:
-        return modutf7_decode(match.group(0)), buf[match.end(0) :]
+        return decode_pattern(match.group(0)), buf[match.end(0) :]
     string, buf = String.parse(buf, params)
-    return modutf7_decode(string.value), buf
+    return decode_pattern(string.value), buf
 
 
-def _patterns(buf: memoryview, params: Params) -> tuple[list[str], memoryview]:
+def _patterns(buf: memoryview, params: Params) -> tuple[list[str | None], memoryview]:
     if not _at(buf, b"("):
         pattern, buf = _pattern(buf, params)
         return [pattern], buf
     buf = buf[1:]
-    patterns: list[str] = []
+    patterns: list[str | None] = []
     while True:
         pattern, buf = _pattern(buf, params)
         patterns.append(pattern)
@@ -129,6 +146,24 @@ def _patterns(buf: memoryview, params: Params) -> tuple[list[str], memoryview]:
         if len(patterns) >= _MAX_PATTERNS:
             raise NotParseable(buf)
         _, buf = Space.parse(buf, params)
+
+
+class CheckedLsubCommand(LSubCommand):
+    """`LSUB SP mailbox SP list-mailbox` (RFC 3501 §6.3.9), decoded as LIST's; if the
+    reference or the pattern is no name, `do_list` lists nothing for it."""
+
+    pattern_valid = True
+
+    @classmethod
+    def parse(cls, buf: memoryview, params: Params) -> tuple[CheckedLsubCommand, memoryview]:
+        _, buf = Space.parse(buf, params)
+        ref_name, buf = _reference(buf, params)
+        _, buf = Space.parse(buf, params)
+        pattern, buf = _pattern(buf, params)
+        _, buf = EndLine.parse(buf, params)
+        command = cls(params.tag, ref_name or "", pattern or "")
+        command.pattern_valid = ref_name is not None and pattern is not None
+        return command, buf
 
 
 def _returns(

@@ -18,6 +18,7 @@ from core.folders.catalog import FolderInfo, folder_by_id, list_folders
 from core.mail.imap_uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
 from imap_view.backend import Backend
 from imap_view.freshness import Freshness
+from imap_view.list_patterns import PatternListTree
 from imap_view.mailbox import MailboxData, folder_id_of
 
 __all__ = ["SPECIAL_USE", "MailboxSet", "folder_name"]
@@ -67,7 +68,7 @@ class MailboxSet(MailboxSetInterface["MailboxData"]):
         return await self._freshness.read("folders", read)
 
     async def list_mailboxes(self) -> ListTree:
-        return ListTree(DELIMITER).update(*await self.folders())
+        return PatternListTree(DELIMITER).update(*await self.folders())
 
     async def list_subscribed(self) -> ListTree:
         return await self.list_mailboxes()  # every folder counts as subscribed

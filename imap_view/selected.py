@@ -12,6 +12,8 @@ session that enabled them (imap_view/extensions.py):
   §3.2.10: a QRESYNC session never gets EXPUNGE), and `UID` in those FETCHes, so
   the client can match them to its cache without sequence numbers.
 A mailbox without mod-sequences (Drafts: NOMODSEQ) never carries MODSEQ.
+A keyword the session was not told of is announced first (`* FLAGS`,
+imap_view/flag_announcements.py).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from pymap.parsing.specials import FetchAttribute, FetchValue, SequenceSet
 from pymap.selected import SelectedMailbox, SynchronizedMessages, _Frozen
 
 from imap_view.extensions import Extensions, wire_modseq
+from imap_view.flag_announcements import AnnouncedFlags
 from imap_view.freshness import Stamp
 
 __all__ = ["GatewayMessages", "GatewaySelected", "VanishedResponse", "modseq_value"]
@@ -108,7 +111,7 @@ def _frozen(selected: SelectedMailbox) -> _Frozen:
 
 
 class GatewaySelected(SelectedMailbox):
-    __slots__ = ["extensions", "fresh", "has_modseq"]
+    __slots__ = ["announced", "extensions", "fresh", "has_modseq"]
 
     def __init__(
         self,
@@ -125,6 +128,8 @@ class GatewaySelected(SelectedMailbox):
         # When the view was last brought up to date (imap_view/freshness.py): while
         # that holds, a command needs no store read to know nothing changed.
         self.fresh: Stamp | None = None
+        # The flags SELECT listed and those announced since (imap_view/condstore.py sets it).
+        self.announced: AnnouncedFlags | None = None
 
     @property
     def condstore(self) -> bool:
@@ -172,6 +177,7 @@ class GatewaySelected(SelectedMailbox):
         copy.extensions = self.extensions
         copy.has_modseq = self.has_modseq
         copy.fresh = self.fresh
+        copy.announced = self.announced
         return copy
 
     def _compare(
@@ -194,7 +200,10 @@ class GatewaySelected(SelectedMailbox):
                     yield ExpungeResponse(before.seqs_cache[uid])
         if not same and after.uids - before.uids:
             yield ExistsResponse(len(after.uids))
-        new_flags = set() if same else after.flags - before.flags - self._silenced_flags
+        changed_flags = set() if same else after.flags - before.flags
+        if self.announced is not None:  # silenced ones too: a STORE.SILENT's keyword is news
+            yield from self.announced.news(flags for _, flags in changed_flags)
+        new_flags = changed_flags - self._silenced_flags
         new_sflags = after.sflags - before.sflags - self._silenced_sflags
         changed = chain((uid for uid, _ in new_flags), (uid for uid, _ in new_sflags))
         with_uid = with_uid or self.extensions.qresync

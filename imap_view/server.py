@@ -31,6 +31,7 @@ from imap_view.connection import LimitedConnection
 from imap_view.content_cache import ContentCache
 from imap_view.limits import ImapLimits
 from imap_view.login import Login
+from imap_view.mailbox_names import install as install_name_decoding
 from imap_view.pymap_speedups import install as install_speedups
 from imap_view.state import GatewayState
 
@@ -40,6 +41,7 @@ ProtocolFactory = Callable[[], asyncio.BaseProtocol]
 _STREAM_LIMIT = 2**16  # asyncio.start_server's default: a read buffer's bound
 
 install_speedups()
+install_name_decoding()
 
 
 class _Server(IMAPServer):

@@ -8,10 +8,18 @@ or override such methods in their own modules' mixins, and this class joins them
 from __future__ import annotations
 
 from pymap.bytes import BytesFormat
-from pymap.parsing.command import Command
+from pymap.parsing.command import Command, CommandAuth, CommandSelect
 from pymap.parsing.command.auth import ListCommand, StatusCommand
+from pymap.parsing.commands import InvalidCommand
 from pymap.parsing.primitives import List, Nil, QuotedString
-from pymap.parsing.response import CommandResponse, ResponseCode, ResponseOk, UntaggedResponse
+from pymap.parsing.response import (
+    CommandResponse,
+    ResponseBad,
+    ResponseCode,
+    ResponseNo,
+    ResponseOk,
+    UntaggedResponse,
+)
 from pymap.parsing.response.code import Capability
 from pymap.parsing.response.specials import ExpungeResponse
 from pymap.selected import SelectedMailbox
@@ -19,7 +27,9 @@ from pymap.selected import SelectedMailbox
 from core.errors import DomainError
 from imap_view.condstore import CondstoreState
 from imap_view.extensions import wire_modseq
-from imap_view.list_extended import ExtendedListCommand, listed_line
+from imap_view.flag_announcements import first
+from imap_view.list_extended import CheckedLsubCommand, ExtendedListCommand, listed_line
+from imap_view.mailbox_names import InvalidName
 from imap_view.replies import refusal_for
 from imap_view.selected import GatewaySelected, VanishedResponse
 from imap_view.session import Session
@@ -50,12 +60,19 @@ class GatewayState(CondstoreState):
 
         A domain refusal no handler turned into a reply (the disk full while LOGIN
         creates the folders, or while a STORE is written) is `NO [code]` like the
-        rest, not pymap's `[SERVERBUG]` and a closed connection."""
+        rest, not pymap's `[SERVERBUG]` and a closed connection.
+
+        A mailbox argument that is no valid name (imap_view/mailbox_names.py) is a
+        `NO` as Dovecot answers it, once the command is allowed in this state."""
+        if isinstance(cmd, InvalidCommand) and isinstance(cmd.parse_exc, InvalidName):
+            return self._invalid_name(cmd, cmd.parse_exc)
         try:
             response = await super().do_command(cmd)
         except DomainError as exc:
             return refusal_for(exc).get_response(cmd.tag)
         selected = self._selected
+        if isinstance(selected, GatewaySelected):  # a new keyword's `* FLAGS` before its FETCH
+            first(response, selected.announced)
         if (
             isinstance(selected, GatewaySelected)
             and selected.condstore
@@ -67,6 +84,16 @@ class GatewayState(CondstoreState):
             highest = wire_modseq(selected.mod_sequence)
             response.code = ResponseCode.of(b"HIGHESTMODSEQ %d" % highest)
         return response
+
+    def _invalid_name(self, cmd: InvalidCommand, exc: InvalidName) -> CommandResponse:
+        """pymap's state checks (its `do_command` runs them only on a parsed command), then
+        the `NO`."""
+        kind = cmd.command_type
+        if kind is not None and issubclass(kind, CommandAuth) and self._session is None:
+            return ResponseBad(cmd.tag, kind.command + b": Must authenticate first.")
+        if kind is not None and issubclass(kind, CommandSelect) and self._selected is None:
+            return ResponseBad(cmd.tag, kind.command + b": Must select a mailbox first.")
+        return ResponseNo(cmd.tag, exc.reason)
 
     @property
     def gateway_session(self) -> Session:
@@ -101,7 +128,10 @@ class GatewayState(CondstoreState):
         return response, updates
 
     async def do_list(self, cmd: ListCommand) -> _CommandRet:
-        """LIST-EXTENDED (imap_view/list_extended.py); a plain LIST and LSUB are pymap's."""
+        """LIST-EXTENDED (imap_view/list_extended.py); a plain LIST and LSUB are pymap's,
+        but for a pattern that is no name, which lists nothing."""
+        if isinstance(cmd, CheckedLsubCommand) and not cmd.pattern_valid:
+            return ResponseOk(cmd.tag, b"LSUB completed."), self._selected
         if not isinstance(cmd, ExtendedListCommand) or not cmd.extended:
             return await super().do_list(cmd)
         if any(a.value == b"HIGHESTMODSEQ" for a in cmd.status):

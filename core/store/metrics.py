@@ -77,3 +77,12 @@ IMAP_OPAQUE_READS = Counter(
     "agentmail_imap_opaque_reads",
     "Messages over the MIME bounds IMAP served as one part, without parsing them.",
 )
+LOOP_STALLS = Counter(
+    "agentmail_loop_stalls",
+    "Times the event loop held on to one callback longer than 250 ms (gateway/loop_watchdog.py).",
+)
+LOOP_STALL_SECONDS = Histogram(
+    "agentmail_loop_stall_seconds",
+    "How long each stall of the event loop lasted, once it was over.",
+    buckets=(0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0),
+)

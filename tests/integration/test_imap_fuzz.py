@@ -3,7 +3,8 @@
 Every line gets its tagged reply (OK, NO or BAD) or a deliberate `BYE` (too many
 bad commands in a row), never `SERVERBUG` or a silent close; a NOOP afterwards
 works, so the server keeps serving. The SEARCH charset cases replay the lines
-that used to drop the connection (imap_view/search_charset.py).
+that used to drop the connection (imap_view/search_charset.py); the mailbox-name
+cases check the whole gateway alive after every line.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from hypothesis import strategies as st
 from gateway.server import Gateway
 from tests.support.fuzzing import examples, fuzz_settings
 from tests.support.gateway import PASSWORD, Api, running_gateway
+from tests.support.liveness import Baseline, assert_alive, baseline
 from tests.support.raw_lines import RawConnection, raw_connection
+from tests.support.threaded import gateway_in_thread
 
 pytestmark = pytest.mark.fuzz
 
@@ -176,7 +179,11 @@ async def test_random_command_lines_always_get_a_reply(api: Api, gateway: Gatewa
         assert (await fresh.imap(b"N", b"N NOOP\r\n"))[-1].startswith(b"N OK")
 
 
-async def _replay(gateway: Gateway, cases: list[bytes], *, login: bool) -> None:
+async def _replay(
+    gateway: Gateway, cases: list[bytes], *, login: bool, since: Baseline | None = None
+) -> None:
+    """Each line, its reply checked, a NOOP after it; with `since`, the whole gateway
+    checked alive after every line (tests/support/liveness.py)."""
     session = imap_session(gateway, login=login)
     imap = await session.__aenter__()
     try:
@@ -184,7 +191,13 @@ async def _replay(gateway: Gateway, cases: list[bytes], *, login: bool) -> None:
             lines = await imap.imap(TAG, TAG + b" " + line + b"\r\n")
             if lines and lines[-1].startswith(b"+"):  # a continuation (AUTHENTICATE): cancel it
                 lines = await imap.imap(TAG, b"*\r\n")
+            if since is not None:
+                await assert_alive(gateway, since)
             assert _well_answered(lines), (line, lines)
+            if lines[-1].startswith(TAG + b" BAD [TOOBIG]") and b"+}\r\n" in line:
+                # A refused non-synchronizing literal was on its way: BYE (RFC 7888 §4).
+                lines.append(await imap.line())
+                assert lines[-1].startswith(b"* BYE"), (line, lines)
             if not imap.closed and not lines[-1].startswith(b"* BYE"):
                 noop = await imap.imap(b"N", b"N NOOP\r\n")
                 assert noop and noop[-1].startswith(b"N OK"), (line, noop)
@@ -194,3 +207,63 @@ async def _replay(gateway: Gateway, cases: list[bytes], *, login: bool) -> None:
                 imap = await session.__aenter__()
     finally:
         await session.__aexit__(None, None, None)
+
+
+# --- mailbox names ----------------------------------------------------------------------
+# Every command that takes a mailbox, with names drawn from modified UTF-7's traps: shifts
+# never closed (`&AAA`, which looped pymap's decoder forever), broken ones (`&'+,-`, which
+# ended the connection), `&-`, encoded ASCII, lone surrogates, 8-bit octets, long names.
+# After every line the whole gateway must still serve (tests/support/liveness.py): it
+# runs in a thread, so a hung loop fails the check instead of hanging the test.
+
+NAME_COMMANDS = [
+    b"SELECT %b", b"EXAMINE %b", b"STATUS %b (MESSAGES UIDNEXT)", b"CREATE %b", b"DELETE %b",
+    b"RENAME %b %b", b"SUBSCRIBE %b", b"UNSUBSCRIBE %b", b'LIST "" %b', b"LIST %b %b",
+    b'LSUB "" %b', b'LIST (SUBSCRIBED) "" (%b %b)', b"APPEND %b {5+}\r\nhello", b"COPY 1 %b",
+    b"MOVE 1 %b", b"UID COPY 1 %b", b"UID MOVE 1 %b", b"GETQUOTAROOT %b",
+]  # fmt: skip
+NAME_PIECES = [
+    b"&", b"&-", b"&AAA", b"&'+,-", b"&Jjo", b"&Jjo-", b"&ZeVnLIqe-", b"&2D0-", b"&AGE-",
+    b"&,,,,-", b"&A", b"-", b"*", b"%", b"/", b"INBOX", b"Sessions/", b"Sent", b"\xc3\xa9",
+    b"\xff\xfe", b"\x00",
+]  # fmt: skip
+_name = st.one_of(
+    st.lists(st.sampled_from(NAME_PIECES) | _bytes, min_size=1, max_size=6).map(b"".join),
+    st.integers(1, 5000).map(lambda n: b"&" + b"A" * n),  # a long shift, never closed
+    st.integers(1000, 20_000).map(lambda n: b"x" * n),  # over the name bound
+)
+_argument = st.one_of(
+    _name.filter(lambda n: n and not re.search(rb"[\s(){\"\\\x00-\x1f\x7f]", n)),  # an atom
+    _name.map(lambda n: b'"' + n.replace(b"\\", b"\\\\").replace(b'"', b'\\"') + b'"'),
+    _name.map(lambda n: b"{%d+}\r\n%b" % (len(n), n)),  # a literal (LITERAL+/-, RFC 7888)
+)
+_name_line = st.tuples(st.sampled_from(NAME_COMMANDS), _argument, _argument).map(
+    lambda t: t[0] % t[1 : 1 + t[0].count(b"%b")]
+)
+
+
+@functools.cache
+def name_lines(count: int) -> list[bytes]:
+    """`count` command lines with mailbox arguments, the same every CI run."""
+    drawn: list[bytes] = []
+
+    @fuzz_settings(count)
+    @given(_name_line)
+    def collect(line: bytes) -> None:
+        drawn.append(line)
+
+    collect()
+    return drawn[:count]
+
+
+# The report's lines, first: each stopped the gateway or ended the connection.
+REPORTED = [b"SELECT &AAA", b'LIST "" &AAA', b"STATUS &AAA (MESSAGES)", b'EXAMINE "&AAA"']
+REPORTED += [b"SELECT &'+,-"]
+
+
+async def test_mailbox_names_never_stop_the_gateway(tmp_path: Path) -> None:
+    cases = REPORTED + name_lines(examples(20))
+    with gateway_in_thread("sqlite", tmp_path, alice_with_mail) as (running, _):
+        since = await baseline(running)
+        for login in (False, True):
+            await _replay(running, cases, login=login, since=since)

@@ -94,13 +94,17 @@ async def test_list_extended_selects_returns_and_counts(api: Api) -> None:
         plain = await raw.command(b'f LIST "" "*"')  # RFC 3501's LIST is unchanged
         assert plain[-1].startswith(b"f OK") and len(_lists(plain)) == 8, plain
         for tag, line in (
-            (b"g", b'LIST (RECURSIVEMATCH) "" "*"'),  # RFC 5258 §3: never alone
+            (b"g", b'LIST (RECURSIVEMATCH) "" "*"'),  # RFC 5258 §3: never alone,
+            (b"g2", b'LIST (RECURSIVEMATCH REMOTE) "" "%"'),  # nor only with REMOTE
             (b"h", b'LIST (BOGUS) "" "*"'),
             (b"i", b'LIST "" "*" RETURN (BOGUS)'),
             (b"j", b'LIST "" "*" RETURN (STATUS ())'),
         ):
             refused = await raw.command(tag + b" " + line)
             assert refused[-1].startswith(tag + b" BAD"), refused
+            assert (await raw.command(tag + b"n NOOP"))[-1].startswith(
+                tag + b"n OK"
+            )  # 5 BADs end it
         assert (await raw.command(b"k NOOP"))[-1].startswith(b"k OK")
     finally:
         await raw.close()

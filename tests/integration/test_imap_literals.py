@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from gateway.server import Gateway
+from imap_view.limits import PREAUTH_COMMAND_BYTES
 from tests.support.gateway import ADMIN_PASSWORD, running_gateway
 from tests.support.raw_imap import RawImap, resident_bytes
 
@@ -127,22 +128,30 @@ async def test_commands_and_lines_are_bounded_before_login(tmp_path: Path) -> No
         reply = await raw.to_the_end()
         assert reply.startswith(b"x BAD [TOOBIG] Command larger than 16384 octets.\r\n* BYE")
         await raw.close()
-        # The same with synchronizing literals: refused before the `+` that would go over.
-        raw = await RawImap.open(gateway.imap_port)
-        await raw.send(b"x ID ({4000}\r\n")
-        for _ in range(3):
-            assert (await raw.line()).startswith(b"+ ")
-            await raw.send(b"z" * 4000 + b" {4000}\r\n")
-        assert (await raw.line()).startswith(b"+ ")
-        await raw.send(b"z" * 4000 + b" {4000}\r\n")
-        assert await raw.line() == b"x BAD [TOOBIG] Command larger than 16384 octets.\r\n"
-        assert (await raw.command(b"y NOOP"))[-1].startswith(b"y OK")
-        await raw.close()
         # Many empty literals: each would make pymap parse the command again.
         raw = await RawImap.open(gateway.imap_port)
         await raw.send(b"x ID (" + b"{0+}\r\n " * 65 + b")\r\n")
         reply = await raw.to_the_end()
         assert reply.startswith(b"x BAD More than 64 literals in one command.\r\n* BYE"), reply
+        await raw.close()
+        # ID at the largest RFC 2971 §3.3 allows (30 pairs, fields of 30 octets, values of
+        # 1024), every octet escaped in quoted strings: more than 16 KiB, and answered.
+        raw = await RawImap.open(gateway.imap_port)
+        pairs = [b'"%b%02d" "%b"' % (b"\\\\" * 28, i, b'\\"' * 1024) for i in range(30)]
+        largest = b"i ID (" + b" ".join(pairs) + b")"
+        assert len(largest) > PREAUTH_COMMAND_BYTES
+        reply = await raw.command(largest)
+        assert reply[0].startswith(b"* ID ") and reply[-1].startswith(b"i OK"), reply
+        # ID is bounded all the same, at 64 KiB, with synchronizing literals too: refused
+        # before the `+` that would go over, and the session goes on.
+        await raw.send(b"x ID ({4000}\r\n")
+        for _ in range(15):
+            assert (await raw.line()).startswith(b"+ ")
+            await raw.send(b"z" * 4000 + b" {4000}\r\n")
+        assert (await raw.line()).startswith(b"+ ")
+        await raw.send(b"z" * 4000 + b" {4000}\r\n")
+        assert await raw.line() == b"x BAD [TOOBIG] Command larger than 65536 octets.\r\n"
+        assert (await raw.command(b"y NOOP"))[-1].startswith(b"y OK")
         await raw.close()
         # A line of 100,000 octets: refused at 64 KiB, never read whole.
         raw = await RawImap.open(gateway.imap_port)

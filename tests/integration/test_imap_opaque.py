@@ -29,8 +29,8 @@ from tests.support.raw_imap import resident_bytes
 D = "agentmail.localhost"
 PARSES = "agentmail_imap_message_parses_total"
 OPAQUE_READS = "agentmail_imap_opaque_reads_total"
-# The loop watchdog's counter (gateway/, core/store/metrics.py). LOOP-STALLS: when the
-# watchdog is in the tree, every read below must leave it where it was.
+# The loop watchdog's counter (gateway/loop_watchdog.py): every read below must leave it
+# where it was.
 STALLS = "agentmail_loop_stalls_total"
 
 
@@ -109,7 +109,7 @@ async def test_messages_over_the_bounds_are_served_without_a_parse(api: Api) -> 
     assert moved(before, after, PARSES) == 0
     assert moved(before, after, OPAQUE_READS) >= 2
     stalls = [key for key in after if key[0] == STALLS]
-    # LOOP-STALLS: skipped only while the watchdog's counter is not in /metrics.
+    assert stalls, "the loop watchdog's counter is in /metrics"
     assert sum(after[key] - before.get(key, 0.0) for key in stalls) == 0
     assert peak[0] - rss_before < 200 * 1024 * 1024, (rss_before, peak[0])
 
