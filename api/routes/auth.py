@@ -41,8 +41,9 @@ async def login(
     guard: LoginGuardDep,
     address: ClientAddress,
 ) -> UserOut:
-    """Throttled per address and per account (`429` with `Retry-After`)."""
-    principal = await guard.check(store, body.username, body.password, address)
+    """Refused per address (`429` with `Retry-After`), slowed per account
+    (core/identity/login_guard.py)."""
+    principal = await guard.check(store, body.username, body.password, address, "web")
     lifetime = timedelta(days=settings.session_cookie_days)
     user_agent = request.headers.get("user-agent", "")
     token = await open_login(store, principal.name, lifetime, user_agent)

@@ -13,7 +13,8 @@ from sqlalchemy.orm import Session
 
 from core.errors import Forbidden, NotFound
 from core.identity.accounts import check_new_password, lock_names
-from core.identity.logins import LoginGuard, end_logins
+from core.identity.login_guard import LoginGuard
+from core.identity.logins import end_logins
 from core.identity.security import hash_password
 from core.principal import Principal
 from core.store.engine import Store
@@ -41,7 +42,7 @@ async def change_password(
 ) -> None:
     """The user's own change: the current password first (throttled like a login)."""
     check_new_password(new)
-    await guard.check(store, human.name, current, address)
+    await guard.check(store, human.name, current, address, "web")
     keep = human.key_id if human.via == "login" else None
     await set_password(store, human.name, new, keep=keep)
 

@@ -36,6 +36,13 @@ def remembered_password_key(name: str, password: str) -> str:
     return "password:" + hmac.new(_REMEMBER_KEY, message, hashlib.sha256).hexdigest()
 
 
+def password_stamp(hashed: str) -> str:
+    """What a password session keeps of the hash its password matched: a digest that
+    changes whenever the password is set again (a new bcrypt salt each time), and that
+    cannot be checked against guesses as the hash itself could."""
+    return hashlib.sha256(hashed.encode("ascii")).hexdigest()[:32]
+
+
 def new_password() -> str:
     return secrets.token_urlsafe(15)
 

@@ -68,3 +68,21 @@ OPEN_PERMISSION_REQUESTS = Gauge(
     "Permission requests waiting for a decision (read from the database at each scrape).",
     multiprocess_mode="mostrecent",
 )
+LOGINS = Counter(
+    "agentmail_logins",
+    "Password and key logins (web, smtp, imap), by outcome: ok, failed, or refused unchecked"
+    " because their client address failed too often (core/identity/login_guard.py).",
+    ["protocol", "outcome"],
+)
+LOGIN_DELAY_SECONDS = Histogram(
+    "agentmail_login_delay_seconds",
+    "The wait of a password login whose account failed too often lately (slowed, not refused).",
+    ["protocol"],
+    buckets=(0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0),
+)
+SESSIONS_ENDED = Counter(
+    "agentmail_sessions_ended",
+    "Open sessions (smtp, imap, sse) ended because the key or password they logged in with"
+    " was revoked or changed.",
+    ["protocol"],
+)
