@@ -6,55 +6,18 @@ sessions"). On both databases: the check reads the keys and users rows."""
 from __future__ import annotations
 
 import asyncio
-import base64
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack
 from typing import Any
 
 import httpx
 
-from gateway.server import Gateway
 from tests.support.gateway import PASSWORD, Api
 from tests.support.metrics import moved, scrape
-from tests.support.raw_lines import RawConnection, raw_connection
+from tests.support.sessions import MARGIN, ended, imap_as, serves, smtp_as
 from tests.support.sse import SseStream, open_stream
 
 NEW_PASSWORD = "a-new-password"
 RESET_PASSWORD = "an-admin-reset"
-MARGIN = 30.0  # seconds: the end comes at once; this only bounds a broken test
-
-
-@asynccontextmanager
-async def imap_as(gateway: Gateway, secret: str) -> AsyncIterator[RawConnection]:
-    async with raw_connection(gateway.imap_port) as imap:
-        assert (await imap.line()).startswith(b"* OK")
-        reply = await imap.imap(b"L", b"L LOGIN alice " + secret.encode() + b"\r\n")
-        assert reply[-1].startswith(b"L OK"), reply
-        assert (await imap.imap(b"S", b"S SELECT INBOX\r\n"))[-1].startswith(b"S OK")
-        yield imap
-
-
-@asynccontextmanager
-async def smtp_as(gateway: Gateway, secret: str) -> AsyncIterator[RawConnection]:
-    async with raw_connection(gateway.smtp_port) as smtp:
-        assert (await smtp.smtp_reply())[-1].startswith(b"220")
-        assert (await smtp.smtp(b"EHLO client.example\r\n"))[-1].startswith(b"250")
-        plain = base64.b64encode(b"\0alice\0" + secret.encode())
-        assert (await smtp.smtp(b"AUTH PLAIN " + plain + b"\r\n"))[-1].startswith(b"235")
-        yield smtp
-
-
-async def ended(connection: RawConnection, prefix: bytes) -> None:
-    """The server said `prefix…` unasked, then closed the connection."""
-    line = await asyncio.wait_for(connection.reader.readline(), MARGIN)
-    assert line.startswith(prefix), line
-    assert await asyncio.wait_for(connection.reader.read(), MARGIN) == b""
-
-
-async def serves(imap: RawConnection, smtp: RawConnection | None = None) -> None:
-    assert (await imap.imap(b"N", b"N SEARCH ALL\r\n"))[-1].startswith(b"N OK")
-    if smtp is not None:
-        assert (await smtp.smtp(b"NOOP\r\n"))[-1].startswith(b"250")
 
 
 async def stream_ends(stream: SseStream) -> None:
@@ -74,11 +37,11 @@ async def test_a_revoked_key_or_a_changed_password_ends_what_it_opened(api: Api)
     before = await scrape(api.client())
     async with AsyncExitStack() as stack:
         enter = stack.enter_async_context
-        imap_first = await enter(imap_as(gateway, first["key"]))
-        imap_second = await enter(imap_as(gateway, second["key"]))
-        imap_password = await enter(imap_as(gateway, PASSWORD))
-        smtp_first = await enter(smtp_as(gateway, first["key"]))
-        smtp_password = await enter(smtp_as(gateway, PASSWORD))
+        imap_first = await enter(imap_as(gateway.imap_port, "alice", first["key"]))
+        imap_second = await enter(imap_as(gateway.imap_port, "alice", second["key"]))
+        imap_password = await enter(imap_as(gateway.imap_port, "alice", PASSWORD))
+        smtp_first = await enter(smtp_as(gateway.smtp_port, "alice", first["key"]))
+        smtp_password = await enter(smtp_as(gateway.smtp_port, "alice", PASSWORD))
         sse_first = await enter(open_stream(api.client(first["key"])))
         sse_second = await enter(open_stream(api.client(second["key"])))
 
@@ -102,7 +65,7 @@ async def test_a_revoked_key_or_a_changed_password_ends_what_it_opened(api: Api)
         await serves(imap_second)
 
         # An admin's reset: the same for the password she had until then.
-        imap_new = await enter(imap_as(gateway, NEW_PASSWORD))
+        imap_new = await enter(imap_as(gateway.imap_port, "alice", NEW_PASSWORD))
         admin = await api.admin()
         reset = await admin.post(
             "/api/v1/admin/users/alice/password", json={"new_password": RESET_PASSWORD}
