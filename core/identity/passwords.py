@@ -1,8 +1,10 @@
 """Changing passwords and the admin flag.
 
 A new password ends every web login of its user (but the one that changed it,
-when a web login did), so a stolen cookie dies with the old password; user keys
-stay, they are revoked on their own (`DELETE /me/keys/{id}`). There is always
+when a web login did), so a stolen cookie dies with the old password, and the IMAP
+and SMTP sessions that logged in with the old password end too (its hash changes:
+core/identity/signed_in.py); user keys stay, they are revoked on their own
+(`DELETE /me/keys/{id}`). There is always
 at least one admin: the last one cannot give the flag up.
 """
 
