@@ -13,6 +13,8 @@ import secrets
 
 import bcrypt
 
+from core.store import metrics
+
 TOKEN_PREFIX = {"agent": "amk_", "user": "amu_", "login": "ams_"}
 
 
@@ -82,6 +84,7 @@ async def hash_password(password: str) -> str:
 
 
 async def check_password(password: str, hashed: str | None) -> bool:
+    metrics.PASSWORD_CHECKS.inc()
     if hashed is None:
         # Spend what a real check costs, so unknown names cannot be told apart by timing.
         await asyncio.to_thread(_hash_password, password)

@@ -86,3 +86,8 @@ SESSIONS_ENDED = Counter(
     " was revoked or changed.",
     ["protocol"],
 )
+PASSWORD_CHECKS = Counter(
+    "agentmail_password_checks",
+    "Passwords checked against a bcrypt hash (a login remembered for a few seconds, or one"
+    " waiting for the same check in flight, costs none).",
+)
