@@ -81,10 +81,7 @@ class LoginThrottle:
             failures = self._recent(address)
             if failures >= allowed:
                 seconds = max(1, math.ceil(self.retry_after(address, allowed)))
-                raise RateLimited(
-                    f"too many failed logins from your address: try again in {seconds} s",
-                    seconds,
-                )
+                raise RateLimited(f"too many failed logins: try again in {seconds} s", seconds)
             if failures + self._checking[address] < allowed:
                 self._checking[address] += 1
                 return

@@ -45,8 +45,11 @@ async def test_a_revoked_key_or_a_changed_password_ends_what_it_opened(api: Api)
         sse_first = await enter(open_stream(api.client(first["key"])))
         sse_second = await enter(open_stream(api.client(second["key"])))
 
-        # The first key revoked: what it opened ends; the second key's and the
-        # password's sessions go on.
+        await imap_first.send(b"I IDLE\r\n")  # a mail client waiting for new mail
+        assert (await imap_first.line()).startswith(b"+ ")
+
+        # The first key revoked: what it opened ends (IDLE or not); the second key's and
+        # the password's sessions go on.
         revoked = await alice.delete(f"/api/v1/me/keys/{first['key_id']}")
         assert revoked.status_code == 200, revoked.text
         await ended(imap_first, b"* BYE [EXPIRED]")
