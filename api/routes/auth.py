@@ -41,8 +41,7 @@ async def login(
     guard: LoginGuardDep,
     address: ClientAddress,
 ) -> UserOut:
-    """Refused per address (`429` with `Retry-After`), slowed per account
-    (core/identity/login_guard.py)."""
+    """Refused per address (`429` with `Retry-After`), slowed but never refused per account."""
     principal = await guard.check(store, body.username, body.password, address, "web")
     lifetime = timedelta(days=settings.session_cookie_days)
     user_agent = request.headers.get("user-agent", "")
