@@ -105,7 +105,8 @@ async def test_failures_over_smtp_imap_and_the_web_refuse_the_address_on_all_thr
     assert (await web_login(gateway, "127.0.0.2", "nobody3", "wrong")).status_code == 401
     # Now every way refuses that address, unchecked: even the right password.
     reply = await imap_login(gateway, "127.0.0.2", "carol", PASSWORD)
-    assert reply.startswith(b"L NO [UNAVAILABLE]"), reply
+    assert reply.startswith(b"L NO [UNAVAILABLE] too many failed logins: try again in "), reply
+    assert reply.count(b" s") == 1, reply  # the wait, said once
     reply = await smtp_login(gateway, "127.0.0.2", "carol", PASSWORD)
     assert reply.startswith(b"454 4.7.0"), reply
     refused = await web_login(gateway, "127.0.0.2", "carol", PASSWORD)
