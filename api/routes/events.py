@@ -95,7 +95,9 @@ async def _stream(
         finally:
             if held is not None and signed_in is not None:
                 signed_in.release(held)
-        if not ended.ended:
+        if ended.ended:
+            yield ServerSentEvent(comment="the key or login of this stream was revoked")
+        else:
             # The gateway is shutting down (SIGTERM): tell the client when to come back; it
             # resumes with Last-Event-ID, on this gateway once restarted or on a replica.
             yield ServerSentEvent(comment="the gateway is shutting down", retry=RECONNECT_MS)

@@ -22,6 +22,7 @@ RESET_PASSWORD = "an-admin-reset"
 
 async def stream_ends(stream: SseStream) -> None:
     await asyncio.wait_for(stream.finished.wait(), MARGIN)
+    assert stream.comments[-1] == "the key or login of this stream was revoked"
 
 
 async def user_key(client: httpx.AsyncClient) -> dict[str, Any]:
