@@ -59,9 +59,6 @@ class SignedIn:
         self._task: asyncio.Task[None] | None = None
         store.credentials.on_drop.append(self.changed)
 
-    def __len__(self) -> int:
-        return len(self._held)
-
     def hold(
         self, principal: Principal, protocol: Protocol, end: Callable[[], None], since: int
     ) -> Held:
