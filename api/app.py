@@ -31,7 +31,8 @@ from api.routes import (
 from api.routes import health as probes
 from api.slash_redirects import install_relative_slash_redirects
 from api.uploads import MULTIPART_OVERHEAD
-from core.identity.logins import LoginGuard
+from core.identity.login_guard import LoginGuard, guard_from_settings
+from core.identity.signed_in import SignedIn
 from core.identity.throttle import LoginThrottle
 from core.settings import Settings
 from core.store.blobs import BlobStore
@@ -42,8 +43,14 @@ API_PREFIX = "/api/v1"
 DOCS_ASSETS = f"{API_PREFIX}/docs-assets"
 
 
-def create_app(settings: Settings, store: Store, throttle: LoginThrottle | None = None) -> FastAPI:
-    """`throttle`: the login throttle SMTP and IMAP use too (one per process)."""
+def create_app(
+    settings: Settings,
+    store: Store,
+    guard: LoginGuard | None = None,
+    signed_in: SignedIn | None = None,
+) -> FastAPI:
+    """`guard`: the login guard SMTP and IMAP use too (one per process); `signed_in`:
+    where SSE streams are held, to end with their key (none: streams are not held)."""
     app = FastAPI(
         title="AgentMail",
         version=VERSION,
@@ -60,11 +67,8 @@ def create_app(settings: Settings, store: Store, throttle: LoginThrottle | None 
     app.state.store = store
     app.state.blobs = BlobStore(settings.attachments_dir)
     app.state.listeners = Listeners()  # the gateway fills it once SMTP and IMAP are bound
-    app.state.login_guard = LoginGuard(
-        throttle or LoginThrottle(1, 0.0),
-        settings.login_failures_per_address,
-        settings.login_failures_per_account,
-    )
+    app.state.login_guard = guard or guard_from_settings(settings, LoginThrottle())
+    app.state.signed_in = signed_in
     install_error_handlers(app)
     install_docs(app, f"{API_PREFIX}/docs", DOCS_ASSETS)
     declare_errors(app)

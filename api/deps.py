@@ -8,7 +8,7 @@ from fastapi import Depends, Header, Request
 
 from core.errors import AuthenticationFailed, Forbidden
 from core.identity.keys import authenticate, require_bound_agent
-from core.identity.logins import LoginGuard
+from core.identity.login_guard import LoginGuard
 from core.identity.security import TOKEN_PREFIX
 from core.mail.idempotency import MAX_KEY_LENGTH
 from core.principal import Principal

@@ -16,6 +16,9 @@ class Principal:
     is_admin: bool = False
     # How a human came in: "login" (web cookie) or "key" (user key).
     via: Literal["login", "key", "password"] = "key"
+    # For `via="password"`: a digest of the password hash it matched, so a session it
+    # opened can tell when the password has changed since (core/identity/signed_in.py).
+    password_stamp: str | None = None
 
     @property
     def is_human(self) -> bool:

@@ -43,12 +43,6 @@ class Settings(BaseSettings):
         None, description="PEM certificate (chain) for STARTTLS and the implicit-TLS ports."
     )
     tls_key: Path | None = Field(None, description="PEM private key of `tls_cert`.")
-    smtp_auth_failures_before_delay: int = Field(
-        5, ge=1, description="Failed SMTP logins from one address within a minute before delays."
-    )
-    smtp_auth_failure_delay_seconds: float = Field(
-        1.0, ge=0, description="Wait before each further SMTP login attempt from that address."
-    )
     smtp_max_message_bytes: int = Field(
         26_214_400 + 65_536,
         ge=1,
@@ -216,10 +210,28 @@ class Settings(BaseSettings):
         "X-Forwarded-For/-Proto are believed; empty = none.",
     )
     login_failures_per_address: int = Field(
-        5, ge=1, le=1000, description="Failed web logins from one address in a minute before 429."
+        5,
+        ge=1,
+        le=1000,
+        description="Failed logins (web, SMTP, IMAP together) from one address in a minute"
+        " before its logins are refused (web 429, SMTP 454 4.7.0, IMAP NO [UNAVAILABLE]).",
     )
     login_failures_per_account: int = Field(
-        10, ge=1, le=1000, description="Failed web logins on one account in a minute before 429."
+        10,
+        ge=1,
+        le=1000,
+        description="Failed logins on one account in a minute, from anywhere, before its"
+        " further password logins are slowed (never refused).",
+    )
+    login_delay_seconds: float = Field(
+        1.0,
+        ge=0,
+        le=60,
+        description="The first wait of a slowed password login; doubled with each further"
+        " failure on the account.",
+    )
+    login_delay_max_seconds: float = Field(
+        15.0, ge=0, le=120, description="The longest wait of a slowed password login."
     )
     http_header_timeout_seconds: float = Field(
         20.0, gt=0, description="Time a client has to send a request's headers (408 beyond)."

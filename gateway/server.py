@@ -28,7 +28,9 @@ from core.approvals.permissions import expire_permission_requests
 from core.folders.vanished import prune_expunged
 from core.identity.accounts import ensure_admin
 from core.identity.agents import mark_silent_agents_offline
+from core.identity.login_guard import LoginGuard, guard_from_settings
 from core.identity.security import set_bcrypt_rounds
+from core.identity.signed_in import CHECK_EVERY_SECONDS, SignedIn
 from core.identity.throttle import ConnectionsPerAddress, LoginThrottle
 from core.mail.attachments import collect_unsent
 from core.mail.idempotency import prune_idempotency_keys
@@ -114,10 +116,12 @@ class Gateway:
             self.generated_admin_password = await ensure_admin(
                 store, settings.admin_user, settings.admin_password
             )
-        # One throttle for all: guessing over the web, SMTP and IMAP at once is no faster.
-        throttle = LoginThrottle(
-            settings.smtp_auth_failures_before_delay, settings.smtp_auth_failure_delay_seconds
-        )
+        # One guess budget for all: guessing over the web, SMTP and IMAP at once is no faster.
+        throttle = LoginThrottle()
+        guard = guard_from_settings(settings, throttle)
+        # The sessions each credential opened, ended when it is revoked or changed.
+        signed_in = SignedIn(store)
+        self._stack.push_async_callback(signed_in.close)
         if store.dialect == "postgresql":  # and nor is guessing over workers and replicas
             notices = LoginNotices(store)
             throttle.tell = notices.tell
@@ -125,15 +129,16 @@ class Gateway:
             listener = ReplicaListener(store, store.bus, login_failed=throttle.failed_elsewhere)
             await listener.start()
             self._stack.push_async_callback(listener.stop)
-        await self._start_http(store, throttle)
-        await self._start_smtp(store, throttle)
-        await self._start_imap(store, throttle)
+        await self._start_http(store, guard, signed_in)
+        await self._start_smtp(store, guard, signed_in)
+        await self._start_imap(store, guard, signed_in)
         # Bound now: what the Account page tells mail clients (api/mail_settings.py).
         self._listeners.smtp_port, self._listeners.smtps_port = self.smtp_port, self.smtps_port
         self._listeners.imap_port, self._listeners.imaps_port = self.imap_port, self.imaps_port
         self._listeners.tls = self.tls is not None
         self._listeners.check = ListenerCheck(self.listeners)
         self._listeners.serving = True
+        self._every(CHECK_EVERY_SECONDS, signed_in.sweep)
         self._every(settings.heartbeat_seconds / 3, self._sweep_presence)
         self._every(3600, self._prune_events)
         self._every(1.0, self._expire_requests)
@@ -145,9 +150,9 @@ class Gateway:
         watchdog.start()
         self._stack.callback(watchdog.stop)
 
-    async def _start_http(self, store: Store, throttle: LoginThrottle) -> None:
+    async def _start_http(self, store: Store, guard: LoginGuard, signed_in: SignedIn) -> None:
         settings = self.settings
-        app = create_app(settings, store, throttle)
+        app = create_app(settings, store, guard, signed_in)
         app.state.worker = self.worker
         self._listeners: Listeners = app.state.listeners
         sock = self._listening("http", settings.http_port)
@@ -193,9 +198,9 @@ class Gateway:
 
         self._stack.push_async_callback(stop_http)
 
-    async def _start_smtp(self, store: Store, throttle: LoginThrottle) -> None:
+    async def _start_smtp(self, store: Store, guard: LoginGuard, signed_in: SignedIn) -> None:
         """The submission port (STARTTLS when a certificate is configured) and, when
-        `smtps_port` is set, the implicit-TLS port; one handler and throttle for both."""
+        `smtps_port` is set, the implicit-TLS port; one handler and login guard for both."""
         settings = self.settings
         handler = SubmissionHandler(
             store,
@@ -222,7 +227,8 @@ class Gateway:
                 sock,
                 max_bytes=settings.smtp_max_message_bytes,
                 allow_plaintext_auth=settings.smtp_allow_plaintext_auth,
-                throttle=throttle,
+                guard=guard,
+                signed_in=signed_in,
                 tls_context=self.tls,
                 implicit_tls=implicit_tls,
                 limits=limits,
@@ -232,7 +238,7 @@ class Gateway:
             )
             self._stack.push_async_callback(stop_smtp)
 
-    async def _start_imap(self, store: Store, throttle: LoginThrottle) -> None:
+    async def _start_imap(self, store: Store, guard: LoginGuard, signed_in: SignedIn) -> None:
         """The IMAP port (STARTTLS when a certificate is configured) and, when
         `imaps_port` is set, the implicit-TLS port, as for SMTP; one limit of connections
         per client address for both."""
@@ -262,13 +268,14 @@ class Gateway:
                 settings.domain,
                 sock,
                 allow_plaintext_auth=settings.imap_allow_plaintext_auth,
-                throttle=throttle,
+                guard=guard,
                 limits=limits,
                 connections=connections,
                 backlog=settings.listen_backlog,
                 tls=self.tls,
                 implicit_tls=implicit_tls,
                 guard_factory=LoggedFactories("IMAPS" if implicit_tls else "IMAP"),
+                signed_in=signed_in,
             )
             self._stack.push_async_callback(stop_imap)
 

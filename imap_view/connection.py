@@ -13,7 +13,10 @@ a client sends:
 - before login the client has `login_timeout` from connecting; after it,
   `idle_timeout` between commands (RFC 3501 §5.4) — IDLE included, which a
   client re-issues to stay (RFC 2177 §3); a command line, once begun, must
-  arrive within `command_timeout` (and a literal within it per MiB).
+  arrive within `command_timeout` (and a literal within it per MiB);
+- `end` (a revoked key or a changed password, core/identity/signed_in.py) says
+  `* BYE [EXPIRED]` at once while the connection waits for the client, else as
+  soon as the command running is answered, and closes.
 
 A refused synchronizing literal gets a tagged reply instead of `+` and the
 session goes on, since no octet of it is coming; a refused non-synchronizing
@@ -29,6 +32,7 @@ import logging
 import re
 from asyncio import StreamReader, StreamWriter
 from collections.abc import Awaitable
+from contextvars import ContextVar
 from typing import NoReturn, TypeVar
 
 from proxyprotocol.sock import SocketInfo
@@ -51,7 +55,7 @@ from imap_view.deadline import Deadline
 from imap_view.limits import LINE_BYTES, LITERAL_CHUNK, LITERALS_PER_COMMAND, ImapLimits
 from imap_view.mailbox_names import UTF8_NAMES
 
-__all__ = ["LimitedConnection"]
+__all__ = ["CURRENT_CONNECTION", "LimitedConnection"]
 
 _T = TypeVar("_T")
 # A literal announced at the end of a line: `{n}` or `{n+}` (RFC 7888), `~{n}` (RFC 3516).
@@ -62,6 +66,8 @@ _TOOBIG = ResponseCode.of(b"TOOBIG")  # RFC 4469 §6, RFC 7889 §4
 _pymap_log = logging.getLogger("pymap.imap")  # the logger pymap's connection writes to
 _BATCH = 64 * 1024  # octets of a response handed to the transport at once
 _MAX_DIGITS = 18  # more than this is more than any limit (and than int() should parse)
+# RFC 5530 §3 EXPIRED: "access is no longer permitted using that passphrase".
+_CREDENTIAL_ENDED = b"[EXPIRED] The key or password of this session was revoked or changed."
 
 
 class _Refused(Exception):
@@ -99,6 +105,7 @@ class LimitedConnection(IMAPConnection):
         "_append",
         "_command",
         "_deadline",
+        "_ending",
         "_in_command",
         "_literals",
         "_next",
@@ -125,6 +132,7 @@ class LimitedConnection(IMAPConnection):
         self._state: ConnectionState | None = None
         self._deadline = 0.0  # of the login, on the loop's clock
         self._said_bye = False
+        self._ending: bytes | None = None  # the BYE to end with, once `end` was called
         self._in_command = False  # reading a command (not a SASL response, not IDLE's DONE)
         self._literals = 0  # in the command read so far
         self._next = True  # the next line read starts a command (or IDLE's DONE)
@@ -142,6 +150,14 @@ class LimitedConnection(IMAPConnection):
             await super().run(state)
         finally:
             self._timer.close()
+
+    def end(self) -> None:
+        """From outside: the credential this session logged in with no longer holds.
+        The read waiting for the client ends now (as a timeout would); a command
+        running is answered first, then `* BYE [EXPIRED]` and the connection closes."""
+        self._ending = _CREDENTIAL_ENDED
+        if self._timer is not None:
+            self._timer.expire_now()
 
     @property
     def authenticated(self) -> bool:
@@ -224,6 +240,8 @@ class LimitedConnection(IMAPConnection):
         its first octet, its rest (and every later line) within the command timeout. A line
         already buffered whole (a pipelined command, or one that arrived while the last
         was served) is read at once, without either."""
+        if self._ending is not None and self._next:
+            await self._close(self._ending)
         if self._has_line():
             line = await self._rest(ready=True)
         elif self._next:
@@ -342,7 +360,7 @@ class LimitedConnection(IMAPConnection):
         try:
             return await timer.within(seconds, read)
         except TimeoutError:
-            await self._close(reason)
+            await self._close(self._ending or reason)
 
     def _has(self, octets: int) -> bool:
         """Whether asyncio's StreamReader holds `octets` already (its `_buffer`)."""
@@ -358,3 +376,7 @@ class LimitedConnection(IMAPConnection):
         await self.write_response(ResponseBye(reason))
         self._said_bye = True
         raise EOFError()
+
+
+# The connection whose task is running: a session it opens is ended through it.
+CURRENT_CONNECTION: ContextVar[LimitedConnection] = ContextVar("agentmail_imap_connection")

@@ -62,6 +62,12 @@ class Deadline:
             self._handle.cancel()
             self._handle = None
 
+    def expire_now(self) -> None:
+        """End the read under way, if any, as if its deadline had passed (`TimeoutError`)."""
+        if self._when is not None and self._task is not None and not self._expired:
+            self._expired = True
+            self._task.cancel()
+
     def _fire(self) -> None:
         self._handle = None
         when, task = self._when, self._task

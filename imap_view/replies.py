@@ -55,6 +55,6 @@ class DomainRefusal(ResponseError):
 def refusal_for(exc: domain.DomainError) -> DomainRefusal:
     code = next(c for cls, c in CODES.items() if isinstance(exc, cls))
     reason = exc.message
-    if isinstance(exc, domain.RateLimited):
-        reason += f" (retry after {exc.retry_after} s)"
+    if isinstance(exc, domain.RateLimited) and f"{exc.retry_after} s" not in reason:
+        reason += f" (retry after {exc.retry_after} s)"  # said once
     return DomainRefusal(code, reason)

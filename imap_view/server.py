@@ -21,13 +21,15 @@ from proxyprotocol.sock import SocketInfo
 from pymap.context import connection_exit
 from pymap.imap import IMAPServer
 
-from core.identity.throttle import ConnectionsPerAddress, LoginThrottle
+from core.identity.login_guard import LoginGuard
+from core.identity.signed_in import SignedIn
+from core.identity.throttle import ConnectionsPerAddress
 from core.store import metrics
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 from imap_view.backend import Backend
 from imap_view.config import GatewayImapConfig
-from imap_view.connection import LimitedConnection
+from imap_view.connection import CURRENT_CONNECTION, LimitedConnection
 from imap_view.content_cache import ContentCache
 from imap_view.limits import ImapLimits
 from imap_view.login import Login
@@ -59,6 +61,7 @@ class _Server(IMAPServer):
         conn = LimitedConnection(
             self.commands, self._config, reader, writer, sock_info, limits=self._limits
         )
+        CURRENT_CONNECTION.set(conn)
         state = GatewayState(self._login, self._config)
         async with AsyncExitStack() as stack:
             connection_exit.set(stack)
@@ -73,13 +76,14 @@ async def start_imap(
     sock: socket.socket,
     *,
     allow_plaintext_auth: bool,
-    throttle: LoginThrottle,
+    guard: LoginGuard,
     limits: ImapLimits,
     connections: ConnectionsPerAddress,
     backlog: int,
     tls: ssl.SSLContext | None = None,
     implicit_tls: bool = False,
     guard_factory: Callable[[ProtocolFactory], ProtocolFactory] | None = None,
+    signed_in: SignedIn | None = None,
 ) -> Callable[[], Awaitable[None]]:
     """Serve IMAP on `sock` (bound and listening) on the running loop; returns `stop`.
 
@@ -100,7 +104,7 @@ async def start_imap(
     )
     contents = ContentCache(limits.content_cache_bytes)
     backend = Backend(store, blobs, domain, config, contents, keyword_limits=limits.keywords)
-    imap = _Server(Login(backend, throttle), config, limits)
+    imap = _Server(Login(backend, guard, signed_in), config, limits)
     tasks: set[asyncio.Task[None]] = set()
 
     async def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

@@ -24,10 +24,8 @@ from pydantic import ValidationError
 
 from core.address import POSTMASTER, Address, at_domain, parse_email
 from core.approvals.reply_decision import with_reply_decision
-from core.errors import AuthenticationFailed, DomainError, InvalidAddress
-from core.identity.accounts import check_user_password
+from core.errors import DomainError, InvalidAddress
 from core.identity.endpoints import Endpoint
-from core.identity.keys import authenticate, require_bound_agent
 from core.mail.attachment_files import store_files
 from core.mail.delivery_check import check_recipient, replied_mail
 from core.mail.recipients import Plan, plan_mails
@@ -69,31 +67,6 @@ class SubmissionHandler:
     _resolved: WeakKeyDictionary[Envelope, dict[str, Endpoint]] = field(
         default_factory=WeakKeyDictionary, compare=False, repr=False
     )
-
-    async def authenticate(self, login: str, secret: str) -> Principal:
-        """A user key or a bound agent key, else the user's password.
-
-        The login names who is signing in (a name or its address); a key must be that
-        name's, so a client configured for one identity cannot send as another.
-        """
-        name = self._login_name(login)
-        try:
-            principal = await authenticate(self.store, secret)
-        except AuthenticationFailed:
-            return await check_user_password(self.store, name, secret)
-        if principal.is_agent:
-            require_bound_agent(principal)
-        if principal.name != name:
-            raise AuthenticationFailed(f"this key belongs to '{principal.name}', not '{name}'")
-        return principal
-
-    def _login_name(self, login: str) -> str:
-        if "@" in login:
-            try:
-                return parse_email(login, self.domain).name
-            except InvalidAddress:
-                return ""
-        return login.strip().lower()
 
     def _sender(self, principal: Principal, text: str) -> Address | str:
         """The sender's address, or the 553 reply why it is not theirs."""

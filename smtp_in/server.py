@@ -20,8 +20,11 @@ from typing import Any, AnyStr
 
 from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword, Session, syntax
 
-from core.errors import DomainError
-from core.identity.throttle import LoginThrottle
+from core.errors import DomainError, RateLimited
+from core.identity.keys import require_bound_agent
+from core.identity.login_guard import LoginGuard, login_name
+from core.identity.signed_in import Held, SignedIn
+from core.principal import Principal
 from core.store import metrics
 from smtp_in.handler import SubmissionHandler
 from smtp_in.protocol_replies import with_code
@@ -38,6 +41,9 @@ TOO_BIG = "552 5.3.4 message too big: at most {limit} bytes"
 # RFC 5321 §3.8: a server that must shut down answers 421 and closes; 4.3.2 "system not
 # accepting network messages" (RFC 3463). A client retries later, elsewhere or here.
 SHUTTING_DOWN = "421 4.3.2 the gateway is shutting down: try again in a moment"
+# The key or password the session logged in with was revoked or changed (RFC 3463
+# 4.7.0, security or policy status): the client logs in again, and is refused if it was.
+CREDENTIAL_ENDED = "421 4.7.0 the key or password of this session was revoked or changed"
 # A `<dot-atom@domain>` path (RFC 5321 §4.1.2: every address this gateway gives out is
 # one), then optional blanks and no comment: what the full parser aiosmtpd runs for
 # MAIL and RCPT would return for it, as a random comparison of 100,000 paths showed.
@@ -51,6 +57,12 @@ def _capture(server: SMTP, session: Any, envelope: Any, mechanism: str, data: An
     """Hands the decoded credentials back to `Submission._verify` (aiosmtpd's
     authenticator is synchronous; checking a password or a key needs the store)."""
     return AuthResult(success=True, handled=False, auth_data=data)
+
+
+def _smtp_keys(principal: Principal) -> None:
+    """SMTP takes a user key, or the key of a registered agent, as the password."""
+    if principal.is_agent:
+        require_bound_agent(principal)
 
 
 def _is_loopback(peer: Any) -> bool:
@@ -90,7 +102,8 @@ class Submission(SMTP):
         max_bytes: int,
         allow_plaintext_auth: bool,
         sessions: set[Submission],
-        throttle: LoginThrottle,
+        guard: LoginGuard,
+        signed_in: SignedIn | None = None,
         tls_context: ssl.SSLContext | None = None,
         implicit_tls: bool = False,
         limits: SessionLimits | None = None,
@@ -118,7 +131,9 @@ class Submission(SMTP):
         self._submission = handler
         self._allow_plaintext_auth = allow_plaintext_auth
         self._sessions = sessions
-        self._throttle = throttle
+        self._guard = guard
+        self._signed_in = signed_in
+        self._held: Held | None = None  # the credential it logged in with, once it has
         self._implicit_tls = implicit_tls
         self._limits = limits
         self._address: str | None = None  # counted in `_limits.open` while connected
@@ -167,6 +182,9 @@ class Submission(SMTP):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._sessions.discard(self)
+        if self._held is not None and self._signed_in is not None:
+            self._signed_in.release(self._held)
+            self._held = None
         if self._refused:
             return  # refused at connection_made: aiosmtpd never started
         if self._deadline is not None:
@@ -215,6 +233,15 @@ class Submission(SMTP):
         self._over = IDLE_OVER.format(host=self.hostname)
         if self._in_hook == 0 and self.transport is not None and not self.transport.is_closing():
             _say_and_close(self.transport, self._over)
+
+    def credential_ended(self) -> None:
+        """The key or password of this session no longer holds (core/identity/signed_in.py):
+        421 and close now, between commands or in the middle of receiving a message (which
+        is then not stored); a message being stored is answered first, as at a shutdown."""
+        self._over = CREDENTIAL_ENDED
+        transport = self.transport
+        if self._in_hook == 0 and transport is not None and not transport.is_closing():
+            _say_and_close(transport, self._over)
 
     def shut_down(self) -> None:
         """SIGTERM: end with 421, but a message being received or stored is finished and
@@ -294,14 +321,22 @@ class Submission(SMTP):
         login = captured.auth_data.login.decode("utf-8", "replace")
         secret = captured.auth_data.password.decode("utf-8", "replace")
         peer = str(self.session.peer[0]) if self.session.peer else ""
-        await self._throttle.wait(peer)
+        store = self._submission.store
+        since = store.credentials.generation
+        name = login_name(login, self._submission.domain)
         try:
-            principal = await self._submission.authenticate(login, secret)
+            principal = await self._guard.check(store, name, secret, peer, "smtp", _smtp_keys)
+        except RateLimited as exc:
+            # RFC 4954 §6: 454 4.7.0, a temporary authentication failure (Postfix's AUTH
+            # rate limit says 450 4.7.1): the client tries later, without asking the user
+            # for another password. Nothing was checked.
+            return AuthResult(success=False, handled=False, message=f"454 4.7.0 {exc.message}")
         except DomainError as exc:
-            self._throttle.failed(peer)
             return AuthResult(
                 success=False, handled=False, message=f"535 5.7.8 {' '.join(exc.message.split())}"
             )
+        if self._signed_in is not None and self.transport is not None:
+            self._held = self._signed_in.hold(principal, "smtp", self.credential_ended, since)
         return AuthResult(success=True, auth_data=principal)
 
 
@@ -311,7 +346,8 @@ async def start_smtp(
     *,
     max_bytes: int,
     allow_plaintext_auth: bool,
-    throttle: LoginThrottle,
+    guard: LoginGuard,
+    signed_in: SignedIn | None = None,
     tls_context: ssl.SSLContext | None = None,
     implicit_tls: bool = False,
     limits: SessionLimits | None = None,
@@ -340,7 +376,8 @@ async def start_smtp(
             max_bytes=max_bytes,
             allow_plaintext_auth=allow_plaintext_auth,
             sessions=sessions,
-            throttle=throttle,
+            guard=guard,
+            signed_in=signed_in,
             tls_context=tls_context,
             implicit_tls=implicit_tls,
             limits=limits,

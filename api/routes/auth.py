@@ -41,8 +41,8 @@ async def login(
     guard: LoginGuardDep,
     address: ClientAddress,
 ) -> UserOut:
-    """Throttled per address and per account (`429` with `Retry-After`)."""
-    principal = await guard.check(store, body.username, body.password, address)
+    """Refused per address (`429` with `Retry-After`), slowed but never refused per account."""
+    principal = await guard.check(store, body.username, body.password, address, "web")
     lifetime = timedelta(days=settings.session_cookie_days)
     user_agent = request.headers.get("user-agent", "")
     token = await open_login(store, principal.name, lifetime, user_agent)

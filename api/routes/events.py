@@ -2,7 +2,9 @@
 
 Each event's `id:` is its row id in the events table; a reconnect with
 `Last-Event-ID: N` replays the caller's events after N, in order. A resume from
-before the retention window gets a `resync` event first (reload state).
+before the retention window gets a `resync` event first (reload state). A stream
+ends when the key or login it was opened with is revoked (core/identity/signed_in.py):
+the client's reconnect is then refused (401).
 """
 
 from __future__ import annotations
@@ -11,15 +13,17 @@ import json
 from collections.abc import AsyncIterator
 from typing import Annotated
 
-from fastapi import APIRouter, Header
+from fastapi import APIRouter, Header, Request
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from api.deps import AnyPrincipal, SettingsDep, StoreDep
 from api.metrics import observe_push, sse_connection
 from api.paging import MAX_EVENT_ID, EventId
 from core.errors import InvalidRequest
+from core.identity.signed_in import SignedIn
+from core.principal import Principal
 from core.store import events
-from core.store.bus import StoredEvent
+from core.store.bus import StoredEvent, Subscription
 from core.store.engine import Store
 
 router = APIRouter(tags=["events"])
@@ -52,45 +56,68 @@ def _encoded(events: list[StoredEvent]) -> bytes:
 
 
 async def _stream(
-    store: Store, recipient: str, cursor: int | None
+    store: Store, caller: Principal, cursor: int | None, signed_in: SignedIn | None
 ) -> AsyncIterator[ServerSentEvent | bytes]:
     # Subscribe before reading, so nothing committed in between is missed.
-    with store.bus.subscribe(recipient, events=True) as subscription, sse_connection():
-        if cursor is None:
-            cursor = await events.latest_event_id(store)
-        elif await events.resume_needs_resync(store, cursor):
-            cursor = await events.latest_event_id(store)
-            yield ServerSentEvent(id=str(cursor), event="resync", data="{}")
-        yield ServerSentEvent(comment="connected")
-        live = False  # the first batch replays what was missed: not a push latency
-        while not store.bus.closed:
-            subscription.clear()
-            if subscription.complete:
-                # Committed by this process and handed over at commit: nothing to read
-                # (core/store/bus.py says when a stream must read the rows instead).
-                batch, more = subscription.take(cursor), False
-            else:
-                generation = subscription.generation
-                read = await events.events_after(store, recipient, cursor, BATCH)
-                batch, more = read.events, len(read.events) == BATCH
+    with store.bus.subscribe(caller.name, events=True) as subscription, sse_connection():
+        ended = _Ended(subscription)
+        since = store.credentials.generation
+        held = signed_in.hold(caller, "sse", ended.end, since) if signed_in else None
+        try:
+            if cursor is None:
+                cursor = await events.latest_event_id(store)
+            elif await events.resume_needs_resync(store, cursor):
+                cursor = await events.latest_event_id(store)
+                yield ServerSentEvent(id=str(cursor), event="resync", data="{}")
+            yield ServerSentEvent(comment="connected")
+            live = False  # the first batch replays what was missed: not a push latency
+            while not store.bus.closed and not ended.ended:
+                subscription.clear()
+                if subscription.complete:
+                    # Committed by this process and handed over at commit: nothing to read
+                    # (core/store/bus.py says when a stream must read the rows instead).
+                    batch, more = subscription.take(cursor), False
+                else:
+                    generation = subscription.generation
+                    read = await events.events_after(store, caller.name, cursor, BATCH)
+                    batch, more = read.events, len(read.events) == BATCH
+                    if not more:
+                        subscription.caught_up(read.through, generation)
+                if batch:
+                    cursor = batch[-1].id
+                    if live:
+                        for item in batch:
+                            observe_push(item)
+                    yield _encoded(batch)
                 if not more:
-                    subscription.caught_up(read.through, generation)
-            if batch:
-                cursor = batch[-1].id
-                if live:
-                    for item in batch:
-                        observe_push(item)
-                yield _encoded(batch)
-            if not more:
-                await subscription.wait()
-                live = True
-        # The gateway is shutting down (SIGTERM): tell the client when to come back; it
-        # resumes with Last-Event-ID, on this gateway once restarted or on a replica.
-        yield ServerSentEvent(comment="the gateway is shutting down", retry=RECONNECT_MS)
+                    await subscription.wait()
+                    live = True
+        finally:
+            if held is not None and signed_in is not None:
+                signed_in.release(held)
+        if ended.ended:
+            yield ServerSentEvent(comment="the key or login of this stream was revoked")
+        else:
+            # The gateway is shutting down (SIGTERM): tell the client when to come back; it
+            # resumes with Last-Event-ID, on this gateway once restarted or on a replica.
+            yield ServerSentEvent(comment="the gateway is shutting down", retry=RECONNECT_MS)
+
+
+class _Ended:
+    """Set when the stream's key or login is revoked: the stream ends at its next turn."""
+
+    def __init__(self, subscription: Subscription) -> None:
+        self.ended = False
+        self._subscription = subscription
+
+    def end(self) -> None:
+        self.ended = True
+        self._subscription.wake()
 
 
 @router.get("/events/stream", response_class=EventSourceResponse)
 async def stream(
+    request: Request,
     caller: AnyPrincipal,
     store: StoreDep,
     settings: SettingsDep,
@@ -98,4 +125,7 @@ async def stream(
     after: EventId = None,
 ) -> EventSourceResponse:
     cursor = _cursor(last_event_id, after)
-    return EventSourceResponse(_stream(store, caller.name, cursor), ping=settings.sse_ping_seconds)
+    signed_in: SignedIn | None = request.app.state.signed_in
+    return EventSourceResponse(
+        _stream(store, caller, cursor, signed_in), ping=settings.sse_ping_seconds
+    )

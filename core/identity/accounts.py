@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from sqlalchemy import bindparam, select, text
 from sqlalchemy.orm import Session
@@ -14,6 +15,7 @@ from core.identity.security import (
     check_password,
     hash_password,
     new_password,
+    password_stamp,
     remembered_password_key,
 )
 from core.principal import Principal
@@ -114,7 +116,7 @@ async def check_user_password(store: Store, name: str, password: str) -> Princip
     row = await store.read(lambda s: s.execute(_USER_LOGIN, {"name": name}).first())
     remembered: str | None = cache.get(remember_as)
     if row is not None and remembered is not None and remembered == row.password_hash:
-        return Principal(kind="human", name=row.name, is_admin=row.is_admin, via="password")
+        return _password_principal(row)
     ok = (
         await _verified_once(remember_as, password, row.password_hash)
         if row is not None
@@ -123,7 +125,17 @@ async def check_user_password(store: Store, name: str, password: str) -> Princip
     if row is None or not ok:
         raise AuthenticationFailed("wrong user name or password")
     cache.put(remember_as, row.password_hash, cache.generation)
-    return Principal(kind="human", name=row.name, is_admin=row.is_admin, via="password")
+    return _password_principal(row)
+
+
+def _password_principal(row: Any) -> Principal:
+    return Principal(
+        kind="human",
+        name=row.name,
+        is_admin=row.is_admin,
+        via="password",
+        password_stamp=password_stamp(row.password_hash),
+    )
 
 
 # Checks of one (name, password) pair against one hash, in flight in this process.

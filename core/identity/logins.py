@@ -1,5 +1,5 @@
-"""Web logins: opened with a password (throttled), listed and revoked by their user,
-ended when the password changes.
+"""Web logins: opened with a password (checked by core/identity/login_guard.py), listed
+and revoked by their user, ended when the password changes.
 
 A web login is a key of kind `login` (its token is the session cookie), so
 revoking one is revoking that key: the next request with its cookie gets 401.
@@ -7,49 +7,16 @@ revoking one is revoking that key: the next request with its cookie gets 401.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
 from datetime import timedelta
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from core.errors import AuthenticationFailed, NotFound, RateLimited
-from core.identity.accounts import check_user_password
+from core.errors import NotFound
 from core.identity.keys import issue_key, key_is_active
-from core.identity.throttle import LoginThrottle
-from core.principal import Principal
 from core.store.engine import Store
 from core.store.models import Key, utcnow
 from core.views import LoginView
-
-
-@dataclass(frozen=True, slots=True)
-class LoginGuard:
-    """Password checks of the web, through the login throttle SMTP and IMAP share:
-    too many failures from one address, or on one account, within the throttle's
-    window are refused (`RateLimited`, with the seconds to wait) before the
-    password is even hashed."""
-
-    throttle: LoginThrottle
-    per_address: int
-    per_account: int
-
-    async def check(self, store: Store, name: str, password: str, address: str) -> Principal:
-        account = "account:" + name.strip().lower()[:64]
-        wait = max(
-            self.throttle.retry_after(address, self.per_address),
-            self.throttle.retry_after(account, self.per_account),
-        )
-        if wait > 0:
-            seconds = max(1, math.ceil(wait))
-            raise RateLimited(f"too many failed logins: try again in {seconds} s", seconds)
-        try:
-            return await check_user_password(store, name, password)
-        except AuthenticationFailed:
-            self.throttle.failed(address)
-            self.throttle.failed(account)
-            raise
 
 
 async def open_login(store: Store, name: str, lifetime: timedelta, user_agent: str) -> str:

@@ -1,8 +1,10 @@
 """Changing passwords and the admin flag.
 
 A new password ends every web login of its user (but the one that changed it,
-when a web login did), so a stolen cookie dies with the old password; user keys
-stay, they are revoked on their own (`DELETE /me/keys/{id}`). There is always
+when a web login did), so a stolen cookie dies with the old password, and the IMAP
+and SMTP sessions that logged in with the old password end too (its hash changes:
+core/identity/signed_in.py); user keys stay, they are revoked on their own
+(`DELETE /me/keys/{id}`). There is always
 at least one admin: the last one cannot give the flag up.
 """
 
@@ -13,7 +15,8 @@ from sqlalchemy.orm import Session
 
 from core.errors import Forbidden, NotFound
 from core.identity.accounts import check_new_password, lock_names
-from core.identity.logins import LoginGuard, end_logins
+from core.identity.login_guard import LoginGuard
+from core.identity.logins import end_logins
 from core.identity.security import hash_password
 from core.principal import Principal
 from core.store.engine import Store
@@ -41,7 +44,7 @@ async def change_password(
 ) -> None:
     """The user's own change: the current password first (throttled like a login)."""
     check_new_password(new)
-    await guard.check(store, human.name, current, address)
+    await guard.check(store, human.name, current, address, "web")
     keep = human.key_id if human.via == "login" else None
     await set_password(store, human.name, new, keep=keep)
 

@@ -13,6 +13,8 @@ import secrets
 
 import bcrypt
 
+from core.store import metrics
+
 TOKEN_PREFIX = {"agent": "amk_", "user": "amu_", "login": "ams_"}
 
 
@@ -34,6 +36,13 @@ def remembered_password_key(name: str, password: str) -> str:
     never the password, so what is remembered cannot be checked against offline."""
     message = name.encode("utf-8") + b"\0" + password.encode("utf-8")
     return "password:" + hmac.new(_REMEMBER_KEY, message, hashlib.sha256).hexdigest()
+
+
+def password_stamp(hashed: str) -> str:
+    """What a password session keeps of the hash its password matched: a digest that
+    changes whenever the password is set again (a new bcrypt salt each time), and that
+    cannot be checked against guesses as the hash itself could."""
+    return hashlib.sha256(hashed.encode("ascii")).hexdigest()[:32]
 
 
 def new_password() -> str:
@@ -75,6 +84,7 @@ async def hash_password(password: str) -> str:
 
 
 async def check_password(password: str, hashed: str | None) -> bool:
+    metrics.PASSWORD_CHECKS.inc()
     if hashed is None:
         # Spend what a real check costs, so unknown names cannot be told apart by timing.
         await asyncio.to_thread(_hash_password, password)

@@ -1,5 +1,5 @@
 """Who a credential stands for, remembered for a few seconds, forgotten at once when
-keys or users change (issue 14).
+keys or users change.
 
 Every REST request authenticates its bearer key (a database read), and every SMTP
 or IMAP password login runs bcrypt at its full cost. Both answers change only when
@@ -54,6 +54,9 @@ class CredentialCache:
         self.generation = 0
         self._clock = clock
         self._entries: dict[str, tuple[float, Any]] = {}
+        # Called after every drop: the sessions a changed credential opened are checked
+        # again (core/identity/signed_in.py), on this replica and, by NOTIFY, on every one.
+        self.on_drop: list[Callable[[], None]] = []
 
     @property
     def enabled(self) -> bool:
@@ -86,6 +89,8 @@ class CredentialCache:
     def drop_all(self) -> None:
         self.generation += 1
         self._entries.clear()
+        for listener in self.on_drop:
+            listener()
 
 
 def watch_credential_writes(engine: Engine) -> None:

@@ -86,3 +86,26 @@ LOOP_STALL_SECONDS = Histogram(
     "How long each stall of the event loop lasted, once it was over.",
     buckets=(0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0),
 )
+LOGINS = Counter(
+    "agentmail_logins",
+    "Password and key logins (web, smtp, imap), by outcome: ok, failed, or refused unchecked"
+    " because their client address failed too often (core/identity/login_guard.py).",
+    ["protocol", "outcome"],
+)
+LOGIN_DELAY_SECONDS = Histogram(
+    "agentmail_login_delay_seconds",
+    "The wait of a password login whose account failed too often lately (slowed, not refused).",
+    ["protocol"],
+    buckets=(0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0),
+)
+SESSIONS_ENDED = Counter(
+    "agentmail_sessions_ended",
+    "Open sessions (smtp, imap, sse) ended because the key or password they logged in with"
+    " was revoked or changed.",
+    ["protocol"],
+)
+PASSWORD_CHECKS = Counter(
+    "agentmail_password_checks",
+    "Passwords checked against a bcrypt hash (a login remembered for a few seconds, or one"
+    " waiting for the same check in flight, costs none).",
+)

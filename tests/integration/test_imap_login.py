@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import imaplib
 from pathlib import Path
 
@@ -12,6 +10,8 @@ import pytest
 from imap_view.config import GatewayImapConfig
 from tests.support.gateway import PASSWORD, Api, running_gateway
 from tests.support.imap import connect, imap_login
+from tests.support.metrics import moved, scrape
+from tests.support.raw_lines import raw_connection
 
 D = "agentmail.localhost"
 
@@ -93,25 +93,40 @@ def test_no_login_in_the_clear_off_loopback_unless_allowed() -> None:
     assert {m.name for m in relaxed.initial_auth.server_mechanisms} == {b"PLAIN", b"LOGIN"}
 
 
-async def test_repeated_failed_logins_are_slowed_down(database_url: str, tmp_path: Path) -> None:
+async def test_repeated_failed_logins_are_refused_then_slowed(
+    database_url: str, tmp_path: Path
+) -> None:
+    """The one guess budget over IMAP, seen in the server's own account (its replies and
+    `/metrics`), never by a stopwatch: after two failures from one address the next
+    login from it is refused unchecked, even with the right password; from another
+    address the account's failures slow the right password, which still logs in."""
     async with running_gateway(
         database_url,
         tmp_path / "data",
-        smtp_auth_failures_before_delay=2,
-        smtp_auth_failure_delay_seconds=0.5,
+        login_failures_per_address=2,
+        login_failures_per_account=2,
+        login_delay_seconds=0.01,
     ) as gateway:
         api = Api(gateway)
         try:
             await api.human("jianf")
-            imap = await connect(gateway)
-            loop = asyncio.get_running_loop()
-            took = []
-            for secret in ["bad-1", "bad-2", "bad-3", PASSWORD]:
-                started = loop.time()
-                with contextlib.suppress(imaplib.IMAP4.error):
-                    await imap("login", "jianf", secret)
-                took.append(loop.time() - started)
-            assert max(took[:2]) < 0.5 <= min(took[2:])
-            await imap("logout")
+            before = await scrape(api.client())
+            async with raw_connection(gateway.imap_port, source="127.0.0.2") as imap:
+                assert (await imap.line()).startswith(b"* OK")
+                for tag, secret in ((b"a", b"bad-1"), (b"b", b"bad-2")):
+                    reply = await imap.imap(tag, tag + b" LOGIN jianf " + secret + b"\r\n")
+                    assert reply[-1].startswith(tag + b" NO [AUTHENTICATIONFAILED]"), reply
+                right = b"c LOGIN jianf " + PASSWORD.encode() + b"\r\n"
+                reply = await imap.imap(b"c", right)
+                assert reply[-1].startswith(b"c NO [UNAVAILABLE]"), reply  # RFC 5530: later
+            async with imap_login(gateway, "jianf") as imap:  # from 127.0.0.1
+                await imap.ok("select", "INBOX")
+            after = await scrape(api.client())
+            logins = "agentmail_logins_total"
+            assert moved(before, after, logins, protocol="imap", outcome="failed") == 2
+            assert moved(before, after, logins, protocol="imap", outcome="refused") == 1
+            assert moved(before, after, logins, protocol="imap", outcome="ok") == 1
+            slowed = moved(before, after, "agentmail_login_delay_seconds_count", protocol="imap")
+            assert slowed == 1
         finally:
             await api.close()

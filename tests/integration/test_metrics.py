@@ -14,33 +14,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from tests.support import smtp
 from tests.support.gateway import PASSWORD, Api, running_gateway
 from tests.support.imap import imap_login
+from tests.support.metrics import moved, scrape, value
 from tests.support.sse import open_stream
-
-Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
-
-
-async def scrape(client: httpx.AsyncClient) -> Samples:
-    response = await client.get("/metrics")
-    assert response.status_code == 200, response.text
-    assert response.headers["content-type"].startswith("text/plain")
-    return {
-        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
-        for family in text_string_to_metric_families(response.text)
-        for sample in family.samples
-    }
-
-
-def value(samples: Samples, name: str, **labels: str) -> float:
-    return samples.get((name, tuple(sorted(labels.items()))), 0.0)
-
-
-def moved(before: Samples, after: Samples, name: str, **labels: str) -> float:
-    return value(after, name, **labels) - value(before, name, **labels)
 
 
 async def test_counters_move_with_traffic(api: Api) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import re
 import smtplib
 from pathlib import Path
@@ -14,6 +15,8 @@ from sqlalchemy import select, update
 from core.store.models import Conversation, Mail
 from core.store.raw_messages import originals_of
 from tests.support.gateway import PASSWORD, Api, running_gateway
+from tests.support.metrics import moved, scrape
+from tests.support.raw_lines import raw_connection
 from tests.support.smtp import D, agent_with_key, message, send, session
 from tests.support.sse import open_stream
 
@@ -228,30 +231,42 @@ async def test_oversize_data_is_552_and_a_cut_connection_stores_nothing(api: Api
     assert await _mails(api) == []
 
 
-async def test_repeated_failed_logins_are_slowed_down(database_url: str, tmp_path: Path) -> None:
+async def test_repeated_failed_logins_are_refused_then_slowed(
+    database_url: str, tmp_path: Path
+) -> None:
+    """The one guess budget over SMTP, seen in the server's own account (its replies and
+    `/metrics`), never by a stopwatch: after two failures from one address the next AUTH
+    from it is refused unchecked (454 4.7.0), even with the right password; from another
+    address the account's failures slow the right password, which still logs in."""
     async with running_gateway(
         database_url,
         tmp_path / "data",
-        smtp_auth_failures_before_delay=2,
-        smtp_auth_failure_delay_seconds=0.5,
+        login_failures_per_address=2,
+        login_failures_per_account=2,
+        login_delay_seconds=0.01,
     ) as gateway:
         api = Api(gateway)
         try:
             await api.human("jianf")
-            client = aiosmtplib.SMTP(hostname="127.0.0.1", port=gateway.smtp_port, start_tls=False)
-            await client.connect()
-            await client.ehlo()
-            loop = asyncio.get_running_loop()
-            took = []
-            for secret in ["bad-1", "bad-2", "bad-3", PASSWORD]:
-                started = loop.time()
-                try:
-                    await client.auth_plain("jianf", secret)
-                except aiosmtplib.SMTPAuthenticationError as exc:
-                    assert exc.code == 535, exc
-                took.append(loop.time() - started)
-            assert max(took[:2]) < 0.5 <= min(took[2:])
+            before = await scrape(api.client())
+            async with raw_connection(gateway.smtp_port, source="127.0.0.2") as smtp:
+                assert (await smtp.smtp_reply())[-1].startswith(b"220")
+                assert (await smtp.smtp(b"EHLO client.example\r\n"))[-1].startswith(b"250")
+                for secret in (b"bad-1", b"bad-2"):
+                    auth = b"AUTH PLAIN " + base64.b64encode(b"\0jianf\0" + secret) + b"\r\n"
+                    assert (await smtp.smtp(auth))[-1].startswith(b"535 5.7.8")
+                right = base64.b64encode(b"\0jianf\0" + PASSWORD.encode())
+                reply = await smtp.smtp(b"AUTH PLAIN " + right + b"\r\n")
+                assert reply[-1].startswith(b"454 4.7.0"), reply  # RFC 4954 §6: try later
+            client = await session(api, "jianf", PASSWORD)  # from 127.0.0.1
             await client.quit()
+            after = await scrape(api.client())
+            logins = "agentmail_logins_total"
+            assert moved(before, after, logins, protocol="smtp", outcome="failed") == 2
+            assert moved(before, after, logins, protocol="smtp", outcome="refused") == 1
+            assert moved(before, after, logins, protocol="smtp", outcome="ok") == 1
+            slowed = moved(before, after, "agentmail_login_delay_seconds_count", protocol="smtp")
+            assert slowed == 1
         finally:
             await api.close()
 

@@ -1,6 +1,6 @@
-"""Security issue, holes 6 and 5: the web login is throttled per address and per
-account (`429` + `Retry-After`), through the throttle SMTP and IMAP share, and
-the address is the real client's: X-Forwarded-For counts only from a trusted proxy.
+"""The web login in the one guess budget SMTP and IMAP share: refused per address
+(`429` + `Retry-After`), slowed — never refused — per account, and the address is
+the real client's: X-Forwarded-For counts only from a trusted proxy.
 
 The throttle lives in memory, so SQLite is enough.
 """
@@ -19,6 +19,7 @@ import pytest
 
 from tests.support.gateway import ADMIN_PASSWORD, Api, running_gateway
 from tests.support.http import refused
+from tests.support.metrics import moved, scrape
 
 LOGIN = "/api/v1/auth/login"
 
@@ -64,9 +65,10 @@ async def test_100_wrong_passwords_are_not_checked_at_full_speed(web: Api) -> No
     assert_throttled(await attempt(client, "admin", ADMIN_PASSWORD))
 
 
-async def test_per_account_from_many_addresses(tmp_path: Path) -> None:
+async def test_per_account_from_many_addresses_slows_and_never_refuses(tmp_path: Path) -> None:
     # Behind a trusted proxy each X-Forwarded-For is another client address.
-    async with web_gateway(tmp_path, trusted_proxies="127.0.0.0/8") as api:
+    settings = {"trusted_proxies": "127.0.0.0/8", "login_delay_seconds": 0.01}
+    async with web_gateway(tmp_path, **settings) as api:
         admin = await api.admin()
         user = {"name": "jianf", "password": "password123"}
         assert (await admin.post("/api/v1/admin/users", json=user)).status_code == 201
@@ -74,11 +76,16 @@ async def test_per_account_from_many_addresses(tmp_path: Path) -> None:
         for i in range(10):
             answer = await attempt(client, "admin", "wrong", forwarded=f"203.0.113.{i}")
             assert answer.status_code == 401, answer.text
-        # The account has had its 10 failures this minute, whatever the address.
-        assert_throttled(await attempt(client, "admin", ADMIN_PASSWORD, forwarded="203.0.113.99"))
+        # The account has had its 10 failures this minute, whatever the address: the
+        # owner's right password waits (the server counts the wait), then logs in.
+        before = await scrape(client)
+        answer = await attempt(client, "admin", ADMIN_PASSWORD, forwarded="203.0.113.99")
+        assert answer.status_code == 200, answer.text
         # Another account is not concerned.
         answer = await attempt(client, "jianf", "password123", forwarded="203.0.113.100")
         assert answer.status_code == 200, answer.text
+        after = await scrape(client)
+        assert moved(before, after, "agentmail_login_delay_seconds_count", protocol="web") == 1
 
 
 async def test_a_forged_forwarded_for_from_an_untrusted_peer_is_ignored(web: Api) -> None:

@@ -188,9 +188,13 @@ async def build_world(api: Api) -> World:
 
 @asynccontextmanager
 async def matrix_world(data: Path) -> AsyncIterator[World]:
-    """A gateway on SQLite in `data` with every identity; login failures are not slowed."""
+    """A gateway on SQLite in `data` with every identity; login failures are neither
+    refused nor slowed."""
     async with running_gateway(
-        f"sqlite:///{data / 'agentmail.db'}", data / "data", smtp_auth_failure_delay_seconds=0
+        f"sqlite:///{data / 'agentmail.db'}",
+        data / "data",
+        login_failures_per_address=1000,
+        login_delay_seconds=0,
     ) as gateway:
         api = Api(gateway)
         try:

@@ -71,8 +71,10 @@ class RawConnection:
 
 
 @asynccontextmanager
-async def raw_connection(port: int) -> AsyncIterator[RawConnection]:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+async def raw_connection(port: int, source: str = "127.0.0.1") -> AsyncIterator[RawConnection]:
+    """A connection to the gateway on loopback from `source` (127.0.0.2 and on are other
+    client addresses of this machine, for the limits per address)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
     connection = RawConnection(reader, writer)
     try:
         yield connection

@@ -31,8 +31,14 @@ class SseStream:
     events: asyncio.Queue[SseEvent] = field(default_factory=asyncio.Queue)
     comments: list[str] = field(default_factory=list)
     last_id: str | None = None
+    finished: asyncio.Event = field(default_factory=asyncio.Event)  # the server ended it
 
     async def _pump(self) -> None:
+        with suppress(httpx.HTTPError):
+            await self._read()
+        self.finished.set()
+
+    async def _read(self) -> None:
         event_id: str | None = None
         event_type = "message"
         data: list[str] = []

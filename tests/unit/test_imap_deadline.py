@@ -57,3 +57,16 @@ async def test_a_cancellation_from_outside_is_not_a_timeout() -> None:
     with pytest.raises(asyncio.CancelledError):
         await reading
     deadline.close()
+
+
+async def test_expire_now_ends_the_read_under_way_as_a_timeout() -> None:
+    """A revoked credential ends the session's wait for the client at once."""
+    deadline = Deadline()
+    read = asyncio.create_task(deadline.within(60, asyncio.sleep(60)))
+    await asyncio.sleep(0)
+    deadline.expire_now()
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(read, 5)
+    deadline.expire_now()  # no read under way: nothing to end
+    assert await deadline.within(SHORT, asyncio.sleep(0, "next")) == "next"
+    deadline.close()

@@ -8,7 +8,7 @@ from core.store.login_notices import told_names
 
 
 def test_a_failure_is_told_once_and_a_told_one_is_not_told_again() -> None:
-    throttle = LoginThrottle(failures=2, delay_seconds=0.0)
+    throttle = LoginThrottle()
     told: list[str] = []
     throttle.tell = told.append
     throttle.failed("10.0.0.1")

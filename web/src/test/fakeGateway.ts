@@ -13,7 +13,7 @@ import { search } from "./fakeSearch";
 export { base, permissionMail, questionMail } from "./fixtures";
 
 export const CURRENT_PASSWORD = "password123";
-/** Failed password checks before the throttle answers 429 (core/identity/logins.py). */
+/** Failed password checks before the throttle answers 429 (core/identity/login_guard.py). */
 const THROTTLE_AFTER = 5;
 
 export const gateway = {

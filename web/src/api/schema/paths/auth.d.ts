@@ -13,7 +13,7 @@ export interface paths_auth {
         put?: never;
         /**
          * Login
-         * @description Throttled per address and per account (`429` with `Retry-After`).
+         * @description Refused per address (`429` with `Retry-After`), slowed but never refused per account.
          */
         post: operations["login_api_v1_auth_login_post"];
         delete?: never;
