@@ -95,7 +95,7 @@ def html_shape(markup: str) -> tuple[int, int]:
                 depth = max(depth - 1, 0)
             continue
         elements += 1
-        if name not in _FLAT:
+        if name not in _FLAT and name not in _RAW:  # a raw-text element ends in its token
             depth += 1
             deepest = max(deepest, depth)
         if deepest > MAX_HTML_DEPTH or elements > MAX_HTML_ELEMENTS:

@@ -20,9 +20,14 @@ def _head(subject: str, content_type: bytes, extra: bytes = b"") -> bytes:
     )  # fmt: skip
 
 
-def nested_multiparts(depth: int, subject: str = "nested 1,000 deep") -> bytes:
+INNERMOST = b"Content-Type: text/plain\r\n\r\nthe innermost part\r\n"
+
+
+def nested_multiparts(
+    depth: int, subject: str = "nested 1,000 deep", innermost: bytes = INNERMOST
+) -> bytes:
     """`depth` multiparts, each the only part of the one around it (RFC 2046 §5.1)."""
-    body = b"Content-Type: text/plain\r\n\r\nthe innermost part\r\n"
+    body = innermost
     for level in range(depth - 1, 0, -1):
         boundary = b"b%d" % level
         head = b"Content-Type: multipart/mixed; boundary=" + boundary + b"\r\n\r\n"
