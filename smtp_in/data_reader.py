@@ -81,16 +81,20 @@ async def read_data(reader: asyncio.StreamReader, max_bytes: int | None, max_lin
     if first == _EMPTY:
         return Received(b"")
     collector.take(first)
+    # Only the first bytes can hold the start of an end mark not yet searched for: the
+    # reader's own search covers every other (after an overrun it keeps the last
+    # bytes, which could begin one). Past them, a byte at a time, till the end mark
+    # is complete or can no longer start in what was read: never a byte past it.
+    unsearched = True
     while not collector.recent.endswith(END):
-        started = collector.pending()
-        if started:  # the end mark may have begun: read only what would complete it
-            collector.take(await reader.readexactly(len(END) - started))
+        if unsearched and collector.pending():
+            collector.take(await reader.readexactly(1))
             continue
+        unsearched = False
         try:
             collector.take(await reader.readuntil(END))
         except asyncio.LimitOverrunError as over:
-            # No end mark in the bytes scanned (or one past the limit): take those; the
-            # reader keeps any start of an end mark for the next search.
+            # No end mark in the bytes scanned (or one past the limit): take those.
             collector.take(await reader.readexactly(over.consumed))
     if collector.too_long or collector.too_much:
         return Received(b"", collector.too_long, collector.too_much and not collector.too_long)
