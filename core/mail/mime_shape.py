@@ -39,6 +39,13 @@ MAX_LINES = 1_000_000
 MAX_CONTENT_TYPE = 8 * 1024
 
 _FIELD = re.compile(rb"[\x21-\x39\x3b-\x7e]*:")  # a field name and its colon (RFC 5322 §3.6.8)
+_BLANK_LINE = re.compile(rb"\n\r?\n")  # the end of a header block (after its last field)
+# A line of a header block that is neither a field, a continuation nor the blank end.
+_OTHER_LINE = re.compile(rb"^(?![\x21-\x39\x3b-\x7e]*:|[ \t]|\r?$)", re.M)
+_SIMPLE_BOUNDARY = re.compile(
+    rb';\s*boundary\s*=\s*(?:"([^"\\\r\n]*)"|([^\s;"\\]+))\s*(?:;|$)', re.I
+)
+_CONTENT_TYPE = re.compile(rb"^content-type:(.*(?:\n[ \t].*)*)", re.M | re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +78,7 @@ def mime_shape(raw: bytes, max_depth: int = MAX_DEPTH, max_parts: int = MAX_PART
             if maintype == "message":
                 stack.append(_Container(None))
                 parts += 1
-            elif maintype == "multipart" and boundary:
+            elif maintype == "multipart" and boundary is not None:
                 digest = content_type.lower().startswith(b"multipart/digest")
                 stack.append(_Container(boundary, digest))
             deepest = max(deepest, len(stack))
@@ -95,7 +102,23 @@ def mime_shape(raw: bytes, max_depth: int = MAX_DEPTH, max_parts: int = MAX_PART
 
 def _content_type(raw: bytes, pos: int) -> tuple[bytes, int]:
     """The `Content-Type` value of the header block at `pos` (b"" when none),
-    and where the body after the block starts."""
+    and where the body after the block starts.
+
+    Most blocks are header fields up to a blank line: then one search finds the
+    field. A block with any other line (where the parser ends the header fields,
+    and which may be a delimiter) is read a line at a time."""
+    blank = _BLANK_LINE.search(raw, pos)
+    end = blank.end() if blank is not None else len(raw)
+    block = raw[pos:end]
+    plain = block[:1] not in (b"\r", b"\n") and not block.startswith(b"From ")
+    if plain and _OTHER_LINE.search(block) is None:
+        found = _CONTENT_TYPE.search(block)
+        return (_joined(found.group(1).split(b"\n")) if found else b""), end
+    return _fields(raw, pos)
+
+
+def _fields(raw: bytes, pos: int) -> tuple[bytes, int]:
+    """`_content_type`, a line at a time."""
     value: list[bytes] | None = None
     current = False
     size = 0
@@ -138,6 +161,10 @@ def _kind(content_type: bytes, digest: bool) -> tuple[str, bytes | None, str | N
     maintype = full.split(b"/", 1)[0].decode("ascii", "replace")
     if maintype != "multipart":
         return maintype, None, None
+    simple = _SIMPLE_BOUNDARY.search(content_type)
+    if simple is not None and content_type.lower().count(b"boundary") == 1:
+        # One plain `boundary=` (no RFC 2231 form, no other parameter naming it).
+        return maintype, (simple.group(1) or simple.group(2) or b"").rstrip(), None
     # The parameter as the standard library reads it (quotes, RFC 2231 continuations).
     probe = Message()
     probe["Content-Type"] = content_type.decode("latin-1")
@@ -145,7 +172,8 @@ def _kind(content_type: bytes, digest: bool) -> tuple[str, bytes | None, str | N
         boundary = probe.get_boundary()
     except (LookupError, TypeError, ValueError, IndexError):
         boundary = None
-    return maintype, boundary.encode("latin-1", "replace") if boundary else None, None
+    # An empty boundary is one: the parser then splits at every `--` line.
+    return maintype, None if boundary is None else boundary.encode("latin-1", "replace"), None
 
 
 def _next_delimiter(raw: bytes, pos: int, stack: list[_Container]) -> tuple[int, bool, int] | None:
