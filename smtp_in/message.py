@@ -197,7 +197,7 @@ def parse_submitted(raw: bytes) -> Submitted:
             try:
                 return _parse(raw)
             except RecursionError:  # a tree the scan misjudged: read as one over the bounds
-                over = "its MIME parts nest too deep"
+                over = "it nests too deep to be read"
         return _parse(raw, unread=over)
     except _PARSER_FAILURES as exc:
         raise InvalidRequest(

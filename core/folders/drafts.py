@@ -146,7 +146,7 @@ def parse_draft(raw: bytes) -> tuple[DraftInput, str | None]:
             message = BytesParser(policy=policy.default).parsebytes(raw)
             body = _body(message)
         except RecursionError:  # a tree the scan misjudged: read as one over the bounds
-            over = "its MIME parts nest too deep"
+            over = "it nests too deep to be read"
     if over is not None:
         end = _HEADER_END.search(raw)
         head = raw if end is None else raw[: end.end()]
