@@ -45,7 +45,7 @@ class _Collector:
 
     def take(self, piece: bytes) -> None:
         self.size += len(piece)
-        self.recent = (self.recent + piece)[-len(END) :]
+        self.recent = (self.recent + piece[-len(END) :])[-len(END) :]
         if self.max_bytes and self.size - len(_EMPTY) > self.max_bytes:
             self.too_much = True
         if not self.too_long and not self.too_much:
@@ -98,7 +98,7 @@ async def read_data(reader: asyncio.StreamReader, max_bytes: int | None, max_lin
             collector.take(await reader.readexactly(over.consumed))
     if collector.too_long or collector.too_much:
         return Received(b"", collector.too_long, collector.too_much and not collector.too_long)
-    content = bytes(collector.data[: -len(_EMPTY)])
+    content = bytes(memoryview(collector.data)[: -len(_EMPTY)])  # one copy, not two
     collector.data = bytearray()
     # §4.5.2: a line that starts with a period had one added by the client.
     if content.startswith(b"."):
