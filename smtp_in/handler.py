@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 import uuid
 from collections.abc import Callable
@@ -50,6 +51,10 @@ R = TypeVar("R")
 # Messages up to this size are parsed and hashed on the loop (~0.3 ms for 4 KB, about
 # 1 ms at this size); bigger ones in a worker thread, so the loop keeps serving others.
 INLINE_BYTES = 32 * 1024
+# HTML costs more a byte (markdownify takes some 50 µs an element: 200 ms for 32 KB of
+# table cells), so a message with an HTML part goes to the thread from this size.
+INLINE_HTML_BYTES = 4 * 1024
+_HTML = re.compile(rb"text/html", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,7 +282,8 @@ async def _off_the_loop_when_big(
 ) -> R:
     """Run CPU work on `data` in a worker thread only when it is big: under the GIL a
     thread runs no faster, and a hop there and back costs more than parsing a few KB."""
-    if len(data) <= INLINE_BYTES:
+    small = len(data) <= INLINE_HTML_BYTES or _HTML.search(data) is None
+    if len(data) <= INLINE_BYTES and small:
         return fn(*args, **kwargs)
     return await asyncio.to_thread(fn, *args, **kwargs)
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from email.errors import HeaderParseError, MessageError
-from email.feedparser import FeedParser
 from email.header import decode_header, make_header
 from email.message import EmailMessage
 from email.policy import EmailPolicy
@@ -26,12 +25,12 @@ from typing import Any
 
 from core.errors import InvalidRequest
 from core.mail.attachment_files import FileContent
+from core.mail.message_bytes import header_block, parse_bytes
 from core.mail.mime_shape import mime_shape
 from smtp_in.mime_parts import attached_files
 from smtp_in.new_text import new_text
 
 _MSGID_RE = re.compile(r"<[^<>\s]+>")
-_HEADER_END = re.compile(rb"\r?\n\r?\n")  # the blank line after the header fields
 _CACHED_HEADER = 256  # characters: longer values (References, a long Subject) are parsed as read
 
 
@@ -205,23 +204,6 @@ def parse_submitted(raw: bytes) -> Submitted:
         ) from exc
 
 
-# Bytes handed to the parser at a time. `BytesParser.parsebytes` hands it the whole
-# message as one string, which the parser copies into a buffer of 4 bytes a character:
-# 100 MB for a 24 MB message. Fed in pieces, the parser holds a piece at a time.
-_FEED_BYTES = 64 * 1024
-
-
-def _message(raw: bytes) -> EmailMessage:
-    """`BytesParser(policy=_POLICY).parsebytes(raw)`, fed in pieces: the same message
-    (each byte decodes on its own, ASCII with surrogate escapes, as `parsebytes` does)."""
-    parser = FeedParser(policy=_POLICY)
-    for start in range(0, len(raw), _FEED_BYTES):
-        parser.feed(raw[start : start + _FEED_BYTES].decode("ascii", "surrogateescape"))
-    message = parser.close()
-    assert isinstance(message, EmailMessage)
-    return message
-
-
 def unread_note(reason: str) -> str:
     """The text of a message whose parts were not read, saying why."""
     return (
@@ -232,10 +214,9 @@ def unread_note(reason: str) -> str:
 
 def _parse(raw: bytes, unread: str | None = None) -> Submitted:
     """`unread`: why the body is not read (None: it is), only the header fields are."""
-    if unread is not None:  # the header block only: the parser keeps each line it reads
-        end = _HEADER_END.search(raw)
-        raw = raw if end is None else raw[: end.end()]
-    message = _message(raw)
+    # Fed in pieces (core/mail/message_bytes.py); the header block only when the body is
+    # not read: the parser keeps each line it reads.
+    message = parse_bytes(raw if unread is None else header_block(raw), _POLICY)
     fields = _fields(message)
     found = _MSGID_RE.search(_header(message, fields, "Message-ID"))
     # No line is over 998 characters (aiosmtpd refuses longer ones, RFC 5321

@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from datetime import datetime
 from email import policy
 from email.message import EmailMessage
-from email.parser import BytesParser
 from email.utils import format_datetime, getaddresses
 
 from sqlalchemy import delete, func, select
@@ -28,6 +27,7 @@ from sqlalchemy.orm import Session
 from core.address import parse_native
 from core.mail.drafts import DraftInput, save_draft
 from core.mail.html_text import html_to_markdown
+from core.mail.message_bytes import header_block, parse_bytes
 from core.mail.mime_shape import mime_shape
 from core.principal import Principal
 from core.store.engine import Store, wake_after_commit
@@ -46,11 +46,13 @@ __all__ = [
 ]
 
 _MSGID = re.compile(r"<[^<>\s]{1,250}>")  # the column holds 255
-_HEADER_END = re.compile(rb"\r?\n\r?\n")  # the blank line after the header fields
 
 
-# Drafts up to this size are parsed on the loop (as SMTP does: smtp_in/handler.py).
+# Drafts up to this size are parsed on the loop, with HTML up to the second (as SMTP
+# does: smtp_in/handler.py).
 INLINE_BYTES = 32 * 1024
+INLINE_HTML_BYTES = 4 * 1024
+_HTML = re.compile(rb"text/html", re.IGNORECASE)
 
 
 def draft_seq(uid: int) -> int:
@@ -143,14 +145,12 @@ def parse_draft(raw: bytes) -> tuple[DraftInput, str | None]:
     body = ""
     if over is None:
         try:
-            message = BytesParser(policy=policy.default).parsebytes(raw)
+            message = parse_bytes(raw, policy.default)
             body = _body(message)
         except RecursionError:  # a tree the scan misjudged: read as one over the bounds
             over = "it nests too deep to be read"
     if over is not None:
-        end = _HEADER_END.search(raw)
-        head = raw if end is None else raw[: end.end()]
-        message = BytesParser(policy=policy.default).parsebytes(head, headersonly=True)
+        message = parse_bytes(header_block(raw), policy.default)
         body = f"(The text of this draft was not read: {over}.)"
     to = _addresses(message, "To")
     cc = to[1:] + _addresses(message, "Cc")
@@ -180,7 +180,7 @@ def _addresses(message: EmailMessage, name: str) -> list[str]:
 async def append_draft(store: Store, domain: str, owner: str, raw: bytes) -> int:
     """Save an APPENDed draft (replacing the version with its Message-ID); its UID.
     A big draft is parsed in a worker thread, so the loop keeps serving others."""
-    if len(raw) > INLINE_BYTES:
+    if len(raw) > INLINE_BYTES or (len(raw) > INLINE_HTML_BYTES and _HTML.search(raw)):
         draft, message_id = await asyncio.to_thread(parse_draft, raw)
     else:
         draft, message_id = parse_draft(raw)
