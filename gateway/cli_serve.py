@@ -21,6 +21,7 @@ from sqlalchemy.engine import make_url
 
 from core.settings import Settings
 from gateway.cli_common import DatabaseUrl, DataDir, console, err, settings_from
+from gateway.memory import return_big_buffers
 
 ADMIN_PASSWORD_FILE = "admin-password.txt"
 log = logging.getLogger("agentmail")
@@ -267,6 +268,7 @@ def serve(
     }
     settings = settings_from(**overrides, workers=workers)
     configure_logging(settings.log_format, settings.log_level)
+    return_big_buffers()  # gateway/memory.py: a big message's memory is not kept
     status = 0
     try:
         if worker is not None:

@@ -20,7 +20,7 @@ from core.folders.catalog import sent_uid
 from core.folders.drafts import append_draft
 from core.mail.imap_uids import DRAFTS, SENT
 from imap_view.backend import Backend
-from imap_view.replies import refusal_for
+from imap_view.replies import DomainRefusal, failure_refusal, refusal_for
 
 __all__ = ["appended_uid", "message_id_of"]
 
@@ -35,7 +35,17 @@ def message_id_of(literal: bytes) -> str | None:
 
 
 async def appended_uid(backend: Backend, owner: str, folder_key: str, literal: bytes) -> int:
-    """The UID the APPENDed message has in the folder; NotAllowedError says why not."""
+    """The UID the APPENDed message has in the folder; NotAllowedError says why not,
+    and any other failure is a tagged `NO` (`failure_refusal`), never a `BYE`."""
+    try:
+        return await _appended_uid(backend, owner, folder_key, literal)
+    except (NotAllowedError, DomainRefusal):
+        raise
+    except Exception as exc:
+        raise failure_refusal(exc, "APPEND") from exc
+
+
+async def _appended_uid(backend: Backend, owner: str, folder_key: str, literal: bytes) -> int:
     if folder_key == DRAFTS:
         try:
             return await append_draft(backend.store, backend.domain, owner, literal)

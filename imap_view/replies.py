@@ -7,12 +7,17 @@ client can tell "wrong password" from "try later" from "never".
 
 from __future__ import annotations
 
+import logging
+
 from pymap.exceptions import ResponseError
 from pymap.parsing.response import ResponseCode, ResponseNo
 
 from core import errors as domain
+from core.store.transient import is_transient
 
-__all__ = ["CODES", "DomainRefusal", "refusal_for"]
+log = logging.getLogger("agentmail.imap")
+
+__all__ = ["CODES", "DomainRefusal", "failure_refusal", "refusal_for"]
 
 CODES: dict[type[domain.DomainError], bytes] = {
     domain.InvalidAddress: b"CLIENTBUG",
@@ -58,3 +63,16 @@ def refusal_for(exc: domain.DomainError) -> DomainRefusal:
     if isinstance(exc, domain.RateLimited) and f"{exc.retry_after} s" not in reason:
         reason += f" (retry after {exc.retry_after} s)"  # said once
     return DomainRefusal(code, reason)
+
+
+def failure_refusal(error: BaseException, what: str) -> DomainRefusal:
+    """`NO` for an error no table names, instead of pymap's `BYE [SERVERBUG]`:
+    `[UNAVAILABLE]` when a retry may succeed (core/store/transient.py), else
+    `[CANNOT]` (the same command fails again). Logged with its stack; its text not sent."""
+    if isinstance(error, domain.DomainError):
+        return refusal_for(error)
+    if is_transient(error):
+        log.error("%s failed (temporary)", what, exc_info=error)
+        return DomainRefusal(b"UNAVAILABLE", f"{what} failed for now; try again later")
+    log.error("%s failed (permanent)", what, exc_info=error)
+    return DomainRefusal(b"CANNOT", f"{what} failed: the gateway cannot store this message")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 import uuid
 from collections.abc import Callable
@@ -37,9 +38,10 @@ from core.store import metrics
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 from core.store.raw_messages import Original
+from core.store.transient import is_transient
 from smtp_in.message import Submitted, parse_submitted
 from smtp_in.protocol_replies import ehlo_lines
-from smtp_in.replies import reply_for
+from smtp_in.replies import failure_reply, reply_for
 from smtp_in.sender_headers import foreign_address_in_name, with_added_headers
 
 log = logging.getLogger("agentmail.smtp")
@@ -48,6 +50,10 @@ R = TypeVar("R")
 # Messages up to this size are parsed and hashed on the loop (~0.3 ms for 4 KB, about
 # 1 ms at this size); bigger ones in a worker thread, so the loop keeps serving others.
 INLINE_BYTES = 32 * 1024
+# HTML costs more a byte (markdownify takes some 50 µs an element: 200 ms for 32 KB of
+# table cells), so a message with an HTML part goes to the thread from this size.
+INLINE_HTML_BYTES = 4 * 1024
+_HTML = re.compile(rb"text/html", re.IGNORECASE)
 
 
 # No `slots=True`: aiosmtpd reads the handler with `inspect.getmembers`, and on CPython
@@ -82,10 +88,16 @@ class SubmissionHandler:
         return address
 
     async def handle_exception(self, error: Exception) -> str:
-        """An unexpected error in a command (the store unreachable): a temporary reply,
-        without the error's text (aiosmtpd's default is `500 Error: (...)`, permanent)."""
-        log.error("an SMTP command failed", exc_info=error)
-        return "451 4.3.0 the command could not be carried out; try again later"
+        """An unexpected error in a command: temporary when a retry may succeed (the
+        store unreachable), else permanent; logged, its text not sent (aiosmtpd's
+        default is `500 Error: (...)`, permanent whatever the cause)."""
+        if isinstance(error, DomainError):
+            return reply_for(error)
+        if is_transient(error):
+            log.error("an SMTP command failed (temporary)", exc_info=error)
+            return "451 4.3.0 the command could not be carried out; try again later"
+        log.error("an SMTP command failed (permanent)", exc_info=error)
+        return "554 5.3.0 the command could not be carried out: the gateway failed on it"
 
     async def handle_EHLO(
         self, server: SMTP, session: Session, envelope: Envelope, hostname: str, lines: list[str]
@@ -143,16 +155,27 @@ class SubmissionHandler:
         return reply
 
     async def _store_message(self, session: Session, envelope: Envelope) -> str:
+        """The reply to DATA; every failure is classified (smtp_in/replies.py): a
+        refusal from its table, else `451` when a retry may succeed and `550` when not."""
+        try:
+            return await self._store(session, envelope)
+        except DomainError as exc:
+            return reply_for(exc)
+        except ValidationError as exc:
+            # The same message would be refused again: permanent (never a 4xx, docs/smtp.md).
+            reason = " ".join(str(e["msg"]) for e in exc.errors())
+            return f"550 5.6.0 the message cannot be stored: {reason}"
+        except Exception as exc:
+            return failure_reply(exc)
+
+    async def _store(self, session: Session, envelope: Envelope) -> str:
         principal = _principal(session)
         raw = envelope.original_content or b""
         sender = self._sender(principal, envelope.mail_from or "")
         assert isinstance(sender, Address)  # MAIL FROM checked it
-        try:
-            message, message_id, original = await _off_the_loop_when_big(
-                raw, _read_submission, raw, sender.email(self.domain), self.domain
-            )
-        except DomainError as exc:
-            return reply_for(exc)
+        message, message_id, original = await _off_the_loop_when_big(
+            raw, _read_submission, raw, sender.email(self.domain), self.domain
+        )
         for text in message.from_addresses:
             refused = self._sender(principal, text)
             if isinstance(refused, str):
@@ -171,66 +194,54 @@ class SubmissionHandler:
             key = await _off_the_loop_when_big(
                 raw, submission_key, message_id, mail_from, recipients, raw
             )
-        try:
-            reply_to = await replied_mail(self.store, principal, message.replies_to)
-            plan = await plan_mails(
-                self.store,
+        reply_to = await replied_mail(self.store, principal, message.replies_to)
+        plan = await plan_mails(
+            self.store,
+            self.domain,
+            envelope.rcpt_tos,
+            to_header=message.to_addresses,
+            cc_header=message.cc_addresses,
+            reply_to=reply_to,
+            resolved=self._resolved.pop(envelope, None),
+        )
+        # The files go to the blob store first (async, outside the transaction); a
+        # refusal below leaves them as unsent uploads for the collector.
+        carried = await store_files(
+            self.store,
+            self.blobs,
+            principal.name,
+            message.attachments,
+            copies=len(plan.mails),
+            limit=self.max_attachment_bytes,
+        )
+        # Every recipient was accepted at RCPT; the mails are stored in one
+        # transaction, so a refusal here stores none and a retry duplicates nothing.
+        # It is bounded: at most `max_recipients` mails (RCPT's 452 beyond).
+        writes = [
+            mail_writer(
                 self.domain,
-                envelope.rcpt_tos,
-                to_header=message.to_addresses,
-                cc_header=message.cc_addresses,
-                reply_to=reply_to,
-                resolved=self._resolved.pop(envelope, None),
+                principal,
+                SendRequest(
+                    to=mail.to,
+                    cc=mail.cc,
+                    subject=message.subject,
+                    body=message.body,
+                    reply_to=reply_to,
+                    from_workspace=sender.path or None,
+                    attachment_ids=attachment_ids,
+                ),
+                message_id=message_id,
+                raw=original,
+                limits=self.limits,
             )
-            # The files go to the blob store first (async, outside the transaction); a
-            # refusal below leaves them as unsent uploads for the collector.
-            carried = await store_files(
-                self.store,
-                self.blobs,
-                principal.name,
-                message.attachments,
-                copies=len(plan.mails),
-                limit=self.max_attachment_bytes,
-            )
-            # Every recipient was accepted at RCPT; the mails are stored in one
-            # transaction, so a refusal here stores none and a retry duplicates nothing.
-            # It is bounded: at most `max_recipients` mails (RCPT's 452 beyond).
-            writes = [
-                mail_writer(
-                    self.domain,
-                    principal,
-                    SendRequest(
-                        to=mail.to,
-                        cc=mail.cc,
-                        subject=message.subject,
-                        body=message.body,
-                        reply_to=reply_to,
-                        from_workspace=sender.path or None,
-                        attachment_ids=attachment_ids,
-                    ),
-                    message_id=message_id,
-                    raw=original,
-                    limits=self.limits,
-                )
-                for mail, attachment_ids in zip(plan.mails, carried, strict=True)
-            ]
-            # A reply naming an option of the request it answers decides it, in the same
-            # transaction (docs/deciding-by-mail.md).
-            writes = await with_reply_decision(
-                writes, self.domain, principal, reply_to, message.body
-            )
-            reply, replayed = await send_once(
-                self.store, principal.name, key, writes, lambda done: _stored_reply(len(done), plan)
-            )
-        except DomainError as exc:
-            return reply_for(exc)
-        except ValidationError as exc:
-            # The same message would be refused again: permanent (never a 4xx, docs/smtp.md).
-            reason = " ".join(str(e["msg"]) for e in exc.errors())
-            return f"550 5.6.0 the message cannot be stored: {reason}"
-        except Exception:
-            log.exception("storing a submitted message failed")
-            return "451 4.3.0 the message could not be stored; try again later"
+            for mail, attachment_ids in zip(plan.mails, carried, strict=True)
+        ]
+        # A reply naming an option of the request it answers decides it, in the same
+        # transaction (docs/deciding-by-mail.md).
+        writes = await with_reply_decision(writes, self.domain, principal, reply_to, message.body)
+        reply, replayed = await send_once(
+            self.store, principal.name, key, writes, lambda done: _stored_reply(len(done), plan)
+        )
         if replayed:
             log.info("%s sent %s again: answered as the first time", principal.name, message_id)
         return reply
@@ -261,7 +272,8 @@ async def _off_the_loop_when_big(
 ) -> R:
     """Run CPU work on `data` in a worker thread only when it is big: under the GIL a
     thread runs no faster, and a hop there and back costs more than parsing a few KB."""
-    if len(data) <= INLINE_BYTES:
+    small = len(data) <= INLINE_HTML_BYTES or _HTML.search(data) is None
+    if len(data) <= INLINE_BYTES and small:
         return fn(*args, **kwargs)
     return await asyncio.to_thread(fn, *args, **kwargs)
 

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field, replace
 from email.errors import HeaderParseError, MessageError
 from email.header import decode_header, make_header
 from email.message import EmailMessage
-from email.parser import BytesParser
 from email.policy import EmailPolicy
 from email.utils import getaddresses
 from functools import lru_cache
@@ -26,6 +25,8 @@ from typing import Any
 
 from core.errors import InvalidRequest
 from core.mail.attachment_files import FileContent
+from core.mail.message_bytes import header_block, parse_bytes
+from core.mail.mime_shape import mime_shape
 from smtp_in.mime_parts import attached_files
 from smtp_in.new_text import new_text
 
@@ -184,18 +185,38 @@ _PARSER_FAILURES = (
 
 def parse_submitted(raw: bytes) -> Submitted:
     """The fields of a submitted message; InvalidRequest (`550 5.6.0`, permanent) for
-    one the standard library cannot read at all."""
+    one the standard library cannot read at all.
+
+    A MIME tree over the bounds of `core.mail.mime_shape` (depth, parts) is not parsed
+    into its parts: the message is read for its header fields only, and its text is a
+    note saying why (the stored bytes keep all of it)."""
+    over = mime_shape(raw).over
     try:
-        return _parse(raw)
+        if over is None:
+            try:
+                return _parse(raw)
+            except RecursionError:  # a tree the scan misjudged: read as one over the bounds
+                over = "it nests too deep to be read"
+        return _parse(raw, unread=over)
     except _PARSER_FAILURES as exc:
         raise InvalidRequest(
             f"the message cannot be read: a malformed MIME header ({type(exc).__name__})"
         ) from exc
 
 
-def _parse(raw: bytes) -> Submitted:
-    message = BytesParser(policy=_POLICY).parsebytes(raw)
-    assert isinstance(message, EmailMessage)
+def unread_note(reason: str) -> str:
+    """The text of a message whose parts were not read, saying why."""
+    return (
+        f"(The gateway did not read the text of this message: {reason}. The message "
+        "is kept as it was sent; open it in a mail client.)"
+    )
+
+
+def _parse(raw: bytes, unread: str | None = None) -> Submitted:
+    """`unread`: why the body is not read (None: it is), only the header fields are."""
+    # Fed in pieces (core/mail/message_bytes.py); the header block only when the body is
+    # not read: the parser keeps each line it reads.
+    message = parse_bytes(raw if unread is None else header_block(raw), _POLICY)
     fields = _fields(message)
     found = _MSGID_RE.search(_header(message, fields, "Message-ID"))
     # No line is over 998 characters (aiosmtpd refuses longer ones, RFC 5321
@@ -206,7 +227,7 @@ def _parse(raw: bytes) -> Submitted:
     replies = _MSGID_RE.findall(_header(message, fields, "In-Reply-To"))
     return Submitted(
         subject=subject[:MAX_SUBJECT].rstrip(),
-        body=storable(new_text(message)),
+        body=storable(new_text(message)) if unread is None else unread_note(unread),
         message_id=message_id,
         replies_to=[*replies, *reversed(references)],
         from_addresses=_addresses(fields, "from"),
@@ -218,6 +239,6 @@ def _parse(raw: bytes) -> Submitted:
         cc_addresses=_addresses(fields, "cc"),
         attachments=[
             replace(f, filename=storable(f.filename), content_type=storable(f.content_type))
-            for f in attached_files(message)
+            for f in (attached_files(message) if unread is None else ())
         ],
     )

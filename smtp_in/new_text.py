@@ -1,7 +1,8 @@
 """The new text of a submitted message: what the agent reads, without the quoted history.
 
 The body is the text/plain part (unwrapped when it is `format=flowed`), or, when
-the message has only HTML, that HTML sanitised and converted to Markdown. The
+the message has only HTML, that HTML sanitised and converted to Markdown, within
+bounds (core/mail/html_text.py: over them, its text without markup). The
 history a reply quotes is cut where the reply-parser library (`mail-parser-reply`,
 with its client header patterns in several languages) finds the first
 attribution header ("On … wrote:", "Am … schrieb …:", Outlook's "From: … Sent: …"
@@ -19,11 +20,12 @@ from __future__ import annotations
 import re
 from email.message import EmailMessage, Message
 
-import markdownify
-import nh3
 from mailparser_reply import EmailMessage as ReplyParser
 
+from core.mail.html_text import html_to_markdown
 from smtp_in.mime_parts import part_text
+
+__all__ = ["body_text", "html_to_markdown", "may_hold_history", "new_text", "strip_history"]
 
 # Languages whose header patterns need two header lines (Polish matches a single
 # "Do:"/"Data:" line, which real first lines start with).
@@ -31,10 +33,6 @@ LANGUAGES = ["en", "de", "fr", "es", "it", "nl", "sv", "da", "cs", "ja", "ko", "
 _HEADER = ReplyParser(text="", languages=list(LANGUAGES)).HEADER_REGEX
 _SENT_FROM = re.compile(r"(?:Sent from my|Get Outlook for|Gesendet von|Envoyé depuis)\b.{0,60}")
 _RULE = re.compile(r"[-_*=]{3,}")
-_HTML_DROPPED = frozenset({"img"})
-_HTML_TAGS = nh3.ALLOWED_TAGS - _HTML_DROPPED
-# Everything inside these is not text the sender wrote (RFC 2854 head, CSS, code).
-_HTML_CLEARED = {"script", "style", "title", "head"}
 # The reply parser's regexes take time quadratic in a line's length: headers are
 # looked for in lines of at most this many characters, in the start of the body.
 HEADER_LINE_CHARS = 400
@@ -48,9 +46,23 @@ MAX_LEADING_HEADERS = 3
 _ORIGINAL_MESSAGE = "original message"
 
 
+# The text kept of one message: what a REST send may carry (AGENTMAIL_MAX_BODY_BYTES's
+# default). It is what the agent reads and what the search index holds; the stored
+# bytes keep the whole message.
+MAX_TEXT_CHARS = 1024 * 1024
+
+
 def new_text(message: EmailMessage) -> str:
-    """The text the sender wrote in this message, history and signature removed."""
-    return strip_history(body_text(message))
+    """The text the sender wrote in this message, history and signature removed; its
+    first `MAX_TEXT_CHARS` characters, with a note when there were more."""
+    text = body_text(message)
+    if len(text) <= MAX_TEXT_CHARS:
+        return strip_history(text)
+    return strip_history(text[:MAX_TEXT_CHARS]) + (
+        f"\n\n(The text is cut here: the message has {len(text):,} characters of text,"
+        f" and the gateway keeps the first {MAX_TEXT_CHARS:,}. The message is kept as it"
+        " was sent; open it in a mail client.)"
+    )
 
 
 def body_text(message: EmailMessage) -> str:
@@ -66,15 +78,6 @@ def body_text(message: EmailMessage) -> str:
     if markup is not None:
         return html_to_markdown(part_text(markup))
     return ""
-
-
-def html_to_markdown(markup: str) -> str:
-    """Sanitised HTML (no script, style or images) as Markdown with ATX headings."""
-    clean = nh3.clean(markup, tags=set(_HTML_TAGS), clean_content_tags=set(_HTML_CLEARED))
-    text = markdownify.markdownify(clean, heading_style="ATX", bullets="-")
-    # Word's empty paragraphs (`<o:p>&nbsp;</o:p>`) become blank lines, not spaces.
-    lines = [line if line.strip() else "" for line in text.split("\n")]
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
 def strip_history(text: str) -> str:

@@ -8,7 +8,12 @@ system full).
 
 from __future__ import annotations
 
+import logging
+
 from core import errors as domain
+from core.store.transient import is_transient
+
+log = logging.getLogger("agentmail.smtp")
 
 REPLIES: dict[type[domain.DomainError], tuple[int, str]] = {
     domain.InvalidAddress: (501, "5.1.3"),
@@ -50,3 +55,20 @@ def reply_for(exc: domain.DomainError) -> str:
     if isinstance(exc, domain.RateLimited) and f"{exc.retry_after} s" not in reason:
         reason += f" (try again in {exc.retry_after} s)"  # said once (issue 11, item 20)
     return f"{code} {enhanced} {reason}"
+
+
+# Not stored, for a reason that may pass (core/store/transient.py): the client retries.
+TRY_AGAIN = "451 4.3.0 the message could not be stored; try again later"
+# Not stored, and the same message never will be: the client gives up and says so.
+CANNOT_STORE = "550 5.6.0 the message cannot be stored: the gateway failed on it"
+
+
+def failure_reply(error: BaseException, what: str = "storing a submitted message") -> str:
+    """The reply for an error no table above names: `451` when a retry may succeed,
+    else `550 5.6.0` (a client would retry a 4xx for days). Logged with its stack;
+    its text is not sent."""
+    if isinstance(error, domain.DomainError):
+        return reply_for(error)
+    transient = is_transient(error)
+    log.error("%s failed (%s)", what, "temporary" if transient else "permanent", exc_info=error)
+    return TRY_AGAIN if transient else CANNOT_STORE

@@ -26,6 +26,7 @@ from core.identity.login_guard import LoginGuard, login_name
 from core.identity.signed_in import Held, SignedIn
 from core.principal import Principal
 from core.store import metrics
+from smtp_in.data_reader import read_data
 from smtp_in.handler import SubmissionHandler
 from smtp_in.protocol_replies import with_code
 from smtp_in.session_limits import (
@@ -256,9 +257,36 @@ class Submission(SMTP):
     async def smtp_DATA(self, arg: str) -> None:
         self._in_data = True
         try:
-            await super().smtp_DATA(arg)
+            await self._data(arg)
         finally:
             self._in_data = False
+
+    async def _data(self, arg: str) -> None:
+        """aiosmtpd's DATA with the message read in chunks (smtp_in/data_reader.py), not
+        a line at a time. It uses aiosmtpd's stream reader, handler hook and new
+        envelope, which have no public form (`_reader`, `_call_handler_hook`,
+        `_create_envelope`): what aiosmtpd's own `smtp_DATA` uses."""
+        if await self.check_helo_needed() or await self.check_auth_needed("DATA"):
+            return
+        assert self.envelope is not None
+        if not self.envelope.rcpt_tos:
+            await self.push("503 Error: need RCPT command")
+            return
+        if arg:
+            await self.push("501 Syntax: DATA")
+            return
+        await self.push("354 End data with <CR><LF>.<CR><LF>")
+        received = await read_data(self._reader, self.data_size_limit, self.line_length_limit)
+        if received.too_long or received.too_much:
+            self.envelope = self._create_envelope()
+            # aiosmtpd's own replies, given their codes by `push`.
+            too_long = "500 Line too long (see RFC5321 4.5.3.1.6)"
+            await self.push(too_long if received.too_long else "552 Error: Too much mail data")
+            return
+        self.envelope.content = self.envelope.original_content = received.content
+        status = await self._call_handler_hook("DATA")
+        self.envelope = self._create_envelope()
+        await self.push(status)
 
     async def _end(self, reply: str) -> None:
         await self.push(reply)

@@ -1,6 +1,7 @@
 """The store: tables, the engine and its transactions, group commit, migrations, event rows,
 the in-process bus and its PostgreSQL LISTEN/NOTIFY replica link, blob files, and the
-original bytes of mail, once per content (raw_messages.py).
+original bytes of mail, once per content (raw_messages.py); which unexpected failures may
+pass on a retry (transient.py, full.py).
 
 The lowest layer: imports only the vocabulary at `core/` top (never identity, mail or above).
 """

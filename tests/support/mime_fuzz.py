@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from core.mail.html_text import MAX_HTML_DEPTH, MAX_HTML_ELEMENTS
+from core.mail.mime_shape import MAX_DEPTH, MAX_PARTS
+from tests.support import mime_bounds as bounds
+
 NAMES = [
     b"From", b"To", b"Cc", b"Subject", b"Message-ID", b"In-Reply-To", b"References",
     b"Content-Type", b"Content-Transfer-Encoding", b"Content-Disposition", b"MIME-Version",
@@ -71,4 +75,36 @@ messages = st.builds(
     _cut,
     st.tuples(_headers, _entity).map(b"".join),
     st.none() | st.integers(0, 10_000),
+)
+
+
+# Messages over the bounds of reading (tests/support/mime_bounds.py), at sizes a CI run
+# affords: deep MIME nesting, many parts, long folded headers, quoted-printable soft
+# breaks, deeply nested and very long HTML, and HTML nested inside deep MIME.
+def _html_in_multipart(depth: int, divs: int) -> bytes:
+    html = bounds.nested_divs(divs).split(b"\r\n\r\n", 1)[1]
+    innermost = b"Content-Type: text/html\r\n\r\n" + html
+    return bounds.nested_multiparts(depth, "html inside", innermost)
+
+
+def _table(rows: int) -> bytes:
+    row = b"<tr><td>cell</td><td>&amp;</td></tr>\r\n"
+    return bounds.nested_divs(1, subject="table").replace(b"<div>deep inside", row * rows)
+
+
+def _sizes(edges: list[int], top: int) -> st.SearchStrategy[int]:
+    """Sizes at and across a bound (drawn often), or anything up to `top`."""
+    return st.sampled_from(edges) | st.integers(1, top)
+
+
+_DEPTHS = [MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1, 300, 1000]
+pathological = st.one_of(
+    _sizes(_DEPTHS, 1200).map(bounds.nested_multiparts),
+    _sizes(_DEPTHS[:-1], 400).map(bounds.nested_messages),
+    _sizes([MAX_PARTS - 1, MAX_PARTS, 2000], 3000).map(bounds.many_parts),
+    _sizes([20_000, 60_000], 60_000).map(bounds.folded_subject),
+    _sizes([100_000, 250_000], 300_000).map(bounds.soft_breaks),
+    _sizes([MAX_HTML_DEPTH, MAX_HTML_DEPTH + 1, 5000, 60_000], 60_000).map(bounds.nested_divs),
+    _sizes([MAX_HTML_ELEMENTS // 3, 20_000], 20_000).map(_table),
+    st.builds(_html_in_multipart, _sizes(_DEPTHS[:3], 40), _sizes([5000], 5000)),
 )
