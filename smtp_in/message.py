@@ -26,7 +26,7 @@ from typing import Any
 from core.errors import InvalidRequest
 from core.mail.attachment_files import FileContent
 from core.mail.message_bytes import header_block, parse_bytes
-from core.mail.mime_shape import mime_shape
+from core.mime.structure import over_bound
 from smtp_in.mime_parts import attached_files
 from smtp_in.new_text import new_text
 
@@ -187,10 +187,10 @@ def parse_submitted(raw: bytes) -> Submitted:
     """The fields of a submitted message; InvalidRequest (`550 5.6.0`, permanent) for
     one the standard library cannot read at all.
 
-    A MIME tree over the bounds of `core.mail.mime_shape` (depth, parts) is not parsed
+    A MIME tree over the bounds of `core.mime` (depth, parts, header lines, work) is not parsed
     into its parts: the message is read for its header fields only, and its text is a
     note saying why (the stored bytes keep all of it)."""
-    over = mime_shape(raw).over
+    over = over_bound(raw)
     try:
         if over is None:
             try:

@@ -28,7 +28,7 @@ from core.address import parse_native
 from core.mail.drafts import DraftInput, save_draft
 from core.mail.html_text import html_to_markdown
 from core.mail.message_bytes import header_block, parse_bytes
-from core.mail.mime_shape import mime_shape
+from core.mime.structure import over_bound
 from core.principal import Principal
 from core.store.engine import Store, wake_after_commit
 from core.store.models import Delivery, Draft, Mail
@@ -138,10 +138,10 @@ def parse_draft(raw: bytes) -> tuple[DraftInput, str | None]:
     The first To address is the draft's recipient, every other To or Cc address
     a cc; the text/plain body is the draft's Markdown (else the HTML one, converted,
     within core/mail/html_text.py's bounds). A draft whose MIME tree is over the
-    bounds of core/mail/mime_shape.py is read for its header fields only: its text
+    bounds of core/mime/bounds.py is read for its header fields only: its text
     is a note saying why.
     """
-    over = mime_shape(raw).over
+    over = over_bound(raw)
     body = ""
     if over is None:
         try:

@@ -2,7 +2,7 @@
 all call `send`), routing to conversations, naming, IMAP UID filing and placement (they run
 inside the write transaction), forward, drafts, attachments, mailboxes, the tree, directory;
 the bounds of reading a received message (message_bytes.py: bytes to the parser in
-pieces; mime_shape.py: MIME depth, parts, lines; html_text.py: HTML as text in linear time).
+pieces; html_text.py: HTML as text in linear time).
 
 May import identity, the store and the vocabulary; independent of rendering.
 """

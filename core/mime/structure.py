@@ -23,7 +23,7 @@ from typing import Any
 from core.mime.bounds import LIMITS, MimeLimits, OverBound, plainly_within
 from core.mime.headers import content_type, disposition, header_fields, split_header, unfolded
 
-__all__ = ["Envelope", "Part", "Structure", "is_opaque", "mime_structure"]
+__all__ = ["Envelope", "Part", "Structure", "is_opaque", "mime_structure", "over_bound"]
 
 _ENVELOPE_FIELDS = (
     "date", "subject", "from", "sender", "reply-to", "to", "cc", "bcc", "in-reply-to",
@@ -90,7 +90,16 @@ def _part_from_json(data: dict[str, Any]) -> Part:
 
 def is_opaque(data: bytes, limits: MimeLimits = LIMITS) -> bool:
     """Whether `data` is over a bound: a few counts for most mail, else the bounded walk."""
-    return not plainly_within(data, limits) and _walked(data, limits, full=False).opaque
+    return over_bound(data, limits) is not None
+
+
+def over_bound(data: bytes, limits: MimeLimits = LIMITS) -> str | None:
+    """The bound `data` is over (a reason a person can read), or None when within all:
+    what decides whether a message's parts are read at all, by IMAP and by the text
+    an agent is given alike."""
+    if plainly_within(data, limits):
+        return None
+    return _walked(data, limits, full=False).reason
 
 
 def mime_structure(data: bytes, limits: MimeLimits = LIMITS) -> Structure:

@@ -1,6 +1,6 @@
 """Messages over the bounds of reading (MIME depth, parts, lines; HTML size and nesting)
 are stored with 250 and served back byte for byte; only the text read from them
-degrades (core/mail/mime_shape.py, core/mail/html_text.py). As Drafts, they are saved
+degrades (core/mime/bounds.py, core/mail/html_text.py). As Drafts, they are saved
 too: an APPEND gets a tagged answer, never `BYE`.
 """
 

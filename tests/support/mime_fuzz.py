@@ -11,7 +11,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from core.mail.html_text import MAX_HTML_DEPTH, MAX_HTML_ELEMENTS
-from core.mail.mime_shape import MAX_DEPTH, MAX_PARTS
+from core.mime.bounds import LIMITS
 from tests.support import mime_bounds as bounds
 
 NAMES = [
@@ -97,6 +97,7 @@ def _sizes(edges: list[int], top: int) -> st.SearchStrategy[int]:
     return st.sampled_from(edges) | st.integers(1, top)
 
 
+MAX_DEPTH, MAX_PARTS = LIMITS.max_depth, LIMITS.max_parts
 _DEPTHS = [MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1, 300, 1000]
 pathological = st.one_of(
     _sizes(_DEPTHS, 1200).map(bounds.nested_multiparts),

@@ -1,5 +1,6 @@
-"""The bounds of reading a received message: the MIME scan never counts less than the
-standard library's parser builds, and over a bound the text degrades instead of failing."""
+"""The bounds of reading a received message: within the MIME bounds (core/mime), the
+standard library's parser builds no deeper or bigger a tree than they allow, and over a
+bound the text degrades instead of failing."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from hypothesis import given
 
 from core.folders.drafts import parse_draft
 from core.mail.html_text import MAX_HTML_DEPTH, html_shape, html_text, html_to_markdown
-from core.mail.mime_shape import MAX_DEPTH, MAX_LINES, MAX_PARTS, mime_shape
+from core.mime.bounds import LIMITS
+from core.mime.structure import over_bound
 from smtp_in.message import parse_submitted
 from tests.support.fuzzing import examples, fuzz_settings
 from tests.support.mime_bounds import (
@@ -39,28 +41,27 @@ def _tree(part: Message, depth: int = 0) -> tuple[int, int]:
 
 @fuzz_settings(examples(300))
 @given(messages)
-def test_the_scan_counts_at_least_what_the_parser_builds(raw: bytes) -> None:
-    shape = mime_shape(raw)
+def test_within_the_bounds_the_parser_builds_no_more_than_they_allow(raw: bytes) -> None:
+    if over_bound(raw) is not None:
+        return
     try:
         depth, parts = _tree(BytesParser(policy=default).parsebytes(raw))
     except Exception:  # the parser's own failures: parse_submitted refuses those
         return
-    assert shape.depth >= depth and shape.parts >= parts, (shape, depth, parts)
+    assert depth <= LIMITS.max_depth and parts <= LIMITS.max_parts, (depth, parts)
 
 
-def test_nesting_and_parts_over_the_bounds_are_found() -> None:
-    assert mime_shape(nested_multiparts(MAX_DEPTH)).over is None
-    assert mime_shape(nested_multiparts(MAX_DEPTH + 2)).over == (
-        f"its MIME parts nest over {MAX_DEPTH} deep"
-    )
-    assert mime_shape(nested_messages(MAX_DEPTH + 2)).over is not None
-    assert mime_shape(many_parts(MAX_PARTS - 1)).over is None
-    assert mime_shape(many_parts(MAX_PARTS)).over == f"it has over {MAX_PARTS} MIME parts"
-    assert mime_shape(soft_breaks(MAX_LINES)).over == f"it has over {MAX_LINES:,} lines"
+def test_nesting_parts_and_lines_over_the_bounds_are_found() -> None:
+    assert over_bound(nested_multiparts(10)) is None
+    assert over_bound(nested_multiparts(1000)) is not None
+    assert over_bound(nested_messages(LIMITS.max_depth + 2)) is not None
+    assert over_bound(many_parts(LIMITS.max_parts - 2)) is None
+    assert over_bound(many_parts(LIMITS.max_parts)) is not None
+    assert over_bound(soft_breaks(LIMITS.max_work)) is not None
 
 
 def test_a_message_over_the_bounds_is_read_for_its_headers_with_a_note() -> None:
-    for raw in (nested_multiparts(1000), nested_messages(300), soft_breaks(MAX_LINES)):
+    for raw in (nested_multiparts(1000), nested_messages(300), soft_breaks(LIMITS.max_work)):
         submitted = parse_submitted(raw)
         assert submitted.from_addresses == ["alice@agentmail.localhost"]
         assert submitted.body.startswith("(The gateway did not read the text of this message")
