@@ -13,6 +13,7 @@ from email.message import EmailMessage, Message
 
 from core.mail.attachment_files import FileContent
 from core.mail.attachments import DEFAULT_NAME, clean_content_type, clean_filename
+from core.mime.bounds import LIMITS
 
 FORWARDED_NAME = "message.eml"
 _SMTP_POLICY = policy.SMTP.clone(max_line_length=0)
@@ -58,8 +59,8 @@ def attached_files(message: EmailMessage) -> list[FileContent]:
     return found
 
 
-# Deeper nesting than this is not a real client's message (and would recurse forever).
-MAX_DEPTH = 30
+# The MIME bounds' depth (core/mime/bounds.py): a message nested deeper is not read at all.
+MAX_DEPTH = LIMITS.max_depth
 
 
 def _collect(part: Message, body: Message | None, found: list[FileContent], depth: int) -> None:
