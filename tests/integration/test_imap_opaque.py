@@ -21,9 +21,9 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from core.store.models import RawMessage
-from tests.integration.test_metrics import Samples, moved, scrape
 from tests.support.gateway import PASSWORD, Api
 from tests.support.imap import fetched, imap_login
+from tests.support.metrics import Samples, moved, scrape
 from tests.support.raw_imap import resident_bytes
 
 D = "agentmail.localhost"

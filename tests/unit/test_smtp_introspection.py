@@ -37,6 +37,6 @@ async def test_the_handler_lists_its_members(tmp_path: Path) -> None:
             store, "agentmail.localhost", Limits(), BlobStore(tmp_path), max_attachment_bytes=1
         )
         names = {name for name, _ in inspect.getmembers(handler)}
-        assert {"handle_DATA", "handle_EHLO", "authenticate"} <= names
+        assert {"handle_DATA", "handle_EHLO", "handle_RCPT"} <= names
     finally:
         await store.close()
