@@ -27,6 +27,7 @@ from sqlalchemy import select
 from core.store.engine import Store
 from core.store.engine import database_url as store_url
 from core.store.models import Mail
+from tests.support.serve_process import ADMIN_PASSWORD, serve, serve_env
 
 D = "agentmail.localhost"
 CLIENTS = 6
@@ -294,44 +295,17 @@ async def test_a_trickling_upload_is_cut_after_the_grace_period_with_503(tmp_pat
     """A body still trickling in when the grace period (2 s here) is over: the request is
     cut, answered 503 with Retry-After (not 500), the log says what was cut, and the
     process exits. (Not about storage: SQLite only.)"""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTMAIL_")}
-    env.update(
-        {
-            "DATABASE_URL": f"sqlite:///{tmp_path / 'agentmail.db'}",
-            "AGENTMAIL_DATA_DIR": str(tmp_path / "data"),
-            "AGENTMAIL_HTTP_PORT": "0",
-            "AGENTMAIL_SMTP_PORT": "0",
-            "AGENTMAIL_IMAP_PORT": "0",
-            "AGENTMAIL_BCRYPT_ROUNDS": "4",
-            "AGENTMAIL_SHUTDOWN_GRACE_SECONDS": "2",
-            "ADMIN_PASSWORD": "admin-password",
-        }
-    )
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "gateway",
-        "serve",
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-    )
-    assert process.stdout is not None
+    env = serve_env(f"sqlite:///{tmp_path / 'agentmail.db'}", tmp_path / "data")
+    env["AGENTMAIL_SHUTDOWN_GRACE_SECONDS"] = "2"
+    log = tmp_path / "serve.log"
+    served = await serve(env, log=log)
     try:
-        text = ""
-        async with asyncio.timeout(60):
-            while "stop with" not in text:
-                line = (await process.stdout.readline()).decode()
-                assert line, f"serve ended early: {text}"
-                text += line
-        port = re.search(r"http://127\.0\.0\.1:(\d+)/", text)
-        assert port, text
-        base = f"http://127.0.0.1:{port.group(1)}"
+        base = served.base_url
         async with httpx.AsyncClient(base_url=base, headers={"Origin": base}) as http:
-            login = {"username": "admin", "password": "admin-password"}
+            login = {"username": "admin", "password": ADMIN_PASSWORD}
             assert (await http.post("/api/v1/auth/login", json=login)).status_code == 200
             key = (await http.post("/api/v1/me/keys", json={})).json()["key"]
-        reader, writer = await asyncio.open_connection("127.0.0.1", int(port.group(1)))
+        reader, writer = await asyncio.open_connection("127.0.0.1", served.http_port)
         head = (
             "POST /api/v1/me/attachments HTTP/1.1\r\nHost: gateway\r\n"
             f"Authorization: Bearer {key}\r\nContent-Type: multipart/form-data; boundary=B\r\n"
@@ -349,7 +323,7 @@ async def test_a_trickling_upload_is_cut_after_the_grace_period_with_503(tmp_pat
 
         trickling = asyncio.create_task(trickle())
         await asyncio.sleep(0.5)  # the upload is under way
-        process.send_signal(signal.SIGTERM)
+        served.process.send_signal(signal.SIGTERM)
         answer = b""
         async with asyncio.timeout(30):  # until the server closes (or resets: we still send)
             with contextlib.suppress(ConnectionError):
@@ -358,14 +332,13 @@ async def test_a_trickling_upload_is_cut_after_the_grace_period_with_503(tmp_pat
         trickling.cancel()
         writer.close()
         # The grace period is 2 s: the exit comes long before this (a margin for load).
-        assert await asyncio.wait_for(process.wait(), 30) == 0
-        said = text + (await process.stdout.read()).decode()
+        assert await asyncio.wait_for(served.process.wait(), 30) == 0
     finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
+        await served.kill()
+    await served.logged()
     head_lines = answer.split(b"\r\n\r\n", 1)[0].decode().lower().splitlines()
     assert head_lines[0] == "http/1.1 503 service unavailable", answer
     assert "retry-after: 5" in head_lines, answer
     assert b'"shutting_down"' in answer, answer
+    said = log.read_text()
     assert "cut POST /api/v1/me/attachments (answered 503)" in said, said[-2000:]

@@ -56,6 +56,13 @@ class ServedGateway:
             self.process.kill()
         await self.process.wait()
 
+    async def logged(self) -> None:
+        """Wait until everything the process wrote is in its log (it has exited)."""
+        await self.process.wait()
+        if self._drain is not None:
+            async with asyncio.timeout(30):
+                await self._drain
+
     async def stop(self) -> int:
         """SIGTERM, the orderly shutdown; returns the exit status."""
         if self.process.returncode is None:
