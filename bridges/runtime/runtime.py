@@ -26,6 +26,7 @@ from bridges.runtime.pending import PendingPermissions
 from bridges.runtime.platform import Ask, Platform, Question, Resume, Turn
 from bridges.runtime.pool import Outcome, WorkerPool
 from bridges.runtime.prompt import MailNotice, notification
+from bridges.runtime.subjects import reply_subject
 from bridges.runtime.waiting import Waiting
 
 _Sent = TypeVar("_Sent")
@@ -213,6 +214,7 @@ class Runtime(Waiting):
                 lambda to: self.client.send(
                     to,
                     body,
+                    subject=reply_subject(notice.subject),
                     reply_to=claim.mail_id,
                     mail_type="final_summary",
                     auto=True,
