@@ -31,24 +31,29 @@ def run_question(command: str) -> str:
 
 
 def conversation_tag(alias: str | None, task_subject: str) -> str:
-    """`#fix-login`; the task's subject, quoted, for a conversation with no alias."""
+    """`#fix-login: `; the task's subject, quoted, for a conversation with no alias;
+    nothing when neither is known."""
     if alias:
-        return f"#{alias}"
+        return f"#{alias}: "
     subject = _cut(_one_line(task_subject), MAX_WHAT)
-    return f'"{subject}"' if subject else "(no subject)"
+    return f'"{subject}": ' if subject else ""
 
 
 def permission_subject(alias: str | None, task_subject: str, question: str) -> str:
-    """`[needs decision] #fix-login: run "npm test"?`."""
+    """`[needs decision] #fix-login: run "npm test"?` (once: a question that has the
+    marker already is kept as it is)."""
+    question = _one_line(question)
+    if question.startswith(NEEDS_DECISION):
+        return _cut(question, MAX_SUBJECT)
     tag = conversation_tag(alias, task_subject)
-    return _cut(f"{NEEDS_DECISION} {tag}: {_one_line(question)}", MAX_SUBJECT)
+    return _cut(f"{NEEDS_DECISION} {tag}{question}", MAX_SUBJECT)
 
 
 def question_subject(alias: str | None, task_subject: str, text: str) -> str:
     """`[question] #fix-login: Which branch?` (the question's first line, cut)."""
     first = next((line for line in text.splitlines() if line.strip()), "")
     tag = conversation_tag(alias, task_subject)
-    return f"{QUESTION} {tag}: {_cut(_one_line(first), MAX_WHAT)}"
+    return f"{QUESTION} {tag}{_cut(_one_line(first), MAX_WHAT)}"
 
 
 def reply_subject(task_subject: str) -> str:

@@ -236,6 +236,8 @@ async def _permission_decided_by_a_human(
         )
         event = (await stream.next_of("new_mail", timeout=20)).json
         assert event["mail_type"] == "permission_request"
+        alias = task["session_alias"]
+        assert event["subject"] == f"[needs decision] #{alias}: May I publish the summary?"
         assert not asking.done()
         decision = {"mail_id": event["mail_id"], "decision": "approve", "note": "Ship it."}
         ok(await alice.post("/api/v1/me/permission/decide", json=decision))

@@ -20,6 +20,10 @@ def test_a_permission_request_names_the_conversation_and_the_command() -> None:
     )
     assert permission_subject(None, "Fix  login", asked).startswith('[needs decision] "Fix login"')
     assert len(permission_subject("a", "", "x" * 5000)) == MAX_SUBJECT
+    assert permission_subject(None, "", "May I?") == "[needs decision] May I?"
+    assert permission_subject("b", "", "[needs decision] #a: May I?") == (
+        "[needs decision] #a: May I?"
+    )
     assert opencode_question({"permission": "bash", "metadata": {"command": "ls"}}) == 'run "ls"?'
     assert opencode_question({"permission": "edit", "patterns": ["a.py"]}) == "edit a.py?"
     assert pi_question("bash", "make test") == 'run "make test"?'
