@@ -74,13 +74,6 @@ async def _a_reply_naming_someone_elses_message_id_joins_nothing(api: Api, s: Sc
     assert [m["parent_mail_id"] for m in detail["mails"]] == [None, s.task["mail_id"]]
 
 
-async def test_smtp_lets_no_outsider_into_a_conversation(api: Api) -> None:
-    s = await scene(api)
-    await _a_reply_naming_someone_elses_message_id_joins_nothing(api, s)
-    await _rcpt_to_an_outsiders_alias_is_550(api, s)
-    await _a_renamed_conversation_keeps_its_old_alias_for_its_participants(api, s)
-
-
 async def _a_renamed_conversation_keeps_its_old_alias_for_its_participants(
     api: Api, s: Scene
 ) -> None:
@@ -101,6 +94,7 @@ async def _a_renamed_conversation_keeps_its_old_alias_for_its_participants(
     await send(api, "alice", PASSWORD, reply)
     detail = ok(await s.alice.get(f"{ME}/sessions/{conv}"))
     assert detail["mails"][-1]["subject"] == "Re: Fix login leak"
+    assert detail["mails"][-1]["parent_mail_id"] == s.task["mail_id"]
     assert detail["session"]["session_alias"] == "login-token-leak"
     # By REST too, to `name@path.oldalias`.
     sent = ok(
@@ -120,3 +114,10 @@ async def _a_renamed_conversation_keeps_its_old_alias_for_its_participants(
     )
     assert again["session_alias"] == f"{s.alias}-2" and again["session_id"] != conv
     assert len(ok(await s.alice.get(f"{ME}/sessions/{conv}"))["mails"]) == len(detail["mails"]) + 1
+
+
+async def test_smtp_lets_no_outsider_into_a_conversation(api: Api) -> None:
+    s = await scene(api)
+    await _a_reply_naming_someone_elses_message_id_joins_nothing(api, s)
+    await _rcpt_to_an_outsiders_alias_is_550(api, s)
+    await _a_renamed_conversation_keeps_its_old_alias_for_its_participants(api, s)
