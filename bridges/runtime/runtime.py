@@ -234,8 +234,10 @@ class Runtime(Waiting):
     ) -> _Sent:
         """Send to the task's sender. Its address names the conversation by the alias it
         had when the mail was read; renamed since (a platform's title synced back, a
-        human's rename), that alias is undeliverable: the mail, read again, has the
-        address that reaches the sender now. (A refused send stores no idempotency key.)"""
+        human's rename), that alias still reaches it (a conversation keeps its old
+        aliases for its participants). Refused all the same, the mail, read again, has
+        the address that reaches the sender now. (A refused send stores no idempotency
+        key.)"""
         try:
             return await send(notice.sender)
         except GatewayError as error:
