@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 from rich.measure import Measurement
 from rich.table import Column, Table
 from rich.text import Text
 
-from core.identity import accounts, keys, passwords
-from core.store.engine import Store
 from core.version import VERSION
-from core.views import IssuedKey
 from gateway import cli_archive, cli_bridge, cli_mcp, cli_ops, cli_serve
 from gateway.cli_common import DatabaseUrl, DataDir, console, err, settings_from, with_store
+
+if TYPE_CHECKING:
+    from core.store.engine import Store
+    from core.views import IssuedKey
+
+# Each command imports the store and the domain where it runs: `agentmail --version`
+# and `agentmail mcp` load no database layer, web stack or IMAP server.
 
 app = typer.Typer(help="AgentMail: a mail gateway for humans and AI agents.", no_args_is_help=True)
 user_app = typer.Typer(help="Manage human users.", no_args_is_help=True)
@@ -73,6 +77,8 @@ def user_add(
     database_url: DatabaseUrl = None,
 ) -> None:
     """Create a human user."""
+    from core.identity import accounts
+
     settings = settings_from(data_dir=data_dir, database_url=database_url)
     user = with_store(
         settings, lambda store: accounts.create_user(store, name, password, is_admin=admin)
@@ -95,6 +101,8 @@ def user_passwd(
         password = typer.prompt("New password", hide_input=True, confirmation_prompt=True)
     else:
         password = sys.stdin.readline().rstrip("\r\n")
+    from core.identity import passwords
+
     settings = settings_from(data_dir=data_dir, database_url=database_url)
     with_store(settings, lambda store: passwords.set_password(store, name, password))
     console.print(f"password of [bold]{name.strip().lower()}[/] changed; its web logins ended")
@@ -111,6 +119,8 @@ def key_issue(
     database_url: DatabaseUrl = None,
 ) -> None:
     """Issue a key and print it once (only its SHA-256 is stored)."""
+    from core.identity import accounts, keys
+
     if kind not in ("agent", "user") or lifecycle not in ("permanent", "one_time", "timed"):
         err.print(
             "[red]error:[/red] --kind is agent or user; --lifecycle permanent, one_time or timed"
@@ -149,6 +159,8 @@ def key_list(
     database_url: DatabaseUrl = None,
 ) -> None:
     """List keys (never the keys themselves)."""
+    from core.identity import keys
+
     settings = settings_from(data_dir=data_dir, database_url=database_url)
     chosen: Literal["agent", "user"] = "user" if kind == "user" else "agent"
     found = with_store(settings, lambda store: keys.list_keys(store, kind=chosen))
@@ -194,6 +206,8 @@ def key_revoke(
     database_url: DatabaseUrl = None,
 ) -> None:
     """Revoke a key: it stops working at once."""
+    from core.identity import keys
+
     settings = settings_from(data_dir=data_dir, database_url=database_url)
     chosen: Literal["agent", "user"] = "user" if kind == "user" else "agent"
     with_store(settings, lambda store: keys.revoke_key(store, key_id, kind=chosen))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import (
@@ -24,13 +24,16 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from core.archive.exporting import ExportFormat, export_mail
-from core.archive.imap_source import ImapSource, parse_imap_url
-from core.archive.importing import ImportReport, import_messages
-from core.archive.sources import Source, open_path_source
-from core.store.blobs import BlobStore
-from core.store.engine import Store
 from gateway.cli_common import DatabaseUrl, DataDir, console, err, settings_from, with_store
+
+if TYPE_CHECKING:
+    from core.archive.exporting import ExportFormat
+    from core.archive.importing import ImportReport
+    from core.archive.sources import Source
+    from core.store.engine import Store
+
+# core's archive and store are imported by the commands that use them: the other
+# commands (`--version`, `mcp`) load none of them.
 
 PASSWORD_ENV = "AGENTMAIL_IMPORT_PASSWORD"
 SHOWN_FAILURES = 20
@@ -56,6 +59,9 @@ def _progress() -> Progress:
 
 
 def _open_source(sources: list[str], insecure: bool, cafile: Path | None) -> Source:
+    from core.archive.imap_source import ImapSource, parse_imap_url
+    from core.archive.sources import open_path_source
+
     remote = [s for s in sources if "://" in s]
     if not remote:
         try:
@@ -116,6 +122,9 @@ def import_command(
     database_url: DatabaseUrl = None,
 ) -> None:
     """Import mail with its threads; running it again adds nothing (docs/import-export.md)."""
+    from core.archive.importing import import_messages
+    from core.store.blobs import BlobStore
+
     settings = settings_from(domain=domain, data_dir=data_dir, database_url=database_url)
     source = _open_source(sources, insecure, cafile)
 
@@ -161,6 +170,9 @@ def export_command(
     database_url: DatabaseUrl = None,
 ) -> None:
     """Write a user's mailbox or one conversation as mbox or Maildir, oldest first."""
+    from core.archive.exporting import export_mail
+    from core.store.blobs import BlobStore
+
     if (user is None) == (session is None) or fmt not in ("mbox", "maildir"):
         err.print("[red]error:[/red] give --user or --session; --format is mbox or maildir")
         raise typer.Exit(2)

@@ -9,17 +9,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
-from sqlalchemy.engine import make_url
 
-from core.errors import DomainError
-from core.identity.security import set_bcrypt_rounds
-from core.settings import Settings
-from core.store.engine import Store, database_url
-from core.store.migrate import migrate
+if TYPE_CHECKING:
+    from core.settings import Settings
+    from core.store.engine import Store
+
+# The store, the settings and SQLAlchemy are imported where a command uses them:
+# `agentmail --version` and `agentmail mcp` load none of them (tests/integration/test_cli.py).
 
 # Never hard-wrapped: an error is one line in a log, whatever width the terminal (or
 # none, under a service manager or a test worker) reports.
@@ -29,6 +29,8 @@ T = TypeVar("T")
 
 
 def settings_from(**overrides: Any) -> Settings:
+    from core.settings import Settings
+
     return Settings(**{k: v for k, v in overrides.items() if v is not None})
 
 
@@ -37,6 +39,10 @@ def missing_database(settings: Settings) -> Path | None:
 
     Nothing reads an env file by itself: a command run without the service's settings
     (docs/deploy.md) sees the default `./data` of wherever it was started."""
+    from sqlalchemy.engine import make_url
+
+    from core.store.engine import database_url
+
     url = make_url(database_url(settings.database_url, settings.sqlite_path))
     if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
         return None
@@ -65,6 +71,11 @@ def with_store(
     """Open the store (migrating it), run one job, close it; domain errors end with exit 1.
 
     Only `create` (`agentmail migrate`) makes a SQLite database that does not exist."""
+    from core.errors import DomainError
+    from core.identity.security import set_bcrypt_rounds
+    from core.store.engine import Store, database_url
+    from core.store.migrate import migrate
+
     if not create:
         require_database(settings)
 

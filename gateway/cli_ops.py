@@ -6,9 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from pydantic import ValidationError
 
-from gateway.backup import BackupError, backup
 from gateway.cli_common import (
     DatabaseUrl,
     DataDir,
@@ -17,8 +15,8 @@ from gateway.cli_common import (
     require_database,
     settings_from,
 )
-from gateway.doctor import Finding, diagnose
-from gateway.restore import restore
+
+# Each command imports its module where it runs: the other commands pay for none of them.
 
 
 def backup_command(
@@ -27,6 +25,8 @@ def backup_command(
     database_url: DatabaseUrl = None,
 ) -> None:
     """Back up the database and the attachments into one archive, while the gateway runs."""
+    from gateway.backup import BackupError, backup
+
     settings = settings_from(data_dir=data_dir, database_url=database_url)
     require_database(settings)
     try:
@@ -55,6 +55,9 @@ def restore_command(
     database_url: DatabaseUrl = None,
 ) -> None:
     """Restore a backup into an empty data dir (and database); the gateway must be stopped."""
+    from gateway.backup import BackupError
+    from gateway.restore import restore
+
     settings = settings_from(data_dir=data_dir, database_url=database_url)
     try:
         summary = restore(settings, archive, force=force)
@@ -73,6 +76,10 @@ _SHOWN = {"ok": "[green]ok  [/]", "warn": "[yellow]warn[/]", "fail": "[red]fail[
 def doctor_command(data_dir: DataDir = None, database_url: DatabaseUrl = None) -> None:
     """Check settings, ports, database, migrations, disk, certificate and domain; exit 1
     on any fail. Run it with the service's environment (see docs/deploy.md)."""
+    from pydantic import ValidationError
+
+    from gateway.doctor import Finding, diagnose
+
     try:
         settings = settings_from(data_dir=data_dir, database_url=database_url)
     except ValidationError as error:

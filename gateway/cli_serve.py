@@ -13,15 +13,16 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Protocol
+from typing import TYPE_CHECKING, Annotated, Any, Protocol
 
 import typer
 from rich.text import Text
-from sqlalchemy.engine import make_url
 
-from core.settings import Settings
 from gateway.cli_common import DatabaseUrl, DataDir, console, err, settings_from
 from gateway.memory import return_big_buffers
+
+if TYPE_CHECKING:
+    from core.settings import Settings
 
 ADMIN_PASSWORD_FILE = "admin-password.txt"
 log = logging.getLogger("agentmail")
@@ -147,6 +148,8 @@ def _fail(settings: Settings, message: str) -> None:
 
 
 def _on_postgresql(settings: Settings) -> bool:
+    from sqlalchemy.engine import make_url
+
     return bool(settings.database_url) and make_url(settings.database_url).get_backend_name() in (
         "postgresql",
         "postgres",
@@ -154,6 +157,8 @@ def _on_postgresql(settings: Settings) -> bool:
 
 
 def _env_name(field: str) -> str:
+    from core.settings import Settings
+
     alias = Settings.model_fields[field].validation_alias
     return alias if isinstance(alias, str) else f"AGENTMAIL_{field.upper()}"
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import mcp_types as types
@@ -20,6 +21,17 @@ from bridges.tools.catalog import TOOLS, call_tool
 from bridges.tools.definition import MailTool, ToolContext, ToolError
 
 log = logging.getLogger("agentmail.mcp")
+DISTRIBUTION = "agentmail-gateway"
+
+
+def package_version() -> str:
+    """The installed distribution's version (core/version.py's, through the wheel's
+    metadata: bridges do not import core); `0+unknown` when it is not installed."""
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:
+        return "0+unknown"
+
 
 ADDRESSING = """\
 These tools connect you to AgentMail, where humans and agents work together by mail.
@@ -38,7 +50,7 @@ def _text(result: Any) -> list[types.ContentBlock]:
 
 def build_server(
     context: ToolContext,
-    version: str = "",
+    server_version: str | None = None,
     *,
     tools: Sequence[MailTool] = TOOLS,
     instructions: str = INSTRUCTIONS,
@@ -85,7 +97,7 @@ def build_server(
 
     return Server(
         "agentmail",
-        version=version,
+        version=server_version or package_version(),
         title="AgentMail",
         instructions=instructions,
         on_list_tools=list_tools,

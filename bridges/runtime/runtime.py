@@ -26,6 +26,7 @@ from bridges.runtime.pending import PendingPermissions
 from bridges.runtime.platform import Ask, Platform, Question, Resume, Turn
 from bridges.runtime.pool import Outcome, WorkerPool
 from bridges.runtime.prompt import MailNotice, notification
+from bridges.runtime.subjects import reply_subject
 from bridges.runtime.waiting import Waiting
 
 _Sent = TypeVar("_Sent")
@@ -213,6 +214,7 @@ class Runtime(Waiting):
                 lambda to: self.client.send(
                     to,
                     body,
+                    subject=reply_subject(notice.subject),
                     reply_to=claim.mail_id,
                     mail_type="final_summary",
                     auto=True,
@@ -232,8 +234,10 @@ class Runtime(Waiting):
     ) -> _Sent:
         """Send to the task's sender. Its address names the conversation by the alias it
         had when the mail was read; renamed since (a platform's title synced back, a
-        human's rename), that alias is undeliverable: the mail, read again, has the
-        address that reaches the sender now. (A refused send stores no idempotency key.)"""
+        human's rename), that alias still reaches it (a conversation keeps its old
+        aliases for its participants). Refused all the same, the mail, read again, has
+        the address that reaches the sender now. (A refused send stores no idempotency
+        key.)"""
         try:
             return await send(notice.sender)
         except GatewayError as error:

@@ -27,6 +27,7 @@ from bridges.runtime.platform import ANSWER, Ask, Question, Resume, Turn
 from bridges.runtime.pool import Outcome, WorkerPool
 from bridges.runtime.prompt import MailNotice
 from bridges.runtime.questions import answer_of, question_body
+from bridges.runtime.subjects import permission_subject, question_subject
 
 OPTIONS = ["approve", ALWAYS, "reject"]
 _Sent = TypeVar("_Sent")
@@ -80,7 +81,7 @@ class Waiting(ABC):
             ask.request_id,
             ask.action,
             claim.run,
-            question=ask.question,
+            question=permission_subject(notice.session_alias, notice.subject, ask.question),
         )
 
         async def ask_to(to: str) -> SendResult:
@@ -128,6 +129,7 @@ class Waiting(ABC):
                 return self.client.send(
                     to,
                     question_body(question.text, question.options),
+                    subject=question_subject(notice.session_alias, notice.subject, question.text),
                     reply_to=claim.mail_id,
                     mail_type="question",
                     auto=True,

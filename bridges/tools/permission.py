@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 
-from bridges.client import Mail
+from bridges.client import GatewayError, Mail
+from bridges.runtime.subjects import permission_subject
 from bridges.tools.decisions import woken
 from bridges.tools.definition import (
     ADDRESS,
@@ -41,9 +42,24 @@ def _outcome(request: Mail) -> Json:
     }
 
 
+async def _subject(context: ToolContext, question: str, reply_to: object) -> str:
+    """The question as the request's subject line, naming the conversation of the task
+    it is for (`[needs decision] #fix-login: …`), as the bridges' requests do."""
+    alias, task_subject = None, ""
+    if isinstance(reply_to, str):
+        try:
+            task = await context.client.read(reply_to)
+        except GatewayError:
+            pass  # the request itself says why (it names the same mail)
+        else:
+            alias, task_subject = task.session_alias, task.subject
+    return permission_subject(alias, task_subject, question)
+
+
 async def _request(context: ToolContext, arguments: Json) -> Json:
     timeout = arguments.get("timeout_seconds", 300)
     body = {key: value for key, value in arguments.items() if key != "timeout_seconds"}
+    body["question"] = await _subject(context, str(body["question"]), body.get("reply_to"))
     asked = await context.client.request_permission(**body, expires_in=timeout)
     mail_id = asked.mail_id
     loop = asyncio.get_running_loop()

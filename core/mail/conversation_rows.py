@@ -24,7 +24,15 @@ from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.orm import Session
 
 from core.errors import UnknownAlias
-from core.store.models import Conversation, Mail, Participant, new_id, table_of, utcnow
+from core.store.models import (
+    Conversation,
+    FormerAlias,
+    Mail,
+    Participant,
+    new_id,
+    table_of,
+    utcnow,
+)
 from core.store.prepared import Prepared
 
 
@@ -89,6 +97,12 @@ _AS_PARTICIPANT = select(*_READ).join(
 )
 _BY_ALIAS_UNLOCKED = _AS_PARTICIPANT.where(_SESSIONS.c.alias == bindparam("alias"))
 _BY_ALIAS = _BY_ALIAS_UNLOCKED.with_for_update(of=_SESSIONS)
+_FORMER = table_of(FormerAlias)
+# An alias the conversation held before a rename (core/mail/conversations.py, `rename_to`).
+_BY_FORMER_ALIAS_UNLOCKED = _AS_PARTICIPANT.join(
+    _FORMER, (_FORMER.c.session_id == _SESSIONS.c.id) & (_FORMER.c.alias == bindparam("alias"))
+)
+_BY_FORMER_ALIAS = _BY_FORMER_ALIAS_UNLOCKED.with_for_update(of=_SESSIONS)
 _BY_ID = _AS_PARTICIPANT.where(_SESSIONS.c.id == bindparam("id")).with_for_update(of=_SESSIONS)
 _BY_DEFAULT_KEY_QUERY = select(*_READ).where(_SESSIONS.c.default_key == bindparam("key"))
 _BY_DEFAULT_KEY_UNLOCKED = Prepared(_BY_DEFAULT_KEY_QUERY)
@@ -116,14 +130,21 @@ def _row(found: Sequence[Any] | None) -> ConversationRow | None:
 
 
 def by_alias(session: Session, alias: str, sender: str, *, lock: bool = True) -> ConversationRow:
-    """The conversation `sender` takes part in under this alias.
+    """The conversation `sender` takes part in under this alias, or under one it held
+    before a rename (a mail client replies to the address it synced).
 
     For anyone else it does not exist: the same error, word for word, as an alias
     nobody has, so an alias (guessable: it comes from a subject) reveals nothing
     and lets no one in. A participant brings others in by writing to them.
     """
-    query = _BY_ALIAS if lock else _BY_ALIAS_UNLOCKED
-    found = _row(session.connection().execute(query, {"alias": alias, "member": sender}).first())
+    params = {"alias": alias, "member": sender}
+    connection = session.connection()
+    current, former = (
+        (_BY_ALIAS, _BY_FORMER_ALIAS) if lock else (_BY_ALIAS_UNLOCKED, _BY_FORMER_ALIAS_UNLOCKED)
+    )
+    found = _row(connection.execute(current, params).first())
+    if found is None:
+        found = _row(connection.execute(former, params).first())
     if found is None:
         raise UnknownAlias(f"undeliverable: no conversation '{alias}'")
     return found

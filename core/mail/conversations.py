@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Literal
 
 from pydantic import BaseModel, Field
-from sqlalchemy import func, select, text
+from sqlalchemy import delete, func, select, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -27,7 +27,16 @@ from core.mail.session_views import session_views
 from core.principal import Principal
 from core.store.engine import Store
 from core.store.events import emit
-from core.store.models import Conversation, Mail, Participant, User, isoformat, table_of, utcnow
+from core.store.models import (
+    Conversation,
+    FormerAlias,
+    Mail,
+    Participant,
+    User,
+    isoformat,
+    table_of,
+    utcnow,
+)
 from core.store.prepared import Prepared
 from core.views import BudgetInput, SessionDetail, SessionView
 
@@ -59,12 +68,25 @@ def lock_creation(session: Session) -> bool:
 
 
 def unique_alias(session: Session, wanted: str, *, exclude_id: str | None = None) -> str:
-    """`wanted`, or `wanted-2`, `wanted-3` … whichever is free."""
+    """`wanted`, or `wanted-2`, `wanted-3` … whichever is free.
+
+    An alias is taken while a conversation holds it and after, as a former alias
+    (`rename_to`): never given to another conversation. `exclude_id`'s own aliases,
+    current and former, are free to it (a conversation renamed back)."""
     base = normalize_alias(wanted)
-    taken_query = select(Conversation.alias, Conversation.id).where(
-        (Conversation.alias == base) | Conversation.alias.like(base[: MAX_ALIAS - 4] + "-%")
+    like = base[: MAX_ALIAS - 4] + "-%"
+    held = select(Conversation.alias, Conversation.id).where(
+        (Conversation.alias == base) | Conversation.alias.like(like)
     )
-    taken = {alias for alias, conv_id in (session.execute(taken_query)) if conv_id != exclude_id}
+    former = select(FormerAlias.alias, FormerAlias.session_id).where(
+        (FormerAlias.alias == base) | FormerAlias.alias.like(like)
+    )
+    taken = {
+        alias
+        for query in (held, former)
+        for alias, conv_id in session.execute(query)
+        if conv_id != exclude_id
+    }
     if base not in taken:
         return base
     n = 2
@@ -74,6 +96,23 @@ def unique_alias(session: Session, wanted: str, *, exclude_id: str | None = None
         if candidate not in taken:
             return candidate
         n += 1
+
+
+def rename_to(session: Session, conv: Conversation, wanted: str | None) -> None:
+    """Give `conv` the alias `wanted` (made unique; None clears it), keeping the one it
+    had as a former alias: mail clients that synced a mail before the rename still
+    reply to it. The caller holds `lock_creation`."""
+    old = conv.alias
+    new = None if wanted is None else unique_alias(session, wanted, exclude_id=conv.id)
+    if new == old:
+        return
+    if new is not None:  # its own former alias, current again
+        session.execute(
+            delete(FormerAlias).where(FormerAlias.alias == new, FormerAlias.session_id == conv.id)
+        )
+    if old is not None:
+        session.add(FormerAlias(alias=old, session_id=conv.id, retired_at=utcnow()))
+    conv.alias = new
 
 
 def by_id_locked(session: Session, conv_id: str) -> Conversation | None:
@@ -194,11 +233,11 @@ async def update_session(
         if change.session_alias is not None or change.clear_alias:
             lock_creation(session)
             if change.session_alias is None:
-                conv.alias = None
+                rename_to(session, conv, None)
             elif (wanted := normalize_alias(change.session_alias)) != conv.alias:
                 # A taken alias gets `-2`, `-3` … as at creation, never a refusal: that
                 # would tell the caller an alias exists in a conversation they cannot see.
-                conv.alias = unique_alias(session, wanted, exclude_id=conv.id)
+                rename_to(session, conv, wanted)
             conv.alias_source = "human"
         if change.subject is not None:
             conv.subject = checked_subject(change.subject)

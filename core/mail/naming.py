@@ -27,8 +27,8 @@ from core.mail.conversations import (
     emit_session_update,
     lock_creation,
     participants,
+    rename_to,
     session_view,
-    unique_alias,
     visible_conversation,
 )
 from core.principal import Principal
@@ -159,7 +159,7 @@ async def decide_proposal(
         if accept:
             lock_creation(session)
             # Taken by now: `-2`, `-3` …, as a rename (nothing said about the holder).
-            conv.alias = unique_alias(session, proposal.alias, exclude_id=conv.id)
+            rename_to(session, conv, proposal.alias)
             conv.alias_source = "human"
             conv.updated_at = utcnow()
             emit_session_update(session, conv, participants(session, conv.id))
@@ -184,7 +184,7 @@ async def sync_session(
         if conv.alias_source != "human":
             if wanted_alias is not None and wanted_alias != conv.alias:
                 lock_creation(session)
-                conv.alias = unique_alias(session, wanted_alias, exclude_id=conv.id)
+                rename_to(session, conv, wanted_alias)
                 conv.alias_source = "platform"
                 changed = True
             if wanted_title is not None and wanted_title != conv.subject:

@@ -318,6 +318,22 @@ class AliasProposal(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
+class FormerAlias(Base):
+    """An alias a conversation held before a rename: still its own, for its participants.
+
+    A mail client that synced a mail before the rename replies to the old address;
+    it keeps reaching the conversation, and no other conversation is ever given it.
+    """
+
+    __tablename__ = "session_former_aliases"
+
+    alias: Mapped[str] = mapped_column(String(64), primary_key=True)
+    session_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("sessions.id", ondelete="CASCADE"), index=True
+    )
+    retired_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
 class Draft(Base):
     """A human's unsent mail. Everything is optional until it is sent; IMAP `Drafts` shows it."""
 

@@ -140,7 +140,8 @@ async def test_mail_sent_while_no_bridge_ran_is_caught_up_once(world: World) -> 
 
 async def test_a_conversation_renamed_mid_turn_still_gets_its_reply(world: World) -> None:
     """The task's `from` names the conversation by its alias at arrival; a rename during
-    the turn (a human's, or a platform's title synced back) must not lose the reply."""
+    the turn (a platform's title synced back, then a human's) must not lose the reply,
+    and the reply's subject stays `Re: <task subject>`, not the platform's title."""
     await world.bridge()
     steps = [
         {"do": "mark", "file": "started"},
@@ -150,12 +151,16 @@ async def test_a_conversation_renamed_mid_turn_still_gets_its_reply(world: World
     async with open_stream(world.human) as stream:
         task = await world.task(steps, session_alias="before")
         await _appears(world.file("started"))
+        async with AgentClient(world.api.base_url, world.key) as agent:
+            title = "Platform title"
+            await agent.sync_session(task["session_id"], session_alias="titled", title=title)
         renamed = {"session_alias": "after"}
         ok(await world.human.patch(f"/api/v1/me/sessions/{task['session_id']}", json=renamed))
         world.file("go").touch()
         reply = await _reply(stream)
     assert reply["session_id"] == task["session_id"] and reply["session_alias"] == "after"
     assert reply["to"] == "jianf@.after"
+    assert reply["subject"] == "Re: task"
 
 
 async def test_sigkill_mid_turn_runs_it_again_once_with_the_note(world: World) -> None:
@@ -206,6 +211,7 @@ async def test_a_decision_by_mail_goes_on_and_its_reply_is_not_run(world: World)
         task = await world.task(steps)
         asked = await _reply(stream, "permission_request")
         request = ok(await world.human.get(f"/api/v1/me/mail/{asked['mail_id']}"))
+        assert request["subject"] == "[needs decision] #task: May I run `touch done.txt`?"
         answer = message(
             f"jianf@{D}",
             request["from_email"],
@@ -377,6 +383,7 @@ async def test_a_question_is_mailed_and_the_reply_is_its_answer(world: World) ->
         question = await _reply(stream, "question")
         mail = ok(await world.human.get(f"/api/v1/me/mail/{question['mail_id']}"))
         assert mail["body"].startswith("Which branch?\n\n1. main\n2. release")
+        assert mail["subject"] == "[question] #task: Which branch?"
         assert mail["parent_mail_id"] == task["mail_id"] and mail["auto"] is True
         assert not world.file("asked.txt").exists()  # parked until the answer
         answer = await _answer(world, question, "2\n\nOn Monday, builder wrote:\n> Which branch?")

@@ -276,3 +276,43 @@ async def test_serve_on_a_port_in_use_says_which_in_one_line(tmp_path: Path) -> 
             line = json.loads(err)["message"] if log_format == "json" else err
             assert f"cannot listen for IMAP on 127.0.0.1:{port}" in line, err
             assert "AGENTMAIL_IMAP_PORT" in line, err
+
+
+# Run the command in a fresh interpreter and list what it imported: its import weight,
+# checked by module, never by a timing.
+_LOADED = """
+import json, sys
+from gateway.cli import app
+try:
+    app(sys.argv[1:])
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)))
+"""
+_SERVER_STACK = {"fastapi", "sqlalchemy", "alembic", "pymap", "aiosmtpd", "bcrypt", "core.store"}
+
+
+async def _imported_by(*args: str) -> set[str]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        _LOADED,
+        *args,
+        env={**os.environ, "COLUMNS": "200"},
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, _ = await asyncio.wait_for(process.communicate(), 60)
+    loaded: list[str] = json.loads(out.decode().splitlines()[-1])
+    return set(loaded)
+
+
+async def test_version_and_mcp_import_only_what_they_need() -> None:
+    """`--version` loads no server, database or web stack; `mcp` only the MCP server's
+    (its body's imports run before `--workspace bad` is refused: no gateway needed)."""
+    version = await _imported_by("--version")
+    assert not version & (_SERVER_STACK | {"starlette", "uvicorn", "mcp", "httpx", "pydantic"})
+    mcp = await _imported_by("mcp", "--workspace", "bad")
+    assert "bridges.mcp" in mcp and "mcp" in mcp
+    assert not mcp & (_SERVER_STACK | {"core.settings", "gateway.server"})

@@ -18,6 +18,7 @@ import httpx
 import pytest
 from mcp import Client
 
+from core.version import VERSION
 from tests.support.gateway import PASSWORD, Api, running_gateway
 from tests.support.http import ok
 from tests.support.mcp_server import http_client, http_server, mcp_env, stdio_client
@@ -91,6 +92,7 @@ async def _world(api: Api, tmp_path: Path) -> tuple[dict[str, str], list[str], s
 async def test_every_tool_over_stdio(api: Api, tmp_path: Path) -> None:
     env, args, _ = await _world(api, tmp_path)
     async with stdio_client(env, args) as client:
+        assert client.server_info.version == VERSION  # the package's (core/version.py)
         await _every_tool(api, client, tmp_path / "work")
 
 
@@ -234,6 +236,8 @@ async def _permission_decided_by_a_human(
         )
         event = (await stream.next_of("new_mail", timeout=20)).json
         assert event["mail_type"] == "permission_request"
+        alias = task["session_alias"]
+        assert event["subject"] == f"[needs decision] #{alias}: May I publish the summary?"
         assert not asking.done()
         decision = {"mail_id": event["mail_id"], "decision": "approve", "note": "Ship it."}
         ok(await alice.post("/api/v1/me/permission/decide", json=decision))

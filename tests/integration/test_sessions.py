@@ -150,11 +150,14 @@ async def test_humans_rename_agents_cannot(api: Api) -> None:
             event = await update_for(stream, first["session_id"])
             assert (event["session_alias"], event["status"]) == ("renamed", "active")
 
-    # The new alias addresses it; the old one is gone.
+    # The new alias addresses it; the old one too, for its participants only (a mail
+    # client replies to the address it synced before the rename).
     moved = await send(jianf, HUMAN_SEND, "builder@ModelRouter.renamed")
     assert moved["session_id"] == first["session_id"]
+    kept = await send(jianf, HUMAN_SEND, "builder@ModelRouter.first")
+    assert kept["session_id"] == first["session_id"]
     refused(
-        await jianf.post(HUMAN_SEND, json={"to": "builder@ModelRouter.first"}), 422, "unknown_alias"
+        await alice.post(HUMAN_SEND, json={"to": "builder@ModelRouter.first"}), 422, "unknown_alias"
     )
     shown = ok(await builder.get(f"/api/v1/mail/{first['mail_id']}"))
     assert shown["to"] == "builder@ModelRouter.renamed"

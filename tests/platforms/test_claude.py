@@ -56,6 +56,7 @@ async def test_approved_then_named_then_the_next_mail_continues_the_session(desk
     asked = await desk.next_mail(task["session_id"], "permission_request")
     assert asked["action"] == "touch approved.txt" and asked["expires_at"]
     assert asked["options"] == ["approve", "always allow", "reject"]
+    assert asked["subject"] == '[needs decision] #make-approved-txt: run "touch approved.txt"?'
     assert "touch approved.txt" in asked["body"]
     assert not desk.file("approved.txt").exists()
     await desk.decide(asked["mail_id"], "approve", "mind the README")
@@ -75,9 +76,13 @@ async def test_approved_then_named_then_the_next_mail_continues_the_session(desk
     assert session["session_alias"] == "approved-txt-file"
     assert "approved-txt-file" in titles_written(desk.config)
 
+    # The mails keep the task's subject; the alias the permission request named (a mail
+    # client's Reply goes there) still reaches the renamed conversation.
+    assert final["subject"] == "Re: Make approved.txt"
     desk.model.script = script(say("It is still there."))
-    again = await desk.task("Still there?", to="builder@root.approved-txt-file")
+    again = await desk.task("Still there?", to="builder@root.make-approved-txt")
     assert again["session_id"] == task["session_id"]
+    assert again["session_alias"] == "approved-txt-file"
     await desk.next_mail(task["session_id"], "final_summary")
     [resumed] = desk.model.exchanges(again["mail_id"])
     history = [c.arguments for m in resumed.messages for c in m.tool_calls]

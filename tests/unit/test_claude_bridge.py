@@ -22,9 +22,10 @@ def test_the_action_is_the_command_or_the_whole_call() -> None:
     assert action_of("Bash", {"command": "touch a b", "description": "x"}) == "touch a b"
     write = action_of("Write", {"file_path": "/w/a.txt", "content": "hi"})
     assert write == 'Write {"content": "hi", "file_path": "/w/a.txt"}'
-    assert question_of("Bash", {"description": "Make a"}, None) == (
-        "Claude Code asks to use Bash (Make a)"
+    assert question_of("Bash", {"command": "npm  test", "description": "x"}, "Run it?") == (
+        'run "npm test"?'
     )
+    assert question_of("Write", {"description": "Make a"}, None) == "use Write (Make a)?"
     assert question_of("Bash", {}, "Claude wants to  run\nls") == "Claude wants to run ls"
     assert len(question_of("Bash", {}, "x" * 5000)) == 900
 

@@ -17,6 +17,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from bridges.runtime.subjects import run_question
+
 ASK_USER = "AskUserQuestion"
 MAX_QUESTION = 900  # the permission mail's subject line (the gateway takes 998)
 
@@ -29,13 +31,18 @@ def action_of(tool: str, arguments: dict[str, Any]) -> str:
 
 
 def question_of(tool: str, arguments: dict[str, Any], title: str | None) -> str:
-    """The permission mail's question: Claude Code's own sentence when it gives one."""
-    if title:
+    """The permission mail's question: the command a Bash call runs (`run "npm test"?`,
+    so pending requests differ in a mail client's list), else Claude Code's own
+    sentence when it gives one, else the tool and what it is for."""
+    command = arguments.get("command")
+    if tool == "Bash" and isinstance(command, str) and command.strip():
+        said = run_question(command)
+    elif title:
         said = title
     else:
         description = arguments.get("description")
         what = f" ({description})" if isinstance(description, str) and description else ""
-        said = f"Claude Code asks to use {tool}{what}"
+        said = f"use {tool}{what}?"
     said = " ".join(said.split())
     return said if len(said) <= MAX_QUESTION else said[: MAX_QUESTION - 1] + "…"
 

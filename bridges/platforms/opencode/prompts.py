@@ -16,6 +16,7 @@ from typing import Any
 
 from bridges.runtime.grants import ALWAYS
 from bridges.runtime.platform import ANSWER, Resume
+from bridges.runtime.subjects import run_question
 
 APPROVING = {"approve", ALWAYS, "always"}
 MAX_QUESTION = 900  # the permission mail's subject (the gateway takes 998)
@@ -32,13 +33,11 @@ def action_of(request: dict[str, Any]) -> str:
 
 
 def question_of(request: dict[str, Any]) -> str:
-    permission = str(request.get("permission", ""))
-    said = (
-        "opencode asks to run this command"
-        if permission == "bash"
-        else (f"opencode asks for permission to {permission}")
-    )
-    return said[:MAX_QUESTION]
+    """What the permission mail asks: `run "npm test"?`, `edit src/app.py?`."""
+    action = action_of(request)
+    if str(request.get("permission", "")) == "bash" and action:
+        return run_question(action)[:MAX_QUESTION]
+    return f"{' '.join(action.replace(':', '', 1).split())}?"[:MAX_QUESTION]
 
 
 def questions_of(request: dict[str, Any]) -> tuple[str, list[str]]:

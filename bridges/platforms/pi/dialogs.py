@@ -13,6 +13,7 @@ from typing import Any
 
 from bridges.runtime.grants import ALWAYS
 from bridges.runtime.platform import Resume
+from bridges.runtime.subjects import MAX_WHAT, run_question
 
 PERMISSION = "agentmail:permission"  # confirm(PERMISSION, {tool, toolCallId, input})
 NOTE = "agentmail:note"  # editor(NOTE, {toolCallId}) after a refusal: why
@@ -34,12 +35,13 @@ def action_of(tool: str, given: Any) -> str:
     return f"{tool} {json.dumps(arguments, sort_keys=True, ensure_ascii=False)}"
 
 
-def question_for(tool: str, cwd: str) -> str:
+def question_for(tool: str, action: str) -> str:
+    """What the permission mail asks: `run "npm test"?`, `edit src/app.py?`, `use grep?`."""
     if tool == "bash":
-        return f"pi wants to run this command in {cwd}. May it?"
+        return run_question(action)
     if tool in ("write", "edit"):
-        return f"pi wants to {tool} this file (in {cwd}). May it?"
-    return f"pi wants to use its tool `{tool}` (in {cwd}). May it?"
+        return f"{' '.join(action.split())[:MAX_WHAT]}?"
+    return f"use {tool}?"
 
 
 def refusal(action: str, resume: Resume) -> str:

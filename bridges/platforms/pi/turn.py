@@ -134,7 +134,7 @@ class TurnDriver:
                 return None
         prompt = OpenPrompt(self._request_id("permission", action), "permission", action)
         self.waiting = _Waiting(prompt, request_id, "confirm", call_id)
-        return Ask(prompt.request_id, action, question_for(tool, self.cwd))
+        return Ask(prompt.request_id, action, question_for(tool, action))
 
     def _request_id(self, kind: str, text: str) -> str:
         """The same for the same prompt in a run of the turn again: the runtime's
