@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -206,3 +207,23 @@ async def test_a_bridge_started_while_the_gateway_is_down_waits_for_it(tmp_path:
     finally:
         await bridge.stop()
         await gateways.down()
+
+
+async def test_a_bridge_waiting_for_the_gateway_stops_quietly(tmp_path: Path) -> None:
+    """SIGTERM while the gateway is awaited: a clean exit, no traceback."""
+    with socket.socket() as unused:  # a port nothing listens on
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    bridge = BridgeProcess(f"http://127.0.0.1:{port}", "amk_unused", tmp_path / "data", workspace)
+    await bridge.launch()
+    assert bridge.process is not None
+    try:
+        async with asyncio.timeout(60):
+            while UNREACHABLE not in bridge.log() and bridge.process.returncode is None:
+                await asyncio.sleep(0.05)
+    finally:
+        await bridge.stop()
+    assert bridge.process is not None and bridge.process.returncode == 0, bridge.log()
+    assert "Traceback" not in bridge.log()
