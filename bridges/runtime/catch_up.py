@@ -45,6 +45,7 @@ class CatchingUp(ABC):
     _recovered: bool  # the open prompts of before the start are recovered
     _owed: bool  # the last catch-up failed
     _ready: asyncio.Event  # recovered and caught up once
+    _unread_seen: int | None  # the unread mails the last catch-up saw
 
     @abstractmethod
     async def _offer(self, mail: Mail) -> None:
@@ -66,6 +67,7 @@ class CatchingUp(ABC):
         await self._decisions()
         seen = await self._unread()
         await self._unfinished(seen)
+        self._unread_seen = len(seen)
 
     async def _resync(self) -> None:
         """Recover (once) and catch up; a failure is logged in one line and owed."""
@@ -93,8 +95,11 @@ class CatchingUp(ABC):
 
     async def _beat(self, beat: Heartbeat) -> None:
         """More unread mail than this bridge holds: something reached the gateway that
-        no event brought here."""
-        if self._owed or (self._recovered and beat.pending_mails > len(self._active)):
+        no event brought here. (Unread mail the ledger refuses to run again stays
+        unread: as long as the count is the last catch-up's, nothing new came.)"""
+        unknown = beat.pending_mails > len(self._active)
+        changed = beat.pending_mails != self._unread_seen
+        if self._owed or (self._recovered and unknown and changed):
             await self._resync()
 
     async def _decisions(self) -> None:
@@ -132,6 +137,8 @@ class CatchingUp(ABC):
         for entry in self.ledger.unfinished():
             if entry.mail_id in seen or entry.mail_id in self._active:
                 continue
+            if self.ledger.decide(entry.mail_id) is None:
+                continue  # the ledger will not run it again (ledger.py)
             try:
                 mail = await self.client.read(entry.mail_id)
             except GatewayError as error:

@@ -70,6 +70,7 @@ class Runtime(Waiting, CatchingUp):
         self._recovered = False
         self._owed = False
         self._ready = asyncio.Event()
+        self._unread_seen: int | None = None
 
     async def start(self) -> None:
         """Open the data dir, subscribe (from the kept position), resume what waited,
@@ -104,6 +105,9 @@ class Runtime(Waiting, CatchingUp):
             try:
                 await self._on_event(event)
             except Exception:
+                # The position moves on: what this event brought is caught up instead
+                # (at the next connection or heartbeat).
+                self._owed = True
                 _log.exception("handling %s failed", event.type)
             await self.position.save(stream.last_event_id)
 
