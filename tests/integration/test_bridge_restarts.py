@@ -132,7 +132,9 @@ async def test_the_gateway_restarting_just_after_the_bridge_skips_nothing(
     tmp_path: Path,
 ) -> None:
     """Bridge first, then the gateway at once: the restarted bridge has seen no event
-    when its gateway goes away, and what is sent meanwhile still reaches it."""
+    when its gateway goes away, and what is sent meanwhile still reaches it; the
+    replies of the turns that ended meanwhile wait for the gateway (the turns are not
+    run again)."""
     gateways = Gateways(tmp_path)
     api = await gateways.up()
     port = api.gateway.http_port
@@ -154,12 +156,15 @@ async def test_the_gateway_restarting_just_after_the_bridge_skips_nothing(
         await _starts(bridge.workspace, 4)  # t1 and t2, then t1 resumed and t3
 
         await gateways.down()  # while the gateway is down: a decision by mail, a mail
+        (bridge.workspace / "go.txt").touch()  # and t1 and t3 end: their replies wait
         human = await gateways.human()
         await send(gateways.api, "jianf", PASSWORD, reply_by_mail(f"jianf@{D}", second, "1"))
         sessions["t4"] = await _task(human, "t4", _running("t4"))
         await gateways.down()
+        async with asyncio.timeout(60):
+            while bridge.log().count(f": the gateway {UNREACHABLE}") < 2:
+                await asyncio.sleep(0.05)
         human = await gateways.human(port)
-        (bridge.workspace / "go.txt").touch()
 
         await _finished(human, list(sessions.values()))
         await _once_each(human, bridge.workspace, sessions)
