@@ -91,21 +91,20 @@ async def test_a_stream_that_saw_no_event_yet_resumes_without_a_gap(
         port = gateway.http_port
         api = Api(gateway)
         await api.human("jianf")
-        key = await api.agent_key()
+        client = AgentClient(api.base_url, await api.agent_key())
         await api.close()
-    async with AgentClient(f"http://127.0.0.1:{port}", key) as client:
-        async with running_gateway(database_url, data, http_port=port) as gateway:
-            await client.register("builder", [{"name": "root", "path": "/srv/root"}])
-            stream = client.events(backoff=FAST, idle_timeout=5)
-            reading = asyncio.create_task(_next_mail(aiter(stream)))
-            try:
-                async with asyncio.timeout(10):
-                    await stream.connected.wait()
-            finally:
-                reading.cancel()  # nobody reads while the gateway is away
-                with contextlib.suppress(asyncio.CancelledError):
-                    await reading
-            assert stream.last_event_id is not None  # before any event
+        await client.register("builder", [{"name": "root", "path": "/srv/root"}])
+        stream = client.events(backoff=FAST, idle_timeout=5)
+        reading = asyncio.create_task(_next_mail(aiter(stream)))
+        try:
+            async with asyncio.timeout(10):
+                await stream.connected.wait()
+        finally:
+            reading.cancel()  # nobody reads while the gateway is away
+            with contextlib.suppress(asyncio.CancelledError):
+                await reading
+    try:
+        assert stream.last_event_id is not None  # before any event
         async with running_gateway(database_url, data, http_port=port) as gateway:
             api = Api(gateway)
             human = await api.login("jianf", "password123")
@@ -118,3 +117,5 @@ async def test_a_stream_that_saw_no_event_yet_resumes_without_a_gap(
                 await events.aclose()  # type: ignore[attr-defined]
                 await api.close()
             assert got == missed
+    finally:
+        await client.close()
