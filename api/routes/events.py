@@ -2,9 +2,11 @@
 
 Each event's `id:` is its row id in the events table; a reconnect with
 `Last-Event-ID: N` replays the caller's events after N, in order. A resume from
-before the retention window gets a `resync` event first (reload state). A stream
-ends when the key or login it was opened with is revoked (core/identity/signed_in.py):
-the client's reconnect is then refused (401).
+before the retention window gets a `resync` event first (reload state). The
+`: connected` frame carries `id:` = the stream's position, so a client resumes
+without a gap even before its first event. A stream ends when the key or login it
+was opened with is revoked (core/identity/signed_in.py): the client's reconnect is
+then refused (401).
 """
 
 from __future__ import annotations
@@ -69,7 +71,10 @@ async def _stream(
             elif await events.resume_needs_resync(store, cursor):
                 cursor = await events.latest_event_id(store)
                 yield ServerSentEvent(id=str(cursor), event="resync", data="{}")
-            yield ServerSentEvent(comment="connected")
+            # The position travels with `connected` (an `id:` without data sets the
+            # client's last event id and dispatches nothing, WHATWG HTML §9.2.6): a
+            # client that saw no event yet resumes from here, not from a later "now".
+            yield ServerSentEvent(id=str(cursor), comment="connected")
             live = False  # the first batch replays what was missed: not a push latency
             while not store.bus.closed and not ended.ended:
                 subscription.clear()

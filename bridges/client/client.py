@@ -9,10 +9,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Awaitable, Callable
 from typing import Any, Literal, Self
 
+import httpx
+
 from bridges.client.backoff import Backoff
-from bridges.client.errors import KeyNotRegistered
+from bridges.client.errors import GatewayError, KeyNotRegistered
 from bridges.client.keys import load_key, store_permanent_key
 from bridges.client.models import (
     Attachment,
@@ -50,15 +53,21 @@ class AgentClient(Connection):
     # -- registration and presence ------------------------------------------------
 
     async def register(
-        self, name: str, workspaces: list[Workspace] | list[dict[str, str]], platform: str = ""
+        self,
+        name: str,
+        workspaces: list[Workspace] | list[dict[str, str]],
+        platform: str = "",
+        *,
+        attempts: int | None = None,
     ) -> Registered:
         """Register (or update) the agent. With an enrolment key the answer carries the
         permanent key: it is stored in the key file and used from now on."""
         spaces = [w.model_dump() if isinstance(w, Workspace) else w for w in workspaces]
         body = {"name": name, "workspaces": spaces, "platform": platform}
-        registered = Registered.model_validate(
-            await self._json("POST", "/agent/register", json=body, safe=True)
+        answer = await self._json(
+            "POST", "/agent/register", json=body, safe=True, attempts=attempts
         )
+        registered = Registered.model_validate(answer)
         if registered.agent_key and self.key.source == "enrolment":
             self.key = await asyncio.to_thread(store_permanent_key, self.key, registered.agent_key)
             self._http.headers["Authorization"] = f"Bearer {self.key.secret}"
@@ -71,20 +80,34 @@ class AgentClient(Connection):
         platform: str = "",
         *,
         poll: Backoff = Backoff(2.0, 60.0),
+        reach: Backoff = Backoff(0.5, 30.0),
     ) -> Registered:
         """Register, waiting while the key is unknown (a generated key an admin has
-        not registered yet): the log repeats the key's SHA-256, never the key."""
+        not registered yet: the log repeats the key's SHA-256, never the key) and
+        while the gateway cannot be reached (down, restarting, answering 5xx): one
+        log line per attempt, `reach`'s backoff between them, never an exception."""
         attempt = 0
         while True:
+            wait = poll
             try:
-                return await self.register(name, workspaces, platform)
+                return await self.register(name, workspaces, platform, attempts=1)
             except KeyNotRegistered:
                 _log.warning(
                     "the gateway does not know this agent key yet; an admin registers it "
                     "with POST /api/v1/admin/agent-keys {key_sha256: %s}",
                     self.key.sha256,
                 )
-            await asyncio.sleep(poll.delay(attempt))
+            except (httpx.TransportError, GatewayError) as error:
+                if isinstance(error, GatewayError) and not error.retryable:
+                    raise
+                wait = reach
+                _log.warning(
+                    "the gateway at %s is not reachable (%s); trying again (attempt %d)",
+                    self.base_url,
+                    _reason(error),
+                    attempt + 1,
+                )
+            await asyncio.sleep(wait.delay(attempt))
             attempt += 1
 
     async def heartbeat(self) -> Heartbeat:
@@ -293,11 +316,22 @@ class AgentClient(Connection):
         *,
         backoff: Backoff = Backoff(),
         idle_timeout: float = 60.0,
+        on_connected: Callable[[bool], Awaitable[None]] | None = None,
     ) -> EventStream:
-        """The agent's event stream from `last_event_id` (None: from now)."""
+        """The agent's event stream from `last_event_id` (None: from now); sse.py says
+        when `on_connected` is awaited."""
         return EventStream(
-            self._http, last_event_id=last_event_id, backoff=backoff, idle_timeout=idle_timeout
+            self._http,
+            last_event_id=last_event_id,
+            backoff=backoff,
+            idle_timeout=idle_timeout,
+            on_connected=on_connected,
         )
+
+
+def _reason(error: Exception) -> str:
+    """One line for the log: the error's kind, and the gateway's refusal if any."""
+    return str(error) if isinstance(error, GatewayError) else type(error).__name__
 
 
 def _flag(value: bool) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
 import httpx
@@ -38,16 +38,22 @@ class _Frame:
 
 async def parse_frames(lines: AsyncIterator[str]) -> AsyncIterator[_Frame]:
     """Lines into frames (WHATWG HTML §9.2.6): `field: value`, a blank line dispatches;
-    a line starting with `:` is a comment (the gateway's `: connected`, pings)."""
+    a line starting with `:` is a comment (the gateway's `: connected`, pings), kept
+    with the frame it is in: the gateway's `connected` frame carries an `id:` too."""
     frame = _Frame()
     async for line in lines:
         if not line:
-            if frame.data or frame.event_type or frame.event_id is not None:
+            if (
+                frame.data
+                or frame.event_type
+                or frame.event_id is not None
+                or frame.comment is not None
+            ):
                 yield frame
             frame = _Frame()
             continue
         if line.startswith(":"):
-            yield _Frame(comment=line[1:].strip())
+            frame.comment = line[1:].strip()
             continue
         name, _, value = line.partition(":")
         value = value.removeprefix(" ")
@@ -62,9 +68,15 @@ async def parse_frames(lines: AsyncIterator[str]) -> AsyncIterator[_Frame]:
 class EventStream:
     """Async iterator of `Event`s that never ends by itself: it reconnects and resumes.
 
-    `last_event_id` is the cursor (store it to resume across restarts of the bridge);
-    `connected` is set while subscribed (after the gateway's `: connected` comment),
-    so nothing committed after that moment is missed.
+    `last_event_id` is the cursor (store it to resume across restarts of the bridge).
+    The gateway gives it from the first moment: its `: connected` frame carries
+    `id:` = the stream's position when it subscribed (an `id:` without data sets
+    the cursor and dispatches nothing, §9.2.6), so a stream that saw no event yet
+    still resumes without a gap. `connected` is set while subscribed, so nothing
+    committed after that moment is missed. `on_connected(resumed)` is awaited after
+    each subscription, before its events: `resumed` is false when the connection
+    was opened without a cursor, which is when the consumer must catch up itself
+    (an older gateway sends no position).
     """
 
     def __init__(
@@ -74,11 +86,13 @@ class EventStream:
         last_event_id: int | None = None,
         backoff: Backoff = Backoff(),
         idle_timeout: float = 60.0,
+        on_connected: Callable[[bool], Awaitable[None]] | None = None,
     ) -> None:
         self._http = http
         self.last_event_id = last_event_id
         self._backoff = backoff
         self._idle_timeout = idle_timeout
+        self._on_connected = on_connected
         self.connected = asyncio.Event()
         self.reconnects = 0
 
@@ -107,7 +121,8 @@ class EventStream:
 
     async def _one_connection(self) -> AsyncIterator[Event]:
         headers = {"Accept": "text/event-stream"}
-        if self.last_event_id is not None:
+        resumed = self.last_event_id is not None
+        if resumed:
             headers["Last-Event-ID"] = str(self.last_event_id)
         timeout = httpx.Timeout(10.0, read=self._idle_timeout)
         async with self._http.stream("GET", STREAM_PATH, headers=headers, timeout=timeout) as r:
@@ -115,14 +130,15 @@ class EventStream:
                 await r.aread()
                 raise error_of(r)
             async for frame in parse_frames(r.aiter_lines()):
-                if frame.comment is not None:
-                    if frame.comment == "connected":
-                        self.connected.set()
-                    continue
-                event = Event.parse(frame.event_id, frame.event_type, "\n".join(frame.data))
-                if event.id is not None:
-                    self.last_event_id = event.id
-                yield event
+                if frame.event_id is not None and frame.event_id.isdigit():
+                    self.last_event_id = int(frame.event_id)
+                if frame.comment == "connected":
+                    self.connected.set()
+                    if self._on_connected is not None:
+                        await self._on_connected(resumed)
+                if not (frame.data or frame.event_type):
+                    continue  # a comment, or the position alone
+                yield Event.parse(frame.event_id, frame.event_type, "\n".join(frame.data))
 
 
 def error_of(response: httpx.Response) -> GatewayError:

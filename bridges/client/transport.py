@@ -82,17 +82,25 @@ class Connection:
         return (await self._send(method, path, safe=safe, **kw)).json()
 
     async def _send(
-        self, method: str, path: str, *, safe: bool | None = None, **kw: Any
+        self,
+        method: str,
+        path: str,
+        *,
+        safe: bool | None = None,
+        attempts: int | None = None,
+        **kw: Any,
     ) -> httpx.Response:
-        """One request, tried again where that cannot duplicate anything."""
+        """One request, tried again where that cannot duplicate anything (`attempts`
+        times at most: the connection's setting unless given)."""
         repeatable = method == "GET" if safe is None else safe
+        limit = max(1, attempts or self._attempts)
         attempt = 0
         while True:
             attempt += 1
             try:
                 response = await self._http.request(method, API + path, **kw)
             except httpx.TransportError as error:
-                if attempt >= self._attempts or not (repeatable or isinstance(error, _NOT_SENT)):
+                if attempt >= limit or not (repeatable or isinstance(error, _NOT_SENT)):
                     raise
                 _log.info("%s %s: %s; trying again", method, path, type(error).__name__)
                 await asyncio.sleep(self._backoff.delay(attempt - 1))
@@ -102,7 +110,7 @@ class Connection:
             refusal = error_of(response)
             if response.status_code == 401:
                 raise KeyNotRegistered(refusal.status, refusal.code, refusal.message)
-            if not (repeatable and refusal.retryable) or attempt >= self._attempts:
+            if not (repeatable and refusal.retryable) or attempt >= limit:
                 raise refusal
             await asyncio.sleep(_retry_after(response) or self._backoff.delay(attempt - 1))
 

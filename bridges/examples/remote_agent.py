@@ -124,9 +124,9 @@ class RemoteGateway:
             for raw in response:
                 line = raw.decode("utf-8").rstrip("\r\n")
                 if line == "":
+                    if event_id is not None:  # an id alone moves the cursor too
+                        self.last_event_id = event_id
                     if data:
-                        if event_id is not None:
-                            self.last_event_id = event_id
                         yield SseEvent(event_id, event_type, "\n".join(data))
                     event_id, event_type, data = None, "message", []
                 elif line.startswith(":"):

@@ -1,15 +1,19 @@
 """Run one bridge until SIGTERM/SIGINT: register the agent, start its platform, start
 the runtime (subscribe, resume waiting prompts, catch up), log `bridge NAME ready`,
-and on a signal stop in reverse. `agentmail bridge PLATFORM` and the stub bridge of
-the runtime's tests (`python -m bridges.runtime`) both come here."""
+and on a signal stop in reverse. A gateway that is away is waited for (one log line
+per attempt); a signal meanwhile ends the bridge as quietly as later.
+`agentmail bridge PLATFORM` and the stub bridge of the runtime's tests
+(`python -m bridges.runtime`) both come here."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from pathlib import Path
+from typing import Any
 
 from bridges.client import AgentClient
 from bridges.platforms import factory
@@ -37,10 +41,13 @@ async def run_bridge(
 ) -> None:
     settings = BridgeSettings.from_environment(environ)
     create = factory(platform_name)
+    stop = _stop_on_signals()  # a stop while the gateway is awaited ends quietly too
     client = await AgentClient.from_environment(settings.url)
     try:
         spaces = [{"name": name, "path": path} for name, path in workspaces]
-        await client.register_when_accepted(agent_name, spaces, platform_name)
+        registering = client.register_when_accepted(agent_name, spaces, platform_name)
+        if not await _unless_stopped(stop, registering):
+            return
         context = PlatformContext(
             client=client,
             url=client.base_url,
@@ -61,9 +68,9 @@ async def run_bridge(
                 workers=settings.workers,
                 turn_timeout=settings.turn_timeout,
             )
-            await runtime.start()
-            _log.info("bridge %s ready (%s)", agent_name, platform_name)
-            await _until_signalled()
+            if await _unless_stopped(stop, runtime.start()):
+                _log.info("bridge %s ready (%s)", agent_name, platform_name)
+                await stop.wait()
             await runtime.stop()
         finally:
             await platform.close()
@@ -71,9 +78,24 @@ async def run_bridge(
         await client.close()
 
 
-async def _until_signalled() -> None:
+def _stop_on_signals() -> asyncio.Event:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
-    await stop.wait()
+    return stop
+
+
+async def _unless_stopped(stop: asyncio.Event, work: Coroutine[Any, Any, object]) -> bool:
+    """Run `work` unless a signal comes first (then it is cancelled): True if it ran."""
+    task = asyncio.ensure_future(work)
+    stopping = asyncio.ensure_future(stop.wait())
+    await asyncio.wait([task, stopping], return_when=asyncio.FIRST_COMPLETED)
+    stopping.cancel()
+    if task.done():
+        task.result()  # its exception, if any
+        return True
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    return False

@@ -2,8 +2,9 @@
 
 The main loop reads the event stream, sends heartbeats, keeps the ledger and
 dispatches turns to the worker pool (seeds 003: "index.mjs only does I/O and
-scheduling"). A mail reaches `_offer` from SSE (`new_mail`) or from catch-up
-(unread inbox mail at start and after `resync`); both decide under one lock, with
+scheduling"). A mail reaches `_offer` from SSE (`new_mail`, resumed from the
+position kept in stream_position.py) or from catch-up (catch_up.py: at start, after
+a connection without a position, after `resync`); both decide under one lock, with
 the ledger, and use one prompt template, so a mail is never run twice by the two
 paths, and never lost between them.
 """
@@ -18,14 +19,17 @@ from pathlib import Path
 from typing import TypeVar
 
 from bridges.client import AgentClient, GatewayError, Mail
+from bridges.client.backoff import patiently
 from bridges.client.models import Event
 from bridges.client.sse import EventStream
+from bridges.runtime.catch_up import CatchingUp
 from bridges.runtime.grants import Grants
 from bridges.runtime.ledger import Claim, Ledger
 from bridges.runtime.pending import PendingPermissions
 from bridges.runtime.platform import Ask, Platform, Question, Resume, Turn
 from bridges.runtime.pool import Outcome, WorkerPool
 from bridges.runtime.prompt import MailNotice, notification
+from bridges.runtime.stream_position import StreamPosition
 from bridges.runtime.subjects import reply_subject
 from bridges.runtime.waiting import Waiting
 
@@ -33,7 +37,7 @@ _Sent = TypeVar("_Sent")
 _log = logging.getLogger("agentmail.bridge")
 
 
-class Runtime(Waiting):
+class Runtime(Waiting, CatchingUp):
     """Arriving mail, the turns it starts, heartbeats; the waiting half is `Waiting`."""
 
     def __init__(
@@ -63,19 +67,26 @@ class Runtime(Waiting):
         self._notices = {}
         self._waiting = {}
         self._answers = set()
+        self._catching_up = asyncio.Lock()
+        self._recovered = False
+        self._owed = False
+        self._ready = asyncio.Event()
+        self._unread_seen: int | None = None
 
     async def start(self) -> None:
-        """Open the data dir, subscribe, resume what waited, catch up; then run."""
+        """Open the data dir, subscribe (from the kept position), resume what waited,
+        catch up; then run. Returns once that is done, however long the gateway is away."""
         self.ledger = await Ledger.open(self.data_dir)
         self.pending = await PendingPermissions.open(self.data_dir)
         self.grants = await Grants.open(self.data_dir)
         await self.ledger.compact()
-        stream = self.client.events()
+        self.position = await StreamPosition.open(self.data_dir, self.client.base_url)
+        # Subscribed first, caught up second (in `_connected`): nothing committed is missed.
+        stream = self.client.events(self.position.last_event_id, on_connected=self._subscribed)
+        self._stream = stream
         self._tasks.append(asyncio.create_task(self._read_events(stream), name="events"))
         self._tasks.append(asyncio.create_task(self._heartbeats(), name="heartbeat"))
-        await stream.connected.wait()  # from here on nothing committed is missed
-        await self._recover_permissions()
-        await self.catch_up()
+        await self._ready.wait()
 
     async def stop(self) -> None:
         for task in self._tasks:
@@ -86,23 +97,20 @@ class Runtime(Waiting):
 
     # -- arriving mail ----------------------------------------------------------
 
-    async def catch_up(self) -> None:
-        """Unread inbox mail, oldest first, offered as SSE would offer it."""
-        offset = 0
-        while True:
-            page = await self.client.inbox("unread", limit=100, offset=offset, order="oldest")
-            for mail in page.mails:
-                await self._offer(mail)
-            offset += len(page.mails)
-            if not page.mails or offset >= page.total:
-                return
+    async def _subscribed(self, resumed: bool) -> None:
+        await self.position.save(self._stream.last_event_id)
+        await self._connected(resumed)
 
     async def _read_events(self, stream: EventStream) -> None:
         async for event in stream:
             try:
                 await self._on_event(event)
             except Exception:
+                # The position moves on: what this event brought is caught up instead
+                # (at the next connection or heartbeat).
+                self._owed = True
                 _log.exception("handling %s failed", event.type)
+            await self.position.save(stream.last_event_id)
 
     async def _on_event(self, event: Event) -> None:
         if event.type == "new_mail":
@@ -116,7 +124,7 @@ class Runtime(Waiting):
                 )
                 await self._decided(item, decision, event.data.get("note"))
         elif event.type == "resync":
-            await self.catch_up()
+            await self._resync()
 
     async def _offer(self, mail: Mail) -> None:
         if mail.mail_type == "permission_request":  # addressed to humans only
@@ -183,8 +191,10 @@ class Runtime(Waiting):
         try:
             return await self._run(claim, notice, turn)
         except Exception:
-            # The ledger keeps it `delivered`: the next catch-up runs it again (once).
+            # The ledger keeps it `delivered`: the next catch-up (the next connection or
+            # heartbeat) runs it again (once).
             self._active.discard(claim.mail_id)
+            self._owed = True
             raise
 
     async def _run(self, claim: Claim, notice: MailNotice, turn: Turn) -> Outcome:
@@ -237,18 +247,23 @@ class Runtime(Waiting):
         human's rename), that alias still reaches it (a conversation keeps its old
         aliases for its participants). Refused all the same, the mail, read again, has
         the address that reaches the sender now. (A refused send stores no idempotency
-        key.)"""
+        key.) While the gateway is away the send waits for it (its key makes that safe):
+        the turn's work is done, and must not be run again for want of a reply."""
+        what = f"the answer to {claim.mail_id}"
         try:
-            return await send(notice.sender)
+            return await patiently(lambda: send(notice.sender), what)
         except GatewayError as error:
             if error.code != "unknown_alias":
                 raise
-        return await send((await self.client.read(claim.mail_id)).from_)
+        sender = (await patiently(lambda: self.client.read(claim.mail_id), what)).from_
+        return await patiently(lambda: send(sender), what)
 
     async def _heartbeats(self) -> None:
         while True:
             try:
-                await self.client.heartbeat()
+                beat = await self.client.heartbeat()
             except Exception as error:  # the next beat tries again
                 _log.warning("heartbeat failed: %s", error)
+            else:
+                await self._beat(beat)
             await asyncio.sleep(self.heartbeat_seconds)

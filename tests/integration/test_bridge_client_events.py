@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -77,3 +78,44 @@ async def test_an_unknown_cursor_gets_resync_then_live_events(api: Api) -> None:
         assert stream.last_event_id == first.id
         sent = await _mail(human, "after the resync")
         assert (await _next_mail(events)).data["mail_id"] == sent
+
+
+async def test_a_stream_that_saw_no_event_yet_resumes_without_a_gap(
+    database_url: str, tmp_path: Path
+) -> None:
+    """The gateway's `connected` frame carries the stream's position: a stream that
+    was subscribed but saw no event when its gateway restarted replays the mails sent
+    before it reconnected, instead of starting from the later "now"."""
+    data = tmp_path / "data"
+    async with running_gateway(database_url, data) as gateway:
+        port = gateway.http_port
+        api = Api(gateway)
+        await api.human("jianf")
+        client = AgentClient(api.base_url, await api.agent_key())
+        await api.close()
+        await client.register("builder", [{"name": "root", "path": "/srv/root"}])
+        stream = client.events(backoff=FAST, idle_timeout=5)
+        reading = asyncio.create_task(_next_mail(aiter(stream)))
+        try:
+            async with asyncio.timeout(10):
+                await stream.connected.wait()
+        finally:
+            reading.cancel()  # nobody reads while the gateway is away
+            with contextlib.suppress(asyncio.CancelledError):
+                await reading
+    try:
+        assert stream.last_event_id is not None  # before any event
+        async with running_gateway(database_url, data, http_port=port) as gateway:
+            api = Api(gateway)
+            human = await api.login("jianf", "password123")
+            missed = [await _mail(human, "while away"), await _mail(human, "still away")]
+            events = aiter(stream)  # reconnects now, with the position it was given
+            try:
+                async with asyncio.timeout(10):
+                    got = [(await _next_mail(events)).data["mail_id"] for _ in missed]
+            finally:
+                await events.aclose()  # type: ignore[attr-defined]
+                await api.close()
+            assert got == missed
+    finally:
+        await client.close()

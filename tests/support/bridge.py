@@ -38,14 +38,21 @@ class BridgeProcess:
         self.process: asyncio.subprocess.Process | None = None
         self.log_path = data_dir.parent / "bridge.log"
         self._offset = self.log_path.stat().st_size if self.log_path.exists() else 0
+        self._launched = self._offset
 
     async def start(self) -> None:
-        """Start and wait until it is subscribed and caught up (its log says `ready`).
+        """Start and wait until it is subscribed and caught up (its log says `ready`)."""
+        await self.launch()
+        await self.wait_ready()
+
+    async def launch(self) -> None:
+        """Start the process, not waiting for it (a gateway that is down, say).
 
         Its log goes to a file, not a pipe: the platform's workers inherit it, and a
         pipe held open by a worker would keep `wait()` from returning after a kill.
         """
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._launched = self.log_path.stat().st_size if self.log_path.exists() else 0
         runner = (
             ["bridges.runtime"] if self.platform == "stub" else ["gateway", "bridge", self.platform]
         )
@@ -61,7 +68,14 @@ class BridgeProcess:
                 stderr=log,
                 env=self.env,
             )
-        async with asyncio.timeout(30):
+
+    def log(self) -> str:
+        """What the process has logged since its last launch."""
+        return self.log_path.read_bytes()[self._launched :].decode(errors="replace")
+
+    async def wait_ready(self, timeout: float = 30) -> None:
+        assert self.process is not None
+        async with asyncio.timeout(timeout):
             while self.ready not in self.log_path.read_bytes()[self._offset :]:
                 if self.process.returncode is not None:
                     raise AssertionError(f"the bridge ended: {self.log_path.read_text()}")
