@@ -13,13 +13,17 @@ still counted and logged once.
 A beat late because the whole process waited for a CPU (a busy machine), not
 because the loop held it, is no stall: the time the loop thread spent waiting on
 the kernel's run queue meanwhile (`/proc/self/task/<tid>/schedstat`, its second
-field) is taken off the lateness. The thread wakes 20 times a second and reads
-that small file: no measurable CPU.
+field) is taken off the lateness. So is the time the interpreter spent in garbage
+collection (`gc.callbacks`): a collection holds the loop as long as the whole heap
+takes to walk, which says nothing of the code the loop was running (a big heap is
+seen in `python_gc_*` and the process's memory). The thread wakes 20 times a second
+and reads that small file: no measurable CPU.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import sys
 import threading
@@ -61,6 +65,8 @@ class LoopWatchdog:
         self._stopping = threading.Event()
         self._loop_ident = 0
         self._schedstat: Path | None = None
+        self._collecting_since: float | None = None
+        self._collected = 0.0  # seconds spent in garbage collection since start
 
     def start(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -70,14 +76,32 @@ class LoopWatchdog:
         self._last = time.monotonic()
         self._handle = self._loop.call_later(self.beat, self._tick)
         self._thread = threading.Thread(target=self._watch, name="loop-watchdog", daemon=True)
+        gc.callbacks.append(self._collection)
         self._thread.start()
 
     def stop(self) -> None:
+        if self._collection in gc.callbacks:
+            gc.callbacks.remove(self._collection)
         self._stopping.set()
         if self._handle is not None:
             self._handle.cancel()
         if self._thread is not None:
             self._thread.join()
+
+    def _collection(self, phase: str, info: dict[str, int]) -> None:
+        """gc's callback, at the start and the stop of every collection."""
+        if phase == "start":
+            self._collecting_since = time.monotonic()
+        elif self._collecting_since is not None:
+            self._collected += time.monotonic() - self._collecting_since
+            self._collecting_since = None
+
+    def _not_the_loops(self) -> float:
+        """Seconds the loop thread waited for a CPU, and the interpreter spent collecting
+        garbage, since the thread started: lateness that no code on the loop caused."""
+        since = self._collecting_since  # a collection under way counts up to now
+        ongoing = 0.0 if since is None else time.monotonic() - since
+        return _run_queue_seconds(self._schedstat) + self._collected + ongoing
 
     def _tick(self) -> None:
         self._last = time.monotonic()
@@ -85,7 +109,7 @@ class LoopWatchdog:
         self._handle = self._loop.call_later(self.beat, self._tick)
 
     def _watch(self) -> None:
-        waited = _run_queue_seconds(self._schedstat)  # at the last beat seen on time
+        waited = self._not_the_loops()  # at the last beat seen on time
         stalled_at: float | None = None  # the late beat of the stall being counted
         while not self._stopping.wait(self.beat):
             last = self._last
@@ -96,9 +120,9 @@ class LoopWatchdog:
                     stalled_at = None
                 continue
             if late <= self.stall_seconds:
-                waited = _run_queue_seconds(self._schedstat)
+                waited = self._not_the_loops()
                 continue
-            starved = _run_queue_seconds(self._schedstat) - waited
+            starved = self._not_the_loops() - waited
             if late - starved > self.stall_seconds:
                 stalled_at = last
                 self._began(late - starved)

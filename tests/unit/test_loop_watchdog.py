@@ -7,6 +7,7 @@ histogram and the logged stack.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import time
 
@@ -54,6 +55,28 @@ async def test_a_blocked_loop_is_counted_and_its_stack_logged(
     assert "hold_the_loop" in began[0] and "time.sleep(BLOCK_SECONDS)" in began[0], began[0]
     assert any("stall ended after" in r.getMessage() for r in caplog.records)
     assert all(r.levelno == logging.WARNING for r in caplog.records if r.name == "agentmail.loop")
+
+
+def _slow_collection(phase: str, info: dict[str, int]) -> None:
+    if phase == "start":
+        time.sleep(BLOCK_SECONDS)  # inside the collection, as a collection of a huge heap
+
+
+async def test_a_garbage_collection_is_no_stall() -> None:
+    """A collection holds the loop as long as the heap takes to walk: the test's own
+    heap, in a test process; no code on the loop caused it."""
+    stalls = _stalls()
+    watchdog = LoopWatchdog()
+    watchdog.start()
+    gc.callbacks.append(_slow_collection)  # after the watchdog's: inside its window
+    try:
+        await asyncio.sleep(0.2)
+        gc.collect()
+        await asyncio.sleep(0.5)  # beats again, seen on time
+    finally:
+        gc.callbacks.remove(_slow_collection)
+        watchdog.stop()
+    assert _stalls() == stalls
 
 
 async def test_stop_ends_the_thread_and_the_beat() -> None:
