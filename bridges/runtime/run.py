@@ -1,11 +1,13 @@
-"""Run one bridge until SIGTERM/SIGINT: register the agent, start its platform, start
-the runtime (subscribe, resume waiting prompts, catch up), log `bridge NAME ready`,
+"""Run one bridge until SIGTERM/SIGINT: end what a killed run left (survivors.py),
+register the agent, start its platform, start the runtime (subscribe, resume
+waiting prompts, run the interrupted again, catch up), log `bridge NAME ready`,
 and on a signal stop in reverse. `agentmail bridge PLATFORM` and the stub bridge of
 the runtime's tests (`python -m bridges.runtime`) both come here."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 from collections.abc import Mapping
@@ -16,6 +18,7 @@ from bridges.platforms import factory
 from bridges.runtime.platform import PlatformContext
 from bridges.runtime.runtime import Runtime
 from bridges.runtime.settings import BridgeSettings
+from bridges.runtime.survivors import end_survivors, mark_children, record_children
 
 _log = logging.getLogger("agentmail.bridge")
 
@@ -37,6 +40,10 @@ async def run_bridge(
 ) -> None:
     settings = BridgeSettings.from_environment(environ)
     create = factory(platform_name)
+    # What a killed run left behind ends before anything of this run starts.
+    await asyncio.to_thread(end_survivors, settings.data_dir)
+    mark_children(settings.data_dir)
+    recorder = asyncio.create_task(record_children(settings.data_dir), name="processes")
     client = await AgentClient.from_environment(settings.url)
     try:
         spaces = [{"name": name, "path": path} for name, path in workspaces]
@@ -68,6 +75,9 @@ async def run_bridge(
         finally:
             await platform.close()
     finally:
+        recorder.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await recorder
         await client.close()
 
 

@@ -2,9 +2,10 @@
 
 The main loop reads the event stream, sends heartbeats, keeps the ledger and
 dispatches turns to the worker pool (seeds 003: "index.mjs only does I/O and
-scheduling"). A mail reaches `_offer` from SSE (`new_mail`) or from catch-up
-(unread inbox mail at start and after `resync`); both decide under one lock, with
-the ledger, and use one prompt template, so a mail is never run twice by the two
+scheduling"). A mail reaches `_offer` from SSE (`new_mail`), from catch-up
+(unread inbox mail at start and after `resync`) or from recovery (the ledger's
+unfinished mails at start, recovery.py); all decide under one lock, with the
+ledger, and use one prompt template, so a mail is never run twice by these
 paths, and never lost between them.
 """
 
@@ -26,13 +27,14 @@ from bridges.runtime.pending import PendingPermissions
 from bridges.runtime.platform import Ask, Platform, Question, Resume, Turn
 from bridges.runtime.pool import Outcome, WorkerPool
 from bridges.runtime.prompt import MailNotice, notification
+from bridges.runtime.recovery import FinalType, Recovery
 from bridges.runtime.waiting import Waiting
 
 _Sent = TypeVar("_Sent")
 _log = logging.getLogger("agentmail.bridge")
 
 
-class Runtime(Waiting):
+class Runtime(Waiting, Recovery):
     """Arriving mail, the turns it starts, heartbeats; the waiting half is `Waiting`."""
 
     def __init__(
@@ -74,6 +76,7 @@ class Runtime(Waiting):
         self._tasks.append(asyncio.create_task(self._heartbeats(), name="heartbeat"))
         await stream.connected.wait()  # from here on nothing committed is missed
         await self._recover_permissions()
+        await self._recover_unfinished()
         await self.catch_up()
 
     async def stop(self) -> None:
@@ -127,13 +130,19 @@ class Runtime(Waiting):
                 mail.parent_mail_id, mail.session_id, mail.from_
             )
             claim = None
+            cut_twice = False
             if question is not None or await self._carries_a_decision(mail):
                 await self.ledger.consume(mail.mail_id, mail.session_id)
-            elif (claim := await self._claim(mail)) is None:
+            elif not (cut_twice := self.ledger.cut_twice(mail.mail_id)) and (
+                (claim := await self._claim(mail)) is None
+            ):
                 return
             self._active.add(mail.mail_id)
         if question is not None:
             await self._answered(question, mail)
+            return
+        if cut_twice:
+            await self._report_cut(mail)
             return
         if claim is None:  # a decision by mail: it reaches the turn as the decision
             await self.client.mark_read(mail.mail_id)
@@ -152,11 +161,6 @@ class Runtime(Waiting):
         """The ledger's word on a mail (under the lock): run it (which run), or not."""
         run = self.ledger.decide(mail.mail_id)
         if run is None:
-            entry = self.ledger.get(mail.mail_id)
-            if entry is not None and entry.state == "delivered":
-                _log.error(
-                    "mail %s was interrupted %d times: not run again", mail.mail_id, entry.runs
-                )
             return None
         return await self.ledger.deliver(mail.mail_id, mail.session_id, run)
 
@@ -182,7 +186,8 @@ class Runtime(Waiting):
         try:
             return await self._run(claim, notice, turn)
         except Exception:
-            # The ledger keeps it `delivered`: the next catch-up runs it again (once).
+            # The gateway refused or was away: the ledger keeps it `delivered`, and the
+            # next start runs it again, once (recovery.py).
             self._active.discard(claim.mail_id)
             raise
 
@@ -196,7 +201,12 @@ class Runtime(Waiting):
                 f"This turn was stopped: it ran longer than {self.turn_timeout:g} s "
                 "(the bridge's hard timeout). Send the task again, or split it."
             )
-            await self._final(claim, notice, body)
+            await self._final(claim, notice, body, "turn_failed")
+            return "done"
+        except Exception as error:  # the platform's own failure: said, not kept silent
+            _log.exception("turn for %s failed", claim.mail_id)
+            body = f"This turn failed in the platform ({type(error).__name__}: {error})."
+            await self._final(claim, notice, body[:2000], "turn_failed")
             return "done"
         if isinstance(result, Ask):
             return await self._ask(claim, notice, turn, result)
@@ -205,7 +215,11 @@ class Runtime(Waiting):
         await self._final(claim, notice, result.body)
         return "done"
 
-    async def _final(self, claim: Claim, notice: MailNotice, body: str) -> None:
+    async def _final(
+        self, claim: Claim, notice: MailNotice, body: str, mail_type: FinalType = "final_summary"
+    ) -> None:
+        """The mail's one final answer (`turn_failed` when its turn did not finish),
+        under one key whatever its type, so a re-run never sends a second one."""
         try:
             await self._to_sender(
                 claim,
@@ -214,7 +228,7 @@ class Runtime(Waiting):
                     to,
                     body,
                     reply_to=claim.mail_id,
-                    mail_type="final_summary",
+                    mail_type=mail_type,
                     auto=True,
                     idempotency_key=f"final:{claim.mail_id}",
                 ),
