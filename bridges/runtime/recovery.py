@@ -31,6 +31,7 @@ from bridges.runtime.prompt import MailNotice
 FinalType = Literal["final_summary", "turn_failed"]  # a mail's one final answer
 FINAL_ANSWERS = ("final_summary", "turn_failed")
 DECISIONS = ("approve", "always allow", "reject", "expired")
+APPROVED = ("approve", "always allow")
 _log = logging.getLogger("agentmail.bridge")
 
 
@@ -111,18 +112,21 @@ class Recovery(ABC):
                 lines.append(f"- asked to run `{item.action}` ({_state(item)})")
         if not lines:
             return ["What is known: no permission was asked for."]
-        return ["What is known:", *lines, "A command that was approved may have run in part."]
+        approved = any(item.decision in APPROVED for item in self.pending.of_mail(mail_id))
+        cut = ["An approved command may have run in part, or not at all."] if approved else []
+        return ["What is known:", *lines, *cut]
 
 
 def ask_again(pending: PendingPermissions, claim: Claim, request_id: str, action: str) -> bool:
-    """A re-run asking for what a cut run had decided already: ask anew (a new key, not
-    the decided request again), saying why."""
+    """A re-run asking for what a cut run had approved: ask anew (a new key, not the
+    approved request again), saying why. A rejection stands: asked under its old key,
+    the gateway returns the rejected request, and the model is told no again."""
     if not claim.interrupted:
         return False
     return any(
         item.request_id == request_id or item.action == action
         for item in pending.of_mail(claim.mail_id)
-        if item.kind == "permission" and item.decision in DECISIONS
+        if item.kind == "permission" and item.decision == "approve"
     )
 
 

@@ -64,6 +64,7 @@ class Runtime(Waiting, Recovery):
         self._notices = {}
         self._waiting = {}
         self._answers = set()
+        self._stopping = False
 
     async def start(self) -> None:
         """Open the data dir, subscribe, resume what waited, catch up; then run."""
@@ -80,6 +81,7 @@ class Runtime(Waiting, Recovery):
         await self.catch_up()
 
     async def stop(self) -> None:
+        self._stopping = True  # a turn the platform's close ends is cut, not failed
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -204,6 +206,8 @@ class Runtime(Waiting, Recovery):
             await self._final(claim, notice, body, "turn_failed")
             return "done"
         except Exception as error:  # the platform's own failure: said, not kept silent
+            if self._stopping:
+                raise  # cut by the bridge's stop: the next start runs it again
             _log.exception("turn for %s failed", claim.mail_id)
             body = f"This turn failed in the platform ({type(error).__name__}: {error})."
             await self._final(claim, notice, body[:2000], "turn_failed")
