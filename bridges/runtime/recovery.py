@@ -59,9 +59,9 @@ class Recovery(ABC):
             try:
                 mail = await self.client.read(entry.mail_id)
             except GatewayError as error:
-                if error.status != 404:
+                if error.retryable:
                     raise
-                _log.warning("mail %s is gone: not run again", entry.mail_id)
+                _log.warning("mail %s cannot be read (%s): not run again", entry.mail_id, error)
                 await self.ledger.complete(entry.mail_id)
                 continue
             if await self._answered_already(mail.mail_id):
