@@ -308,3 +308,13 @@ async def test_e_killed_after_the_final_summary(cell: Cell, record: str) -> None
     assert cell.runs() == 1
     assert [m["body_preview"] for m in await cell.answers()] == ["one", "two"]
     assert cell.file("activity.log").read_text().count(" start ") == 2
+
+
+async def test_a_turn_the_platform_fails_is_reported_as_turn_failed(cell: Cell) -> None:
+    """Not a kill: the platform ends the turn with no answer (the stub's worker exits).
+    The sender gets one `turn_failed` mail at once, not silence until a restart."""
+    await cell.bridge()
+    await cell.task([{"do": "read_mail"}, {"do": "crash"}])
+    failed = await cell.mail("turn_failed")
+    assert "failed in the platform" in failed["body"] and failed["auto"] is True
+    assert _type(await cell.answers()) == ["turn_failed"]
