@@ -4,8 +4,8 @@ The body is JSON `{"steps": [...]}` (the worker fetches it without marking the m
 read, as a platform's first model request would not); each step is one of
 `{"do": "read_mail"}` (mark the mail read, as the model's `read_mail` tool does),
 `{"do": "mark", "file": F}` (write our pid to F), `{"do": "wait_file", "file": F}`
-(wait until F exists), `{"do": "hang"}` (write `hang.pid`, never end), `{"do": "crash"}` (exit 3 with no
-answer: the platform failed),
+(wait until F exists), `{"do": "hang"}` (write `hang.pid`, never end),
+`{"do": "crash"}` (exit 3 with no answer: the platform failed),
 `{"do": "ask", "action": A}` (ask permission, unless granted or being resumed),
 `{"do": "run", "command": C}` (run C with the shell, logged to `commands.log`,
 skipped when its permission was rejected; `"detached": true` runs it in a session
