@@ -6,7 +6,7 @@ has at most one line), the human got exactly one final summary or exactly one
 
 One gateway (SQLite) serves the module; each test has its own agent, workspace and
 data dir. The storage side of `turn_failed` is tested on both databases in
-test_turn_failed.py."""
+test_auto_rule.py."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ import pytest_asyncio
 from tests.support.bridge import BridgeProcess
 from tests.support.gateway import Api, running_gateway
 from tests.support.http import HUMAN_SEND, ok
+from tests.support.processes import ended
 from tests.support.sse import SseStream, open_stream
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -162,7 +163,7 @@ async def test_a_killed_before_the_model_read_the_task(cell: Cell) -> None:
     await cell.task(WAIT_THEN_COUNT)
     worker = await _killed_after(cell, "started")
     await cell.bridge()
-    assert _gone(worker)  # ended by the restart, before it could go on
+    await ended(worker)  # ended by the restart, before it could go on
     assert int(await _appears(cell.file("started"))) != worker
     cell.file("go").touch()
     final = await cell.mail("final_summary")
@@ -178,7 +179,7 @@ async def test_b_killed_after_read_mail(cell: Cell) -> None:
     await cell.task([{"do": "read_mail"}, *WAIT_THEN_COUNT])
     worker = await _killed_after(cell, "started")
     await cell.bridge()
-    assert _gone(worker)
+    await ended(worker)
     await _appears(cell.file("started"))
     cell.file("go").touch()
     final = await cell.mail("final_summary")
@@ -197,7 +198,8 @@ async def test_b_twice_the_human_is_told_by_a_turn_failed_mail(cell: Cell) -> No
     await cell.bridge()
     failed = await cell.mail("turn_failed")
     assert "interrupted 2 times" in failed["body"] and failed["auto"] is True
-    assert _gone(first) and _gone(second)
+    await ended(first)
+    await ended(second)
     assert not cell.file("started").exists()  # no third run
     assert cell.runs() == 0
     assert _type(await cell.answers()) == ["turn_failed"]
@@ -262,7 +264,7 @@ async def test_d_killed_while_an_approved_command_runs(cell: Cell) -> None:
         os.kill(worker, 9)  # as pi dies with its bridge, leaving the command
     assert not _gone(running)  # orphaned, in a session of its own
     await cell.bridge()
-    assert _gone(running)
+    await ended(running)
     again = await cell.mail("permission_request")
     assert "interrupted while the approved command ran" in again["body"]
     assert again["mail_id"] != asked["mail_id"]

@@ -362,7 +362,7 @@ async def test_d_an_approved_command_cut_mid_run_is_asked_again(
     await world.bridge.kill()
     assert processes.running(pid)  # detached: pi's death does not end it
     await world.bridge.start()
-    assert not processes.running(pid)
+    await processes.ended(pid)  # ended by the restart
     _, again = await world.mail.until(sent["session_id"], "permission_request", 2)
     body = (await world.mail.read(again["mail_id"]))["body"]
     assert "interrupted while the approved command ran" in body
