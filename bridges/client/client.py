@@ -193,7 +193,7 @@ class AgentClient(Connection):
         session_alias: str | None = None,
         from_workspace: str | None = None,
         budget: Budget | None = None,
-        mail_type: Literal["normal", "question", "final_summary"] = "normal",
+        mail_type: Literal["normal", "question", "final_summary", "turn_failed"] = "normal",
         auto: bool = False,
         propose_alias: str | None = None,
         propose_reason: str | None = None,

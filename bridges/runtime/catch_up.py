@@ -6,7 +6,9 @@ that does not send its position), a `resync` (the events were pruned), the bridg
 own start — the state itself is read again:
 
 * the unread inbox, oldest first, offered as SSE would offer it;
-* the mails the ledger has as delivered and not completed, not running here;
+* the mails the ledger has as delivered and not completed, not running here, by the
+  recovery rule (recovery.py: run again once, reported after a second cut, or found
+  answered already);
 * the open permission requests of `pending.py`, asked for their state: decided or
   expired meanwhile (a click whose event this bridge never saw), the parked turn
   goes on.
@@ -59,6 +61,10 @@ class CatchingUp(ABC):
     async def _recover_permissions(self) -> None:
         """The open prompts of before the start: park or resume their turns."""
 
+    @abstractmethod
+    async def _recover_unfinished(self, offered: set[str]) -> None:
+        """The ledger's unfinished mails not in `offered`, by the recovery rule."""
+
     async def catch_up(self) -> None:
         async with self._catching_up:
             await self._caught_up()
@@ -66,7 +72,7 @@ class CatchingUp(ABC):
     async def _caught_up(self) -> None:
         await self._decisions()
         seen = await self._unread()
-        await self._unfinished(seen)
+        await self._recover_unfinished(seen)
         self._unread_seen = len(seen)
 
     async def _resync(self) -> None:
@@ -132,20 +138,6 @@ class CatchingUp(ABC):
             offset += len(page.mails)
             if not page.mails or offset >= page.total:
                 return seen
-
-    async def _unfinished(self, seen: set[str]) -> None:
-        for entry in self.ledger.unfinished():
-            if entry.mail_id in seen or entry.mail_id in self._active:
-                continue
-            if self.ledger.decide(entry.mail_id) is None:
-                continue  # the ledger will not run it again (ledger.py)
-            try:
-                mail = await self.client.read(entry.mail_id)
-            except GatewayError as error:
-                if error.status != 404:
-                    raise
-                continue  # deleted since: nothing left to do
-            await self._offer(mail)
 
 
 def _reason(error: Exception) -> str:

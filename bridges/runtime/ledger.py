@@ -9,8 +9,8 @@ killed mid-way would never run again and the human would never get an answer.
 * delivered, not completed (the bridge died mid-turn) → run again once, with a
   note telling the model the previous turn was interrupted; its replies carry the
   same idempotency keys, so what the first run already sent is not sent twice;
-* interrupted twice → not run a third time (logged): a turn that kills its bridge
-  must not do it forever.
+* interrupted twice → not run a third time: a turn that kills its bridge must not
+  do it forever; the sender is told (recovery.py).
 
 Entries untouched for 14 days are compacted away. The decision and the record are
 made under one lock (`Runtime` holds it for SSE delivery and catch-up alike).
@@ -73,6 +73,11 @@ class Ledger:
 
     def unfinished(self) -> list[Entry]:
         return [e for e in self._entries.values() if e.state == "delivered"]
+
+    def cut_twice(self, mail_id: str) -> bool:
+        """Delivered and interrupted as often as it may be: report it, do not run it."""
+        entry = self._entries.get(mail_id)
+        return entry is not None and entry.state == "delivered" and entry.runs >= MAX_RUNS
 
     def decide(self, mail_id: str) -> int | None:
         """The run number a new turn for this mail would be, or None: do not run it."""

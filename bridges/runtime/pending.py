@@ -69,6 +69,10 @@ class PendingPermissions:
     def open_ones(self) -> list[PendingPermission]:
         return [p for p in self._records.values() if p.open]
 
+    def of_mail(self, mail_id: str) -> list[PendingPermission]:
+        """The prompts the turns of one mail raised (sent ones: no intents), in order."""
+        return [p for p in self._records.values() if p.mail_id == mail_id and not p.intent]
+
     def get(self, permission_mail_id: str) -> PendingPermission | None:
         return self._records.get(permission_mail_id)
 

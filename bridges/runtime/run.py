@@ -1,5 +1,6 @@
-"""Run one bridge until SIGTERM/SIGINT: register the agent, start its platform, start
-the runtime (subscribe, resume waiting prompts, catch up), log `bridge NAME ready`,
+"""Run one bridge until SIGTERM/SIGINT: end what a killed run left (survivors.py),
+register the agent, start its platform, start the runtime (subscribe, resume
+waiting prompts, run the interrupted again, catch up), log `bridge NAME ready`,
 and on a signal stop in reverse. A gateway that is away is waited for (one log line
 per attempt); a signal meanwhile ends the bridge as quietly as later.
 `agentmail bridge PLATFORM` and the stub bridge of the runtime's tests
@@ -20,6 +21,7 @@ from bridges.platforms import factory
 from bridges.runtime.platform import PlatformContext
 from bridges.runtime.runtime import Runtime
 from bridges.runtime.settings import BridgeSettings
+from bridges.runtime.survivors import end_survivors, mark_children, record_children
 
 _log = logging.getLogger("agentmail.bridge")
 
@@ -42,6 +44,10 @@ async def run_bridge(
     settings = BridgeSettings.from_environment(environ)
     create = factory(platform_name)
     stop = _stop_on_signals()  # a stop while the gateway is awaited ends quietly too
+    # What a killed run left behind ends before anything of this run starts.
+    await asyncio.to_thread(end_survivors, settings.data_dir)
+    mark_children(settings.data_dir)
+    recorder = asyncio.create_task(record_children(settings.data_dir), name="processes")
     client = await AgentClient.from_environment(settings.url)
     try:
         spaces = [{"name": name, "path": path} for name, path in workspaces]
@@ -75,6 +81,9 @@ async def run_bridge(
         finally:
             await platform.close()
     finally:
+        recorder.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await recorder
         await client.close()
 
 

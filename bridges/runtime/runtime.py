@@ -3,9 +3,10 @@
 The main loop reads the event stream, sends heartbeats, keeps the ledger and
 dispatches turns to the worker pool (seeds 003: "index.mjs only does I/O and
 scheduling"). A mail reaches `_offer` from SSE (`new_mail`, resumed from the
-position kept in stream_position.py) or from catch-up (catch_up.py: at start, after
-a connection without a position, after `resync`); both decide under one lock, with
-the ledger, and use one prompt template, so a mail is never run twice by the two
+position kept in stream_position.py), from catch-up (catch_up.py: at start, after
+a connection without a position, after `resync`) or from recovery (recovery.py: the
+ledger's unfinished mails, in every catch-up); all decide under one lock, with the
+ledger, and use one prompt template, so a mail is never run twice by these
 paths, and never lost between them.
 """
 
@@ -29,6 +30,7 @@ from bridges.runtime.pending import PendingPermissions
 from bridges.runtime.platform import Ask, Platform, Question, Resume, Turn
 from bridges.runtime.pool import Outcome, WorkerPool
 from bridges.runtime.prompt import MailNotice, notification
+from bridges.runtime.recovery import FinalType, Recovery
 from bridges.runtime.stream_position import StreamPosition
 from bridges.runtime.subjects import reply_subject
 from bridges.runtime.waiting import Waiting
@@ -37,7 +39,7 @@ _Sent = TypeVar("_Sent")
 _log = logging.getLogger("agentmail.bridge")
 
 
-class Runtime(Waiting, CatchingUp):
+class Runtime(Waiting, Recovery, CatchingUp):
     """Arriving mail, the turns it starts, heartbeats; the waiting half is `Waiting`."""
 
     def __init__(
@@ -72,6 +74,7 @@ class Runtime(Waiting, CatchingUp):
         self._owed = False
         self._ready = asyncio.Event()
         self._unread_seen: int | None = None
+        self._stopping = False
 
     async def start(self) -> None:
         """Open the data dir, subscribe (from the kept position), resume what waited,
@@ -89,6 +92,7 @@ class Runtime(Waiting, CatchingUp):
         await self._ready.wait()
 
     async def stop(self) -> None:
+        self._stopping = True  # a turn the platform's close ends is cut, not failed
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -136,13 +140,19 @@ class Runtime(Waiting, CatchingUp):
                 mail.parent_mail_id, mail.session_id, mail.from_
             )
             claim = None
+            cut_twice = False
             if question is not None or await self._carries_a_decision(mail):
                 await self.ledger.consume(mail.mail_id, mail.session_id)
-            elif (claim := await self._claim(mail)) is None:
+            elif not (cut_twice := self.ledger.cut_twice(mail.mail_id)) and (
+                (claim := await self._claim(mail)) is None
+            ):
                 return
             self._active.add(mail.mail_id)
         if question is not None:
             await self._answered(question, mail)
+            return
+        if cut_twice:
+            await self._report_cut(mail)
             return
         if claim is None:  # a decision by mail: it reaches the turn as the decision
             await self.client.mark_read(mail.mail_id)
@@ -161,11 +171,6 @@ class Runtime(Waiting, CatchingUp):
         """The ledger's word on a mail (under the lock): run it (which run), or not."""
         run = self.ledger.decide(mail.mail_id)
         if run is None:
-            entry = self.ledger.get(mail.mail_id)
-            if entry is not None and entry.state == "delivered":
-                _log.error(
-                    "mail %s was interrupted %d times: not run again", mail.mail_id, entry.runs
-                )
             return None
         return await self.ledger.deliver(mail.mail_id, mail.session_id, run)
 
@@ -191,8 +196,8 @@ class Runtime(Waiting, CatchingUp):
         try:
             return await self._run(claim, notice, turn)
         except Exception:
-            # The ledger keeps it `delivered`: the next catch-up (the next connection or
-            # heartbeat) runs it again (once).
+            # The gateway refused or was away: the ledger keeps it `delivered`, and the
+            # next catch-up (the next connection or heartbeat) runs it again, once.
             self._active.discard(claim.mail_id)
             self._owed = True
             raise
@@ -207,7 +212,14 @@ class Runtime(Waiting, CatchingUp):
                 f"This turn was stopped: it ran longer than {self.turn_timeout:g} s "
                 "(the bridge's hard timeout). Send the task again, or split it."
             )
-            await self._final(claim, notice, body)
+            await self._final(claim, notice, body, "turn_failed")
+            return "done"
+        except Exception as error:  # the platform's own failure: said, not kept silent
+            if self._stopping:
+                raise  # cut by the bridge's stop: the next start runs it again
+            _log.exception("turn for %s failed", claim.mail_id)
+            body = f"This turn failed in the platform ({type(error).__name__}: {error})."
+            await self._final(claim, notice, body[:2000], "turn_failed")
             return "done"
         if isinstance(result, Ask):
             return await self._ask(claim, notice, turn, result)
@@ -216,7 +228,11 @@ class Runtime(Waiting, CatchingUp):
         await self._final(claim, notice, result.body)
         return "done"
 
-    async def _final(self, claim: Claim, notice: MailNotice, body: str) -> None:
+    async def _final(
+        self, claim: Claim, notice: MailNotice, body: str, mail_type: FinalType = "final_summary"
+    ) -> None:
+        """The mail's one final answer (`turn_failed` when its turn did not finish),
+        under one key whatever its type, so a re-run never sends a second one."""
         try:
             await self._to_sender(
                 claim,
@@ -226,7 +242,7 @@ class Runtime(Waiting, CatchingUp):
                     body,
                     subject=reply_subject(notice.subject),
                     reply_to=claim.mail_id,
-                    mail_type="final_summary",
+                    mail_type=mail_type,
                     auto=True,
                     idempotency_key=f"final:{claim.mail_id}",
                 ),

@@ -1,11 +1,15 @@
 """The stub platform's worker process: runs the script in the mail's body.
 
-The body is JSON `{"steps": [...]}`; each step is one of
+The body is JSON `{"steps": [...]}` (the worker fetches it without marking the mail
+read, as a platform's first model request would not); each step is one of
+`{"do": "read_mail"}` (mark the mail read, as the model's `read_mail` tool does),
 `{"do": "mark", "file": F}` (write our pid to F), `{"do": "wait_file", "file": F}`
 (wait until F exists), `{"do": "hang"}` (write `hang.pid`, never end),
+`{"do": "crash"}` (exit 3 with no answer: the platform failed),
 `{"do": "ask", "action": A}` (ask permission, unless granted or being resumed),
 `{"do": "run", "command": C}` (run C with the shell, logged to `commands.log`,
-skipped when its permission was rejected), `{"do": "question", "text": T,
+skipped when its permission was rejected; `"detached": true` runs it in a session
+of its own, as pi's bash tool does), `{"do": "question", "text": T,
 "options": [...]}` (ask the human; the answer goes into the reply's notes),
 `{"do": "reply", "body": B}` (the final answer). `activity.log` gets a start and an
 end line per process, so tests see overlapping work from the platform's side, not
@@ -37,6 +41,11 @@ def _log_activity(what: str, mail_id: str) -> None:
         log.write(f"{time.monotonic():.6f} {what} {mail_id} {os.getpid()}\n")
 
 
+async def _mark_read(mail_id: str) -> None:
+    async with await AgentClient.from_environment() as client:
+        await client.mark_read(mail_id)
+
+
 async def _script(mail_id: str) -> list[dict[str, Any]]:
     async with await AgentClient.from_environment() as client:
         body = (await client.read(mail_id)).body or ""
@@ -57,11 +66,15 @@ def main() -> None:
     for index in range(start, len(steps)):
         step = steps[index]
         kind = step["do"]
-        if kind == "mark":
+        if kind == "read_mail":
+            asyncio.run(_mark_read(turn["mail_id"]))
+        elif kind == "mark":
             Path(step["file"]).write_text(str(os.getpid()))
         elif kind == "wait_file":
             while not Path(step["file"]).exists():
                 time.sleep(0.02)
+        elif kind == "crash":
+            sys.exit(3)
         elif kind == "hang":
             Path("hang.pid").write_text(str(os.getpid()))
             while True:
@@ -103,7 +116,8 @@ def main() -> None:
                 continue
             with Path("commands.log").open("a") as log:
                 log.write(command + "\n")
-            subprocess.run(command, shell=True, check=False)
+            detached = bool(step.get("detached"))
+            subprocess.run(command, shell=True, check=False, start_new_session=detached)
         elif kind == "reply":
             _log_activity("end", turn["mail_id"])
             _say({"type": "final", "body": " ".join([step["body"], *notes])})

@@ -27,6 +27,7 @@ from bridges.runtime.platform import ANSWER, Ask, Question, Resume, Turn
 from bridges.runtime.pool import Outcome, WorkerPool
 from bridges.runtime.prompt import MailNotice
 from bridges.runtime.questions import answer_of, question_body
+from bridges.runtime.recovery import ask_again, interrupted_question
 from bridges.runtime.subjects import permission_subject, question_subject
 
 OPTIONS = ["approve", ALWAYS, "reject"]
@@ -73,6 +74,9 @@ class Waiting(ABC):
 
     async def _ask(self, claim: Claim, notice: MailNotice, turn: Turn, ask: Ask) -> Outcome:
         key = f"ask:{claim.mail_id}:{ask.request_id}"
+        question = ask.question
+        if ask_again(self.pending, claim, ask.request_id, ask.action):
+            key, question = f"{key}:run{claim.run}", interrupted_question(question)
         intent = PendingPermission(
             ASKING + key,
             claim.mail_id,
@@ -81,7 +85,7 @@ class Waiting(ABC):
             ask.request_id,
             ask.action,
             claim.run,
-            question=permission_subject(notice.session_alias, notice.subject, ask.question),
+            question=permission_subject(notice.session_alias, notice.subject, question),
         )
 
         async def ask_to(to: str) -> SendResult:

@@ -19,14 +19,16 @@ from core.principal import Principal
 from core.store.models import Mail
 
 # What a bridge auto-forwards; each answers a mail addressed to the agent.
-AUTO_TYPES = ("permission_request", "question", "final_summary")
-FINAL_SUMMARY = "final_summary"
+AUTO_TYPES = ("permission_request", "question", "final_summary", "turn_failed")
+# A mail's one final answer: its summary, or the report that its turn did not finish.
+FINAL_ANSWERS = ("final_summary", "turn_failed")
 
 
 def check_auto(session: Session, principal: Principal, mail_type: str, parent: Mail | None) -> None:
     """Raise AutoNotAllowed unless an `auto` mail of `mail_type` answering `parent` is allowed.
 
-    At most one auto `final_summary` answers each incoming mail; the parent's row is
+    At most one auto final answer (`final_summary` or `turn_failed`) answers each
+    incoming mail; the parent's row is
     locked first (PostgreSQL), so two racing summaries cannot both pass.
     """
     if not principal.is_agent:
@@ -43,20 +45,20 @@ def check_auto(session: Session, principal: Principal, mail_type: str, parent: M
             f"an auto mail answers a mail addressed to you; mail {parent.id} is addressed "
             f"to '{parent.to_name}'"
         )
-    if mail_type != FINAL_SUMMARY:
+    if mail_type not in FINAL_ANSWERS:
         return
     session.scalar(select(Mail.seq).where(Mail.seq == parent.seq).with_for_update())
     earlier = session.scalar(
         select(func.count()).where(
             Mail.parent_id == parent.id,
             Mail.from_name == principal.name,
-            Mail.mail_type == FINAL_SUMMARY,
+            Mail.mail_type.in_(FINAL_ANSWERS),
             Mail.auto.is_(True),
         )
     )
     if earlier:
         raise AutoNotAllowed(
-            f"mail {parent.id} already has its auto final_summary; send more without auto"
+            f"mail {parent.id} already has its auto final answer; send more without auto"
         )
 
 

@@ -24,6 +24,8 @@ MAIL_TYPES = {
     "normal": "normal",
     "summary": "final_summary",
     "final_summary": "final_summary",
+    "failed": "turn_failed",
+    "turn_failed": "turn_failed",
     "forward": "forward",
 }
 _IS = {"unread", "read"}

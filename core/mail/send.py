@@ -48,7 +48,9 @@ from core.views import BudgetInput, SendResult
 DEFAULT_LIMITS = Limits()
 MAX_CC = 50
 MailWrite = Callable[[Session], SendResult]
-MailType = Literal["normal", "permission_request", "question", "final_summary", "forward"]
+MailType = Literal[
+    "normal", "permission_request", "question", "final_summary", "turn_failed", "forward"
+]
 
 
 class SendRequest(BaseModel):
@@ -65,13 +67,15 @@ class SendRequest(BaseModel):
     session_alias: str | None = Field(None, description="Alias for a new conversation.")
     from_workspace: str | None = Field(None, description="Agents: the workspace sending.")
     budget: BudgetInput | None = Field(None, description="Round-trip budget of a new conversation.")
-    mail_type: Literal["normal", "question", "final_summary"] = Field(
-        "normal", description="Agents: a question, or the final summary of a task."
+    mail_type: Literal["normal", "question", "final_summary", "turn_failed"] = Field(
+        "normal",
+        description="Agents: a question, the final summary of a task, or `turn_failed`:"
+        " the task's turn did not finish (interrupted, failed, timed out).",
     )
     auto: bool = Field(
         False,
         description="Bridge auto-forward, no round: only on a question or the one"
-        " final_summary answering a mail addressed to you (reply_to).",
+        " final answer (final_summary or turn_failed) to a mail addressed to you (reply_to).",
     )
     propose_alias: str | None = Field(
         None, description="Agents: propose a better alias for the conversation (a human decides)."
@@ -200,7 +204,7 @@ def mail_writer(
         if mail_type != "normal":
             raise InvalidRequest(f"a {mail_type} has no mail_type of its own")
         if not principal.is_agent:
-            raise InvalidRequest("mail_type question and final_summary are for agents")
+            raise InvalidRequest("mail_type question, final_summary and turn_failed are for agents")
         mail_type = request.mail_type
 
     def run(session: Session) -> SendResult:

@@ -135,3 +135,28 @@ async def _auto_mails_between_agents_stop_at_the_hop_limit(
     body = {"to": to, "reply_to": parent, "mail_type": "final_summary", "auto": True}
     message = refused(await client.post(AGENT_SEND, json=body), 422, "hop_limit_reached")
     assert f"hop limit {limit}" in message
+
+
+async def test_turn_failed_is_the_one_final_answer_and_can_be_searched(api: Api) -> None:
+    """A bridge's `turn_failed` (a turn interrupted, failed, timed out) is a mail's one
+    auto final answer, as a summary is: after it, no auto summary; after a summary, no
+    auto `turn_failed`. Humans find such mails with `type:failed`, no text parsed."""
+    jianf = await api.human("jianf")
+    builder = await api.agent("builder")
+    first = ok(await jianf.post(HUMAN_SEND, json={"to": "builder@", "subject": "one"}))
+    failed = {"to": "jianf@", "reply_to": first["mail_id"], "mail_type": "turn_failed"}
+    sent = ok(await builder.post(AGENT_SEND, json={**failed, "auto": True, "body": "cut"}))
+    assert sent["budget_used"] == 0
+    summary = {**failed, "mail_type": "final_summary", "auto": True}
+    refused(await builder.post(AGENT_SEND, json=summary), 422, "auto_not_allowed")
+    second = ok(await jianf.post(HUMAN_SEND, json={"to": "builder@", "subject": "two"}))
+    ok(await builder.post(AGENT_SEND, json={**summary, "reply_to": second["mail_id"]}))
+    late = {**failed, "reply_to": second["mail_id"], "auto": True}
+    refused(await builder.post(AGENT_SEND, json=late), 422, "auto_not_allowed")
+    body = {"to": "builder@", "mail_type": "turn_failed"}
+    assert "agents" in refused(await jianf.post(HUMAN_SEND, json=body), 422, "invalid_request")
+
+    mail = ok(await jianf.get(f"/api/v1/me/mail/{sent['mail_id']}"))
+    assert (mail["mail_type"], mail["auto"]) == ("turn_failed", True)
+    found = ok(await jianf.get("/api/v1/me/search", params={"q": "type:failed"}))
+    assert [m["mail_id"] for m in found["mails"]] == [sent["mail_id"]]

@@ -356,9 +356,11 @@ async def test_a_full_pool_queues_and_a_stuck_turn_is_killed(world: World) -> No
     async with open_stream(world.human) as stream:
         stuck = await world.task([{"do": "hang"}], to="builder@root.new")
         queued = await world.task([{"do": "reply", "body": "after"}], to="builder@root.new")
-        replies = {(await _reply(stream))["session_id"] for _ in range(2)}
-    assert replies == {stuck["session_id"], queued["session_id"]}
-    (report,) = await world.finals(stuck["session_id"])
+        report = await _reply(stream, "turn_failed")  # machine-readable: the turn failed
+        await _reply(stream)  # the queued one runs after it
+    assert report["session_id"] == stuck["session_id"]
+    assert len(await world.finals(queued["session_id"])) == 1
+    assert await world.finals(stuck["session_id"]) == []
     assert "stopped" in ok(await world.human.get(f"/api/v1/me/mail/{report['mail_id']}"))["body"]
     assert _dead(int(world.file("hang.pid").read_text()))
 

@@ -36,7 +36,7 @@ async def test_a_stuck_turn_is_stopped_with_its_command_and_reported(tmp_path: P
         tree = [cli, *descendants(cli)]
         assert set(shells) <= set(tree) and len(tree) >= 3, tree  # the CLI, shell, tail
 
-        final = await desk.next_mail(task["session_id"], "final_summary", timeout=TIMEOUT + 45)
+        final = await desk.next_mail(task["session_id"], "turn_failed", timeout=TIMEOUT + 45)
         assert f"ran longer than {TIMEOUT} s" in final["body"]
         for pid in tree:
             await ended(pid)

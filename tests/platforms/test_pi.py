@@ -301,3 +301,74 @@ async def test_a_restart_runs_a_cut_turn_again_once_and_applies_a_decision_once(
     # The old pis ended with their bridge (stdin closed): no second owner of a file.
     assert len(orphans) == 3 and not [pid for pid in orphans if processes.running(pid)]
     assert len(world.mail.of(busy["session_id"], "final_summary")) == 1
+
+
+async def test_b_a_turn_cut_after_read_mail_runs_again_once(world: PiWorld, router: Router) -> None:
+    """Kill cell (b): the model has read its task (read_mail marked it read) when the
+    bridge dies. The ledger, not the read state, runs it again once, with the note;
+    pi died with its bridge, so nothing answers on the closed pipe (no EPIPE)."""
+    read, release = asyncio.Event(), asyncio.Event()
+
+    async def cut_after_read(exchange: Exchange) -> Reply:
+        if INTERRUPTED_NOTE in exchange.task:
+            return say("second run")
+        if exchange.step == 0:
+            return _read_the_mail(exchange)
+        read.set()
+        await _held(release)  # never answered: the bridge dies first
+        return say("first run")
+
+    router.routes["cut-after-read"] = cut_after_read
+    sent = await world.task("cut-after-read")
+    await _held(read)
+    assert world.bridge.process is not None
+    pis = processes.children(world.bridge.process.pid)
+    await world.bridge.kill()
+    release.set()
+    await world.bridge.start()
+    [final] = await world.mail.until(sent["session_id"], "final_summary", 1)
+    assert (await world.mail.read(final["mail_id"]))["body"] == "second run"
+    runs = [e for e in world.model.exchanges("cut-after-read") if e.step == 0]
+    assert len(runs) == 2 and INTERRUPTED_NOTE in runs[1].task
+    assert not [pid for pid in pis if processes.running(pid)]
+    assert "EPIPE" not in world.bridge.log_path.read_text()
+    assert len(world.mail.of(sent["session_id"], "final_summary")) == 1
+
+
+async def test_d_an_approved_command_cut_mid_run_is_asked_again(
+    world: PiWorld, router: Router
+) -> None:
+    """Kill cell (d): an approved command runs (pi runs it detached) when the bridge dies.
+    The restart ends the command; the turn runs again and asks again, saying the approved
+    run was interrupted; rejected this time, it ran once, and one final reply comes."""
+    command = "echo $$ >> cut-command.txt; exec sleep 600"
+
+    def script(exchange: Exchange) -> Reply:
+        if exchange.step == 0:
+            return _read_the_mail(exchange)
+        if exchange.step == 1:
+            return call("bash", command=command)
+        return say(f"the command said: {_last_result(exchange)}")
+
+    router.routes["cut-command"] = script
+    sent = await world.task("cut-command")
+    asked = await world.mail.reply(sent["session_id"], "permission_request")
+    await world.decide(asked["mail_id"], "approve")
+    ran = world.workspace / "cut-command.txt"
+    async with asyncio.timeout(30):
+        while not _holds(ran, "\n"):
+            await asyncio.sleep(0.02)
+    pid = int(ran.read_text())
+    await world.bridge.kill()
+    assert processes.running(pid)  # detached: pi's death does not end it
+    await world.bridge.start()
+    await processes.ended(pid)  # ended by the restart
+    _, again = await world.mail.until(sent["session_id"], "permission_request", 2)
+    body = (await world.mail.read(again["mail_id"]))["body"]
+    assert "interrupted while the approved command ran" in body
+    await world.decide(again["mail_id"], "reject", "not twice")
+    await world.mail.until(sent["session_id"], "final_summary", 1)
+    assert ran.read_text().count("\n") == 1
+    runs = [e for e in world.model.exchanges("cut-command") if e.step == 0]
+    assert len(runs) == 2 and INTERRUPTED_NOTE in runs[1].task
+    assert len(world.mail.of(sent["session_id"], "final_summary")) == 1

@@ -48,7 +48,7 @@ async def test_a_stuck_turn_is_killed_at_the_timeout_and_reported(tmp_path: Path
         tree = [turn_pi, *descendants(turn_pi)]  # pi, its shell, the sleep
         assert len(tree) >= 3, tree
 
-        final = await world.mail.reply(sent["session_id"], "final_summary", timeout=TIMEOUT + 30)
+        final = await world.mail.reply(sent["session_id"], "turn_failed", timeout=TIMEOUT + 30)
         body = (await world.mail.read(final["mail_id"]))["body"]
         assert f"ran longer than {TIMEOUT} s" in body
         assert [pid for pid in tree if running(pid)] == []

@@ -5,11 +5,19 @@ a conversation's own file (`--session FILE`), or, for a conversation pi has not 
 yet, a fresh session in the bridge's session dir (`--session-dir`), whose file pi
 names. pi gets the bridge's environment without the agent's key (the model runs
 commands; the mail tools run in the bridge), with start-up network calls off.
+
+pi dies with its bridge: on Linux it is started under `setpriv --pdeathsig KILL`,
+so a bridge killed by SIGKILL takes its pis along at once. Left alive, a pi would
+go on with a turn nobody watches, and write an `EPIPE` stack trace into the
+bridge's log when it answered on the closed pipe. The commands pi started detached
+outlive it; the bridge's next start ends them (bridges/runtime/survivors.py).
 """
 
 from __future__ import annotations
 
 import logging
+import shutil
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -72,7 +80,15 @@ class Launcher:
             argv += ["--provider", self.settings.provider]
         if self.settings.model:
             argv += ["--model", self.settings.model]
-        return argv + list(self.settings.arguments)
+        argv += list(self.settings.arguments)
+        # (A missing binary is left to fail as itself: a clear "could not be started".)
+        if (
+            sys.platform == "linux"
+            and shutil.which(argv[0])
+            and (setpriv := shutil.which("setpriv"))
+        ):
+            argv = [setpriv, "--pdeathsig", "KILL", "--", *argv]
+        return argv
 
     async def close(self) -> None:
         await self.spares.close()

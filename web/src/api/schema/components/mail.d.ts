@@ -147,7 +147,7 @@ export interface schemas_mail {
         attachment_ids?: string[];
         /**
          * Auto
-         * @description Bridge auto-forward, no round: only on a question or the one final_summary answering a mail addressed to you (reply_to).
+         * @description Bridge auto-forward, no round: only on a question or the one final answer (final_summary or turn_failed) to a mail addressed to you (reply_to).
          * @default false
          */
         auto?: boolean;
@@ -173,11 +173,11 @@ export interface schemas_mail {
         from_workspace?: string | null;
         /**
          * Mail Type
-         * @description Agents: a question, or the final summary of a task.
+         * @description Agents: a question, the final summary of a task, or `turn_failed`: the task's turn did not finish (interrupted, failed, timed out).
          * @default normal
          * @enum {string}
          */
-        mail_type?: "normal" | "question" | "final_summary";
+        mail_type?: "normal" | "question" | "final_summary" | "turn_failed";
         /**
          * Propose Alias
          * @description Agents: propose a better alias for the conversation (a human decides).

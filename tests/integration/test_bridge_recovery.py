@@ -1,0 +1,322 @@
+"""The kill matrix on the stub platform: a real bridge process, a real gateway, SIGKILL
+at each point of a turn, then a restart on the same data dir (docs/bridges.md, "What
+survives a restart"). For every cell: the command ran at most once (its marker file
+has at most one line), the human got exactly one final summary or exactly one
+`turn_failed` mail, and nothing the killed bridge started is left running.
+
+One gateway (SQLite) serves the module; each test has its own agent, workspace and
+data dir. The storage side of `turn_failed` is tested on both databases in
+test_auto_rule.py."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import pytest_asyncio
+
+from tests.support.bridge import BridgeProcess
+from tests.support.gateway import Api, running_gateway
+from tests.support.http import HUMAN_SEND, ok
+from tests.support.processes import ended
+from tests.support.sse import SseStream, open_stream
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+INTERRUPTED = "(this turn was run again after an interruption)"
+COUNT = "echo ran >> ran.txt"  # the command whose runs the tests count
+
+
+class Human:
+    def __init__(self, api: Api, client: httpx.AsyncClient) -> None:
+        self.api, self.client = api, client
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def human(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Human]:
+    root = tmp_path_factory.mktemp("recovery")
+    async with running_gateway(f"sqlite:///{root / 'agentmail.db'}", root / "data") as gateway:
+        api = Api(gateway)
+        try:
+            yield Human(api, await api.human("jianf"))
+        finally:
+            await api.close()
+
+
+class Cell:
+    """One agent with its own bridge data dir and workspace, and the human's stream."""
+
+    def __init__(self, human: Human, key: str, name: str, tmp: Path, stream: SseStream) -> None:
+        self.human, self.key, self.name, self.stream = human, key, name, stream
+        self.workspace = tmp / "ws"
+        self.workspace.mkdir()
+        self.data = tmp / "bridge-data"
+        self.bridges: list[BridgeProcess] = []
+        self.session_id = ""
+
+    async def bridge(self) -> BridgeProcess:
+        bridge = BridgeProcess(
+            self.human.api.base_url, self.key, self.data, self.workspace, name=self.name
+        )
+        self.bridges.append(bridge)
+        await bridge.start()
+        return bridge
+
+    async def task(
+        self, steps: list[dict[str, Any]], to: str = "root", **extra: Any
+    ) -> dict[str, Any]:
+        body = {"to": f"{self.name}@{to}", "subject": "task", "body": json.dumps({"steps": steps})}
+        sent: dict[str, Any] = ok(await self.human.client.post(HUMAN_SEND, json={**body, **extra}))
+        self.session_id = sent["session_id"]
+        return sent
+
+    async def mail(self, mail_type: str) -> dict[str, Any]:
+        """The next mail of this cell's conversation of that type, with its body."""
+        while True:
+            event = await self.stream.next_of("new_mail", timeout=60)
+            data = event.json
+            if data["session_id"] == self.session_id and data["mail_type"] == mail_type:
+                full: dict[str, Any] = ok(
+                    await self.human.client.get(f"/api/v1/me/mail/{data['mail_id']}")
+                )
+                return full
+
+    async def answers(self) -> list[dict[str, Any]]:
+        """The conversation's final answers: summaries and failure reports."""
+        detail = ok(await self.human.client.get(f"/api/v1/me/sessions/{self.session_id}"))
+        kinds = ("final_summary", "turn_failed", "permission_request")
+        return [m for m in detail["mails"] if m["mail_type"] in kinds]
+
+    def file(self, name: str) -> Path:
+        return self.workspace / name
+
+    def runs(self) -> int:
+        path = self.file("ran.txt")
+        return len(path.read_text().splitlines()) if path.exists() else 0
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def cell(human: Human, tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[Cell]:
+    key = await human.api.agent_key()
+    name = "agent" + str(abs(hash(request.node.name)) % 10**8)
+    async with open_stream(human.client) as stream:
+        built = Cell(human, key, name, tmp_path, stream)
+        try:
+            yield built
+        finally:
+            for bridge in built.bridges:
+                await bridge.stop()
+
+
+def _text(path: Path) -> str:
+    return path.read_text() if path.exists() else ""
+
+
+async def _appears(path: Path) -> str:
+    """The file's text once a worker has written it (a few bytes: read on the loop)."""
+    async with asyncio.timeout(60):
+        while not (text := _text(path)):
+            await asyncio.sleep(0.02)
+    return text
+
+
+def _gone(pid: int) -> bool:
+    """Ended: no such process, or a zombie nobody reaped yet (it runs nothing)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat[stat.rfind(")") + 2] == "Z"
+
+
+def _type(mails: list[dict[str, Any]]) -> list[str]:
+    return [m["mail_type"] for m in mails]
+
+
+async def _killed_after(cell: Cell, marker: str) -> int:
+    """Start a bridge, wait for the worker's marker file, SIGKILL the bridge; the
+    worker's pid (it goes on running: nothing tells it its bridge died)."""
+    bridge = cell.bridges[-1]
+    worker = int(await _appears(cell.file(marker)))
+    await bridge.kill()
+    cell.file(marker).unlink()
+    return worker
+
+
+WAIT_THEN_COUNT = [
+    {"do": "mark", "file": "started"},
+    {"do": "wait_file", "file": "go"},
+    {"do": "run", "command": COUNT},
+    {"do": "reply", "body": "done"},
+]
+
+
+async def test_a_killed_before_the_model_read_the_task(cell: Cell) -> None:
+    """(a) The turn started, the task not read yet: run again once, with the note."""
+    await cell.bridge()
+    await cell.task(WAIT_THEN_COUNT)
+    worker = await _killed_after(cell, "started")
+    await cell.bridge()
+    await ended(worker)  # ended by the restart, before it could go on
+    assert int(await _appears(cell.file("started"))) != worker
+    cell.file("go").touch()
+    final = await cell.mail("final_summary")
+    assert final["body"] == f"done {INTERRUPTED}"
+    assert cell.runs() == 1
+    assert _type(await cell.answers()) == ["final_summary"]
+
+
+async def test_b_killed_after_read_mail(cell: Cell) -> None:
+    """(b) The model read its task (the mail is read now): the ledger, not the read
+    state, says it was not finished; it runs again once, with the note."""
+    await cell.bridge()
+    await cell.task([{"do": "read_mail"}, *WAIT_THEN_COUNT])
+    worker = await _killed_after(cell, "started")
+    await cell.bridge()
+    await ended(worker)
+    await _appears(cell.file("started"))
+    cell.file("go").touch()
+    final = await cell.mail("final_summary")
+    assert final["body"] == f"done {INTERRUPTED}"
+    assert cell.runs() == 1
+    assert _type(await cell.answers()) == ["final_summary"]
+
+
+async def test_b_twice_the_human_is_told_by_a_turn_failed_mail(cell: Cell) -> None:
+    """Cut again in its re-run: not run a third time; one `turn_failed` mail says so."""
+    await cell.bridge()
+    await cell.task([{"do": "read_mail"}, *WAIT_THEN_COUNT])
+    first = await _killed_after(cell, "started")
+    await cell.bridge()
+    second = await _killed_after(cell, "started")
+    await cell.bridge()
+    failed = await cell.mail("turn_failed")
+    assert "interrupted 2 times" in failed["body"] and failed["auto"] is True
+    await ended(first)
+    await ended(second)
+    assert not cell.file("started").exists()  # no third run
+    assert cell.runs() == 0
+    assert _type(await cell.answers()) == ["turn_failed"]
+
+
+ASK_AND_RUN = [
+    {"do": "read_mail"},
+    {"do": "ask", "action": COUNT},
+    {"do": "run", "command": COUNT},
+    {"do": "reply", "body": "done"},
+]
+
+
+async def _recorded(cell: Cell, permission_mail_id: str) -> None:
+    records = cell.data / "permissions.jsonl"
+    async with asyncio.timeout(60):
+        while not (records.exists() and permission_mail_id in records.read_text()):
+            await asyncio.sleep(0.02)
+
+
+async def _decide(cell: Cell, mail_id: str, decision: str) -> None:
+    body = {"mail_id": mail_id, "decision": decision}
+    decided = await cell.human.client.post("/api/v1/me/permission/decide", json=body)
+    assert decided.status_code == 200, decided.text
+
+
+async def test_c_killed_while_a_permission_is_pending(cell: Cell) -> None:
+    """(c) The request stays open across the restart; its decision resumes the turn."""
+    bridge = await cell.bridge()
+    await cell.task(ASK_AND_RUN)
+    asked = await cell.mail("permission_request")
+    await _recorded(cell, asked["mail_id"])
+    await bridge.kill()
+    await cell.bridge()
+    await _decide(cell, asked["mail_id"], "approve")
+    final = await cell.mail("final_summary")
+    assert final["body"] == "done"  # resumed where it stopped, not run again
+    assert cell.runs() == 1
+    assert _type(await cell.answers()) == ["permission_request", "final_summary"]
+
+
+async def test_d_killed_while_an_approved_command_runs(cell: Cell) -> None:
+    """(d) An approved command is running, detached (as pi runs it), when the bridge
+    and its worker die: the command is ended at the restart, the turn runs again and
+    the human is asked again, told that the approved command was interrupted."""
+    command = "echo $$ >> ran.txt; exec sleep 600"
+    steps: list[dict[str, Any]] = [
+        {"do": "read_mail"},
+        {"do": "ask", "action": command},
+        {"do": "mark", "file": "worker"},
+        {"do": "run", "command": command, "detached": True},
+        {"do": "reply", "body": "done"},
+    ]
+    bridge = await cell.bridge()
+    await cell.task(steps)
+    asked = await cell.mail("permission_request")
+    await _decide(cell, asked["mail_id"], "approve")
+    running = int(await _appears(cell.file("ran.txt")))
+    worker = int(cell.file("worker").read_text())
+    await bridge.kill()
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(worker, 9)  # as pi dies with its bridge, leaving the command
+    assert not _gone(running)  # orphaned, in a session of its own
+    await cell.bridge()
+    await ended(running)
+    again = await cell.mail("permission_request")
+    assert "interrupted while the approved command ran" in again["body"]
+    assert again["mail_id"] != asked["mail_id"]
+    await _decide(cell, again["mail_id"], "reject")
+    final = await cell.mail("final_summary")
+    assert final["body"].startswith(f"done {INTERRUPTED}")
+    assert cell.runs() == 1
+    assert _type(await cell.answers()) == [
+        "permission_request",
+        "permission_request",
+        "final_summary",
+    ]
+
+
+async def _completed(cell: Cell, mail_id: str) -> None:
+    ledger = cell.data / "ledger.jsonl"
+    async with asyncio.timeout(60):
+        while not any(
+            json.loads(line) == {**json.loads(line), "mail_id": mail_id, "state": "completed"}
+            for line in (ledger.read_text().splitlines() if ledger.exists() else [])
+        ):
+            await asyncio.sleep(0.02)
+
+
+@pytest.mark.parametrize("record", ["kept", "lost"])
+async def test_e_killed_after_the_final_summary(cell: Cell, record: str) -> None:
+    """(e) Answered: nothing runs again. `lost`: killed between sending the summary and
+    recording it; the gateway has the answer, so the turn is not run again either."""
+    bridge = await cell.bridge()
+    steps = [{"do": "read_mail"}, {"do": "run", "command": COUNT}, {"do": "reply", "body": "one"}]
+    task = await cell.task(steps, session_alias=cell.name)
+    await cell.mail("final_summary")
+    await _completed(cell, task["mail_id"])
+    await bridge.kill()
+    if record == "lost":
+        ledger = cell.data / "ledger.jsonl"
+        kept = [line for line in ledger.read_text().splitlines() if '"completed"' not in line]
+        ledger.write_text("".join(line + "\n" for line in kept))
+    await cell.bridge()
+    # The conversation's next mail runs after anything the restart had queued in it.
+    await cell.task([{"do": "reply", "body": "two"}], to=f"root.{cell.name}")
+    await cell.mail("final_summary")
+    assert cell.runs() == 1
+    assert [m["body_preview"] for m in await cell.answers()] == ["one", "two"]
+    assert cell.file("activity.log").read_text().count(" start ") == 2
+
+
+async def test_a_turn_the_platform_fails_is_reported_as_turn_failed(cell: Cell) -> None:
+    """Not a kill: the platform ends the turn with no answer (the stub's worker exits).
+    The sender gets one `turn_failed` mail at once, not silence until a restart."""
+    await cell.bridge()
+    await cell.task([{"do": "read_mail"}, {"do": "crash"}])
+    failed = await cell.mail("turn_failed")
+    assert "failed in the platform" in failed["body"] and failed["auto"] is True
+    assert _type(await cell.answers()) == ["turn_failed"]
