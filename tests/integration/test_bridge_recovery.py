@@ -22,7 +22,7 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from tests.support.bridge import BridgeProcess
+from tests.support.bridge import BridgeProcess, appears
 from tests.support.gateway import Api, running_gateway
 from tests.support.http import HUMAN_SEND, ok
 from tests.support.processes import ended
@@ -114,18 +114,6 @@ async def cell(human: Human, tmp_path: Path, request: pytest.FixtureRequest) -> 
                 await bridge.stop()
 
 
-def _text(path: Path) -> str:
-    return path.read_text() if path.exists() else ""
-
-
-async def _appears(path: Path) -> str:
-    """The file's text once a worker has written it (a few bytes: read on the loop)."""
-    async with asyncio.timeout(60):
-        while not (text := _text(path)):
-            await asyncio.sleep(0.02)
-    return text
-
-
 def _gone(pid: int) -> bool:
     """Ended: no such process, or a zombie nobody reaped yet (it runs nothing)."""
     try:
@@ -143,7 +131,7 @@ async def _killed_after(cell: Cell, marker: str) -> int:
     """Start a bridge, wait for the worker's marker file, SIGKILL the bridge; the
     worker's pid (it goes on running: nothing tells it its bridge died)."""
     bridge = cell.bridges[-1]
-    worker = int(await _appears(cell.file(marker)))
+    worker = int(await appears(cell.file(marker)))
     await bridge.kill()
     cell.file(marker).unlink()
     return worker
@@ -164,7 +152,7 @@ async def test_a_killed_before_the_model_read_the_task(cell: Cell) -> None:
     worker = await _killed_after(cell, "started")
     await cell.bridge()
     await ended(worker)  # ended by the restart, before it could go on
-    assert int(await _appears(cell.file("started"))) != worker
+    assert int(await appears(cell.file("started"))) != worker
     cell.file("go").touch()
     final = await cell.mail("final_summary")
     assert final["body"] == f"done {INTERRUPTED}"
@@ -180,7 +168,7 @@ async def test_b_killed_after_read_mail(cell: Cell) -> None:
     worker = await _killed_after(cell, "started")
     await cell.bridge()
     await ended(worker)
-    await _appears(cell.file("started"))
+    await appears(cell.file("started"))
     cell.file("go").touch()
     final = await cell.mail("final_summary")
     assert final["body"] == f"done {INTERRUPTED}"
@@ -257,7 +245,7 @@ async def test_d_killed_while_an_approved_command_runs(cell: Cell) -> None:
     await cell.task(steps)
     asked = await cell.mail("permission_request")
     await _decide(cell, asked["mail_id"], "approve")
-    running = int(await _appears(cell.file("ran.txt")))
+    running = int(await appears(cell.file("ran.txt")))
     worker = int(cell.file("worker").read_text())
     await bridge.kill()
     with contextlib.suppress(ProcessLookupError):

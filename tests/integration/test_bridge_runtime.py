@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from bridges.client import AgentClient
-from tests.support.bridge import BridgeProcess
+from tests.support.bridge import BridgeProcess, appears, file_text
 from tests.support.gateway import PASSWORD, Api
 from tests.support.http import HUMAN_SEND, ok
 from tests.support.smtp import D, message, send
@@ -68,18 +68,6 @@ async def _reply(stream: SseStream, mail_type: str = "final_summary") -> dict[st
         if event.json["mail_type"] == mail_type:
             data: dict[str, Any] = event.json
             return data
-
-
-def _text(path: Path) -> str:
-    return path.read_text() if path.exists() else ""
-
-
-async def _appears(path: Path) -> str:
-    """The file's text once a worker has written it (a few bytes: read on the loop)."""
-    async with asyncio.timeout(60):
-        while not (text := _text(path)):
-            await asyncio.sleep(0.02)
-    return text
 
 
 async def _completed(world: World, mail_id: str) -> None:
@@ -150,7 +138,7 @@ async def test_a_conversation_renamed_mid_turn_still_gets_its_reply(world: World
     ]
     async with open_stream(world.human) as stream:
         task = await world.task(steps, session_alias="before")
-        await _appears(world.file("started"))
+        await appears(world.file("started"))
         async with AgentClient(world.api.base_url, world.key) as agent:
             title = "Platform title"
             await agent.sync_session(task["session_id"], session_alias="titled", title=title)
@@ -172,12 +160,12 @@ async def test_sigkill_mid_turn_runs_it_again_once_with_the_note(world: World) -
     ]
     async with open_stream(world.human) as stream:
         task = await world.task(steps)
-        worker = int(await _appears(world.file("started")))
+        worker = int(await appears(world.file("started")))
         await bridge.kill()
         os.kill(worker, 9)  # the host went down: its worker with it
         world.file("started").unlink()
         await world.bridge()
-        assert int(await _appears(world.file("started"))) != worker  # run again
+        assert int(await appears(world.file("started"))) != worker  # run again
         world.file("go").touch()
         reply = await _reply(stream)
     assert INTERRUPTED in ok(await world.human.get(f"/api/v1/me/mail/{reply['mail_id']}"))["body"]
@@ -327,7 +315,7 @@ async def test_conversations_run_at_once_and_one_conversation_in_order(world: Wo
                 to="builder@root.new",
             )
         for n in range(3):
-            await _appears(world.file(f"s{n}"))
+            await appears(world.file(f"s{n}"))
         world.file("release").touch()
         for _ in range(3):
             await _reply(stream)
@@ -343,7 +331,7 @@ async def test_conversations_run_at_once_and_one_conversation_in_order(world: Wo
         await world.task(
             [{"do": "mark", "file": "b"}, {"do": "reply", "body": "b"}], to="builder@root.order"
         )
-        await _appears(world.file("a"))
+        await appears(world.file("a"))
         assert not world.file("b").exists()
         world.file("go-a").touch()
         await _reply(stream)
@@ -405,7 +393,7 @@ async def _question_recorded(world: World, question_mail_id: str) -> None:
     """The bridge has written the open question down (it does so just after sending it)."""
     records = world.data / "permissions.jsonl"
     async with asyncio.timeout(60):
-        while question_mail_id not in _text(records):
+        while question_mail_id not in file_text(records):
             await asyncio.sleep(0.02)
 
 

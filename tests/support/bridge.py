@@ -97,3 +97,16 @@ class BridgeProcess:
                     await self.process.wait()
             except TimeoutError:
                 await self.kill()
+
+
+def file_text(path: Path) -> str:
+    """The file's text, or "" while it does not exist."""
+    return path.read_text() if path.exists() else ""
+
+
+async def appears(path: Path) -> str:
+    """The file's text once a worker has written it (a few bytes: read on the loop)."""
+    async with asyncio.timeout(60):
+        while not (text := file_text(path)):
+            await asyncio.sleep(0.02)
+    return text
