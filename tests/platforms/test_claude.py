@@ -17,13 +17,14 @@ import pytest
 import pytest_asyncio
 
 from bridges.runtime.prompt import INTERRUPTED_NOTE
+from tests.support.bridge import appears, held
 from tests.support.claude_desk import TITLE_REQUEST, Desk, claude_desk, script
 from tests.support.desk import mail_id_in
 from tests.support.fake_model import Exchange, Reply, call, say
 from tests.support.gateway import PASSWORD
 from tests.support.http import HUMAN_SEND, ok
 from tests.support.imap import fetched, imap_login
-from tests.support.processes import children, ended
+from tests.support.processes import children, ended, running
 from tests.support.smtp import D, message, send
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -269,3 +270,79 @@ async def test_killed_mid_turn_the_session_runs_again_once_with_the_note(desk: D
     assert sum(notices) == 2, "the session was resumed: the first notice is in its history"
     detail = ok(await desk.human.get(f"/api/v1/me/sessions/{task['session_id']}"))
     assert [m["mail_type"] for m in detail["mails"]].count("final_summary") == 1
+
+
+async def test_b_a_turn_cut_after_read_mail_runs_again_once(desk: Desk) -> None:
+    """Kill cell (b): the model has read its task (read_mail marked it read) when the
+    bridge dies. The ledger, not the read state, runs it again once, with the note."""
+    read, release = asyncio.Event(), asyncio.Event()
+
+    async def answer(exchange: Exchange) -> Reply:
+        if TITLE_REQUEST in exchange.system:
+            return say(json.dumps({"title": "Cut after reading"}))
+        if INTERRUPTED_NOTE in exchange.task:
+            return say("second run")
+        if exchange.step == 0:
+            return call("read_mail", mail_id=mail_id_in(exchange))
+        read.set()
+        await held(release)  # never answered: the bridge dies first
+        return say("first run")
+
+    desk.model.script = answer
+    try:
+        task = await desk.task("Cut after reading")
+        await held(read)
+        assert read.is_set() and desk.bridge.process is not None
+        clis = children(desk.bridge.process.pid)
+        await desk.bridge.kill()
+        await desk.bridge.start()
+        final = await desk.next_mail(task["session_id"], "final_summary")
+    finally:
+        release.set()
+    assert final["body"] == "second run"
+    firsts = [e for e in desk.model.exchanges(task["mail_id"]) if e.step == 0 and not _titling(e)]
+    assert len(firsts) == 2 and INTERRUPTED_NOTE in firsts[1].task
+    assert not [pid for pid in clis if running(pid)]
+    assert len(await desk.mails(task["session_id"], "final_summary")) == 1
+    assert not await desk.mails(task["session_id"], "turn_failed")
+
+
+async def test_d_an_approved_command_cut_mid_run_is_asked_again(desk: Desk) -> None:
+    """Kill cell (d): an approved command runs when the bridge dies. The restart ends
+    what is left of it; the turn runs again and asks again, saying the approved run was
+    interrupted; approved again, it runs to its end, and one final summary comes."""
+    # The first run waits for ever; the run approved after the restart finds go.txt.
+    command = "echo $$ >> cut-command.txt; test -e go.txt || exec sleep 600"
+    desk.model.script = script(
+        lambda exchange: call("read_mail", mail_id=mail_id_in(exchange)),
+        call("Bash", command=command, description="Run the long command"),
+        lambda exchange: say(f"The command said: {exchange.results[-1].text}"),
+        title="Cut command",
+    )
+    task = await desk.task("Run the cut command")
+    asked = await desk.next_mail(task["session_id"], "permission_request")
+    await desk.decide(asked["mail_id"], "approve")
+    ran = desk.file("cut-command.txt")
+    pid = int(await appears(ran))
+    assert desk.bridge.process is not None
+    clis = children(desk.bridge.process.pid)
+    await desk.bridge.kill()
+    await desk.bridge.start()
+    await ended(pid)  # ended by the restart, if its CLI's death had not ended it
+    assert not [cli for cli in clis if running(cli)]
+    again = await desk.next_mail(task["session_id"], "permission_request")
+    assert again["mail_id"] != asked["mail_id"] and again["action"] == command
+    assert "interrupted while the approved command ran" in again["body"]
+    desk.file("go.txt").touch()
+    await desk.decide(again["mail_id"], "approve")
+    final = await desk.next_mail(task["session_id"], "final_summary")
+    assert final["body"].startswith("The command said:")
+    assert ran.read_text().count("\n") == 2  # the cut run and the approved re-run
+    firsts = [e for e in desk.model.exchanges(task["mail_id"]) if e.step == 0 and not _titling(e)]
+    assert len(firsts) == 2 and INTERRUPTED_NOTE in firsts[1].task
+    assert len(await desk.mails(task["session_id"], "permission_request")) == 2
+    assert len(await desk.mails(task["session_id"], "final_summary")) == 1
+
+
+def _titling(exchange: Exchange) -> bool:
+    return TITLE_REQUEST in exchange.system

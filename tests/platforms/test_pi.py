@@ -9,10 +9,8 @@ the task's subject, which the bridge's notification carries into every request.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
 import json
-import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -22,6 +20,8 @@ import pytest_asyncio
 from bridges.platforms.pi.rpc import PiProcess
 from bridges.runtime.prompt import INTERRUPTED_NOTE
 from tests.support import processes
+from tests.support.bridge import held
+from tests.support.desk import mail_id_in
 from tests.support.fake_model import Exchange, Reply, Script, call, say, steps
 from tests.support.http import HUMAN_SEND, ok
 from tests.support.pi_world import PI, PiWorld, pi_world
@@ -62,9 +62,7 @@ def _last_result(exchange: Exchange) -> str:
 
 def _read_the_mail(exchange: Exchange) -> Reply:
     """What the notification asks: read_mail(mail_id="…"), through the mail tool."""
-    found = re.search(r'read_mail\(mail_id="([^"]+)"\)', exchange.task)
-    assert found, exchange.task
-    return call("read_mail", mail_id=found.group(1))
+    return call("read_mail", mail_id=mail_id_in(exchange))
 
 
 async def test_an_approved_command_runs_and_the_answer_comes_back(
@@ -206,14 +204,6 @@ async def _recorded(journal: Path, text: str) -> None:
             await asyncio.sleep(0.02)
 
 
-async def _held(until: asyncio.Event) -> None:
-    """Hold a request until `until` (at most a minute: a bridge that never gets there
-    fails the test's assertions, not its timeout)."""
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(60):
-            await until.wait()
-
-
 async def test_three_conversations_run_at_once(world: PiWorld, router: Router) -> None:
     arrived: list[Exchange] = []
     all_in = asyncio.Event()
@@ -223,7 +213,7 @@ async def test_three_conversations_run_at_once(world: PiWorld, router: Router) -
             arrived.append(exchange)
             if len(arrived) == 3:
                 all_in.set()
-            await _held(all_in)
+            await held(all_in)
         return say("together done")
 
     router.routes["together-"] = together
@@ -244,7 +234,7 @@ async def test_two_mails_to_one_conversation_run_one_after_the_other(
 
     async def first(exchange: Exchange) -> Reply:
         if exchange.step == 0:
-            await _held(second_sent)  # the first turn is still running when the second mail comes
+            await held(second_sent)  # the first turn is still running when the second mail comes
         return say("first done")
 
     # Subjects with a space: the alias (serial-first) must not match the second's route.
@@ -275,7 +265,7 @@ async def test_a_restart_runs_a_cut_turn_again_once_and_applies_a_decision_once(
         if INTERRUPTED_NOTE in exchange.task:
             return say("second run")
         cut.set()
-        await _held(release)  # never answered: the bridge dies first
+        await held(release)  # never answered: the bridge dies first
         return say("first run")
 
     router.routes["restart-running"] = cut_short
@@ -283,7 +273,7 @@ async def test_a_restart_runs_a_cut_turn_again_once_and_applies_a_decision_once(
     asked = await world.mail.reply(parked["session_id"], "permission_request")
     await _recorded(world.data / "permissions.jsonl", asked["mail_id"])
     busy = await world.task("restart-running")
-    await _held(cut)
+    await held(cut)
     assert world.bridge.process is not None
     orphans = processes.children(world.bridge.process.pid)  # the parked pi, the busy one, the spare
     await world.bridge.kill()  # pi's dialog is lost with it
@@ -315,12 +305,12 @@ async def test_b_a_turn_cut_after_read_mail_runs_again_once(world: PiWorld, rout
         if exchange.step == 0:
             return _read_the_mail(exchange)
         read.set()
-        await _held(release)  # never answered: the bridge dies first
+        await held(release)  # never answered: the bridge dies first
         return say("first run")
 
     router.routes["cut-after-read"] = cut_after_read
     sent = await world.task("cut-after-read")
-    await _held(read)
+    await held(read)
     assert world.bridge.process is not None
     pis = processes.children(world.bridge.process.pid)
     await world.bridge.kill()

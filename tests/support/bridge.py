@@ -99,6 +99,14 @@ class BridgeProcess:
                 await self.kill()
 
 
+async def held(until: asyncio.Event) -> None:
+    """Hold a model request until `until` (at most a minute: a bridge that never gets
+    there fails the test's assertions, not its timeout)."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(60):
+            await until.wait()
+
+
 def file_text(path: Path) -> str:
     """The file's text, or "" while it does not exist."""
     return path.read_text() if path.exists() else ""
