@@ -2,7 +2,8 @@
 thinking with the scripted fake model as an OpenAI-compatible provider: permissions
 approved, rejected and always allowed, the question tool, the session kept per
 conversation, naming both ways, and restarts: the bridge SIGKILLed in the middle of
-a turn, after one, and while a permission is open (docs/bridges.md#opencode).
+a turn, after one, while a permission is open, and the kill matrix's cells (b) after
+`read_mail` and (d) while an approved command runs (docs/bridges.md#opencode).
 
 One gateway, fake model and bridge serve the file (tests/support/opencode_desk.py);
 the restart tests leave the bridge running again for the tests after them."""
@@ -10,6 +11,7 @@ the restart tests leave the bridge running again for the tests after them."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -19,7 +21,9 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
+from bridges.runtime.process_tree import descendants
 from bridges.runtime.prompt import INTERRUPTED_NOTE
+from tests.support import processes
 from tests.support.desk import mail_id_in
 from tests.support.fake_model import Exchange, Reply, call, say
 from tests.support.http import HUMAN_SEND, ok
@@ -233,4 +237,97 @@ async def test_opencode_killed_alone_mid_turn_is_started_again_and_the_turn_goes
     final = await desk.next_mail(task["session_id"], "final_summary")
     assert final["body"] == "Done after opencode came back."
     assert desk.serving()[1] != opencode
+    assert len(await desk.mails(task["session_id"], "final_summary")) == 1
+
+
+async def _held(until: asyncio.Event) -> None:
+    """Hold a model request until `until` (at most a minute: a bridge that never gets
+    there fails the test's assertions, not its timeout)."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(60):
+            await until.wait()
+
+
+def _started_by_bridge(desk: Desk) -> list[int]:
+    """Every process below the running bridge: opencode serve, its tools, its MCP servers."""
+    assert desk.bridge.process is not None
+    return descendants(desk.bridge.process.pid)
+
+
+async def test_b_a_turn_cut_after_read_mail_runs_again_once(desk: Desk) -> None:
+    """Kill cell (b): the model has read its task (read_mail marked it read) when the
+    bridge dies. The ledger, not the read state, runs it again once, with the note."""
+    read, release = asyncio.Event(), asyncio.Event()
+
+    async def work(exchange: Exchange) -> Reply:
+        if INTERRUPTED_NOTE in exchange.task:
+            return say("Second run.")
+        if exchange.step == 0:
+            return call("read_mail", mail_id=mail_id_in(exchange))
+        read.set()
+        await _held(release)  # never answered: the bridge dies first
+        return say("Too late: nobody listens.")
+
+    desk.model.script = script(work)
+    task = await desk.task("Cut after reading")
+    await _held(read)
+    assert read.is_set()
+    started = _started_by_bridge(desk)
+    try:
+        await _killed(desk)
+    finally:
+        release.set()
+    await desk.bridge.start()
+
+    final = await desk.next_mail(task["session_id"], "final_summary")
+    assert final["body"] == "Second run."
+    runs = [e for e in desk.model.exchanges(task["mail_id"]) if e.tools and e.step == 0]
+    assert [INTERRUPTED_NOTE in e.task for e in runs] == [False, True]
+    assert not [pid for pid in started if processes.running(pid)]
+    assert len(await desk.mails(task["session_id"], "final_summary")) == 1
+    assert not await desk.mails(task["session_id"], "turn_failed")
+
+
+async def test_d_an_approved_command_cut_mid_run_is_asked_again(desk: Desk) -> None:
+    """Kill cell (d): an approved command runs when the bridge dies (opencode dies with
+    it; the command would live on, reparented). The restart ends the command; the turn
+    runs again and asks again for the same command, saying the approved run was
+    interrupted; approved, it runs again (to its end this time), one final reply comes."""
+    command = "echo $$ >> cut-command.txt; [ -e go-on ] || exec sleep 600"
+
+    def work(exchange: Exchange) -> Reply:
+        if exchange.step == 0:
+            return call("read_mail", mail_id=mail_id_in(exchange))
+        if exchange.step == 1:
+            return call("bash", command=command, description="Cut it")
+        return say(f"The command said: {exchange.results[-1].text}")
+
+    desk.model.script = script(work)
+    task = await desk.task("Cut the command")
+    asked = await desk.next_mail(task["session_id"], "permission_request")
+    await desk.decide(asked["mail_id"], "approve")
+    ran = desk.file("cut-command.txt")
+    async with asyncio.timeout(30):
+        while not (ran.exists() and ran.read_text().endswith("\n")):
+            await asyncio.sleep(0.02)
+    pid = int(ran.read_text())
+    started = _started_by_bridge(desk)
+    assert pid in started
+    await _killed(desk)
+    await desk.bridge.start()
+    await processes.ended(pid)  # ended by the restart, if opencode's death did not end it
+    assert not [pid for pid in started if processes.running(pid)]
+
+    asked_again = await desk.next_mail(task["session_id"], "permission_request")
+    assert asked_again["action"] == command
+    assert "interrupted while the approved command ran" in asked_again["body"]
+    desk.file("go-on").touch()  # the second run ends at once
+    await desk.decide(asked_again["mail_id"], "approve")
+    final = await desk.next_mail(task["session_id"], "final_summary")
+    assert final["body"] == "The command said: (no output)"
+    assert ran.read_text().splitlines()[0] == str(pid)
+    assert len(ran.read_text().splitlines()) == 2  # the cut run, then the approved re-run
+    runs = [e for e in desk.model.exchanges(task["mail_id"]) if e.tools and e.step == 0]
+    assert [INTERRUPTED_NOTE in e.task for e in runs] == [False, True]
+    assert len(await desk.mails(task["session_id"], "permission_request")) == 2
     assert len(await desk.mails(task["session_id"], "final_summary")) == 1
