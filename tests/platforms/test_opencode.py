@@ -11,7 +11,6 @@ the restart tests leave the bridge running again for the tests after them."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import signal
@@ -24,6 +23,7 @@ import pytest_asyncio
 from bridges.runtime.process_tree import descendants
 from bridges.runtime.prompt import INTERRUPTED_NOTE
 from tests.support import processes
+from tests.support.bridge import held
 from tests.support.desk import mail_id_in
 from tests.support.fake_model import Exchange, Reply, call, say
 from tests.support.http import HUMAN_SEND, ok
@@ -240,14 +240,6 @@ async def test_opencode_killed_alone_mid_turn_is_started_again_and_the_turn_goes
     assert len(await desk.mails(task["session_id"], "final_summary")) == 1
 
 
-async def _held(until: asyncio.Event) -> None:
-    """Hold a model request until `until` (at most a minute: a bridge that never gets
-    there fails the test's assertions, not its timeout)."""
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(60):
-            await until.wait()
-
-
 def _started_by_bridge(desk: Desk) -> list[int]:
     """Every process below the running bridge: opencode serve, its tools, its MCP servers."""
     assert desk.bridge.process is not None
@@ -265,12 +257,12 @@ async def test_b_a_turn_cut_after_read_mail_runs_again_once(desk: Desk) -> None:
         if exchange.step == 0:
             return call("read_mail", mail_id=mail_id_in(exchange))
         read.set()
-        await _held(release)  # never answered: the bridge dies first
+        await held(release)  # never answered: the bridge dies first
         return say("Too late: nobody listens.")
 
     desk.model.script = script(work)
     task = await desk.task("Cut after reading")
-    await _held(read)
+    await held(read)
     assert read.is_set()
     started = _started_by_bridge(desk)
     try:
