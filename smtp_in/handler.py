@@ -9,6 +9,7 @@ it committed (RFC 5321 §4.1.1.4: the reply to DATA takes responsibility).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import re
 import time
@@ -191,9 +192,12 @@ class SubmissionHandler:
         key = None
         if message.has_message_id:
             mail_from, recipients = envelope.mail_from or "", envelope.rcpt_tos
-            key = await _off_the_loop_when_big(
-                raw, submission_key, message_id, mail_from, recipients, raw
-            )
+            # The kept bytes are the submitted ones unless headers were added: their hash
+            # then serves (a Date added now would make every resend look new).
+            content = original.sha256
+            if len(original.data) != len(raw):
+                content = await _off_the_loop_when_big(raw, _sha256, raw)
+            key = submission_key(message_id, mail_from, recipients, content)
         reply_to = await replied_mail(self.store, principal, message.replies_to)
         plan = await plan_mails(
             self.store,
@@ -265,6 +269,10 @@ def _read_submission(raw: bytes, sender: str, domain: str) -> tuple[Submitted, s
         date=None if message.has_date else format_datetime(datetime.now(UTC)),
     )
     return message, message_id, Original.of(kept)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 async def _off_the_loop_when_big(

@@ -48,13 +48,14 @@ _log = logging.getLogger(__name__)
 Answer = Callable[[list[SendResult]], str]
 
 
-def submission_key(message_id: str, mail_from: str, recipients: Sequence[str], raw: bytes) -> str:
-    """What makes two submissions the same one, as a hex digest (CPU work over the
-    message's bytes: a worker thread for a big one)."""
+def submission_key(
+    message_id: str, mail_from: str, recipients: Sequence[str], content_sha256: str
+) -> str:
+    """What makes two submissions the same one, as a hex digest; `content_sha256` is the
+    submitted bytes' (most often the kept original's own hash, computed once)."""
     digest = hashlib.sha256()
-    for part in (message_id, mail_from, *recipients):
+    for part in (message_id, mail_from, *recipients, content_sha256):
         digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
-    digest.update(hashlib.sha256(raw).digest())
     return digest.hexdigest()
 
 
