@@ -10,7 +10,7 @@ import pytest
 from imap_view.config import GatewayImapConfig
 from tests.support.gateway import PASSWORD, Api, running_gateway
 from tests.support.imap import connect, imap_login
-from tests.support.metrics import moved, scrape
+from tests.support.metrics import login_outcomes, scrape
 from tests.support.raw_lines import raw_connection
 
 D = "agentmail.localhost"
@@ -122,11 +122,7 @@ async def test_repeated_failed_logins_are_refused_then_slowed(
             async with imap_login(gateway, "jianf") as imap:  # from 127.0.0.1
                 await imap.ok("select", "INBOX")
             after = await scrape(api.client())
-            logins = "agentmail_logins_total"
-            assert moved(before, after, logins, protocol="imap", outcome="failed") == 2
-            assert moved(before, after, logins, protocol="imap", outcome="refused") == 1
-            assert moved(before, after, logins, protocol="imap", outcome="ok") == 1
-            slowed = moved(before, after, "agentmail_login_delay_seconds_count", protocol="imap")
-            assert slowed == 1
+            outcomes = login_outcomes(before, after, "imap")
+            assert outcomes == {"failed": 2, "refused": 1, "ok": 1, "slowed": 1}, outcomes
         finally:
             await api.close()

@@ -15,7 +15,7 @@ from sqlalchemy import select, update
 from core.store.models import Conversation, Mail
 from core.store.raw_messages import originals_of
 from tests.support.gateway import PASSWORD, Api, running_gateway
-from tests.support.metrics import moved, scrape
+from tests.support.metrics import login_outcomes, scrape
 from tests.support.raw_lines import raw_connection
 from tests.support.smtp import D, agent_with_key, message, send, session
 from tests.support.sse import open_stream
@@ -261,12 +261,8 @@ async def test_repeated_failed_logins_are_refused_then_slowed(
             client = await session(api, "jianf", PASSWORD)  # from 127.0.0.1
             await client.quit()
             after = await scrape(api.client())
-            logins = "agentmail_logins_total"
-            assert moved(before, after, logins, protocol="smtp", outcome="failed") == 2
-            assert moved(before, after, logins, protocol="smtp", outcome="refused") == 1
-            assert moved(before, after, logins, protocol="smtp", outcome="ok") == 1
-            slowed = moved(before, after, "agentmail_login_delay_seconds_count", protocol="smtp")
-            assert slowed == 1
+            outcomes = login_outcomes(before, after, "smtp")
+            assert outcomes == {"failed": 2, "refused": 1, "ok": 1, "slowed": 1}, outcomes
         finally:
             await api.close()
 

@@ -29,3 +29,15 @@ def value(samples: Samples, name: str, **labels: str) -> float:
 
 def moved(before: Samples, after: Samples, name: str, **labels: str) -> float:
     return value(after, name, **labels) - value(before, name, **labels)
+
+
+def login_outcomes(before: Samples, after: Samples, protocol: str) -> dict[str, float]:
+    """How the logins of `protocol` ended between two scrapes (`agentmail_logins_total`
+    by outcome), and how many waited as slowed (`slowed`)."""
+    outcomes = {
+        outcome: moved(before, after, "agentmail_logins_total", protocol=protocol, outcome=outcome)
+        for outcome in ("failed", "refused", "ok")
+    }
+    slowed = "agentmail_login_delay_seconds_count"
+    outcomes["slowed"] = moved(before, after, slowed, protocol=protocol)
+    return outcomes
