@@ -40,7 +40,7 @@ def test_the_wheel_holds_the_ui_and_the_migrations(wheel: Path) -> None:
     assert any(n.startswith("api/web_dist/assets/") for n in names)
     assert "core/store/migrations/env.py" in names
     assert "core/store/migrations/script.py.mako" in names
-    assert any(re.match(r"core/store/migrations/versions/0001_\w+\.py$", n) for n in names)
+    assert any(re.match(r"core/store/migrations/versions/01_0001_\w+\.py$", n) for n in names)
     assert wheel.name == f"agentmail_gateway-{VERSION}-py3-none-any.whl"
 
 
