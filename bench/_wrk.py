@@ -1,4 +1,4 @@
-"""Load from `wrk` (C): HTTP throughput that is not capped by a Python client (issue 14).
+"""Load from `wrk` (C): HTTP throughput that is not capped by a Python client.
 
 A Python client on this 2-CPU machine spends ~1 ms of CPU per request, so it
 cannot drive a hello-world app past ~1,000 requests/s and the baseline looked
