@@ -3,7 +3,7 @@
 Mail clients poll with the same lines again and again (`NOOP`, `STATUS INBOX
 (MESSAGES UNSEEN UIDNEXT)`, `UID SEARCH UNSEEN`, `UID FETCH 1:* (FLAGS)`), and
 pymap parsed each anew: parameter copies, a regular expression per token, an object
-per list item, a tenth of the IMAP mix's CPU (issue 14). A command's parse depends
+per list item, a tenth of the IMAP mix's CPU. A command's parse depends
 only on the bytes after the tag, on the parsing parameters and on whether the
 session enabled UTF8=ACCEPT (mailbox names, imap_view/mailbox_names.py): RFC 3501
 §9's grammar has no other state besides literals. So the parsed command of a line

@@ -1,4 +1,4 @@
-"""Issue 15, item 1: the wheel carries the web UI and the migrations and runs without Node.
+"""The wheel carries the web UI and the migrations and runs without Node.
 
 The wheel is built by `python -m build` as a release would be, installed by pip
 into a fresh virtualenv (its dependencies shared, tests/support/packaging.py
