@@ -4,7 +4,7 @@ A README lists its modules as list items or table rows that start with the modul
 name in backticks: `` - `name.py` — … `` or `` | `name.py` | … | ``; a subpackage is
 `` `name/` ``. Prose may mention anything. Every package `__init__.py` says in a
 docstring what lives there. docs/architecture.md plays this part for core
-(tests/unit/test_architecture_doc.py).
+(tests/unit/test_architecture_doc.py), and bench/README.md names every bench.
 """
 
 from __future__ import annotations
@@ -50,3 +50,10 @@ def test_every_package_says_what_lives_there() -> None:
                 continue
             docstring = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
             assert docstring, f"{init.relative_to(ROOT)} has no docstring"
+
+
+def test_bench_readme_names_every_bench() -> None:
+    """bench/README.md says which goal each bench measures: every file, and no other."""
+    readme = (ROOT / "bench" / "README.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`(\w+\.py)`", readme))
+    assert named == {p.name for p in (ROOT / "bench").glob("*.py")}
