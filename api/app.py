@@ -59,8 +59,8 @@ def create_app(
         docs_url=None,  # api/docs.py serves it without a CDN or an inline script
         redoc_url=None,
         # FastAPI's native OpenTelemetry looks up the global providers (and the
-        # environment) on every request even when none is configured: 2% of a REST
-        # send. The gateway's metrics are its own (api/metrics.py, GET /metrics).
+        # environment) on every request even when none is configured. The gateway's
+        # metrics are its own (api/metrics.py, GET /metrics).
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     app.state.settings = settings

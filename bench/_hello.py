@@ -53,7 +53,7 @@ async def serve(host: str, port: int, nodelay: bool) -> None:
         # Accepted sockets inherit this. uvicorn's own sockets get TCP_NODELAY from
         # asyncio, but a socket made by socket.create_server (proto 0) does not, and
         # then every response written in two parts (headers, body) waits for the
-        # client's delayed ACK: about 40 ms per request on Linux.
+        # client's delayed ACK.
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     config = uvicorn.Config(
         app,

@@ -21,7 +21,7 @@ _LITERAL = re.compile(rb"\{(\d+)\}\r\n$")
 
 # What one command of the mix is: its name in the report, its weight, and its line given a
 # random source and the folder's size. The weights are an outside stress run's
-# proportions (issue 14): mostly cheap commands, as idle clients polling send.
+# proportions: mostly cheap commands, as idle clients polling send.
 Make = Callable[[random.Random, int], bytes]
 MIX: list[tuple[str, int, Make]] = [
     ("NOOP", 30, lambda r, n: b"NOOP"),

@@ -200,10 +200,9 @@ class Senders:
     """The HTTP clients of the senders: one per sender (default), or one shared pool.
 
     httpx's connection pool costs CPU per request that grows with the number of
-    connections it holds: on a 2-CPU machine, 20 workers on one shared client
-    spent ~3 ms of client CPU per request against ~1.2 ms with a client each,
-    which capped the hello-world baseline near 300 requests/s. A client per
-    sender keeps the client cheaper, so the baseline measures the server more.
+    connections it holds, so 20 workers on one shared client capped the
+    hello-world baseline well below its rate. A client per sender keeps the client
+    cheaper, so the baseline measures the server more.
     """
 
     def __init__(self, base_url: str, count: int, token: str, *, shared: bool) -> None:

@@ -1,4 +1,4 @@
-"""The peers a user would compare the gateway with, installed by the bench itself (issue 14).
+"""The peers a user would compare the gateway with, installed by the bench itself.
 
 - **maildev 3.0.0** (Node): a mail catcher that takes SMTP and keeps each message in
   a file, unsynced. `smtp_ingest.py` sends it the same client load as the gateway.

@@ -1,7 +1,7 @@
 """What `rest_loop.py` prints once the load is done: tables, summary, goals, profiles.
 
 The two Rich tables (one column per server, then the delivery latency split at
-the server's stamp), the summary panel with the goals of issue 2 marked met or
+the server's stamp), the summary panel with the REST goals (docs/performance.md) marked met or
 not met, the notes on anything that makes the figures less trustworthy, the
 OK/FAIL line of the delivery check, the machine facts, and the summaries of a
 cProfile or py-spy profile of the gateway.

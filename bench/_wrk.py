@@ -1,8 +1,8 @@
-"""Load from `wrk` (C): HTTP throughput that is not capped by a Python client (issue 14).
+"""Load from `wrk` (C): HTTP throughput that is not capped by a Python client.
 
-A Python client on this 2-CPU machine spends ~1 ms of CPU per request, so it
-cannot drive a hello-world app past ~1,000 requests/s and the baseline looked
-slower than it is. `wrk` costs a few µs per request. The bench writes a Lua
+A Python client spends far more CPU per request than a hello-world app does, so
+it cannot drive one to its rate and the baseline looks slower than it is; `wrk`
+costs next to nothing per request. The bench writes a Lua
 script into its temp dir that gives every request its own JSON body (the `to`
 rotates over the agents, the subject is unique: `wrk r<round>.<thread> <n> to <agent>`,
 so the SSE check can find each mail), and prints the summary from wrk's `done`

@@ -21,7 +21,7 @@
 5. `--select-messages` mails go into heavy's INBOX by bulk inserts through the store
    (the rows the write path makes); SELECT INBOX is timed `--rounds` times.
 
-Goals (issue 5): FETCH within 5x of Dovecot, mbsync within 3x, IDLE p99 < 100 ms,
+Goals (docs/performance.md): FETCH within 5x of Dovecot, mbsync within 3x, IDLE p99 < 100 ms,
 SELECT of 100,000 messages < 1 s. See bench/README.md.
 """
 

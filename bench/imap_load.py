@@ -17,7 +17,7 @@
    milliseconds per command (its process tree; for the gateway on PostgreSQL also the
    backends serving its database), with `uptime`.
 
-Goals (issue 14): the gateway's commands/s at least a third of Dovecot's; NOOP p99
+Goals (docs/performance.md): the gateway's commands/s at least a third of Dovecot's; NOOP p99
 under 10 ms. See bench/README.md.
 """
 

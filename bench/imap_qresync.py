@@ -15,7 +15,7 @@
    VANISHED and a FETCH per changed message); beside it what a client without
    QRESYNC does, `SELECT INBOX` and `UID FETCH 1:* (FLAGS)`, each timed.
 
-Goal (issue 16): the QRESYNC resync under 50 ms. See bench/README.md.
+Goal (docs/performance.md): the QRESYNC resync under 50 ms. See bench/README.md.
 """
 
 from __future__ import annotations

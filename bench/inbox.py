@@ -17,7 +17,7 @@
 3. Prints the query plans (SQLite `EXPLAIN QUERY PLAN`, PostgreSQL `EXPLAIN`)
    of the page and the count statements, which show the index they use.
 
-Goal (issue 3): under 10 ms each on SQLite. See bench/README.md.
+Goal (docs/performance.md): under 10 ms each on SQLite. See bench/README.md.
 """
 
 from __future__ import annotations

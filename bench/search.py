@@ -14,7 +14,7 @@
    heavy recipient: a rare word, a common word, a path fragment, Chinese, a
    filter alone, a word with a filter, and the baseline: one mail by its `id`.
 
-Goal (issue 12): p95 under 50 ms on SQLite. See bench/README.md.
+Goal (docs/performance.md): p95 under 50 ms on SQLite. See bench/README.md.
 """
 
 from __future__ import annotations

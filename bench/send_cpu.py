@@ -1,4 +1,4 @@
-"""CPU and statements per mail of the write path, in process: the paired measure of issue 14.
+"""CPU and statements per mail of the write path, in process, for paired before/after runs.
 
     PYTHONPATH=$PWD .venv/bin/python bench/send_cpu.py [--path rest|http|smtp] [--mails 300]
         [--database-url postgresql://postgres@127.0.0.1:5432/postgres]

@@ -60,7 +60,7 @@ ADMIN_PASSWORD = "bench-admin-password"
 DOMAIN = "agentmail.localhost"
 SENDER = f"bench@{DOMAIN}"
 GOAL_RATIO = 0.5
-PEER_GOAL = 1.2  # issue 14: the gateway (with fsync) at 1.2x maildev (unsynced files)
+PEER_GOAL = 1.2  # the goal: the gateway (with fsync) at 1.2x maildev (unsynced files)
 
 
 def recipient(index: int, conversations: int) -> str:

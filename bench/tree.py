@@ -18,7 +18,7 @@
    reader-thread hand-off (SQLite) or `run_sync` (asyncpg) and building the views.
 3. Counts the SQL statements of each case (a `before_cursor_execute` listener).
 
-Goal (issue 3): one statement and under 20 ms on SQLite for the first chunk.
+Goal (docs/performance.md): one statement and under 20 ms on SQLite for the first chunk.
 A benchmark: missing the goal is reported, not a failure. See bench/README.md.
 """
 

@@ -131,7 +131,7 @@ class Settings(BaseSettings):
         12, ge=4, le=31, description="Cost of new password hashes (bcrypt log rounds)."
     )
 
-    # SMTP session and message limits (security issue 10, holes 3 and 8; docs/smtp.md).
+    # SMTP session and message limits (docs/smtp.md).
     smtp_max_recipients: int = Field(
         100,
         ge=1,
@@ -181,7 +181,7 @@ class Settings(BaseSettings):
     imap_max_connections_per_address: int = Field(
         20, ge=1, description="IMAP connections open at once from one client address."
     )
-    # IMAP flags and keywords (issue 11: keywords kept per recipient).
+    # IMAP flags and keywords (kept per recipient).
     imap_max_keywords_per_mail: int = Field(
         32, ge=1, le=1000, description="Keywords one recipient may set on one mail."
     )
@@ -240,7 +240,7 @@ class Settings(BaseSettings):
         100, ge=1, description="Open HTTP connections one client address may hold (503 beyond)."
     )
 
-    # Web UI backend (issue 12): mail client settings for the Account page, search.
+    # Web UI backend: mail client settings for the Account page, search.
     public_host: str = Field(
         "",
         max_length=253,
@@ -272,7 +272,7 @@ class Settings(BaseSettings):
         description="Search counts and ranks at most this many matches; beyond, newest first.",
     )
 
-    # Operations (issue 15): metrics and logs.
+    # Operations: metrics and logs.
     metrics_allow: str = Field(
         "",
         max_length=4096,

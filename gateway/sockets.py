@@ -36,7 +36,7 @@ def bind_tcp(host: str, port: int, backlog: int, name: str) -> socket.socket:
     too, because asyncio's `create_server` listens again with its own default (100).
 
     Created with IPPROTO_TCP explicitly: asyncio only sets TCP_NODELAY on sockets
-    whose protocol says TCP, and without it every response waits ~40 ms for the
+    whose protocol says TCP, and without it a response's second write waits for the
     peer's delayed ACK (Nagle).
     """
     try:

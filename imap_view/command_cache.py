@@ -3,7 +3,7 @@
 Mail clients poll with the same lines again and again (`NOOP`, `STATUS INBOX
 (MESSAGES UNSEEN UIDNEXT)`, `UID SEARCH UNSEEN`, `UID FETCH 1:* (FLAGS)`), and
 pymap parsed each anew: parameter copies, a regular expression per token, an object
-per list item, a tenth of the IMAP mix's CPU (issue 14). A command's parse depends
+per list item. A command's parse depends
 only on the bytes after the tag, on the parsing parameters and on whether the
 session enabled UTF8=ACCEPT (mailbox names, imap_view/mailbox_names.py): RFC 3501
 §9's grammar has no other state besides literals. So the parsed command of a line
@@ -17,7 +17,7 @@ its copies, so nothing may change one after parsing; nothing in pymap or here do
 (a FETCH's attributes are copied before use, imap_view/condstore.py). The copy is
 made from the command's `__dict__` (pymap's commands keep every field there; their
 classes' `__slots__` are empty): `copy.copy` went through `__reduce_ex__` and
-`copyreg`, half of the parse cache's cost on a NOOP.
+`copyreg`.
 """
 
 from __future__ import annotations

@@ -82,7 +82,7 @@ class GatewayImapConfig(IMAPConfig):
         self._allow_plaintext_auth = allow_plaintext_auth
         self._implicit_tls = implicit_tls
         # Once: pysasl finds its mechanisms by scanning every installed package's entry
-        # points, ~20 ms of the loop's time that each connection spent before its greeting.
+        # points, on the loop, which each connection paid before its greeting.
         self._mechanisms = SASLAuth.named(MECHANISMS)
         self._no_mechanisms = SASLAuth([])
 

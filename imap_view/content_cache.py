@@ -1,14 +1,13 @@
 """Message contents shared by every IMAP session of the process: parsed, and the bytes
 they were parsed from.
 
-A parsed mail holds ten to twenty times its length (`memory_of`), so a folder of a
-thousand mails does not fit the default 64 MiB parsed, and a client that reads them
-in order (mbsync's pull, one `UID FETCH n (BODY.PEEK[])` each) finds none of them
-cached: each was loaded from the store and rendered again (13.6 ms of CPU a mail on
-PostgreSQL, issue 14), rendering being two thirds of that. So a quarter of the
-budget keeps the rendered bytes, counted by their size, apart from the parsed
-contents: a mail whose parsed content was evicted is parsed again from its bytes,
-neither read nor rendered.
+A parsed mail holds many times its length (`memory_of`), so a folder of a thousand
+mails does not fit the default budget parsed, and a client that reads them in order
+(mbsync's pull, one `UID FETCH n (BODY.PEEK[])` each) would find none of them cached:
+each loaded from the store and rendered again, rendering being most of that. So a
+quarter of the budget keeps the rendered bytes, counted by their size, apart from the
+parsed contents: a mail whose parsed content was evicted is parsed again from its
+bytes, neither read nor rendered.
 """
 
 from __future__ import annotations

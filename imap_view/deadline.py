@@ -3,7 +3,7 @@
 Every command an IMAP client sends is awaited under a timeout (the idle timeout
 between commands, RFC 3501 §5.4; imap_view/connection.py). `asyncio.timeout` per
 read made a `Timeout`, pushed a timer on the loop's heap and cancelled it again:
-a tenth of a NOOP's CPU (issue 14), for a timer that almost never fires. Here a
+work on every command for a timer that almost never fires. Here a
 read only writes down when it must be done by; the connection's one timer stays
 where it was unless the new deadline is earlier, and when it fires before the
 current deadline it is armed again for that deadline. A read that takes too long

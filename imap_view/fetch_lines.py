@@ -1,5 +1,5 @@
 """FETCH responses written by one function per message, over bytes kept per flag set
-and per content (issue 14).
+and per content.
 
 For every message of a FETCH, pymap built a `MessageAttributes`, a `FetchValue` per
 attribute, a `List` of them and an async context manager that loads the content, then

@@ -2,7 +2,7 @@
 
 Clients poll with `UID SEARCH UNSEEN` (or `DELETED`, `FLAGGED`, `KEYWORD $Label1`):
 pymap made a loaded-message object for every message and walked the criteria
-through two generators for each (a tenth of the IMAP mix's CPU, issue 14). When
+through two generators for each. When
 every top-level criterion is a flag test (RFC 3501 §6.4.4: ANSWERED, DELETED,
 DRAFT, FLAGGED, RECENT, SEEN, KEYWORD, their UN- forms and OLD), ALL, or a MODSEQ
 the caller applied already, a message matches exactly when its flags hold every

@@ -7,7 +7,7 @@ a reconnect of LISTEN wakes everyone). IDLE already rests on that. So a read tak
 when the session's wake count (`Subscription.wakes`) was g is still the truth
 while the count is g: a NOOP, a STATUS or a LIST of an idle session, or one polling
 a quiet mailbox, needs no store read at all, and a busy gateway does not spend a
-thread hand-off and a query per command to learn that nothing changed (issue 14).
+thread hand-off and a query per command to learn that nothing changed.
 
 Only a process that writes the store without this gateway's bus can change what a
 session shows unseen: another gateway process on the same SQLite file, or the CLI

@@ -48,11 +48,11 @@ from smtp_in.sender_headers import foreign_address_in_name, with_added_headers
 log = logging.getLogger("agentmail.smtp")
 P = ParamSpec("P")
 R = TypeVar("R")
-# Messages up to this size are parsed and hashed on the loop (~0.3 ms for 4 KB, about
-# 1 ms at this size); bigger ones in a worker thread, so the loop keeps serving others.
+# Messages up to this size are parsed and hashed on the loop (under the GIL a worker
+# thread is no faster); bigger ones in a worker thread, so the loop keeps serving others.
 INLINE_BYTES = 32 * 1024
-# HTML costs more a byte (markdownify takes some 50 µs an element: 200 ms for 32 KB of
-# table cells), so a message with an HTML part goes to the thread from this size.
+# HTML costs more a byte (markdownify's cost is per element, and a table is many), so a
+# message with an HTML part goes to the thread from this size.
 INLINE_HTML_BYTES = 4 * 1024
 _HTML = re.compile(rb"text/html", re.IGNORECASE)
 

@@ -80,8 +80,8 @@ class Submitted:
 
 # Printable ASCII without an encoded word: what the header registry would make of an
 # unstructured header (Subject, In-Reply-To, References) is the unfolded text itself,
-# and of a Message-ID that is one `<…>` the same `<…>`. Such text skips the registry
-# (a quarter of a message's parsing); anything else is parsed as before.
+# and of a Message-ID that is one `<…>` the same `<…>`. Such text skips the registry;
+# anything else is parsed by it.
 _PLAIN = re.compile(r"[\x20-\x7e\t]*")
 _AS_WRITTEN = {"subject", "in-reply-to", "references"}
 _SIMPLE_MSGID = re.compile(r"<[^<>\s@\"()\\,;:\[\]]+@[^<>\s@\"()\\,;:\[\]]+>")

@@ -53,7 +53,7 @@ def reply_for(exc: domain.DomainError) -> str:
     code, enhanced = next(r for cls, r in REPLIES.items() if isinstance(exc, cls))
     reason = _one_line(exc.message)
     if isinstance(exc, domain.RateLimited) and f"{exc.retry_after} s" not in reason:
-        reason += f" (try again in {exc.retry_after} s)"  # said once (issue 11, item 20)
+        reason += f" (try again in {exc.retry_after} s)"  # said once
     return f"{code} {enhanced} {reason}"
 
 

@@ -1,6 +1,6 @@
 """Where an agent's key comes from, without the key ever leaving the agent's host.
 
-In order (issue 13, item 1; docs/bridges.md):
+In order (docs/bridges.md):
 
 1. `AGENTMAIL_AGENT_KEY`: a key given to this process (it is not written anywhere);
 2. the key file, `agent.key` in `AGENTMAIL_KEY_DIR` (default `~/.agentmail`), mode 0600;

@@ -2,7 +2,7 @@
 
 For MCP agents that have no bridge. A bridged platform's own permission prompts
 are forwarded by its bridge instead, never left to a tool the model might
-forget to call (issue 13, item 3). The request expires when the tool stops
+forget to call. The request expires when the tool stops
 waiting, so a late decision can never approve an action the model gave up on.
 """
 

@@ -172,7 +172,7 @@ def lock_request(session: Session, mail_id: str) -> Mail | None:
     """The request row, locked after its conversation's: every transaction that changes
     a request (the button, a reply by mail, the expiry sweep) and every mail sent into
     a conversation lock the conversation first, so two of them never wait on each other
-    in opposite orders (PostgreSQL deadlock, issue 11)."""
+    in opposite orders (a deadlock on PostgreSQL)."""
     conversation_id = session.scalar(select(Mail.session_id).where(Mail.id == mail_id))
     if conversation_id is not None:
         by_id_locked(session, conversation_id)

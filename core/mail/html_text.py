@@ -2,12 +2,12 @@
 text without markup, always in time linear in the input.
 
 The Markdown path (nh3 to sanitise, markdownify to convert) costs time quadratic in
-the nesting of elements (100,000 nested `<div>` take nh3 half a minute), markdownify
-recurses once per level (5,000 levels end in a `RecursionError`) and costs some
-50 µs an element. So HTML over `MAX_HTML_CHARS`, with more than `MAX_HTML_ELEMENTS`
-elements or nested deeper than `MAX_HTML_DEPTH` (counted by a linear scan,
-`html_shape`) is read by `html_text` instead: one pass that drops the markup and
-the content of `script`, `style`, `title` and the like, and stops at `MAX_TEXT_CHARS`.
+the nesting of elements, markdownify recurses once per level (5,000 levels end in a
+`RecursionError`) and its cost grows with every element. So HTML over
+`MAX_HTML_CHARS`, with more than `MAX_HTML_ELEMENTS` elements or nested deeper than
+`MAX_HTML_DEPTH` (counted by a linear scan, `html_shape`) is read by `html_text`
+instead: one pass that drops the markup and the content of `script`, `style`,
+`title` and the like, and stops at `MAX_TEXT_CHARS`.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ __all__ = [
 MAX_HTML_CHARS = 256 * 1024
 # Element nesting given to them: markdownify takes a few frames a level.
 MAX_HTML_DEPTH = 100
-# Elements given to them: markdownify takes some 50 µs an element (a table row: 150).
+# Elements given to them: markdownify's cost is per element (docs/performance.md).
 MAX_HTML_ELEMENTS = 5000
 # Text read from HTML over those bounds, and how much of the HTML is read for it.
 MAX_TEXT_CHARS = 256 * 1024

@@ -2,7 +2,7 @@
 
 A bridge that crashed after its reply was committed, but before it heard the
 answer, sends the reply again under the same `Idempotency-Key` and gets the
-first result back: the conversation gets exactly one reply (issue 13, item 0).
+first result back: the conversation gets exactly one reply.
 The rules follow draft-ietf-httpapi-idempotency-key-header (and Stripe's API):
 
 * a key is scoped to the caller and the endpoint, and lives 24 hours (§2.3);

@@ -46,8 +46,8 @@ TRIGRAM = 3  # the shortest substring a trigram index can find
 SNIPPET_CHARS = 160
 COUNT_CAP = 1000  # AGENTMAIL_SEARCH_COUNT_CAP: matches counted and ranked at most
 # For this transaction only. PostgreSQL costs LIKE on a long text as cheap, so
-# it picks a parallel sequential scan over the trigram index (200 ms instead of
-# 14 ms for a rare word among 100,000 mails, bench/search.py); and a prepared
+# it picks a parallel sequential scan over the trigram index (docs/performance.md,
+# bench/search.py); and a prepared
 # statement's generic plan knows nothing of the pattern: plan each search for its own.
 _PG_PLANNER = text(
     "SELECT set_config('max_parallel_workers_per_gather', '0', true),"

@@ -106,7 +106,7 @@ _PLAIN_PARAM = re.compile(r'\s*;\s*([\w!#$%&\'+.^`|~-]+)\s*=\s*("[^"]*"|[^;\s"]+
 def content_type(value: str | None, default: str) -> tuple[str, str, dict[str, str]]:
     """(type, subtype, parameters) lowered as the email package gives them; a header
     it cannot read is `text/plain` (RFC 2045 §5.2). The plain form is read by two
-    regular expressions: the email package costs ~50 µs a header."""
+    regular expressions, much cheaper than the email package's header registry."""
     if value is None:
         value = default
     plain = _PLAIN_TYPE.fullmatch(value)

@@ -1,4 +1,4 @@
-"""Issue 12's collaboration loop in the browser, at 1440x900 and at 390x844.
+"""The collaboration loop in the browser, at 1440x900 and at 390x844.
 
 A human composes to an agent through the address suggestions; the agent (REST +
 SSE, driven by the test) replies and asks permission; the reply and the card

@@ -1,7 +1,7 @@
 """At 390x844 (a phone): the list keeps its place, focus stays on screen, every tap
 target is at least 44x44 px, and with `prefers-reduced-motion` nothing moves.
 
-Issue 12 asks for these at 390x844 in particular: the narrow layout slides the
+Why at 390x844 in particular: the narrow layout slides the
 mail over a list that stays mounted, renders narrow-only controls conditionally
 (so nothing invisible can be focused) and honours `prefers-reduced-motion`.
 """

@@ -1,4 +1,4 @@
-"""Auth boundaries (issue 2, point 4): logins, missing or bad credentials, users and
+"""Auth boundaries: logins, missing or bad credentials, users and
 names, secrets stored only as hashes.
 
 Every boundary of ARCHITECTURE.md "Data model" (keys) and "Interfaces (contract)"
@@ -86,7 +86,7 @@ async def test_logout_revokes_the_login_server_side(api: Api) -> None:
     # Replaying the old cookie value (a stolen or kept copy) no longer works either.
     assert_error(await copy.get("/api/v1/me"), 401, "unauthorized")
     assert_error(await api.client(token).get("/api/v1/me"), 401, "unauthorized")
-    # The browser is told it is logged out, not that a "key" is bad (issue 11, item 20).
+    # The browser is told it is logged out, not that a "key" is bad.
     after_logout = (await copy.get("/api/v1/me")).json()["error"]["message"]
     assert after_logout.startswith("not logged in"), after_logout
     as_key = (await api.client(token).get("/api/v1/me")).json()["error"]["message"]

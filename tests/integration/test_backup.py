@@ -1,4 +1,4 @@
-"""Issue 15, item 4: `agentmail backup` of a running gateway, `agentmail restore` elsewhere.
+"""`agentmail backup` of a running gateway, `agentmail restore` elsewhere.
 
 While an agent keeps sending (light load), the backup is taken; it is restored
 into an empty data dir (and, on PostgreSQL, an empty database); a gateway on

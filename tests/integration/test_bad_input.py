@@ -1,4 +1,4 @@
-"""Bad input never yields a 500 (issue 2, point 8): malformed requests.
+"""Bad input never yields a 500: malformed requests.
 
 Malformed JSON, oversized bodies, wrong types, missing fields, unknown paths, wrong
 methods and bad queries each get a 4xx with exactly
@@ -57,8 +57,8 @@ async def test_malformed_json_is_400_and_other_non_objects_4xx(api: Api) -> None
     ]
     for response in await all_of(send_raw(human, "POST", send, body) for body in strange):
         assert_error_shape(response)
-    # A body that does not say it is JSON is 415, as docs/api.md promises (issue 11,
-    # item 15): text/plain, a form (curl -d's default), or no Content-Type at all.
+    # A body that does not say it is JSON is 415, as docs/api.md promises:
+    # text/plain, a form (curl -d's default), or no Content-Type at all.
     body = b'{"to": "jianf@"}'
     for content_type in ("text/plain", "application/x-www-form-urlencoded", None):
         headers = {"Content-Type": content_type} if content_type else {}

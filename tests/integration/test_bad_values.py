@@ -1,4 +1,4 @@
-"""Bad input never yields a 500 (issue 2, point 8): well-formed requests, bad values.
+"""Bad input never yields a 500: well-formed requests, bad values.
 
 Bad and undeliverable addresses say why; unknown fields are ignored; numbers
 beyond what the store or the clock holds, NUL characters and lone surrogates are a

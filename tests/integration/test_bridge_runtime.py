@@ -1,6 +1,6 @@
 """The bridge runtime on the stub platform, as a real process, against a real gateway
 (both DBs): the ledger across SIGKILL, permissions across restarts, ordering,
-concurrency, the hard timeout (issue 13, item 2; docs/bridges.md)."""
+concurrency, the hard timeout (docs/bridges.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SIGKILL during mixed load loses nothing acknowledged and leaves no half write (issue 14, item 0).
+"""SIGKILL during mixed load loses nothing acknowledged and leaves no half write.
 
 The guard for every change to the write path: a real `agentmail serve` child
 process takes concurrent REST sends (a human and an agent), SMTP messages to two

@@ -1,7 +1,7 @@
 """Deciding a permission request by replying over SMTP (docs/deciding-by-mail.md).
 
 Real clients on both backends: the human submits with smtplib, the agent uses
-REST and its SSE stream, exactly as the acceptance of issue 4 describes.
+REST and its SSE stream, as docs/deciding-by-mail.md describes.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Addressing helpers: suggestions, contacts, participants (issue 3, point 11)."""
+"""Addressing helpers: suggestions, contacts, participants."""
 
 from __future__ import annotations
 

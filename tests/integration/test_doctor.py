@@ -1,4 +1,4 @@
-"""Issue 15, item 4: `agentmail doctor`, one line per check with ok/warn/fail and what to do.
+"""`agentmail doctor`, one line per check with ok/warn/fail and what to do.
 
 Against a running gateway (both backends): its ports are "held by the gateway",
 the database answers and the schema is current. Then what it must catch: a port

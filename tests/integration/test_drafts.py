@@ -1,4 +1,4 @@
-"""Drafts over REST: save, list, read, replace, delete and send (issue 3, point 10)."""
+"""Drafts over REST: save, list, read, replace, delete and send."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A full disk (issue 15): clear refusals on every entrance, no corruption, and the
+"""A full disk: clear refusals on every entrance, no corruption, and the
 gateway recovers by itself once space returns.
 
 The data directory is a small tmpfs (`mount -t tmpfs -o size=…`; the suite runs

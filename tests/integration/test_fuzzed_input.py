@@ -1,4 +1,4 @@
-"""Bad input never yields a 500 (issue 2, point 8): generated JSON.
+"""Bad input never yields a 500: generated JSON.
 
 A hypothesis pass throws generated JSON at the main write endpoints; every answer
 is a success or the JSON error shape (tests/support/refusals.py).

@@ -1,4 +1,4 @@
-"""Issue 15, operations: SIGTERM during a stream of SMTP sends loses nothing acknowledged.
+"""SIGTERM during a stream of SMTP sends loses nothing acknowledged.
 
 `agentmail serve` runs in a child process; SMTP clients send in loops, an agent
 reads its SSE stream and a human sits in IMAP. On SIGTERM the gateway stops

@@ -1,4 +1,4 @@
-"""Issue 15, operations: `/healthz`, `/readyz` and `/api/v1/version`, open to anyone.
+"""`/healthz`, `/readyz` and `/api/v1/version`, open to anyone.
 
 `/readyz` is 200 only while every listener is up, the database answers and the
 schema is at the newest migration; each failing check is named in its 503.

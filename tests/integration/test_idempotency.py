@@ -1,4 +1,4 @@
-"""`Idempotency-Key` on `/mail/send` and `/permission/request` (issue 13, item 0), both DBs:
+"""`Idempotency-Key` on `/mail/send` and `/permission/request`, both DBs:
 the same key again answers the first result and stores nothing new."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`\\Answered` is set when the human replies, by REST or SMTP (issue 11, item 6).
+"""`\\Answered` is set when the human replies, by REST or SMTP.
 
 The flag goes on the replying human's own delivery of the mail replied to, in the
 transaction that stores the reply; an IDLE session is told at once.

@@ -1,5 +1,5 @@
 """docs/imap.md lists exactly the capabilities the server advertises, before and
-after login (issue 11: every advertised capability documented)."""
+after login: every advertised capability is documented."""
 
 from __future__ import annotations
 

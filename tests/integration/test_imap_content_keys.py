@@ -89,7 +89,7 @@ async def test_envelopes_from_headers_alone_equal_those_of_whole_messages(api: A
     assert alone == again
     text = b"".join(b"".join(item) if isinstance(item, tuple) else item for item in alone)
     assert text.count(b"ENVELOPE (") == 3
-    # RFC 6855 §3: the subject as stored, RFC 2047 encoded (issue 11 item 3), not UTF-8.
+    # RFC 6855 §3: the subject as stored, RFC 2047 encoded, not UTF-8.
     assert text.isascii() and seven_bit_text("Größe prüfen").encode() in text
     assert f'"<{first["mail_id"]}@{D}>"'.encode() in text
     for number in (1, 2, 3):  # the header section is always the whole message's

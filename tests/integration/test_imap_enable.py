@@ -1,6 +1,6 @@
-"""ENABLE (RFC 5161), NAMESPACE (RFC 2342), UNSELECT (RFC 3691) and UTF8=ACCEPT (RFC 6855)
-(issue 16, items 1-3): Evolution sends `ENABLE UTF8=ACCEPT` on every login, and all
-three commands were `BAD Unknown command`."""
+"""ENABLE (RFC 5161), NAMESPACE (RFC 2342), UNSELECT (RFC 3691) and UTF8=ACCEPT (RFC 6855):
+Evolution sends `ENABLE UTF8=ACCEPT` on every login, and each command is answered
+as its RFC says, never `BAD Unknown command`."""
 
 from __future__ import annotations
 

@@ -165,7 +165,7 @@ async def test_seen_is_shared_with_rest_both_ways(api: Api) -> None:
 
 
 async def test_flagged_and_deleted_are_kept_across_sessions(api: Api) -> None:
-    """Issue 11 item 5: `\\Deleted` used to last the session; it is kept like `\\Flagged`."""
+    """`\\Deleted` is kept across sessions, like `\\Flagged`."""
     await api.human("jianf")
     await agent_mail(await api.agent("builder"), "flags")
     async with imap_login(api.gateway, "jianf") as imap:

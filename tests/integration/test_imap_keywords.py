@@ -1,4 +1,4 @@
-"""IMAP flags per mailbox, keywords and `\\Deleted` kept across sessions (issue 11, items 4, 5).
+"""IMAP flags per mailbox, keywords and `\\Deleted` kept across sessions.
 
 Replays the report: the Drafts mailbox's FLAGS listed `(\\Deleted \\Recent)` while its
 messages carry `\\Draft \\Seen`; `STORE +FLAGS ($Label1)` was dropped silently, and a

@@ -1,5 +1,5 @@
-"""LIST-EXTENDED (RFC 5258), SPECIAL-USE selection (RFC 6154) and LIST-STATUS (RFC 5819)
-(issue 16, item 4): `LIST (SPECIAL-USE)` and `LIST … RETURN` were `BAD`."""
+"""LIST-EXTENDED (RFC 5258), SPECIAL-USE selection (RFC 6154) and LIST-STATUS (RFC 5819):
+`LIST (SPECIAL-USE)` and `LIST … RETURN` answered as those RFCs say."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""QRESYNC (RFC 7162 §3.2) (issue 16, item 6, and its acceptance test): a client that
+"""QRESYNC (RFC 7162 §3.2): a client that
 knew INBOX at a mod-sequence reconnects after 50 changes made over REST and by another
 IMAP session and learns exactly those: `VANISHED (EARLIER)` for the UIDs that left, a
 FETCH for each message that changed or arrived, and its view then equals a fresh

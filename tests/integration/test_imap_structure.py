@@ -1,6 +1,6 @@
 """BODYSTRUCTURE extension fields and ENVELOPE text as RFC 3501 §7.4.2/§9 and RFC 6855 say.
 
-Issue 11, items 2 and 3: Content-Disposition went out as a quoted string
+Content-Disposition went out as a quoted string
 (`"attachment; filename=\\"report.txt\\""`) and subjects and display names as raw
 UTF-8. The responses are parsed by imapclient's response parser, and each field
 checked against the grammar (body-ext-1part, body-ext-mpart) by `check_body`.

@@ -1,4 +1,4 @@
-"""Issue 4's acceptance: an mbox of 10,000 generated messages (threads, attachments,
+"""An mbox of 10,000 generated messages (threads, attachments,
 broken messages, repeats) imported twice through the CLI. The second import adds
 nothing, the threads are rebuilt, and the summary counts are exact."""
 

@@ -1,4 +1,4 @@
-"""Issue 15, item 2: `deploy/install.sh --root DIR` installs a working service tree.
+"""`deploy/install.sh --root DIR` installs a working service tree.
 
 The script runs as a user would run it, into a directory tree: it writes the
 units, the settings (0640, with a random admin password it never prints) and the

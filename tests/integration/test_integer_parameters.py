@@ -1,6 +1,6 @@
 """Every integer query parameter of every route, walked with extreme values: a clear
-`422`, never a 500 or a reset connection (issue 11, item 14: `offset` ≥ 2^63 was a
-500 on SQLite and PostgreSQL). The table is the OpenAPI document itself, so a new
+`422`, never a 500 or a reset connection (`offset` ≥ 2^63 included, on SQLite and
+PostgreSQL). The table is the OpenAPI document itself, so a new
 route's parameters are walked as soon as it exists."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Auth boundaries (issue 2, point 4): the lifecycles of keys.
+"""Auth boundaries: the lifecycles of keys.
 
 Enrolment keys exchanged once for a permanent key, one-time and timed keys,
 revocation at once, client-generated agent keys. Over HTTP against a real gateway,

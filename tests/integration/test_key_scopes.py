@@ -1,4 +1,4 @@
-"""Auth boundaries (issue 2, point 4): what each kind of key reaches.
+"""Auth boundaries: what each kind of key reaches.
 
 An agent key does the agent's things and never reaches /me or /admin; a user key
 reaches /me and never acts as an agent; an agent key is bound to the name it first

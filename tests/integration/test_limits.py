@@ -51,7 +51,7 @@ async def test_a_human_raises_or_resets_an_exhausted_budget(api: Api) -> None:
     unlimited = ok(await human.patch(session, json={"budget_limit": "unlimited"}))
     assert unlimited["budget_remaining"] == "unlimited"
     message = refused(await human.patch(session, json={"budget_limit": 0}), 422, "invalid_request")
-    # One clear sentence (issue 11, item 20), not pydantic's dump of both union branches.
+    # One clear sentence, not pydantic's dump of both union branches.
     assert message == 'budget_limit: budget must be a number from 1 to 1,000,000 or "unlimited"'
     for budget in (0, -1, True, "lots", 10**7):
         sent = await human.post(
@@ -131,7 +131,7 @@ async def test_a_loop_between_agents_stops_at_the_hop_limit(
             )
             assert "hop limit 3" in message and "human" in message
             # Addressing the conversation by its alias, without reply_to, is the same
-            # chain (issue 11, item 17: it used to let two agents go on for 6 more mails).
+            # chain: the hop limit stops it too.
             alias = start["session_alias"]
             for client, to in agents:
                 by_alias = {"to": f"{to}.{alias}", "subject": "around the limit"}

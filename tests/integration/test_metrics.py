@@ -1,4 +1,4 @@
-"""Issue 15, operations: `/metrics` parses as Prometheus text and its counters move with traffic.
+"""`/metrics` parses as Prometheus text and its counters move with traffic.
 
 The metrics are process-wide (core/store/metrics.py), so the test compares a
 scrape before with a scrape after its own traffic: REST and SMTP mails accepted,

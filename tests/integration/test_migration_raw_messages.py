@@ -1,5 +1,5 @@
 """Revision 0010r moves the raw bytes already stored into `raw_messages`, once per
-content, and the bytes served afterwards are the same (security issue 10, hole 3)."""
+content, and the bytes served afterwards are the same."""
 
 from __future__ import annotations
 

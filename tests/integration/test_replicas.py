@@ -1,4 +1,4 @@
-"""Three gateway replicas on one PostgreSQL database (issue 15): every entrance, every guarantee.
+"""Three gateway replicas on one PostgreSQL database: every entrance, every guarantee.
 
 The replicas are real `agentmail serve` processes on their own ports (tests/support/
 cluster.py), started together on an empty database, so they also race to migrate it

@@ -1,4 +1,4 @@
-"""Issue 15, item 2: under systemd (`Type=notify`) READY=1 is sent once every listener is up.
+"""Under systemd (`Type=notify`) READY=1 is sent once every listener is up.
 
 `agentmail serve` runs with `$NOTIFY_SOCKET` naming a datagram socket of the
 test, as systemd would set it; when READY=1 arrives, HTTP, SMTP and IMAP must

@@ -1,5 +1,5 @@
 """The statements one send costs, counted: a change that adds one to the hottest write
-path fails here, and says which (docs/performance.md keeps the history).
+path fails here, and says which (docs/performance.md, "Measuring a change").
 
 Every statement the engines send is counted (on SQLite `BEGIN IMMEDIATE` too; a
 lone write has no SAVEPOINT, core/store/group_commit.py), for a mail to an

@@ -1,5 +1,5 @@
 """`session_id` on /mail/send continues a conversation (checked like an alias), and a
-permission request keeps its `cc` (issue 11, item 16)."""
+permission request keeps its `cc`."""
 
 from __future__ import annotations
 

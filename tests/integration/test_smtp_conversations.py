@@ -1,6 +1,6 @@
-"""One SMTP message, as many mails as conversations it addresses (correctness issue 11,
-items 7 and 8): equivalent recipients are one delivery, and a Cc to another
-conversation of the same agent gets its own mail there."""
+"""One SMTP message, as many mails as conversations it addresses: equivalent
+recipients are one delivery, and a Cc to another conversation of the same agent gets
+its own mail there."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`250` means committed: a gateway killed with SIGKILL while several SMTP clients are
-sending still has every message it acknowledged, whole (issue 4, point 8).
+sending still has every message it acknowledged, whole.
 
 The gateway runs as `agentmail serve` in a child process, so the kill is real and
 the writes in flight (grouped into one COMMIT on SQLite) are cut wherever they are.

@@ -1,4 +1,4 @@
-"""What the headers of a submitted message may say (security issue 10, holes 10 and 11).
+"""What the headers of a submitted message may say.
 
 A message that can never be stored gets a 5xx, never a 4xx (a client would retry
 it forever); a long folded subject is stored; `From:` cannot show another address

@@ -1,4 +1,4 @@
-"""The headers a submission server adds (correctness issue 11, item 9; RFC 6409 §8):
+"""The headers a submission server adds (RFC 6409 §8):
 `From:`, `Date:` and `Message-ID:` when missing, the Message-ID the store keeps, and
 no subject borrowed from the conversation."""
 

@@ -1,5 +1,5 @@
-"""`postmaster@` and `abuse@` are accepted and reach every admin (correctness issue 11,
-item 10; RFC 5321 §4.5.1, RFC 2142 §2)."""
+"""`postmaster@` and `abuse@` are accepted and reach every admin (RFC 5321 §4.5.1,
+RFC 2142 §2)."""
 
 from __future__ import annotations
 

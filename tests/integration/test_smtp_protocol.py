@@ -1,4 +1,4 @@
-"""SMTP replies as a strict client reads them (correctness issue 11, items 11 and 12):
+"""SMTP replies as a strict client reads them:
 an RFC 3463 code on every reply, the EHLO keywords, SMTPUTF8 refused clearly,
 pipelining, and no log warning per connection."""
 

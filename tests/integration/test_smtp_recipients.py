@@ -1,4 +1,4 @@
-"""One SMTP message is bounded (security issue 10, hole 3): at most 100 recipients,
+"""One SMTP message is bounded: at most 100 recipients,
 its bytes stored once, one Message-ID for all its mails."""
 
 from __future__ import annotations

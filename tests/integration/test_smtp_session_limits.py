@@ -1,5 +1,5 @@
-"""An SMTP session is bounded in time and commands, and one address in connections
-(security issue 10, hole 8): a NOOP every few seconds no longer keeps a session forever.
+"""An SMTP session is bounded in time and commands, and one address in connections:
+a NOOP every few seconds does not keep a session forever.
 
 Small setting values keep the tests fast; the defaults are in docs/smtp.md. These
 bounds are the protocol's, not the store's: the tests run on SQLite only.

@@ -121,7 +121,7 @@ async def test_bad_last_event_id_is_a_clear_error(api: Api) -> None:
 
 async def test_a_cursor_ahead_of_the_store_gets_resync_then_live_events(api: Api) -> None:
     """A bridge that kept its cursor across a restore (`Last-Event-ID: 999999`, or
-    `?after=10**18`) used to hear nothing ever again (issue 11, item 13)."""
+    `?after=10**18`) is told to resync, then hears what comes next."""
     human = await api.human("jianf")
     builder = await api.agent("builder")
     ahead: list[dict[str, Any]] = [

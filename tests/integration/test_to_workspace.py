@@ -1,4 +1,4 @@
-"""`to_workspace: {name, path}` in mail views and in `new_mail` (issue 13, item 0), both
+"""`to_workspace: {name, path}` in mail views and in `new_mail`, both
 DBs: a bridge learns the addressed workspace as data and never splits an address."""
 
 from __future__ import annotations

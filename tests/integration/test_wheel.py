@@ -1,4 +1,4 @@
-"""Issue 15, item 1: the wheel carries the web UI and the migrations and runs without Node.
+"""The wheel carries the web UI and the migrations and runs without Node.
 
 The wheel is built by `python -m build` as a release would be, installed by pip
 into a fresh virtualenv (its dependencies shared, tests/support/packaging.py
@@ -40,7 +40,7 @@ def test_the_wheel_holds_the_ui_and_the_migrations(wheel: Path) -> None:
     assert any(n.startswith("api/web_dist/assets/") for n in names)
     assert "core/store/migrations/env.py" in names
     assert "core/store/migrations/script.py.mako" in names
-    assert any(re.match(r"core/store/migrations/versions/0001_\w+\.py$", n) for n in names)
+    assert any(re.match(r"core/store/migrations/versions/01_0001_\w+\.py$", n) for n in names)
     assert wheel.name == f"agentmail_gateway-{VERSION}-py3-none-any.whl"
 
 

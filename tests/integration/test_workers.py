@@ -1,4 +1,4 @@
-"""`agentmail serve --workers N` (issue 14): several processes on the same ports.
+"""`agentmail serve --workers N`: several processes on the same ports.
 
 On PostgreSQL a supervisor binds the listeners and starts the workers, which
 inherit them (gateway/workers.py): both answer on the one port, an event

@@ -1,5 +1,5 @@
 """Re-registration adds and updates workspaces, never drops one; removing is explicit;
-no name or path names two workspaces (issue 11, item 18)."""
+no name or path names two workspaces."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Logins and keys for the auth tests (issue 2, point 4).
+"""Logins and keys for the auth tests.
 
 The JSON error shape they assert, an agent's registration, keys issued by an admin
 or by a user, and a client holding a login cookie.

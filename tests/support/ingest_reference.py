@@ -1,9 +1,9 @@
-"""SMTP ingest's reading of a message as it was before the fifth session's cuts (2f40451).
+"""SMTP ingest's reading of a message, the plain way: the reference the fast one must equal.
 
-`smtp_in/message.py` now reads the header fields once, and `smtp_in/new_text.py`
-skips the history search for a body that cannot hold one. Both are meant to give
-exactly the old answers; the property tests compare them with this frozen copy of
-the functions they replaced (everything else is imported, unchanged).
+`smtp_in/message.py` reads the header fields once, and `smtp_in/new_text.py` skips
+the history search for a body that cannot hold one. Both must give exactly the
+answers of the plain functions frozen here (as of 2f40451; everything else is
+imported, unchanged): the property tests compare them.
 """
 
 from __future__ import annotations

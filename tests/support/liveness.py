@@ -47,7 +47,7 @@ def resident_bytes() -> int:
 
 
 def _client(gateway: Gateway) -> httpx.AsyncClient:
-    """Plain HTTP on loopback: no TLS context (building one costs ~45 ms a call)."""
+    """Plain HTTP on loopback: no TLS context (building one is slow)."""
     return httpx.AsyncClient(base_url=gateway.http_url, timeout=MARGIN, verify=False)
 
 

@@ -1,4 +1,4 @@
-"""What a refusal must look like (issue 2, point 8), for the bad-input tests.
+"""What a refusal must look like, for the bad-input tests.
 
 A 4xx with exactly `{"error": {"code": <snake_case>, "message": <text>}}`, never
 a 500; and the two parties those tests send as.

@@ -1,4 +1,4 @@
-"""An import batch is cut into transactions by bytes too (security issue 10, hole 3):
+"""An import batch is cut into transactions by bytes too:
 a batch of big messages never becomes one long write that starves the others."""
 
 from __future__ import annotations

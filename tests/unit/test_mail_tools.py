@@ -1,4 +1,4 @@
-"""The mail tools' definitions: the twelve of issue 13, each schema valid and bounded
+"""The mail tools' definitions: all twelve, each schema valid and bounded
 and explained to the model; arguments checked before anything is sent; bodies
 bounded; files confined to the workspaces; decisions waking their waiter."""
 

@@ -1,4 +1,4 @@
-"""The headers a submission server checks and adds (RFC 6409 §8; security issue 10, hole 11)."""
+"""The headers a submission server checks and adds (RFC 6409 §8)."""
 
 from __future__ import annotations
 

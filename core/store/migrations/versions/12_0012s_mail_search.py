@@ -59,7 +59,7 @@ def _sqlite_upgrade() -> None:
     )
 
 
-# Lower-cased once here: LIKE on it is about 4x cheaper than ILIKE on each recheck.
+# Lower-cased once here: LIKE on it is cheaper than ILIKE on each recheck.
 _PG_DOCUMENT = (
     "lower({r}.subject || E'\\n' || {r}.from_name || ' ' || {r}.from_path || ' ' || {r}.to_name"
     " || ' ' || {r}.to_path || ' ' || coalesce({r}.cc::text, '') || E'\\n' || {r}.body)"

@@ -5,7 +5,7 @@ Revises: 0010w
 Create Date: 2026-12-01
 
 `\\Deleted` lasted one IMAP session and keywords (`$Label1`, `$Junk`, …) were
-dropped (issue 11, item 5). `deliveries` gains `marked_deleted` (the recipient's
+dropped. `deliveries` gains `marked_deleted` (the recipient's
 `\\Deleted`, which any session's EXPUNGE acts on), and `delivery_keywords` holds
 the keywords each recipient set on a mail, one row each.
 """

@@ -6,7 +6,7 @@ Create Date: 2026-12-01
 
 A bridge that crashed after sending but before it learned the result sends
 again with the same `Idempotency-Key` and gets the first result, so a
-conversation gets exactly one reply (issue 13, item 0). The record commits in
+conversation gets exactly one reply. The record commits in
 the transaction of the mail it answers; records older than 24 hours are pruned.
 """
 

@@ -6,16 +6,15 @@ Create Date: 2026-12-01
 
 The tree walk (core/mail/tree_sql.py) asks, at every step, for a mail's first reply
 and for the next sibling after a seq. PostgreSQL's btree on `parent_id` alone
-keeps equal keys in heap order, so both became a sort of all the siblings: a
-mail with 5,000 replies took ~850 ms per chunk. On (parent_id, seq) each is one
+keeps equal keys in heap order, so both became a sort of all the siblings at
+every step. On (parent_id, seq) each is one
 index probe. SQLite's old index already ended in the rowid (= seq); the new one
 is the same there. It replaces ix_mails_parent_id, whose lookups it serves.
 
 An inbox page with status=all (and archived) filters on (recipient, archived)
 and pages by mail_seq; ix_deliveries_inbox has is_read in between, so the whole
-inbox was sorted for each page: 100,000 mails in one inbox made it ~400 ms
-(bench/inbox.py). On (recipient, archived, mail_seq) the page is the first 50
-index entries.
+inbox was sorted for each page (bench/inbox.py). On (recipient, archived,
+mail_seq) the page is the first 50 index entries.
 """
 
 from __future__ import annotations
