@@ -6,13 +6,47 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test test-long soak lint imports typecheck pytest services bench bench-cluster clean dist
 
-$(STAMP): pyproject.toml
+# ── Dependencies: the lock files (docs/deploy.md, "Dependencies") ─────────────
+# requirements/dev.txt pins, with hashes, every package of .venv: the runtime
+# dependencies and the `test` and `claude` extras. requirements/runtime.txt pins the
+# runtime ones alone, at the same versions: what deploy/install.sh installs.
+LOCK := requirements/dev.txt
+RUNTIME_LOCK := requirements/runtime.txt
+
+# .venv is made anew from the lock whenever the lock or pyproject.toml changes, so it
+# holds exactly the locked packages (tests/unit/test_locked_environment.py checks it);
+# the project itself goes in editable, with no dependency of its own resolved.
+$(STAMP): pyproject.toml $(LOCK)
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11, 2))' || \
 		{ echo "Python 3.11.2 or newer is needed (found $$($(PYTHON) --version))"; exit 1; }
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test]'
+	$(PYTHON) -m venv --clear $(VENV)
+	@# Python 3.11's venv seeds setuptools, which nothing here needs (the lock would pin it).
+	@if $(BIN)/pip show -q setuptools 2>/dev/null; then $(BIN)/pip uninstall -q -y setuptools; fi
+	$(BIN)/pip install -q --require-hashes -r $(LOCK)
+	$(BIN)/pip install -q --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
+
+# pip-compile (pip-tools), in a virtualenv of its own: its packages stay out of .venv.
+TOOLS := $(VENV)/pip-tools
+PIP_COMPILE := CUSTOM_COMPILE_COMMAND="make lock" $(TOOLS)/bin/pip-compile --quiet \
+	--generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links
+
+$(TOOLS)/bin/pip-compile:
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/pip install -q pip==26.3 pip-tools==7.6.2
+
+.PHONY: lock upgrade
+## Write the lock files from pyproject.toml, keeping every pin that still fits its range
+## (after adding or changing a dependency there).
+lock: $(TOOLS)/bin/pip-compile
+	$(PIP_COMPILE) $(LOCK_ARGS) --extra test --extra claude -o $(LOCK) pyproject.toml
+	$(PIP_COMPILE) -c $(LOCK) -o $(RUNTIME_LOCK) pyproject.toml
+
+## Move every pin to the newest version pyproject.toml's ranges allow, make .venv anew
+## from the new lock and run the whole suite (`make test`); review and commit the lock.
+upgrade:
+	@$(MAKE) --no-print-directory lock LOCK_ARGS=--upgrade
+	@$(MAKE) --no-print-directory test
 
 ## Start the gateway on embedded SQLite (HTTP :8180) and print how to log in.
 ## The web UI is built first when it is missing or older than its sources (needs npm).
