@@ -8,7 +8,8 @@ STAMP := $(VENV)/.installed
 
 # ── Dependencies: the lock files (docs/deploy.md, "Dependencies") ─────────────
 # requirements/dev.txt pins, with hashes, every package of .venv: the runtime
-# dependencies and the `test` and `claude` extras. requirements/runtime.txt pins the
+# dependencies, the `test` and `claude` extras and what the build backend needs for the
+# editable install of the checkout. requirements/runtime.txt pins the
 # runtime ones alone, at the same versions: what deploy/install.sh installs.
 LOCK := requirements/dev.txt
 RUNTIME_LOCK := requirements/runtime.txt
@@ -39,7 +40,8 @@ $(TOOLS)/bin/pip-compile:
 ## Write the lock files from pyproject.toml, keeping every pin that still fits its range
 ## (after adding or changing a dependency there).
 lock: $(TOOLS)/bin/pip-compile
-	$(PIP_COMPILE) $(LOCK_ARGS) --extra test --extra claude -o $(LOCK) pyproject.toml
+	$(PIP_COMPILE) $(LOCK_ARGS) --extra test --extra claude --build-deps-for editable \
+		-o $(LOCK) pyproject.toml
 	$(PIP_COMPILE) -c $(LOCK) -o $(RUNTIME_LOCK) pyproject.toml
 
 ## Move every pin to the newest version pyproject.toml's ranges allow, make .venv anew
