@@ -28,12 +28,17 @@ $(STAMP): pyproject.toml $(LOCK)
 	@touch $(STAMP)
 
 # pip-compile (pip-tools), in a virtualenv of its own: its packages stay out of .venv.
+# It resolves for the Python it runs on, so it runs on the floor, Debian 12's python3
+# (3.11.2): a release that needs a later Python (soupsieve 4 needs 3.11.5) is not locked.
+LOCK_PYTHON ?= /usr/bin/python3
 TOOLS := $(VENV)/pip-tools
 PIP_COMPILE := CUSTOM_COMPILE_COMMAND="make lock" $(TOOLS)/bin/pip-compile --quiet \
 	--generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links
 
 $(TOOLS)/bin/pip-compile:
-	$(PYTHON) -m venv $(TOOLS)
+	@$(LOCK_PYTHON) -c 'import sys; sys.exit(sys.version_info[:3] != (3, 11, 2))' || \
+		{ echo "make lock needs Python 3.11.2, the floor (give LOCK_PYTHON=...)"; exit 1; }
+	$(LOCK_PYTHON) -m venv --clear $(TOOLS)
 	$(TOOLS)/bin/pip install -q pip==26.3 pip-tools==7.6.2
 
 .PHONY: lock upgrade

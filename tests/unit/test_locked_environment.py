@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
 
 ROOT = Path(__file__).resolve().parents[2]
 DEV_LOCK = ROOT / "requirements" / "dev.txt"
@@ -84,6 +85,23 @@ def test_the_environment_is_exactly_the_lock() -> None:
         + "\n".join(drift)
         + "\nmake it anew from the lock: rm -f .venv/.installed && make .venv/.installed"
     )
+
+
+def test_every_locked_release_installs_on_the_floor_python() -> None:
+    """Debian 12's python3 (pyproject's requires-python) is what install.sh deploys on:
+    a locked release that requires a later Python would not install there. The installed
+    distributions are the locked ones (the test above), so their metadata tells."""
+    floor = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
+    lowest = floor.removeprefix(">=")
+    lock = locked(DEV_LOCK)
+    refused = [
+        f"{distribution.metadata['Name']}=={distribution.version} needs Python {needs}"
+        for distribution in importlib.metadata.distributions()
+        if _name(distribution.metadata["Name"]) in lock
+        and (needs := distribution.metadata.get("Requires-Python"))
+        and not SpecifierSet(needs).contains(lowest, prereleases=True)
+    ]
+    assert not refused, f"not installable on Python {lowest}: {refused}; make lock resolves there"
 
 
 def test_the_diff_names_each_kind_of_drift() -> None:
