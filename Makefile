@@ -1,4 +1,5 @@
-# The two commands: `make run` and `make test` (see README.md).
+# The two commands: `make run` and `make test` (see README.md); `make upgrade` moves the
+# locked dependencies to their newest releases and runs `make test`.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
