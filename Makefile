@@ -1,4 +1,5 @@
-# The two commands: `make run` and `make test` (see README.md).
+# The two commands: `make run` and `make test` (see README.md); `make upgrade` moves the
+# locked dependencies to their newest releases and runs `make test`.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -6,13 +7,54 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test test-long soak lint imports typecheck pytest services bench bench-cluster clean dist
 
-$(STAMP): pyproject.toml
+# ── Dependencies: the lock files (docs/deploy.md, "Dependencies") ─────────────
+# requirements/dev.txt pins, with hashes, every package of .venv: the runtime
+# dependencies, the `test` and `claude` extras and what the build backend needs for the
+# editable install of the checkout. requirements/runtime.txt pins the
+# runtime ones alone, at the same versions: what deploy/install.sh installs.
+LOCK := requirements/dev.txt
+RUNTIME_LOCK := requirements/runtime.txt
+
+# .venv is made anew from the lock whenever the lock or pyproject.toml changes, so it
+# holds exactly the locked packages (tests/unit/test_locked_environment.py checks it);
+# the project itself goes in editable, with no dependency of its own resolved.
+$(STAMP): pyproject.toml $(LOCK)
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11, 2))' || \
 		{ echo "Python 3.11.2 or newer is needed (found $$($(PYTHON) --version))"; exit 1; }
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test]'
+	$(PYTHON) -m venv --clear $(VENV)
+	@# Python 3.11's venv seeds setuptools, which nothing here needs (the lock would pin it).
+	@if $(BIN)/pip show -q setuptools 2>/dev/null; then $(BIN)/pip uninstall -q -y setuptools; fi
+	$(BIN)/pip install -q --require-hashes -r $(LOCK)
+	$(BIN)/pip install -q --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
+
+# pip-compile (pip-tools), in a virtualenv of its own: its packages stay out of .venv.
+# It resolves for the Python it runs on, so it runs on the floor, Debian 12's python3
+# (3.11.2): a release that needs a later Python (soupsieve 4 needs 3.11.5) is not locked.
+LOCK_PYTHON ?= /usr/bin/python3
+TOOLS := $(VENV)/pip-tools
+PIP_COMPILE := CUSTOM_COMPILE_COMMAND="make lock" $(TOOLS)/bin/pip-compile --quiet \
+	--generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links
+
+$(TOOLS)/bin/pip-compile:
+	@$(LOCK_PYTHON) -c 'import sys; sys.exit(sys.version_info[:3] != (3, 11, 2))' || \
+		{ echo "make lock needs Python 3.11.2, the floor (give LOCK_PYTHON=...)"; exit 1; }
+	$(LOCK_PYTHON) -m venv --clear $(TOOLS)
+	$(TOOLS)/bin/pip install -q pip==26.3 pip-tools==7.6.2
+
+.PHONY: lock upgrade
+## Write the lock files from pyproject.toml, keeping every pin that still fits its range
+## (after adding or changing a dependency there).
+lock: $(TOOLS)/bin/pip-compile
+	$(PIP_COMPILE) $(LOCK_ARGS) --extra test --extra claude --build-deps-for editable \
+		-o $(LOCK) pyproject.toml
+	$(PIP_COMPILE) -c $(LOCK) -o $(RUNTIME_LOCK) pyproject.toml
+
+## Move every pin to the newest version pyproject.toml's ranges allow, make .venv anew
+## from the new lock and run the whole suite (`make test`); review and commit the lock.
+upgrade:
+	@$(MAKE) --no-print-directory lock LOCK_ARGS=--upgrade
+	@$(MAKE) --no-print-directory test
 
 ## Start the gateway on embedded SQLite (HTTP :8180) and print how to log in.
 ## The web UI is built first when it is missing or older than its sources (needs npm).

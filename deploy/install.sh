@@ -3,10 +3,15 @@
 #
 #   sudo deploy/install.sh                  install, or upgrade what is installed
 #   sudo deploy/install.sh --wheel FILE     install a wheel built elsewhere (no build here)
+#   sudo deploy/install.sh --lock FILE      the dependencies' lock (default: this checkout's
+#                                           requirements/runtime.txt)
 #   sudo deploy/install.sh --uninstall      remove the service and the program; keep data
 #   sudo deploy/install.sh --uninstall --purge   ... and the data, settings and user too
 #   deploy/install.sh --root DIR            everything under DIR (tests, trial runs): no
 #                                           user is created and systemctl is not called
+#
+# The dependencies are installed at the versions of the lock, their hashes checked
+# (docs/deploy.md, "Dependencies"); then the wheel, which brings no dependency of its own.
 #
 # What goes where (docs/deploy.md):
 #   /opt/agentmail/venv                  the program (its own virtualenv)
@@ -25,6 +30,7 @@ set -euo pipefail
 
 ROOT=""
 WHEEL=""
+LOCK=""
 MODE=install
 PURGE=0
 PYTHON="${PYTHON:-python3}"
@@ -34,12 +40,13 @@ read -r -a PIP_ARGS <<<"${AGENTMAIL_PIP_ARGS:-}"
 
 say() { printf 'install.sh: %s\n' "$*"; }
 die() { printf 'install.sh: error: %s\n' "$*" >&2; exit 1; }
-usage() { sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
     --root) ROOT="$(mkdir -p "$2" && cd "$2" && pwd)"; shift 2 ;;
     --wheel) WHEEL="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
+    --lock) LOCK="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
     --python) PYTHON="$2"; shift 2 ;;
     --user) SERVICE_USER="$2"; shift 2 ;;
     --uninstall) MODE=uninstall; shift ;;
@@ -105,11 +112,20 @@ find_wheel() {
   WHEEL="$(ls "$out"/agentmail_gateway-*.whl)"
 }
 
+find_lock() {
+  LOCK="${LOCK:-$SOURCE/requirements/runtime.txt}"
+  [ -f "$LOCK" ] || die "no lock file at $LOCK: give --lock FILE (requirements/runtime.txt)"
+}
+
 install_program() {
-  # First the wheel with whatever dependencies are missing, then the wheel's own files
-  # again: a re-run of the same version must still replace the code.
-  "$VENV/bin/python" -m pip install -q "${PIP_ARGS[@]}" "$WHEEL"
+  # The locked dependencies first (a package already at its locked version is kept), then
+  # the wheel's own files, again on a re-run of the same version so the code is replaced;
+  # pip check fails when the wheel asks for something the lock does not give.
+  "$VENV/bin/python" -m pip install -q --require-hashes "${PIP_ARGS[@]}" -r "$LOCK"
   "$VENV/bin/python" -m pip install -q --no-deps --force-reinstall "${PIP_ARGS[@]}" "$WHEEL"
+  local broken
+  broken="$("$VENV/bin/python" -m pip check 2>&1)" \
+    || die "the wheel does not fit the lock $LOCK: $broken"
   say "installed agentmail $("$VENV/bin/python" -c 'from core.version import VERSION; print(VERSION)')"
 }
 
@@ -251,6 +267,7 @@ if [ "$MODE" = uninstall ]; then
   exit 0
 fi
 check_python
+find_lock
 make_venv
 find_wheel
 install_program
