@@ -5,7 +5,7 @@ import), else its rendering (core/rendering/render.py). A FETCH or SEARCH that n
 content loads all its messages' content first (`Contents.load`, a few queries
 and one worker thread for the lot); each message then finds its own there.
 Parsed contents are shared across sessions by `ContentCache`. A draft (in
-`Drafts`, a negative seq: core/folders/drafts.py) is rendered from its row each time.
+`Drafts`, a negative seq: core/mailboxes/drafts.py) is rendered from its row each time.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import TypeVar
 
 from pymap.mime import MessageContent
 
-from core.folders.contents import created_dates
-from core.folders.drafts import draft_dates, is_draft_seq, render_drafts
+from core.mailboxes.contents import created_dates
+from core.mailboxes.drafts import draft_dates, is_draft_seq, render_drafts
 from core.mime.structure import is_opaque, mime_structure
 from core.rendering.batch import (
     content_key,

@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 from core.address import normalize_alias
 from core.errors import Forbidden, InvalidRequest, NotFound
 from core.mail.conversation_rows import ConversationState
-from core.mail.mailbox import session_mails
+from core.mail.reading import session_mails
 from core.mail.session_views import session_views
 from core.principal import Principal
 from core.store.engine import Store

@@ -1,6 +1,7 @@
-"""IMAP UIDs: filing a mail into a human's IMAP folders, in the transaction that stores it.
+"""Filing a mail into a human's folders, numbered, in the transaction that stores it.
 
-RFC 3501 §2.3.1.1: in each mailbox UIDs strictly ascend and are never reused.
+A UID is the store's number for a mail in one folder, the numbering IMAP serves
+as is (RFC 3501 §2.3.1.1: in each mailbox UIDs strictly ascend and are never reused).
 Each folder (`imap_folders`, one row per human and folder) has its own counter;
 putting a mail into a folder advances it with `UPDATE … RETURNING`, which holds
 that row's lock until commit. So a later UID can never commit before an earlier

@@ -1,8 +1,8 @@
-"""A human's IMAP folders: which exist (created at login), each one's alias, and the
-counts STATUS and SELECT report.
+"""A human's folders: which exist (created at login), each one's alias, and the counts
+IMAP's STATUS and SELECT report.
 
-The folders and their UIDs are filed by core/mail/imap_uids.py as mail is stored;
-what is in a folder is read by core/folders/contents.py.
+The folders and their UIDs are filed by core/mailboxes/uids.py as mail is stored;
+what is in a folder is read by core/mailboxes/contents.py.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any
 from sqlalchemy import Select, and_, case, false, func, select
 from sqlalchemy.orm import Session
 
-from core.folders.drafts import draft_count
-from core.mail.imap_uids import (
+from core.mailboxes.drafts import draft_count
+from core.mailboxes.uids import (
     DRAFTS,
     FIXED_FOLDERS,
     SENT,
