@@ -304,7 +304,7 @@ async def set_delivery_state(
     return await store.write(run)
 
 
-def session_mails(
+def conversation_mails(
     session: Session, principal: Principal, conv: Conversation, domain: str
 ) -> list[MailView]:
     """The mails of a conversation the caller may see, oldest first."""

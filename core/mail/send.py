@@ -23,6 +23,7 @@ from core.mail.addressed import addressed_workspace, agent_workspaces_of
 from core.mail.attachments import MAX_PER_MAIL, attach, carry, check_claimable
 from core.mail.auto_rule import check_auto, check_auto_conversation
 from core.mail.conversation_rows import ConversationRow, save_conversation
+from core.mail.conversation_views import budget_remaining
 from core.mail.conversations import (
     add_participants,
     emit_session_update,
@@ -33,7 +34,6 @@ from core.mail.naming import Proposal, extract_proposal, record_proposal
 from core.mail.reading import forwardable_mail, visible_mail
 from core.mail.routing import Target, choose_conversation
 from core.mail.send_pg import store_mail
-from core.mail.session_views import budget_remaining
 from core.mailboxes.placement import set_flags
 from core.mailboxes.uids import file_mail, new_mail_placements
 from core.principal import Principal
