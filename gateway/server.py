@@ -25,6 +25,7 @@ import uvicorn
 from api.app import create_app
 from api.mail_settings import Listeners
 from core.approvals.permissions import expire_permission_requests
+from core.cluster.login_notices import LoginNotices
 from core.identity.accounts import ensure_admin
 from core.identity.agents import mark_silent_agents_offline
 from core.identity.login_guard import LoginGuard, guard_from_settings
@@ -39,7 +40,6 @@ from core.settings import Settings
 from core.store.blobs import BlobStore
 from core.store.engine import Store, database_url
 from core.store.events import prune_events
-from core.store.login_notices import LoginNotices
 from core.store.migrate import migrate
 from core.store.models import utcnow
 from core.store.replicas import ReplicaListener
@@ -123,7 +123,7 @@ class Gateway:
         signed_in = SignedIn(store)
         self._stack.push_async_callback(signed_in.close)
         if store.dialect == "postgresql":  # and nor is guessing over workers and replicas
-            notices = LoginNotices(store)
+            notices = LoginNotices(store.engine, store.token)
             throttle.tell = notices.tell
             self._stack.push_async_callback(notices.close)
             listener = ReplicaListener(store, store.bus, login_failed=throttle.failed_elsewhere)

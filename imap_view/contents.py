@@ -20,6 +20,7 @@ from pymap.mime import MessageContent
 
 from core.mailboxes.contents import created_dates
 from core.mailboxes.drafts import draft_dates, is_draft_seq, render_drafts
+from core.metrics import IMAP_MESSAGE_PARSES, IMAP_OPAQUE_READS
 from core.mime.structure import is_opaque, mime_structure
 from core.rendering.batch import (
     content_key,
@@ -30,7 +31,6 @@ from core.rendering.batch import (
 )
 from core.rendering.stored import RenderInputs
 from core.store.engine import Transaction
-from core.store.metrics import IMAP_MESSAGE_PARSES, IMAP_OPAQUE_READS
 from imap_view.backend import Backend
 from imap_view.content_cache import memory_of
 from imap_view.freshness import Freshness, Stamp
