@@ -24,7 +24,7 @@ from api.csrf import UNSAFE_METHODS, cross_site, refuse_cross_site
 from api.headers import RAW_NO_STORE, RAW_SECURITY_HEADERS, with_defaults
 from api.limits import BODYLESS, guarded_body
 from api.metrics import SEND_ROUTES
-from core.store import metrics
+from core import metrics
 
 # The request headers the checks read: their first value (as `Headers.get`).
 _READ = frozenset({b"authorization", b"cookie", b"origin", b"sec-fetch-site", b"host"})

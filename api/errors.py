@@ -13,7 +13,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api.headers import SECURITY_HEADERS
 from core import errors as domain
-from core.store import metrics
+from core import metrics
 
 STATUS: dict[type[domain.DomainError], int] = {
     domain.InvalidAddress: 422,

@@ -3,7 +3,7 @@
 Who may scrape: clients on loopback or in `AGENTMAIL_METRICS_ALLOW` (addresses or
 CIDRs: the Prometheus server), as decided by the one client-address rule
 (`AGENTMAIL_TRUSTED_PROXIES`); anyone else needs an admin's credentials, since
-the figures tell who is busy. The metric definitions are in core/store/metrics.py.
+the figures tell who is busy. The metric definitions are in core/metrics.py.
 
 REST sends are counted by `api/edge.py` (it sees the status as the response
 starts and never buffers a body): a 2xx on a send route (`SEND_ROUTES`) is a mail
@@ -26,10 +26,10 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Histogram,
 from prometheus_client.multiprocess import MultiProcessCollector
 
 from api.deps import ClientAddress, SettingsDep, StoreDep, current_principal
+from core import metrics
 from core.approvals.permissions import count_open_requests
 from core.errors import Forbidden
 from core.settings import Settings
-from core.store import metrics
 from core.store.events import StoredEvent
 from core.store.models import utcnow
 
@@ -68,7 +68,7 @@ async def scrape(store: StoreDep) -> Response:
 
 def _exposition() -> bytes:
     """This process's metrics; under `serve --workers`, those of every worker together
-    (core/store/metrics.py), without the per-process `process_*` and `python_*`."""
+    (core/metrics.py), without the per-process `process_*` and `python_*`."""
     directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if not directory:
         return generate_latest()

@@ -35,7 +35,7 @@ from _db import console
 from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
-from core.mail.imap_uids import INBOX, create_folders
+from core.mailboxes.uids import INBOX, create_folders
 from core.store.engine import Store, database_url
 from core.store.models import Conversation, Delivery, ImapFolder, ImapUid, Mail, table_of, utcnow
 from tests.support.dovecot import Dovecot

@@ -11,7 +11,7 @@
    gets `--heavy-share` of all mails (default 10%, 100,000): the size where an
    index that does not give the order or the count shows.
 2. Times, round-robin, for a typical recipient and the heavy one: the inbox
-   page exactly as `core.mail.mailbox.inbox` runs it (count + page of 50, status=all
+   page exactly as `core.mail.reading.inbox` runs it (count + page of 50, status=all
    and status=unread, through `store.read`, views built), the unread count
    alone, and the baseline: one mail fetched by its indexed `id`.
 3. Prints the query plans (SQLite `EXPLAIN QUERY PLAN`, PostgreSQL `EXPLAIN`)
@@ -42,7 +42,7 @@ from _db import (
 )
 from sqlalchemy import select
 
-from core.mail import mailbox
+from core.mail import reading
 from core.principal import Principal
 from core.store.engine import Store
 from core.store.models import Mail
@@ -101,18 +101,18 @@ async def fill(store: Store, args: argparse.Namespace) -> None:
     await fill_inbox(store, plan, progress)
 
 
-def page_case(store: Store, name: str, status: mailbox.InboxStatus) -> Any:
+def page_case(store: Store, name: str, status: reading.InboxStatus) -> Any:
     principal = Principal(kind="human", name=name)
 
     async def case() -> str:
-        listed = await mailbox.inbox(store, DOMAIN, principal, status=status, limit=50)
+        listed = await reading.inbox(store, DOMAIN, principal, status=status, limit=50)
         return f"{len(listed.mails)} mails of {listed.total:,}"
 
     return case
 
 
 def count_case(store: Store, name: str) -> Any:
-    count, _ = mailbox.inbox_statements(name, "unread", limit=50)
+    count, _ = reading.inbox_statements(name, "unread", limit=50)
 
     async def case() -> str:
         total = await store.read(lambda s: s.scalar(count))
@@ -123,7 +123,7 @@ def count_case(store: Store, name: str) -> Any:
 
 async def print_plans(store: Store, name: str) -> None:
     for status in ("all", "unread"):
-        count, page = mailbox.inbox_statements(name, status, limit=50)
+        count, page = reading.inbox_statements(name, status, limit=50)
         for label, statement in ((f"page, status={status}", page), (f"count, {status}", count)):
             console.print(f"query plan — {label} ({name}):")
             for line in await query_plan(store, statement, {}):

@@ -31,7 +31,7 @@ import time
 import traceback
 from pathlib import Path
 
-from core.store.metrics import LOOP_STALL_SECONDS, LOOP_STALLS
+from core.metrics import LOOP_STALL_SECONDS, LOOP_STALLS
 
 __all__ = ["BEAT_SECONDS", "STALL_SECONDS", "LoopWatchdog"]
 

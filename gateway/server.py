@@ -25,7 +25,7 @@ import uvicorn
 from api.app import create_app
 from api.mail_settings import Listeners
 from core.approvals.permissions import expire_permission_requests
-from core.folders.vanished import prune_expunged
+from core.cluster.login_notices import LoginNotices
 from core.identity.accounts import ensure_admin
 from core.identity.agents import mark_silent_agents_offline
 from core.identity.login_guard import LoginGuard, guard_from_settings
@@ -34,12 +34,12 @@ from core.identity.signed_in import CHECK_EVERY_SECONDS, SignedIn
 from core.identity.throttle import ConnectionsPerAddress, LoginThrottle
 from core.mail.attachments import collect_unsent
 from core.mail.idempotency import prune_idempotency_keys
-from core.mail.keywords import KeywordLimits
+from core.mailboxes.expunged import prune_expunged
+from core.mailboxes.keywords import KeywordLimits
 from core.settings import Settings
 from core.store.blobs import BlobStore
 from core.store.engine import Store, database_url
 from core.store.events import prune_events
-from core.store.login_notices import LoginNotices
 from core.store.migrate import migrate
 from core.store.models import utcnow
 from core.store.replicas import ReplicaListener
@@ -123,7 +123,7 @@ class Gateway:
         signed_in = SignedIn(store)
         self._stack.push_async_callback(signed_in.close)
         if store.dialect == "postgresql":  # and nor is guessing over workers and replicas
-            notices = LoginNotices(store)
+            notices = LoginNotices(store.engine, store.token)
             throttle.tell = notices.tell
             self._stack.push_async_callback(notices.close)
             listener = ReplicaListener(store, store.bus, login_failed=throttle.failed_elsewhere)
@@ -329,7 +329,7 @@ class Gateway:
         await prune_events(self.store, timedelta(days=self.settings.event_retention_days))
         await prune_idempotency_keys(self.store)
         retention = timedelta(days=self.settings.imap_expunge_retention_days)
-        await prune_expunged(self.store, retention)  # QRESYNC's records (core/folders/vanished.py)
+        await prune_expunged(self.store, retention)  # QRESYNC's (core/mailboxes/expunged.py)
 
     async def _collect_attachments(self) -> None:
         assert self.store is not None

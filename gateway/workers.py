@@ -16,7 +16,7 @@ connection to whichever worker accepts it first.
   does (docs/deploy.md, "Shutdown"): `/readyz` turns 503 on all of them at once.
   It exits 0 once all have, SIGKILLing any still running after the grace period.
 * `/metrics` of any worker gives the group's figures: the workers write them to
-  files in a directory of the supervisor's (core/store/metrics.py).
+  files in a directory of the supervisor's (core/metrics.py).
 * A worker that dies (a crash, SIGKILL, the OOM killer) is started again on the
   same sockets, which never stopped listening: the others serve meanwhile. More
   than `MAX_RESTARTS` deaths within a minute stop the group with exit 1 (systemd's

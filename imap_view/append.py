@@ -1,6 +1,6 @@
 """APPEND (RFC 3501 §6.3.11): where a client may put a message of its own, and what it becomes.
 
-Into `Drafts`, a draft (core/folders/drafts.py). Into `Sent`, the copy a client
+Into `Drafts`, a draft (core/mail/draft_messages.py). Into `Sent`, the copy a client
 saves after submitting a mail by SMTP: that mail is filed in Sent already, so
 the copy is recognised by its Message-ID and is that mail (no duplicate;
 RFC 4315's APPENDUID names it). Nowhere else: APPEND is not a way to send or
@@ -16,9 +16,9 @@ from email.policy import compat32
 from pymap.exceptions import NotAllowedError
 
 from core import errors as domain
-from core.folders.catalog import sent_uid
-from core.folders.drafts import append_draft
-from core.mail.imap_uids import DRAFTS, SENT
+from core.mail.draft_messages import append_draft
+from core.mailboxes.folders import sent_uid
+from core.mailboxes.uids import DRAFTS, SENT
 from imap_view.backend import Backend
 from imap_view.replies import DomainRefusal, failure_refusal, refusal_for
 

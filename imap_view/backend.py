@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.folders.snapshots import FolderSnapshots
-from core.mail.keywords import KeywordLimits
+from core.mailboxes.keywords import KeywordLimits
+from core.mailboxes.snapshots import FolderSnapshots
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 from imap_view.config import GatewayImapConfig

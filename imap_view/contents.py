@@ -5,7 +5,7 @@ import), else its rendering (core/rendering/render.py). A FETCH or SEARCH that n
 content loads all its messages' content first (`Contents.load`, a few queries
 and one worker thread for the lot); each message then finds its own there.
 Parsed contents are shared across sessions by `ContentCache`. A draft (in
-`Drafts`, a negative seq: core/folders/drafts.py) is rendered from its row each time.
+`Drafts`, a negative seq: core/mailboxes/drafts.py) is rendered from its row each time.
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ from typing import TypeVar
 
 from pymap.mime import MessageContent
 
-from core.folders.contents import created_dates
-from core.folders.drafts import draft_dates, is_draft_seq, render_drafts
+from core.mailboxes.contents import created_dates
+from core.mailboxes.drafts import draft_dates, is_draft_seq, render_drafts
+from core.metrics import IMAP_MESSAGE_PARSES, IMAP_OPAQUE_READS
 from core.mime.structure import is_opaque, mime_structure
 from core.rendering.batch import (
     content_key,
@@ -30,7 +31,6 @@ from core.rendering.batch import (
 )
 from core.rendering.stored import RenderInputs
 from core.store.engine import Transaction
-from core.store.metrics import IMAP_MESSAGE_PARSES, IMAP_OPAQUE_READS
 from imap_view.backend import Backend
 from imap_view.content_cache import memory_of
 from imap_view.freshness import Freshness, Stamp

@@ -14,7 +14,7 @@ So the copying session alone keeps such a message, with sequence numbers as they
 were, until its own EXPUNGE, UID EXPUNGE or CLOSE (RFC 3501 §7.4.1 lets a server
 hold back an EXPUNGE response), as a server whose COPY leaves the source would;
 SELECT reads the folder anew and forgets them. A `\\Deleted` the client STOREd on
-one is cleared at that EXPUNGE (core/mail/placement.py `unmark`): the mail is in
+one is cleared at that EXPUNGE (core/mailboxes/placement.py `unmark`): the mail is in
 Trash already, where the mark would make the next EXPUNGE there hide it.
 """
 

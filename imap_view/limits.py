@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.mail.keywords import KeywordLimits
+from core.mailboxes.keywords import KeywordLimits
 
 __all__ = ["ImapLimits"]
 

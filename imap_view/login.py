@@ -24,10 +24,10 @@ from pymap.user import UserMetadata
 from pysasl.creds.server import ServerCredentials
 
 from core.errors import AuthenticationFailed, DomainError
-from core.folders.catalog import ensure_folders
 from core.identity.login_guard import LoginGuard
 from core.identity.login_guard import login_name as _login_name
 from core.identity.signed_in import SignedIn
+from core.mailboxes.folders import ensure_folders
 from core.principal import Principal
 from core.store.engine import Store
 from imap_view.backend import Backend

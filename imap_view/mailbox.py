@@ -3,7 +3,7 @@
 The folder set and the folders' names are in imap_view/mailbox_set.py.
 
 SELECT reads the folder's UIDs and `\\Seen` once; every later command reads only
-what changed since the mod-sequence the session last saw (core/folders/contents.py
+what changed since the mod-sequence the session last saw (core/mailboxes/contents.py
 `folder_changes`: one small query when nothing did) and hands it to pymap's
 `SelectedMailbox.add_updates`, which works out the EXISTS/EXPUNGE/FETCH replies.
 Drafts are not mails and carry no mod-sequences: that small folder is re-read whole.
@@ -41,15 +41,15 @@ from pymap.parsing.specials.flag import (
 )
 from pymap.selected import SelectedMailbox, SelectedSet
 
-from core.folders.catalog import FolderInfo, folder_counts
-from core.folders.contents import (
+from core.mailboxes.contents import (
     FolderChanges,
     FolderMessage,
     FolderState,
     folder_message,
     read_changes,
 )
-from core.mail.imap_uids import DRAFTS
+from core.mailboxes.folders import FolderInfo, folder_counts
+from core.mailboxes.uids import DRAFTS
 from core.store.engine import Transaction
 from imap_view.append import appended_uid
 from imap_view.backend import Backend
@@ -172,7 +172,7 @@ class MailboxData(MailboxDataInterface[Message]):
         return self._selected_set
 
     async def state(self) -> FolderState:
-        """The folder now: a kept state and what changed since (core/folders/snapshots.py)."""
+        """The folder now: a kept state and what changed since (core/mailboxes/snapshots.py)."""
         return await self._backend.snapshots.state(self._backend.store, self.owner, self.folder)
 
     def messages_of(self, messages: Sequence[FolderMessage]) -> list[Message]:

@@ -14,8 +14,8 @@ from pymap.exceptions import NotAllowedError
 from pymap.listtree import ListTree
 from pymap.parsing.specials import ObjectId
 
-from core.folders.catalog import FolderInfo, folder_by_id, list_folders
-from core.mail.imap_uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
+from core.mailboxes.folders import FolderInfo, folder_by_id, list_folders
+from core.mailboxes.uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
 from imap_view.backend import Backend
 from imap_view.freshness import Freshness
 from imap_view.list_patterns import PatternListTree

@@ -6,7 +6,7 @@ SELECT data, `* VANISHED (EARLIER) <uids>` for the messages that left since
 since, both limited to `known-uids` when given. `UID FETCH … (CHANGEDSINCE m
 VANISHED)` gives the same VANISHED for the UIDs it names.
 
-The UIDs that left come from the expunge records (core/folders/vanished.py). When
+The UIDs that left come from the expunge records (core/mailboxes/expunged.py). When
 those were pruned, the answer is every UID the client may know (`known-uids`, else
 1 up to UIDNEXT) that is not in the folder now: RFC 7162 §3.2.5.2 allows UIDs the
 client never saw, so the client still ends with exactly the folder's messages.

@@ -2,7 +2,7 @@
 shared by every session that selects that state.
 
 A SELECT reads the folder's state from the snapshots every session shares
-(core/folders/snapshots.py: only what changed since any session last read it). What
+(core/mailboxes/snapshots.py: only what changed since any session last read it). What
 was left was making pymap's view of it — a message object per UID and the UID,
 position and flag tables of `SynchronizedMessages` — for every session anew: 60 to 110
 ms of a QRESYNC resync of 10,000 messages (RFC 7162 §3.2.5, meant to be cheap). The
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pymap.interfaces.message import FlagsKey
 from pymap.selected import SelectedMailbox
 
-from core.folders.contents import FolderMessage
+from core.mailboxes.contents import FolderMessage
 from imap_view.message import Message
 from imap_view.selected import GatewayMessages
 

@@ -21,10 +21,10 @@ from proxyprotocol.sock import SocketInfo
 from pymap.context import connection_exit
 from pymap.imap import IMAPServer
 
+from core import metrics
 from core.identity.login_guard import LoginGuard
 from core.identity.signed_in import SignedIn
 from core.identity.throttle import ConnectionsPerAddress
-from core.store import metrics
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 from imap_view.backend import Backend

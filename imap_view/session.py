@@ -23,7 +23,7 @@ from pymap.parsing.specials.flag import Flag, Seen
 from pymap.search import SearchParams
 from pymap.selected import SelectedMailbox
 
-from core.folders.vanished import expunged_since
+from core.mailboxes.expunged import expunged_since
 from core.store.bus import Subscription
 from imap_view.backend import Backend
 from imap_view.condstore_search import GatewayCriteriaSet, keys_within
@@ -74,7 +74,7 @@ class Session(BaseSession[Message]):
 
     async def expunged_since(self, selected: SelectedMailbox, modseq: int) -> list[int] | None:
         """The UIDs that left the selected folder after a stored mod-sequence (QRESYNC's
-        VANISHED); None if those records were pruned (core/folders/vanished.py)."""
+        VANISHED); None if those records were pruned (core/mailboxes/expunged.py)."""
         folder_id = (await self._get_selected(selected)).folder.id
         return await self._backend.store.read(
             lambda session: expunged_since(session, folder_id, modseq)

@@ -2,11 +2,11 @@
 
 ARCHITECTURE.md "IMAP": a mail is in several mailboxes at once (INBOX and its
 conversation's folder); moving it out of INBOX to Archive or Trash changes the
-recipient's state (core/mail/placement.py, the same change as the web UI's buttons),
+recipient's state (core/mailboxes/placement.py, the same change as the web UI's buttons),
 and it leaves INBOX, never its conversation's folder. So:
 
 - STORE sets `\\Seen`, `\\Flagged`, `\\Answered`, `\\Deleted` and keywords per
-  recipient (core/mail/keywords.py); `\\Deleted` marks for the EXPUNGE of any session.
+  recipient (core/mailboxes/keywords.py); `\\Deleted` marks for the EXPUNGE of any session.
 - EXPUNGE in INBOX or Archive moves to Trash; in Trash it hides the mail from IMAP
   (it stays deleted, restorable in the web UI); in Drafts it deletes the drafts.
   Elsewhere nothing can leave, and EXPUNGE says so.
@@ -28,11 +28,11 @@ from pymap.parsing.specials.flag import Answered, Deleted, Flag, Flagged, Seen
 from sqlalchemy.orm import Session
 
 from core.errors import DomainError
-from core.folders.conditional import changed_after
-from core.folders.drafts import delete_drafts, is_draft_seq
-from core.mail.imap_uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
-from core.mail.keywords import KeywordLimits
-from core.mail.placement import change_placement, hide_in_trash, set_flags, unmark
+from core.mailboxes.drafts import delete_drafts, is_draft_seq
+from core.mailboxes.keywords import KeywordLimits
+from core.mailboxes.placement import change_placement, hide_in_trash, set_flags, unmark
+from core.mailboxes.uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
+from core.mailboxes.unchanged_since import changed_after
 from core.store.engine import Store
 from imap_view.message import Message
 from imap_view.replies import refusal_for

@@ -24,6 +24,7 @@ from weakref import WeakKeyDictionary
 from aiosmtpd.smtp import SMTP, Envelope, Session
 from pydantic import ValidationError
 
+from core import metrics
 from core.address import POSTMASTER, Address, at_domain, parse_email
 from core.approvals.reply_decision import with_reply_decision
 from core.errors import DomainError, InvalidAddress
@@ -35,7 +36,6 @@ from core.mail.resubmission import send_once, submission_key
 from core.mail.send import SendRequest, mail_writer
 from core.principal import Principal
 from core.settings import Limits
-from core.store import metrics
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 from core.store.raw_messages import Original

@@ -20,12 +20,12 @@ from typing import Any, AnyStr
 
 from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword, Session, syntax
 
+from core import metrics
 from core.errors import DomainError, RateLimited
 from core.identity.keys import require_bound_agent
 from core.identity.login_guard import LoginGuard, login_name
 from core.identity.signed_in import Held, SignedIn
 from core.principal import Principal
-from core.store import metrics
 from smtp_in.data_reader import read_data
 from smtp_in.handler import SubmissionHandler
 from smtp_in.protocol_replies import with_code

@@ -59,7 +59,7 @@ def directory_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
     async def participants(
         session_id: str, caller: Caller, store: StoreDep, settings: SettingsDep
     ) -> ParticipantList:
-        return await directory.session_participants(store, settings.domain, caller, session_id)
+        return await directory.conversation_participants(store, settings.domain, caller, session_id)
 
     return router
 

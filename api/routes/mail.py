@@ -14,7 +14,7 @@ from api.idempotency import replay_header
 from api.paging import Offset
 from api.send_handler import HANDLED
 from core.errors import Forbidden
-from core.mail import mailbox
+from core.mail import reading
 from core.mail.forward import ForwardRequest, forward_mail
 from core.mail.idempotency import Outcome, idempotency_key, write_once
 from core.mail.send import SendRequest, mail_writer
@@ -63,10 +63,10 @@ def mail_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
         caller: Caller,
         store: StoreDep,
         settings: SettingsDep,
-        status: mailbox.InboxStatus = "all",
+        status: reading.InboxStatus = "all",
         limit: Annotated[int, Query(ge=1, le=500)] = 50,
         offset: Offset = 0,
-        order: mailbox.Order = "newest",
+        order: reading.Order = "newest",
         mark_read: bool = False,
         include_body: bool = False,
     ) -> MailList:
@@ -76,7 +76,7 @@ def mail_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
                 "mark_read=true changes state, which a GET with the login cookie may not: "
                 "mark mails with POST …/{mail_id}/read, or use a key"
             )
-        return await mailbox.inbox(
+        return await reading.inbox(
             store,
             settings.domain,
             caller,
@@ -97,13 +97,13 @@ def mail_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
         offset: Offset = 0,
         include_body: bool = False,
     ) -> MailList:
-        return await mailbox.sent(
+        return await reading.sent(
             store, settings.domain, caller, limit=limit, offset=offset, include_body=include_body
         )
 
     @router.get("/{mail_id}")
     async def get(mail_id: str, caller: Caller, store: StoreDep, settings: SettingsDep) -> MailView:
-        return await mailbox.get_mail(store, settings.domain, caller, mail_id)
+        return await reading.get_mail(store, settings.domain, caller, mail_id)
 
     @router.post("/{mail_id}/forward")
     async def forward(
@@ -113,7 +113,7 @@ def mail_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
         return await forward_mail(store, settings.domain, caller, mail_id, body, settings.limits)
 
     async def _state(store: Any, caller: Any, mail_id: str, **change: bool) -> DeliveryState:
-        status = await mailbox.set_delivery_state(store, caller, mail_id, **change)
+        status = await reading.set_delivery_state(store, caller, mail_id, **change)
         return DeliveryState(mail_id=mail_id, status=status)
 
     @router.post("/{mail_id}/read")

@@ -39,24 +39,24 @@ def sessions_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
         limit: Annotated[int, Query(ge=1, le=500)] = 50,
         offset: Offset = 0,
     ) -> SessionList:
-        views, total = await conversations.list_sessions(store, caller, status, limit, offset)
+        views, total = await conversations.list_conversations(store, caller, status, limit, offset)
         return SessionList(sessions=views, total=total)
 
     @router.get("/{session_id}")
     async def detail(
         session_id: str, caller: Caller, store: StoreDep, settings: SettingsDep
     ) -> SessionDetail:
-        return await conversations.session_detail(store, settings.domain, caller, session_id)
+        return await conversations.conversation_detail(store, settings.domain, caller, session_id)
 
     @router.patch("/{session_id}")
     async def change(
         session_id: str, body: conversations.SessionChange, caller: Caller, store: StoreDep
     ) -> SessionView:
-        return await conversations.update_session(store, caller, session_id, body)
+        return await conversations.update_conversation(store, caller, session_id, body)
 
     @router.post("/{session_id}/sync")
     async def sync(session_id: str, body: SyncBody, caller: Caller, store: StoreDep) -> SessionView:
-        return await naming.sync_session(
+        return await naming.sync_conversation(
             store, caller, session_id, alias=body.session_alias, title=body.title
         )
 

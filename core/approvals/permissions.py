@@ -19,9 +19,7 @@ from core.mail.conversations import (
     participants,
     status_from_requests,
 )
-from core.mail.imap_uids import DECISION, unfile_everywhere
-from core.mail.keywords import keywords_of
-from core.mail.mailbox import mail_view
+from core.mail.reading import mail_view
 from core.mail.send import (
     DEFAULT_LIMITS,
     MAX_CC,
@@ -30,6 +28,8 @@ from core.mail.send import (
     SendRequest,
     mail_writer,
 )
+from core.mailboxes.keywords import keywords_of
+from core.mailboxes.uids import DECISION, unfile_everywhere
 from core.principal import Principal
 from core.settings import Limits
 from core.store.engine import Store

@@ -162,7 +162,7 @@ async def register_agent(
     return agent, permanent_key
 
 
-def _waiting_sessions(session: Session, agent_name: str) -> list[dict[str, Any]]:
+def _waiting_conversations(session: Session, agent_name: str) -> list[dict[str, Any]]:
     """The conversations with mail the agent has not read, and their budgets."""
     unread = (
         select(Mail.session_id, func.count().label("unread"))
@@ -205,7 +205,7 @@ async def heartbeat(store: Store, principal: Principal) -> dict[str, Any]:
             raise Forbidden("register the agent first")
         agent.last_seen = utcnow()
         _set_presence(session, agent, "online")
-        waiting = _waiting_sessions(session, agent.name)
+        waiting = _waiting_conversations(session, agent.name)
         return {
             "status": "ok",
             "agent_status": agent.status,

@@ -14,7 +14,7 @@ the account the login named:
   (256 random bits, nothing to guess) is checked before any wait and never slowed.
 
 The waits are counted in `agentmail_login_delay_seconds` and the outcomes in
-`agentmail_logins_total` (core/store/metrics.py).
+`agentmail_logins_total` (core/metrics.py).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from core import metrics
 from core.address import parse_email
 from core.errors import AuthenticationFailed, DomainError, InvalidAddress, RateLimited
 from core.identity.accounts import check_user_password
@@ -31,7 +32,6 @@ from core.identity.keys import authenticate
 from core.identity.throttle import LoginThrottle
 from core.principal import Principal
 from core.settings import Settings
-from core.store import metrics
 from core.store.engine import Store
 
 Protocol = Literal["web", "smtp", "imap"]

@@ -13,7 +13,7 @@ import secrets
 
 import bcrypt
 
-from core.store import metrics
+from core import metrics
 
 TOKEN_PREFIX = {"agent": "amk_", "user": "amu_", "login": "ams_"}
 

@@ -29,9 +29,9 @@ from typing import Literal
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from core import metrics
 from core.identity.security import password_stamp
 from core.principal import Principal
-from core.store import metrics
 from core.store.engine import Store
 from core.store.models import Key, User, utcnow
 

@@ -10,7 +10,7 @@ guess no faster than one.
 In memory: a restart forgets, which is acceptable for a limit of a minute. One
 instance serves every protocol, so guessing over all of them at once is no faster
 than over one; on PostgreSQL each failure is also told to every other process
-(`tell`, over NOTIFY: core/store/login_notices.py), so guessing against several
+(`tell`, over NOTIFY: core/cluster/login_notices.py), so guessing against several
 workers or replicas is no faster than against one either (checks in flight are
 per process).
 """

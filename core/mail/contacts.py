@@ -39,7 +39,7 @@ class ContactList(View):
     total: int
 
 
-def _shared_sessions(session: Session, me: str) -> dict[str, int]:
+def _shared_conversations(session: Session, me: str) -> dict[str, int]:
     mine, theirs = aliased(Participant), aliased(Participant)
     rows = session.execute(
         select(theirs.name, func.count())
@@ -111,7 +111,7 @@ async def list_contacts(
     """The caller's contacts, the most recent interaction first (then by name)."""
 
     def run(session: Session) -> list[Contact]:
-        shared = _shared_sessions(session, principal.name)
+        shared = _shared_conversations(session, principal.name)
         last, used = _last_seen_with(session, principal.name)
         agents = agents_by_name(session, shared)
         humans = set(session.scalars(select(User.name).where(User.name.in_(list(shared)))))

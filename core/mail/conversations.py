@@ -22,8 +22,8 @@ from sqlalchemy.orm import Session
 from core.address import normalize_alias
 from core.errors import Forbidden, InvalidRequest, NotFound
 from core.mail.conversation_rows import ConversationState
-from core.mail.mailbox import session_mails
-from core.mail.session_views import session_views
+from core.mail.conversation_views import conversation_views
+from core.mail.reading import conversation_mails
 from core.principal import Principal
 from core.store.engine import Store
 from core.store.events import emit
@@ -134,9 +134,9 @@ def participants(session: Session, conv_id: str) -> list[str]:
     return list(names.all())
 
 
-def session_view(session: Session, conv: Conversation, viewer: str) -> SessionView:
+def conversation_view(session: Session, conv: Conversation, viewer: str) -> SessionView:
     """The conversation as `viewer` sees it: `mail_count` counts the mails they may see."""
-    return session_views(session, [conv], viewer)[0]
+    return conversation_views(session, [conv], viewer)[0]
 
 
 def emit_session_update(
@@ -183,7 +183,7 @@ def visible_conversation(
     return conv
 
 
-async def list_sessions(
+async def list_conversations(
     store: Store, principal: Principal, status: str | None, limit: int, offset: int
 ) -> tuple[list[SessionView], int]:
     mine = select(Participant.session_id).where(Participant.name == principal.name)
@@ -198,7 +198,7 @@ async def list_sessions(
             .limit(limit)
             .offset(offset)
         ).all()
-        return session_views(session, convs, principal.name), int(total or 0)
+        return conversation_views(session, convs, principal.name), int(total or 0)
 
     return await store.read(run)
 
@@ -218,7 +218,7 @@ class SessionChange(BaseModel):
     reset_budget_used: bool = Field(False, description="Start counting rounds from 0 again.")
 
 
-async def update_session(
+async def update_conversation(
     store: Store, principal: Principal, conv_id: str, change: SessionChange
 ) -> SessionView:
     """A human renames, retitles, closes, reopens or re-budgets a conversation.
@@ -251,7 +251,7 @@ async def update_session(
             conv.budget_used = 0
         conv.updated_at = utcnow()
         emit_session_update(session, conv, participants(session, conv.id))
-        return session_view(session, conv, principal.name)
+        return conversation_view(session, conv, principal.name)
 
     return await store.write(run)
 
@@ -298,14 +298,14 @@ def checked_subject(subject: str) -> str:
     return subject
 
 
-async def session_detail(
+async def conversation_detail(
     store: Store, domain: str, principal: Principal, conv_id: str
 ) -> SessionDetail:
     def run(session: Session) -> SessionDetail:
         conv = visible_conversation(session, principal, conv_id)
         return SessionDetail(
-            session=session_view(session, conv, principal.name),
-            mails=session_mails(session, principal, conv, domain),
+            session=conversation_view(session, conv, principal.name),
+            mails=conversation_mails(session, principal, conv, domain),
         )
 
     return await store.read(run)

@@ -20,7 +20,7 @@ from core.errors import BudgetExhausted, DomainError, NotFound
 from core.identity.endpoints import Endpoint, resolve_endpoint, sender_endpoint
 from core.mail.conversation_rows import ConversationRow, by_alias, by_default_key
 from core.mail.conversations import default_key
-from core.mail.mailbox import visible_mail
+from core.mail.reading import visible_mail
 from core.mail.routing import check_new_conversation_rate
 from core.principal import Principal
 from core.settings import Limits

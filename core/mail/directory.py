@@ -213,7 +213,7 @@ async def suggest_addresses(
     return [candidate for _, _, candidate in ranked[:limit]]
 
 
-async def session_participants(
+async def conversation_participants(
     store: Store, domain: str, principal: Principal, conv_id: str
 ) -> ParticipantList:
     """Everyone in a conversation, each at the workspace they used in it, with its alias."""

@@ -5,7 +5,7 @@ A draft may be incomplete, so nothing is checked for deliverability while drafti
 grammar, so a draft never holds text the one parser would refuse. Sending goes
 through the one write path and deletes the draft in the mail's own transaction: a
 sent draft is gone, a refused send keeps it, and it can never be sent twice.
-IMAP's `Drafts` mailbox shows these same rows (core/folders/drafts.py): every saved
+IMAP's `Drafts` mailbox shows these same rows (core/mailboxes/drafts.py): every saved
 version takes a new UID there, since an IMAP message never changes.
 """
 
@@ -20,9 +20,9 @@ from sqlalchemy.orm import Session
 
 from core.address import normalize_alias, parse_address, parse_native
 from core.errors import DraftChanged, Forbidden, InvalidRequest, NotFound
-from core.mail.imap_uids import DRAFTS, take_uids
-from core.mail.mailbox import PREVIEW_CHARS
+from core.mail.reading import PREVIEW_CHARS
 from core.mail.send import DEFAULT_LIMITS, MAX_CC, SendRequest, send_mail
+from core.mailboxes.uids import DRAFTS, take_uids
 from core.principal import Principal
 from core.settings import Limits
 from core.store.engine import Store, wake_after_commit

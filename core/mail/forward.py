@@ -13,7 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from core.mail.addressed import NO_AGENTS
-from core.mail.mailbox import forwardable_mail, mail_view
+from core.mail.reading import forwardable_mail, mail_view
 from core.mail.send import DEFAULT_LIMITS, SendRequest, send_mail
 from core.principal import Principal
 from core.settings import Limits

@@ -22,8 +22,8 @@ from sqlalchemy.orm import Session
 from core.identity.endpoints import Endpoint
 from core.identity.external import EXTERNAL_NAME, stored_cc
 from core.mail.conversations import add_participants, lock_creation
-from core.mail.imap_uids import Placement, file_mails, new_mail_placements
 from core.mail.routing import initial_budget, open_conversation
+from core.mailboxes.uids import Placement, file_mails, new_mail_placements
 from core.store.models import Attachment, Conversation, Delivery, Mail, new_id, table_of
 from core.store.raw_messages import Original, keep_original
 
@@ -176,7 +176,7 @@ def thread_subject(subject: str) -> str:
 
 def _placements(mail: ImportedMail, seq: int, here: Stored) -> tuple[int, list[Placement]]:
     """The IMAP folders of the gateway's humans an imported mail goes into, as for any
-    mail (core/mail/imap_uids.py); a name nobody registered yet counts as a human."""
+    mail (core/mailboxes/uids.py); a name nobody registered yet counts as a human."""
     sender = mail.sender
     human_sender = sender.name if sender.agent is None and sender.name != EXTERNAL_NAME else None
     humans = {e.name for e in (mail.to, *mail.cc) if e.agent is None and e.name != EXTERNAL_NAME}

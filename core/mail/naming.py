@@ -24,11 +24,11 @@ from core.mail.conversation_rows import ConversationState
 from core.mail.conversations import (
     MAX_ALIAS,
     checked_subject,
+    conversation_view,
     emit_session_update,
     lock_creation,
     participants,
     rename_to,
-    session_view,
     visible_conversation,
 )
 from core.principal import Principal
@@ -166,12 +166,12 @@ async def decide_proposal(
         proposal.state = "accepted" if accept else "rejected"
         proposal.decided_by = principal.name
         proposal.decided_at = utcnow()
-        return session_view(session, conv, principal.name)
+        return conversation_view(session, conv, principal.name)
 
     return await store.write(run)
 
 
-async def sync_session(
+async def sync_conversation(
     store: Store, principal: Principal, conv_id: str, *, alias: str | None, title: str | None
 ) -> SessionView:
     """A platform writes back its own naming; ignored where a human has renamed."""
@@ -193,6 +193,6 @@ async def sync_session(
         if changed:
             conv.updated_at = utcnow()
             emit_session_update(session, conv, participants(session, conv.id))
-        return session_view(session, conv, principal.name)
+        return conversation_view(session, conv, principal.name)
 
     return await store.write(run)

@@ -34,7 +34,7 @@ from sqlalchemy.orm import Session, aliased
 
 from core.mail.addressed import AgentWorkspaces, agent_workspaces
 from core.mail.attachments import attachments_of
-from core.mail.mailbox import mail_view
+from core.mail.reading import mail_view
 from core.mail.search_query import SearchQuery, parse_query
 from core.principal import Principal
 from core.store.engine import Store

@@ -23,19 +23,19 @@ from core.mail.addressed import addressed_workspace, agent_workspaces_of
 from core.mail.attachments import MAX_PER_MAIL, attach, carry, check_claimable
 from core.mail.auto_rule import check_auto, check_auto_conversation
 from core.mail.conversation_rows import ConversationRow, save_conversation
+from core.mail.conversation_views import budget_remaining
 from core.mail.conversations import (
     add_participants,
     emit_session_update,
     participants,
     status_from_requests,
 )
-from core.mail.imap_uids import file_mail, new_mail_placements
-from core.mail.mailbox import forwardable_mail, visible_mail
 from core.mail.naming import Proposal, extract_proposal, record_proposal
-from core.mail.placement import set_flags
+from core.mail.reading import forwardable_mail, visible_mail
 from core.mail.routing import Target, choose_conversation
 from core.mail.send_pg import store_mail
-from core.mail.session_views import budget_remaining
+from core.mailboxes.placement import set_flags
+from core.mailboxes.uids import file_mail, new_mail_placements
 from core.principal import Principal
 from core.settings import Limits
 from core.store.engine import Store, wake_after_commit

@@ -31,7 +31,7 @@ from sqlalchemy import JSON, BigInteger, Integer, String, bindparam
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Session
 
-from core.mail.imap_uids import Placement, uid_validity_now
+from core.mailboxes.uids import Placement, uid_validity_now
 from core.store.models import Mail, table_of
 from core.store.pg_tail import Tail, run_at_commit
 

@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 
 from core.errors import NotFound
 from core.mail.addressed import AgentWorkspaces, joined_agent_workspaces
-from core.mail.mailbox import mail_view
+from core.mail.reading import mail_view
 from core.mail.tree_cursor import Start, decode, down_cursor, up_cursor
 from core.mail.tree_sql import DOWN, SELF, UP, tree_statement
 from core.principal import Principal

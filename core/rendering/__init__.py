@@ -1,5 +1,5 @@
 """A stored mail as RFC 5322 bytes and back: rendering (multipart/alternative, attachments,
 numbered options), parsing back, batch rendering and the cache of rendered bytes.
 
-May import identity, the store and the vocabulary; independent of mail.
+May import the mailbox state, identity, the store and the vocabulary; independent of mail.
 """

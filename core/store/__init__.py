@@ -3,5 +3,6 @@ the in-process bus and its PostgreSQL LISTEN/NOTIFY replica link, blob files, an
 original bytes of mail, once per content (raw_messages.py); which unexpected failures may
 pass on a retry (transient.py, full.py).
 
-The lowest layer: imports only the vocabulary at `core/` top (never identity, mail or above).
+May import only what is below it: the metrics, the cluster's notices and the vocabulary at
+`core/` top (never identity, mail or above).
 """

@@ -44,8 +44,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.util import greenlet_spawn
 
+from core import metrics
 from core.errors import DomainError
-from core.store import metrics
 from core.store.bus import EventBus
 from core.store.credentials import CREDENTIALS_CHANGED, CredentialCache, watch_credential_writes
 from core.store.full import is_disk_full, storage_full

@@ -239,7 +239,7 @@ class Delivery(Base):
 class DeliveryKeyword(Base):
     """An IMAP keyword (RFC 3501 §2.3.2: `$Label1`, `$Junk`, …) a recipient set on a mail.
 
-    Per recipient like the delivery's flags (core/mail/keywords.py); the second
+    Per recipient like the delivery's flags (core/mailboxes/keywords.py); the second
     index lists a recipient's keywords in use (IMAP's FLAGS response).
     """
 
@@ -352,7 +352,7 @@ class Draft(Base):
     budget: Mapped[str | None] = mapped_column(String(16), default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
-    # Its UID in the owner's IMAP Drafts, new for every saved version (core/folders/drafts.py).
+    # Its UID in the owner's IMAP Drafts, new for every saved version (core/mailboxes/drafts.py).
     imap_uid: Mapped[int | None] = mapped_column(BigInteger, default=None)
     # The Message-ID a mail client gave it (IMAP APPEND); a new version replaces it.
     message_id: Mapped[str | None] = mapped_column(String(255), default=None)
@@ -369,7 +369,7 @@ class ImapFolder(Base):
     `key` names it stably: `inbox`, `sent`, `drafts`, `archive`, `trash`,
     `decision`, or `session:<conversation id>` (so the folder follows renames).
     `next_uid` advances, under this row's lock, in the transaction that puts a
-    message in the folder (core/mail/imap_uids.py); `highest_modseq` advances, under
+    message in the folder (core/mailboxes/uids.py); `highest_modseq` advances, under
     the same lock, whenever a message enters or leaves the folder or its flags
     change (RFC 7162 §3.1.1: a mailbox's mod-sequence only grows).
     """
@@ -382,7 +382,7 @@ class ImapFolder(Base):
     uid_validity: Mapped[int] = mapped_column(BigInteger)
     next_uid: Mapped[int] = mapped_column(BigInteger, default=1)
     highest_modseq: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
-    # Expunge records at or below this mod-sequence were pruned (core/folders/vanished.py):
+    # Expunge records at or below this mod-sequence were pruned (core/mailboxes/expunged.py):
     # a session or QRESYNC client that knows only an older one cannot be told exactly.
     vanished_horizon: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
 

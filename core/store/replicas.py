@@ -19,10 +19,10 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from core.cluster.login_notices import LOGINS_CHANNEL, told_names
 from core.store.bus import EventBus
 from core.store.credentials import CREDENTIALS_CHANGED
 from core.store.engine import NOTIFY_CHANNEL, WAKE_ALL, Store
-from core.store.login_notices import LOGINS_CHANNEL, told_names
 
 log = logging.getLogger("agentmail.replicas")
 

@@ -1,7 +1,7 @@
 """Creating a human's IMAP folders takes their rows in the one global order (by key).
 
 A human's first IMAP login creates the fixed folders in one INSERT; filing a mail
-creates the folders it needs one by one, in key order (core/mail/imap_uids.py).
+creates the folders it needs one by one, in key order (core/mailboxes/uids.py).
 The login's INSERT once went in the order of FIXED_FOLDERS (inbox, sent, …,
 decision), so a first permission request (into `decision`, then `inbox`) racing
 the human's first login deadlocked on PostgreSQL: each held the row the other
@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from core.mail.imap_uids import DECISION, FIXED_FOLDERS, INBOX, create_folders
+from core.mailboxes.uids import DECISION, FIXED_FOLDERS, INBOX, create_folders
 from core.store.engine import Store
 from core.store.engine import database_url as store_url
 
@@ -38,7 +38,7 @@ async def test_a_first_login_and_a_first_filing_never_deadlock(database_url: str
         def login(session: Session) -> None:
             attempts.append("login")
             session.execute(text("SELECT pg_sleep(0.1)"))
-            create_folders(session, "jianf", FIXED_FOLDERS)  # core/folders/catalog.py
+            create_folders(session, "jianf", FIXED_FOLDERS)  # core/mailboxes/folders.py
 
         await asyncio.gather(store.write(filing), store.write(login))
         assert sorted(attempts) == ["filing", "login"]  # neither was aborted and run again

@@ -1,5 +1,5 @@
 """IMAP change tracking: a selected session learns what changed elsewhere by mod-sequence,
-without re-reading its folder (core/mail/imap_uids.py `touch`, core/folders/contents.py
+without re-reading its folder (core/mailboxes/uids.py `touch`, core/mailboxes/contents.py
 `folder_changes`)."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any
 import aioimaplib
 import httpx
 
-from core.folders.catalog import FolderInfo, ensure_folders, list_folders
-from core.folders.contents import folder_changes, folder_state
+from core.mailboxes.contents import folder_changes, folder_state
+from core.mailboxes.folders import FolderInfo, ensure_folders, list_folders
 from core.store.engine import Store
 from tests.integration.test_tree_statements import quiet_api, statements
 from tests.support.gateway import PASSWORD, Api

@@ -13,7 +13,7 @@ from datetime import timedelta
 import httpx
 from imapclient import IMAPClient
 
-from core.folders.vanished import prune_expunged
+from core.mailboxes.expunged import prune_expunged
 from tests.support.gateway import PASSWORD, Api
 from tests.support.http import ok
 from tests.support.raw_imap import RawImap

@@ -1,5 +1,5 @@
 """A kept folder state brought up to date by mod-sequence equals the folder read whole
-(core/folders/snapshots.py: what SELECT and a QRESYNC resync start from)."""
+(core/mailboxes/snapshots.py: what SELECT and a QRESYNC resync start from)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import asyncio
 
 from imapclient import IMAPClient
 
-from core.folders.catalog import list_folders
-from core.folders.contents import folder_state
-from core.folders.snapshots import FolderSnapshots
+from core.mailboxes.contents import folder_state
+from core.mailboxes.folders import list_folders
+from core.mailboxes.snapshots import FolderSnapshots
 from tests.support.gateway import PASSWORD, Api
 from tests.support.http import ok
 

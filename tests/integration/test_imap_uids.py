@@ -9,8 +9,8 @@ from alembic import command
 from sqlalchemy import column, insert, select, table
 from sqlalchemy.engine import Connection
 
-from core.folders.catalog import ensure_folders, list_folders
-from core.folders.contents import folder_state
+from core.mailboxes.contents import folder_state
+from core.mailboxes.folders import ensure_folders, list_folders
 from core.store.engine import Store
 from core.store.engine import database_url as sqlalchemy_url
 from core.store.migrate import alembic_config, migrate

@@ -1,4 +1,4 @@
-"""Imported mail is filed into the humans' IMAP folders like any mail (core/mail/imap_uids.py)."""
+"""Imported mail is filed into the humans' IMAP folders like any mail (core/mailboxes/uids.py)."""
 
 from __future__ import annotations
 

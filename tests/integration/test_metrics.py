@@ -1,6 +1,6 @@
 """`/metrics` parses as Prometheus text and its counters move with traffic.
 
-The metrics are process-wide (core/store/metrics.py), so the test compares a
+The metrics are process-wide (core/metrics.py), so the test compares a
 scrape before with a scrape after its own traffic: REST and SMTP mails accepted,
 refusals by reason over REST and SMTP, SMTP/IMAP/SSE connections, the latency
 histograms, and the open permission requests (read from the database at scrape).

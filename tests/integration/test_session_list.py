@@ -78,7 +78,7 @@ async def test_latest_mail_and_participants_in_bounded_statements(quiet_api: Api
     for who in (Principal(kind="human", name="jianf"), Principal(kind="agent", name="builder")):
         for limit in (1, 3, 9):
             with statements(store) as seen:
-                views, total = await conversations.list_sessions(store, who, None, limit, 0)
+                views, total = await conversations.list_conversations(store, who, None, limit, 0)
             assert (len(views), total) == (limit, 9)
             counts.append(len(seen))
     assert len(set(counts)) == 1, counts

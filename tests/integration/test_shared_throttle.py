@@ -1,5 +1,5 @@
 """Logins over several gateway processes (PostgreSQL): a failure on one is counted by all
-(core/store/login_notices.py), so spreading guesses over workers or replicas is no
+(core/cluster/login_notices.py), so spreading guesses over workers or replicas is no
 faster than guessing against one; and a key revoked or a password changed on one ends
 the sessions it opened on every other (core/identity/signed_in.py)."""
 

@@ -1,6 +1,6 @@
 """The gateway's own account of what it did: its `/metrics`, scraped and compared.
 
-The metrics are process-wide (core/store/metrics.py): a test reads how much a sample
+The metrics are process-wide (core/metrics.py): a test reads how much a sample
 moved between two scrapes, never its absolute value.
 """
 

@@ -58,7 +58,7 @@ ORPHANS: dict[str, str] = {
 }
 
 # A human recipient's INBOX and a human sender's Sent hold every new mail (not yet
-# archived or deleted): core/mail/imap_uids.py new_mail_placements.
+# archived or deleted): core/mailboxes/uids.py new_mail_placements.
 UNFILED_DELIVERY = """
     SELECT m.subject, d.recipient FROM deliveries d JOIN mails m ON m.seq = d.mail_seq
     JOIN users h ON h.name = d.recipient

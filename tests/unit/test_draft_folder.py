@@ -1,4 +1,4 @@
-"""Drafts as IMAP messages (core/folders/drafts.py): what a client APPENDs is read safely,
+"""Drafts as IMAP messages (core/mailboxes/drafts.py): what a client APPENDs is read safely,
 and a draft served to a client reads back as the same draft."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.address import Address, parse_address
-from core.folders.drafts import parse_draft, render_draft
+from core.mail.draft_messages import parse_draft
+from core.mailboxes.drafts import render_draft
 from core.store.models import Draft
 
 D = "agentmail.test"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from prometheus_client.metrics import MetricWrapperBase
 
-from core.store import metrics
+from core import metrics
 
 DASHBOARD = Path(__file__).resolve().parents[2] / "deploy" / "grafana-dashboard.json"
 

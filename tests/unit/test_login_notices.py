@@ -3,8 +3,8 @@ another is counted without being told again (no echo between replicas)."""
 
 from __future__ import annotations
 
+from core.cluster.login_notices import told_names
 from core.identity.throttle import LoginThrottle
-from core.store.login_notices import told_names
 
 
 def test_a_failure_is_told_once_and_a_told_one_is_not_told_again() -> None:

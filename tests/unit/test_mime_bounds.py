@@ -10,7 +10,7 @@ from email.policy import default
 
 from hypothesis import given
 
-from core.folders.drafts import parse_draft
+from core.mail.draft_messages import parse_draft
 from core.mail.html_text import MAX_HTML_DEPTH, html_shape, html_text, html_to_markdown
 from core.mime.bounds import LIMITS
 from core.mime.structure import over_bound

@@ -7,7 +7,7 @@ from email import message_from_bytes, policy
 
 from core.address import POSTMASTER, party_address
 from core.approvals.postmaster import NOTICE, already_settled_notice
-from core.mail.mailbox import mail_view
+from core.mail.reading import mail_view
 from core.rendering.render import render_mail
 from core.store.models import Mail
 

@@ -6,7 +6,7 @@ Create Date: 2026-11-30
 
 RFC 3501 §2.3.1.1: UIDs are strictly ascending in each mailbox and never reused.
 Each folder has its own counter (`imap_folders.next_uid`), advanced under that
-row's lock in the transaction that puts a mail in the folder (core/mail/imap_uids.py).
+row's lock in the transaction that puts a mail in the folder (core/mailboxes/uids.py).
 
 The upgrade also files the mail already stored: every human gets the fixed
 folders, and each mail gets UIDs in `seq` order in the folders it belongs to

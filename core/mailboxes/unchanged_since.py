@@ -5,7 +5,7 @@ mod-sequence is still n or less, and the test and the change must be one atomic
 step, or a change by another session between them is lost. So the test runs in
 the STORE's own write transaction, after locking the owner's folders that hold
 the mails — the same locks, in the same global (key) order, that every flag
-change takes (`core.mail.imap_uids.touch`) — so no other change to them can
+change takes (`core.mailboxes.uids.touch`) — so no other change to them can
 commit between the test and the write.
 """
 

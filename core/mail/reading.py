@@ -11,9 +11,9 @@ from core.errors import Forbidden, NotFound
 from core.identity.external import cc_party, stored_party
 from core.mail.addressed import AgentWorkspaces, addressed_workspace, agent_workspaces
 from core.mail.attachments import attachments_of
-from core.mail.imap_uids import touch
-from core.mail.keywords import keywords_of
-from core.mail.placement import change_placement
+from core.mailboxes.keywords import keywords_of
+from core.mailboxes.placement import change_placement
+from core.mailboxes.uids import touch
 from core.principal import Principal
 from core.store.engine import Store, wake_after_commit
 from core.store.models import Conversation, Delivery, Mail
@@ -304,7 +304,7 @@ async def set_delivery_state(
     return await store.write(run)
 
 
-def session_mails(
+def conversation_mails(
     session: Session, principal: Principal, conv: Conversation, domain: str
 ) -> list[MailView]:
     """The mails of a conversation the caller may see, oldest first."""

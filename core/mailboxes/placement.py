@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from core.mail.imap_uids import ARCHIVE, INBOX, TRASH, refile_mails, touch, unfile_mails
-from core.mail.keywords import KeywordLimits, change_keywords
+from core.mailboxes.keywords import KeywordLimits, change_keywords
+from core.mailboxes.uids import ARCHIVE, INBOX, TRASH, refile_mails, touch, unfile_mails
 from core.store.models import Delivery
 
 __all__ = [
@@ -98,7 +98,7 @@ def change_placement(
         .values(**values)
     )
     new_uids: dict[int, int] = {}
-    if imap:  # folders locked in key order, as core/mail/imap_uids.py does (no deadlock)
+    if imap:  # folders locked in key order, as core/mailboxes/uids.py does (no deadlock)
         for (source, target), seqs in sorted(moves.items(), key=lambda move: move[0][::-1]):
             uids = refile_mails(session, seqs, owner, source, target)
             new_uids.update(zip(seqs, uids, strict=True))
@@ -128,7 +128,7 @@ def set_flags(
     limits: KeywordLimits | None = None,
 ) -> None:
     """Set (`True`) or clear flags of `owner`'s deliveries: {(flag, value): mail seqs},
-    and add or remove keywords ({keyword: mail seqs}, core/mail/keywords.py).
+    and add or remove keywords ({keyword: mail seqs}, core/mailboxes/keywords.py).
 
     One statement per flag and value, whatever the number of mails; a mail
     `owner` only sent has no delivery and so keeps no flags. One mod-sequence

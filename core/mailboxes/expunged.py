@@ -1,7 +1,7 @@
 """The UIDs that left a folder after a mod-sequence (QRESYNC's VANISHED), and pruning them.
 
 Every message that leaves a folder leaves an `imap_expunged` record at the
-folder's mod-sequence of its leaving (core/mail/imap_uids.py `unfile_mails`).
+folder's mod-sequence of its leaving (core/mailboxes/uids.py `unfile_mails`).
 RFC 7162 §3.2.5 and §3.2.6 answer a client that knew the folder at mod-sequence
 m with the UIDs expunged since: these records. They are kept for a retention
 period (`AGENTMAIL_IMAP_EXPUNGE_RETENTION_DAYS`) and then pruned, and the folder

@@ -1,6 +1,7 @@
-"""IMAP UIDs: filing a mail into a human's IMAP folders, in the transaction that stores it.
+"""Filing a mail into a human's folders, numbered, in the transaction that stores it.
 
-RFC 3501 §2.3.1.1: in each mailbox UIDs strictly ascend and are never reused.
+A UID is the store's number for a mail in one folder, the numbering IMAP serves
+as is (RFC 3501 §2.3.1.1: in each mailbox UIDs strictly ascend and are never reused).
 Each folder (`imap_folders`, one row per human and folder) has its own counter;
 putting a mail into a folder advances it with `UPDATE … RETURNING`, which holds
 that row's lock until commit. So a later UID can never commit before an earlier
@@ -41,13 +42,13 @@ ARCHIVE = "archive"
 TRASH = "trash"
 DECISION = "decision"
 FIXED_FOLDERS = (INBOX, SENT, DRAFTS, ARCHIVE, TRASH, DECISION)
-SESSION_PREFIX = "session:"
+CONVERSATION_PREFIX = "session:"  # stored in imap_folders.key: the API calls them sessions
 
 Placement = tuple[str, str]  # (owner, folder key)
 
 
-def session_folder(conversation_id: str) -> str:
-    return SESSION_PREFIX + conversation_id
+def conversation_folder(conversation_id: str) -> str:
+    return CONVERSATION_PREFIX + conversation_id
 
 
 def new_mail_placements(
@@ -59,7 +60,7 @@ def new_mail_placements(
 ) -> list[Placement]:
     """Where a new mail goes: the sender's Sent, each recipient's INBOX (and Needs
     decision for a permission request), and everyone's folder of the conversation."""
-    conversation = session_folder(conversation_id)
+    conversation = conversation_folder(conversation_id)
     placements: list[Placement] = []
     if human_sender is not None:
         placements += [(human_sender, SENT), (human_sender, conversation)]

@@ -40,7 +40,7 @@ def excerpt(body: str) -> str:
     return flat if len(flat) <= EXCERPT_CHARS else flat[: EXCERPT_CHARS - 1] + "…"
 
 
-def session_views(
+def conversation_views(
     session: Session, convs: Sequence[Conversation], viewer: str
 ) -> list[SessionView]:
     ids = [conv.id for conv in convs]

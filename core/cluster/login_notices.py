@@ -5,10 +5,10 @@ The login throttle (core/identity/throttle.py) counts failures in memory; with
 reached it, and an attacker spread over N processes would guess N times as fast.
 Each failure is therefore sent as `NOTIFY agentmail_login_failures, '<token>\\n<name>…'`
 (the names are client addresses or `account:<user>`); every process's ReplicaListener
-(core/store/replicas.py) counts the others' in its own throttle. Notices are sent
-after the answer, by one task: a failed login is never slowed by them, and a lost
-notice (the database away) only makes the throttle per process for a moment, which
-is what it was.
+(core/store/replicas.py, which reads them with `told_names`) counts the others' in its own
+throttle. Notices are sent after the answer, by one task: a failed login is never
+slowed by them, and a lost notice (the database away) only makes the throttle per
+process for a moment, which is what it was.
 """
 
 from __future__ import annotations
@@ -19,8 +19,7 @@ import logging
 from collections import deque
 
 from sqlalchemy import text
-
-from core.store.engine import Store
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 LOGINS_CHANNEL = "agentmail_login_failures"
 MAX_WAITING = 1000  # names not yet sent; past it a failure is counted here only
@@ -35,8 +34,9 @@ class LoginNotices:
     """Sends this process's failed logins to the others (`tell`): one sender task at a
     time, many names to a notice, so a flood of failures holds one database connection."""
 
-    def __init__(self, store: Store) -> None:
-        self.store = store
+    def __init__(self, engine: AsyncEngine, token: str) -> None:
+        self.engine = engine
+        self.token = token  # the store's: its own notices come back, and are skipped
         self._waiting: deque[str] = deque(maxlen=MAX_WAITING)
         self._sender: asyncio.Task[None] | None = None
 
@@ -47,13 +47,13 @@ class LoginNotices:
 
     async def _send(self) -> None:
         while self._waiting:
-            names = [self.store.token]
-            size = len(self.store.token)
+            names = [self.token]
+            size = len(self.token)
             while self._waiting and size + len(self._waiting[0].encode()) < _PAYLOAD_BYTES:
                 names.append(self._waiting.popleft())
                 size += len(names[-1].encode()) + 1
             try:
-                async with self.store.engine.connect() as connection:
+                async with self.engine.connect() as connection:
                     payload = {"channel": LOGINS_CHANNEL, "payload": "\n".join(names)}
                     await connection.execute(_NOTIFY, payload)
                     await connection.commit()

@@ -1,8 +1,8 @@
-"""A human's IMAP folders: which exist (created at login), each one's alias, and the
-counts STATUS and SELECT report.
+"""A human's folders: which exist (created at login), each one's alias, and the counts
+IMAP's STATUS and SELECT report.
 
-The folders and their UIDs are filed by core/mail/imap_uids.py as mail is stored;
-what is in a folder is read by core/folders/contents.py.
+The folders and their UIDs are filed by core/mailboxes/uids.py as mail is stored;
+what is in a folder is read by core/mailboxes/contents.py.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from typing import Any
 from sqlalchemy import Select, and_, case, false, func, select
 from sqlalchemy.orm import Session
 
-from core.folders.drafts import draft_count
-from core.mail.imap_uids import (
+from core.mailboxes.drafts import draft_count
+from core.mailboxes.uids import (
+    CONVERSATION_PREFIX,
     DRAFTS,
     FIXED_FOLDERS,
     SENT,
-    SESSION_PREFIX,
     create_folders,
 )
 from core.store.engine import Store
@@ -44,7 +44,11 @@ class FolderInfo:
 
     @property
     def conversation_id(self) -> str | None:
-        return self.key[len(SESSION_PREFIX) :] if self.key.startswith(SESSION_PREFIX) else None
+        return (
+            self.key[len(CONVERSATION_PREFIX) :]
+            if self.key.startswith(CONVERSATION_PREFIX)
+            else None
+        )
 
 
 async def ensure_folders(store: Store, owner: str) -> None:
@@ -87,7 +91,7 @@ async def folder_by_id(store: Store, owner: str, folder_id: int) -> FolderInfo |
     """One folder of the human's by its id (the selected one), with its alias."""
     query = (
         select(ImapFolder.id, ImapFolder.key, ImapFolder.uid_validity, Conversation.alias)
-        .outerjoin(Conversation, ImapFolder.key == SESSION_PREFIX + Conversation.id)
+        .outerjoin(Conversation, ImapFolder.key == CONVERSATION_PREFIX + Conversation.id)
         .where(ImapFolder.id == folder_id, ImapFolder.owner == owner)
     )
     row = await store.read(lambda session: session.execute(query).first())

@@ -102,7 +102,7 @@ def change_keywords(
     """Add and remove `owner`'s keywords ({keyword: mail seqs}); the mails that changed.
 
     Only on mails `owner` received (a delivery of theirs); raises InvalidRequest,
-    changing nothing, past a limit. The caller records the change (imap_uids.touch).
+    changing nothing, past a limit. The caller records the change (uids.touch).
     """
     changed: set[int] = set()
     for keyword, seqs in sorted(removed.items()):

@@ -4,10 +4,10 @@ by mod-sequence: a SELECT reads only what changed since any session last read th
 SELECT needs every UID and flag of the folder (message numbers are positions), and
 reading 10,000 rows was most of a SELECT's time — also of a QRESYNC resync
 (RFC 7162 §3.2.5), which exists to be cheap. The folder's rows only change with
-its mod-sequence (core/mail/imap_uids.py: whatever changes what IMAP shows raises
+its mod-sequence (core/mailboxes/uids.py: whatever changes what IMAP shows raises
 it in the same transaction), so a state read at mod-sequence m plus `read_changes`
 since m, in one snapshot, is the state now: the same reasoning that keeps a
-selected session current (core/folders/contents.py). Expunge records pruned past
+selected session current (core/mailboxes/contents.py). Expunge records pruned past
 m (`FolderChanges.whole`) mean a full read. Drafts are never kept (no
 mod-sequences). The least recently used states go first once the kept messages
 pass `max_messages`.
@@ -20,10 +20,10 @@ from dataclasses import replace
 
 from sqlalchemy.orm import Session
 
-from core.folders.catalog import FolderInfo
-from core.folders.contents import FolderChanges, FolderState, folder_state, read_changes
-from core.mail.imap_uids import DRAFTS
-from core.mail.keywords import keywords_in_use
+from core.mailboxes.contents import FolderChanges, FolderState, folder_state, read_changes
+from core.mailboxes.folders import FolderInfo
+from core.mailboxes.keywords import keywords_in_use
+from core.mailboxes.uids import DRAFTS
 from core.store.engine import Store
 
 __all__ = ["FolderSnapshots"]

@@ -4,7 +4,7 @@ at SELECT and afterwards only what changed since a mod-sequence.
 `\\Seen` is the recipient's delivery `is_read` (the read state shared with REST and
 the web UI); a mail the human only sent (no delivery of their own) is always seen.
 `\\Flagged`, `\\Answered`, `\\Deleted` and keywords are the delivery's too
-(core/mail/keywords.py), so every session sees the same.
+(core/mailboxes/keywords.py), so every session sees the same.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 
-from core.folders.catalog import FolderInfo
-from core.folders.drafts import draft_rows, draft_seq
-from core.mail.imap_uids import DRAFTS
-from core.mail.keywords import all_keywords_of, keywords_in_use, keywords_of
+from core.mailboxes.drafts import draft_rows, draft_seq
+from core.mailboxes.folders import FolderInfo
+from core.mailboxes.keywords import all_keywords_of, keywords_in_use, keywords_of
+from core.mailboxes.uids import DRAFTS
 from core.store.engine import Store
 from core.store.models import Delivery, ImapExpunged, ImapFolder, ImapUid, Mail
 
@@ -72,7 +72,7 @@ class FolderChanges:
     highest_modseq: int
     changed: list[FolderMessage]
     expunged: list[int]
-    # The expunge records since the mod-sequence were pruned (core/folders/vanished.py):
+    # The expunge records since the mod-sequence were pruned (core/mailboxes/expunged.py):
     # `changed` is then every message of the folder, and the caller compares.
     whole: bool = False
 
@@ -191,7 +191,7 @@ async def folder_state(store: Store, owner: str, folder: FolderInfo) -> FolderSt
 
 
 async def _drafts_state(store: Store, owner: str, folder: FolderInfo) -> FolderState:
-    """Drafts are not mails: the folder is the owner's drafts (core/folders/drafts.py),
+    """Drafts are not mails: the folder is the owner's drafts (core/mailboxes/drafts.py),
     read whole each time (it is small), always seen."""
 
     def run(session: Session) -> FolderState:
