@@ -24,6 +24,7 @@ from pymap.selected import SelectedMailbox
 
 from core.folders.contents import FolderMessage
 from imap_view.message import Message
+from imap_view.pymap_compat import set_tables
 from imap_view.selected import GatewayMessages
 
 __all__ = ["SelectionBase", "SelectionBases", "fill_from", "make_base"]
@@ -76,20 +77,23 @@ def make_base(messages: Sequence[FolderMessage], make: MakeMessages) -> Selectio
 
 def fill_from(selected: SelectedMailbox, base: SelectionBase) -> None:
     """Put the base's messages into a session's view: copies of the tables, written into
-    the fields `SynchronizedMessages._update` writes (pymap is pinned to 0.36.7, whose
-    internals this mirrors; tests/integration/test_imap_changes.py checks the outcome)."""
+    the tables `SynchronizedMessages` keeps (imap_view/pymap_compat.py;
+    tests/integration/test_imap_changes.py checks the outcome)."""
     synced = selected.messages
     if synced.exists:  # not fresh: pymap's own way works out what changed
         selected.set_messages(list(base.cache.values()))
         return
     if isinstance(synced, GatewayMessages):
         synced.generation += 1  # changed outside `_update`: the next fork must copy
-    synced._uids = set(base.uids)
-    synced._sorted = list(base.ordered)
-    synced._seqs_cache = base.positions.copy()
-    synced._cache = base.cache.copy()  # type: ignore[assignment]
-    synced._flags_key_map = base.keys.copy()
-    synced._flags_key_set = set(base.key_set)
+    set_tables(
+        synced,
+        uids=set(base.uids),
+        ordered=list(base.ordered),
+        positions=base.positions.copy(),
+        cache=base.cache.copy(),
+        keys=base.keys.copy(),
+        key_set=set(base.key_set),
+    )
 
 
 class SelectionBases:
