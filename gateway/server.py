@@ -22,6 +22,7 @@ from datetime import timedelta
 
 import uvicorn
 
+from api import fastapi_compat
 from api.app import create_app
 from api.mail_settings import Listeners
 from core.approvals.permissions import expire_permission_requests
@@ -50,8 +51,10 @@ from gateway.notify import notify
 from gateway.protocol_errors import LoggedFactories
 from gateway.sockets import bind_tcp
 from gateway.tls import server_tls_context
+from imap_view import pymap_compat
 from imap_view.limits import ImapLimits
 from imap_view.server import start_imap
+from smtp_in import aiosmtpd_compat
 from smtp_in.handler import SubmissionHandler
 from smtp_in.server import start_smtp
 from smtp_in.session_limits import SessionLimits
@@ -101,6 +104,11 @@ class Gateway:
         settings = self.settings
         # First: a bad certificate is reported before anything is opened or bound.
         self.tls = server_tls_context(settings)
+        # Then the library internals the adapters rely on: a release that moved one stops
+        # the start here, naming the library, its version and the internal.
+        fastapi_compat.check()
+        aiosmtpd_compat.check()
+        pymap_compat.check()
         set_bcrypt_rounds(settings.bcrypt_rounds)
         if not settings.database_url:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
