@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import math
 import os
@@ -63,6 +64,14 @@ log = logging.getLogger("agentmail")
 KEEP_ALIVE_SECONDS = 15  # an idle kept-alive HTTP connection (see _start_http)
 
 
+@functools.cache
+def _check_libraries() -> None:
+    """Once per process: the libraries do not change while it runs."""
+    fastapi_compat.check()
+    aiosmtpd_compat.check()
+    pymap_compat.check()
+
+
 class _EmbeddedServer(uvicorn.Server):
     """uvicorn without its own signal handling: the gateway handles signals in one place."""
 
@@ -106,9 +115,7 @@ class Gateway:
         self.tls = server_tls_context(settings)
         # Then the library internals the adapters rely on: a release that moved one stops
         # the start here, naming the library, its version and the internal.
-        fastapi_compat.check()
-        aiosmtpd_compat.check()
-        pymap_compat.check()
+        _check_libraries()
         set_bcrypt_rounds(settings.bcrypt_rounds)
         if not settings.database_url:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
