@@ -25,7 +25,7 @@ from typing import Any
 
 from pymap.bytes import BytesFormat
 from pymap.fetch import DynamicLoadedFetchValue, MessageAttributes
-from pymap.interfaces.message import CachedMessage, FlagsKey
+from pymap.interfaces.message import CachedMessage
 from pymap.parsing.command.auth import ListCommand
 from pymap.parsing.response import CommandResponse, UntaggedResponse
 from pymap.parsing.response.specials import ListResponse
@@ -48,7 +48,6 @@ __all__ = [
     "message_by_uid",
     "replace_untagged",
     "sequence_range",
-    "set_tables",
     "simple_attributes",
     "sorted_uids",
     "uid_set",
@@ -67,9 +66,6 @@ INTERNALS: dict[str, tuple[str, ...]] = {
         "_sorted",
         "_cache",
         "_uids",
-        "_seqs_cache",
-        "_flags_key_map",
-        "_flags_key_set",
         "_update",
         "_remove",
     ),
@@ -196,25 +192,6 @@ def message_by_uid(synced: SynchronizedMessages) -> Mapping[int, CachedMessage]:
 
 def uid_set(synced: SynchronizedMessages) -> set[int]:
     return synced._uids
-
-
-def set_tables(
-    synced: SynchronizedMessages,
-    *,
-    uids: set[int],
-    ordered: list[int],
-    positions: dict[int, int],
-    cache: dict[int, Any],
-    keys: dict[int, FlagsKey],
-    key_set: set[FlagsKey],
-) -> None:
-    """Every table `SynchronizedMessages._update` writes, given whole."""
-    synced._uids = uids
-    synced._sorted = ordered
-    synced._seqs_cache = positions
-    synced._cache = cache
-    synced._flags_key_map = keys
-    synced._flags_key_set = key_set
 
 
 def sequence_range(element: Any, highest: int) -> range:
