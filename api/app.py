@@ -11,7 +11,6 @@ from api.errors import install_error_handlers
 from api.flat_routes import flatten_routes
 from api.mail_settings import Listeners
 from api.openapi_errors import declare_errors
-from api.route_index import index_routes
 from api.routes import (
     account,
     agents,
@@ -108,7 +107,6 @@ def create_app(
     web_ui.mount_web_ui(app)
     flatten_routes(app)
     send_handler.install(app)
-    index_routes(app)
     install_relative_slash_redirects(app)
 
     upload_limit = settings.max_attachment_bytes + MULTIPART_OVERHEAD

@@ -18,17 +18,16 @@ compares both with the nested app's).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from typing import Any
 
 from fastapi import FastAPI, routing
 from starlette.routing import BaseRoute
 
+from api.fastapi_compat import route_contexts
+
 
 def flatten_routes(app: FastAPI) -> None:
-    leaves_of: Callable[[list[BaseRoute]], Iterable[Any]] | None = getattr(
-        routing, "iter_route_contexts", None
-    )
+    leaves_of = route_contexts()
     if leaves_of is None:  # an older FastAPI: include_router already copied the routes
         return
     flat: list[BaseRoute] = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import math
 import os
@@ -22,6 +23,7 @@ from datetime import timedelta
 
 import uvicorn
 
+from api import fastapi_compat
 from api.app import create_app
 from api.mail_settings import Listeners
 from core.approvals.permissions import expire_permission_requests
@@ -50,14 +52,24 @@ from gateway.notify import notify
 from gateway.protocol_errors import LoggedFactories
 from gateway.sockets import bind_tcp
 from gateway.tls import server_tls_context
+from imap_view import pymap_compat
 from imap_view.limits import ImapLimits
 from imap_view.server import start_imap
+from smtp_in import aiosmtpd_compat
 from smtp_in.handler import SubmissionHandler
 from smtp_in.server import start_smtp
 from smtp_in.session_limits import SessionLimits
 
 log = logging.getLogger("agentmail")
 KEEP_ALIVE_SECONDS = 15  # an idle kept-alive HTTP connection (see _start_http)
+
+
+@functools.cache
+def _check_libraries() -> None:
+    """Once per process: the libraries do not change while it runs."""
+    fastapi_compat.check()
+    aiosmtpd_compat.check()
+    pymap_compat.check()
 
 
 class _EmbeddedServer(uvicorn.Server):
@@ -101,6 +113,9 @@ class Gateway:
         settings = self.settings
         # First: a bad certificate is reported before anything is opened or bound.
         self.tls = server_tls_context(settings)
+        # Then the library internals the adapters rely on: a release that moved one stops
+        # the start here, naming the library, its version and the internal.
+        _check_libraries()
         set_bcrypt_rounds(settings.bcrypt_rounds)
         if not settings.database_url:
             settings.data_dir.mkdir(parents=True, exist_ok=True)

@@ -34,6 +34,14 @@ from pymap.selected import SelectedMailbox
 
 from imap_view.extensions import wire_modseq
 from imap_view.message import Message
+from imap_view.pymap_compat import (
+    forget_rendered,
+    loaded_attributes,
+    loaded_data,
+    mergeable,
+    simple_attributes,
+    untagged,
+)
 
 __all__ = ["FetchLine", "FetchOk", "FetchPlan", "GatewayAttributes", "flag_list"]
 
@@ -81,12 +89,19 @@ class _BinaryValue(DynamicLoadedFetchValue):
     when it holds a NUL octet, else as a plain literal. RFC 3516 §4.2: decoded data
     without NUL "SHOULD" be a <string> rather than a <literal8>, so a client knows there
     is no NUL without scanning; pymap 0.36.7 always wrote `~{n}`, which imapclient reads
-    as the value itself. The data is read by pymap's `_get_data` (an internal)."""
+    as the value itself. The data is read as pymap reads it (imap_view/pymap_compat.py)."""
 
     def get_value(self, loaded_msg: LoadedMessageInterface) -> MaybeBytes:
-        attribute = self.attribute
-        data = bytes(self._get_data(attribute.section, attribute.partial, loaded_msg, binary=True))
+        data = bytes(loaded_data(self, loaded_msg, binary=True))
         return LiteralString(data, b"\x00" in data)
+
+
+_SIMPLE: Mapping[bytes, type[DynamicFetchValue]] = MappingProxyType(
+    {**simple_attributes(), b"MODSEQ": _ModseqValue, b"FLAGS": _FlagsValue, b"UID": _UidValue}
+)
+_LOADED: Mapping[bytes, type[DynamicLoadedFetchValue]] = MappingProxyType(
+    {**loaded_attributes(), b"BINARY": _BinaryValue, b"BINARY.PEEK": _BinaryValue}
+)
 
 
 class GatewayAttributes(MessageAttributes):
@@ -94,17 +109,8 @@ class GatewayAttributes(MessageAttributes):
     require of a message's content is worked out once per command (pymap reduced it
     per message). What `FetchLine` falls back to, and what a merge is made of."""
 
-    _simple_attrs: Mapping[bytes, type[DynamicFetchValue]] = MappingProxyType(
-        {
-            **MessageAttributes._simple_attrs,
-            b"MODSEQ": _ModseqValue,
-            b"FLAGS": _FlagsValue,
-            b"UID": _UidValue,
-        }
-    )
-    _loaded_attrs: Mapping[bytes, type[DynamicLoadedFetchValue]] = MappingProxyType(
-        {**MessageAttributes._loaded_attrs, b"BINARY": _BinaryValue, b"BINARY.PEEK": _BinaryValue}
-    )
+    _simple_attrs = _SIMPLE
+    _loaded_attrs = _LOADED
 
     def __init__(
         self,
@@ -165,8 +171,8 @@ def _whole_body(name: bytes) -> Render:
 
 def _pymaps(attribute: FetchAttribute) -> Render:
     """Any other attribute, by pymap's (or GatewayAttributes') own value class."""
-    simple = GatewayAttributes._simple_attrs.get(attribute.value)
-    loaded_type = GatewayAttributes._loaded_attrs.get(attribute.value)
+    simple = _SIMPLE.get(attribute.value)
+    loaded_type = _LOADED.get(attribute.value)
 
     def render(message: MessageInterface, selected: SelectedMailbox, loaded: Loaded) -> bytes:
         value: FetchValue
@@ -209,7 +215,7 @@ def _render_of(attribute: FetchAttribute) -> Render:
 def whole_only(attributes: Iterable[FetchAttribute]) -> bool:
     """Whether a FETCH writes of the content only whole messages and sizes (mbsync's
     `UID FETCH n (BODY.PEEK[])`): their bytes are all it needs, unparsed."""
-    simple = GatewayAttributes._simple_attrs
+    simple = _SIMPLE
     return all(a.value in simple or a.value == b"RFC822.SIZE" or _is_whole(a) for a in attributes)
 
 
@@ -224,7 +230,7 @@ class FetchPlan:
         self.requirement = FetchRequirement.reduce(a.requirement for a in self.attributes)
         # Only values read from the content need a load: UID, FLAGS, MODSEQ,
         # INTERNALDATE … are the message's own.
-        simple = GatewayAttributes._simple_attrs
+        simple = _SIMPLE
         self.loads = any(a.value not in simple for a in self.attributes)
         self._renders = [_render_of(a) for a in self.attributes]
         # Whole messages and sizes only (mbsync's `UID FETCH n (BODY.PEEK[])`): their
@@ -300,14 +306,15 @@ class FetchOk(ResponseOk):
                 super().add_untagged(response)
                 continue
             key = (FetchResponse, response.seq)
-            index = self._mergeable.get(key)
+            lines, table = untagged(self), mergeable(self)
+            index = table.get(key)
             if index is None:
-                self._mergeable[key] = len(self._untagged)
-                self._untagged.append(response)
+                table[key] = len(lines)
+                lines.append(response)
                 continue
-            kept = self._untagged[index]
+            kept = lines[index]
             if isinstance(response, FetchLine):
                 response = response.as_fetch_response()
             assert isinstance(kept, FetchLine | FetchResponse)
-            self._untagged[index] = kept.merge(response)
-        self._raw = None
+            lines[index] = kept.merge(response)
+        forget_rendered(self)

@@ -23,6 +23,8 @@ from pymap.parsing.response.code import PermanentFlags
 from pymap.parsing.response.specials import FlagsResponse
 from pymap.parsing.specials.flag import Flag, Recent, Wildcard
 
+from imap_view.pymap_compat import replace_untagged, untagged
+
 __all__ = ["AnnouncedFlags", "first"]
 
 
@@ -62,21 +64,20 @@ def first(response: CommandResponse, announced: AnnouncedFlags | None) -> None:
     """The response's announcement, if `announced` made one during the command, ahead of
     its other untagged lines (most commands announce nothing: their lines are not read).
 
-    pymap 0.36.7's `CommandResponse` keeps its untagged lines in `_untagged` and, in
-    `_mergeable`, the index of each FETCH that a later one merges into; both are
-    rebuilt in the new order."""
+    pymap's `CommandResponse` keeps, beside its untagged lines, the index of each FETCH
+    that a later one merges into; both are rebuilt in the new order."""
     if announced is None or not announced.pending:
         return
     announced.pending = False
-    untagged = response._untagged
-    ahead = [u for u in untagged if isinstance(u, _FlagsLine | _PermanentLine)]
-    rest = [u for u in untagged if not isinstance(u, _FlagsLine | _PermanentLine)]
-    response._untagged = ordered = ahead + rest
-    response._mergeable = {}
+    lines = untagged(response)
+    ahead = [u for u in lines if isinstance(u, _FlagsLine | _PermanentLine)]
+    rest = [u for u in lines if not isinstance(u, _FlagsLine | _PermanentLine)]
+    ordered = ahead + rest
+    table = {}
     for index, line in enumerate(ordered):
         try:
             key = line.merge_key
         except TypeError:
             continue
-        response._mergeable[(type(line), key)] = index
-    response._raw = None
+        table[(type(line), key)] = index
+    replace_untagged(response, ordered, table)

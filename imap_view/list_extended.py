@@ -24,6 +24,7 @@ from pymap.parsing.response.specials import ListResponse
 from pymap.parsing.specials import AString, StatusAttribute
 
 from imap_view.mailbox_names import decode_pattern
+from imap_view.pymap_compat import list_mailbox_pattern
 from imap_view.status import GatewayStatusAttribute
 
 __all__ = ["CheckedLsubCommand", "ExtendedListCommand", "ExtendedListResponse", "listed_line"]
@@ -125,7 +126,7 @@ def _reference(buf: memoryview, params: Params) -> tuple[str | None, memoryview]
 
 
 def _pattern(buf: memoryview, params: Params) -> tuple[str | None, memoryview]:
-    match = ListCommand._list_mailbox_pattern.match(buf)
+    match = list_mailbox_pattern().match(buf)
     if match:
         return decode_pattern(match.group(0)), buf[match.end(0) :]
     string, buf = String.parse(buf, params)

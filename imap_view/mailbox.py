@@ -56,6 +56,7 @@ from imap_view.backend import Backend
 from imap_view.copied_out import CopiedOut
 from imap_view.freshness import Freshness, Stamp
 from imap_view.message import Message
+from imap_view.pymap_compat import uid_set
 from imap_view.selected import GatewaySelected
 from imap_view.selection_base import SelectionBase, fill_from, make_base
 
@@ -259,7 +260,7 @@ class MailboxData(MailboxDataInterface[Message]):
         stamp, changes = read
         if changes.whole:  # the expunge records were pruned meanwhile: compare it all
             messages = self.messages_of(changes.changed)
-            gone = selected.messages._uids.difference(m.uid for m in messages)
+            gone = uid_set(selected.messages).difference(m.uid for m in messages)
             present = (m.uid for m in messages)
             selected.add_updates(messages, self.copied_out.withhold(gone, present))
             selected.mod_sequence = changes.highest_modseq

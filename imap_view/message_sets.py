@@ -4,7 +4,7 @@ pymap's `SynchronizedMessages.get_all` walks every message of the mailbox for
 each command: a client that fetches one UID per command (mbsync does) pays for
 the whole mailbox each time, 100,000 steps per command at 100,000 messages.
 Here each range of the set is looked up in the UID-ordered list that pymap
-0.36.7 keeps (`_sorted`, `_cache`), so a command costs what it names.
+keeps (imap_view/pymap_compat.py), so a command costs what it names.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pymap.parsing.specials import SequenceSet
 from pymap.selected import SelectedMailbox
 
 from imap_view.message import Message
+from imap_view.pymap_compat import message_by_uid, sequence_range, sorted_uids
 
 __all__ = ["FOLLOWING", "following", "messages_in"]
 
@@ -25,22 +26,23 @@ def messages_in(selected: SelectedMailbox, sequence_set: SequenceSet) -> list[tu
     """(message sequence number, message) for each message in the set, ascending,
     exactly as `selected.messages.get_all(sequence_set)` gives them."""
     synced = selected.messages
-    ordered: list[int] = synced._sorted
+    ordered = sorted_uids(synced)
+    cache = message_by_uid(synced)
     count = len(ordered)
     highest = synced.max_uid if sequence_set.uid else count
     positions: set[int] = set()
     for element in sequence_set.sequences:
-        numbers = SequenceSet._get_range(element, highest)
+        numbers = sequence_range(element, highest)
         if not numbers:
             continue
-        low, high = numbers[0], numbers[-1]  # type: ignore[index]
+        low, high = numbers[0], numbers[-1]
         if sequence_set.uid:
             positions.update(range(bisect_left(ordered, low), bisect_right(ordered, high)))
         else:
             positions.update(range(max(low, 1) - 1, min(high, count)))
     found = []
     for position in sorted(positions):
-        message = synced._cache[ordered[position]]
+        message = cache[ordered[position]]
         assert isinstance(message, Message)
         found.append((position + 1, message))
     return found
@@ -54,11 +56,12 @@ def following(
     if not wanted:
         return []
     synced = selected.messages
-    ordered: list[int] = synced._sorted
+    ordered = sorted_uids(synced)
+    cache = message_by_uid(synced)
     start = bisect_right(ordered, wanted[-1][1].uid)
     found = []
     for uid in ordered[start : start + count]:
-        message = synced._cache[uid]
+        message = cache[uid]
         assert isinstance(message, Message)
         found.append(message)
     return found

@@ -33,6 +33,8 @@ from pymap.parsing import Params
 from pymap.parsing.response.specials import ListResponse
 from pymap.parsing.state import ParsingState
 
+from imap_view.pymap_compat import fix_join_arg, list_response_name, loaded_message_getter
+
 __all__ = [
     "dynamic_value_bytes",
     "install",
@@ -50,7 +52,7 @@ ORIGINAL_LOADED_BYTES = DynamicLoadedFetchValue.__bytes__
 ORIGINAL_PARAMS_COPY = Params.copy
 ORIGINAL_JOIN = BytesFormat.join
 ORIGINAL_LIST_TEXT = ListResponse.text
-_fix_join_arg = BytesFormat._fix_join_arg
+_fix_join_arg = fix_join_arg
 
 
 def interpolate(self: BytesFormat, other: Any) -> bytes:
@@ -76,7 +78,7 @@ def dynamic_value_bytes(self: DynamicFetchValue) -> bytes:
 
 def loaded_value_bytes(self: DynamicLoadedFetchValue) -> bytes:
     """`DynamicLoadedFetchValue.__bytes__` (ENVELOPE, BODY[] …) the same way."""
-    loaded = self._get_loaded.loaded_msg
+    loaded = loaded_message_getter(self).loaded_msg
     value = MessageAttributes.placeholder if loaded is None else self.get_value(loaded)
     return b"%b %b" % (bytes(self.attribute.for_response), _part(value))
 
@@ -124,7 +126,7 @@ _LIST_TEXTS_MAX = 4096  # folders by attribute sets; starts again past this many
 def list_text(self: ListResponse) -> bytes:
     """`ListResponse.text`, kept per (LIST or LSUB, mailbox, delimiter, attributes)."""
     attrs = self.attrs = tuple(self.attrs)  # an iterable may be read once only
-    key = (type(self)._name, self.mailbox, self.sep, attrs)
+    key = (list_response_name(self), self.mailbox, self.sep, attrs)
     text = _LIST_TEXTS.get(key)
     if text is None:
         if len(_LIST_TEXTS) >= _LIST_TEXTS_MAX:

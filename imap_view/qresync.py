@@ -26,6 +26,7 @@ from pymap.parsing.response.specials import FetchResponse
 from pymap.parsing.specials import FetchAttribute, FetchValue, SequenceSet
 
 from imap_view.message import Message
+from imap_view.pymap_compat import message_by_uid, sequence_range, sorted_uids
 from imap_view.selected import GatewaySelected, VanishedResponse, modseq_value
 
 __all__ = ["QresyncParameters", "changed_fetches", "vanished_response"]
@@ -84,7 +85,7 @@ def _ranges(uids: SequenceSet | None, upto: int) -> list[range]:
         return [range(1, upto + 1)]
     clipped = []
     for element in uids.sequences:
-        numbers = SequenceSet._get_range(element, upto)  # pymap 0.36.7: a range
+        numbers = sequence_range(element, upto)
         assert isinstance(numbers, range)
         start, stop = max(numbers.start, 1), min(numbers.stop, upto + 1)
         if start < stop:
@@ -118,7 +119,7 @@ def vanished_response(
     upto = max(next_uid - 1, selected.messages.max_uid)
     ranges = _ranges(within, upto)
     if recorded is None:
-        gaps = _absent(selected.messages._sorted, ranges)
+        gaps = _absent(sorted_uids(selected.messages), ranges)
         return VanishedResponse(SequenceSet(gaps, uid=True), earlier=True) if gaps else None
     kept = [uid for uid in recorded if any(uid in span for span in ranges)]
     return VanishedResponse(kept, earlier=True) if kept else None
@@ -132,8 +133,9 @@ def changed_fetches(
     ranges = _ranges(within, messages.max_uid)
     flags = selected.session_flags
     found: list[UntaggedResponse] = []
-    for number, uid in enumerate(messages._sorted, 1):
-        message = messages._cache[uid]
+    cache = message_by_uid(messages)
+    for number, uid in enumerate(sorted_uids(messages), 1):
+        message = cache[uid]
         assert isinstance(message, Message)
         if message.modseq <= since or not any(uid in span for span in ranges):
             continue

@@ -33,6 +33,7 @@ from pymap.selected import SelectedMailbox, SynchronizedMessages, _Frozen
 from imap_view.extensions import Extensions, wire_modseq
 from imap_view.flag_announcements import AnnouncedFlags
 from imap_view.freshness import Stamp
+from imap_view.pymap_compat import message_by_uid
 
 __all__ = ["GatewayMessages", "GatewaySelected", "VanishedResponse", "modseq_value"]
 
@@ -188,7 +189,7 @@ class GatewaySelected(SelectedMailbox):
         if after.is_deleted:
             yield ResponseBye(b"Selected mailbox no longer exists.")
             return
-        cache = self._messages._cache
+        cache = message_by_uid(self._messages)
         session_flags = self._session_flags
         same = before.uids is after.uids  # the messages did not change (`_frozen`)
         expunged = set() if same else before.uids - after.uids

@@ -2,14 +2,11 @@
 shared by every session that selects that state.
 
 A SELECT reads the folder's state from the snapshots every session shares
-(core/mailboxes/snapshots.py: only what changed since any session last read it). What
-was left was making pymap's view of it — a message object per UID and the UID,
-position and flag tables of `SynchronizedMessages` — for every session anew: 60 to 110
-ms of a QRESYNC resync of 10,000 messages (RFC 7162 §3.2.5, meant to be cheap). The
-messages carry no session (imap_view/message.py), so here they are made once per
-state, with the tables, and a session's view starts as C-level copies of the tables
-(pymap changes its view in place) around the same message objects. A state is known
-by its message list: the snapshots make a new list whenever anything changed.
+(core/mailboxes/snapshots.py: only what changed since any session last read it). The
+messages carry no session (imap_view/message.py), so they are made once per state, in a
+worker thread (a folder may hold 100,000), and handed to pymap's `set_messages` by
+every session that selects it. A state is known by its message list: the snapshots
+make a new list whenever anything changed.
 """
 
 from __future__ import annotations
@@ -19,12 +16,10 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from pymap.interfaces.message import FlagsKey
 from pymap.selected import SelectedMailbox
 
 from core.mailboxes.contents import FolderMessage
 from imap_view.message import Message
-from imap_view.selected import GatewayMessages
 
 __all__ = ["SelectionBase", "SelectionBases", "fill_from", "make_base"]
 
@@ -33,15 +28,10 @@ MakeMessages = Callable[[Sequence[FolderMessage]], list[Message]]
 
 @dataclass(frozen=True, slots=True)
 class SelectionBase:
-    """pymap's `SynchronizedMessages` tables for one folder state, never changed."""
+    """One folder state's messages, never changed."""
 
     messages: Sequence[FolderMessage]  # the state's list it was made from (its identity)
-    uids: frozenset[int]
-    ordered: tuple[int, ...]
-    positions: dict[int, int]
-    cache: dict[int, Message]
-    keys: dict[int, FlagsKey]
-    key_set: frozenset[FlagsKey]
+    cache: dict[int, Message]  # by UID, in ascending UID order
     unseen: int
     first_unseen: int | None
 
@@ -55,17 +45,10 @@ def make_base(messages: Sequence[FolderMessage], make: MakeMessages) -> Selectio
     gc.disable()
     try:
         made = make(messages)
-        uids = [m.uid for m in made]
-        keys = [m.flags_key for m in made]
         unseen = [n for n, m in enumerate(messages, 1) if not m.seen]
         return SelectionBase(
             messages,
-            frozenset(uids),
-            tuple(uids),
-            dict(zip(uids, range(1, len(uids) + 1), strict=True)),
-            dict(zip(uids, made, strict=True)),
-            dict(zip(uids, keys, strict=True)),
-            frozenset(keys),
+            {m.uid: m for m in made},
             len(unseen),
             unseen[0] if unseen else None,
         )
@@ -75,21 +58,8 @@ def make_base(messages: Sequence[FolderMessage], make: MakeMessages) -> Selectio
 
 
 def fill_from(selected: SelectedMailbox, base: SelectionBase) -> None:
-    """Put the base's messages into a session's view: copies of the tables, written into
-    the fields `SynchronizedMessages._update` writes (pymap is pinned to 0.36.7, whose
-    internals this mirrors; tests/integration/test_imap_changes.py checks the outcome)."""
-    synced = selected.messages
-    if synced.exists:  # not fresh: pymap's own way works out what changed
-        selected.set_messages(list(base.cache.values()))
-        return
-    if isinstance(synced, GatewayMessages):
-        synced.generation += 1  # changed outside `_update`: the next fork must copy
-    synced._uids = set(base.uids)
-    synced._sorted = list(base.ordered)
-    synced._seqs_cache = base.positions.copy()
-    synced._cache = base.cache.copy()  # type: ignore[assignment]
-    synced._flags_key_map = base.keys.copy()
-    synced._flags_key_set = set(base.key_set)
+    """Put the base's messages into a session's view, through pymap's own `set_messages`."""
+    selected.set_messages(list(base.cache.values()))
 
 
 class SelectionBases:
@@ -109,13 +79,13 @@ class SelectionBases:
         return base
 
     def put(self, folder_id: int, base: SelectionBase) -> None:
-        if len(base.ordered) > self.max_messages:
+        if len(base.cache) > self.max_messages:
             return
         previous = self._bases.pop(folder_id, None)
         if previous is not None:
-            self._kept -= len(previous.ordered)
+            self._kept -= len(previous.cache)
         self._bases[folder_id] = base
-        self._kept += len(base.ordered)
+        self._kept += len(base.cache)
         while self._kept > self.max_messages and len(self._bases) > 1:
             _, evicted = self._bases.popitem(last=False)
-            self._kept -= len(evicted.ordered)
+            self._kept -= len(evicted.cache)

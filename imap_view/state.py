@@ -30,6 +30,7 @@ from imap_view.extensions import wire_modseq
 from imap_view.flag_announcements import first
 from imap_view.list_extended import CheckedLsubCommand, ExtendedListCommand, listed_line
 from imap_view.mailbox_names import InvalidName
+from imap_view.pymap_compat import untagged
 from imap_view.replies import refusal_for
 from imap_view.selected import GatewaySelected, VanishedResponse
 from imap_view.session import Session
@@ -79,7 +80,7 @@ class GatewayState(CondstoreState):
             and isinstance(response, ResponseOk)
             and response.code is None
             and isinstance(selected.mod_sequence, int)
-            and any(isinstance(u, VanishedResponse | ExpungeResponse) for u in response._untagged)
+            and any(isinstance(u, VanishedResponse | ExpungeResponse) for u in untagged(response))
         ):
             highest = wire_modseq(selected.mod_sequence)
             response.code = ResponseCode.of(b"HIGHESTMODSEQ %d" % highest)

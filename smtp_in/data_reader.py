@@ -16,7 +16,9 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-__all__ = ["Received", "read_data"]
+from smtp_in.aiosmtpd_compat import CompatSMTP
+
+__all__ = ["Received", "read_data", "receive_data"]
 
 END = b"\r\n.\r\n"
 _EMPTY = b".\r\n"  # the end mark on the first line: an empty message
@@ -104,3 +106,29 @@ async def read_data(reader: asyncio.StreamReader, max_bytes: int | None, max_lin
     if content.startswith(b"."):
         content = content[1:]
     return Received(content.replace(b"\r\n.", b"\r\n"))
+
+
+async def receive_data(server: CompatSMTP, arg: str) -> None:
+    """aiosmtpd's `smtp_DATA` with the message read by `read_data`: the same checks and
+    replies in the same order, the handler's DATA hook, then a new envelope."""
+    if await server.check_helo_needed() or await server.check_auth_needed("DATA"):
+        return
+    assert server.envelope is not None
+    if not server.envelope.rcpt_tos:
+        await server.push("503 Error: need RCPT command")
+        return
+    if arg:
+        await server.push("501 Syntax: DATA")
+        return
+    await server.push("354 End data with <CR><LF>.<CR><LF>")
+    received = await read_data(server.reader, server.data_size_limit, server.line_length_limit)
+    if received.too_long or received.too_much:
+        server.envelope = server.new_envelope()
+        # aiosmtpd's own replies (the server's `push` gives them their codes).
+        too_long = "500 Line too long (see RFC5321 4.5.3.1.6)"
+        await server.push(too_long if received.too_long else "552 Error: Too much mail data")
+        return
+    server.envelope.content = server.envelope.original_content = received.content
+    status = await server.run_hook("DATA")
+    server.envelope = server.new_envelope()
+    await server.push(status)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import ipaddress
-import re
 import socket
 import ssl
 from collections.abc import Awaitable, Callable
@@ -26,7 +25,8 @@ from core.identity.keys import require_bound_agent
 from core.identity.login_guard import LoginGuard, login_name
 from core.identity.signed_in import Held, SignedIn
 from core.principal import Principal
-from smtp_in.data_reader import read_data
+from smtp_in.aiosmtpd_compat import CompatSMTP, QuietSession
+from smtp_in.data_reader import receive_data
 from smtp_in.handler import SubmissionHandler
 from smtp_in.protocol_replies import with_code
 from smtp_in.session_limits import (
@@ -45,13 +45,6 @@ SHUTTING_DOWN = "421 4.3.2 the gateway is shutting down: try again in a moment"
 # The key or password the session logged in with was revoked or changed (RFC 3463
 # 4.7.0, security or policy status): the client logs in again, and is refused if it was.
 CREDENTIAL_ENDED = "421 4.7.0 the key or password of this session was revoked or changed"
-# A `<dot-atom@domain>` path (RFC 5321 §4.1.2: every address this gateway gives out is
-# one), then optional blanks and no comment: what the full parser aiosmtpd runs for
-# MAIL and RCPT would return for it, as a random comparison of 100,000 paths showed.
-_ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"
-_SIMPLE_PATH = re.compile(
-    rf"<({_ATEXT}+(?:\.{_ATEXT}+)*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*)>[ \t]*(?![ \t(])"
-)
 
 
 def _capture(server: SMTP, session: Any, envelope: Any, mechanism: str, data: Any) -> AuthResult:
@@ -80,20 +73,7 @@ def _say_and_close(transport: asyncio.BaseTransport, reply: str) -> None:
     transport.close()
 
 
-class _Session(Session):
-    """aiosmtpd's session, quiet about `login_data`: aiosmtpd sets it on every AUTH and
-    logs a deprecation warning each time (we read `auth_data`, the principal)."""
-
-    @property
-    def login_data(self) -> Any:
-        return self._login_data
-
-    @login_data.setter
-    def login_data(self, value: Any) -> None:
-        self._login_data = value
-
-
-class Submission(SMTP):
+class Submission(CompatSMTP):
     """aiosmtpd's SMTP with AUTH checked against the store and RFC 3463 codes on every reply."""
 
     def __init__(
@@ -126,7 +106,7 @@ class Submission(SMTP):
         # aiosmtpd's TLS rule knows no loopback and no implicit TLS, and warns on every
         # connection when it is off; `_verify` applies ours instead ("TLS, loopback or
         # explicitly allowed", RFC 4954 §4), so aiosmtpd's is turned off after it ran.
-        self._auth_require_tls = False
+        self.drop_tls_rule()
         self._greeted = False
         self._in_ehlo = False
         self._submission = handler
@@ -144,21 +124,8 @@ class Submission(SMTP):
         self._in_hook = 0
         self._over: str | None = None  # the 421 to end with once the hook running is done
         self._in_data = False  # receiving or storing a message: a shutdown lets it finish
-        self._smtp_methods = {
-            verb: self._bounded(method) for verb, method in self._smtp_methods.items()
-        }
+        self.wrap_verbs(self._bounded)
         sessions.add(self)
-
-    def _getaddr(self, arg: str) -> tuple[str | None, str | None]:
-        """aiosmtpd's path parsing (RFC 5322's parser: a tenth of a message's CPU),
-        skipped for a plain path; anything else goes to it."""
-        found = _SIMPLE_PATH.match(arg) if arg else None
-        if found is None:
-            return super()._getaddr(arg)
-        address = found.group(1)
-        if self.local_part_limit and len(address.rpartition("@")[0]) > self.local_part_limit:
-            return None, None
-        return address, arg[found.end() :]
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         if self._address is None and not self._refused:  # not again after STARTTLS
@@ -212,12 +179,12 @@ class Submission(SMTP):
 
         return run
 
-    async def _call_handler_hook(self, command: str, *args: Any) -> Any:
+    async def run_hook(self, command: str, *args: Any) -> Any:
         # A hook may be storing a message: the session's end waits for its reply, so
         # what was stored is acknowledged (RFC 5321 §4.1.1.4) and not sent twice.
         self._in_hook += 1
         try:
-            return await super()._call_handler_hook(command, *args)
+            return await super().run_hook(command, *args)
         finally:
             self._in_hook -= 1
 
@@ -227,8 +194,8 @@ class Submission(SMTP):
             # Between commands or in the middle of one (a trickling DATA): end now.
             _say_and_close(self.transport, self._over)
 
-    def _timeout_cb(self) -> None:
-        """aiosmtpd's idle timer (a private method: its own closes without a word), ended
+    def idle_timeout(self) -> None:
+        """aiosmtpd's idle timer (its own closes without a word), ended
         with a 421 as RFC 5321 §3.8 lets a server do. A message being stored (the
         timer runs on between lines) is answered first, as at the session's end."""
         self._over = IDLE_OVER.format(host=self.hostname)
@@ -257,44 +224,17 @@ class Submission(SMTP):
     async def smtp_DATA(self, arg: str) -> None:
         self._in_data = True
         try:
-            await self._data(arg)
+            await receive_data(self, arg)
         finally:
             self._in_data = False
-
-    async def _data(self, arg: str) -> None:
-        """aiosmtpd's DATA with the message read in chunks (smtp_in/data_reader.py), not
-        a line at a time. It uses aiosmtpd's stream reader, handler hook and new
-        envelope, which have no public form (`_reader`, `_call_handler_hook`,
-        `_create_envelope`): what aiosmtpd's own `smtp_DATA` uses."""
-        if await self.check_helo_needed() or await self.check_auth_needed("DATA"):
-            return
-        assert self.envelope is not None
-        if not self.envelope.rcpt_tos:
-            await self.push("503 Error: need RCPT command")
-            return
-        if arg:
-            await self.push("501 Syntax: DATA")
-            return
-        await self.push("354 End data with <CR><LF>.<CR><LF>")
-        received = await read_data(self._reader, self.data_size_limit, self.line_length_limit)
-        if received.too_long or received.too_much:
-            self.envelope = self._create_envelope()
-            # aiosmtpd's own replies, given their codes by `push`.
-            too_long = "500 Line too long (see RFC5321 4.5.3.1.6)"
-            await self.push(too_long if received.too_long else "552 Error: Too much mail data")
-            return
-        self.envelope.content = self.envelope.original_content = received.content
-        status = await self._call_handler_hook("DATA")
-        self.envelope = self._create_envelope()
-        await self.push(status)
 
     async def _end(self, reply: str) -> None:
         await self.push(reply)
         if self.transport is not None:
             self.transport.close()
 
-    def _create_session(self) -> Session:
-        return _Session(self.loop)
+    def new_session(self) -> Session:
+        return QuietSession(self.loop)
 
     @syntax("EHLO hostname")
     async def smtp_EHLO(self, hostname: str) -> None:
@@ -420,12 +360,12 @@ async def start_smtp(
         server.close()
         for protocol in list(sessions):
             protocol.shut_down()
-        running = [s._handler_coroutine for s in sessions if s._handler_coroutine is not None]
+        running = [s.handler_task for s in sessions if s.handler_task is not None]
         if running:
             await asyncio.wait(running, timeout=shutdown_grace)
         # Sessions still open are cut (Server.close_clients is Python 3.13+); a mail
         # mid-DATA was not acknowledged, so nothing of it is stored.
-        tasks = [s._handler_coroutine for s in sessions if s._handler_coroutine is not None]
+        tasks = [s.handler_task for s in sessions if s.handler_task is not None]
         for protocol in list(sessions):
             if protocol.transport is not None:
                 protocol.transport.close()
