@@ -10,11 +10,12 @@ service modules: when one moves, its import changes here.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
+from core.approvals import permissions
 from core.errors import DomainError
 from core.identity.accounts import create_user
 from core.identity.agents import register_agent
@@ -22,11 +23,12 @@ from core.identity.keys import authenticate, issue_key
 from core.identity.workspaces import Workspace
 from core.mail import conversations, mailbox
 from core.mail.idempotency import write_once
-from core.mail.send import SendRequest, mail_writer
+from core.mail.send import SendRequest, mail_writer, send_mail
 from core.principal import Principal
 from core.settings import Limits
 from core.store import events
 from core.store.engine import Store
+from core.views import SendResult
 
 D = "agentmail.localhost"
 PASSWORD = "password123"
@@ -40,11 +42,16 @@ def as_json(view: BaseModel) -> dict[str, Any]:
 
 
 async def refused(action: Awaitable[object], code: str) -> str:
-    """The domain error's code (what every transport maps); returns its message."""
-    with pytest.raises(DomainError) as caught:
+    """The domain error's code (what every transport maps); returns its message. A
+    request model's own validation is `invalid_request`, as api/errors.py maps it."""
+    with pytest.raises((DomainError, ValidationError)) as caught:
         await action
-    assert caught.value.code == code, caught.value.message
-    return caught.value.message
+    error = caught.value
+    if isinstance(error, ValidationError):
+        assert code == "invalid_request", error
+        return str(error)
+    assert error.code == code, error.message
+    return error.message
 
 
 class World:
@@ -101,6 +108,48 @@ class Actor:
         request = SendRequest.model_validate(body)
         write = mail_writer(world.domain, self.principal, request, limits=world.limits)
         return as_json((await write_once(world.store, self.principal, None, write)).result)
+
+    async def send_core(self, request: SendRequest, **options: Any) -> SendResult:
+        """The one write path with what no REST body carries (a cc'd permission request,
+        a mail into a given conversation), as SMTP and import call it."""
+        world = self.world
+        return await send_mail(
+            world.store, world.domain, self.principal, request, limits=world.limits, **options
+        )
+
+    async def ask(self, **body: Any) -> dict[str, Any]:
+        """`POST /permission/request` with this JSON body."""
+        world = self.world
+        request = permissions.PermissionRequest.model_validate(body)
+        write = permissions.permission_writer(world.domain, self.principal, request, world.limits)
+        return as_json((await write_once(world.store, self.principal, None, write)).result)
+
+    async def decide(self, mail_id: str, decision: str, note: str | None = None) -> dict[str, Any]:
+        """`POST /me/permission/decide`: what its answer carries."""
+        mail = await permissions.decide_permission(
+            self.world.store, self.principal, mail_id, decision, note
+        )
+        return {"mail_id": mail.id, "decision": mail.decision, "action_sha256": mail.action_sha256}
+
+    async def requests(
+        self,
+        state: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+        order: Literal["newest", "oldest"] = "newest",
+    ) -> dict[str, Any]:
+        """`GET /me/permissions`: the requests addressed to this human."""
+        world = self.world
+        found = await permissions.list_requests(
+            world.store,
+            world.domain,
+            self.principal,
+            state,
+            limit,
+            offset,
+            order,  # type: ignore[arg-type]
+        )
+        return as_json(found)
 
     async def inbox(self, **query: Any) -> list[dict[str, Any]]:
         """`GET …/mail/inbox` with the route's defaults; the mails."""
