@@ -21,7 +21,7 @@ from core.identity.accounts import create_user
 from core.identity.agents import register_agent
 from core.identity.keys import authenticate, issue_key
 from core.identity.workspaces import Workspace
-from core.mail import conversations, mailbox
+from core.mail import conversations, mailbox, naming
 from core.mail.idempotency import write_once
 from core.mail.send import SendRequest, mail_writer, send_mail
 from core.principal import Principal
@@ -170,6 +170,46 @@ class Actor:
             self.world.store, self.principal, status, limit, 0
         )
         return [as_json(view) for view in views]
+
+    async def listing(
+        self, status: str | None = None, limit: int = 50, offset: int = 0
+    ) -> tuple[dict[str, dict[str, Any]], int]:
+        """`GET /sessions` as its page: the views by id, and the total."""
+        views, total = await conversations.list_sessions(
+            self.world.store, self.principal, status, limit, offset
+        )
+        return {view.session_id: as_json(view) for view in views}, total
+
+    async def change_session(self, session_id: str, **body: Any) -> dict[str, Any]:
+        """`PATCH /sessions/{session_id}` with this JSON body."""
+        change = conversations.SessionChange.model_validate(body)
+        view = await conversations.update_session(
+            self.world.store, self.principal, session_id, change
+        )
+        return as_json(view)
+
+    async def sync_session(
+        self, session_id: str, alias: str | None = None, title: str | None = None
+    ) -> dict[str, Any]:
+        """`POST /sessions/{session_id}/sync`: a platform's own naming."""
+        view = await naming.sync_session(
+            self.world.store, self.principal, session_id, alias=alias, title=title
+        )
+        return as_json(view)
+
+    async def proposals(self, session_id: str, state: str | None = None) -> list[dict[str, Any]]:
+        """`GET /sessions/{session_id}/proposals`."""
+        found = await naming.list_proposals(self.world.store, self.principal, session_id, state)
+        return [as_json(proposal) for proposal in found]
+
+    async def decide_proposal(
+        self, session_id: str, proposal_id: str, *, accept: bool
+    ) -> dict[str, Any]:
+        """`POST /sessions/{session_id}/proposals/{proposal_id}/accept` (or `reject`)."""
+        view = await naming.decide_proposal(
+            self.world.store, self.principal, session_id, proposal_id, accept=accept
+        )
+        return as_json(view)
 
     async def session_ids(self) -> set[str]:
         return {s["session_id"] for s in await self.sessions()}
