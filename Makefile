@@ -5,7 +5,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-long soak lint imports typecheck pytest services bench bench-cluster clean dist
+.PHONY: run test test-fast test-stress test-long soak lint imports typecheck pytest services bench \
+	bench-cluster clean dist
 
 # ── Dependencies: the lock files (docs/deploy.md, "Dependencies") ─────────────
 # requirements/dev.txt pins, with hashes, every package of .venv: the runtime
@@ -66,6 +67,20 @@ run: $(STAMP) web
 ## checks and its browser suite; each suite's time.
 test: $(STAMP) services lint imports typecheck pytest
 
+## The fast tier, for every change: ruff, then the unit tests (tests/unit) and the domain
+## tests (tests/domain: core's rules on a store opened in process, SQLite and PostgreSQL),
+## no gateway started; under two minutes on 2 cores. `make test` runs them too.
+test-fast: $(STAMP) services lint
+	@scripts/timed "pytest unit + domain" $(BIN)/pytest -n 2 tests/unit tests/domain
+
+## The whole pytest suite while a second load keeps every CPU busy (scripts/saturated:
+## `nproc` busy loops at normal priority, stopped when the suite ends, pass or fail). A
+## test that needs a quick machine (a sleep for a wait, a deadline asserted) fails here.
+## Not part of `make test` or CI: it takes longer, and the machine is unusable meanwhile.
+test-stress: $(STAMP) services
+	@scripts/timed "pytest (CPUs saturated)" scripts/saturated \
+		$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile
+
 ## The long run: the fuzz and schemathesis suites with ten times the examples, drawn at
 ## random (AGENTMAIL_TEST_PROFILE=long, tests/support/fuzzing.py). A suite joins it by
 ## being marked `@pytest.mark.fuzz`, or by adding its own selection to LONG_SUITES.
@@ -94,9 +109,14 @@ typecheck: $(STAMP)
 ## Test files are spread over PYTEST_WORKERS processes (pytest-xdist, one file per worker
 ## at a time): most of a test's time is spent waiting on real servers and clients, so three
 ## workers on two cores finish in about half the time of one.
+## Each tier is timed on its own: the unit and domain tests (the fast tier), then the
+## integration tests, which start a gateway each.
 PYTEST_WORKERS ?= 3
 pytest: $(STAMP) services
-	@scripts/timed "pytest" $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile
+	@scripts/timed "pytest unit + domain" $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile \
+		tests/unit tests/domain
+	@scripts/timed "pytest integration" $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile \
+		tests/integration
 
 # ── The web UI (web/) ──────────────────────────────────────────────────────────
 .PHONY: web web-test

@@ -15,9 +15,9 @@ import httpx
 from core.rendering.stored import render_stored
 from core.store.blobs import BlobStore
 from tests.support.gateway import PASSWORD, Api
-from tests.support.http import AGENT_MAIL, HUMAN_MAIL, ok, refused
+from tests.support.http import AGENT_MAIL, AGENT_SEND, HUMAN_MAIL, HUMAN_SEND, ok, refused
 from tests.support.smtp import D, message, send
-from tests.support.sse import SseStream, open_stream
+from tests.support.sse import SseEvent, SseStream, open_stream
 
 REQUEST = "/api/v1/permission/request"
 DECIDE = "/api/v1/me/permission/decide"
@@ -74,12 +74,25 @@ async def _reply(api: Api, request: dict[str, Any], body: str) -> None:
     )
 
 
-async def _no_decision_within(stream: SseStream, seconds: float) -> bool:
-    try:
-        await stream.next_of("permission_decision", timeout=seconds)
-    except TimeoutError:
-        return True
-    return False
+async def _events_before_marker(
+    stream: SseStream, sender: httpx.AsyncClient, path: str, to: str
+) -> list[SseEvent]:
+    """The events `stream` gets before a marker mail sent now: everything the actions
+    before it caused, since each committed its events before it answered (SMTP's 250,
+    REST's 200) and a stream delivers in commit order. No quiet window to wait out."""
+    marker = ok(await sender.post(path, json={"to": to, "subject": "marker"}))
+    before: list[SseEvent] = []
+    while True:
+        event = await stream.next()
+        if event.event == "new_mail" and event.json["mail_id"] == marker["mail_id"]:
+            return before
+        before.append(event)
+
+
+async def _no_decision(stream: SseStream, human: httpx.AsyncClient) -> bool:
+    """No `permission_decision` reached the agent's stream before a marker from `human`."""
+    events = await _events_before_marker(stream, human, HUMAN_SEND, "builder@ModelRouter.new")
+    return all(event.event != "permission_decision" for event in events)
 
 
 async def _human_mails(human: httpx.AsyncClient, session_id: str) -> list[dict[str, Any]]:
@@ -185,11 +198,12 @@ async def test_a_late_reply_gets_a_postmaster_notice_and_decides_nothing(api: Ap
             # The reply reaches the agent as an ordinary mail, and no second decision.
             reply_event = (await agent_stream.next_of("new_mail")).json
             assert reply_event["from"].startswith("jianf@")
-            assert await _no_decision_within(agent_stream, 0.5)
+            assert await _no_decision(agent_stream, human)
             # The human's only event from the reply: the notice (no second decision).
             first_event = await human_stream.next()
             assert first_event.event == "new_mail"
-            assert await human_stream.nothing_within(0.3)
+            marker_to = "jianf@.new"
+            assert await _events_before_marker(human_stream, builder, AGENT_SEND, marker_to) == []
     notice_event = first_event.json
     assert (notice_event["from"], notice_event["from_email"]) == ("postmaster@", f"postmaster@{D}")
     assert notice_event["mail_type"] == "notice"
@@ -232,12 +246,12 @@ async def test_a_reply_to_an_expired_request_gets_a_notice(api: Api) -> None:
         await asyncio.sleep(1.2)
         await _reply(api, request, "1")
         await agent_stream.next_of("new_mail")  # the reply itself
-        while True:  # the sweep may report `expired`; a `decided` must never come
-            try:
-                event = (await agent_stream.next_of("permission_decision", timeout=0.5)).json
-            except TimeoutError:
-                break
-            assert event["state"] == "expired"
+        # The sweep may report `expired`; a `decided` must never come.
+        events = await _events_before_marker(
+            agent_stream, human, HUMAN_SEND, "builder@ModelRouter.new"
+        )
+        decisions = [e.json["state"] for e in events if e.event == "permission_decision"]
+        assert set(decisions) <= {"expired"}
     shown = ok(await human.get(f"{HUMAN_MAIL}/{request['mail_id']}"))
     assert shown["permission_state"] in ("open", "expired") and shown["decision"] is None
     inbox = ok(await human.get(f"{HUMAN_MAIL}/inbox", params={"include_body": "true"}))["mails"]
@@ -254,7 +268,7 @@ async def test_a_first_line_that_is_no_option_is_an_ordinary_reply(api: Api) -> 
         await _reply(api, request, "What would the rollback plan be?\n1")
         reply = (await agent_stream.next_of("new_mail")).json
         assert reply["subject"] == f"Re: {request['subject']}"
-        assert await _no_decision_within(agent_stream, 0.5)
+        assert await _no_decision(agent_stream, human)
     shown = ok(await human.get(f"{HUMAN_MAIL}/{request['mail_id']}"))
     assert shown["permission_state"] == "open"
     session = ok(await human.get(f"/api/v1/sessions/{request['session_id']}"))
@@ -268,7 +282,7 @@ async def test_a_first_line_that_is_no_option_is_an_ordinary_reply(api: Api) -> 
 
 async def test_only_the_requests_human_decides_by_mail(api: Api) -> None:
     """The agent replying `1` to its own request over SMTP only sends a mail."""
-    await api.human("jianf")
+    human = await api.human("jianf")
     key = await api.agent_key()
     builder = api.client(key)
     ok(
@@ -291,7 +305,7 @@ async def test_only_the_requests_human_decides_by_mail(api: Api) -> None:
             login="builder",
             secret=key,
         )
-        assert await _no_decision_within(agent_stream, 0.5)
+        assert await _no_decision(agent_stream, human)
     shown = ok(await builder.get(f"{AGENT_MAIL}/{request['mail_id']}"))
     assert shown["permission_state"] == "open"
 

@@ -1,0 +1,64 @@
+"""The domain tier: core's rules against a store opened in this process, on SQLite
+and PostgreSQL, with no gateway, socket or HTTP client in between.
+
+A test here calls the functions the transports call (api/routes, smtp_in, imap_view)
+through `tests/domain/world.py`; what only a socket shows (status codes, protocol
+replies, authentication, limits, crash safety) stays in tests/integration.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from core.identity.security import set_bcrypt_rounds
+from core.store.engine import Store, database_url
+from core.store.migrate import migrate
+from tests.domain.world import World
+from tests.support import databases
+
+
+async def _migrated_sqlite(path: Path) -> None:
+    store = Store(database_url("", path))
+    try:
+        await migrate(store)
+    finally:
+        await store.close()
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One migrated SQLite file per worker; each test copies it (as PostgreSQL's
+    tests copy a template database, tests/support/databases.py)."""
+    path = tmp_path_factory.mktemp("domain-template") / "agentmail.db"
+    asyncio.run(_migrated_sqlite(path))
+    return path
+
+
+@pytest.fixture
+async def store(backend: str, tmp_path: Path, sqlite_template: Path) -> AsyncIterator[Store]:
+    set_bcrypt_rounds(4)  # as the integration gateway does: hashing is not under test
+    postgres = None
+    if backend == "sqlite":
+        path = tmp_path / "agentmail.db"
+        shutil.copyfile(sqlite_template, path)
+        url = database_url("", path)
+    else:
+        postgres = await databases.create_postgres_database()
+        url = database_url(postgres, Path())
+    opened = Store(url)
+    try:
+        yield opened
+    finally:
+        await opened.close()
+        if postgres is not None:
+            await databases.drop_postgres_database(postgres)
+
+
+@pytest.fixture
+def world(store: Store) -> World:
+    return World(store)
