@@ -189,6 +189,7 @@ async def kill_world(tmp: Path, platform: str) -> AsyncIterator[KillWorld]:
                 platform=platform,
                 **ENVIRONMENTS[platform](tmp, model),
             )
+            world.bridge.ready_timeout = WAIT  # a real platform starting on a busy machine
             await world.bridge.start()
             try:
                 yield world
