@@ -35,7 +35,9 @@ class BridgeProcess:
             **env,
         }
         self.workspace = workspace
-        self.ready_timeout = 30.0  # seconds `start` waits for `ready`
+        # Seconds `start` waits for `ready`: a bound for a real platform starting on a
+        # busy machine (a bridge that ends meanwhile fails at once).
+        self.ready_timeout = 120.0
         self.process: asyncio.subprocess.Process | None = None
         self.log_path = data_dir.parent / "bridge.log"
         self._offset = self.log_path.stat().st_size if self.log_path.exists() else 0

@@ -70,8 +70,8 @@ async def claude_desk(tmp: Path, **bridge_env: str) -> AsyncIterator[Desk]:
             platform="claude",
             **{**claude_environment(tmp, model), **bridge_env},
         )
-        await desk.bridge.start()
         try:
+            await desk.bridge.start()  # inside: a bridge that never got ready is stopped
             yield desk
         finally:
             await desk.bridge.stop()

@@ -189,9 +189,8 @@ async def kill_world(tmp: Path, platform: str) -> AsyncIterator[KillWorld]:
                 platform=platform,
                 **ENVIRONMENTS[platform](tmp, model),
             )
-            world.bridge.ready_timeout = WAIT  # a real platform starting on a busy machine
-            await world.bridge.start()
             try:
+                await world.bridge.start()
                 yield world
             finally:
                 await world.bridge.stop()

@@ -116,6 +116,7 @@ def opencode_environment(tmp: Path, model: FakeModel) -> dict[str, str]:
         "AGENTMAIL_OPENCODE_BIN": str(_binary()),
         "AGENTMAIL_OPENCODE_MODEL": "fake/fake-model",
         "AGENTMAIL_OPENCODE_PASSWORD": PASSWORD,
+        "AGENTMAIL_OPENCODE_START_TIMEOUT": "180",  # a bound: a busy machine is slow
         "OPENCODE_DISABLE_MODELS_FETCH": "1",
         "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
         "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
@@ -136,8 +137,8 @@ async def opencode_desk(tmp: Path) -> AsyncIterator[Desk]:
             platform="opencode",
             **opencode_environment(tmp, model),
         )
-        await desk.bridge.start()
         try:
+            await desk.bridge.start()  # inside: a bridge that never got ready is stopped
             yield desk
         finally:
             await desk.bridge.stop()
