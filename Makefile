@@ -189,7 +189,7 @@ e2e: $(STAMP) chromium
 	$(TIMED) "web e2e" $(BIN)/pytest -m e2e tests/e2e
 
 # ── The platform suite (tests/platforms, docs/bridges.md) ─────────────────────
-.PHONY: platforms platforms-install
+.PHONY: platforms platforms-long platforms-install
 
 ## `make test` runs the bridges against the real agent platforms too.
 test: platforms
@@ -202,8 +202,17 @@ platforms-install: $(STAMP)
 ## The bridges on the real platforms, thinking with a scripted fake model, in a network
 ## namespace with only loopback (scripts/offline): nothing can be fetched during the run.
 ## One platform's file per worker: they wait on the platforms' own processes most of the time.
+## The long kill matrix (tests/platforms/test_*_long.py, marked `platform_long`) is left out.
 platforms: platforms-install
-	@$(TIMED) "bridges platforms" scripts/offline $(BIN)/pytest -m platform \
+	@$(TIMED) "bridges platforms" scripts/offline $(BIN)/pytest -m "platform and not platform_long" \
+		-n $(PYTEST_WORKERS) --dist loadfile tests/platforms
+
+## The whole kill matrix on the real platforms, offline as above: the suite of `make
+## platforms` (cells (b) and (d), a decision while the bridge is down) and the long cells
+## (a), (c) decided after the restart and (e), and gateway and bridge restarts in both
+## orders (docs/bridges.md, "What survives a restart"). Not part of `make test`.
+platforms-long: platforms-install
+	@$(TIMED) "bridges platforms (long)" scripts/offline $(BIN)/pytest -m platform \
 		-n $(PYTEST_WORKERS) --dist loadfile tests/platforms
 
 services:

@@ -14,7 +14,10 @@ or question goes on by its decision), is offered again:
 
 A permission approved in a run that was cut may have had its command cut too: the
 re-run asks for it again under a new key, and the request says why (`ask_again`),
-so an approved command is never run a second time without a human saying so.
+so an approved command is never run a second time without a human saying so. The
+records can be lost (permissions.jsonl deleted or cut short): then the gateway's copy
+decides — a re-run whose request the gateway returns approved asks anew all the same
+(waiting.py), rather than run the command on the cut run's approval.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ FinalType = Literal["final_summary", "turn_failed"]  # a mail's one final answer
 FINAL_ANSWERS = ("final_summary", "turn_failed")
 DECISIONS = ("approve", "always allow", "reject", "expired")
 APPROVED = ("approve", "always allow")
+TREE_CHUNK = 100  # replies walked per request when looking for a final answer
 _log = logging.getLogger("agentmail.bridge")
 
 
@@ -73,12 +77,26 @@ class Recovery(ABC):
             await self._offer(mail)
 
     async def _answered_already(self, mail_id: str) -> bool:
-        """Our final answer to this mail is with the gateway already."""
-        tree = await self.client.thread(mail_id, direction="descendants", include_body=False)
-        return any(
-            m.parent_mail_id == mail_id and m.auto and m.mail_type in FINAL_ANSWERS
-            for m in tree.mails
-        )
+        """Our final answer to this mail is with the gateway already. The mail's replies
+        are walked to the end, a chunk at a time: others may have come before the
+        answer (a human's forwards of the task, say), past any one chunk."""
+        cursor = None
+        while True:
+            tree = await self.client.thread(
+                mail_id,
+                direction="descendants",
+                limit=TREE_CHUNK,
+                cursor=cursor,
+                include_body=False,
+            )
+            if any(
+                m.parent_mail_id == mail_id and m.auto and m.mail_type in FINAL_ANSWERS
+                for m in tree.mails
+            ):
+                return True
+            cursor = tree.next_cursor_down
+            if cursor is None:
+                return False
 
     async def _report_cut(self, mail: Mail) -> None:
         """Interrupted twice: the sender is told, once, instead of a third run."""
@@ -129,6 +147,12 @@ def ask_again(pending: PendingPermissions, claim: Claim, request_id: str, action
         for item in pending.of_mail(claim.mail_id)
         if item.kind == "permission" and item.decision == "approve"
     )
+
+
+def approved(request: Mail) -> bool:
+    """A permission request the gateway holds as approved (once: a standing grant is
+    never asked for again)."""
+    return request.permission_state == "decided" and request.decision == "approve"
 
 
 def interrupted_question(question: str) -> str:

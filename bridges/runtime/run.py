@@ -73,6 +73,7 @@ async def run_bridge(
                 agent_name=agent_name,
                 workers=settings.workers,
                 turn_timeout=settings.turn_timeout,
+                heartbeat_seconds=settings.heartbeat,
             )
             if await _unless_stopped(stop, runtime.start()):
                 _log.info("bridge %s ready (%s)", agent_name, platform_name)

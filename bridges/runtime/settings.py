@@ -15,6 +15,7 @@ class BridgeSettings:
     data_dir: Path
     workers: int
     turn_timeout: float
+    heartbeat: float
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str]) -> BridgeSettings:
@@ -24,4 +25,5 @@ class BridgeSettings:
             data_dir=Path(data).expanduser() if data else Path.home() / ".agentmail" / "bridge",
             workers=max(1, int(environ.get("AGENTMAIL_BRIDGE_WORKERS", "3"))),
             turn_timeout=float(environ.get("AGENTMAIL_BRIDGE_TURN_TIMEOUT", "600")),
+            heartbeat=max(0.1, float(environ.get("AGENTMAIL_BRIDGE_HEARTBEAT", "30"))),
         )

@@ -27,7 +27,7 @@ from bridges.runtime.platform import ANSWER, Ask, Question, Resume, Turn
 from bridges.runtime.pool import Outcome, WorkerPool
 from bridges.runtime.prompt import MailNotice
 from bridges.runtime.questions import answer_of, question_body
-from bridges.runtime.recovery import ask_again, interrupted_question
+from bridges.runtime.recovery import approved, ask_again, interrupted_question
 from bridges.runtime.subjects import permission_subject, question_subject
 
 OPTIONS = ["approve", ALWAYS, "reject"]
@@ -73,9 +73,31 @@ class Waiting(ABC):
         return (await self.client.read(item.permission_mail_id)).permission_state != "open"
 
     async def _ask(self, claim: Claim, notice: MailNotice, turn: Turn, ask: Ask) -> Outcome:
+        again = ask_again(self.pending, claim, ask.request_id, ask.action)
+        item, mail = await self._asked(claim, notice, turn, ask, again)
+        if claim.interrupted and not again and approved(mail):
+            # The gateway holds an approval of this very request, given in a run that
+            # was cut, which the records no longer show (permissions.jsonl lost or cut
+            # short): its command may have run in part. The gateway's copy decides, as
+            # the record would have: asked anew, never run on the old approval.
+            _log.warning("mail %s: an approval from a cut run, asked again", claim.mail_id)
+            self._notices.pop(item.permission_mail_id, None)
+            await self.pending.settle(item, _decision_of(mail), mail.decision_note)
+            item, mail = await self._asked(claim, notice, turn, ask, True)
+        # Decided already? Asked before a restart (a replayed key), or a human faster
+        # than this record: the event came before there was a record to find.
+        if mail.permission_state != "open":
+            await self._decided(item, _decision_of(mail), mail.decision_note)
+        return "parked"
+
+    async def _asked(
+        self, claim: Claim, notice: MailNotice, turn: Turn, ask: Ask, again: bool
+    ) -> tuple[PendingPermission, Mail]:
+        """Send the permission request (`again`: anew, under this run's key, saying why)
+        and record it; the request as the gateway has it now."""
         key = f"ask:{claim.mail_id}:{ask.request_id}"
         question = ask.question
-        if ask_again(self.pending, claim, ask.request_id, ask.action):
+        if again:
             key, question = f"{key}:run{claim.run}", interrupted_question(question)
         intent = PendingPermission(
             ASKING + key,
@@ -98,12 +120,7 @@ class Waiting(ABC):
         self._notices[sent.mail_id] = (notice, turn.cwd)
         await self.pending.add(item)
         await self.pending.settle(intent, "sent", None)
-        # Decided already? Asked before a restart (a replayed key), or a human faster
-        # than this record: the event came before there was a record to find.
-        mail = await self.client.read(sent.mail_id)
-        if mail.permission_state != "open":
-            await self._decided(item, _decision_of(mail), mail.decision_note)
-        return "parked"
+        return item, await self.client.read(sent.mail_id)
 
     def _request(self, intent: PendingPermission) -> Awaitable[SendResult]:
         """The permission request of an intent; the same request again after a restart

@@ -10,108 +10,20 @@ test_auto_rule.py."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import json
 import os
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-import pytest_asyncio
 
-from tests.support.bridge import BridgeProcess, appears
-from tests.support.gateway import Api, running_gateway
-from tests.support.http import HUMAN_SEND, ok
+from tests.support.bridge import appears
 from tests.support.processes import ended
-from tests.support.sse import SseStream, open_stream
+from tests.support.stub_cells import Cell, cell_fixture, human_fixture  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 INTERRUPTED = "(this turn was run again after an interruption)"
 COUNT = "echo ran >> ran.txt"  # the command whose runs the tests count
-
-
-class Human:
-    def __init__(self, api: Api, client: httpx.AsyncClient) -> None:
-        self.api, self.client = api, client
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def human(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Human]:
-    root = tmp_path_factory.mktemp("recovery")
-    async with running_gateway(f"sqlite:///{root / 'agentmail.db'}", root / "data") as gateway:
-        api = Api(gateway)
-        try:
-            yield Human(api, await api.human("jianf"))
-        finally:
-            await api.close()
-
-
-class Cell:
-    """One agent with its own bridge data dir and workspace, and the human's stream."""
-
-    def __init__(self, human: Human, key: str, name: str, tmp: Path, stream: SseStream) -> None:
-        self.human, self.key, self.name, self.stream = human, key, name, stream
-        self.workspace = tmp / "ws"
-        self.workspace.mkdir()
-        self.data = tmp / "bridge-data"
-        self.bridges: list[BridgeProcess] = []
-        self.session_id = ""
-
-    async def bridge(self) -> BridgeProcess:
-        bridge = BridgeProcess(
-            self.human.api.base_url, self.key, self.data, self.workspace, name=self.name
-        )
-        self.bridges.append(bridge)
-        await bridge.start()
-        return bridge
-
-    async def task(
-        self, steps: list[dict[str, Any]], to: str = "root", **extra: Any
-    ) -> dict[str, Any]:
-        body = {"to": f"{self.name}@{to}", "subject": "task", "body": json.dumps({"steps": steps})}
-        sent: dict[str, Any] = ok(await self.human.client.post(HUMAN_SEND, json={**body, **extra}))
-        self.session_id = sent["session_id"]
-        return sent
-
-    async def mail(self, mail_type: str) -> dict[str, Any]:
-        """The next mail of this cell's conversation of that type, with its body."""
-        while True:
-            event = await self.stream.next_of("new_mail", timeout=60)
-            data = event.json
-            if data["session_id"] == self.session_id and data["mail_type"] == mail_type:
-                full: dict[str, Any] = ok(
-                    await self.human.client.get(f"/api/v1/me/mail/{data['mail_id']}")
-                )
-                return full
-
-    async def answers(self) -> list[dict[str, Any]]:
-        """The conversation's final answers: summaries and failure reports."""
-        detail = ok(await self.human.client.get(f"/api/v1/me/sessions/{self.session_id}"))
-        kinds = ("final_summary", "turn_failed", "permission_request")
-        return [m for m in detail["mails"] if m["mail_type"] in kinds]
-
-    def file(self, name: str) -> Path:
-        return self.workspace / name
-
-    def runs(self) -> int:
-        path = self.file("ran.txt")
-        return len(path.read_text().splitlines()) if path.exists() else 0
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def cell(human: Human, tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[Cell]:
-    key = await human.api.agent_key()
-    name = "agent" + str(abs(hash(request.node.name)) % 10**8)
-    async with open_stream(human.client) as stream:
-        built = Cell(human, key, name, tmp_path, stream)
-        try:
-            yield built
-        finally:
-            for bridge in built.bridges:
-                await bridge.stop()
 
 
 def _gone(pid: int) -> bool:
@@ -201,28 +113,15 @@ ASK_AND_RUN = [
 ]
 
 
-async def _recorded(cell: Cell, permission_mail_id: str) -> None:
-    records = cell.data / "permissions.jsonl"
-    async with asyncio.timeout(60):
-        while not (records.exists() and permission_mail_id in records.read_text()):
-            await asyncio.sleep(0.02)
-
-
-async def _decide(cell: Cell, mail_id: str, decision: str) -> None:
-    body = {"mail_id": mail_id, "decision": decision}
-    decided = await cell.human.client.post("/api/v1/me/permission/decide", json=body)
-    assert decided.status_code == 200, decided.text
-
-
 async def test_c_killed_while_a_permission_is_pending(cell: Cell) -> None:
     """(c) The request stays open across the restart; its decision resumes the turn."""
     bridge = await cell.bridge()
     await cell.task(ASK_AND_RUN)
     asked = await cell.mail("permission_request")
-    await _recorded(cell, asked["mail_id"])
+    await cell.recorded(asked["mail_id"])
     await bridge.kill()
     await cell.bridge()
-    await _decide(cell, asked["mail_id"], "approve")
+    await cell.decide(asked["mail_id"], "approve")
     final = await cell.mail("final_summary")
     assert final["body"] == "done"  # resumed where it stopped, not run again
     assert cell.runs() == 1
@@ -244,7 +143,7 @@ async def test_d_killed_while_an_approved_command_runs(cell: Cell) -> None:
     bridge = await cell.bridge()
     await cell.task(steps)
     asked = await cell.mail("permission_request")
-    await _decide(cell, asked["mail_id"], "approve")
+    await cell.decide(asked["mail_id"], "approve")
     running = int(await appears(cell.file("ran.txt")))
     worker = int(cell.file("worker").read_text())
     await bridge.kill()
@@ -256,7 +155,7 @@ async def test_d_killed_while_an_approved_command_runs(cell: Cell) -> None:
     again = await cell.mail("permission_request")
     assert "interrupted while the approved command ran" in again["body"]
     assert again["mail_id"] != asked["mail_id"]
-    await _decide(cell, again["mail_id"], "reject")
+    await cell.decide(again["mail_id"], "reject")
     final = await cell.mail("final_summary")
     assert final["body"].startswith(f"done {INTERRUPTED}")
     assert cell.runs() == 1
@@ -267,16 +166,6 @@ async def test_d_killed_while_an_approved_command_runs(cell: Cell) -> None:
     ]
 
 
-async def _completed(cell: Cell, mail_id: str) -> None:
-    ledger = cell.data / "ledger.jsonl"
-    async with asyncio.timeout(60):
-        while not any(
-            json.loads(line) == {**json.loads(line), "mail_id": mail_id, "state": "completed"}
-            for line in (ledger.read_text().splitlines() if ledger.exists() else [])
-        ):
-            await asyncio.sleep(0.02)
-
-
 @pytest.mark.parametrize("record", ["kept", "lost"])
 async def test_e_killed_after_the_final_summary(cell: Cell, record: str) -> None:
     """(e) Answered: nothing runs again. `lost`: killed between sending the summary and
@@ -285,7 +174,7 @@ async def test_e_killed_after_the_final_summary(cell: Cell, record: str) -> None
     steps = [{"do": "read_mail"}, {"do": "run", "command": COUNT}, {"do": "reply", "body": "one"}]
     task = await cell.task(steps, session_alias=cell.name)
     await cell.mail("final_summary")
-    await _completed(cell, task["mail_id"])
+    await cell.completed(task["mail_id"])
     await bridge.kill()
     if record == "lost":
         ledger = cell.data / "ledger.jsonl"

@@ -2,10 +2,9 @@
 each is down: the stub platform acts on every one exactly once (docs/bridges.md,
 "What survives a restart").
 
-"The gateway is down" for the bridge while the humans go on: the gateway runs on
-another HTTP port of the same database for a while (the bridge cannot reach it, a
-human can), then comes back on the bridge's port — the deterministic form of a
-restart with mail arriving in between. SQLite only: what is tested is the stream and
+"The gateway is down" for the bridge while the humans go on (tests/support/gateways.py):
+it runs on another HTTP port of the same database for a while, then comes back on the
+bridge's port. SQLite only: what is tested is the stream and
 the bridge's start, which the event-position test of test_bridge_client_events.py
 runs on both databases.
 """
@@ -13,7 +12,6 @@ runs on both databases.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import socket
 from pathlib import Path
@@ -22,40 +20,12 @@ from typing import Any
 import httpx
 
 from tests.support.bridge import BridgeProcess
-from tests.support.gateway import PASSWORD, Api, running_gateway
+from tests.support.gateway import PASSWORD, Api
+from tests.support.gateways import Gateways
 from tests.support.http import HUMAN_SEND, ok
 from tests.support.smtp import D, reply_by_mail, send
 
 UNREACHABLE = "is not reachable"
-
-
-class Gateways:
-    """One database; a gateway at a time on it, on a given HTTP port or any."""
-
-    def __init__(self, tmp: Path) -> None:
-        self.database_url = f"sqlite:///{tmp / 'agentmail.db'}"
-        self.data = tmp / "gateway"
-        self._stack: contextlib.AsyncExitStack | None = None
-        self.api: Api | None = None
-
-    async def up(self, port: int = 0) -> Api:
-        assert self._stack is None
-        self._stack = contextlib.AsyncExitStack()
-        running = running_gateway(self.database_url, self.data, http_port=port)
-        self.api = Api(await self._stack.enter_async_context(running))
-        return self.api
-
-    async def down(self) -> None:
-        if self.api is not None:
-            await self.api.close()
-        if self._stack is not None:
-            await self._stack.aclose()
-        self._stack, self.api = None, None
-
-    async def human(self, port: int = 0) -> httpx.AsyncClient:
-        """The gateway up on `port`, and jianf logged in to it."""
-        api = await self.up(port)
-        return await api.login("jianf", PASSWORD)
 
 
 async def _task(human: httpx.AsyncClient, name: str, steps: list[dict[str, Any]]) -> str:

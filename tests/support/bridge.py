@@ -35,6 +35,9 @@ class BridgeProcess:
             **env,
         }
         self.workspace = workspace
+        # Seconds `start` waits for `ready`: a bound for a real platform starting on a
+        # busy machine (a bridge that ends meanwhile fails at once).
+        self.ready_timeout = 120.0
         self.process: asyncio.subprocess.Process | None = None
         self.log_path = data_dir.parent / "bridge.log"
         self._offset = self.log_path.stat().st_size if self.log_path.exists() else 0
@@ -73,9 +76,9 @@ class BridgeProcess:
         """What the process has logged since its last launch."""
         return self.log_path.read_bytes()[self._launched :].decode(errors="replace")
 
-    async def wait_ready(self, timeout: float = 30) -> None:
+    async def wait_ready(self, timeout: float | None = None) -> None:
         assert self.process is not None
-        async with asyncio.timeout(timeout):
+        async with asyncio.timeout(timeout or self.ready_timeout):
             while self.ready not in self.log_path.read_bytes()[self._offset :]:
                 if self.process.returncode is not None:
                     raise AssertionError(f"the bridge ended: {self.log_path.read_text()}")

@@ -44,6 +44,18 @@ def script(*plan: Reply | Any, title: str = "Untitled work") -> Any:
     return answer
 
 
+def claude_environment(tmp: Path, model: FakeModel) -> dict[str, str]:
+    """A bridge's environment: its own HOME and Claude Code config in `tmp`, the fake
+    model as Anthropic's API."""
+    return {
+        **home_environment(tmp / "home"),
+        "CLAUDE_CONFIG_DIR": str(tmp / "home" / ".claude"),
+        "ANTHROPIC_BASE_URL": model.url,
+        "ANTHROPIC_API_KEY": "sk-ant-fake",
+        "AGENTMAIL_CLAUDE_MODEL": "fake-model",
+    }
+
+
 @asynccontextmanager
 async def claude_desk(tmp: Path, **bridge_env: str) -> AsyncIterator[Desk]:
     """`agentmail bridge claude` with its own HOME and Claude Code config in `tmp`."""
@@ -56,15 +68,10 @@ async def claude_desk(tmp: Path, **bridge_env: str) -> AsyncIterator[Desk]:
             desk.data,
             desk.workspace,
             platform="claude",
-            **home_environment(tmp / "home"),
-            CLAUDE_CONFIG_DIR=str(desk.config),
-            ANTHROPIC_BASE_URL=model.url,
-            ANTHROPIC_API_KEY="sk-ant-fake",
-            AGENTMAIL_CLAUDE_MODEL="fake-model",
-            **bridge_env,
+            **{**claude_environment(tmp, model), **bridge_env},
         )
-        await desk.bridge.start()
         try:
+            await desk.bridge.start()  # inside: a bridge that never got ready is stopped
             yield desk
         finally:
             await desk.bridge.stop()

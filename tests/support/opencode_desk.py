@@ -104,32 +104,41 @@ def script(*plan: Reply | Callable[[Exchange], Reply], title: str = "Untitled wo
     return answer
 
 
+def opencode_environment(tmp: Path, model: FakeModel) -> dict[str, str]:
+    """A bridge's environment: opencode's HOME in `tmp`, with the user config naming the
+    fake model (written here), and nothing fetched."""
+    home = tmp / "home"
+    (home / ".config" / "opencode").mkdir(parents=True, exist_ok=True)
+    config = json.dumps(user_config(model), indent=1)
+    (home / ".config" / "opencode" / "opencode.json").write_text(config)
+    return {
+        **home_environment(home),
+        "AGENTMAIL_OPENCODE_BIN": str(_binary()),
+        "AGENTMAIL_OPENCODE_MODEL": "fake/fake-model",
+        "AGENTMAIL_OPENCODE_PASSWORD": PASSWORD,
+        "AGENTMAIL_OPENCODE_START_TIMEOUT": "180",  # a bound: a busy machine is slow
+        "OPENCODE_DISABLE_MODELS_FETCH": "1",
+        "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+        "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
+        "OPENCODE_DISABLE_CLAUDE_CODE": "1",
+    }
+
+
 @asynccontextmanager
 async def opencode_desk(tmp: Path) -> AsyncIterator[Desk]:
     async with human_world(tmp, "opencode") as (api, human, stream, model):
         desk = Desk(api, human, stream, model, tmp)
         desk.workspace.mkdir()
-        home = tmp / "home"
-        (home / ".config" / "opencode").mkdir(parents=True)
-        config = json.dumps(user_config(model), indent=1)
-        (home / ".config" / "opencode" / "opencode.json").write_text(config)
         desk.bridge = BridgeProcess(
             api.base_url,
             await api.agent_key(),
             desk.data,
             desk.workspace,
             platform="opencode",
-            **home_environment(home),
-            AGENTMAIL_OPENCODE_BIN=str(_binary()),
-            AGENTMAIL_OPENCODE_MODEL="fake/fake-model",
-            AGENTMAIL_OPENCODE_PASSWORD=PASSWORD,
-            OPENCODE_DISABLE_MODELS_FETCH="1",
-            OPENCODE_DISABLE_LSP_DOWNLOAD="1",
-            OPENCODE_DISABLE_DEFAULT_PLUGINS="1",
-            OPENCODE_DISABLE_CLAUDE_CODE="1",
+            **opencode_environment(tmp, model),
         )
-        await desk.bridge.start()
         try:
+            await desk.bridge.start()  # inside: a bridge that never got ready is stopped
             yield desk
         finally:
             await desk.bridge.stop()

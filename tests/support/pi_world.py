@@ -111,8 +111,8 @@ async def pi_world(tmp: Path, script: Script, **bridge_env: str) -> AsyncIterato
             bridge = BridgeProcess(
                 api.base_url, key, data, workspace, platform="pi", name="pi", **env
             )
-            await bridge.start()
             try:
+                await bridge.start()  # inside: a bridge that never got ready is stopped
                 async with mailbox(human) as box:
                     yield PiWorld(api, human, box, model, bridge, workspace, data)
             finally:

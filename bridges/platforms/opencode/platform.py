@@ -19,6 +19,7 @@ import logging
 
 import httpx
 
+from bridges.client import GatewayError
 from bridges.platforms.aliases import alias_of
 from bridges.platforms.opencode.config import bridge_config, write_config
 from bridges.platforms.opencode.events import EventHub
@@ -70,7 +71,7 @@ class OpencodePlatform:
             await self.store.forget(done)  # its decision went into this turn
         try:  # opencode may have been started again during the turn: its client now
             await self._sync_title(await self.server.http(), turn, session)
-        except (httpx.HTTPError, OSError) as error:  # naming is a courtesy, never the turn's end
+        except (httpx.HTTPError, GatewayError, OSError) as error:  # a courtesy, never the end
             _log.warning("title sync for %s failed: %s", session, error)
         return result
 

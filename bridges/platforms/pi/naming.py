@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import logging
 
+import httpx
+
 from bridges.client import AgentClient, GatewayError
 from bridges.platforms.aliases import alias_of
 from bridges.platforms.pi.rpc import PiEnded, PiProcess
@@ -33,5 +35,5 @@ async def sync_title(
         if settled.session_alias and settled.session_alias != name:
             await pi.command("set_session_name", name=settled.session_alias)
         state.title = settled.session_alias or name
-    except (GatewayError, PiEnded) as error:
+    except (GatewayError, httpx.HTTPError, PiEnded) as error:  # the gateway away, too
         _log.warning("the name of conversation %s was not synced: %s", session_id, error)
