@@ -21,7 +21,7 @@ from core.identity.accounts import create_user
 from core.identity.agents import register_agent
 from core.identity.keys import authenticate, issue_key
 from core.identity.workspaces import Workspace
-from core.mail import conversations, mailbox, naming
+from core.mail import conversations, naming, reading
 from core.mail.idempotency import write_once
 from core.mail.send import SendRequest, mail_writer, send_mail
 from core.principal import Principal
@@ -155,18 +155,18 @@ class Actor:
         """`GET …/mail/inbox` with the route's defaults; the mails."""
         params: dict[str, Any] = {"status": "all", "limit": 50, "offset": 0, "order": "newest"}
         params |= {"mark_read": False, "include_body": False, **query}
-        found = await mailbox.inbox(self.world.store, self.world.domain, self.principal, **params)
+        found = await reading.inbox(self.world.store, self.world.domain, self.principal, **params)
         mails: list[dict[str, Any]] = as_json(found)["mails"]
         return mails
 
     async def mail(self, mail_id: str) -> dict[str, Any]:
         """`GET …/mail/{mail_id}`."""
         world = self.world
-        return as_json(await mailbox.get_mail(world.store, world.domain, self.principal, mail_id))
+        return as_json(await reading.get_mail(world.store, world.domain, self.principal, mail_id))
 
     async def sessions(self, status: str | None = None, limit: int = 500) -> list[dict[str, Any]]:
         """`GET /sessions`: the conversations this caller takes part in."""
-        views, _ = await conversations.list_sessions(
+        views, _ = await conversations.list_conversations(
             self.world.store, self.principal, status, limit, 0
         )
         return [as_json(view) for view in views]
@@ -175,7 +175,7 @@ class Actor:
         self, status: str | None = None, limit: int = 50, offset: int = 0
     ) -> tuple[dict[str, dict[str, Any]], int]:
         """`GET /sessions` as its page: the views by id, and the total."""
-        views, total = await conversations.list_sessions(
+        views, total = await conversations.list_conversations(
             self.world.store, self.principal, status, limit, offset
         )
         return {view.session_id: as_json(view) for view in views}, total
@@ -183,7 +183,7 @@ class Actor:
     async def change_session(self, session_id: str, **body: Any) -> dict[str, Any]:
         """`PATCH /sessions/{session_id}` with this JSON body."""
         change = conversations.SessionChange.model_validate(body)
-        view = await conversations.update_session(
+        view = await conversations.update_conversation(
             self.world.store, self.principal, session_id, change
         )
         return as_json(view)
@@ -192,7 +192,7 @@ class Actor:
         self, session_id: str, alias: str | None = None, title: str | None = None
     ) -> dict[str, Any]:
         """`POST /sessions/{session_id}/sync`: a platform's own naming."""
-        view = await naming.sync_session(
+        view = await naming.sync_conversation(
             self.world.store, self.principal, session_id, alias=alias, title=title
         )
         return as_json(view)
@@ -217,7 +217,7 @@ class Actor:
     async def session(self, session_id: str) -> dict[str, Any]:
         """`GET /sessions/{session_id}`: the conversation and its mails."""
         world = self.world
-        detail = await conversations.session_detail(
+        detail = await conversations.conversation_detail(
             world.store, world.domain, self.principal, session_id
         )
         return as_json(detail)
