@@ -67,6 +67,8 @@ class WorkerPool:
         try:
             while queue and conversation not in self._parked:
                 job = queue.popleft()
+                if self._slots.locked():
+                    _log.info("conversation %s waits for a free worker", conversation)
                 async with self._slots:
                     try:
                         outcome = await job()

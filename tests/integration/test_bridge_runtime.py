@@ -339,15 +339,47 @@ async def test_conversations_run_at_once_and_one_conversation_in_order(world: Wo
     assert [m["body"] for m in await world.finals(first["session_id"])] == ["a", "b"]
 
 
-async def test_a_full_pool_queues_and_a_stuck_turn_is_killed(world: World) -> None:
+async def test_a_full_pool_queues_the_next_turn(world: World) -> None:
+    """With one worker, a second conversation's turn starts only after the first ended:
+    the stub's activity log (written by the platform's processes) shows no overlap."""
+    bridge = await world.bridge(AGENTMAIL_BRIDGE_WORKERS="1")
+    async with open_stream(world.human) as stream:
+        first = await world.task(
+            [
+                {"do": "mark", "file": "first.pid"},
+                {"do": "wait_file", "file": "go"},
+                {"do": "reply", "body": "first"},
+            ],
+            to="builder@root.new",
+        )
+        await appears(world.file("first.pid"))
+        second = await world.task([{"do": "reply", "body": "second"}], to="builder@root.new")
+        waits = f"conversation {second['session_id']} waits for a free worker"
+        async with asyncio.timeout(60):
+            while waits not in bridge.log():
+                await asyncio.sleep(0.02)
+        world.file("go").touch()
+        replies = [await _reply(stream), await _reply(stream)]
+    assert [r["session_id"] for r in replies] == [first["session_id"], second["session_id"]]
+    activity = [line.split() for line in world.file("activity.log").read_text().splitlines()]
+    assert [(what, mail) for _, what, mail, _ in activity] == [
+        ("start", first["mail_id"]),
+        ("end", first["mail_id"]),
+        ("start", second["mail_id"]),
+        ("end", second["mail_id"]),
+    ]
+
+
+async def test_a_stuck_turn_is_killed_and_frees_its_worker(world: World) -> None:
     await world.bridge(AGENTMAIL_BRIDGE_WORKERS="1", AGENTMAIL_BRIDGE_TURN_TIMEOUT="10")
     async with open_stream(world.human) as stream:
         stuck = await world.task([{"do": "hang"}], to="builder@root.new")
-        queued = await world.task([{"do": "reply", "body": "after"}], to="builder@root.new")
         report = await _reply(stream, "turn_failed")  # machine-readable: the turn failed
-        await _reply(stream)  # the queued one runs after it
+        # The one worker is free again: a later task runs (its own timeout starts anew).
+        after = await world.task([{"do": "reply", "body": "after"}], to="builder@root.new")
+        await _reply(stream)
     assert report["session_id"] == stuck["session_id"]
-    assert len(await world.finals(queued["session_id"])) == 1
+    assert len(await world.finals(after["session_id"])) == 1
     assert await world.finals(stuck["session_id"]) == []
     assert "stopped" in ok(await world.human.get(f"/api/v1/me/mail/{report['mail_id']}"))["body"]
     assert _dead(int(world.file("hang.pid").read_text()))
