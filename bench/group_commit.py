@@ -32,8 +32,8 @@ from core.identity.security import set_bcrypt_rounds
 from core.mail.send import SendRequest, send_mail
 from core.principal import Principal
 from core.store.engine import Store, database_url
-from core.store.group_commit import MAX_GROUP
 from core.store.migrate import migrate
+from core.store.sqlite.group_commit import MAX_GROUP
 
 D = "agentmail.localhost"
 SENDER = Principal(kind="human", name="jianf")

@@ -38,12 +38,12 @@ from typing import Any
 from _db import fresh_store
 from send_cpu import rest_sender, setup, smtp_sender
 
+import core.store.committed_events as written
 import core.store.engine as store_engine
-import core.store.sqlite as store_sqlite
-import core.store.written as written
+import core.store.sqlite.engines as store_sqlite
 from core.identity.security import set_bcrypt_rounds
-from core.store import group_commit
 from core.store.blobs import BlobStore
+from core.store.sqlite import group_commit
 
 SPENT: dict[str, float] = collections.defaultdict(float)
 _clock = time.thread_time

@@ -8,9 +8,9 @@ store runs it without blocking the event loop:
   dedicated writer thread (`BEGIN IMMEDIATE`, so writers queue instead of failing
   with "database is locked"), reads in a small pool of reader threads with WAL
   snapshots. One thread hand-off per transaction, not one per statement; each of
-  these threads keeps its connection (core/store/held.py). Writes queued together
-  share one COMMIT, each in its own SAVEPOINT (`core/store/group_commit.py`), so
-  concurrent writers share one fsync.
+  these threads keeps its connection (core/store/sqlite/thread_connections.py).
+  Writes queued together share one COMMIT, each in its own SAVEPOINT
+  (core/store/sqlite/group_commit.py), so concurrent writers share one fsync.
 * PostgreSQL: the same function runs in a greenlet (SQLAlchemy's asyncio bridge) on asyncpg;
   a write that PostgreSQL aborts to break a deadlock or a serialization conflict
   runs again (a few times, with jitter), so the client never sees it. Transactions
@@ -24,7 +24,7 @@ cancel scope, logged an error while closing it): one connection lost per
 disconnect; a write's wake-ups were lost with it.
 
 Events are written in the transaction of the change they report, as its last
-statements (core/store/written.py); SQLite's engines are in core/store/sqlite.py.
+statements (core/store/committed_events.py); SQLite's engines are in core/store/sqlite/engines.py.
 """
 
 from __future__ import annotations
@@ -42,18 +42,11 @@ from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.orm import Session, sessionmaker
-from sqlalchemy.util import greenlet_spawn
 
 from core.errors import DomainError
 from core.store import metrics
 from core.store.bus import EventBus
-from core.store.credentials import CREDENTIALS_CHANGED, CredentialCache, watch_credential_writes
-from core.store.full import is_disk_full, storage_full
-from core.store.group_commit import MAX_GROUP, GroupCommitWriter
-from core.store.held import HeldConnections
-from core.store.pg_tail import watch_tails
-from core.store.sqlite import sqlite_engine
-from core.store.written import (
+from core.store.committed_events import (
     EVENTS_LOCK_KEY,
     NOTIFY_CHANNEL,
     WAKE_ALL,
@@ -64,6 +57,17 @@ from core.store.written import (
     wake_after_commit,
     with_events,
 )
+from core.store.credentials import CREDENTIALS_CHANGED, CredentialCache, watch_credential_writes
+from core.store.disk_full import is_disk_full, storage_full
+from core.store.port import register_backend
+from core.store.postgres.backend import PostgresBackend
+from core.store.postgres.deferred_statements import watch_tails
+from core.store.sqlalchemy_compat import check as check_sqlalchemy
+from core.store.sqlalchemy_compat import greenlet_spawn
+from core.store.sqlite.backend import SqliteBackend
+from core.store.sqlite.engines import sqlite_engine
+from core.store.sqlite.group_commit import MAX_GROUP, GroupCommitWriter
+from core.store.sqlite.thread_connections import HeldConnections
 
 # Re-exported: the store's users import these from here.
 __all__ = [
@@ -121,6 +125,7 @@ class Store:
         `credential_ttl`: seconds an authenticated key or password is remembered
         (core/store/credentials.py; 0, the default, remembers nothing);
         `connections`: PostgreSQL connections at most, a third of them kept open."""
+        check_sqlalchemy()
         self.url = url
         self.bus = bus or EventBus()
         self.credentials = CredentialCache(credential_ttl)
@@ -134,6 +139,7 @@ class Store:
         if self.dialect == "sqlite":
             self._write_engine = sqlite_engine(url, "BEGIN IMMEDIATE", pool_size=1)
             self._read_engine = sqlite_engine(url, "BEGIN", pool_size=SQLITE_READERS)
+            register_backend(type(self._write_engine.dialect), SqliteBackend())
             self._held_reads = HeldConnections(self._read_engine)  # one per reader thread
             self._writer = ThreadPoolExecutor(1, thread_name_prefix="agentmail-sqlite-writer")
             self._readers = ThreadPoolExecutor(
@@ -154,6 +160,7 @@ class Store:
             )
             watch_credential_writes(self._async_engine.sync_engine)
             watch_tails(self._async_engine.sync_engine)
+            register_backend(type(self._async_engine.sync_engine.dialect), PostgresBackend())
 
     @property
     def engine(self) -> AsyncEngine:
@@ -232,10 +239,10 @@ class Store:
 
     async def _committed(self, fn: Transaction[T]) -> tuple[T, Committed]:
         if self._async_engine is None:
-            dialect = self.dialect
+            token = self.token
             try:
                 return await self._group_writer.submit(
-                    lambda session: with_events(session, fn, dialect, self.token), self._tell
+                    lambda session: with_events(session, fn, token), self._tell
                 )
             except DBAPIError:
                 metrics.DATABASE_ERRORS.inc()
@@ -253,7 +260,7 @@ class Store:
         for attempt in range(1, WRITE_ATTEMPTS + 1):
             try:
                 return await greenlet_spawn(
-                    _run_in_session, self._pg_writes, with_events, fn, self.dialect, self.token
+                    _run_in_session, self._pg_writes, with_events, fn, self.token
                 )
             except DBAPIError as error:
                 if attempt == WRITE_ATTEMPTS or not _retryable(error):

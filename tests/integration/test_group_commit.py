@@ -1,7 +1,7 @@
 """Concurrent writes: one that fails takes only its own rows and events with it.
 
 On SQLite the writer thread runs queued writes as one group (one COMMIT, a
-SAVEPOINT each, `core/store/group_commit.py`); on PostgreSQL each write is its own
+SAVEPOINT each, `core/store/sqlite/group_commit.py`); on PostgreSQL each write is its own
 transaction. The caller-visible rules are the same on both and checked on both.
 """
 

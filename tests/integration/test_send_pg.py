@@ -1,4 +1,4 @@
-"""The PostgreSQL send statement (core/mail/send_pg.py) stores what SQLite's path stores.
+"""PostgreSQL's send statement (core/store/postgres/mail_statement.py) stores what SQLite stores.
 
 The same sends go to a SQLite store and a PostgreSQL one: a first mail of a
 conversation and of a human's folder (PostgreSQL's statement-by-statement path,
@@ -25,6 +25,7 @@ from core.identity.accounts import create_user
 from core.identity.security import set_bcrypt_rounds
 from core.mail.send import Permission, SendRequest, mail_writer, send_mail
 from core.principal import Principal
+from core.store.committed_events import EVENTS_LOCK_KEY
 from core.store.engine import Store, database_url
 from core.store.migrate import migrate
 from core.store.models import (
@@ -38,7 +39,6 @@ from core.store.models import (
     Participant,
     table_of,
 )
-from core.store.written import EVENTS_LOCK_KEY
 from tests.support import databases
 
 D = "agentmail.localhost"
@@ -177,8 +177,8 @@ async def test_postgres_stores_the_rows_sqlite_stores(stores: tuple[Store, Store
 async def test_rows_left_for_commit_are_there_for_the_next_statement(
     stores: tuple[Store, Store],
 ) -> None:
-    """A mail's rows left to the events statement (core/store/pg_tail.py) are written
-    before any other statement of the transaction, and dropped with a rollback."""
+    """A mail's rows left to the events statement (core/store/postgres/deferred_statements.py)
+    are written before any other statement of the transaction, and dropped with a rollback."""
     postgres = stores[1]
     writes = [
         mail_writer(D, ANA, SendRequest(to="builder@ws", subject=f"in one {n}")) for n in range(2)

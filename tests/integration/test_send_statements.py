@@ -2,7 +2,7 @@
 path fails here, and says which (docs/performance.md keeps the history).
 
 Every statement the engines send is counted (on SQLite `BEGIN IMMEDIATE` too; a
-lone write has no SAVEPOINT, core/store/group_commit.py), for a mail to an
+lone write has no SAVEPOINT, core/store/sqlite/group_commit.py), for a mail to an
 existing conversation, the steady state of a busy gateway: a human mailing an
 agent (the REST benchmark's send) and an agent answering a human (which files
 the mail into two of the human's IMAP folders).

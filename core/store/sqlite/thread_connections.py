@@ -17,13 +17,12 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine
 from sqlalchemy.engine import Connection, RootTransaction
 from sqlalchemy.engine.interfaces import CoreExecuteOptionsParameter
 from sqlalchemy.orm import Session
-from sqlalchemy.orm.session import _BindArguments
 
 T = TypeVar("T")
 
@@ -111,15 +110,16 @@ class _JoinedSession(Session):
 
     def connection(
         self,
-        bind_arguments: _BindArguments | None = None,
+        bind_arguments: Any = None,
         execution_options: CoreExecuteOptionsParameter | None = None,
     ) -> Connection:
         kept = self._kept
         if bind_arguments is None and execution_options is None:
-            if kept is not None and kept[0] is self._transaction:
+            transaction = self.get_transaction()
+            if kept is not None and kept[0] is transaction:
                 return kept[1]
             connection = super().connection()
-            self._kept = (self._transaction, connection)
+            self._kept = (self.get_transaction(), connection)
             return connection
         return super().connection(bind_arguments, execution_options)
 
