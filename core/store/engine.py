@@ -180,8 +180,8 @@ class Store:
     async def _read_postgres(self, fn: Transaction[T]) -> T:
         """A read runs in autocommit: under READ COMMITTED (the default, kept) every
         statement takes its own snapshot whether or not a transaction wraps it, so
-        BEGIN and COMMIT bought a read nothing but two round trips (~0.5 ms of the
-        gateway's CPU each time, measured in docs/performance.md)."""
+        BEGIN and COMMIT would buy a read nothing but two round trips
+        (docs/performance.md)."""
         return await greenlet_spawn(_run_in_session, self._pg_reads, fn)
 
     async def _to_the_end(self, transaction: Coroutine[Any, Any, T]) -> T:

@@ -17,8 +17,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
+from sqlalchemy import Insert, Table
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import Session
+
+from core.store.prepared import Prepared
 
 Placement = tuple[str, str]  # (owner, IMAP folder key)
 
@@ -66,6 +69,16 @@ class Backend(Protocol):
     """One database's way of writing what the domain decided."""
 
     name: str
+    serial_writes: bool  # one write transaction at a time: no lock order can deadlock
+
+    def insert_or_skip(self, table: Table) -> Insert:
+        """An INSERT of `table` that skips a row whose unique key exists already."""
+        ...
+
+    def serialize(self, session: Session, key: int) -> None:
+        """Hold the lock named `key` to the end of the transaction: the transactions
+        that take it run one at a time (a no-op where writes are serial anyway)."""
+        ...
 
     def write_mail_at_once(self, session: Session, mail: NewMail) -> int | None:
         """Every row of `mail` at once, and the mail's `seq` (None when not
@@ -93,3 +106,15 @@ def register_backend(dialect: type[Dialect], backend: Backend) -> None:
 def backend_of(session: Session) -> Backend:
     """The backend of the database `session` writes to."""
     return _BACKENDS[type(session.connection().dialect)]
+
+
+_SKIPPING: dict[tuple[str, str], Prepared] = {}
+
+
+def insert_or_skip(session: Session, table: Table) -> Prepared:
+    """`Backend.insert_or_skip` of `session`'s backend, built once per table."""
+    backend = backend_of(session)
+    prepared = _SKIPPING.get((backend.name, table.name))
+    if prepared is None:
+        prepared = _SKIPPING[(backend.name, table.name)] = Prepared(backend.insert_or_skip(table))
+    return prepared

@@ -7,7 +7,8 @@ SQLite fast lives in its transactions (group commit, held connections).
 
 from __future__ import annotations
 
-from sqlalchemy import insert
+from sqlalchemy import Insert, Table, insert
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.orm import Session
 
 from core.store.models import Event, table_of
@@ -23,6 +24,13 @@ class SqliteBackend:
     """Events in one multi-row INSERT; the writer thread wakes their readers itself."""
 
     name = "sqlite"
+    serial_writes = True  # one writer thread, `BEGIN IMMEDIATE`
+
+    def insert_or_skip(self, table: Table) -> Insert:
+        return sqlite.insert(table).on_conflict_do_nothing()
+
+    def serialize(self, session: Session, key: int) -> None:
+        return None
 
     def can_write_mail_at_once(self) -> bool:
         return False
