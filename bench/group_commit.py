@@ -54,7 +54,7 @@ async def open_store(path: Path, group_limit: int) -> tuple[Store, list[int]]:
     await create_user(store, "jianf", "password123")
     await create_user(store, "bob", "password123")
     commits: list[int] = []
-    event.listen(store._write_engine, "commit", lambda _conn: commits.append(1))
+    event.listen(store.engines[0], "commit", lambda _conn: commits.append(1))
     return store, commits
 
 

@@ -78,7 +78,7 @@ def _writer(index: int, gate: Gate | None = None) -> Any:
 def _commits(store: Store) -> list[int]:
     """Counts the COMMITs of SQLite's writer engine (an observer, not a stand-in)."""
     counted: list[int] = []
-    event.listen(store._write_engine, "commit", lambda _conn: counted.append(1))
+    event.listen(store.engines[0], "commit", lambda _conn: counted.append(1))
     return counted
 
 

@@ -56,7 +56,7 @@ def database_url_of(url: str, tmp_path: Path) -> str:
 
 def engines(store: Store) -> list[Engine]:
     if store.dialect == "sqlite":
-        return [store._write_engine, store._read_engine]
+        return store.engines
     return [store.engine.sync_engine]
 
 

@@ -33,8 +33,8 @@ async def store(tmp_path: Path) -> AsyncIterator[Store]:
 def _checkouts(store: Store) -> list[str]:
     """Pool checkouts of both engines (an observer of the real pool)."""
     seen: list[str] = []
-    event.listen(store._write_engine.pool, "checkout", lambda *_: seen.append("write"))
-    event.listen(store._read_engine.pool, "checkout", lambda *_: seen.append("read"))
+    event.listen(store.engines[0].pool, "checkout", lambda *_: seen.append("write"))
+    event.listen(store.engines[1].pool, "checkout", lambda *_: seen.append("read"))
     return seen
 
 
