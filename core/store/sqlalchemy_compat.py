@@ -12,7 +12,7 @@ middle of a send.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from typing import Any, TypeVar
 
 import sqlalchemy
@@ -55,19 +55,17 @@ def check() -> None:
         )
 
 
-_NO_LISTENERS: tuple[tuple[Listener, ...], tuple[Listener, ...]] = ((), ())
+_NO_LISTENERS: tuple[Iterable[Listener], Iterable[Listener]] = ((), ())
 
 
-def cursor_listeners(
-    connection: Connection,
-) -> tuple[tuple[Listener, ...], tuple[Listener, ...]]:
+def cursor_listeners(connection: Connection) -> tuple[Iterable[Listener], Iterable[Listener]]:
     """The `before_cursor_execute` and `after_cursor_execute` listeners of `connection`
     (its own and its engine's), to call around a statement run on the cursor; empty
     when none listens, without touching the event machinery."""
     if not (connection._has_events or connection.engine._has_events):
         return _NO_LISTENERS
     dispatch = connection.dispatch
-    return tuple(dispatch.before_cursor_execute), tuple(dispatch.after_cursor_execute)
+    return dispatch.before_cursor_execute, dispatch.after_cursor_execute
 
 
 def driver_error(sql: str, parameters: Any, error: Exception, dbapi_error: type) -> Exception:
