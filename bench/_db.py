@@ -72,7 +72,7 @@ async def settle(store: Store) -> None:
 
 def engines(store: Store) -> list[Engine]:
     if store.dialect == "sqlite":
-        return [store._write_engine, store._read_engine]
+        return store.engines
     return [store.engine.sync_engine]
 
 

@@ -112,7 +112,7 @@ class PayloadTooLarge(DomainError):
 
 class StorageFull(DomainError):
     """The disk (or the database server's) has no room for the write; nothing of it
-    was kept, and the same request succeeds once space is freed (core/store/full.py)."""
+    was kept, and the same request succeeds once space is freed (core/store/disk_full.py)."""
 
     code = "storage_full"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from sqlalchemy import bindparam, select, text
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from core.address import RESERVED_NAMES, Address, normalize_name
@@ -21,6 +21,7 @@ from core.identity.security import (
 from core.principal import Principal
 from core.store.engine import Store
 from core.store.models import Agent, User
+from core.store.port import backend_of
 from core.views import UserView
 
 # The password rules (docs/api.md): long enough to resist guessing, short enough to bound
@@ -56,8 +57,7 @@ def lock_names(session: Session) -> None:
 
     The unique constraints cover each table; this covers the two tables together.
     """
-    if session.get_bind().dialect.name == "postgresql":
-        session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _NAMES_LOCK_KEY})
+    backend_of(session).serialize(session, _NAMES_LOCK_KEY)
 
 
 def refuse_reserved_name(name: str) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import timedelta
-from typing import Literal
+from typing import Any, Literal
 
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
@@ -46,30 +46,7 @@ def conversation_views(
     ids = [conv.id for conv in convs]
     if not ids:
         return []
-    seen = or_(
-        Mail.from_name == viewer,
-        Mail.seq.in_(select(Delivery.mail_seq).where(Delivery.recipient == viewer)),
-    )
-    stats = {
-        conv_id: (int(count), int(newest))
-        for conv_id, count, newest in session.execute(
-            select(Mail.session_id, func.count(), func.max(Mail.seq))
-            .where(Mail.session_id.in_(ids), seen)
-            .group_by(Mail.session_id)
-        )
-    }
-    newest_seqs = [newest for _, newest in stats.values()]
-    latest_rows = session.execute(
-        select(
-            Mail.seq,
-            Mail.id,
-            Mail.from_name,
-            Mail.from_path,
-            func.substr(Mail.body, 1, EXCERPT_CHARS * 4),
-            Mail.created_at,
-        ).where(Mail.seq.in_(newest_seqs))
-    ).all()
-    latest = {row[0]: row for row in latest_rows}
+    stats, latest = _mail_stats(session, ids, viewer)
     members: dict[str, list[str]] = {conv_id: [] for conv_id in ids}
     for conv_id, name in session.execute(
         select(Participant.session_id, Participant.name)
@@ -77,30 +54,7 @@ def conversation_views(
         .order_by(Participant.name)
     ):
         members[conv_id].append(name)
-    names = sorted({name for group in members.values() for name in group})
-    agents = {
-        name: status
-        for name, status in session.execute(
-            select(Agent.name, Agent.status).where(Agent.name.in_(names))
-        )
-    }
-    humans = [name for name in names if name not in agents]
-    present = set(
-        session.scalars(
-            select(Key.owner).where(
-                Key.kind == "login",
-                Key.owner.in_(humans),
-                Key.revoked_at.is_(None),
-                Key.last_used_at > utcnow() - HUMAN_ONLINE,
-            )
-        ).all()
-    )
-
-    def brief(name: str) -> ParticipantBrief:
-        if name in agents:
-            return ParticipantBrief(name=name, kind="agent", online=agents[name] == "online")
-        return ParticipantBrief(name=name, kind="human", online=name in present)
-
+    briefs = _briefs(session, sorted({name for group in members.values() for name in group}))
     views = []
     for conv in convs:
         count, newest = stats.get(conv.id, (0, 0))
@@ -127,7 +81,64 @@ def conversation_views(
                     excerpt=excerpt(row[4] or ""),
                     created_at=row[5],
                 ),
-                participant_details=[brief(name) for name in members[conv.id]],
+                participant_details=[briefs[name] for name in members[conv.id]],
             )
         )
     return views
+
+
+def _mail_stats(
+    session: Session, ids: list[str], viewer: str
+) -> tuple[dict[str, tuple[int, int]], dict[int, Any]]:
+    """Per conversation, the viewer's mails counted and the newest seq; those mails."""
+    seen = or_(
+        Mail.from_name == viewer,
+        Mail.seq.in_(select(Delivery.mail_seq).where(Delivery.recipient == viewer)),
+    )
+    stats = {
+        conv_id: (int(count), int(newest))
+        for conv_id, count, newest in session.execute(
+            select(Mail.session_id, func.count(), func.max(Mail.seq))
+            .where(Mail.session_id.in_(ids), seen)
+            .group_by(Mail.session_id)
+        )
+    }
+    newest_seqs = [newest for _, newest in stats.values()]
+    latest_rows = session.execute(
+        select(
+            Mail.seq,
+            Mail.id,
+            Mail.from_name,
+            Mail.from_path,
+            func.substr(Mail.body, 1, EXCERPT_CHARS * 4),
+            Mail.created_at,
+        ).where(Mail.seq.in_(newest_seqs))
+    ).all()
+    return stats, {row[0]: row for row in latest_rows}
+
+
+def _briefs(session: Session, names: list[str]) -> dict[str, ParticipantBrief]:
+    """Each participant's kind and presence: an agent's status, a human's recent login."""
+    agents = {
+        name: status
+        for name, status in session.execute(
+            select(Agent.name, Agent.status).where(Agent.name.in_(names))
+        )
+    }
+    humans = [name for name in names if name not in agents]
+    present = set(
+        session.scalars(
+            select(Key.owner).where(
+                Key.kind == "login",
+                Key.owner.in_(humans),
+                Key.revoked_at.is_(None),
+                Key.last_used_at > utcnow() - HUMAN_ONLINE,
+            )
+        ).all()
+    )
+    return {
+        name: ParticipantBrief(name=name, kind="agent", online=agents[name] == "online")
+        if name in agents
+        else ParticipantBrief(name=name, kind="human", online=name in present)
+        for name in names
+    }

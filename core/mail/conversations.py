@@ -14,9 +14,7 @@ from collections.abc import Iterable
 from typing import Literal
 
 from pydantic import BaseModel, Field
-from sqlalchemy import delete, func, select, text
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from core.address import normalize_alias
@@ -37,7 +35,7 @@ from core.store.models import (
     table_of,
     utcnow,
 )
-from core.store.prepared import Prepared
+from core.store.port import backend_of, insert_or_skip
 from core.views import BudgetInput, SessionDetail, SessionView
 
 _CREATION_LOCK_KEY = 0x61676D63  # "agmc": serialises alias and default-conversation creation
@@ -45,11 +43,7 @@ MAX_ALIAS = 64
 Endpoint = tuple[str, str]  # (name, workspace name; "" for humans)
 
 
-# Built once: an executemany of a constant statement reuses its compiled form.
-_ADD_PARTICIPANT = {
-    "postgresql": Prepared(pg_insert(table_of(Participant)).on_conflict_do_nothing()),
-    "sqlite": Prepared(sqlite_insert(table_of(Participant)).on_conflict_do_nothing()),
-}
+_PARTICIPANTS = table_of(Participant)
 
 
 def default_key(a: Endpoint, b: Endpoint) -> str:
@@ -61,9 +55,10 @@ def default_key(a: Endpoint, b: Endpoint) -> str:
 def lock_creation(session: Session) -> bool:
     """On PostgreSQL, serialise creations so two racing mails never pick the same alias
     (True: it locked; what was read before may have been created since)."""
-    if session.get_bind().dialect.name != "postgresql":
+    backend = backend_of(session)
+    if backend.serial_writes:
         return False  # one writer at a time
-    session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _CREATION_LOCK_KEY})
+    backend.serialize(session, _CREATION_LOCK_KEY)
     return True
 
 
@@ -123,8 +118,7 @@ def add_participants(session: Session, conv_id: str, names: Iterable[str]) -> No
     rows = [{"session_id": conv_id, "name": name} for name in dict.fromkeys(names)]
     if not rows:
         return
-    dialect = session.get_bind().dialect.name
-    _ADD_PARTICIPANT[dialect].run(session.connection(), rows)
+    insert_or_skip(session, _PARTICIPANTS).run(session.connection(), rows)
 
 
 def participants(session: Session, conv_id: str) -> list[str]:

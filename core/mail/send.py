@@ -9,44 +9,31 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
-from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
-from core.address import Address, normalize_alias, parse_address, parse_native
+from core.address import Address, normalize_alias, parse_address
 from core.errors import BudgetExhausted, HopLimitReached, InvalidRequest
 from core.identity.endpoints import Endpoint, resolve_endpoint, sender_endpoint
-from core.mail.addressed import addressed_workspace, agent_workspaces_of
-from core.mail.attachments import MAX_PER_MAIL, attach, carry, check_claimable
+from core.mail.attachments import MAX_PER_MAIL, check_claimable
 from core.mail.auto_rule import check_auto, check_auto_conversation
-from core.mail.conversation_rows import ConversationRow, save_conversation
-from core.mail.conversation_views import budget_remaining
-from core.mail.conversations import (
-    add_participants,
-    emit_session_update,
-    participants,
-    status_from_requests,
-)
-from core.mail.naming import Proposal, extract_proposal, record_proposal
+from core.mail.conversation_rows import ConversationRow
+from core.mail.naming import Proposal, extract_proposal
+from core.mail.new_mail import Permission, Sending, store_new_mail
 from core.mail.reading import forwardable_mail, visible_mail
 from core.mail.routing import Target, choose_conversation
-from core.mail.send_pg import store_mail
-from core.mailboxes.placement import set_flags
-from core.mailboxes.uids import file_mail, new_mail_placements
 from core.principal import Principal
 from core.settings import Limits
-from core.store.engine import Store, wake_after_commit
-from core.store.events import emit
-from core.store.models import Delivery, Mail, isoformat, new_id, table_of, utcnow
-from core.store.prepared import Prepared
+from core.store.engine import Store
+from core.store.models import Mail, new_id, utcnow
 from core.store.raw_messages import Original, keep_original
 from core.views import BudgetInput, SendResult
 
 DEFAULT_LIMITS = Limits()
 MAX_CC = 50
+__all__ = ["MailType", "MailWrite", "Permission", "SendRequest", "mail_writer", "send_mail"]
 MailWrite = Callable[[Session], SendResult]
 MailType = Literal[
     "normal", "permission_request", "question", "final_summary", "turn_failed", "forward"
@@ -86,17 +73,6 @@ class SendRequest(BaseModel):
         max_length=MAX_PER_MAIL,
         description="Your own uploads (POST .../attachments) that this mail carries.",
     )
-
-
-@dataclass(frozen=True, slots=True)
-class Permission:
-    options: list[str]
-    expires_at: datetime | None = None
-    action: str | None = None
-    action_sha256: str | None = None
-
-
-_MAILS = table_of(Mail)
 
 
 def _hops(
@@ -207,224 +183,142 @@ def mail_writer(
             raise InvalidRequest("mail_type question, final_summary and turn_failed are for agents")
         mail_type = request.mail_type
 
+    checked = _Checked(
+        domain,
+        principal,
+        request,
+        mail_type,
+        permission,
+        conversation_id or request.session_id,
+        message_id,
+        raw,
+        limits,
+        forward_of,
+        address,
+        cc_addresses,
+        route,
+        body,
+        proposal,
+    )
+
     def run(session: Session) -> SendResult:
         if also is not None:
             also(session)
-        parent = None
-        if forward_of is not None:
-            parent = forwardable_mail(session, principal, forward_of)
-        elif request.reply_to is not None:
-            parent = visible_mail(session, principal, request.reply_to)
-        attachment_ids = check_claimable(session, principal.name, request.attachment_ids)
-        target = resolve_endpoint(session, address)
-        cc = list(
-            {e.pair: e for e in (resolve_endpoint(session, a) for a in cc_addresses)}.values()
-        )
-        if mail_type == "permission_request" and target.agent is not None:
-            raise InvalidRequest("a permission request goes to a human, not to an agent")
-        sender = sender_endpoint(session, principal, request.from_workspace, parent)
-        replied_to = parent if forward_of is None else None
-        forwarded = parent if forward_of is not None else None
-        if request.auto:
-            check_auto(session, principal, mail_type, replied_to)
-        conv, created = choose_conversation(
-            session,
-            route,
-            sender,
-            target,
-            replied_to,
-            conversation_id or request.session_id,
-            limits,
-        )
-        hops = _hops(sender, target, parent, conv, limits)
-        if request.auto and replied_to is not None:
-            check_auto_conversation(replied_to, conv.id)
-        rounds = 0
-        if principal.is_agent and not request.auto:  # a round (unlimited ones count too)
-            if conv.budget_limit is not None and conv.budget_used >= conv.budget_limit:
-                raise BudgetExhausted(
-                    f"the conversation's round-trip budget is used up "
-                    f"({conv.budget_used}/{conv.budget_limit}); a human must raise it"
-                )
-            rounds = 1
-            conv.budget_used += 1  # as the UPDATE below will store it
-        now = utcnow()
-        mail_id = new_id()
-        values: dict[str, Any] = {
-            "id": mail_id,
-            "session_id": conv.id,
-            "parent_id": parent.id if parent else None,
-            "from_name": sender.name,
-            "from_path": sender.workspace,
-            "to_name": target.name,
-            "to_path": target.workspace,
-            "cc": [e.address().native() for e in cc],
-            # A mail that came as bytes has the subject they say, even none (RFC 6409 §8:
-            # a submission without headers must not show its conversation's subject).
-            "subject": (
-                request.subject.strip()
-                if raw is not None
-                else request.subject.strip() or conv.subject
-            ),
-            "body": body,
-            "mail_type": mail_type,
-            "auto": request.auto,
-            "hops": hops,
-            "message_id": message_id or f"<{mail_id}@{domain}>",
-            # Mails of one submission share the one stored copy of its bytes.
-            "raw_sha256": keep_original(session, raw) if raw is not None else None,
-            "created_at": now,
-        }
-        if permission is not None:
-            values.update(
-                options=permission.options,
-                permission_state="open",
-                expires_at=permission.expires_at,
-                action=permission.action,
-                action_sha256=permission.action_sha256,
-            )
-        # Core statements, not the ORM unit of work: this is the hottest write path.
-        connection = session.connection()
-        # One delivery per name; a role mailbox (postmaster@) is delivered to its readers.
-        recipients = dict.fromkeys(target.recipients, "to")
-        for endpoint in cc:
-            for name in endpoint.recipients:
-                recipients.setdefault(name, "cc")
-        human_recipients = [n for e in (target, *cc) if e.agent is None for n in e.recipients]
-        placements = new_mail_placements(
-            conv.id,
-            sender.name if sender.agent is None else None,
-            human_recipients,
-            needs_decision=permission is not None,
-        )
-        old_status = conv.status
-        status = _status_known_before(conv.status, permission, mail_type, principal)
-        if (
-            connection.dialect.name == "postgresql"
-            and status is not None
-            and (proposal is None or not principal.is_agent)
-        ):  # one statement (core/mail/send_pg.py)
-            answered = replied_to is not None and sender.agent is None
-            needs_seq = bool(attachment_ids) or forwarded is not None or answered
-            seq = store_mail(
-                session,
-                values,
-                recipients,
-                placements,
-                [sender.name, *recipients],
-                status,
-                rounds,
-                at_commit=not needs_seq,
-            )
-            wake_after_commit(session, {owner for owner, _ in placements})
-            if seq is not None:
-                _link(session, seq, attachment_ids, forwarded, sender.name)
-                if answered and replied_to is not None:
-                    set_flags(session, sender.name, {("answered", True): [replied_to.seq]})
-            conv.status = status
-            conv.updated_at = now  # as stored, like the budget above
-            return _sent(session, values, recipients, conv, old_status, created, domain, target)
-        # Bound per call, built once: `.values(values)` would make a new statement (and
-        # its cache key over every value) for each mail.
-        seq = _INSERT_MAIL.run(connection, values)[0][0]
-        _link(session, seq, attachment_ids, forwarded, sender.name)
-        _INSERT_DELIVERY.run(
-            connection,
-            [
-                {"mail_seq": seq, "recipient": name, "kind": kind, "created_at": now}
-                for name, kind in recipients.items()
-            ],
-        )
-        file_mail(session, seq, placements)
-        add_participants(session, conv.id, [sender.name, *recipients])
-        if replied_to is not None and sender.agent is None:
-            # The replying human's own delivery of the mail is answered (IMAP's
-            # \Answered, RFC 3501 §2.3.2), in this transaction; their sessions are told.
-            set_flags(session, sender.name, {("answered", True): [replied_to.seq]})
-        if proposal is not None and principal.is_agent:
-            record_proposal(session, conv, proposal, sender.name, mail_id)
-        # A human's mail answers an open question (not a permission request): read
-        # with this mail stored.
-        conv.status = status or status_from_requests(session, conv.id)
-        conv.updated_at = now
-        conv = save_conversation(session, conv, rounds)  # one UPDATE … RETURNING
-        return _sent(session, values, recipients, conv, old_status, created, domain, target)
+        return _write(session, checked)
 
     return run
 
 
-def _link(
-    session: Session, seq: int, attachment_ids: list[str], forwarded: Mail | None, sender: str
-) -> None:
-    """The new mail's attachments, and a forward's copies of the forwarded mail's."""
-    attach(session, attachment_ids, seq)
-    if forwarded is not None:
-        carry(session, forwarded.seq, seq, sender)
+@dataclass(frozen=True, slots=True)
+class _Checked:
+    """A send's input, parsed and checked before any transaction."""
+
+    domain: str
+    principal: Principal
+    request: SendRequest
+    mail_type: MailType
+    permission: Permission | None
+    conversation_id: str | None
+    message_id: str | None
+    raw: Original | None
+    limits: Limits
+    forward_of: str | None
+    address: Address
+    cc: list[Address]
+    route: Target
+    body: str
+    proposal: Proposal | None
 
 
-def _status_known_before(
-    status: str, permission: Permission | None, mail_type: MailType, principal: Principal
-) -> str | None:
-    """The conversation's status after this mail when the mail's own row cannot
-    change it; None when it must be read with the mail stored."""
-    if permission is not None or mail_type == "question":
-        return "waiting"  # until a human decides or answers
-    if status == "completed" or (status == "waiting" and principal.is_human):
-        return None
-    return status
-
-
-def _sent(
-    session: Session,
-    values: dict[str, Any],
-    recipients: dict[str, str],
-    conv: ConversationRow,
-    old_status: str,
-    created: bool,
-    domain: str,
-    target: Endpoint,
-) -> SendResult:
-    """Queue the stored mail's events (inserted at COMMIT); the sender's answer."""
-    payload = _new_mail_payload(values["id"], values, conv, domain, target)
-    emit(session, recipients, "new_mail", payload)
-    if conv.status != old_status and not created:
-        emit_session_update(session, conv, participants(session, conv.id))
-    return SendResult(
-        mail_id=values["id"],
-        session_id=conv.id,
-        session_alias=conv.alias,
-        message_id=values["message_id"],
-        budget_limit="unlimited" if conv.budget_limit is None else conv.budget_limit,
-        budget_used=conv.budget_used,
-        budget_remaining=budget_remaining(conv),
-        created_at=values["created_at"],
+def _write(session: Session, send: _Checked) -> SendResult:
+    """Decide in the transaction (parent, endpoints, conversation, hops, budget),
+    then store the mail (core/mail/new_mail.py)."""
+    principal, request = send.principal, send.request
+    parent = None
+    if send.forward_of is not None:
+        parent = forwardable_mail(session, principal, send.forward_of)
+    elif request.reply_to is not None:
+        parent = visible_mail(session, principal, request.reply_to)
+    attachment_ids = check_claimable(session, principal.name, request.attachment_ids)
+    target = resolve_endpoint(session, send.address)
+    cc = list({e.pair: e for e in (resolve_endpoint(session, a) for a in send.cc)}.values())
+    if send.mail_type == "permission_request" and target.agent is not None:
+        raise InvalidRequest("a permission request goes to a human, not to an agent")
+    sender = sender_endpoint(session, principal, request.from_workspace, parent)
+    replied_to = parent if send.forward_of is None else None
+    if request.auto:
+        check_auto(session, principal, send.mail_type, replied_to)
+    conv, created = choose_conversation(
+        session, send.route, sender, target, replied_to, send.conversation_id, send.limits
     )
+    hops = _hops(sender, target, parent, conv, send.limits)
+    if request.auto and replied_to is not None:
+        check_auto_conversation(replied_to, conv.id)
+    rounds = 0
+    if principal.is_agent and not request.auto:  # a round (unlimited ones count too)
+        if conv.budget_limit is not None and conv.budget_used >= conv.budget_limit:
+            raise BudgetExhausted(
+                f"the conversation's round-trip budget is used up "
+                f"({conv.budget_used}/{conv.budget_limit}); a human must raise it"
+            )
+        rounds = 1
+        conv.budget_used += 1  # as the write-back will store it
+    mail = Sending(
+        principal,
+        sender,
+        target,
+        cc,
+        parent,
+        replied_to,
+        attachment_ids,
+        send.permission,
+        send.mail_type,
+        send.proposal,
+        hops,
+        rounds,
+    )
+    values = _mail_values(session, send, mail, conv)
+    return store_new_mail(session, mail, values, conv, created, send.domain)
 
 
-_INSERT_MAIL = Prepared(insert(_MAILS).returning(_MAILS.c.seq))
-_INSERT_DELIVERY = Prepared(insert(table_of(Delivery)))
-
-
-def _new_mail_payload(
-    mail_id: str, values: dict[str, Any], conv: ConversationRow, domain: str, target: Endpoint
-) -> dict[str, object]:
-    sender = Address(values["from_name"], values["from_path"], conv.alias)
-    to = Address(values["to_name"], values["to_path"], conv.alias)
-    workspace = None
-    if target.agent is not None:
-        paths = agent_workspaces_of(target.agent)
-        workspace = addressed_workspace(target.name, target.workspace, paths)
-    return {
-        "mail_id": mail_id,
+def _mail_values(
+    session: Session, send: _Checked, mail: Sending, conv: ConversationRow
+) -> dict[str, Any]:
+    """The new `mails` row."""
+    mail_id = new_id()
+    request, sender, target = send.request, mail.sender, mail.target
+    values: dict[str, Any] = {
+        "id": mail_id,
         "session_id": conv.id,
-        "session_alias": conv.alias,
-        "from": sender.native(),
-        "from_email": sender.email(domain),
-        "to": to.native(),
-        "to_workspace": workspace.model_dump() if workspace is not None else None,
-        "cc": [parse_native(text).with_session(conv.alias).native() for text in values["cc"]],
-        "auto": values["auto"],
-        "subject": values["subject"],
-        "mail_type": values["mail_type"],
-        "created_at": isoformat(values["created_at"]),
+        "parent_id": mail.parent.id if mail.parent else None,
+        "from_name": sender.name,
+        "from_path": sender.workspace,
+        "to_name": target.name,
+        "to_path": target.workspace,
+        "cc": [e.address().native() for e in mail.cc],
+        # A mail that came as bytes has the subject they say, even none (RFC 6409 §8:
+        # a submission without headers must not show its conversation's subject).
+        "subject": (
+            request.subject.strip()
+            if send.raw is not None
+            else request.subject.strip() or conv.subject
+        ),
+        "body": send.body,
+        "mail_type": mail.mail_type,
+        "auto": request.auto,
+        "hops": mail.hops,
+        "message_id": send.message_id or f"<{mail_id}@{send.domain}>",
+        # Mails of one submission share the one stored copy of its bytes.
+        "raw_sha256": keep_original(session, send.raw) if send.raw is not None else None,
+        "created_at": utcnow(),
     }
+    permission = send.permission
+    if permission is not None:
+        values.update(
+            options=permission.options,
+            permission_state="open",
+            expires_at=permission.expires_at,
+            action=permission.action,
+            action_sha256=permission.action_sha256,
+        )
+    return values

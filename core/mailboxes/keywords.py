@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import delete, distinct, func, select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from core.errors import InvalidRequest
 from core.store.models import Delivery, DeliveryKeyword, table_of
+from core.store.port import backend_of
 
 __all__ = [
     "KeywordLimits",
@@ -132,12 +132,10 @@ def change_keywords(
     ]
     if not rows:
         return changed
-    dialect = session.get_bind().dialect.name
-    builder = postgresql.insert if dialect == "postgresql" else sqlite.insert
     inserted = session.scalars(
-        builder(table_of(DeliveryKeyword))
+        backend_of(session)
+        .insert_or_skip(table_of(DeliveryKeyword))
         .values(rows)
-        .on_conflict_do_nothing()
         .returning(table_of(DeliveryKeyword).c.mail_seq)
     )
     changed.update(int(seq) for seq in inserted)

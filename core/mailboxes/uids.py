@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from functools import cache
 
 from sqlalchemy import bindparam, delete, insert, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from core.store.engine import wake_after_commit
 from core.store.models import ImapExpunged, ImapFolder, ImapUid, table_of
+from core.store.port import backend_of
 from core.store.prepared import Prepared
 
 INBOX = "inbox"
@@ -91,7 +91,7 @@ def file_mails(session: Session, filings: Sequence[tuple[int, Iterable[Placement
         return
     wake_after_commit(session, {owner for owner, _ in into})  # IMAP IDLE sees it at once
     counts = {placement: len(seqs) for placement, seqs in into.items()}
-    if session.get_bind().dialect.name == "sqlite":
+    if backend_of(session).serial_writes:
         taken = _take_by_owner(session, counts)
     else:
         taken = {p: _take_uids(session, *p, count) for p, count in sorted(counts.items())}
@@ -340,13 +340,7 @@ def create_folders(session: Session, owner: str, keys: Iterable[str]) -> None:
         {"owner": owner, "key": k, "uid_validity": validity, "next_uid": 1, "highest_modseq": 0}
         for k in sorted(set(keys))
     ]
-    dialect = session.get_bind().dialect.name
-    builder = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    session.execute(
-        builder(table_of(ImapFolder))
-        .values(values)
-        .on_conflict_do_nothing(index_elements=["owner", "key"])
-    )
+    session.execute(backend_of(session).insert_or_skip(table_of(ImapFolder)).values(values))
 
 
 def uid_validity_now() -> int:

@@ -46,7 +46,7 @@ from types import TracebackType
 from typing import BinaryIO
 
 from core.errors import PayloadTooLarge
-from core.store.full import is_disk_full, storage_full
+from core.store.disk_full import is_disk_full, storage_full
 
 _UPLOAD_PREFIX = ".upload-"
 _ASIDE_PREFIX = ".aside-"

@@ -1,59 +1,40 @@
-"""The store: engines, transactions and the after-commit hook of the event bus.
+"""The store: its backend's transactions, and the after-commit hook of the event bus.
 
 Domain code writes a transaction as a plain function of a synchronous SQLAlchemy
 `Session` and hands it to `await store.write(fn)` or `await store.read(fn)`; the
-store runs it without blocking the event loop:
-
-* SQLite (the default): the whole transaction runs in a thread — writes in one
-  dedicated writer thread (`BEGIN IMMEDIATE`, so writers queue instead of failing
-  with "database is locked"), reads in a small pool of reader threads with WAL
-  snapshots. One thread hand-off per transaction, not one per statement; each of
-  these threads keeps its connection (core/store/held.py). Writes queued together
-  share one COMMIT, each in its own SAVEPOINT (`core/store/group_commit.py`), so
-  concurrent writers share one fsync.
-* PostgreSQL: the same function runs in a greenlet (SQLAlchemy's asyncio bridge) on asyncpg;
-  a write that PostgreSQL aborts to break a deadlock or a serialization conflict
-  runs again (a few times, with jitter), so the client never sees it. Transactions
-  lock rows in one global order (conversation, then mail, then IMAP folders by
-  owner and key) so deadlocks stay rare.
+store runs it without blocking the event loop, the way of its database:
+SQLite's in threads with group commit (core/store/sqlite/transactions.py),
+PostgreSQL's in a greenlet on asyncpg, run again after a deadlock
+(core/store/postgres/transactions.py).
 
 A transaction whose caller is cancelled (an SSE client that went away, an IMAP
 connection closed mid-command) still runs to its end in a task of its own. Cut
-inside asyncpg, a PostgreSQL one threw its connection away (and, under an anyio
-cancel scope, logged an error while closing it): one connection lost per
-disconnect; a write's wake-ups were lost with it.
+inside asyncpg, a PostgreSQL one would throw its connection away (and, under an
+anyio cancel scope, log an error while closing it), and a write's wake-ups
+would be lost with it.
 
 Events are written in the transaction of the change they report, as its last
-statements (core/store/written.py); SQLite's engines are in core/store/sqlite.py.
+statements (core/store/committed_events.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
-import random
 import uuid
 from collections.abc import Callable, Coroutine
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
+from sqlalchemy import Engine
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
-from sqlalchemy.orm import Session, sessionmaker
-from sqlalchemy.util import greenlet_spawn
+from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.orm import Session
 
 from core import metrics
 from core.errors import DomainError
 from core.store.bus import EventBus
-from core.store.credentials import CREDENTIALS_CHANGED, CredentialCache, watch_credential_writes
-from core.store.full import is_disk_full, storage_full
-from core.store.group_commit import MAX_GROUP, GroupCommitWriter
-from core.store.held import HeldConnections
-from core.store.pg_tail import watch_tails
-from core.store.sqlite import sqlite_engine
-from core.store.written import (
+from core.store.committed_events import (
     EVENTS_LOCK_KEY,
     NOTIFY_CHANNEL,
     WAKE_ALL,
@@ -64,6 +45,12 @@ from core.store.written import (
     wake_after_commit,
     with_events,
 )
+from core.store.credentials import CREDENTIALS_CHANGED, CredentialCache
+from core.store.disk_full import is_disk_full, storage_full
+from core.store.postgres.transactions import PostgresTransactions
+from core.store.sqlalchemy_compat import check as check_sqlalchemy
+from core.store.sqlite.group_commit import MAX_GROUP
+from core.store.sqlite.transactions import SqliteTransactions
 
 # Re-exported: the store's users import these from here.
 __all__ = [
@@ -83,12 +70,6 @@ __all__ = [
 T = TypeVar("T")
 Transaction = Callable[[Session], T]
 
-SQLITE_READERS = 4
-WRITE_ATTEMPTS = 5
-_RETRY_BASE_SECONDS = 0.01  # jittered: up to 20 ms, then 40 ms, ...
-_RETRYABLE_SQLSTATES = frozenset({"40P01", "40001"})  # deadlock, serialization failure
-_log = logging.getLogger(__name__)
-
 
 def database_url(url: str, sqlite_path: Path) -> str:
     """Normalise a user-facing DATABASE_URL; empty means SQLite at `sqlite_path`."""
@@ -106,7 +87,7 @@ def database_url(url: str, sqlite_path: Path) -> str:
 
 
 class Store:
-    """Owns the engines; runs read and write transactions off the event loop."""
+    """Owns its backend's transactions; runs them off the event loop, tells after COMMIT."""
 
     def __init__(
         self,
@@ -121,6 +102,7 @@ class Store:
         `credential_ttl`: seconds an authenticated key or password is remembered
         (core/store/credentials.py; 0, the default, remembers nothing);
         `connections`: PostgreSQL connections at most, a third of them kept open."""
+        check_sqlalchemy()
         self.url = url
         self.bus = bus or EventBus()
         self.credentials = CredentialCache(credential_ttl)
@@ -129,53 +111,31 @@ class Store:
         # listener, and its streams were told at commit (core/store/replicas.py).
         # Names never hold `@`.
         self.token = "@" + uuid.uuid4().hex
-        self._async_engine: AsyncEngine | None = None
         self._running: set[asyncio.Task[Any]] = set()
+        self._transactions: SqliteTransactions | PostgresTransactions
         if self.dialect == "sqlite":
-            self._write_engine = sqlite_engine(url, "BEGIN IMMEDIATE", pool_size=1)
-            self._read_engine = sqlite_engine(url, "BEGIN", pool_size=SQLITE_READERS)
-            self._held_reads = HeldConnections(self._read_engine)  # one per reader thread
-            self._writer = ThreadPoolExecutor(1, thread_name_prefix="agentmail-sqlite-writer")
-            self._readers = ThreadPoolExecutor(
-                SQLITE_READERS, thread_name_prefix="agentmail-sqlite-reader"
-            )
-            self._group_writer = GroupCommitWriter(self._write_engine, self._writer, group_limit)
-            watch_credential_writes(self._write_engine)
+            self._transactions = SqliteTransactions(url, group_limit)
         else:
-            kept = max(1, connections // 3)
-            self._async_engine = create_async_engine(
-                url, pool_size=kept, max_overflow=max(0, connections - kept)
-            )
-            self._pg_writes = sessionmaker(self._async_engine.sync_engine, expire_on_commit=False)
-            # Reads run without BEGIN and COMMIT (see `_read_postgres`).
-            self._pg_reads = sessionmaker(
-                self._async_engine.sync_engine.execution_options(isolation_level="AUTOCOMMIT"),
-                expire_on_commit=False,
-            )
-            watch_credential_writes(self._async_engine.sync_engine)
-            watch_tails(self._async_engine.sync_engine)
+            self._transactions = PostgresTransactions(url, connections)
 
     @property
     def engine(self) -> AsyncEngine:
         """The asyncpg engine (PostgreSQL only): LISTEN, migrations."""
-        if self._async_engine is None:
+        if not isinstance(self._transactions, PostgresTransactions):
             raise RuntimeError("the SQLite store has no async engine")
-        return self._async_engine
+        return self._transactions.engine
+
+    @property
+    def engines(self) -> list[Engine]:
+        """The synchronous engines statements run on (listeners: tests, benches)."""
+        return self._transactions.engines
 
     async def read(self, fn: Transaction[T]) -> T:
         """Run `fn` in a read transaction: one WAL snapshot on SQLite; on PostgreSQL a
-        snapshot per statement (READ COMMITTED, as it always was there)."""
-        if self._async_engine is None:
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self._readers, self._read_sync, fn)
-        return await self._to_the_end(self._read_postgres(fn))
-
-    async def _read_postgres(self, fn: Transaction[T]) -> T:
-        """A read runs in autocommit: under READ COMMITTED (the default, kept) every
-        statement takes its own snapshot whether or not a transaction wraps it, so
-        BEGIN and COMMIT bought a read nothing but two round trips (~0.5 ms of the
-        gateway's CPU each time, measured in docs/performance.md)."""
-        return await greenlet_spawn(_run_in_session, self._pg_reads, fn)
+        snapshot per statement (READ COMMITTED)."""
+        if self._transactions.reads_in_own_task:
+            return await self._to_the_end(self._transactions.read(fn))
+        return await self._transactions.read(fn)
 
     async def _to_the_end(self, transaction: Coroutine[Any, Any, T]) -> T:
         """Run a transaction in its own task, so that cancelling the caller stops the
@@ -205,17 +165,21 @@ class Store:
         return await self._to_the_end(self._write_and_wake(fn))
 
     async def _write_and_wake(self, fn: Transaction[T]) -> T:
+        token = self.token
         try:
-            result, committed = await self._committed(fn)
+            return await self._transactions.write(
+                lambda session: with_events(session, fn, token),
+                self._tell,
+                metrics.DATABASE_RETRIES.inc,
+            )
         except DomainError:  # the transaction's own refusal
             raise
         except Exception as error:
+            if isinstance(error, DBAPIError):
+                metrics.DATABASE_ERRORS.inc()
             if is_disk_full(error):  # rolled back whole: refused, not an internal error
                 raise storage_full() from error
             raise
-        if self._async_engine is not None:  # SQLite's writer told them already
-            self._tell(committed)
-        return result
 
     def _tell(self, committed: Committed) -> None:
         """After COMMIT, on the loop: drop the remembered credentials if they changed,
@@ -230,83 +194,10 @@ class Store:
         if recipients:
             self.bus.push(committed.events, recipients)
 
-    async def _committed(self, fn: Transaction[T]) -> tuple[T, Committed]:
-        if self._async_engine is None:
-            dialect = self.dialect
-            try:
-                return await self._group_writer.submit(
-                    lambda session: with_events(session, fn, dialect, self.token), self._tell
-                )
-            except DBAPIError:
-                metrics.DATABASE_ERRORS.inc()
-                raise
-        # No group commit of ours on PostgreSQL: writers run concurrently on their
-        # own connections and the server flushes the WAL of commits that arrive
-        # together with one fsync (though the events lock below serializes the
-        # commits of writes that emit events).
-        return await self._write_postgres(fn)
-
-    async def _write_postgres(self, fn: Transaction[T]) -> tuple[T, Committed]:
-        """One transaction, run again when PostgreSQL aborted it to break a deadlock or
-        a serialization conflict (SQLSTATE 40P01, 40001): the other side commits, so a
-        new attempt succeeds. Every attempt runs `fn` from the start in a new session."""
-        for attempt in range(1, WRITE_ATTEMPTS + 1):
-            try:
-                return await greenlet_spawn(
-                    _run_in_session, self._pg_writes, with_events, fn, self.dialect, self.token
-                )
-            except DBAPIError as error:
-                if attempt == WRITE_ATTEMPTS or not _retryable(error):
-                    metrics.DATABASE_ERRORS.inc()
-                    raise
-                metrics.DATABASE_RETRIES.inc()
-                _log.warning("write attempt %d ended by %s; running it again", attempt, error.orig)
-                await asyncio.sleep(random.uniform(0, _RETRY_BASE_SECONDS * 2**attempt))
-        raise AssertionError("unreachable")
-
-    def _read_sync(self, fn: Transaction[T]) -> T:
-        return self._held_reads.read(fn)
-
     async def run_on_connection(self, fn: Callable[[Connection], None]) -> None:
         """Run `fn` on a connection in a transaction (schema migrations)."""
-        if self._async_engine is None:
-
-            def run() -> None:
-                # The writer's held connection: the pool has no second one to give.
-                held = self._group_writer.connections
-                connection = held.connection()
-                try:
-                    with connection.begin():
-                        fn(connection)
-                finally:
-                    held.release_unless_clean()
-
-            await asyncio.get_running_loop().run_in_executor(self._writer, run)
-        else:
-            async with self._async_engine.begin() as connection:
-                await connection.run_sync(fn)
+        await self._transactions.run_on_connection(fn)
 
     async def close(self) -> None:
         await self.settle()
-        if self._async_engine is None:
-            self._writer.shutdown(wait=True)
-            self._readers.shutdown(wait=True)
-            self._group_writer.connections.close()
-            self._held_reads.close()
-            self._write_engine.dispose()
-            self._read_engine.dispose()
-        else:
-            await self._async_engine.dispose()
-
-
-def _run_in_session(sessions: sessionmaker[Session], fn: Callable[..., T], *args: Any) -> T:
-    """A whole PostgreSQL transaction in one greenlet (`greenlet_spawn`): a plain
-    `Session` on the asyncpg engine's sync facade, as `AsyncSession` runs inside, but
-    without its wrappers — `AsyncSession` spawned a greenlet to begin, one to run,
-    one to commit and one to close, each a task step on the event loop."""
-    with sessions() as session, session.begin():
-        return fn(session, *args)
-
-
-def _retryable(error: DBAPIError) -> bool:
-    return getattr(error.orig, "sqlstate", None) in _RETRYABLE_SQLSTATES
+        await self._transactions.close()

@@ -1,88 +1,39 @@
-"""The send path's fixed statements on SQLite: compiled once, run on the driver's cursor.
+"""Fixed statements of the hot paths, built once at import and run the backend's fastest way.
 
-On SQLite a statement is an in-process call of a few microseconds; running it
-through `Connection.execute` costs 50 to 150 µs more (cache key, execution
-context, parameter and result processing), and a send runs about ten of them in
-the one writer thread, where that overhead is most of the transaction's CPU.
-A `Prepared` statement is compiled by SQLAlchemy once per set of parameter names,
-with the processors of its types (JSON, UTC times) taken from the dialect, so the
-SQL and the values are the ones Core would send; only the per-call machinery goes.
-
-What stays as it was:
-- `before_cursor_execute` / `after_cursor_execute` listeners still see every
-  statement (the statement counters of the tests and benches; the credential
-  watch, which no prepared statement concerns: `keys` and `users` are refused);
-- driver errors are raised as SQLAlchemy's `DBAPIError`s, as from Core;
-- on PostgreSQL (asyncpg under the async engine) statements go through Core.
+A `Prepared` statement is a Core statement (INSERT, UPDATE or SELECT with bound
+parameters only) that the domain defines once and runs with plain values. Where
+it runs is the backend's choice: a backend may register a runner for its
+dialect (SQLite's runs it on the driver's cursor, core/store/sqlite/cursor.py);
+otherwise it goes through `Connection.execute` as any Core statement. Either
+way the SQL and the values are the ones Core would send.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, cast
 
 from sqlalchemy import Executable
 from sqlalchemy.engine import Connection, Dialect
-from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.dml import UpdateBase
 from sqlalchemy.sql.selectable import SelectBase
 
 Row = tuple[Any, ...]
 Params = Mapping[str, Any]
-_Processor = Callable[[Any], Any] | None
 _REFUSED_TABLES = frozenset({"keys", "users"})  # core/store/credentials.py watches them
 
 
-@dataclass(frozen=True, slots=True)
-class _Form:
-    """The statement compiled for one set of parameter names."""
-
-    sql: str
-    names: tuple[str, ...]
-    defaults: tuple[Any, ...]  # by position: a name's value when the caller gives none
-    binds: tuple[tuple[int, Callable[[Any], Any]], ...]  # by position, the processed ones
-    results: tuple[tuple[int, Callable[[Any], Any]], ...]  # the same for a row's columns
-    returns: bool  # rows come back (SELECT, RETURNING)
-
-    def bind(self, params: Params) -> list[Any]:
-        get = params.get
-        pairs = zip(self.names, self.defaults, strict=True)
-        values = [get(name, default) for name, default in pairs]
-        for index, process in self.binds:
-            value = values[index]
-            if value is not None:
-                values[index] = process(value)
-        return values
-
-    def row(self, raw: Row) -> Row:
-        if not self.results:
-            return raw
-        values = list(raw)
-        for index, process in self.results:
-            value = values[index]
-            if value is not None:
-                values[index] = process(value)
-        return tuple(values)
-
-
-def _processed(processors: Sequence[_Processor]) -> tuple[tuple[int, Callable[[Any], Any]], ...]:
-    return tuple((index, p) for index, p in enumerate(processors) if p is not None)
-
-
 class Prepared:
-    """A Core statement (INSERT, UPDATE or SELECT, bound parameters only) run on
-    SQLite's cursor; its rows as plain tuples."""
+    """A fixed Core statement; its rows as plain tuples. `forms` is the runner's cache
+    (its compiled forms, by parameter names)."""
 
     def __init__(self, statement: UpdateBase | SelectBase) -> None:
         table = getattr(statement, "table", None)
         if getattr(table, "name", None) in _REFUSED_TABLES:
             raise ValueError("statements on credentials go through Core (credential watch)")
         self.statement = statement
-        self._returns = isinstance(statement, SelectBase) or bool(
-            isinstance(statement, UpdateBase) and statement._returning
-        )
-        self._forms: dict[tuple[str, ...], _Form] = {}
+        self.returns = isinstance(statement, SelectBase) or bool(statement.exported_columns)
+        self.forms: dict[tuple[str, ...], Any] = {}
 
     def first(self, connection: Connection, params: Params) -> Row | None:
         rows = self.run(connection, params)
@@ -91,97 +42,17 @@ class Prepared:
     def run(self, connection: Connection, params: Params | Sequence[Params]) -> list[Row]:
         """Execute with one set of parameters, or several (no RETURNING then)."""
         rows = [params] if isinstance(params, dict | Mapping) else list(params)
-        if connection.dialect.name != "sqlite" or not rows or (len(rows) > 1 and self._returns):
+        runner = _RUNNERS.get(type(connection.dialect))
+        if runner is None or not rows or (len(rows) > 1 and self.returns):
             result = connection.execute(cast(Executable, self.statement), params)
             return [tuple(row) for row in result] if result.returns_rows else []
-        form = self._forms.get(tuple(rows[0]))
-        if form is None:
-            form = self._forms[tuple(rows[0])] = _compile(
-                self.statement, connection.dialect, rows[0]
-            )
-        bound = [form.bind(row) for row in rows]
-        return _execute(connection, form, bound)
+        return runner(connection, self, rows)
 
 
-def driver_sql(connection: Connection, sql: str) -> None:
-    """A fixed statement without parameters (BEGIN, SAVEPOINT) on SQLite's cursor:
-    `exec_driver_sql` builds an execution context for it, ~60 µs a call, once or
-    twice per transaction of the writer thread. The listeners see it as from Core."""
-    _run_on_cursor(connection, sql, (), many=False, fetch=False)
+Runner = Callable[[Connection, Prepared, list[Params]], list[Row]]
+_RUNNERS: dict[type[Dialect], Runner] = {}
 
 
-def _execute(connection: Connection, form: _Form, bound: list[list[Any]]) -> list[Row]:
-    many = len(bound) > 1
-    parameters: Any = bound if many else bound[0]
-    fetched = _run_on_cursor(connection, form.sql, parameters, many, form.returns)
-    return [form.row(row) for row in fetched]
-
-
-def _run_on_cursor(
-    connection: Connection, sql: str, parameters: Any, many: bool, fetch: bool
-) -> list[Row]:
-    listened = connection._has_events or connection.engine._has_events
-    cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
-    try:
-        if listened:
-            for before in connection.dispatch.before_cursor_execute:
-                sql, parameters = before(connection, cursor, sql, parameters, None, many)
-        try:
-            if many:
-                cursor.executemany(sql, parameters)
-                fetched: list[Row] = []
-            else:
-                cursor.execute(sql, parameters)
-                fetched = cursor.fetchall() if fetch else []
-        except connection.dialect.loaded_dbapi.Error as error:
-            raise DBAPIError.instance(
-                sql, parameters, error, connection.dialect.loaded_dbapi.Error
-            ) from error
-        if listened:
-            for after in connection.dispatch.after_cursor_execute:
-                after(connection, cursor, sql, parameters, None, many)
-    finally:
-        cursor.close()
-    return fetched
-
-
-def _compile(statement: UpdateBase | SelectBase, dialect: Dialect, params: Params) -> _Form:
-    compiled: Any = statement.compile(dialect=dialect, column_keys=list(params))
-    names = tuple(compiled.positiontup or ())
-    table = getattr(statement, "table", None)
-    defaults: list[Any] = []
-    binds: list[_Processor] = []
-    for name in names:
-        bind = compiled.binds[name]
-        if bind.expanding:
-            raise ValueError(f"expanding parameter {name!r}: use Core")
-        defaults.append(_default(table, name, bind) if name not in params else None)
-        binds.append(bind.type.dialect_impl(dialect).bind_processor(dialect))
-    returned: Any = statement.selected_columns if isinstance(statement, SelectBase) else ()
-    if isinstance(statement, UpdateBase) and statement._returning:
-        returned = statement.exported_columns
-    results = [
-        column.type.dialect_impl(dialect).result_processor(dialect, None) for column in returned
-    ]
-    return _Form(
-        compiled.string,
-        names,
-        tuple(defaults),
-        _processed(binds),
-        _processed(results),
-        returns=bool(results),
-    )
-
-
-def _default(table: Any, name: str, bind: Any) -> Any:
-    """The value Core would bind for a name the caller left out: a column's scalar
-    default (INSERT), or the bound literal (`x + 1`)."""
-    column = table.c.get(name) if table is not None else None
-    default = getattr(column, "default", None)
-    if default is not None and bind.value is None:
-        if not default.is_scalar:
-            raise ValueError(f"column {name!r} has a computed default: give its value")
-        return default.arg
-    if bind.required:
-        raise ValueError(f"parameter {name!r} has no value and no default")
-    return bind.effective_value
+def register_runner(dialect: type[Dialect], runner: Runner) -> None:
+    """Run every `Prepared` statement on connections of this dialect through `runner`."""
+    _RUNNERS[dialect] = runner

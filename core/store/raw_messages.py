@@ -20,12 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from core.mime.structure import is_opaque
 from core.store.models import Mail, RawMessage, table_of, utcnow
-from core.store.prepared import Prepared
+from core.store.port import insert_or_skip
 
 __all__ = ["Original", "keep_original", "marked_originals_of", "originals_of"]
 
@@ -49,10 +48,7 @@ class Original:
 # Built once, bound per call: `.values(values)` made a statement and a cache key over
 # the message's bytes for every message. The same bytes stored before (or by a
 # transaction racing this one) make the insert a no-op: no read first.
-_KEEP = {
-    "postgresql": Prepared(postgresql.insert(table_of(RawMessage)).on_conflict_do_nothing()),
-    "sqlite": Prepared(sqlite.insert(table_of(RawMessage)).on_conflict_do_nothing()),
-}
+_RAW_MESSAGES = table_of(RawMessage)
 
 
 def keep_original(session: Session, original: Original) -> str:
@@ -69,7 +65,7 @@ def keep_original(session: Session, original: Original) -> str:
         "created_at": utcnow(),
         "opaque": original.opaque,
     }
-    _KEEP[connection.dialect.name].run(connection, values)
+    insert_or_skip(session, _RAW_MESSAGES).run(connection, values)
     return original.sha256
 
 

@@ -8,7 +8,7 @@ stay the source of truth: a lost notification only delays a stream until the
 next wake, and after a reconnect every local stream is woken to re-read. A process's
 own notifications come back to it too: it ignores them, having pushed those
 events to its streams at commit (core/store/bus.py). The same connection listens for
-the other processes' failed logins (core/store/login_notices.py).
+the other processes' failed logins (core/cluster/login_notices.py).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ import sqlite3
 from sqlalchemy import exc as sa
 
 from core.errors import DomainError, StorageFull
-from core.store.full import is_disk_full
+from core.store.disk_full import is_disk_full
 
 __all__ = ["is_transient"]
 

@@ -1,7 +1,7 @@
 """Concurrent writes: one that fails takes only its own rows and events with it.
 
 On SQLite the writer thread runs queued writes as one group (one COMMIT, a
-SAVEPOINT each, `core/store/group_commit.py`); on PostgreSQL each write is its own
+SAVEPOINT each, `core/store/sqlite/group_commit.py`); on PostgreSQL each write is its own
 transaction. The caller-visible rules are the same on both and checked on both.
 """
 
@@ -78,7 +78,7 @@ def _writer(index: int, gate: Gate | None = None) -> Any:
 def _commits(store: Store) -> list[int]:
     """Counts the COMMITs of SQLite's writer engine (an observer, not a stand-in)."""
     counted: list[int] = []
-    event.listen(store._write_engine, "commit", lambda _conn: counted.append(1))
+    event.listen(store.engines[0], "commit", lambda _conn: counted.append(1))
     return counted
 
 

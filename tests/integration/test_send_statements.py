@@ -2,7 +2,7 @@
 path fails here, and says which (docs/performance.md, "Measuring a change").
 
 Every statement the engines send is counted (on SQLite `BEGIN IMMEDIATE` too; a
-lone write has no SAVEPOINT, core/store/group_commit.py), for a mail to an
+lone write has no SAVEPOINT, core/store/sqlite/group_commit.py), for a mail to an
 existing conversation, the steady state of a busy gateway: a human mailing an
 agent (the REST benchmark's send) and an agent answering a human (which files
 the mail into two of the human's IMAP folders).
@@ -56,7 +56,7 @@ def database_url_of(url: str, tmp_path: Path) -> str:
 
 def engines(store: Store) -> list[Engine]:
     if store.dialect == "sqlite":
-        return [store._write_engine, store._read_engine]
+        return store.engines
     return [store.engine.sync_engine]
 
 

@@ -21,9 +21,7 @@ from tests.support.gateway import Api, running_gateway
 def statements(store: Store) -> Iterator[list[str]]:
     """The SQL statements the store runs meanwhile (transaction control left out)."""
     engines: list[Engine] = (
-        [store._write_engine, store._read_engine]
-        if store.dialect == "sqlite"
-        else [store.engine.sync_engine]
+        store.engines if store.dialect == "sqlite" else [store.engine.sync_engine]
     )
     seen: list[str] = []
 

@@ -1,4 +1,4 @@
-"""What the schema (core/store/models.py) promises about a store, checked with plain SQL.
+"""What the schema (core/store/models/) promises about a store, checked with plain SQL.
 
 A mail is written in one transaction with everything that belongs to it: its
 deliveries (one per recipient), the `new_mail` event of each recipient, its

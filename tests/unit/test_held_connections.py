@@ -1,5 +1,5 @@
-"""SQLite connections kept by the store's threads (core/store/held.py), on a real
-database: each thread checks one out once, and a connection a failure left inside
+"""SQLite connections kept by the store's threads (core/store/sqlite/thread_connections.py),
+on a real database: each thread checks one out once, and a connection a failure left inside
 a transaction goes back to the pool rolled back instead of serving the next one."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from core.store.engine import Store
-from core.store.held import HeldConnections, is_clean
 from core.store.migrate import migrate
 from core.store.models import Meta, Participant
-from core.store.sqlite import sqlite_engine
+from core.store.sqlite.engines import sqlite_engine
+from core.store.sqlite.thread_connections import HeldConnections, is_clean
 
 
 @pytest.fixture
@@ -33,8 +33,8 @@ async def store(tmp_path: Path) -> AsyncIterator[Store]:
 def _checkouts(store: Store) -> list[str]:
     """Pool checkouts of both engines (an observer of the real pool)."""
     seen: list[str] = []
-    event.listen(store._write_engine.pool, "checkout", lambda *_: seen.append("write"))
-    event.listen(store._read_engine.pool, "checkout", lambda *_: seen.append("read"))
+    event.listen(store.engines[0].pool, "checkout", lambda *_: seen.append("write"))
+    event.listen(store.engines[1].pool, "checkout", lambda *_: seen.append("read"))
     return seen
 
 

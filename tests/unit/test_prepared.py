@@ -1,11 +1,13 @@
-"""Prepared statements (core/store/prepared.py) send what Core sends and read back
-what Core reads, on a real SQLite database: types processed both ways, defaults
+"""Prepared statements (core/store/prepared.py) run on SQLite's cursor
+(core/store/sqlite/cursor.py) send what Core sends and read back what Core reads,
+on a real SQLite database of the store's own engine: types processed both ways, defaults
 filled, listeners told, driver errors raised as SQLAlchemy's."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,7 +21,6 @@ from sqlalchemy import (
     String,
     Table,
     bindparam,
-    create_engine,
     event,
     insert,
     select,
@@ -29,6 +30,7 @@ from sqlalchemy.exc import IntegrityError
 
 from core.store.models import UTCDateTime
 from core.store.prepared import Prepared
+from core.store.sqlite.engines import sqlite_engine
 
 META = MetaData()
 THINGS = Table(
@@ -54,8 +56,8 @@ BY_NAME = Prepared(select(THINGS).where(THINGS.c.name == bindparam("name")))
 
 
 @pytest.fixture
-def engine() -> Iterator[Engine]:
-    engine = create_engine("sqlite://")
+def engine(tmp_path: Path) -> Iterator[Engine]:
+    engine = sqlite_engine(f"sqlite:///{tmp_path / 'things.db'}", "BEGIN", pool_size=1)
     META.create_all(engine)
     yield engine
     engine.dispose()
@@ -71,6 +73,7 @@ def test_rows_and_types_as_core_reads_them(engine: Engine) -> None:
         core = connection.execute(select(THINGS).where(THINGS.c.name == "b")).one()
         assert prepared == tuple(core) == (2, "b", {"n": "b"}, True, 3, WHEN)
         assert BY_NAME.first(connection, {"name": "nobody"}) is None
+    assert INSERT.forms and BY_NAME.forms  # compiled once for the cursor, not run by Core
 
 
 def test_listeners_see_every_statement(engine: Engine) -> None:
@@ -83,8 +86,8 @@ def test_listeners_see_every_statement(engine: Engine) -> None:
     with engine.begin() as connection:
         INSERT_MANY.run(connection, [{"name": n, "tags": [], "at": WHEN} for n in "ab"])
         BUMP.run(connection, {"b_name": "a", "b_by": 1})
-    assert [verb for verb, _ in seen] == ["INSERT", "UPDATE"]
-    assert len(seen[0][1]) == 2  # one executemany for both rows
+    assert [verb for verb, _ in seen] == ["BEGIN", "INSERT", "UPDATE"]  # BEGIN: the engine's
+    assert len(seen[1][1]) == 2  # one executemany for both rows
 
 
 def test_driver_errors_are_sqlalchemy_errors(engine: Engine) -> None:

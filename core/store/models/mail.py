@@ -1,122 +1,25 @@
-"""Database tables (SQLAlchemy 2 typed declarative mapping).
-
-The same tables serve SQLite and PostgreSQL; Alembic migrations in
-`core/store/migrations/` create them. Times are stored in UTC and always come back
-timezone-aware, whatever the dialect does with time zones.
-"""
+"""Conversations, their mails, deliveries and everything a mail carries or records."""
 
 from __future__ import annotations
 
-import uuid
-from datetime import UTC, datetime
-from typing import Any, ClassVar, cast
+from datetime import datetime
+from typing import Any
 
 from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
-    DateTime,
     ForeignKey,
     Index,
     Integer,
     LargeBinary,
     String,
-    Table,
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.engine import Dialect
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
-from sqlalchemy.types import TypeDecorator
+from sqlalchemy.orm import Mapped, mapped_column
 
-# SQLite only auto-increments an INTEGER PRIMARY KEY (the rowid alias).
-SeqType = BigInteger().with_variant(Integer(), "sqlite")
-
-
-class UTCDateTime(TypeDecorator[datetime]):
-    """A timestamp that is stored as UTC and always read back timezone-aware."""
-
-    impl = DateTime(timezone=True)
-    cache_ok = True
-
-    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        if value.tzinfo is None:
-            raise ValueError("naive datetime given to a UTC column")
-        value = value.astimezone(UTC)
-        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
-
-    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-def isoformat(value: datetime) -> str:
-    """RFC 3339 in UTC with `Z`, as pydantic writes it in responses."""
-    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
-
-
-def new_id() -> str:
-    return str(uuid.uuid4())
-
-
-def table_of(model: type[Base]) -> Table:
-    """The Core table of a mapped class, for the hot paths that skip the ORM."""
-    return cast(Table, model.__table__)
-
-
-class Base(DeclarativeBase):
-    type_annotation_map: ClassVar[dict[Any, Any]] = {datetime: UTCDateTime, dict[str, Any]: JSON}
-
-
-class User(Base):
-    __tablename__ = "users"
-
-    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
-    name: Mapped[str] = mapped_column(String(64), unique=True)
-    password_hash: Mapped[str] = mapped_column(String(128))
-    is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
-    created_at: Mapped[datetime] = mapped_column(default=utcnow)
-
-
-class Agent(Base):
-    __tablename__ = "agents"
-
-    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
-    name: Mapped[str] = mapped_column(String(64), unique=True)
-    workspaces: Mapped[list[dict[str, str]]] = mapped_column(JSON, default=list)
-    platform: Mapped[str] = mapped_column(String(64), default="")
-    status: Mapped[str] = mapped_column(String(16), default="offline")
-    last_seen: Mapped[datetime | None] = mapped_column(default=None)
-    default_budget: Mapped[int | None] = mapped_column(Integer, default=20)
-    created_at: Mapped[datetime] = mapped_column(default=utcnow)
-
-
-class Key(Base):
-    """An agent key, a user key, or a web login (kind `login`): only the SHA-256 is kept."""
-
-    __tablename__ = "keys"
-
-    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
-    kind: Mapped[str] = mapped_column(String(16))
-    owner: Mapped[str | None] = mapped_column(String(64), index=True, default=None)
-    label: Mapped[str] = mapped_column(String(200), default="")
-    lifecycle: Mapped[str] = mapped_column(String(16))
-    token_sha256: Mapped[str] = mapped_column(String(64), unique=True)
-    expires_at: Mapped[datetime | None] = mapped_column(default=None)
-    used_at: Mapped[datetime | None] = mapped_column(default=None)
-    revoked_at: Mapped[datetime | None] = mapped_column(default=None)
-    created_by: Mapped[str | None] = mapped_column(String(64), default=None)
-    created_at: Mapped[datetime] = mapped_column(default=utcnow)
-    # Web logins only: what opened it, and when it was last used (within a minute).
-    user_agent: Mapped[str] = mapped_column(String(200), default="", server_default="")
-    last_used_at: Mapped[datetime | None] = mapped_column(default=None)
+from core.store.models.columns import Base, SeqType, new_id, utcnow
 
 
 class Conversation(Base):
@@ -361,72 +264,6 @@ class Draft(Base):
         Index("ix_drafts_owner_updated", "owner", "updated_at"),
         Index("ix_drafts_owner_uid", "owner", "imap_uid", unique=True),
     )
-
-
-class ImapFolder(Base):
-    """One IMAP mailbox of a human and its UID counter (RFC 3501 §2.3.1.1).
-
-    `key` names it stably: `inbox`, `sent`, `drafts`, `archive`, `trash`,
-    `decision`, or `session:<conversation id>` (so the folder follows renames).
-    `next_uid` advances, under this row's lock, in the transaction that puts a
-    message in the folder (core/mailboxes/uids.py); `highest_modseq` advances, under
-    the same lock, whenever a message enters or leaves the folder or its flags
-    change (RFC 7162 §3.1.1: a mailbox's mod-sequence only grows).
-    """
-
-    __tablename__ = "imap_folders"
-
-    id: Mapped[int] = mapped_column(SeqType, primary_key=True, autoincrement=True)
-    owner: Mapped[str] = mapped_column(String(64))
-    key: Mapped[str] = mapped_column(String(64))
-    uid_validity: Mapped[int] = mapped_column(BigInteger)
-    next_uid: Mapped[int] = mapped_column(BigInteger, default=1)
-    highest_modseq: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
-    # Expunge records at or below this mod-sequence were pruned (core/mailboxes/expunged.py):
-    # a session or QRESYNC client that knows only an older one cannot be told exactly.
-    vanished_horizon: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
-
-    __table_args__ = (UniqueConstraint("owner", "key", name="uq_imap_folders_owner_key"),)
-
-
-class ImapUid(Base):
-    """A mail in an IMAP folder under its UID; deleted when the mail leaves the folder.
-
-    `modseq` is the folder's mod-sequence of the last change to this message
-    (entering the folder, a flag), so a session reads only what changed.
-    """
-
-    __tablename__ = "imap_uids"
-
-    folder_id: Mapped[int] = mapped_column(
-        SeqType, ForeignKey("imap_folders.id", ondelete="CASCADE"), primary_key=True
-    )
-    uid: Mapped[int] = mapped_column(BigInteger, primary_key=True)
-    mail_seq: Mapped[int] = mapped_column(SeqType, ForeignKey("mails.seq", ondelete="CASCADE"))
-    modseq: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
-
-    __table_args__ = (
-        UniqueConstraint("folder_id", "mail_seq", name="uq_imap_uids_folder_mail"),
-        Index("ix_imap_uids_folder_modseq", "folder_id", "modseq"),
-    )
-
-
-class ImapExpunged(Base):
-    """A message that left a folder, at the folder's mod-sequence of its leaving: what
-    a session that knew the folder at an older mod-sequence must expunge (RFC 7162
-    §3.2.5.2 keeps such a record for QRESYNC's VANISHED in the same way)."""
-
-    __tablename__ = "imap_expunged"
-
-    folder_id: Mapped[int] = mapped_column(
-        SeqType, ForeignKey("imap_folders.id", ondelete="CASCADE"), primary_key=True
-    )
-    uid: Mapped[int] = mapped_column(BigInteger, primary_key=True)
-    modseq: Mapped[int] = mapped_column(BigInteger)
-    # When it left; records older than the retention are pruned (NULL: from before 0013q).
-    expunged_at: Mapped[datetime | None] = mapped_column(default=utcnow)
-
-    __table_args__ = (Index("ix_imap_expunged_folder_modseq", "folder_id", "modseq"),)
 
 
 class IdempotencyRecord(Base):

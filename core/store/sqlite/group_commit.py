@@ -37,7 +37,7 @@ from sqlalchemy import Engine
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
-from core.store.held import HeldConnections, end_joined, joined_session
+from core.store.sqlite.thread_connections import HeldConnections, end_joined, joined_session
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -71,7 +71,8 @@ class GroupCommitWriter:
         self._executor = executor
         self._queue: deque[_Job] = deque()
         self._lock = threading.Lock()
-        # The writer thread's one connection, kept across transactions (core/store/held.py).
+        # The writer thread's one connection, kept across transactions
+        # (core/store/sqlite/thread_connections.py).
         self.connections = HeldConnections(engine)
 
     async def submit(

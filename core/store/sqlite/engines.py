@@ -12,7 +12,9 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import Connection
 
-from core.store.prepared import driver_sql
+from core.store.prepared import register_runner
+from core.store.sqlalchemy_compat import replace_savepoints
+from core.store.sqlite.cursor import driver_sql, run_on_cursor
 
 
 def sqlite_engine(url: str, begin: str, pool_size: int) -> Engine:
@@ -40,17 +42,13 @@ def sqlite_engine(url: str, begin: str, pool_size: int) -> Engine:
         driver_sql(conn, begin)  # once per transaction: no execution context for it
 
     _plain_savepoints(engine)
+    register_runner(type(engine.dialect), run_on_cursor)
     return engine
 
 
 def _plain_savepoints(engine: Engine) -> None:
     """SAVEPOINT statements sent as text on the driver's cursor: SQLAlchemy compiles a
     new clause for each (its names differ), which cost more than running it — once per
-    grouped write (core/store/group_commit.py). The names are SQLAlchemy's own
+    grouped write (core/store/sqlite/group_commit.py). The names are SQLAlchemy's own
     (`sa_savepoint_N`)."""
-    dialect: Any = engine.dialect
-    dialect.do_savepoint = lambda conn, name: driver_sql(conn, f"SAVEPOINT {name}")
-    dialect.do_release_savepoint = lambda conn, name: driver_sql(conn, f"RELEASE SAVEPOINT {name}")
-    dialect.do_rollback_to_savepoint = lambda conn, name: driver_sql(
-        conn, f"ROLLBACK TO SAVEPOINT {name}"
-    )
+    replace_savepoints(engine.dialect, driver_sql)

@@ -1,10 +1,10 @@
 """Writes a PostgreSQL transaction leaves for its last statement, the events insert.
 
-A PostgreSQL statement is a round trip (docs/performance.md: ~0.3 ms of the
-gateway's CPU each, most of a send). A write whose rows nobody reads before
-COMMIT — a mail to an existing conversation (core/mail/send_pg.py) — can hand its
-data-modifying CTEs to the store instead of running them: `flush_events`
-(core/store/engine.py) sends them in the one statement that inserts the
+A PostgreSQL statement is a round trip (docs/performance.md), most of a send's
+CPU. A write whose rows nobody reads before COMMIT — a mail to an existing
+conversation (core/store/postgres/mail_statement.py) — can hand its
+data-modifying CTEs to the store instead of running them: the events statement
+(core/store/postgres/events_statement.py) sends them in the one statement that inserts the
 transaction's events, so they cost no round trip of their own.
 
 It changes nothing anyone can see: should any other statement run on the

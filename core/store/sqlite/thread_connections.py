@@ -3,8 +3,8 @@
 On SQLite the store's transactions run in threads of its own: one writer thread
 and a few reader threads (core/store/engine.py). Checking a connection out of the
 pool and back in for every transaction (the pool's reset on return is a ROLLBACK
-the driver sends) cost ~45 µs each time, a sixth of an SMTP `RCPT` check and a
-few per cent of a write. Each thread now keeps the connection it first took.
+the driver sends) would cost more than a short read itself: each thread keeps the
+connection it first took.
 
 The rule that makes that safe: whenever a transaction ended with the connection
 still inside a transaction (for SQLAlchemy or for the driver) or invalidated, the
@@ -17,13 +17,12 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine
 from sqlalchemy.engine import Connection, RootTransaction
 from sqlalchemy.engine.interfaces import CoreExecuteOptionsParameter
 from sqlalchemy.orm import Session
-from sqlalchemy.orm.session import _BindArguments
 
 T = TypeVar("T")
 
@@ -94,8 +93,8 @@ class HeldConnections:
 def joined_session(connection: Connection) -> Session:
     """A Session inside the transaction the caller began on `connection` and ends
     itself (`end_joined`): the Session's own begin, commit and close (its state
-    machine and events) cost ~150 µs a transaction, five to ten times the
-    connection's, on every write and read of the store's threads. A function that
+    machine and events) cost several times the connection's, on every write and
+    read of the store's threads. A function that
     rolls the Session back rolls the transaction back; its `commit` is not passed on."""
     return _JoinedSession(
         bind=connection, join_transaction_mode="rollback_only", expire_on_commit=False
@@ -105,21 +104,22 @@ def joined_session(connection: Connection) -> Session:
 class _JoinedSession(Session):
     """`connection()` answered from the first call while the Session's transaction
     lasts: a send asks for it about ten times (every prepared statement), and the
-    Session's bookkeeping for it is ~5 µs a call (core/store/prepared.py)."""
+    Session's bookkeeping runs for each call (core/store/prepared.py)."""
 
     _kept: tuple[object, Connection] | None = None
 
     def connection(
         self,
-        bind_arguments: _BindArguments | None = None,
+        bind_arguments: Any = None,
         execution_options: CoreExecuteOptionsParameter | None = None,
     ) -> Connection:
         kept = self._kept
         if bind_arguments is None and execution_options is None:
-            if kept is not None and kept[0] is self._transaction:
+            transaction = self.get_transaction()
+            if kept is not None and kept[0] is transaction:
                 return kept[1]
             connection = super().connection()
-            self._kept = (self._transaction, connection)
+            self._kept = (self.get_transaction(), connection)
             return connection
         return super().connection(bind_arguments, execution_options)
 

@@ -2,69 +2,58 @@
 participants and the conversation's UPDATE.
 
 On PostgreSQL every statement is a round trip to a backend (a socket send and
-receive, an event-loop pass, greenlet switches: ~0.3 ms of the gateway's CPU
-each, docs/performance.md); a send ran seven of them after its conversation's
-lock. Data-modifying CTEs (PostgreSQL's `WITH … INSERT … RETURNING`) chain them
+receive, an event-loop pass, greenlet switches: docs/performance.md); a send
+would run seven of them after its conversation's lock. Data-modifying CTEs
+(PostgreSQL's `WITH … INSERT … RETURNING`) chain them
 into one: every part takes what it needs (the mail's `seq`, a folder's new UID)
 from the `RETURNING` of another. When nothing of the send needs the mail's `seq`
 (no attachment, no forward, no \\Answered flag to set), the statement does not
 even run on its own: it goes with the transaction's events insert
-(core/store/pg_tail.py). SQLite has no such CTEs and pays microseconds a
-statement, so it keeps core/mail/send.py's path; a test stores the same sends
-both ways and compares the rows (tests/integration/test_send_pg.py).
+(core/store/postgres/deferred_statements.py). SQLite has no such CTEs and pays
+microseconds a statement, so the domain writes its rows through the common
+statements; the contract suite (tests/contract/) stores the same sends both
+ways and compares the rows.
 
 Locks come in the global order (core/store/engine.py): the conversation (the
 caller holds it), then the folders by owner and key: the rows are upserted in
 that order (`INSERT … ON CONFLICT DO UPDATE`, one row after the other), so a
 folder is created at first use (next UID 2 and mod-sequence 1: created, then
-advanced, as core/mail/imap_uids.py does in two statements) or advanced under
+advanced, as the common statements do in two) or advanced under
 its lock. The upsert draws a folder id each time it runs (a gap in a BIGINT
 sequence, never read).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import JSON, BigInteger, Integer, String, bindparam
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Session
 
-from core.mailboxes.uids import Placement, uid_validity_now
 from core.store.models import Mail, table_of
-from core.store.pg_tail import Tail, run_at_commit
+from core.store.port import NewMail
+from core.store.postgres.deferred_statements import Tail, run_at_commit
 
 _MAILS = table_of(Mail)
-# Every column a send gives; the permission ones are NULL for other mails, as the
-# INSERT of send.py leaves them out.
-MAIL_COLUMNS = (
-    "id",
-    "session_id",
-    "parent_id",
-    "from_name",
-    "from_path",
-    "to_name",
-    "to_path",
-    "cc",
-    "subject",
-    "body",
-    "mail_type",
-    "auto",
-    "hops",
-    "message_id",
-    "raw_sha256",
-    "created_at",
-    "options",
-    "permission_state",
-    "expires_at",
-    "action",
-    "action_sha256",
-)
+# Every column but the sequence the database draws: a column the domain leaves out
+# takes the model's scalar default, as Core's INSERT would give it.
+MAIL_COLUMNS = tuple(c.name for c in _MAILS.c if c.name != "seq")
+_REQUIRED = object()
+
+
+def _default(column: str) -> Any:
+    default: Any = _MAILS.c[column].default
+    if default is None:
+        return None
+    return default.arg if default.is_scalar else _REQUIRED
+
+
+_DEFAULTS = {c: _default(c) for c in MAIL_COLUMNS}
 
 
 def _mail_type(column: str) -> Any:
-    if column == "options":  # None is SQL NULL, as when the column is left out
+    if isinstance(_MAILS.c[column].type, JSON):  # None is SQL NULL, as a left-out column
         return JSON(none_as_null=True)
     return _MAILS.c[column].type
 
@@ -101,7 +90,7 @@ filed AS (
 ),
 joined AS (
     INSERT INTO session_participants (session_id, name)
-    SELECT :m_session_id, member.name
+    SELECT :conversation_id, member.name
     FROM unnest(:names) WITH ORDINALITY AS member (name, n)
     ORDER BY member.n
     ON CONFLICT DO NOTHING
@@ -110,8 +99,8 @@ joined AS (
 saved AS (
     UPDATE sessions
     SET budget_used = sessions.budget_used + :rounds, status = :status,
-        updated_at = :m_created_at
-    WHERE sessions.id = :m_session_id
+        updated_at = :updated_at
+    WHERE sessions.id = :conversation_id
     RETURNING 1
 ),
 written AS MATERIALIZED (
@@ -133,43 +122,41 @@ _TAIL = Tail(
         bindparam("names", type_=_TEXTS),
         bindparam("rounds", type_=Integer()),
         bindparam("status", type_=String()),
+        bindparam("conversation_id", type_=String()),
+        bindparam("updated_at", type_=_MAILS.c.created_at.type),
     ),
     "written",
 )
 
 
-def store_mail(
-    session: Session,
-    values: Mapping[str, Any],
-    recipients: Mapping[str, str],
-    placements: Sequence[Placement],
-    names: Sequence[str],
-    status: str,
-    rounds: int,
-    *,
-    at_commit: bool,
-) -> int | None:
-    """Insert the mail (`values`), a delivery per recipient (name → `to`/`cc`, in
-    order), a UID in each folder of `placements` (created when missing), the
-    participants `names`, and write back the conversation (`rounds` more used,
-    `status`, `updated_at` the mail's `created_at`).
+def write_mail(session: Session, mail: NewMail) -> int | None:
+    """Insert the mail, a delivery per recipient, a UID in each folder of its
+    placements (created when missing), its participants, and write back the
+    conversation (`rounds` more used, `status`, `updated_at`).
 
-    `at_commit`: the rows go with the transaction's events statement
-    (core/store/pg_tail.py), and the mail's `seq` is not known (None); otherwise
-    they are written now and its `seq` is returned."""
-    folders = sorted(set(placements))
-    params: dict[str, Any] = {f"m_{c}": values.get(c) for c in MAIL_COLUMNS}
+    Unless the mail's `seq` is needed, the rows go with the transaction's events
+    statement (core/store/postgres/deferred_statements.py) and None is returned."""
+    folders = sorted(set(mail.placements))
+    conversation = mail.conversation
+    params: dict[str, Any] = {}
+    for column, default in _DEFAULTS.items():
+        value = mail.mail.get(column, default)
+        if value is _REQUIRED:
+            raise ValueError(f"column {column!r} has a computed default: give its value")
+        params[f"m_{column}"] = value
     params.update(
         f_owners=[owner for owner, _ in folders],
         f_keys=[key for _, key in folders],
-        f_validity=uid_validity_now(),
-        d_names=list(recipients),
-        d_kinds=list(recipients.values()),
-        names=list(dict.fromkeys(names)),
-        rounds=rounds,
-        status=status,
+        f_validity=mail.uid_validity,
+        d_names=list(mail.recipients),
+        d_kinds=list(mail.recipients.values()),
+        names=list(dict.fromkeys(mail.participants)),
+        rounds=conversation.rounds,
+        status=conversation.status,
+        conversation_id=conversation.conversation_id,
+        updated_at=conversation.updated_at,
     )
-    if at_commit:
+    if not mail.seq_needed:
         run_at_commit(session, _TAIL, params)
         return None
     row = session.connection().execute(_TAIL.alone(), params).one()

@@ -1,0 +1,62 @@
+"""Database tables (SQLAlchemy 2 typed declarative mapping), one module per area.
+
+The same tables serve SQLite and PostgreSQL; Alembic migrations in
+`core/store/migrations/` create them. Importing this package registers every
+table on `Base.metadata`.
+"""
+
+from core.store.models.accounts import Agent, Key, User
+from core.store.models.columns import (
+    Base,
+    SeqType,
+    UTCDateTime,
+    isoformat,
+    new_id,
+    table_of,
+    utcnow,
+)
+from core.store.models.imap import ImapExpunged, ImapFolder, ImapUid
+from core.store.models.mail import (
+    AliasProposal,
+    Attachment,
+    Conversation,
+    Delivery,
+    DeliveryKeyword,
+    Draft,
+    Event,
+    FormerAlias,
+    IdempotencyRecord,
+    Mail,
+    Meta,
+    Participant,
+    RawMessage,
+)
+
+__all__ = [
+    "Agent",
+    "AliasProposal",
+    "Attachment",
+    "Base",
+    "Conversation",
+    "Delivery",
+    "DeliveryKeyword",
+    "Draft",
+    "Event",
+    "FormerAlias",
+    "IdempotencyRecord",
+    "ImapExpunged",
+    "ImapFolder",
+    "ImapUid",
+    "Key",
+    "Mail",
+    "Meta",
+    "Participant",
+    "RawMessage",
+    "SeqType",
+    "UTCDateTime",
+    "User",
+    "isoformat",
+    "new_id",
+    "table_of",
+    "utcnow",
+]

@@ -1,0 +1,92 @@
+"""Every row of the store, as text that two databases given the same operations agree on.
+
+What each database draws differs and is left out or named by what it points at:
+integer keys and sequences (a reference to one becomes the row it names, by its
+rank in its table), uuids (named by order of first appearance), times (only
+whether there is one), salted hashes and random tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sqlalchemy import DateTime, Integer, Table, select
+from sqlalchemy.orm import Session
+
+from core.store.engine import Store
+from core.store.models import Base
+
+_ID = re.compile(
+    r"[0-9a-f]{64}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32}"
+)
+_TIME = re.compile(r"\d{4}-\d\d-\d\dT[0-9:.]+(?:[+-]\d\d:\d\d|Z)?")
+# Drawn at random or from the clock, whatever the database.
+_DRAWN = {"password_hash", "token_sha256", "uid_validity"}
+Dump = list[tuple[str, list[str]]]
+
+
+def _integer_key(table: Table) -> str | None:
+    keys = list(table.primary_key.columns)
+    if len(keys) == 1 and isinstance(keys[0].type, Integer):
+        return keys[0].name
+    return None
+
+
+def _read(session: Session) -> dict[str, list[dict[str, Any]]]:
+    found: dict[str, list[dict[str, Any]]] = {}
+    for table in Base.metadata.sorted_tables:
+        key = _integer_key(table)
+        query = select(table).order_by(table.c[key]) if key else select(table)
+        found[table.name] = [dict(row._mapping) for row in session.execute(query)]
+    return found
+
+
+def _plain(found: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """Integer keys out, references by rank, times as presence."""
+    ranks: dict[str, dict[Any, int]] = {}
+    for table in Base.metadata.sorted_tables:
+        key = _integer_key(table)
+        if key is not None:
+            ranks[table.name] = {row[key]: n for n, row in enumerate(found[table.name])}
+    plain: dict[str, list[dict[str, Any]]] = {}
+    for table in Base.metadata.sorted_tables:
+        key = _integer_key(table)
+        rows = []
+        for row in found[table.name]:
+            out: dict[str, Any] = {}
+            for column in table.columns:
+                value = row[column.name]
+                if column.name == key or column.name in _DRAWN:
+                    continue
+                targets = [fk.column.table.name for fk in column.foreign_keys]
+                if targets and targets[0] in ranks and value is not None:
+                    value = f"{targets[0]}#{ranks[targets[0]][value]}"
+                elif isinstance(column.type, DateTime) or "DateTime" in type(column.type).__name__:
+                    value = "<time>" if value is not None else None
+                out[column.name] = value
+            rows.append(out)
+        plain[table.name] = rows
+    return plain
+
+
+async def dump(store: Store) -> Dump:
+    """Every table's rows as text: in key order where the table has an integer key
+    (the order of the operations), sorted otherwise."""
+    plain = _plain(await store.read(_read))
+    seen: dict[str, str] = {}
+
+    def text(row: dict[str, Any]) -> str:
+        shown = _TIME.sub("<time>", repr(row))
+        return _ID.sub(lambda m: seen.setdefault(m.group(), f"<id {len(seen)}>"), shown)
+
+    ordered = [t for t in Base.metadata.sorted_tables if _integer_key(t)]
+    ordered += [t for t in Base.metadata.sorted_tables if not _integer_key(t)]
+    result: Dump = []
+    for table in ordered:
+        rows = plain[table.name]
+        if not _integer_key(table):  # an order both agree on before naming what they drew
+            rows = sorted(rows, key=lambda row: _ID.sub("<id>", _TIME.sub("<time>", repr(row))))
+        named = [text(row) for row in rows]
+        result.append((table.name, named if _integer_key(table) else sorted(named)))
+    return sorted(result)
