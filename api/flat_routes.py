@@ -3,9 +3,9 @@
 FastAPI ≥ 0.16x keeps an included router nested (`_IncludedRouter`) and matches
 through the nesting on every request: each level asks its children again,
 recomputes the routes' version by walking the whole subtree, and matches once
-more to handle what it chose. With the API's 21 routers inside one `/api/v1`
-router, that was 11% of a REST send's samples (about a millisecond of CPU
-under wrk) before any work was done. Older FastAPI copied every route into the
+more to handle what it chose. With the API's routers inside one `/api/v1`
+router, that is a large share of a REST send's CPU before any work is done
+(docs/performance.md). Older FastAPI copied every route into the
 app at `include_router` time; this does the same once the app is built: every
 inclusion whose leaves are all FastAPI routes is replaced, in place, by copies
 of those leaves carrying what the inclusion gave them (full path, tags,

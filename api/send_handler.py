@@ -1,7 +1,7 @@
 """The send routes' request handler: FastAPI's work on a send, done once and in order.
 
-FastAPI's request handler (0.165) was the largest piece of the loop's work on a REST
-send (15 to 20% of its samples): per request it builds a sub-`Response`, reads the body
+FastAPI's request handler is the largest piece of the loop's work on a REST send
+(docs/performance.md): per request it builds a sub-`Response`, reads the body
 through `Request.body`, parses the content type with `email.message`, solves the
 caller dependency and the `Idempotency-Key` header through its general machinery
 (cache keys, kinds, four kinds of parameters), validates the returned model again and
@@ -25,8 +25,8 @@ route's own errors (401, 403, the domain's) propagate to the same exception hand
 `install` refuses, at start-up, a route whose parameters are not the ones handled
 here, so a change to a send route cannot silently diverge.
 
-`json.loads` rather than pydantic's `model_validate_json`: the latter would save about
-13 µs a send, but its parser (jiter) and the stdlib's disagree on some bodies (a raw
+`json.loads` rather than pydantic's `model_validate_json`: the latter would save a little
+CPU a send, but its parser (jiter) and the stdlib's disagree on some bodies (a raw
 surrogate or a NaN in an ignored field, a BOM, nesting depth), and FastAPI's answers
 are the stdlib's.
 """

@@ -1,5 +1,5 @@
 """The pi bridge on the real pi (pi-coding-agent, `pi --mode rpc`), thinking with the fake
-model: issue 13's acceptance for pi (docs/PLUGIN-CONTRACT.md's checklist).
+model: the checklist of docs/PLUGIN-CONTRACT.md for pi.
 
 One gateway, one fake model and one bridge serve the whole file (each test works in
 its own conversation, so they stay independent); the fake model's script is chosen by
