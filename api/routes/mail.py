@@ -101,6 +101,12 @@ def mail_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
             store, settings.domain, caller, limit=limit, offset=offset, include_body=include_body
         )
 
+    _add_reading_routes(router, Caller)
+    _add_state_routes(router, Caller)
+    return router
+
+
+def _add_reading_routes(router: APIRouter, Caller: Any) -> None:
     @router.get("/{mail_id}")
     async def get(mail_id: str, caller: Caller, store: StoreDep, settings: SettingsDep) -> MailView:
         return await reading.get_mail(store, settings.domain, caller, mail_id)
@@ -112,9 +118,14 @@ def mail_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
         """Forward a mail you sent or received: it is quoted, with its attachments."""
         return await forward_mail(store, settings.domain, caller, mail_id, body, settings.limits)
 
-    async def _state(store: Any, caller: Any, mail_id: str, **change: bool) -> DeliveryState:
-        status = await reading.set_delivery_state(store, caller, mail_id, **change)
-        return DeliveryState(mail_id=mail_id, status=status)
+
+async def _state(store: Any, caller: Any, mail_id: str, **change: bool) -> DeliveryState:
+    status = await reading.set_delivery_state(store, caller, mail_id, **change)
+    return DeliveryState(mail_id=mail_id, status=status)
+
+
+def _add_state_routes(router: APIRouter, Caller: Any) -> None:
+    """Read, unread, archive, unarchive, delete (to Trash) and restore: one mail's state."""
 
     @router.post("/{mail_id}/read")
     async def mark_read(mail_id: str, caller: Caller, store: StoreDep) -> DeliveryState:
@@ -141,8 +152,6 @@ def mail_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
     async def restore(mail_id: str, caller: Caller, store: StoreDep) -> DeliveryState:
         """Out of Trash, back to the inbox or the archive, wherever it was."""
         return await _state(store, caller, mail_id, deleted=False)
-
-    return router
 
 
 agent_router = mail_router("/mail", Agent, "agent mail")
