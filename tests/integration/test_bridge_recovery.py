@@ -10,29 +10,23 @@ test_auto_rule.py."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.support.bridge import appears
 from tests.support.processes import ended
-from tests.support.stub_cells import Cell, cell_fixture, human_fixture  # noqa: F401  (fixtures)
+from tests.support.stub_cells import (  # noqa: F401  (fixtures)
+    Cell,
+    cell_fixture,
+    cut_while_approved_command_runs,
+    gone,
+    human_fixture,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 INTERRUPTED = "(this turn was run again after an interruption)"
 COUNT = "echo ran >> ran.txt"  # the command whose runs the tests count
-
-
-def _gone(pid: int) -> bool:
-    """Ended: no such process, or a zombie nobody reaped yet (it runs nothing)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat[stat.rfind(")") + 2] == "Z"
 
 
 def _type(mails: list[dict[str, Any]]) -> list[str]:
@@ -132,29 +126,7 @@ async def test_d_killed_while_an_approved_command_runs(cell: Cell) -> None:
     """(d) An approved command is running, detached (as pi runs it), when the bridge
     and its worker die: the command is ended at the restart, the turn runs again and
     the human is asked again, told that the approved command was interrupted."""
-    command = "echo $$ >> ran.txt; exec sleep 600"
-    steps: list[dict[str, Any]] = [
-        {"do": "read_mail"},
-        {"do": "ask", "action": command},
-        {"do": "mark", "file": "worker"},
-        {"do": "run", "command": command, "detached": True},
-        {"do": "reply", "body": "done"},
-    ]
-    bridge = await cell.bridge()
-    await cell.task(steps)
-    asked = await cell.mail("permission_request")
-    await cell.decide(asked["mail_id"], "approve")
-    running = int(await appears(cell.file("ran.txt")))
-    worker = int(cell.file("worker").read_text())
-    await bridge.kill()
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(worker, 9)  # as pi dies with its bridge, leaving the command
-    assert not _gone(running)  # orphaned, in a session of its own
-    await cell.bridge()
-    await ended(running)
-    again = await cell.mail("permission_request")
-    assert "interrupted while the approved command ran" in again["body"]
-    assert again["mail_id"] != asked["mail_id"]
+    _, again = await cut_while_approved_command_runs(cell)
     await cell.decide(again["mail_id"], "reject")
     final = await cell.mail("final_summary")
     assert final["body"].startswith(f"done {INTERRUPTED}")

@@ -5,15 +5,15 @@ restart on the same data dir, as in test_bridge_recovery.py."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-
 import pytest
 
-from tests.support.bridge import appears
 from tests.support.http import HUMAN_SEND, ok
-from tests.support.processes import ended
-from tests.support.stub_cells import Cell, cell_fixture, human_fixture  # noqa: F401  (fixtures)
+from tests.support.stub_cells import (  # noqa: F401  (fixtures)
+    Cell,
+    cell_fixture,
+    cut_while_approved_command_runs,
+    human_fixture,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 COUNT = "echo ran >> ran.txt"
@@ -61,29 +61,7 @@ async def test_an_approval_the_records_lost_is_asked_again(cell: Cell) -> None:
     with the bridge: the re-run's request, under its first key, comes back approved
     from the gateway; that approval is not taken again — the human is asked anew,
     told the approved run was interrupted. Rejected, the command ran once."""
-    command = "echo $$ >> ran.txt; exec sleep 600"
-    steps = [
-        {"do": "read_mail"},
-        {"do": "ask", "action": command},
-        {"do": "mark", "file": "worker"},
-        {"do": "run", "command": command, "detached": True},
-        {"do": "reply", "body": "done"},
-    ]
-    bridge = await cell.bridge()
-    await cell.task(steps)
-    asked = await cell.mail("permission_request")
-    await cell.decide(asked["mail_id"], "approve")
-    running = int(await appears(cell.file("ran.txt")))
-    worker = int(cell.file("worker").read_text())
-    await bridge.kill()
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(worker, 9)
-    (cell.data / "permissions.jsonl").unlink()
-    await cell.bridge()
-    await ended(running)
-    again = await cell.mail("permission_request")
-    assert again["mail_id"] != asked["mail_id"]
-    assert "interrupted while the approved command ran" in again["body"]
+    _, again = await cut_while_approved_command_runs(cell, lose_records=True)
     await cell.decide(again["mail_id"], "reject")
     await cell.mail("final_summary")
     assert cell.runs() == 1

@@ -14,20 +14,16 @@ from sqlalchemy import event, select, text
 from sqlalchemy.orm import Session
 
 from core.errors import InvalidRequest
-from core.identity.accounts import create_user
-from core.identity.security import set_bcrypt_rounds
 from core.mail.send import SendRequest, mail_writer, send_mail
 from core.principal import Principal
 from core.store.committed_events import EVENTS_LOCK_KEY
-from core.store.engine import Store, database_url
-from core.store.migrate import migrate
+from core.store.engine import Store
 from core.store.models import (
-    Agent,
     Mail,
     table_of,
 )
 from tests.contract.test_store_operations import sends
-from tests.support import databases
+from tests.support.two_stores import Stores, two_stores
 
 D = "agentmail.localhost"
 ANA = Principal(kind="human", name="ana")
@@ -36,25 +32,9 @@ BUILDER = Principal(kind="agent", name="builder")
 
 
 @pytest.fixture
-async def stores(tmp_path: Path) -> AsyncIterator[tuple[Store, Store]]:
-    set_bcrypt_rounds(4)
-    url = await databases.create_postgres_database()
-    both = (Store(database_url("", tmp_path / "agentmail.db")), Store(database_url(url, Path())))
-    try:
-        for store in both:
-            await migrate(store)
-            for name in ("ana", "bo"):
-                await create_user(store, name, "password123")
-
-            def agent(session: Session) -> None:
-                session.add(Agent(name="builder", workspaces=[{"name": "ws", "path": "/srv/ws"}]))
-
-            await store.write(agent)
+async def stores(tmp_path: Path) -> AsyncIterator[Stores]:
+    async with two_stores(tmp_path) as both:
         yield both
-    finally:
-        for store in both:
-            await store.close()
-        await databases.drop_postgres_database(url)
 
 
 async def test_a_send_to_a_known_conversation_is_one_statement(

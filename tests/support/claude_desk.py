@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 
 from tests.support.bridge import BridgeProcess
-from tests.support.desk import HumanDesk, home_environment, human_world
+from tests.support.desk import HumanDesk, bridged_desk, home_environment
 from tests.support.fake_model import Exchange, FakeModel, Reply, say, steps
 from tests.support.gateway import Api
 from tests.support.sse import SseStream
@@ -59,19 +59,10 @@ def claude_environment(tmp: Path, model: FakeModel) -> dict[str, str]:
 @asynccontextmanager
 async def claude_desk(tmp: Path, **bridge_env: str) -> AsyncIterator[Desk]:
     """`agentmail bridge claude` with its own HOME and Claude Code config in `tmp`."""
-    async with human_world(tmp, "Claude Code") as (api, human, stream, model):
-        desk = Desk(api, human, stream, model, tmp)
-        desk.workspace.mkdir()
-        desk.bridge = BridgeProcess(
-            api.base_url,
-            await api.agent_key(),
-            desk.data,
-            desk.workspace,
-            platform="claude",
-            **{**claude_environment(tmp, model), **bridge_env},
-        )
-        try:
-            await desk.bridge.start()  # inside: a bridge that never got ready is stopped
-            yield desk
-        finally:
-            await desk.bridge.stop()
+
+    def environment(model: FakeModel) -> dict[str, str]:
+        return {**claude_environment(tmp, model), **bridge_env}
+
+    async with bridged_desk(Desk, tmp, "claude", "Claude Code", environment) as (desk, bridge):
+        desk.bridge = bridge
+        yield desk

@@ -7,13 +7,14 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
+from tests.support.bridge import BridgeProcess
 from tests.support.fake_model import Exchange, FakeModel
 from tests.support.gateway import Api, running_gateway
 from tests.support.http import HUMAN_SEND, ok
@@ -116,3 +117,34 @@ async def human_world(
             await api.close()
     assert not model.errors, "the fake model's script failed:\n" + "\n".join(model.errors)
     assert not model.unhandled, f"{platform} asked for unknown paths: {model.unhandled}"
+
+
+DeskT = TypeVar("DeskT", bound=HumanDesk)
+
+
+@asynccontextmanager
+async def bridged_desk(
+    make: Callable[[Api, httpx.AsyncClient, SseStream, FakeModel, Path], DeskT],
+    tmp: Path,
+    platform: str,
+    title: str,
+    environment: Callable[[FakeModel], dict[str, str]],
+) -> AsyncIterator[tuple[DeskT, BridgeProcess]]:
+    """`human_world` with the desk `make` builds and `agentmail bridge <platform>` started
+    in `environment`; a bridge that never got ready is stopped as well."""
+    async with human_world(tmp, title) as (api, human, stream, model):
+        desk = make(api, human, stream, model, tmp)
+        desk.workspace.mkdir()
+        bridge = BridgeProcess(
+            api.base_url,
+            await api.agent_key(),
+            desk.data,
+            desk.workspace,
+            platform=platform,
+            **environment(model),
+        )
+        try:
+            await bridge.start()
+            yield desk, bridge
+        finally:
+            await bridge.stop()

@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 
 from tests.support.bridge import BridgeProcess
-from tests.support.desk import HumanDesk, home_environment, human_world
+from tests.support.desk import HumanDesk, bridged_desk, home_environment
 from tests.support.fake_model import Exchange, FakeModel, Reply, say, steps
 from tests.support.gateway import Api
 from tests.support.sse import SseStream
@@ -126,19 +126,9 @@ def opencode_environment(tmp: Path, model: FakeModel) -> dict[str, str]:
 
 @asynccontextmanager
 async def opencode_desk(tmp: Path) -> AsyncIterator[Desk]:
-    async with human_world(tmp, "opencode") as (api, human, stream, model):
-        desk = Desk(api, human, stream, model, tmp)
-        desk.workspace.mkdir()
-        desk.bridge = BridgeProcess(
-            api.base_url,
-            await api.agent_key(),
-            desk.data,
-            desk.workspace,
-            platform="opencode",
-            **opencode_environment(tmp, model),
-        )
-        try:
-            await desk.bridge.start()  # inside: a bridge that never got ready is stopped
-            yield desk
-        finally:
-            await desk.bridge.stop()
+    def environment(model: FakeModel) -> dict[str, str]:
+        return opencode_environment(tmp, model)
+
+    async with bridged_desk(Desk, tmp, "opencode", "opencode", environment) as (desk, bridge):
+        desk.bridge = bridge
+        yield desk

@@ -5,7 +5,9 @@ test_bridge_recovery*.py import the `human` and `cell` fixtures from here)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -14,9 +16,10 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from tests.support.bridge import BridgeProcess
+from tests.support.bridge import BridgeProcess, appears
 from tests.support.gateway import Api, running_gateway
 from tests.support.http import HUMAN_SEND, ok
+from tests.support.processes import ended
 from tests.support.sse import SseStream, open_stream
 
 
@@ -123,3 +126,47 @@ async def cell_fixture(
         finally:
             for bridge in built.bridges:
                 await bridge.stop()
+
+
+def gone(pid: int) -> bool:
+    """Ended: no such process, or a zombie nobody reaped yet (it runs nothing)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat[stat.rfind(")") + 2] == "Z"
+
+
+async def cut_while_approved_command_runs(
+    cell: Cell, *, lose_records: bool = False
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Cell (d) through the restart: an approved command runs detached (as pi runs it)
+    when the bridge and its worker die, leaving the command orphaned in a session of its
+    own; `lose_records` deletes permissions.jsonl with them. After the restart the
+    command is ended and the human asked again: the first request and the new one."""
+    command = "echo $$ >> ran.txt; exec sleep 600"
+    steps: list[dict[str, Any]] = [
+        {"do": "read_mail"},
+        {"do": "ask", "action": command},
+        {"do": "mark", "file": "worker"},
+        {"do": "run", "command": command, "detached": True},
+        {"do": "reply", "body": "done"},
+    ]
+    bridge = await cell.bridge()
+    await cell.task(steps)
+    asked = await cell.mail("permission_request")
+    await cell.decide(asked["mail_id"], "approve")
+    running = int(await appears(cell.file("ran.txt")))
+    worker = int(cell.file("worker").read_text())
+    await bridge.kill()
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(worker, 9)  # as pi dies with its bridge, leaving the command
+    assert not gone(running)
+    if lose_records:
+        (cell.data / "permissions.jsonl").unlink()
+    await cell.bridge()
+    await ended(running)
+    again = await cell.mail("permission_request")
+    assert again["mail_id"] != asked["mail_id"]
+    assert "interrupted while the approved command ran" in again["body"]
+    return asked, again
