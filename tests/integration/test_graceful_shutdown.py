@@ -27,7 +27,7 @@ from sqlalchemy import select
 from core.store.engine import Store
 from core.store.engine import database_url as store_url
 from core.store.models import Mail
-from tests.support.serve_process import ADMIN_PASSWORD, serve, serve_env
+from tests.support.serve_process import ADMIN_PASSWORD, read_banner, serve, serve_env
 
 D = "agentmail.localhost"
 CLIENTS = 6
@@ -38,13 +38,7 @@ async def _serve(env: dict[str, str]) -> tuple[asyncio.subprocess.Process, dict[
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "gateway", "serve", env=env, stdout=asyncio.subprocess.PIPE
     )
-    assert process.stdout is not None
-    text = ""
-    async with asyncio.timeout(60):
-        while "stop with" not in text:
-            line = (await process.stdout.readline()).decode()
-            assert line, f"serve ended early: {text}"
-            text += line
+    text = await read_banner(process, "stop with")
     ports = {}
     for name, pattern in (("http", r"http://127\.0\.0\.1:"), ("smtp", "SMTP"), ("imap", "IMAP")):
         found = re.search(rf"{pattern}\s*(?:127\.0\.0\.1:)?(\d+)", text)

@@ -10,29 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
-from tests.support.gateway import Api, running_gateway
+from tests.support.gateway import Api, web_gateway
 from tests.support.http import HUMAN_SEND, ok
 from tests.support.sse import open_stream
 
 HEAD = b"GET /api/v1/health HTTP/1.1\r\nHost: gateway\r\n"
 # Far longer than any timeout set here: a connection still open by then was not cut.
 PATIENCE = 20.0
-
-
-@asynccontextmanager
-async def web_gateway(tmp_path: Path, **settings: Any) -> AsyncIterator[Api]:
-    url = f"sqlite:///{tmp_path / 'db.sqlite'}"
-    async with running_gateway(url, tmp_path / "data", **settings) as gateway:
-        api = Api(gateway)
-        try:
-            yield api
-        finally:
-            await api.close()
 
 
 async def connect(api: Api) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:

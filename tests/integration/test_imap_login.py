@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from imap_view.config import GatewayImapConfig
-from tests.support.gateway import PASSWORD, Api, running_gateway
+from tests.support.gateway import PASSWORD, Api, guess_budget_gateway
 from tests.support.imap import connect, imap_login
 from tests.support.metrics import login_outcomes, scrape
 from tests.support.raw_lines import raw_connection
@@ -100,29 +100,18 @@ async def test_repeated_failed_logins_are_refused_then_slowed(
     `/metrics`), never by a stopwatch: after two failures from one address the next
     login from it is refused unchecked, even with the right password; from another
     address the account's failures slow the right password, which still logs in."""
-    async with running_gateway(
-        database_url,
-        tmp_path / "data",
-        login_failures_per_address=2,
-        login_failures_per_account=2,
-        login_delay_seconds=0.01,
-    ) as gateway:
-        api = Api(gateway)
-        try:
-            await api.human("jianf")
-            before = await scrape(api.client())
-            async with raw_connection(gateway.imap_port, source="127.0.0.2") as imap:
-                assert (await imap.line()).startswith(b"* OK")
-                for tag, secret in ((b"a", b"bad-1"), (b"b", b"bad-2")):
-                    reply = await imap.imap(tag, tag + b" LOGIN jianf " + secret + b"\r\n")
-                    assert reply[-1].startswith(tag + b" NO [AUTHENTICATIONFAILED]"), reply
-                right = b"c LOGIN jianf " + PASSWORD.encode() + b"\r\n"
-                reply = await imap.imap(b"c", right)
-                assert reply[-1].startswith(b"c NO [UNAVAILABLE]"), reply  # RFC 5530: later
-            async with imap_login(gateway, "jianf") as imap:  # from 127.0.0.1
-                await imap.ok("select", "INBOX")
-            after = await scrape(api.client())
-            outcomes = login_outcomes(before, after, "imap")
-            assert outcomes == {"failed": 2, "refused": 1, "ok": 1, "slowed": 1}, outcomes
-        finally:
-            await api.close()
+    async with guess_budget_gateway(database_url, tmp_path) as (gateway, api):
+        before = await scrape(api.client())
+        async with raw_connection(gateway.imap_port, source="127.0.0.2") as imap:
+            assert (await imap.line()).startswith(b"* OK")
+            for tag, secret in ((b"a", b"bad-1"), (b"b", b"bad-2")):
+                reply = await imap.imap(tag, tag + b" LOGIN jianf " + secret + b"\r\n")
+                assert reply[-1].startswith(tag + b" NO [AUTHENTICATIONFAILED]"), reply
+            right = b"c LOGIN jianf " + PASSWORD.encode() + b"\r\n"
+            reply = await imap.imap(b"c", right)
+            assert reply[-1].startswith(b"c NO [UNAVAILABLE]"), reply  # RFC 5530: later
+        async with imap_login(gateway, "jianf") as imap:  # from 127.0.0.1
+            await imap.ok("select", "INBOX")
+        after = await scrape(api.client())
+        outcomes = login_outcomes(before, after, "imap")
+        assert outcomes == {"failed": 2, "refused": 1, "ok": 1, "slowed": 1}, outcomes

@@ -31,6 +31,7 @@ import httpx
 import pytest
 
 from tests.support.packaging import ROOT, clean_env, fresh_venv
+from tests.support.serve_process import read_banner
 
 pytestmark = pytest.mark.packaging
 
@@ -93,13 +94,7 @@ async def _serve(unit: dict[str, str]) -> tuple[asyncio.subprocess.Process, str]
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
-    assert process.stdout is not None
-    text = ""
-    async with asyncio.timeout(60):
-        while "stop with" not in text:
-            line = (await process.stdout.readline()).decode()
-            assert line, f"serve ended early: {text}"
-            text += line
+    text = await read_banner(process, "stop with")
     port = re.search(r"http://127\.0\.0\.1:(\d+)/", text)
     assert port, text
     return process, f"http://127.0.0.1:{port.group(1)}"

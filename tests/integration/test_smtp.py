@@ -14,7 +14,7 @@ from sqlalchemy import select, update
 
 from core.store.models import Conversation, Mail
 from core.store.raw_messages import originals_of
-from tests.support.gateway import PASSWORD, Api, running_gateway
+from tests.support.gateway import PASSWORD, Api, guess_budget_gateway, running_gateway
 from tests.support.metrics import login_outcomes, scrape
 from tests.support.raw_lines import raw_connection
 from tests.support.smtp import D, agent_with_key, message, send, session
@@ -238,33 +238,22 @@ async def test_repeated_failed_logins_are_refused_then_slowed(
     `/metrics`), never by a stopwatch: after two failures from one address the next AUTH
     from it is refused unchecked (454 4.7.0), even with the right password; from another
     address the account's failures slow the right password, which still logs in."""
-    async with running_gateway(
-        database_url,
-        tmp_path / "data",
-        login_failures_per_address=2,
-        login_failures_per_account=2,
-        login_delay_seconds=0.01,
-    ) as gateway:
-        api = Api(gateway)
-        try:
-            await api.human("jianf")
-            before = await scrape(api.client())
-            async with raw_connection(gateway.smtp_port, source="127.0.0.2") as smtp:
-                assert (await smtp.smtp_reply())[-1].startswith(b"220")
-                assert (await smtp.smtp(b"EHLO client.example\r\n"))[-1].startswith(b"250")
-                for secret in (b"bad-1", b"bad-2"):
-                    auth = b"AUTH PLAIN " + base64.b64encode(b"\0jianf\0" + secret) + b"\r\n"
-                    assert (await smtp.smtp(auth))[-1].startswith(b"535 5.7.8")
-                right = base64.b64encode(b"\0jianf\0" + PASSWORD.encode())
-                reply = await smtp.smtp(b"AUTH PLAIN " + right + b"\r\n")
-                assert reply[-1].startswith(b"454 4.7.0"), reply  # RFC 4954 §6: try later
-            client = await session(api, "jianf", PASSWORD)  # from 127.0.0.1
-            await client.quit()
-            after = await scrape(api.client())
-            outcomes = login_outcomes(before, after, "smtp")
-            assert outcomes == {"failed": 2, "refused": 1, "ok": 1, "slowed": 1}, outcomes
-        finally:
-            await api.close()
+    async with guess_budget_gateway(database_url, tmp_path) as (gateway, api):
+        before = await scrape(api.client())
+        async with raw_connection(gateway.smtp_port, source="127.0.0.2") as smtp:
+            assert (await smtp.smtp_reply())[-1].startswith(b"220")
+            assert (await smtp.smtp(b"EHLO client.example\r\n"))[-1].startswith(b"250")
+            for secret in (b"bad-1", b"bad-2"):
+                auth = b"AUTH PLAIN " + base64.b64encode(b"\0jianf\0" + secret) + b"\r\n"
+                assert (await smtp.smtp(auth))[-1].startswith(b"535 5.7.8")
+            right = base64.b64encode(b"\0jianf\0" + PASSWORD.encode())
+            reply = await smtp.smtp(b"AUTH PLAIN " + right + b"\r\n")
+            assert reply[-1].startswith(b"454 4.7.0"), reply  # RFC 4954 §6: try later
+        client = await session(api, "jianf", PASSWORD)  # from 127.0.0.1
+        await client.quit()
+        after = await scrape(api.client())
+        outcomes = login_outcomes(before, after, "smtp")
+        assert outcomes == {"failed": 2, "refused": 1, "ok": 1, "slowed": 1}, outcomes
 
 
 async def test_a_reply_to_dot_new_opens_a_new_conversation_linked_to_its_parent(

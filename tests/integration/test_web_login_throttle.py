@@ -10,14 +10,12 @@ from __future__ import annotations
 import asyncio
 import smtplib
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 
-from tests.support.gateway import ADMIN_PASSWORD, Api, running_gateway
+from tests.support.gateway import ADMIN_PASSWORD, Api, web_gateway
 from tests.support.http import refused
 from tests.support.metrics import moved, scrape
 
@@ -28,17 +26,6 @@ LOGIN = "/api/v1/auth/login"
 async def web(tmp_path: Path) -> AsyncIterator[Api]:
     async with web_gateway(tmp_path) as api:
         yield api
-
-
-@asynccontextmanager
-async def web_gateway(tmp_path: Path, **settings: Any) -> AsyncIterator[Api]:
-    url = f"sqlite:///{tmp_path / 'db.sqlite'}"
-    async with running_gateway(url, tmp_path / "data", **settings) as gateway:
-        api = Api(gateway)
-        try:
-            yield api
-        finally:
-            await api.close()
 
 
 async def attempt(

@@ -118,3 +118,36 @@ class Api:
     async def close(self) -> None:
         for client in self._clients:
             await client.aclose()
+
+
+@asynccontextmanager
+async def web_gateway(tmp_path: Path, **settings: Any) -> AsyncIterator[Api]:
+    """A gateway on SQLite in `tmp_path` with `settings`, and its API client."""
+    url = f"sqlite:///{tmp_path / 'db.sqlite'}"
+    async with running_gateway(url, tmp_path / "data", **settings) as gateway:
+        api = Api(gateway)
+        try:
+            yield api
+        finally:
+            await api.close()
+
+
+@asynccontextmanager
+async def guess_budget_gateway(
+    database_url: str, tmp_path: Path
+) -> AsyncIterator[tuple[Gateway, Api]]:
+    """A gateway whose guess budget runs out after two failures (per address and per
+    account), with a short delay for the slowed logins, and the human `jianf`."""
+    async with running_gateway(
+        database_url,
+        tmp_path / "data",
+        login_failures_per_address=2,
+        login_failures_per_account=2,
+        login_delay_seconds=0.01,
+    ) as gateway:
+        api = Api(gateway)
+        try:
+            await api.human("jianf")
+            yield gateway, api
+        finally:
+            await api.close()

@@ -91,13 +91,8 @@ async def serve(
         stderr=asyncio.subprocess.STDOUT,
     )
     assert process.stdout is not None
-    text = ""
     try:
-        async with asyncio.timeout(60):
-            while "log in as" not in text:
-                line = (await process.stdout.readline()).decode()
-                assert line, f"serve ended early: {text}"
-                text += line
+        text = await read_banner(process, "log in as")
     except BaseException:
         # Not started in time (or the test was cancelled): never leave it running, on
         # ports a later test or another run would find taken.
@@ -113,6 +108,18 @@ async def serve(
     # The banner is all we read; later output must not fill the pipe and block the child.
     served._drain = asyncio.create_task(_drain(process.stdout, log, text))
     return served
+
+
+async def read_banner(process: asyncio.subprocess.Process, until: str) -> str:
+    """`serve`'s output up to the line holding `until`: its banner, naming the ports."""
+    assert process.stdout is not None
+    text = ""
+    async with asyncio.timeout(60):
+        while until not in text:
+            line = (await process.stdout.readline()).decode()
+            assert line, f"serve ended early: {text}"
+            text += line
+    return text
 
 
 async def _drain(stream: asyncio.StreamReader, log: Path | None, banner: str) -> None:
