@@ -67,11 +67,13 @@ run: $(STAMP) web
 ## checks and its browser suite; each suite's time.
 test: $(STAMP) services lint imports typecheck pytest
 
-## The fast tier, for every change: ruff, then the unit tests (tests/unit) and the domain
-## tests (tests/domain: core's rules on a store opened in process, SQLite and PostgreSQL),
-## no gateway started; under two minutes on 2 cores. `make test` runs them too.
+## The fast tier, for every change: ruff, then the unit tests (tests/unit), the domain
+## tests (tests/domain: core's rules on a store opened in process, SQLite and PostgreSQL)
+## and the store's contract suite (tests/contract: both backends' rows compared), no
+## gateway started; under two minutes on 2 cores. `make test` runs them too.
 test-fast: $(STAMP) services lint
-	@scripts/timed "pytest unit + domain" $(BIN)/pytest -n 2 tests/unit tests/domain
+	@scripts/timed "pytest unit + domain + contract" $(BIN)/pytest -n 2 \
+		tests/unit tests/domain tests/contract
 
 ## The whole pytest suite while a second load keeps every CPU busy (scripts/saturated:
 ## `nproc` busy loops at normal priority, stopped when the suite ends, pass or fail). A
@@ -109,12 +111,12 @@ typecheck: $(STAMP)
 ## Test files are spread over PYTEST_WORKERS processes (pytest-xdist, one file per worker
 ## at a time): most of a test's time is spent waiting on real servers and clients, so three
 ## workers on two cores finish in about half the time of one.
-## Each tier is timed on its own: the unit and domain tests (the fast tier), then the
-## integration tests, which start a gateway each.
+## Each tier is timed on its own: the unit, domain and contract tests (the fast tier), then
+## the integration tests, which start a gateway each.
 PYTEST_WORKERS ?= 3
 pytest: $(STAMP) services
-	@scripts/timed "pytest unit + domain" $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile \
-		tests/unit tests/domain
+	@scripts/timed "pytest unit + domain + contract" $(BIN)/pytest -n $(PYTEST_WORKERS) \
+		--dist loadfile tests/unit tests/domain tests/contract
 	@scripts/timed "pytest integration" $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile \
 		tests/integration
 
