@@ -38,7 +38,7 @@ def _read(session: Session) -> dict[str, list[dict[str, Any]]]:
     for table in Base.metadata.sorted_tables:
         key = _integer_key(table)
         query = select(table).order_by(table.c[key]) if key else select(table)
-        found[table.name] = [dict(row._mapping) for row in session.execute(query)]
+        found[table.name] = [dict(row) for row in session.execute(query).mappings()]
     return found
 
 
