@@ -20,13 +20,6 @@ COUNT = "echo ran >> ran.txt"
 FORWARDS = 110  # more mails under the task than one chunk of its replies (recovery.py)
 
 
-def _drop_completed(cell: Cell) -> None:
-    """The ledger as if the bridge died between sending the answer and recording it."""
-    ledger = cell.data / "ledger.jsonl"
-    kept = [line for line in ledger.read_text().splitlines() if '"completed"' not in line]
-    ledger.write_text("".join(line + "\n" for line in kept))
-
-
 async def test_an_answer_behind_many_other_replies_is_found(cell: Cell) -> None:
     """Killed after the final summary, its record lost, in a thread where the human
     forwarded the task many times before the answer came: the answer is found past the
@@ -47,7 +40,7 @@ async def test_an_answer_behind_many_other_replies_is_found(cell: Cell) -> None:
     await cell.mail("final_summary")
     await cell.completed(task["mail_id"])
     await bridge.kill()
-    _drop_completed(cell)
+    cell.lose_completions()
     await cell.bridge()
     await cell.task([{"do": "reply", "body": "two"}], to=f"root.{cell.name}")
     await cell.mail("final_summary")
