@@ -2,32 +2,19 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, FastAPI
+from collections.abc import Sequence
 
-from api import metrics, send_handler, web_ui
+from fastapi import FastAPI
+from starlette.routing import BaseRoute
+
+from api import web_ui
 from api.docs import install_docs
 from api.edge import Edge
 from api.errors import install_error_handlers
-from api.flat_routes import flatten_routes
 from api.mail_settings import Listeners
 from api.openapi_errors import declare_errors
-from api.routes import (
-    account,
-    agents,
-    attachments,
-    auth,
-    directory,
-    drafts,
-    events,
-    keys,
-    mail,
-    permissions,
-    search,
-    sessions,
-    tree,
-    users,
-)
-from api.routes import health as probes
+from api.routers import API_PREFIX, shared_routes
+from api.routes import attachments
 from api.slash_redirects import install_relative_slash_redirects
 from api.uploads import MULTIPART_OVERHEAD
 from core.identity.login_guard import LoginGuard, guard_from_settings
@@ -38,7 +25,6 @@ from core.store.blobs import BlobStore
 from core.store.engine import Store
 from core.version import VERSION
 
-API_PREFIX = "/api/v1"
 DOCS_ASSETS = f"{API_PREFIX}/docs-assets"
 
 
@@ -47,9 +33,11 @@ def create_app(
     store: Store,
     guard: LoginGuard | None = None,
     signed_in: SignedIn | None = None,
+    routes: Sequence[BaseRoute] | None = None,
 ) -> FastAPI:
     """`guard`: the login guard SMTP and IMAP use too (one per process); `signed_in`:
-    where SSE streams are held, to end with their key (none: streams are not held)."""
+    where SSE streams are held, to end with their key (none: streams are not held);
+    `routes`: the API's routes (default: the process's shared ones, api/routers.py)."""
     app = FastAPI(
         title="AgentMail",
         version=VERSION,
@@ -71,42 +59,8 @@ def create_app(
     install_error_handlers(app)
     install_docs(app, f"{API_PREFIX}/docs", DOCS_ASSETS)
     declare_errors(app)
-    api = APIRouter(prefix=API_PREFIX)
-
-    @api.get("/health", tags=["meta"])
-    async def health() -> dict[str, str]:
-        return {"status": "ok", "version": VERSION}
-
-    for router in (
-        auth.router,
-        account.router,
-        users.router,
-        keys.router,
-        agents.router,
-        mail.agent_router,
-        mail.human_router,
-        drafts.router,
-        attachments.agent_router,
-        attachments.human_router,
-        tree.agent_router,
-        tree.human_router,
-        permissions.router,
-        sessions.shared_router,
-        sessions.human_router,
-        directory.shared_router,
-        directory.human_router,
-        search.agent_router,
-        search.human_router,
-        events.router,
-        probes.version_router,
-    ):
-        api.include_router(router)
-    app.include_router(api)
-    app.include_router(probes.router)
-    app.include_router(metrics.router)
+    app.router.routes.extend(shared_routes() if routes is None else routes)
     web_ui.mount_web_ui(app)
-    flatten_routes(app)
-    send_handler.install(app)
     install_relative_slash_redirects(app)
 
     upload_limit = settings.max_attachment_bytes + MULTIPART_OVERHEAD

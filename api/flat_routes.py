@@ -18,6 +18,7 @@ compares both with the nested app's).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI, routing
@@ -27,18 +28,23 @@ from api.fastapi_compat import route_contexts
 
 
 def flatten_routes(app: FastAPI) -> None:
+    app.router.routes[:] = flattened(app.router.routes)
+
+
+def flattened(routes: Sequence[BaseRoute]) -> list[BaseRoute]:
+    """`routes` with every inclusion of FastAPI routes replaced by copies of its leaves."""
     leaves_of = route_contexts()
     if leaves_of is None:  # an older FastAPI: include_router already copied the routes
-        return
+        return list(routes)
     flat: list[BaseRoute] = []
-    for route in app.router.routes:
+    for route in routes:
         leaves = list(leaves_of([route]))
         nested = any(leaf.original_route is not route for leaf in leaves)
         if nested and all(isinstance(leaf.original_route, routing.APIRoute) for leaf in leaves):
             flat.extend(_standalone(leaf) for leaf in leaves)
         else:
             flat.append(route)
-    app.router.routes[:] = flat
+    return flat
 
 
 def _standalone(leaf: Any) -> routing.APIRoute:

@@ -34,14 +34,15 @@ are the stdlib's.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from fastapi import FastAPI, routing
+from fastapi import routing
 from fastapi.datastructures import DefaultPlaceholder
 from pydantic import BaseModel
 from starlette.requests import Request
+from starlette.routing import BaseRoute
 from starlette.types import Message, Receive, Scope, Send
 
 from api.deps import PRINCIPAL_DEPENDENCIES
@@ -158,10 +159,10 @@ def _replay(received: list[Message], receive: Receive) -> Receive:
     return replay
 
 
-def install(app: FastAPI) -> int:
+def install(routes: Iterable[BaseRoute]) -> int:
     """Give every registered send route its own handler; how many there were."""
     installed = 0
-    for route in app.router.routes:
+    for route in routes:
         if isinstance(route, routing.APIRoute) and route.endpoint in HANDLED:
             caller = _checked_caller(route)
             route.app = SendHandler(route, caller, HANDLED[route.endpoint])

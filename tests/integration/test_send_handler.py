@@ -25,6 +25,7 @@ from fastapi import FastAPI, Query
 from api import app as app_module
 from api import send_handler
 from api.deps import Human
+from api.routers import build_routes
 from api.send_handler import HANDLED, SendHandler
 from gateway.server import Gateway
 from tests.support.gateway import Api
@@ -46,17 +47,14 @@ class Twins:
 
 
 @pytest.fixture
-async def twins(
-    gateway: Gateway, api: Api, monkeypatch: pytest.MonkeyPatch
-) -> AsyncIterator[Twins]:
+async def twins(gateway: Gateway, api: Api) -> AsyncIterator[Twins]:
     human = await api.human("jianf")
     human_key = await api.user_key(human)
     agent = await api.agent("builder", WORKSPACES)
     agent_key = agent.headers["Authorization"].removeprefix("Bearer ")
     own = app_module.create_app(gateway.settings, gateway.store)
-    monkeypatch.setattr(send_handler, "install", lambda _app: 0)
-    plain = app_module.create_app(gateway.settings, gateway.store)
-    monkeypatch.undo()
+    plain_routes = build_routes(send_handlers=False)
+    plain = app_module.create_app(gateway.settings, gateway.store, routes=plain_routes)
     for path in (HUMAN_SEND, AGENT_SEND):
         assert isinstance(_route_app(own, path), SendHandler), path
         assert not isinstance(_route_app(plain, path), SendHandler), path
@@ -209,6 +207,6 @@ def test_a_route_the_handler_does_not_know_is_refused_at_start_up() -> None:
     HANDLED[send] = HANDLED[next(iter(HANDLED))]
     try:
         with pytest.raises(RuntimeError, match="no path, query or cookie parameter"):
-            send_handler.install(app)
+            send_handler.install(app.router.routes)
     finally:
         del HANDLED[send]

@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Annotated
 
 import httpx
-import pytest
 from fastapi import APIRouter, Depends, FastAPI, Header, HTTPException
 from pydantic import BaseModel
 
 from api import app as app_module
 from api.flat_routes import flatten_routes
 from api.route_table import api_routes
+from api.routers import build_routes
 from core.settings import Settings
 from core.store.engine import Store
 
@@ -98,21 +98,17 @@ async def test_a_flattened_app_answers_and_documents_as_the_nested_one() -> None
     assert await answers(flat) == await answers(nested)
 
 
-def gateway_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, flat: bool) -> FastAPI:
-    if not flat:
-        monkeypatch.setattr(app_module, "flatten_routes", lambda _app: None)
+def gateway_app(tmp_path: Path, *, flat: bool) -> FastAPI:
     # Built only for its routes and document: no request reaches the store.
-    return app_module.create_app(Settings(data_dir=tmp_path), Store.__new__(Store))
+    routes = build_routes(flat=flat)
+    return app_module.create_app(Settings(data_dir=tmp_path), Store.__new__(Store), routes=routes)
 
 
-def test_the_gateway_documents_the_same_routes_flattened(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    nested = gateway_app(tmp_path, monkeypatch, flat=False)
+def test_the_gateway_documents_the_same_routes_flattened(tmp_path: Path) -> None:
+    nested = gateway_app(tmp_path, flat=False)
     nested_routes = [(r.path_format, sorted(r.methods)) for r in api_routes(nested)]
     nested_document = nested.openapi()
-    monkeypatch.undo()
-    flat = gateway_app(tmp_path, monkeypatch, flat=True)
+    flat = gateway_app(tmp_path, flat=True)
     assert [(r.path_format, sorted(r.methods)) for r in api_routes(flat)] == nested_routes
     assert flat.openapi() == nested_document
     assert len(flat.routes) > len(nested.routes)  # the inclusions were replaced by their routes
