@@ -90,3 +90,18 @@ async def dump(store: Store) -> Dump:
         named = [text(row) for row in rows]
         result.append((table.name, named if _integer_key(table) else sorted(named)))
     return sorted(result)
+
+
+def differences(expected: Dump, found: Dump) -> dict[str, tuple[list[str], list[str]]]:
+    """The tables whose rows differ: the rows only `expected` has and those only `found`
+    has (both empty when the same rows come in another order)."""
+    theirs = dict(found)
+    differ: dict[str, tuple[list[str], list[str]]] = {}
+    for table, rows in expected:
+        other = theirs.pop(table, [])
+        if rows != other:
+            mine, yours = [r for r in rows if r not in other], [r for r in other if r not in rows]
+            differ[table] = (mine, yours)
+    for table, other in theirs.items():
+        differ[table] = ([], other)
+    return differ
