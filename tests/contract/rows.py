@@ -23,6 +23,9 @@ _ID = re.compile(
 _TIME = re.compile(r"\d{4}-\d\d-\d\dT[0-9:.]+(?:[+-]\d\d:\d\d|Z)?")
 # Drawn at random or from the clock, whatever the database.
 _DRAWN = {"password_hash", "token_sha256", "uid_validity"}
+# `meta` values that name an event id (core/store/events.py): the id itself is the
+# database's own number, but which stored events lie at or below it is not.
+_EVENT_MARKS = {"events_pruned_through"}
 Dump = list[tuple[str, list[str]]]
 
 
@@ -65,6 +68,10 @@ def _plain(found: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, A
                 elif isinstance(column.type, DateTime) or "DateTime" in type(column.type).__name__:
                     value = "<time>" if value is not None else None
                 out[column.name] = value
+            if table.name == "meta" and row["key"] in _EVENT_MARKS:
+                mark = int(row["value"])
+                below = sum(1 for event in found["events"] if event["id"] <= mark)
+                out["value"] = f"<events at or below it: {below}>"
             rows.append(out)
         plain[table.name] = rows
     return plain

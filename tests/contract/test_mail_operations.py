@@ -3,10 +3,12 @@ the rows they leave must be the same (tests/contract/rows.py compares every tabl
 whichever way each backend writes them (core/store/port.py).
 
 Sends, replies and conversations; permission requests decided, expired; forwards and
-drafts; renames, proposals and platform naming.
+drafts; renames, proposals and platform naming; events pruned.
 """
 
 from __future__ import annotations
+
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import select
@@ -27,6 +29,7 @@ from core.mail.reading import set_delivery_state
 from core.mail.send import Permission, SendRequest, mail_writer, send_mails
 from core.mailboxes.keywords import KeywordLimits, change_keywords
 from core.store.engine import Store
+from core.store.events import prune_events
 from core.store.models import AliasProposal, Mail, utcnow
 from tests.contract.scenario import (
     ANA,
@@ -40,6 +43,9 @@ from tests.contract.scenario import (
     send,
 )
 from tests.support.two_stores import Stores
+
+# Older than any retention, whatever the clock: a job given it prunes all there is.
+ALL_OF_IT = timedelta(seconds=-1)
 
 
 async def sends(store: Store) -> None:
@@ -177,6 +183,15 @@ async def naming(store: Store) -> None:
     await sync_conversation(store, BUILDER, synced, alias="ignored", title="Ignored")
 
 
+async def events_pruned(store: Store) -> None:
+    """Events past the retention are pruned and the mark of how far is kept; the events
+    written after it come after the mark (an SSE resume relies on it)."""
+    await send(store, ANA, "builder@ws", "one")
+    await send(store, BUILDER, "ana@", "two")
+    assert await prune_events(store, ALL_OF_IT) > 0
+    await send(store, ANA, "builder@ws", "three")
+
+
 SCENARIOS: list[Scenario] = [
     sends,
     sends_in_one_transaction,
@@ -185,6 +200,7 @@ SCENARIOS: list[Scenario] = [
     forwards_and_drafts,
     conversation_changes,
     naming,
+    events_pruned,
 ]
 
 
