@@ -26,14 +26,12 @@ _DRAWN = {"password_hash", "token_sha256", "uid_validity"}
 # `meta` values that name an event id (core/store/events.py): the id itself is the
 # database's own number, but which stored events lie at or below it is not.
 _EVENT_MARKS = {"events_pruned_through"}
-Dump = list[tuple[str, list[str]]]
-
-
 # Tables whose rows are named by their unique columns rather than their rank: one
 # transaction filing mail into several new conversations creates their folders in
 # the order of the conversations' random ids (core/mailboxes/uids.py locks and
 # creates folders in (owner, key) order), so the rank of a folder is drawn too.
 _NATURAL = {"imap_folders": ("owner", "key")}
+Dump = list[tuple[str, list[str]]]
 
 
 def _integer_key(table: Table) -> str | None:
