@@ -65,13 +65,15 @@ def agent_view(agent: Agent, domain: str) -> AgentView:
 
 
 def _presence_audience(session: Session, agent_name: str) -> list[str]:
-    """Every human, and the agents that share a conversation with this one."""
-    humans = session.scalars(select(User.name)).all()
+    """Every human, and the agents that share a conversation with this one, by name:
+    their events' ids follow this order, the same on every database."""
+    humans = session.scalars(select(User.name).order_by(User.name)).all()
     mine = select(Participant.session_id).where(Participant.name == agent_name)
     peers = session.scalars(
         select(Participant.name)
         .where(Participant.session_id.in_(mine), Participant.name != agent_name)
         .distinct()
+        .order_by(Participant.name)
     ).all()
     return [*humans, *peers]
 
@@ -246,8 +248,12 @@ async def mark_silent_agents_offline(store: Store, silent_for: timedelta) -> lis
     cutoff = utcnow() - silent_for
 
     def run(session: Session) -> list[str]:
+        # By name: the order of their events, which PostgreSQL would otherwise take
+        # from where updates left the rows.
         agents = session.scalars(
-            select(Agent).where(Agent.status == "online", Agent.last_seen < cutoff)
+            select(Agent)
+            .where(Agent.status == "online", Agent.last_seen < cutoff)
+            .order_by(Agent.name)
         ).all()
         for agent in agents:
             _set_presence(session, agent, "offline")

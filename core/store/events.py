@@ -86,11 +86,20 @@ async def resume_needs_resync(store: Store, last_event_id: int) -> bool:
 
 
 async def prune_events(store: Store, retention: timedelta) -> int:
-    """Delete events older than the retention; remember how far, for `resync`."""
+    """Delete events older than the retention, but the newest event; remember how far,
+    for `resync`.
+
+    The newest stays however old: SQLite numbers a new row one past the highest id
+    in the table, so deleting every event would give the next events ids at or below
+    the mark, which a stream whose cursor is past them never reads (and a resume from
+    them is told to resync). PostgreSQL's sequence never goes back; both keep one row.
+    """
     cutoff = utcnow() - retention
 
     def run(session: Session) -> int:
         newest_old = session.scalar(select(func.max(Event.id)).where(Event.created_at < cutoff))
+        if newest_old is not None and newest_old == session.scalar(_NEWEST):
+            newest_old = session.scalar(select(func.max(Event.id)).where(Event.id < newest_old))
         if newest_old is None:
             return 0
         result = session.execute(delete(Event).where(Event.id <= newest_old))

@@ -2,8 +2,8 @@
 
 What each database draws differs and is left out or named by what it points at:
 integer keys and sequences (a reference to one becomes the row it names, by its
-rank in its table), uuids (named by order of first appearance), times (only
-whether there is one), salted hashes and random tokens.
+rank in its table or by its unique columns), uuids (named by order of first
+appearance), times (only whether there is one), salted hashes and random tokens.
 """
 
 from __future__ import annotations
@@ -23,6 +23,14 @@ _ID = re.compile(
 _TIME = re.compile(r"\d{4}-\d\d-\d\dT[0-9:.]+(?:[+-]\d\d:\d\d|Z)?")
 # Drawn at random or from the clock, whatever the database.
 _DRAWN = {"password_hash", "token_sha256", "uid_validity"}
+# `meta` values that name an event id (core/store/events.py): the id itself is the
+# database's own number, but which stored events lie at or below it is not.
+_EVENT_MARKS = {"events_pruned_through"}
+# Tables whose rows are named by their unique columns rather than their rank: one
+# transaction filing mail into several new conversations creates their folders in
+# the order of the conversations' random ids (core/mailboxes/uids.py locks and
+# creates folders in (owner, key) order), so the rank of a folder is drawn too.
+_NATURAL = {"imap_folders": ("owner", "key")}
 Dump = list[tuple[str, list[str]]]
 
 
@@ -31,6 +39,21 @@ def _integer_key(table: Table) -> str | None:
     if len(keys) == 1 and isinstance(keys[0].type, Integer):
         return keys[0].name
     return None
+
+
+def _in_order(table: Table) -> bool:
+    """Whether the table's rows are compared in key order (the order of the operations)."""
+    return _integer_key(table) is not None and table.name not in _NATURAL
+
+
+def _names(table: Table, rows: list[dict[str, Any]]) -> dict[Any, str]:
+    """What a reference to each row shows: its rank, or its unique columns."""
+    key = _integer_key(table)
+    assert key is not None
+    unique = _NATURAL.get(table.name)
+    if unique is None:
+        return {row[key]: f"{table.name}#{n}" for n, row in enumerate(rows)}
+    return {row[key]: f"{table.name}{tuple(row[c] for c in unique)}" for row in rows}
 
 
 def _read(session: Session) -> dict[str, list[dict[str, Any]]]:
@@ -43,12 +66,12 @@ def _read(session: Session) -> dict[str, list[dict[str, Any]]]:
 
 
 def _plain(found: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
-    """Integer keys out, references by rank, times as presence."""
-    ranks: dict[str, dict[Any, int]] = {}
-    for table in Base.metadata.sorted_tables:
-        key = _integer_key(table)
-        if key is not None:
-            ranks[table.name] = {row[key]: n for n, row in enumerate(found[table.name])}
+    """Integer keys out, references by rank (or unique columns), times as presence."""
+    names = {
+        table.name: _names(table, found[table.name])
+        for table in Base.metadata.sorted_tables
+        if _integer_key(table) is not None
+    }
     plain: dict[str, list[dict[str, Any]]] = {}
     for table in Base.metadata.sorted_tables:
         key = _integer_key(table)
@@ -60,11 +83,15 @@ def _plain(found: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, A
                 if column.name == key or column.name in _DRAWN:
                     continue
                 targets = [fk.column.table.name for fk in column.foreign_keys]
-                if targets and targets[0] in ranks and value is not None:
-                    value = f"{targets[0]}#{ranks[targets[0]][value]}"
+                if targets and targets[0] in names and value is not None:
+                    value = names[targets[0]][value]
                 elif isinstance(column.type, DateTime) or "DateTime" in type(column.type).__name__:
                     value = "<time>" if value is not None else None
                 out[column.name] = value
+            if table.name == "meta" and row["key"] in _EVENT_MARKS:
+                mark = int(row["value"])
+                below = sum(1 for event in found["events"] if event["id"] <= mark)
+                out["value"] = f"<events at or below it: {below}>"
             rows.append(out)
         plain[table.name] = rows
     return plain
@@ -72,7 +99,7 @@ def _plain(found: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, A
 
 async def dump(store: Store) -> Dump:
     """Every table's rows as text: in key order where the table has an integer key
-    (the order of the operations), sorted otherwise."""
+    (the order of the operations; not `_NATURAL` ones), sorted otherwise."""
     plain = _plain(await store.read(_read))
     seen: dict[str, str] = {}
 
@@ -80,13 +107,28 @@ async def dump(store: Store) -> Dump:
         shown = _TIME.sub("<time>", repr(row))
         return _ID.sub(lambda m: seen.setdefault(m.group(), f"<id {len(seen)}>"), shown)
 
-    ordered = [t for t in Base.metadata.sorted_tables if _integer_key(t)]
-    ordered += [t for t in Base.metadata.sorted_tables if not _integer_key(t)]
+    ordered = [t for t in Base.metadata.sorted_tables if _in_order(t)]
+    ordered += [t for t in Base.metadata.sorted_tables if not _in_order(t)]
     result: Dump = []
     for table in ordered:
         rows = plain[table.name]
-        if not _integer_key(table):  # an order both agree on before naming what they drew
+        if not _in_order(table):  # an order both agree on before naming what they drew
             rows = sorted(rows, key=lambda row: _ID.sub("<id>", _TIME.sub("<time>", repr(row))))
         named = [text(row) for row in rows]
-        result.append((table.name, named if _integer_key(table) else sorted(named)))
+        result.append((table.name, named if _in_order(table) else sorted(named)))
     return sorted(result)
+
+
+def differences(expected: Dump, found: Dump) -> dict[str, tuple[list[str], list[str]]]:
+    """The tables whose rows differ: the rows only `expected` has and those only `found`
+    has (both empty when the same rows come in another order)."""
+    theirs = dict(found)
+    differ: dict[str, tuple[list[str], list[str]]] = {}
+    for table, rows in expected:
+        other = theirs.pop(table, [])
+        if rows != other:
+            mine, yours = [r for r in rows if r not in other], [r for r in other if r not in rows]
+            differ[table] = (mine, yours)
+    for table, other in theirs.items():
+        differ[table] = ([], other)
+    return differ

@@ -22,7 +22,7 @@ from core.store.models import (
     Mail,
     table_of,
 )
-from tests.contract.test_store_operations import sends
+from tests.contract.test_mail_operations import sends
 from tests.support.two_stores import Stores, two_stores
 
 D = "agentmail.localhost"

@@ -87,6 +87,8 @@ async def test_resume_from_before_retention_gets_resync_first(api: Api) -> None:
         await _send(human, "builder@ModelRouter", "soon pruned")
         old_id = (await stream.next()).id
     await _send(human, "builder@ModelRouter", "also pruned")
+    # The newest event outlives any retention (core/store/events.py): this one stays.
+    await _send(human, "builder@ModelRouter", "kept")
     store = api.gateway.store
     assert store is not None
     ancient = update(Event).values(created_at=utcnow().replace(year=2000))

@@ -1,5 +1,6 @@
 """A SQLite store and a PostgreSQL store, in process (no gateway), migrated, with the
-same accounts: humans `ana` and `bo`, the agent `builder` with one workspace."""
+same accounts: humans `ana` and `bo`, the agent `builder` with one workspace (or none
+at all, for what a new store does first)."""
 
 from __future__ import annotations
 
@@ -20,13 +21,15 @@ Stores = tuple[Store, Store]
 
 
 @asynccontextmanager
-async def two_stores(tmp_path: Path) -> AsyncIterator[Stores]:
+async def two_stores(tmp_path: Path, *, accounts: bool = True) -> AsyncIterator[Stores]:
     set_bcrypt_rounds(4)
     url = await databases.create_postgres_database()
     both = (Store(database_url("", tmp_path / "agentmail.db")), Store(database_url(url, Path())))
     try:
         for store in both:
             await migrate(store)
+            if not accounts:
+                continue
             for name in ("ana", "bo"):
                 await create_user(store, name, "password123")
 
