@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast test-stress test-long soak lint imports typecheck pytest services bench \
+.PHONY: run test test-fast test-stress test-durations test-long soak lint imports typecheck pytest services bench \
 	bench-cluster clean dist
 
 # ── Dependencies: the lock files (docs/deploy.md, "Dependencies") ─────────────
@@ -81,7 +81,7 @@ test-fast: $(STAMP) services lint
 ## Not part of `make test` or CI: it takes longer, and the machine is unusable meanwhile.
 test-stress: $(STAMP) services
 	@scripts/timed "pytest (CPUs saturated)" scripts/saturated \
-		$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile
+		$(BIN)/pytest -n $(PYTEST_WORKERS) $(PYTEST_DIST)
 
 ## The long run: the fuzz and schemathesis suites with ten times the examples, drawn at
 ## random (AGENTMAIL_TEST_PROFILE=long, tests/support/fuzzing.py). A suite joins it by
@@ -114,11 +114,18 @@ typecheck: $(STAMP)
 ## Each tier is timed on its own: the unit, domain and contract tests (the fast tier), then
 ## the integration tests, which start a gateway each.
 PYTEST_WORKERS ?= 3
+## One file per worker at a time, heaviest files first (tests/support/file_order.py).
+PYTEST_DIST := --dist loadfile --no-loadscope-reorder
 pytest: $(STAMP) services
 	@scripts/timed "pytest unit + domain + contract" $(BIN)/pytest -n $(PYTEST_WORKERS) \
-		--dist loadfile tests/unit tests/domain tests/contract
-	@scripts/timed "pytest integration" $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile \
+		$(PYTEST_DIST) tests/unit tests/domain tests/contract
+	@scripts/timed "pytest integration" $(BIN)/pytest -n $(PYTEST_WORKERS) $(PYTEST_DIST) \
 		tests/integration
+
+## `make pytest` that writes each file's seconds to tests/file_seconds.json, the order
+## the files start in: run it on an idle machine after adding or much changing a test file.
+test-durations: $(STAMP) services
+	AGENTMAIL_RECORD_FILE_SECONDS=1 $(MAKE) pytest
 
 # ── The web UI (web/) ──────────────────────────────────────────────────────────
 .PHONY: web web-test
@@ -207,7 +214,7 @@ platforms-install: $(STAMP)
 ## The long kill matrix (tests/platforms/test_*_long.py, marked `platform_long`) is left out.
 platforms: platforms-install
 	@$(TIMED) "bridges platforms" scripts/offline $(BIN)/pytest -m "platform and not platform_long" \
-		-n $(PYTEST_WORKERS) --dist loadfile tests/platforms
+		-n $(PYTEST_WORKERS) $(PYTEST_DIST) tests/platforms
 
 ## The whole kill matrix on the real platforms, offline as above: the suite of `make
 ## platforms` (cells (b) and (d), a decision while the bridge is down) and the long cells
@@ -215,7 +222,7 @@ platforms: platforms-install
 ## orders (docs/bridges.md, "What survives a restart"). Not part of `make test`.
 platforms-long: platforms-install
 	@$(TIMED) "bridges platforms (long)" scripts/offline $(BIN)/pytest -m platform \
-		-n $(PYTEST_WORKERS) --dist loadfile tests/platforms
+		-n $(PYTEST_WORKERS) $(PYTEST_DIST) tests/platforms
 
 services:
 	@scripts/ensure-services.sh
