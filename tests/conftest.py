@@ -41,9 +41,22 @@ def backend(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 async def database_url(backend: str, tmp_path: Path) -> AsyncIterator[str]:
     if backend == "sqlite":
-        yield f"sqlite:///{tmp_path / 'agentmail.db'}"
+        yield await databases.create_sqlite_database(tmp_path / "agentmail.db")
         return
     url = await databases.create_postgres_database()
+    try:
+        yield url
+    finally:
+        await databases.drop_postgres_database(url)
+
+
+@pytest.fixture
+async def empty_database_url(backend: str, tmp_path: Path) -> AsyncIterator[str]:
+    """A database with no tables at all: for a migration from an old schema."""
+    if backend == "sqlite":
+        yield f"sqlite:///{tmp_path / 'empty.db'}"
+        return
+    url = await databases.create_empty_postgres_database()
     try:
         yield url
     finally:

@@ -8,8 +8,6 @@ replies, authentication, limits, crash safety) stays in tests/integration.
 
 from __future__ import annotations
 
-import asyncio
-import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -17,36 +15,16 @@ import pytest
 
 from core.identity.security import set_bcrypt_rounds
 from core.store.engine import Store, database_url
-from core.store.migrate import migrate
 from tests.domain.world import World
 from tests.support import databases
 
 
-async def _migrated_sqlite(path: Path) -> None:
-    store = Store(database_url("", path))
-    try:
-        await migrate(store)
-    finally:
-        await store.close()
-
-
-@pytest.fixture(scope="session")
-def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One migrated SQLite file per worker; each test copies it (as PostgreSQL's
-    tests copy a template database, tests/support/databases.py)."""
-    path = tmp_path_factory.mktemp("domain-template") / "agentmail.db"
-    asyncio.run(_migrated_sqlite(path))
-    return path
-
-
 @pytest.fixture
-async def store(backend: str, tmp_path: Path, sqlite_template: Path) -> AsyncIterator[Store]:
+async def store(backend: str, tmp_path: Path) -> AsyncIterator[Store]:
     set_bcrypt_rounds(4)  # as the integration gateway does: hashing is not under test
     postgres = None
     if backend == "sqlite":
-        path = tmp_path / "agentmail.db"
-        shutil.copyfile(sqlite_template, path)
-        url = database_url("", path)
+        url = await databases.create_sqlite_database(tmp_path / "agentmail.db")
     else:
         postgres = await databases.create_postgres_database()
         url = database_url(postgres, Path())

@@ -21,9 +21,6 @@ TWO = b"From: a@x.example\r\nSubject: two\r\n\r\nother bytes\r\n"
 
 
 def _old_rows(connection: Connection) -> None:
-    if connection.dialect.name == "postgresql":  # the test databases come migrated
-        connection.execute(sa.text("DROP SCHEMA public CASCADE"))
-        connection.execute(sa.text("CREATE SCHEMA public"))
     command.upgrade(alembic_config(connection), "0005s")
     connection.execute(
         sa.text(
@@ -44,8 +41,8 @@ def _old_rows(connection: Connection) -> None:
         )
 
 
-async def test_upgrade_moves_raw_bytes_once_per_content(database_url: str) -> None:
-    store = open_store(database_url)
+async def test_upgrade_moves_raw_bytes_once_per_content(empty_database_url: str) -> None:
+    store = open_store(empty_database_url)
     try:
         await store.run_on_connection(_old_rows)
         await migrate(store)

@@ -3,12 +3,18 @@
 PostgreSQL is the machine's server (AGENTMAIL_TEST_POSTGRES, default
 postgresql://postgres@127.0.0.1:5432/test). The schema is migrated once into a
 template database per test run; each test gets a copy (CREATE DATABASE … TEMPLATE).
+SQLite alike: one file migrated once a process, copied for each test. A migration
+from nothing is tested on its own (tests/integration/test_migrations.py, the CLI's
+and the wheel's first start).
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import os
+import shutil
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -23,6 +29,7 @@ _RUN = uuid.uuid4().hex[:8]
 TEMPLATE = f"agentmail_tmpl_{_RUN}"
 _template_ready: asyncio.Lock | None = None
 _template_done = False
+_sqlite_template: Path | None = None
 
 
 def _url_for(database: str) -> str:
@@ -67,6 +74,23 @@ async def create_postgres_database() -> str:
     finally:
         await conn.close()
     return _url_for(name)
+
+
+async def create_sqlite_database(path: Path) -> str:
+    """A migrated SQLite database at `path` (a copy of this process's template); its URL."""
+    global _sqlite_template
+    if _sqlite_template is None:
+        folder = Path(tempfile.mkdtemp(prefix="agentmail-sqlite-template-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        template = folder / "agentmail.db"
+        store = Store(database_url("", template))
+        try:
+            await migrate(store)
+        finally:
+            await store.close()  # the last connection's close folds the WAL into the file
+        _sqlite_template = template
+    shutil.copyfile(_sqlite_template, path)
+    return database_url("", path)
 
 
 async def create_empty_postgres_database() -> str:

@@ -13,7 +13,6 @@ from sqlalchemy.orm import Session
 from core.identity.accounts import create_user
 from core.identity.security import set_bcrypt_rounds
 from core.store.engine import Store, database_url
-from core.store.migrate import migrate
 from core.store.models import Agent
 from tests.support import databases
 
@@ -24,10 +23,10 @@ Stores = tuple[Store, Store]
 async def two_stores(tmp_path: Path, *, accounts: bool = True) -> AsyncIterator[Stores]:
     set_bcrypt_rounds(4)
     url = await databases.create_postgres_database()
-    both = (Store(database_url("", tmp_path / "agentmail.db")), Store(database_url(url, Path())))
+    sqlite = await databases.create_sqlite_database(tmp_path / "agentmail.db")
+    both = (Store(sqlite), Store(database_url(url, Path())))
     try:
         for store in both:
-            await migrate(store)
             if not accounts:
                 continue
             for name in ("ana", "bo"):
