@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv --clear $(VENV)
 	@# Python 3.11's venv seeds setuptools, which nothing here needs (the lock would pin it).
 	@if $(BIN)/pip show -q setuptools 2>/dev/null; then $(BIN)/pip uninstall -q -y setuptools; fi
-	$(BIN)/pip install -q --require-hashes -r $(LOCK)
+	@scripts/timed "venv from $(LOCK)" $(BIN)/pip install -q --require-hashes -r $(LOCK)
 	$(BIN)/pip install -q --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
 

@@ -13,6 +13,7 @@ from api.edge import Edge
 from api.errors import install_error_handlers
 from api.mail_settings import Listeners
 from api.openapi_errors import declare_errors
+from api.route_index import index_routes
 from api.routers import API_PREFIX, shared_routes
 from api.routes import attachments
 from api.slash_redirects import install_relative_slash_redirects
@@ -61,6 +62,7 @@ def create_app(
     declare_errors(app)
     app.router.routes.extend(shared_routes() if routes is None else routes)
     web_ui.mount_web_ui(app)
+    index_routes(app)
     install_relative_slash_redirects(app)
 
     upload_limit = settings.max_attachment_bytes + MULTIPART_OVERHEAD

@@ -14,7 +14,7 @@ from html import escape
 from pathlib import Path
 
 import fastapi_offline
-from fastapi import APIRouter, FastAPI
+from fastapi import FastAPI
 from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 
@@ -61,15 +61,15 @@ def install_docs(app: FastAPI, docs_url: str, assets_url: str) -> None:
     """`docs_url` (the page), `docs_url`/start.js, and the assets under `assets_url`."""
     assert app.openapi_url is not None
     page = _page(f"{app.title} API", app.openapi_url, assets_url, f"{docs_url}/start.js")
-    router = APIRouter(include_in_schema=False)
 
-    @router.get(docs_url)
     async def docs() -> HTMLResponse:
         return HTMLResponse(page, headers={"Content-Security-Policy": DOCS_CSP})
 
-    @router.get(f"{docs_url}/start.js")
     async def start() -> Response:
         return Response(_START, media_type="text/javascript")
 
-    app.include_router(router)
+    # On the app itself, not through an included router: its routes stay plain routes
+    # the route index (api/route_index.py) can see past.
+    app.add_api_route(docs_url, docs, methods=["GET"], include_in_schema=False)
+    app.add_api_route(f"{docs_url}/start.js", start, methods=["GET"], include_in_schema=False)
     app.mount(assets_url, StaticFiles(directory=ASSETS), name="docs-assets")

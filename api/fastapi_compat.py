@@ -1,13 +1,15 @@
 """The internals of FastAPI and Starlette the API's request path relies on, checked here.
 
-Two modules take work off FastAPI's per-request path with FastAPI's own objects:
-`flat_routes.py` (an inclusion's routes copied out of `iter_route_contexts`' contexts)
-and `send_handler.py` (a send route's ASGI app, using the route's `dependant`,
+Three modules take work off FastAPI's per-request path with FastAPI's own objects:
+`flat_routes.py` (an inclusion's routes copied out of `iter_route_contexts`' contexts),
+`send_handler.py` (a send route's ASGI app, using the route's `dependant`,
 `body_field.validate` and `response_field.serialize_json`: FastAPI's private
-`fastapi._compat.ModelField`). None of these is documented. `check()` builds a small
-app the way `api/app.py` does and looks at each on real objects; it runs at start-up
-and in tests/unit/test_library_compat.py, so a FastAPI or Starlette release that moved
-one fails there, naming the versions, before a request is served.
+`fastapi._compat.ModelField`), and `route_index.py` (the router's entry point,
+Starlette's `Router.middleware_stack`, replaced by a lookup in front of its scan, when
+FastAPI's `APIRouter.form_limits` are none). None of these is documented. `check()`
+builds a small app the way `api/app.py` does and looks at each on real objects; it
+runs at start-up and in tests/unit/test_library_compat.py, so a FastAPI or Starlette
+release that moved one fails there, naming the versions, before a request is served.
 """
 
 from __future__ import annotations
@@ -21,7 +23,14 @@ import starlette
 from fastapi import APIRouter, FastAPI, routing
 from pydantic import BaseModel
 
-__all__ = ["InternalMissing", "check", "route_contexts"]
+__all__ = [
+    "InternalMissing",
+    "check",
+    "replace_router_entry",
+    "route_contexts",
+    "router_entry",
+    "router_is_plain",
+]
 
 
 class InternalMissing(RuntimeError):
@@ -35,6 +44,20 @@ def route_contexts() -> Callable[[list[Any]], Iterable[Any]] | None:
         routing, "iter_route_contexts", None
     )
     return found
+
+
+def router_entry(router: APIRouter) -> Any:
+    """The ASGI app a router's requests enter by: its scan, unless something wraps it."""
+    return router.middleware_stack
+
+
+def router_is_plain(router: APIRouter) -> bool:
+    """Nothing runs before the router's scan: no form limits, no middleware of its own."""
+    return not router.form_limits and router.middleware_stack == router.app
+
+
+def replace_router_entry(router: APIRouter, entry: Any) -> None:
+    router.middleware_stack = entry
 
 
 # Keywords `flat_routes._standalone` passes to `APIRoute`, read from the route contexts.
@@ -114,6 +137,11 @@ def _missing() -> list[str]:
     missing += [f"APIRoute({k}=)" for k in (*ROUTE_KEYWORDS, "form_limits") if k not in parameters]
     app = _sample_app()
     router = app.router
+    missing += [
+        f"{type(router).__name__}.{a}"
+        for a in ("middleware_stack", "app", "form_limits")
+        if not hasattr(router, a)
+    ]
     contexts = route_contexts()
     if contexts is None:
         return [*missing, "fastapi.routing.iter_route_contexts"]
