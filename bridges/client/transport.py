@@ -9,7 +9,9 @@ anything was sent.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
+import ssl
 import uuid
 from pathlib import Path
 from types import TracebackType
@@ -27,6 +29,13 @@ API = "/api/v1"
 REPLAYED_HEADER = "Idempotent-Replayed"
 _log = logging.getLogger("agentmail.bridge.client")
 _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+
+
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """httpx's default TLS context, made once a process: each new one loads the CA
+    bundle again (tens of milliseconds of CPU), and one context serves every client."""
+    return httpx.create_ssl_context()
 
 
 def new_idempotency_key() -> str:
@@ -55,6 +64,7 @@ class Connection:
             headers={"Authorization": f"Bearer {self.key.secret}"},
             timeout=timeout,
             transport=transport,
+            verify=tls_context(),
         )
 
     async def __aenter__(self) -> Self:

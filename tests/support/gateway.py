@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 
+from bridges.client.transport import tls_context
 from core.settings import Settings
 from gateway.server import Gateway
 
@@ -55,7 +56,9 @@ class Api:
         headers = {"Origin": self.base_url}
         if token:
             headers["Authorization"] = f"Bearer {token}"
-        client = httpx.AsyncClient(base_url=self.base_url, headers=headers, timeout=15.0)
+        client = httpx.AsyncClient(
+            base_url=self.base_url, headers=headers, timeout=15.0, verify=tls_context()
+        )
         self._clients.append(client)
         return client
 
