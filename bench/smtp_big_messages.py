@@ -98,7 +98,7 @@ async def run(kind: str, count: int, database_url: str | None) -> int:
         finally:
             await served.stop()
             if database_url:
-                await databases.drop_postgres_database(url)
+                await databases.release_postgres_database(url)
     return 0
 
 

@@ -47,7 +47,7 @@ async def database_url(backend: str, tmp_path: Path) -> AsyncIterator[str]:
     try:
         yield url
     finally:
-        await databases.drop_postgres_database(url)
+        await databases.release_postgres_database(url)
 
 
 @pytest.fixture
@@ -60,7 +60,7 @@ async def empty_database_url(backend: str, tmp_path: Path) -> AsyncIterator[str]
     try:
         yield url
     finally:
-        await databases.drop_postgres_database(url)
+        await databases.release_postgres_database(url)
 
 
 @pytest.fixture

@@ -34,7 +34,7 @@ async def store(backend: str, tmp_path: Path) -> AsyncIterator[Store]:
     finally:
         await opened.close()
         if postgres is not None:
-            await databases.drop_postgres_database(postgres)
+            await databases.release_postgres_database(postgres)
 
 
 @pytest.fixture

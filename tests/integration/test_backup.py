@@ -122,7 +122,7 @@ async def test_backup_under_load_restores_the_same_data(
         assert result.exit_code == 0, result.output
     finally:
         if backend == "postgresql":
-            await databases.drop_postgres_database(target)
+            await databases.release_postgres_database(target)
 
 
 async def test_a_damaged_archive_is_refused(tmp_path: Path) -> None:

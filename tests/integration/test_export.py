@@ -40,7 +40,7 @@ async def empty_database(backend: str, tmp_path: Path) -> AsyncIterator[str]:
     try:
         yield url
     finally:
-        await databases.drop_postgres_database(url)
+        await databases.release_postgres_database(url)
 
 
 def _fields(raw: bytes) -> Fields:

@@ -62,7 +62,7 @@ async def cluster(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Clu
                 for api in apis:
                     await api.close()
     finally:
-        await databases.drop_postgres_database(url)
+        await databases.release_postgres_database(url)
 
 
 @pytest.fixture(autouse=True)

@@ -40,7 +40,7 @@ async def pair(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[list[A
                 for api in apis:
                     await api.close()
     finally:
-        await databases.drop_postgres_database(url)
+        await databases.release_postgres_database(url)
 
 
 async def test_failed_logins_on_one_replica_slow_the_account_on_another(

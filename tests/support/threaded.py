@@ -54,7 +54,7 @@ def gateway_in_thread(
                     await api.close()
         finally:
             if backend != "sqlite":
-                await databases.drop_postgres_database(url)
+                await databases.release_postgres_database(url)
 
     def run() -> None:
         try:

@@ -40,4 +40,4 @@ async def two_stores(tmp_path: Path, *, accounts: bool = True) -> AsyncIterator[
     finally:
         for store in both:
             await store.close()
-        await databases.drop_postgres_database(url)
+        await databases.release_postgres_database(url)
