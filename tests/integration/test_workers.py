@@ -22,6 +22,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from bridges.client.transport import tls_context
 from tests.support.gateway import Api
 from tests.support.http import AGENT_SEND, ok
 from tests.support.serve_process import ServedGateway, serve, serve_env
@@ -47,10 +48,25 @@ async def _datagram(sock: socket.socket) -> list[str]:
 
 async def _answered_by(client: httpx.AsyncClient) -> str:
     """Which worker serves this client's connection (`/readyz` says, on keep-alive)."""
-    answer = await client.get("/readyz")
+    return _worker_of(await client.get("/readyz"))
+
+
+def _worker_of(answer: httpx.Response) -> str:
     assert answer.status_code == 200, answer.text
     worker: str = answer.json()["worker"]
     return worker
+
+
+async def _on_a_new_connection(api: Api, path: str) -> httpx.Response:
+    """`path` asked on a connection of its own, closed after: whichever worker accepts
+    it answers, and a polling loop holds no connection open against the per-address cap."""
+    async with httpx.AsyncClient(base_url=api.base_url, verify=tls_context()) as client:
+        return await client.get(path)
+
+
+async def _workers_answering(api: Api, connections: int) -> set[str]:
+    """The workers that accepted `connections` new connections, each closed after."""
+    return {_worker_of(await _on_a_new_connection(api, "/readyz")) for _ in range(connections)}
 
 
 @contextlib.asynccontextmanager
@@ -113,9 +129,9 @@ async def test_two_workers_serve_one_port_share_events_and_stop_together(
         os.kill(killed, signal.SIGKILL)
         async with asyncio.timeout(60):
             while len(now := _workers_of(served.process.pid)) < 2 or killed in now:
-                assert (await api.client().get("/healthz")).status_code == 200
+                assert (await _on_a_new_connection(api, "/healthz")).status_code == 200
                 await asyncio.sleep(0.2)
-            while {await _answered_by(api.client()) for _ in range(20)} != {"1/2", "2/2"}:
+            while await _workers_answering(api, 20) != {"1/2", "2/2"}:
                 await asyncio.sleep(0.2)
         ok(await builder.post(AGENT_SEND, json={"to": "jianf@", "subject": "still here"}))
         assert await _datagram_or_none(receiver) is None  # no second READY=1
