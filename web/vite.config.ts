@@ -31,8 +31,10 @@ export default defineConfig(({ mode }) => {
       css: false,
       // Test files share their worker's jsdom instead of each making its own: a fresh
       // environment and setup per file were two thirds of the run (78 s → 25 s on 2 cores).
-      // setup.ts unmounts after every test, and the files pass in any order
-      // (`npx vitest run --sequence.shuffle`).
+      // setup.ts unmounts after every test and replaces the virtualizer for every file
+      // (a module one file mocked would leak into the next); check the files pass in
+      // any order, all in one worker, with
+      // `npx vitest run --maxWorkers=1 --no-file-parallelism --sequence.shuffle`.
       isolate: false,
       // The machines that run this are shared (a load of 4 per core is common): a per-test
       // budget of 5 s failed tests that pass in 1 s on an idle machine.

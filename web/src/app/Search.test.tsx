@@ -18,16 +18,6 @@ const userEvent = userEventLib.setup({ delay: null, pointerEventsCheck: 0 });
 
 initI18n("en");
 
-vi.mock("@tanstack/react-virtual", () => ({
-  useVirtualizer: (options: { count: number; getItemKey: (i: number) => string | number }) => ({
-    getVirtualItems: () =>
-      Array.from({ length: options.count }, (_, index) => ({ index, key: options.getItemKey(index), start: index * 80 })),
-    getTotalSize: () => options.count * 80,
-    measureElement: () => {},
-    scrollToIndex: () => {},
-  }),
-}));
-
 beforeEach(() => {
   installFakeGateway();
   window.history.replaceState(null, "", "/inbox");

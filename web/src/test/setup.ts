@@ -1,6 +1,6 @@
 import "@testing-library/jest-dom/vitest";
 import { cleanup, configure } from "@testing-library/react";
-import { afterEach } from "vitest";
+import { afterEach, vi } from "vitest";
 
 afterEach(() => cleanup());
 
@@ -10,3 +10,15 @@ configure({ asyncUtilTimeout: 5000 });
 
 // Warm the lazily loaded Markdown renderer, so tests do not wait on the import.
 await import("@/components/MarkdownRenderer");
+
+// jsdom lays nothing out, so the real virtualizer would render no row: every test gets
+// one that renders them all, 80 px apart.
+vi.mock("@tanstack/react-virtual", () => ({
+  useVirtualizer: (options: { count: number; getItemKey: (i: number) => string | number }) => ({
+    getVirtualItems: () =>
+      Array.from({ length: options.count }, (_, index) => ({ index, key: options.getItemKey(index), start: index * 80 })),
+    getTotalSize: () => options.count * 80,
+    measureElement: () => {},
+    scrollToIndex: () => {},
+  }),
+}));
