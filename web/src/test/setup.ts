@@ -1,8 +1,14 @@
 import "@testing-library/jest-dom/vitest";
 import { cleanup, configure } from "@testing-library/react";
 import { afterEach, vi } from "vitest";
+import i18n from "@/lib/i18n";
 
-afterEach(() => cleanup());
+// Files share their worker's modules (vite.config.ts, isolate: false): after each test
+// the UI is unmounted and speaks English again, as a file that starts expects.
+afterEach(async () => {
+  cleanup();
+  if (i18n.isInitialized && i18n.language !== "en") await i18n.changeLanguage("en");
+});
 
 // findBy / waitFor wait on a condition; on a loaded machine the first render can take
 // more than the default second, so wait longer (a passing condition returns at once).
