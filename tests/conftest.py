@@ -93,7 +93,7 @@ def dependencies(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     with contextlib.suppress(OSError):
-        asyncio.run(databases.drop_template())
+        asyncio.run(databases.drop_this_process_databases())
 
 
 # The summary's lines ride on the test reports, so they also come back from xdist workers.

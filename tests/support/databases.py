@@ -148,7 +148,7 @@ async def _drop(name: str) -> None:
         await conn.close()
 
 
-async def drop_template() -> None:
+async def drop_this_process_databases() -> None:
     """At the end of the run: the template and the emptied databases kept for reuse."""
     if not _template_done:
         return

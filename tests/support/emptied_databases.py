@@ -84,7 +84,7 @@ async def emptied(conn: asyncpg.Connection, name: str, template_fingerprint: str
             await conn.execute("; ".join(f"DELETE FROM {name}" for name in names))
         elif names:
             await conn.execute(f"TRUNCATE {', '.join(names)} CASCADE")
-        for row in sequences:
-            await conn.execute(f"ALTER SEQUENCE {row['s']} RESTART")
+        if sequences:
+            await conn.execute("; ".join(f"ALTER SEQUENCE {row['s']} RESTART" for row in sequences))
     # Nor is one that somebody reached while it was being emptied.
     return not await conn.fetchval(_OTHERS, name)

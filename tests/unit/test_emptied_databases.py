@@ -17,7 +17,7 @@ def _name(url: str) -> str:
 
 
 async def _exists(name: str) -> bool:
-    conn = await databases._admin()
+    conn = await asyncpg.connect(databases.ADMIN_URL)
     try:
         return bool(await conn.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", name))
     finally:
