@@ -50,6 +50,7 @@ CREATE CONSTRAINT TRIGGER test_hold_commit AFTER INSERT ON events
 """
 _WAITING = (
     "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted"
+    " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
 )
 
 
