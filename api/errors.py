@@ -25,6 +25,7 @@ STATUS: dict[type[domain.DomainError], int] = {
     domain.AuthenticationFailed: 401,
     domain.Forbidden: 403,
     domain.NameTaken: 409,
+    domain.LimitReached: 422,
     domain.WorkspaceConflict: 409,
     domain.AlreadyDecided: 409,
     domain.InvalidDecision: 422,

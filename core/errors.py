@@ -74,6 +74,12 @@ class NameTaken(DomainError):
     code = "name_taken"
 
 
+class LimitReached(DomainError):
+    """A count the gateway bounds would be passed (a person's folders, their depth)."""
+
+    code = "limit_reached"
+
+
 class AlreadyDecided(DomainError):
     """A permission request is decided once."""
 
@@ -149,6 +155,7 @@ ALL_DOMAIN_ERRORS: tuple[type[DomainError], ...] = (
     AuthenticationFailed,
     Forbidden,
     NameTaken,
+    LimitReached,
     AlreadyDecided,
     InvalidDecision,
     BudgetExhausted,

@@ -3,8 +3,8 @@
 `LIST (SPECIAL-USE) "" "*"` lists only the folders with a special use (Sent, Drafts,
 Archive, Trash); `LIST "" "*" RETURN (SPECIAL-USE CHILDREN STATUS (MESSAGES UNSEEN))`
 lists every folder with its counts, a `* STATUS` after each `* LIST`, so a client
-learns the whole account in one round trip. Every folder counts as subscribed (the
-folders are views of the store), so `SUBSCRIBED` selects them all and marks them
+learns the whole account in one round trip. `SUBSCRIBED` selects the subscribed
+folders (imap_view/mailbox_set.py: every folder nobody unsubscribed) and marks them
 `\\Subscribed`. `\\HasChildren`/`\\HasNoChildren` are always given (RFC 3348,
 pymap's list tree). The command replaces pymap's LIST, and `CheckedLsubCommand`
 pymap's LSUB, so that both decode their patterns with imap_view/mailbox_names.py: a
@@ -210,11 +210,16 @@ class ExtendedListResponse(ListResponse):
 
 
 def listed_line(
-    cmd: ExtendedListCommand, name: str, delimiter: str | None, attributes: list[bytes]
+    cmd: ExtendedListCommand,
+    name: str,
+    delimiter: str | None,
+    attributes: list[bytes],
+    *,
+    subscribed: bool = True,
 ) -> ExtendedListResponse | None:
     """One folder's LIST line under the command's options, or None if they leave it out.
 
-    RFC 5258 §3: SUBSCRIBED selects subscribed mailboxes (every folder), so a parent
+    RFC 5258 §3: SUBSCRIBED selects subscribed mailboxes (`subscribed`), so a parent
     that is no mailbox (`Sessions`, `\\Noselect`) is left out, unless RECURSIVEMATCH
     asks for parents of subscribed ones (then with CHILDINFO, §3.5). RFC 6154 §3:
     SPECIAL-USE selects the folders with a special use.
@@ -223,11 +228,11 @@ def listed_line(
     if b"SPECIAL-USE" in cmd.selection and not SPECIAL_USES & set(attributes):
         return None
     extended = b""
-    subscribed = b"SUBSCRIBED" in cmd.selection
-    if subscribed and not selectable:
+    selecting = b"SUBSCRIBED" in cmd.selection
+    if selecting and not (selectable and subscribed):
         if b"RECURSIVEMATCH" not in cmd.selection or b"HasChildren" not in attributes:
             return None
         extended = b'("CHILDINFO" ("SUBSCRIBED"))'
-    if selectable and (subscribed or b"SUBSCRIBED" in cmd.returns):
+    if selectable and subscribed and (selecting or b"SUBSCRIBED" in cmd.returns):
         attributes = [*attributes, b"Subscribed"]
     return ExtendedListResponse(name, delimiter, attributes, extended)

@@ -2,43 +2,49 @@
 
 Names (ARCHITECTURE.md "IMAP"): INBOX, Sent, Drafts, Archive, Trash, "Needs
 decision", and `Sessions/<alias>` (`Sessions/<short id>` while unnamed) for each
-conversation. A folder is found again by its id, never its name, so a selected
-conversation folder survives a rename. Folders are views of the store: they are
-not created, renamed or deleted over IMAP.
+conversation; and the human's own folders (core/mailboxes/personal.py), which CREATE,
+RENAME and DELETE make, rename and remove — the others are the gateway's and refuse
+them. A folder is found again by its id, never its name, so a selected folder
+survives a rename. SUBSCRIBE and UNSUBSCRIBE are remembered per name; a folder
+nobody said anything of counts as subscribed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
 from pymap.backend.mailbox import MailboxSetInterface
-from pymap.exceptions import NotAllowedError
 from pymap.listtree import ListTree
 from pymap.parsing.specials import ObjectId
+from sqlalchemy.orm import Session
 
+from core.errors import DomainError
+from core.mailboxes.folder_names import DELIMITER, FIXED_NAMES, SESSIONS
 from core.mailboxes.folders import FolderInfo, folder_by_id, list_folders
-from core.mailboxes.uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
+from core.mailboxes.personal import (
+    create_folder,
+    delete_folder,
+    rename_folder,
+    set_subscribed,
+    subscriptions,
+)
 from imap_view.backend import Backend
 from imap_view.freshness import Freshness
 from imap_view.list_patterns import PatternListTree
-from imap_view.mailbox import MailboxData, folder_id_of
+from imap_view.mailbox import MailboxData, folder_id_of, mailbox_id
+from imap_view.replies import refusal_for
 
 __all__ = ["SPECIAL_USE", "MailboxSet", "folder_name"]
 
-DELIMITER = "/"
-SESSIONS = "Sessions"
-FIXED_NAMES = {
-    INBOX: "INBOX",
-    SENT: "Sent",
-    DRAFTS: "Drafts",
-    ARCHIVE: "Archive",
-    TRASH: "Trash",
-    DECISION: "Needs decision",
-}
+T = TypeVar("T")
 # RFC 6154 §2: the attributes clients use to find these folders whatever their names.
 SPECIAL_USE = {"Sent": b"Sent", "Drafts": b"Drafts", "Archive": b"Archive", "Trash": b"Trash"}
-READ_ONLY_REASON = "folders are views of the store: they cannot be created, renamed or deleted"
 
 
 def folder_name(folder: FolderInfo) -> str:
+    if folder.name is not None:
+        return folder.name
     conversation = folder.conversation_id
     if conversation is None:
         return FIXED_NAMES.get(folder.key, folder.key)
@@ -70,11 +76,22 @@ class MailboxSet(MailboxSetInterface["MailboxData"]):
     async def list_mailboxes(self) -> ListTree:
         return PatternListTree(DELIMITER).update(*await self.folders())
 
+    async def subscribed_names(self) -> set[str]:
+        """Every folder nobody unsubscribed, and every name SUBSCRIBE named."""
+        store, owner = self._backend.store, self.owner
+
+        async def read() -> dict[str, bool]:
+            return await store.read(lambda session: subscriptions(session, owner))
+
+        said = await self._freshness.read("subscriptions", read)
+        existing = {name for name in await self.folders() if said.get(name, True)}
+        return existing | {name for name, subscribed in said.items() if subscribed}
+
     async def list_subscribed(self) -> ListTree:
-        return await self.list_mailboxes()  # every folder counts as subscribed
+        return PatternListTree(DELIMITER).update(*sorted(await self.subscribed_names()))
 
     async def set_subscribed(self, name: str, subscribed: bool) -> None:
-        pass
+        await self._write(lambda session: set_subscribed(session, self.owner, name, subscribed))
 
     async def get_mailbox(self, name: str) -> MailboxData:
         """Raises KeyError for an unknown name (pymap answers NO [NONEXISTENT])."""
@@ -93,10 +110,21 @@ class MailboxSet(MailboxSetInterface["MailboxData"]):
         return MailboxData(folder, self.owner, self._backend, self._freshness)
 
     async def add_mailbox(self, name: str) -> ObjectId:
-        raise NotAllowedError(READ_ONLY_REASON)
+        """RFC 3501 §6.3.3 CREATE: a folder of the human's own."""
+        created = await self._write(lambda session: create_folder(session, self.owner, name))
+        return mailbox_id(created.id)
 
     async def delete_mailbox(self, name: str) -> None:
-        raise NotAllowedError(READ_ONLY_REASON)
+        """RFC 3501 §6.3.4 DELETE: its mail goes to Archive (core/mailboxes/personal.py)."""
+        await self._write(lambda session: delete_folder(session, self.owner, name))
 
     async def rename_mailbox(self, before: str, after: str) -> None:
-        raise NotAllowedError(READ_ONLY_REASON)
+        """RFC 3501 §6.3.5 RENAME, inferiors with it."""
+        await self._write(lambda session: rename_folder(session, self.owner, before, after))
+
+    async def _write(self, write: Callable[[Session], T]) -> T:
+        """A folder change; a domain refusal is a `NO` with its RFC 5530 code."""
+        try:
+            return await self._backend.store.write(write)
+        except DomainError as exc:
+            raise refusal_for(exc) from exc

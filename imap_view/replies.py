@@ -29,6 +29,7 @@ CODES: dict[type[domain.DomainError], bytes] = {
     domain.AuthenticationFailed: b"AUTHENTICATIONFAILED",
     domain.Forbidden: b"NOPERM",
     domain.NameTaken: b"ALREADYEXISTS",
+    domain.LimitReached: b"LIMIT",
     domain.WorkspaceConflict: b"CANNOT",
     domain.AlreadyDecided: b"CANNOT",
     domain.InvalidDecision: b"CANNOT",

@@ -119,6 +119,10 @@ class Session(BaseSession[Message]):
         self._selected = mailbox
         return await mailbox.select(selected), selected
 
+    async def subscribed_names(self) -> set[str]:
+        """The names LSUB lists (imap_view/mailbox_set.py)."""
+        return await self._mailbox_set.subscribed_names()
+
     async def list_mailboxes(
         self,
         ref_name: str,

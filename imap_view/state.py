@@ -146,8 +146,14 @@ class GatewayState(CondstoreState):
             for name, delimiter, attributes in listed:
                 found.setdefault(name, (delimiter, list(attributes)))
         response = ResponseOk(cmd.tag, b"LIST completed.")
+        subscribed: set[str] | None = None
+        if b"SUBSCRIBED" in cmd.selection or b"SUBSCRIBED" in cmd.returns:
+            subscribed = await self.gateway_session.subscribed_names()
         for name, (delimiter, attributes) in found.items():
-            line = listed_line(cmd, name, delimiter, attributes)
+            line = listed_line(
+                cmd, name, delimiter, attributes,
+                subscribed=subscribed is None or name in subscribed,
+            )  # fmt: skip
             if line is None:
                 continue
             response.add_untagged(line)

@@ -1,25 +1,28 @@
-"""What IMAP may change in the store: flags, and which of INBOX, Archive or Trash holds a mail.
+"""What IMAP may change in the store: flags, and which of INBOX, Archive, Trash or a
+folder of the human's own holds a mail.
 
 ARCHITECTURE.md "IMAP": a mail is in several mailboxes at once (INBOX and its
 conversation's folder); moving it out of INBOX to Archive or Trash changes the
 recipient's state (core/mailboxes/placement.py, the same change as the web UI's buttons),
-and it leaves INBOX, never its conversation's folder. So:
+and it leaves INBOX, never its conversation's folder. A folder of the human's own
+(core/mailboxes/personal.py) is one more such place. So:
 
 - STORE sets `\\Seen`, `\\Flagged`, `\\Answered`, `\\Deleted` and keywords per
   recipient (core/mailboxes/keywords.py); `\\Deleted` marks for the EXPUNGE of any session.
-- EXPUNGE in INBOX or Archive moves to Trash; in Trash it hides the mail from IMAP
+- EXPUNGE in INBOX, Archive or an own folder moves to Trash; in Trash it hides the mail from IMAP
   (it stays deleted, restorable in the web UI); in Drafts it deletes the drafts.
   Elsewhere nothing can leave, and EXPUNGE says so.
-- MOVE (RFC 6851) between INBOX, Archive and Trash; MOVE from Drafts to Trash
-  deletes the draft. COPY to INBOX, Archive or Trash from any folder that
-  holds mail changes the state the same way (from a conversation's folder, the
-  mail stays there: that is what COPY means).
+- MOVE (RFC 6851) between INBOX, Archive, Trash and own folders; MOVE from Drafts to
+  Trash deletes the draft. COPY to one of those from any folder that holds mail
+  changes the state the same way (from a conversation's folder, the mail stays
+  there: that is what COPY means).
 Every other write is `NO` with the reason.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 from pymap.exceptions import NotAllowedError
@@ -30,7 +33,8 @@ from sqlalchemy.orm import Session
 from core.errors import DomainError
 from core.mailboxes.drafts import delete_drafts, is_draft_seq
 from core.mailboxes.keywords import KeywordLimits
-from core.mailboxes.placement import change_placement, hide_in_trash, set_flags, unmark
+from core.mailboxes.personal import is_personal
+from core.mailboxes.placement import KEEP, change_placement, hide_in_trash, set_flags, unmark
 from core.mailboxes.uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
 from core.mailboxes.unchanged_since import changed_after
 from core.store.engine import Store
@@ -41,12 +45,27 @@ __all__ = ["expunge", "mark_seen", "store_flags", "transfer", "unmark_copied"]
 
 K = TypeVar("K")
 KEPT_FLAGS = {Seen: "seen", Flagged: "flagged", Answered: "answered", Deleted: "deleted"}
-# The state a mail takes when it is put into one of these folders.
+# The state a mail takes when it is put into one of these folders (and into an own one:
+# `entering`).
+@dataclass(frozen=True, slots=True)
+class Entering:
+    archived: bool | None = None
+    deleted: bool | None = None
+    folder: str | None = KEEP
+
+
 ENTERING = {
-    INBOX: {"archived": False, "deleted": False},
-    ARCHIVE: {"archived": True, "deleted": False},
-    TRASH: {"deleted": True},
+    INBOX: Entering(archived=False, deleted=False),
+    ARCHIVE: Entering(archived=True, deleted=False),
+    TRASH: Entering(deleted=True),
 }
+
+
+def entering(key: str) -> Entering | None:
+    """The placement a mail takes in folder `key`, or None where mail is not put."""
+    if is_personal(key):
+        return Entering(archived=True, deleted=False, folder=key)
+    return ENTERING.get(key)
 STAYING = {
     SENT: "Sent keeps every mail you sent",
     DECISION: "Needs decision keeps the open permission requests until they are decided",
@@ -138,7 +157,7 @@ async def expunge(store: Store, owner: str, folder_key: str, messages: Sequence[
     if not messages:
         return
     seqs = [message.mail_seq for message in messages]
-    if folder_key in (INBOX, ARCHIVE):
+    if folder_key in (INBOX, ARCHIVE) or is_personal(folder_key):
 
         def to_trash(session: Session) -> None:
             change_placement(session, owner, seqs, deleted=True)
@@ -181,19 +200,29 @@ async def transfer(
                 raise NotAllowedError("no draft was deleted: they were gone already")
             return {}
         raise NotAllowedError(f"drafts are not mail: {verb} to Trash deletes one, nothing else")
-    state = ENTERING.get(target)
+    state = entering(target)
     if state is None or target == source:
         raise NotAllowedError(
-            f"{verb} puts mail into INBOX, Archive or Trash only, from another folder: "
-            "the other folders are views of the store"
+            f"{verb} puts mail into INBOX, Archive, Trash or a folder of your own only, "
+            "from another folder: the other folders are views of the store"
         )
-    if move and source not in ENTERING:
+    if move and entering(source) is None:
         raise NotAllowedError(f"nothing can be moved out: {_staying(source)}")
     seqs = [message.mail_seq for message in messages]
-    moved = await store.write(lambda session: change_placement(session, owner, seqs, **state))
+    moved = await store.write(
+        lambda session: change_placement(
+            session,
+            owner,
+            seqs,
+            archived=state.archived,
+            deleted=state.deleted,
+            folder=state.folder,
+        )
+    )
     if not moved:
         raise NotAllowedError(
             f"no message was {'moved' if move else 'copied'}: they are there already, or "
-            "are mails you only sent (those have no INBOX, Archive or Trash of their own)"
+            "are mails you only sent (those have no INBOX, Archive, Trash or folder of "
+            "their own)"
         )
     return moved

@@ -31,6 +31,7 @@ REPLIES: dict[type[domain.DomainError], tuple[int, str]] = {
     # Permanent: only a human raising the budget changes the answer.
     domain.BudgetExhausted: (550, "5.7.1"),
     domain.HopLimitReached: (550, "5.7.1"),
+    domain.LimitReached: (552, "5.3.4"),
     # The draft changed under the send: trying again sends the new version.
     domain.DraftChanged: (451, "4.3.0"),
     domain.PayloadTooLarge: (552, "5.3.4"),

@@ -41,6 +41,7 @@ class FolderInfo:
     key: str
     uid_validity: int
     alias: str | None = None  # for a conversation's folder
+    name: str | None = None  # for a personal folder (core/mailboxes/personal.py)
 
     @property
     def conversation_id(self) -> str | None:
@@ -67,11 +68,13 @@ async def list_folders(store: Store, owner: str) -> list[FolderInfo]:
 
     def run(session: Session) -> list[FolderInfo]:
         rows = session.execute(
-            select(ImapFolder.id, ImapFolder.key, ImapFolder.uid_validity)
+            select(ImapFolder.id, ImapFolder.key, ImapFolder.uid_validity, ImapFolder.name)
             .where(ImapFolder.owner == owner)
             .order_by(ImapFolder.id)
         ).all()
-        folders = [FolderInfo(row.id, row.key, row.uid_validity) for row in rows]
+        folders = [
+            FolderInfo(row.id, row.key, row.uid_validity, name=row.name) for row in rows
+        ]
         ids = [f.conversation_id for f in folders if f.conversation_id is not None]
         aliases: dict[str, str | None] = {}
         if ids:
@@ -90,12 +93,20 @@ async def list_folders(store: Store, owner: str) -> list[FolderInfo]:
 async def folder_by_id(store: Store, owner: str, folder_id: int) -> FolderInfo | None:
     """One folder of the human's by its id (the selected one), with its alias."""
     query = (
-        select(ImapFolder.id, ImapFolder.key, ImapFolder.uid_validity, Conversation.alias)
+        select(
+            ImapFolder.id,
+            ImapFolder.key,
+            ImapFolder.uid_validity,
+            Conversation.alias,
+            ImapFolder.name,
+        )
         .outerjoin(Conversation, ImapFolder.key == CONVERSATION_PREFIX + Conversation.id)
         .where(ImapFolder.id == folder_id, ImapFolder.owner == owner)
     )
     row = await store.read(lambda session: session.execute(query).first())
-    return None if row is None else FolderInfo(row.id, row.key, row.uid_validity, row.alias)
+    if row is None:
+        return None
+    return FolderInfo(row.id, row.key, row.uid_validity, row.alias, row.name)
 
 
 @dataclass(frozen=True, slots=True)

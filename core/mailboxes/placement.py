@@ -1,8 +1,10 @@
-"""Where a recipient keeps a mail: INBOX, Archive or Trash, and the flags they gave it.
+"""Where a recipient keeps a mail: INBOX, Archive, Trash or a folder of their own, and
+the flags they gave it.
 
-A delivery's `archived` and `deleted` say which of the three folders holds it
-(Trash wins: a deleted mail remembers whether it was archived, so restoring
-puts it back where it was). The web UI, REST and IMAP change them through
+A delivery's `archived`, `folder` and `deleted` say which folder holds it: Trash when
+deleted; else, archived, the personal folder `folder` names (core/mailboxes/personal.py)
+or Archive; else INBOX. A deleted mail remembers where it was, so restoring puts it
+back there. The web UI, REST and IMAP change them through
 `change_placement` only, so an archive button, a `MOVE` to Archive and an
 `EXPUNGE` into Trash are the same state change. Nothing is destroyed: a mail
 leaves Trash only by being restored, or is hidden from IMAP (`hide_in_trash`).
@@ -14,6 +16,7 @@ The mail keeps its conversation's folder whatever happens (ARCHITECTURE.md:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Final
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
@@ -24,6 +27,7 @@ from core.store.models import Delivery
 
 __all__ = [
     "FLAG_COLUMNS",
+    "KEEP",
     "change_placement",
     "folder_of",
     "hide_in_trash",
@@ -40,8 +44,16 @@ FLAG_COLUMNS = {
 }
 
 
-def folder_of(*, archived: bool, deleted: bool) -> str:
-    return TRASH if deleted else ARCHIVE if archived else INBOX
+# `change_placement(folder=KEEP)`: the personal folder stays what it was.
+KEEP: Final = "\x00keep"
+
+
+def folder_of(*, archived: bool, deleted: bool, folder: str | None = None) -> str:
+    if deleted:
+        return TRASH
+    if archived:
+        return folder or ARCHIVE
+    return INBOX
 
 
 def change_placement(
@@ -51,46 +63,56 @@ def change_placement(
     *,
     archived: bool | None = None,
     deleted: bool | None = None,
+    folder: str | None = KEEP,
     imap: bool = True,
 ) -> dict[int, int]:
-    """Archive, un-archive, delete or restore `owner`'s deliveries of these mails.
+    """Archive, un-archive, file, delete or restore `owner`'s deliveries of these mails.
 
-    Mails that already are in that state are left alone. With `imap` (the owner
-    is a human), each mail that changes folder gets a new, highest UID in the
-    folder it enters, in the order given, and loses its `\\Deleted` mark (it was
-    for the folder it left). Returns {mail seq: that UID}.
+    `folder` is the personal folder an archived mail is filed in (None: Archive
+    itself); archiving or un-archiving without one takes the mail out of its folder,
+    deleting and restoring keep it. Mails that already are in that state are left
+    alone. With `imap` (the owner is a human), each mail that changes folder gets a
+    new, highest UID in the folder it enters, in the order given, and loses its
+    `\\Deleted` mark (it was for the folder it left). Returns {mail seq: that UID}.
     """
+    if folder == KEEP and archived is not None:
+        folder = None
     # Locked (PostgreSQL; SQLite has one writer): a concurrent change of the same
     # mails waits, then reads the state this one left, and files nothing twice.
     rows = session.execute(
-        select(Delivery.mail_seq, Delivery.archived, Delivery.deleted)
+        select(Delivery.mail_seq, Delivery.archived, Delivery.deleted, Delivery.folder)
         .where(Delivery.recipient == owner, Delivery.mail_seq.in_(list(mail_seqs)))
         .order_by(Delivery.mail_seq)
         .with_for_update()
     ).all()
-    states = {row.mail_seq: (row.archived, row.deleted) for row in rows}
+    states = {row.mail_seq: (row.archived, row.deleted, row.folder) for row in rows}
     moves: dict[tuple[str, str], list[int]] = {}
     changed: list[int] = []
     for seq in dict.fromkeys(mail_seqs):
         if seq not in states:
             continue
-        was_archived, was_deleted = states[seq]
-        now_archived = was_archived if archived is None else archived
-        now_deleted = was_deleted if deleted is None else deleted
-        if (now_archived, now_deleted) == (was_archived, was_deleted):
+        was = states[seq]
+        now = (
+            was[0] if archived is None else archived,
+            was[1] if deleted is None else deleted,
+            was[2] if folder == KEEP else folder,
+        )
+        if now == was:
             continue
         changed.append(seq)
-        source = folder_of(archived=was_archived, deleted=was_deleted)
-        target = folder_of(archived=now_archived, deleted=now_deleted)
+        source = folder_of(archived=was[0], deleted=was[1], folder=was[2])
+        target = folder_of(archived=now[0], deleted=now[1], folder=now[2])
         if source != target:
             moves.setdefault((source, target), []).append(seq)
     if not changed:
         return {}
-    values: dict[str, bool] = {
+    values: dict[str, bool | str | None] = {
         name: value
         for name, value in (("archived", archived), ("deleted", deleted))
         if value is not None
     }
+    if folder != KEEP:
+        values["folder"] = folder
     values["marked_deleted"] = False
     session.execute(
         update(Delivery)

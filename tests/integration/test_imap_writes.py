@@ -187,7 +187,7 @@ async def test_refused_writes_say_why(api: Api) -> None:
         await imap.ok("close")  # CLOSE still closes
         await imap.ok("select", "INBOX")
         typ, data = await imap("uid", "COPY", "1", "Sessions/chat")
-        assert typ == "NO" and b"into INBOX, Archive or Trash only" in data[0], data
+        assert typ == "NO" and b"into INBOX, Archive, Trash or a folder of your own only" in data[0], data
         typ, data = await imap("uid", "COPY", "1", "INBOX")
         assert typ == "NO" and b"from another folder" in data[0], data
         await imap.ok("select", "Sent")

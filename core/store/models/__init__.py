@@ -15,7 +15,7 @@ from core.store.models.columns import (
     table_of,
     utcnow,
 )
-from core.store.models.imap import ImapExpunged, ImapFolder, ImapUid
+from core.store.models.imap import ImapExpunged, ImapFolder, ImapSubscription, ImapUid
 from core.store.models.mail import (
     AliasProposal,
     Attachment,
@@ -46,6 +46,7 @@ __all__ = [
     "IdempotencyRecord",
     "ImapExpunged",
     "ImapFolder",
+    "ImapSubscription",
     "ImapUid",
     "Key",
     "Mail",

@@ -6,6 +6,7 @@ from datetime import datetime
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     ForeignKey,
     Index,
     String,
@@ -38,8 +39,24 @@ class ImapFolder(Base):
     # Expunge records at or below this mod-sequence were pruned (core/mailboxes/expunged.py):
     # a session or QRESYNC client that knows only an older one cannot be told exactly.
     vanished_horizon: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    # A personal folder's full name (core/mailboxes/personal.py); NULL for the gateway's own.
+    name: Mapped[str | None] = mapped_column(String(1024), nullable=True, default=None)
 
-    __table_args__ = (UniqueConstraint("owner", "key", name="uq_imap_folders_owner_key"),)
+    __table_args__ = (
+        UniqueConstraint("owner", "key", name="uq_imap_folders_owner_key"),
+        Index("ux_imap_folders_owner_name", "owner", "name", unique=True),
+    )
+
+
+class ImapSubscription(Base):
+    """What SUBSCRIBE or UNSUBSCRIBE last said of a name (RFC 3501 §6.3.6: a name may be
+    subscribed whether or not it exists). A folder with no row counts as subscribed."""
+
+    __tablename__ = "imap_subscriptions"
+
+    owner: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(1024), primary_key=True)
+    subscribed: Mapped[bool] = mapped_column(Boolean)
 
 
 class ImapUid(Base):

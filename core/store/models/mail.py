@@ -113,7 +113,8 @@ class Delivery(Base):
 
     `flagged` and `answered` are the recipient's IMAP `\\Flagged` and `\\Answered`;
     `marked_deleted` their IMAP `\\Deleted` (marked for the EXPUNGE of any session);
-    `deleted` puts the mail in their Trash (it is never destroyed). Keywords are
+    `deleted` puts the mail in their Trash (it is never destroyed); `folder` names a
+    personal folder they filed it in (core/mailboxes/placement.py). Keywords are
     rows of `delivery_keywords`.
     """
 
@@ -129,6 +130,8 @@ class Delivery(Base):
     answered: Mapped[bool] = mapped_column(Boolean, default=False)
     marked_deleted: Mapped[bool] = mapped_column(Boolean, default=False)
     deleted: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The key of the recipient's personal folder holding it (`archived` is true then).
+    folder: Mapped[str | None] = mapped_column(String(64), nullable=True, default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     __table_args__ = (

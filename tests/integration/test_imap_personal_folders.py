@@ -1,0 +1,131 @@
+"""A human's own folders over IMAP: CREATE, RENAME, DELETE, SUBSCRIBE, MOVE and COPY
+into them (RFC 3501 §6.3, RFC 6851), on both databases."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.integration.test_imap_mailboxes import agent_mails, listed
+from tests.support.gateway import Api
+from tests.support.imap import Imap, imap_login
+
+
+async def uids_in(imap: Imap, name: str) -> list[int]:
+    await imap.ok("select", f'"{name}"')
+    return await imap.search_uids("ALL")
+
+
+async def test_create_lists_selects_and_files_mail(api: Api) -> None:
+    await api.human("jianf")
+    builder = await api.agent("builder")
+    await agent_mails(builder, "Keep me", session_alias="keep")
+    async with imap_login(api.gateway, "jianf") as imap:
+        await imap.ok("create", '"Projects/2026"')
+        await imap.ok("create", '"Receipts/"')  # RFC 3501 §6.3.3: the trailing delimiter is dropped
+        folders = listed(await imap.ok("list", '""', '"*"'))
+        assert folders["Projects"] == {"\\Noselect", "\\HasChildren"}
+        assert folders["Projects/2026"] == {"\\HasNoChildren"}
+        assert folders["Receipts"] == {"\\HasNoChildren"}
+        [inbox_uid] = await uids_in(imap, "INBOX")
+        await imap.uid("move", str(inbox_uid), '"Projects/2026"')
+        assert await uids_in(imap, "INBOX") == []
+        assert await uids_in(imap, "Projects/2026") == [1]
+        assert await uids_in(imap, "Sessions/keep") == [1]  # the conversation's folder keeps it
+
+
+async def test_rename_keeps_mail_and_uids_and_moves_inferiors(api: Api) -> None:
+    await api.human("jianf")
+    builder = await api.agent("builder")
+    await agent_mails(builder, "One")
+    async with imap_login(api.gateway, "jianf") as imap:
+        await imap.ok("create", '"Work"')
+        await imap.ok("create", '"Work/Old"')
+        await imap.ok("select", "INBOX")
+        await imap.uid("move", "1", '"Work/Old"')
+        [before] = await imap.ok("status", '"Work/Old"', "(UIDVALIDITY MESSAGES)")
+        await imap.ok("rename", '"Work"', '"Job"')
+        folders = listed(await imap.ok("list", '""', '"*"'))
+        assert "Work" not in folders and "Work/Old" not in folders
+        assert {"Job", "Job/Old"} <= set(folders)
+        [after] = await imap.ok("status", '"Job/Old"', "(UIDVALIDITY MESSAGES)")
+        assert before.replace(b"Work/Old", b"Job/Old") == after
+        assert await uids_in(imap, "Job/Old") == [1]
+
+
+async def test_delete_moves_mail_to_archive_and_keeps_inferiors(api: Api) -> None:
+    await api.human("jianf")
+    builder = await api.agent("builder")
+    await agent_mails(builder, "One")
+    async with imap_login(api.gateway, "jianf") as imap:
+        await imap.ok("create", '"Old"')
+        await imap.ok("create", '"Old/Child"')
+        await imap.ok("select", "INBOX")
+        await imap.uid("move", "1", '"Old"')
+        await imap.ok("unselect")
+        await imap.ok("delete", '"Old"')  # RFC 3501 §6.3.4: its inferior stays
+        folders = listed(await imap.ok("list", '""', '"*"'))
+        assert folders["Old"] == {"\\Noselect", "\\HasChildren"}
+        assert await uids_in(imap, "Archive") == [1]
+        typ, data = await imap("delete", '"Old"')
+        assert typ == "NO", data
+
+
+@pytest.mark.parametrize(
+    ("command", "args", "code"),
+    [
+        ("create", ['"INBOX"'], None),  # pymap's own refusal, without a code
+        ("create", ['"Sent"'], b"ALREADYEXISTS"),
+        ("create", ['"Sessions/mine"'], b"CANNOT"),
+        ("create", ['"a//b"'], b"CANNOT"),
+        ("create", ['"a*"'], b"CANNOT"),
+        ("create", ['"' + "/".join("d" * 17) + '"'], b"LIMIT"),
+        ("delete", ['"INBOX"'], None),  # pymap's own refusal, without a code
+        ("delete", ['"Trash"'], b"CANNOT"),
+        ("delete", ['"Nothing"'], b"NONEXISTENT"),
+        ("rename", ['"Archive"', '"Old archive"'], b"CANNOT"),
+        ("rename", ['"Nothing"', '"Else"'], b"NONEXISTENT"),
+    ],
+)
+async def test_the_gateways_folders_and_bad_names_are_refused(
+    api: Api, command: str, args: list[str], code: bytes | None
+) -> None:
+    await api.human("jianf")
+    async with imap_login(api.gateway, "jianf") as imap:
+        typ, data = await imap(command, *args)
+    assert typ == "NO", data
+    if code is not None:
+        assert re.match(rb"\[" + code + rb"\]", data[0]), data
+
+
+async def test_create_twice_is_already_exists(api: Api) -> None:
+    await api.human("jianf")
+    async with imap_login(api.gateway, "jianf") as imap:
+        await imap.ok("create", '"Twice"')
+        typ, data = await imap("create", '"Twice"')
+    assert typ == "NO" and data[0].startswith(b"[ALREADYEXISTS]"), data
+
+
+async def test_subscriptions_are_remembered_per_name(api: Api) -> None:
+    await api.human("jianf")
+    async with imap_login(api.gateway, "jianf") as imap:
+        await imap.ok("create", '"Lists"')
+        assert "Lists" in listed(await imap.ok("lsub", '""', '"*"'))
+        await imap.ok("unsubscribe", '"Lists"')
+        assert "Lists" not in listed(await imap.ok("lsub", '""', '"*"'))
+        await imap.ok("subscribe", '"Not yet made"')  # RFC 3501 §6.3.6: need not exist
+        assert "Not yet made" in listed(await imap.ok("lsub", '""', '"*"'))
+    async with imap_login(api.gateway, "jianf") as imap:
+        subscribed = listed(await imap.ok("lsub", '""', '"*"'))
+    assert "Lists" not in subscribed and "Not yet made" in subscribed and "INBOX" in subscribed
+
+
+async def test_each_human_has_their_own_folders(api: Api) -> None:
+    await api.human("jianf")
+    await api.human("ana")
+    async with imap_login(api.gateway, "jianf") as imap:
+        await imap.ok("create", '"Private"')
+    async with imap_login(api.gateway, "ana") as imap:
+        assert "Private" not in listed(await imap.ok("list", '""', '"*"'))
+        await imap.ok("create", '"Private"')  # the same name, her own
