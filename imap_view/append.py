@@ -1,30 +1,38 @@
-"""APPEND (RFC 3501 §6.3.11): where a client may put a message of its own, and what it becomes.
+"""APPEND (RFC 3501 §6.3.11): a message a client puts into a folder, and what it becomes.
 
-Into `Drafts`, a draft (core/mail/draft_messages.py). Into `Sent`, the copy a client
-saves after submitting a mail by SMTP: that mail is filed in Sent already, so
-the copy is recognised by its Message-ID and is that mail (no duplicate;
-RFC 4315's APPENDUID names it). Nowhere else: APPEND is not a way to send or
-import mail.
+Into `Drafts`, a draft (core/mail/draft_messages.py). Into `Sent`, a copy a client
+saves after submitting a mail by SMTP is that mail, already filed there: it is
+recognised by its Message-ID among the mails the person sent (no duplicate; RFC
+4315's APPENDUID names it). Anything else, into INBOX, Archive, Trash, Sent or a
+folder of the person's own, is a message they file (core/archive/filed.py): kept as
+given, with the flags and internal date the APPEND gave, theirs alone. The
+gateway's views (`Needs decision`, a conversation's folder) take no message.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from email.parser import BytesHeaderParser
 from email.policy import compat32
 
 from pymap.exceptions import NotAllowedError
+from pymap.parsing.message import AppendMessage
+from pymap.parsing.specials.flag import Answered, Deleted, Flagged, Seen
 
 from core import errors as domain
+from core.archive.filed import FiledFlags, Filing, file_messages
 from core.mail.draft_messages import append_draft
 from core.mailboxes.folders import sent_uid
-from core.mailboxes.uids import DRAFTS, SENT
+from core.mailboxes.personal import is_personal
+from core.mailboxes.uids import ARCHIVE, DRAFTS, INBOX, SENT, TRASH
 from imap_view.backend import Backend
 from imap_view.replies import DomainRefusal, failure_refusal, refusal_for
 
-__all__ = ["appended_uid", "message_id_of"]
+__all__ = ["appended_uids", "message_id_of"]
 
 _MSGID_RE = re.compile(r"<[^<>\s]+>")  # as smtp_in/message.py reads it
+_FILED_INTO = frozenset({INBOX, ARCHIVE, TRASH, SENT})
 
 
 def message_id_of(literal: bytes) -> str | None:
@@ -34,35 +42,66 @@ def message_id_of(literal: bytes) -> str | None:
     return found.group(0) if found else None
 
 
-async def appended_uid(backend: Backend, owner: str, folder_key: str, literal: bytes) -> int:
-    """The UID the APPENDed message has in the folder; NotAllowedError says why not,
-    and any other failure is a tagged `NO` (`failure_refusal`), never a `BYE`."""
+async def appended_uids(
+    backend: Backend, owner: str, folder_key: str, messages: Sequence[AppendMessage]
+) -> list[int]:
+    """The UIDs the APPENDed messages have in the folder, in order; NotAllowedError says
+    why not, and any other failure is a tagged `NO` (`failure_refusal`), never a `BYE`.
+    The messages a person files are stored in one transaction (RFC 3502: all or none)."""
     try:
-        return await _appended_uid(backend, owner, folder_key, literal)
+        return await _appended_uids(backend, owner, folder_key, messages)
     except (NotAllowedError, DomainRefusal):
         raise
+    except domain.DomainError as exc:
+        raise refusal_for(exc) from exc
     except Exception as exc:
         raise failure_refusal(exc, "APPEND") from exc
 
 
-async def _appended_uid(backend: Backend, owner: str, folder_key: str, literal: bytes) -> int:
+async def _appended_uids(
+    backend: Backend, owner: str, folder_key: str, messages: Sequence[AppendMessage]
+) -> list[int]:
     if folder_key == DRAFTS:
-        try:
-            return await append_draft(backend.store, backend.domain, owner, literal)
-        except domain.DomainError as exc:
-            raise refusal_for(exc) from exc
-    if folder_key != SENT:
+        return [
+            await append_draft(backend.store, backend.domain, owner, m.literal) for m in messages
+        ]
+    if folder_key not in _FILED_INTO and not is_personal(folder_key):
         raise NotAllowedError(
-            "APPEND is accepted only into Drafts (a draft) and into Sent (the copy of a "
-            "mail you sent through the gateway): send mail by SMTP or the web UI"
+            "this folder is a view of the gateway's mail: APPEND into INBOX, Sent, "
+            "Archive, Trash, Drafts or a folder of your own"
         )
-    message_id = message_id_of(literal)
-    uid = None
-    if message_id is not None:
-        uid = await sent_uid(backend.store, owner, message_id)
-    if uid is None:
-        raise NotAllowedError(
-            "this message was not sent through the gateway (no stored mail of yours has "
-            f"its Message-ID {message_id or '(none)'}): send it by SMTP first"
+    uids: list[int | None] = [None] * len(messages)
+    if folder_key == SENT:  # the copy of a mail sent through the gateway is that mail
+        for at, message in enumerate(messages):
+            if (message_id := message_id_of(message.literal)) is not None:
+                uids[at] = await sent_uid(backend.store, owner, message_id)
+    filed = [at for at, uid in enumerate(uids) if uid is None]
+    if filed:
+        new = await file_messages(
+            backend.store,
+            backend.blobs,
+            owner,
+            backend.domain,
+            folder_key,
+            [_filing(messages[at]) for at in filed],
+            max_attachment_bytes=backend.config.max_append_bytes,
+            keyword_limits=backend.keyword_limits,
         )
-    return uid
+        for at, uid in zip(filed, new, strict=True):
+            uids[at] = uid
+    return [uid for uid in uids if uid is not None]
+
+
+def _filing(message: AppendMessage) -> Filing:
+    flags = message.flag_set
+    return Filing(
+        message.literal,
+        FiledFlags(
+            seen=Seen in flags,
+            flagged=Flagged in flags,
+            answered=Answered in flags,
+            deleted=Deleted in flags,
+            keywords=tuple(sorted(str(f) for f in flags if not f.is_system)),
+        ),
+        message.when,
+    )

@@ -79,6 +79,7 @@ class GatewayImapConfig(IMAPConfig):
             max_append_len=max_append_len,
         )
         self._domain = domain
+        self.max_append_bytes = max_append_len
         self._allow_plaintext_auth = allow_plaintext_auth
         self._implicit_tls = implicit_tls
         # Once: pysasl finds its mechanisms by scanning every installed package's entry
@@ -96,7 +97,8 @@ class GatewayImapConfig(IMAPConfig):
     @property
     def backend_capability(self) -> BackendCapability:
         # pymap 0.36 has no defaults for these: every one must be given.
-        return BackendCapability(idle=True, object_id=False, multi_append=False)
+        # MULTIAPPEND (RFC 3502): every message of one APPEND in one transaction.
+        return BackendCapability(idle=True, object_id=False, multi_append=True)
 
     @property
     def initial_auth(self) -> SASLAuth:

@@ -51,7 +51,6 @@ from core.mailboxes.contents import (
 from core.mailboxes.folders import FolderInfo, folder_counts
 from core.mailboxes.uids import DRAFTS
 from core.store.engine import Transaction
-from imap_view.append import appended_uid
 from imap_view.backend import Backend
 from imap_view.copied_out import CopiedOut
 from imap_view.freshness import Freshness, Stamp
@@ -319,17 +318,7 @@ class MailboxData(MailboxDataInterface[Message]):
         return cached_msg.as_expunged()
 
     async def append(self, append_msg: AppendMessage, *, recent: bool = False) -> Message:
-        """Into Drafts or Sent only (imap_view/append.py)."""
-        uid = await appended_uid(self._backend, self.owner, self.folder.key, append_msg.literal)
-        if self.folder.key == DRAFTS:
-            for message in self.messages_of((await self.state()).messages):
-                if message.uid == uid:
-                    return message
-            raise NotAllowedError("the draft left the folder meanwhile")
-        found = await folder_message(self._backend.store, self.owner, self.folder, uid)
-        if found is None:
-            raise NotAllowedError("the message left the folder meanwhile")
-        return self.messages_of([found])[0]
+        raise NotImplementedError("APPEND stores every message at once: Session.append_messages")
 
     async def copy(self, uid: int, destination: MailboxData, *, recent: bool = False) -> int | None:
         raise NotAllowedError("COPY is not supported yet")

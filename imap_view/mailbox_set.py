@@ -11,7 +11,7 @@ nobody said anything of counts as subscribed.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TypeVar
 
 from pymap.backend.mailbox import MailboxSetInterface

@@ -17,7 +17,8 @@ from pymap.exceptions import MailboxNotFound, MailboxReadOnly, NotAllowedError
 from pymap.flags import FlagOp, PermanentFlags, SessionFlags
 from pymap.mailbox import MailboxSnapshot
 from pymap.parsing.command.select import CloseCommand, FetchCommand
-from pymap.parsing.response.code import CopyUid
+from pymap.parsing.message import AppendMessage
+from pymap.parsing.response.code import AppendUid, CopyUid
 from pymap.parsing.specials import FetchRequirement, SearchKey, SequenceSet
 from pymap.parsing.specials.flag import Flag, Seen
 from pymap.search import SearchParams
@@ -25,6 +26,7 @@ from pymap.selected import SelectedMailbox
 
 from core.mailboxes.expunged import expunged_since
 from core.store.bus import Subscription
+from imap_view.append import appended_uids
 from imap_view.backend import Backend
 from imap_view.condstore_search import GatewayCriteriaSet, keys_within
 from imap_view.config import GatewayImapConfig
@@ -282,6 +284,19 @@ class Session(BaseSession[Message]):
             if not closing:
                 raise
         return await mailbox.update_selected(selected)
+
+    async def append_messages(
+        self,
+        name: str,
+        messages: Sequence[AppendMessage],
+        selected: SelectedMailbox | None = None,
+    ) -> tuple[AppendUid, SelectedMailbox | None]:
+        """APPEND and MULTIAPPEND (RFC 3502): every message in one write, all or none
+        (imap_view/append.py); pymap's appended them one by one."""
+        mailbox = await self._get_mailbox(name, try_create=True)
+        assert isinstance(mailbox, MailboxData)
+        uids = await appended_uids(self._backend, self.owner, mailbox.folder.key, messages)
+        return AppendUid(mailbox.uid_validity, uids), await self._load_updates(selected, mailbox)
 
     async def copy_messages(
         self, selected: SelectedMailbox, sequence_set: SequenceSet, mailbox: str

@@ -45,6 +45,8 @@ __all__ = ["expunge", "mark_seen", "store_flags", "transfer", "unmark_copied"]
 
 K = TypeVar("K")
 KEPT_FLAGS = {Seen: "seen", Flagged: "flagged", Answered: "answered", Deleted: "deleted"}
+
+
 # The state a mail takes when it is put into one of these folders (and into an own one:
 # `entering`).
 @dataclass(frozen=True, slots=True)
@@ -66,6 +68,8 @@ def entering(key: str) -> Entering | None:
     if is_personal(key):
         return Entering(archived=True, deleted=False, folder=key)
     return ENTERING.get(key)
+
+
 STAYING = {
     SENT: "Sent keeps every mail you sent",
     DECISION: "Needs decision keeps the open permission requests until they are decided",

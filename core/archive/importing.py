@@ -32,6 +32,7 @@ from core.archive.parse import (
 from core.archive.parse import synthetic_message_id as synthetic_id
 from core.archive.sources import Source
 from core.archive.write import ALREADY, STORED, Pending, write_batch
+from core.mail.imported import FILED
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 from core.store.models import Mail
@@ -193,7 +194,7 @@ async def _fresh(
     (a dry run stores nothing, so `seen` remembers for it); those of the batch being
     written meanwhile (`in_flight`) stay, to be settled after it."""
     wanted = list({item.message_id for item in items if item.message_id not in in_flight})
-    query = select(Mail.message_id).where(Mail.message_id.in_(wanted))
+    query = select(Mail.message_id).where(Mail.message_id.in_(wanted), Mail.mail_type != FILED)
     stored = await store.read(lambda session: set(session.scalars(query)))
     fresh = []
     for item in items:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.errors import HeaderParseError
@@ -32,6 +33,7 @@ __all__ = [
     "Malformed",
     "Parsed",
     "canonical_lines",
+    "read_filed",
     "read_header",
     "read_message",
     "synthetic_message_id",
@@ -251,3 +253,42 @@ def read_message(raw: bytes, max_attachment_bytes: int) -> Parsed:
         raise
     except Exception as error:  # the parser's own failures on broken input
         raise Malformed(f"unreadable: {type(error).__name__}: {error}") from error
+
+
+def read_filed(raw: bytes, max_attachment_bytes: int, *, opaque: bool) -> Parsed:
+    """What a message a client filed by IMAP APPEND says, as far as it can be read.
+
+    APPEND stores any bytes (RFC 3501 §6.3.11), so nothing here refuses: a missing or
+    broken field is left empty, and a message over the MIME bounds (`opaque`) or with
+    an attachment over the limit keeps its header's fields and no body or files (the
+    bytes are served whole all the same). Sync and CPU-bound: call it in a thread.
+    """
+    try:
+        msg = (BytesHeaderParser if opaque else BytesParser)(policy=_POLICY).parsebytes(raw)
+    except Exception:  # bytes the parser cannot read: kept, not read
+        return Parsed(None, (), None, "", [], [], "", "")
+    senders, to, cc = (_lenient(_addresses, msg, name) for name in ("From", "To", "Cc"))
+    found = _ids(msg.get("Message-ID"))
+    parsed = Parsed(
+        message_id=found[0] if found else None,
+        replies_to=_replies_to(msg),
+        date=_date(msg),
+        sender=senders[0] if senders else "",
+        to=to,
+        cc=cc,
+        subject=_subject(msg),
+        body="",
+    )
+    if not opaque:
+        with contextlib.suppress(Exception):  # an attachment over the limit, a broken part
+            parsed.body, parsed.attachments = _body_and_attachments(msg, max_attachment_bytes)
+    return parsed
+
+
+def _lenient(read: Callable[[Message, str], list[str]], msg: Message, name: str) -> list[str]:
+    """The addresses that are addresses, the rest left out."""
+    try:
+        return read(msg, name)
+    except Exception:  # Malformed among them: the readable ones are kept
+        values = [_clean(str(v)) for v in msg.get_all(name, [])]
+        return [a for _, a in getaddresses(values) if _MAILBOX.fullmatch(a)][:100]

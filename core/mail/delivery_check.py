@@ -20,6 +20,7 @@ from core.errors import BudgetExhausted, DomainError, NotFound
 from core.identity.endpoints import Endpoint, resolve_endpoint, sender_endpoint
 from core.mail.conversation_rows import ConversationRow, by_alias, by_default_key
 from core.mail.conversations import default_key
+from core.mail.imported import FILED
 from core.mail.reading import visible_mail
 from core.mail.routing import check_new_conversation_rate
 from core.principal import Principal
@@ -133,7 +134,8 @@ async def replied_mail(
     newest first), among the mails `principal` sent or received; None if there is none.
 
     Someone else's Message-ID is treated as one the gateway does not know: the
-    mail does not join that conversation, it is routed by its address alone."""
+    mail does not join that conversation, it is routed by its address alone. Mail
+    filed by IMAP APPEND (core/archive/filed.py) is never a parent."""
     wanted = [m.strip() for m in message_ids if m.strip()]
     if not wanted:
         return None
@@ -141,7 +143,9 @@ async def replied_mail(
     def run(session: Session) -> str | None:
         for message_id in wanted:
             ids = session.scalars(
-                select(Mail.id).where(Mail.message_id == message_id).order_by(Mail.seq)
+                select(Mail.id)
+                .where(Mail.message_id == message_id, Mail.mail_type != FILED)
+                .order_by(Mail.seq)
             ).all()
             for mail_id in ids:
                 try:

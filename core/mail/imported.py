@@ -28,6 +28,7 @@ from core.store.models import Attachment, Conversation, Delivery, Mail, new_id, 
 from core.store.raw_messages import Original, keep_original
 
 __all__ = [
+    "FILED",
     "ImportedMail",
     "Stored",
     "import_writer",
@@ -46,6 +47,9 @@ _TOUCH = (
     .values(updated_at=bindparam("when"))
 )
 _IN_CHUNK = 500
+# The mail type of a message a person filed by IMAP APPEND (core/archive/filed.py): theirs
+# alone, so never found by its Message-ID for anyone (a parent, a duplicate).
+FILED = "filed"
 # Re:, Fwd:, Fw:, and the German, Scandinavian and Dutch ones, with an optional [n].
 _REPLY_PREFIX = re.compile(r"\s*(?:re|fwd?|aw|wg|sv|vs|antw)\s*(?:\[\d+\])?\s*:\s*", re.I)
 
@@ -73,13 +77,15 @@ class ImportedMail:
 
 
 def stored_by_message_id(session: Session, message_ids: Collection[str]) -> dict[str, Stored]:
-    """The first stored mail carrying each of these Message-IDs."""
+    """The first stored mail carrying each of these Message-IDs (a copy a person filed
+    by IMAP APPEND is theirs alone: core/archive/filed.py)."""
     found: dict[str, Stored] = {}
     wanted = list(message_ids)
     for start in range(0, len(wanted), _IN_CHUNK):
         rows = session.execute(
             select(Mail.message_id, Mail.id, Mail.session_id)
             .where(Mail.message_id.in_(wanted[start : start + _IN_CHUNK]))
+            .where(Mail.mail_type != FILED)
             .order_by(Mail.seq)
         )
         for message_id, mail_id, session_id in rows:

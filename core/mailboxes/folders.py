@@ -72,9 +72,7 @@ async def list_folders(store: Store, owner: str) -> list[FolderInfo]:
             .where(ImapFolder.owner == owner)
             .order_by(ImapFolder.id)
         ).all()
-        folders = [
-            FolderInfo(row.id, row.key, row.uid_validity, name=row.name) for row in rows
-        ]
+        folders = [FolderInfo(row.id, row.key, row.uid_validity, name=row.name) for row in rows]
         ids = [f.conversation_id for f in folders if f.conversation_id is not None]
         aliases: dict[str, str | None] = {}
         if ids:

@@ -105,9 +105,14 @@ def create_folder(session: Session, owner: str, name: str) -> PersonalFolder:
         backend_of(session)
         .insert_or_skip(ImapFolder.__table__)  # type: ignore[arg-type]
         .values(
-            owner=owner, key=key, name=name, uid_validity=uid_validity_now(), next_uid=1,
-            highest_modseq=0, vanished_horizon=0,
-        )  # fmt: skip
+            owner=owner,
+            key=key,
+            name=name,
+            uid_validity=uid_validity_now(),
+            next_uid=1,
+            highest_modseq=0,
+            vanished_horizon=0,
+        )
     )
     folder_id = session.scalar(
         select(ImapFolder.id).where(ImapFolder.owner == owner, ImapFolder.key == key)
@@ -137,9 +142,9 @@ def rename_folder(session: Session, owner: str, before: str, after: str) -> Pers
         for other in personal_folders(session, owner)
         if other.name == folder.name or other.name.startswith(folder.name + DELIMITER)
     ]
-    for other, new_name in renamed:
+    for _, new_name in renamed:
         personal_name(new_name)  # an inferior's new name within the bounds too
-    for other, new_name in renamed:  # a temporary name first: the unique index holds
+    for other, _ in renamed:  # a temporary name first: the unique index holds
         session.execute(
             update(ImapFolder).where(ImapFolder.id == other.id).values(name=DELIMITER + other.key)
         )

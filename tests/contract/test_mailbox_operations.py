@@ -1,25 +1,32 @@
 """The store operations of the mailbox state (core/mailboxes), run the same way on SQLite
 and PostgreSQL, in process, as the IMAP view makes them (imap_view/writes.py,
-imap_view/append.py, imap_view/login.py) and the gateway's prune job: folders made at
-login, flags and keywords stored, moves and copies between INBOX, Archive and Trash,
-expunges, drafts appended and expunged, expunge records pruned.
+imap_view/append.py, imap_view/login.py, imap_view/mailbox_set.py) and the gateway's
+prune job: folders made at login, flags and keywords stored, moves and copies between
+INBOX, Archive and Trash, expunges, drafts appended and expunged, expunge records
+pruned, a person's own folders made, renamed and deleted, and messages filed by APPEND.
 """
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Sequence
 from datetime import timedelta
+from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy.orm import Session
 
+from core.archive.filed import FiledFlags, Filing, file_messages
 from core.mail.draft_messages import append_draft
 from core.mail.reading import inbox, set_delivery_state
 from core.mailboxes.drafts import delete_drafts
 from core.mailboxes.expunged import prune_expunged
 from core.mailboxes.folders import ensure_folders
 from core.mailboxes.keywords import KeywordLimits
+from core.mailboxes.personal import create_folder, delete_folder, rename_folder, set_subscribed
 from core.mailboxes.placement import change_placement, hide_in_trash, set_flags, unmark
+from core.store.blobs import BlobStore
 from core.store.engine import Store
 from tests.contract.scenario import (
     ANA,
@@ -59,7 +66,7 @@ async def _store_flags(
     await store.write(write)
 
 
-async def _place(store: Store, seqs: Sequence[int], state: dict[str, bool]) -> None:
+async def _place(store: Store, seqs: Sequence[int], state: dict[str, Any]) -> None:
     """IMAP's MOVE or COPY of ana's mails into INBOX, Archive or Trash."""
     await store.write(lambda session: change_placement(session, "ana", seqs, **state))
 
@@ -122,7 +129,38 @@ async def imap_drafts(store: Store) -> None:
     await append_draft(store, D, "ana", _draft("<d3@c>", "stays", "for later"))
 
 
-SCENARIOS: list[Scenario] = [imap_flags, imap_moves, imap_drafts]
+async def own_folders(store: Store) -> None:
+    """A person makes folders (nested), files mail in them by MOVE and by APPEND (one
+    MULTIAPPEND with flags and keywords), renames one with its inferior, unsubscribes
+    one, deletes one (its mail to Archive) and trashes a filed mail."""
+    seqs = await _mails_to_ana(store, 3)
+    await ensure_folders(store, "ana")
+    work = await store.write(lambda session: create_folder(session, "ana", "Work"))
+    await store.write(lambda session: create_folder(session, "ana", "Work/Old"))
+    await store.write(lambda session: create_folder(session, "ana", "Receipts"))
+    await _place(store, seqs[:2], {"archived": True, "deleted": False, "folder": work.key})
+    with tempfile.TemporaryDirectory() as blobs:
+        await file_messages(
+            store,
+            BlobStore(Path(blobs)),
+            "ana",
+            D,
+            work.key,
+            [
+                Filing(_draft("<f1@c>", "filed", "kept as given"), FiledFlags(seen=True)),
+                Filing(_draft("<f2@c>", "also", "x"), FiledFlags(keywords=("$Label1",))),
+            ],
+            max_attachment_bytes=1 << 20,
+            keyword_limits=KeywordLimits(),
+        )
+    await store.write(lambda session: rename_folder(session, "ana", "Work", "Job"))
+    await store.write(lambda session: set_subscribed(session, "ana", "Receipts", False))
+    await store.write(lambda session: set_subscribed(session, "ana", "Later", True))
+    await _place(store, seqs[1:2], TRASH)
+    await store.write(lambda session: delete_folder(session, "ana", "Job"))
+
+
+SCENARIOS: list[Scenario] = [imap_flags, imap_moves, imap_drafts, own_folders]
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.__name__)
