@@ -114,6 +114,12 @@ POLICIES: dict[Route, Policy] = {
     **{("POST", f"{_V1}/me/mail/{{mail_id}}/{s}"): "human_participant" for s in _MAIL_STATES},
     ("POST", f"{_V1}/me/mail/{{mail_id}}/delete"): "human_participant",
     ("POST", f"{_V1}/me/mail/{{mail_id}}/restore"): "human_participant",
+    # a human's own folders (someone else's folder id: 404)
+    ("GET", f"{_V1}/me/folders"): "human",
+    ("POST", f"{_V1}/me/folders"): "human",
+    ("PATCH", f"{_V1}/me/folders/{{folder_id}}"): "owner",
+    ("DELETE", f"{_V1}/me/folders/{{folder_id}}"): "owner",
+    ("POST", f"{_V1}/me/mail/{{mail_id}}/file"): "human_participant",
     # drafts
     ("POST", f"{_V1}/me/drafts"): "human",
     ("GET", f"{_V1}/me/drafts"): "human",

@@ -173,6 +173,11 @@ class MailView(View):
     # The caller's delivery, when the caller is a recipient.
     delivery: Literal["to", "cc"] | None = None
     status: Literal["unread", "read", "archived", "deleted"] | None = None
+    folder_id: str | None = Field(
+        None,
+        description="The folder of your own the mail is filed in (`GET /me/folders`); it "
+        "is `archived` there, and stays filed while in Trash.",
+    )
     # IMAP's \\Flagged and \\Answered, kept per recipient (null when not a recipient).
     flagged: bool | None = None
     answered: bool | None = None
@@ -192,6 +197,24 @@ class MailView(View):
     action: str | None = None
     action_sha256: str | None = None
     attachments: list[AttachmentRef] = Field(default_factory=list)
+
+
+class FolderView(View):
+    """A folder of a person's own (core/mailboxes/personal.py)."""
+
+    folder_id: str
+    name: str
+    messages: int
+    unread: int
+
+
+class FolderList(View):
+    folders: list[FolderView]
+
+
+class FolderDeleted(View):
+    folder_id: str
+    moved_to_archive: int = Field(description="How many mails went to Archive.")
 
 
 class MailList(View):

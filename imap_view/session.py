@@ -296,7 +296,10 @@ class Session(BaseSession[Message]):
         mailbox = await self._get_mailbox(name, try_create=True)
         assert isinstance(mailbox, MailboxData)
         uids = await appended_uids(self._backend, self.owner, mailbox.folder.key, messages)
-        return AppendUid(mailbox.uid_validity, uids), await self._load_updates(selected, mailbox)
+        appended = AppendUid(mailbox.uid_validity, uids)
+        if selected is None:
+            return appended, None
+        return appended, await (await self._get_selected(selected)).update_selected(selected)
 
     async def copy_messages(
         self, selected: SelectedMailbox, sequence_set: SequenceSet, mailbox: str

@@ -14,7 +14,7 @@ from api.idempotency import replay_header
 from api.paging import Offset
 from api.send_handler import HANDLED
 from core.errors import Forbidden
-from core.mail import reading
+from core.mail import placing, reading
 from core.mail.forward import ForwardRequest, forward_mail
 from core.mail.idempotency import Outcome, idempotency_key, write_once
 from core.mail.send import SendRequest, mail_writer
@@ -69,6 +69,7 @@ def mail_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
         order: reading.Order = "newest",
         mark_read: bool = False,
         include_body: bool = False,
+        folder_id: Annotated[str | None, Query(max_length=64)] = None,
     ) -> MailList:
         if mark_read and caller.via == "login":
             # A GET must not change state: a foreign page could make the browser send it.
@@ -86,6 +87,7 @@ def mail_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
             order=order,
             mark_read=mark_read,
             include_body=include_body,
+            folder_id=folder_id,
         )
 
     @router.get("/sent")
@@ -120,7 +122,7 @@ def _add_reading_routes(router: APIRouter, Caller: Any) -> None:
 
 
 async def _state(store: Any, caller: Any, mail_id: str, **change: bool) -> DeliveryState:
-    status = await reading.set_delivery_state(store, caller, mail_id, **change)
+    status = await placing.set_delivery_state(store, caller, mail_id, **change)
     return DeliveryState(mail_id=mail_id, status=status)
 
 

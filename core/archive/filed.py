@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
@@ -169,70 +169,31 @@ def _write(
     filing: Filing,
     keyword_limits: KeywordLimits,
 ) -> int:
-    flags, when = filing.flags, filing.when or utcnow()
+    when = filing.when or utcnow()
     folder_id = session.scalar(
         select(ImapFolder.id).where(ImapFolder.owner == owner, ImapFolder.key == folder_key)
     )
     if folder_id is None:  # a folder deleted meanwhile
         raise NotFound("the folder is gone")
-    conversation_id = _own_conversation(session, owner, when)
     keep_original(session, original)
-    own = parsed.sender.casefold() == f"{owner}@{domain}".casefold()
-    seq = session.scalar(
-        insert(table_of(Mail))
-        .values(
-            id=new_id(),
-            session_id=conversation_id,
-            from_name=owner if own else EXTERNAL_NAME,
-            from_path="" if own else parsed.sender,
-            to_name=owner,
-            to_path="",
-            cc=[],
-            subject=parsed.subject,
-            body=parsed.body,
-            mail_type=FILED,
-            message_id=parsed.message_id or synthetic_message_id(original.data, domain),
-            raw_sha256=original.sha256,
-            created_at=when,
-        )
-        .returning(table_of(Mail).c.seq)
-    )
+    row = _mail_row(owner, domain, original, parsed, when)
+    row["session_id"] = _own_conversation(session, owner, when)
+    seq = session.scalar(insert(table_of(Mail)).values(row).returning(table_of(Mail).c.seq))
     assert seq is not None
-    archived, deleted, folder = placement_of(folder_key)
     session.execute(
-        insert(table_of(Delivery)).values(
-            mail_seq=seq,
-            recipient=owner,
-            kind="to",
-            is_read=flags.seen,
-            archived=archived,
-            deleted=deleted,
-            folder=folder,
-            flagged=flags.flagged,
-            answered=flags.answered,
-            marked_deleted=flags.deleted,
-            created_at=when,
-        )
+        insert(table_of(Delivery)).values(_delivery_row(owner, seq, folder_key, filing))
     )
     if staged:
         session.execute(
             insert(table_of(Attachment)),
             [
-                {
-                    "id": new_id(),
-                    "owner": owner,
-                    "filename": name,
-                    "content_type": kind,
-                    "size": size,
-                    "sha256": sha256,
-                    "mail_seq": seq,
-                    "created_at": when,
-                }
+                {"id": new_id(), "owner": owner, "filename": name, "content_type": kind,
+                 "size": size, "sha256": sha256, "mail_seq": seq, "created_at": when}
                 for name, kind, size, sha256, _ in staged
             ],
-        )
-    if flags.keywords:
-        added = {keyword: [seq] for keyword in flags.keywords}
+        )  # fmt: skip
+    if filing.flags.keywords:
+        added = {keyword: [seq] for keyword in filing.flags.keywords}
         change_keywords(session, owner, added, {}, keyword_limits)
     file_mail(session, seq, [(owner, folder_key)])
     uid = session.scalar(
@@ -240,6 +201,45 @@ def _write(
     )
     assert uid is not None
     return int(uid)
+
+
+def _mail_row(
+    owner: str, domain: str, original: Original, parsed: Parsed, when: datetime
+) -> dict[str, Any]:
+    """From the person when the `From:` address is theirs, else from an outside party."""
+    own = parsed.sender.casefold() == f"{owner}@{domain}".casefold()
+    return {
+        "id": new_id(),
+        "from_name": owner if own else EXTERNAL_NAME,
+        "from_path": "" if own else parsed.sender,
+        "to_name": owner,
+        "to_path": "",
+        "cc": [],
+        "subject": parsed.subject,
+        "body": parsed.body,
+        "mail_type": FILED,
+        "message_id": parsed.message_id or synthetic_message_id(original.data, domain),
+        "raw_sha256": original.sha256,
+        "created_at": when,
+    }
+
+
+def _delivery_row(owner: str, seq: int, folder_key: str, filing: Filing) -> dict[str, Any]:
+    archived, deleted, folder = placement_of(folder_key)
+    flags = filing.flags
+    return {
+        "mail_seq": seq,
+        "recipient": owner,
+        "kind": "to",
+        "is_read": flags.seen,
+        "archived": archived,
+        "deleted": deleted,
+        "folder": folder,
+        "flagged": flags.flagged,
+        "answered": flags.answered,
+        "marked_deleted": flags.deleted,
+        "created_at": filing.when or utcnow(),
+    }
 
 
 def _own_conversation(session: Session, owner: str, when: datetime) -> str:

@@ -7,12 +7,13 @@ from typing import Any, Literal
 from sqlalchemy import ColumnElement, Select, and_, false, func, or_, select, true, update
 from sqlalchemy.orm import Session
 
-from core.errors import Forbidden, NotFound
+from core.errors import NotFound
 from core.identity.external import cc_party, stored_party
 from core.mail.addressed import AgentWorkspaces, addressed_workspace, agent_workspaces
 from core.mail.attachments import attachments_of
 from core.mailboxes.keywords import keywords_of
-from core.mailboxes.placement import change_placement
+from core.mailboxes.own_folders import folder_key_of, public_id
+from core.mailboxes.personal import personal_folders
 from core.mailboxes.uids import touch
 from core.principal import Principal
 from core.store.engine import Store, wake_after_commit
@@ -68,6 +69,7 @@ def mail_view(
         created_at=mail.created_at,
         delivery=delivery.kind if delivery is not None else None,
         status=status,
+        folder_id=public_id(delivery.folder or "") if delivery is not None else None,
         flagged=delivery.flagged if delivery is not None else None,
         answered=delivery.answered if delivery is not None else None,
         keywords=keywords if delivery is not None else None,
@@ -106,24 +108,32 @@ def forwardable_mail(session: Session, principal: Principal, mail_id: str) -> Ma
 def _can_see(session: Session, principal: Principal, mail: Mail) -> bool:
     if mail.from_name == principal.name:
         return True
-    return _delivery(session, principal, mail) is not None
+    return delivery_of(session, principal, mail) is not None
 
 
-def _delivery(session: Session, principal: Principal, mail: Mail) -> Delivery | None:
+def delivery_of(session: Session, principal: Principal, mail: Mail) -> Delivery | None:
     return session.scalar(
         select(Delivery).where(Delivery.mail_seq == mail.seq, Delivery.recipient == principal.name)
     )
 
 
-def _inbox_filter(name: str, status: InboxStatus) -> list[ColumnElement[bool]]:
+def _inbox_filter(
+    name: str, status: InboxStatus, folder: str | None = None
+) -> list[ColumnElement[bool]]:
     """Conditions on the recipient's deliveries only: an index prefix for every status.
 
     `= false`, not `IS false`: PostgreSQL matches both to the index but rechecks
-    `IS` on the table, which rules out an index-only count.
+    `IS` on the table, which rules out an index-only count. With `folder` (a personal
+    folder's key), its mails that are not in Trash; `archived` leaves filed mail out.
     """
-    mine = [Delivery.recipient == name, Delivery.deleted == _flag(status == "deleted")]
-    if status != "deleted":  # Trash lists archived and un-archived mail alike
-        mine.append(Delivery.archived == _flag(status == "archived"))
+    if folder is not None:
+        mine = [Delivery.recipient == name, Delivery.deleted == false(), Delivery.folder == folder]
+    else:
+        mine = [Delivery.recipient == name, Delivery.deleted == _flag(status == "deleted")]
+        if status != "deleted":  # Trash lists archived and un-archived mail alike
+            mine.append(Delivery.archived == _flag(status == "archived"))
+        if status == "archived":
+            mine.append(Delivery.folder.is_(None))
     if status in ("unread", "read"):
         mine.append(Delivery.is_read == _flag(status == "read"))
     return mine
@@ -134,7 +144,12 @@ def _flag(value: bool) -> ColumnElement[bool]:
 
 
 def inbox_statements(
-    name: str, status: InboxStatus, limit: int, offset: int = 0, order: Order = "newest"
+    name: str,
+    status: InboxStatus,
+    limit: int,
+    offset: int = 0,
+    order: Order = "newest",
+    folder: str | None = None,
 ) -> tuple[Select[int], Select[Mail, Delivery, str | None]]:
     """The count and the page of an inbox listing (bench/inbox.py times exactly these).
 
@@ -144,7 +159,7 @@ def inbox_statements(
     inbox, and the count never touches `mails`: every delivery has its mail and
     every mail its conversation (foreign keys), so the joins cannot change it.
     """
-    mine = _inbox_filter(name, status)
+    mine = _inbox_filter(name, status, folder)
     count_query = select(func.count()).select_from(Delivery).where(*mine)
     ordering = Delivery.mail_seq.desc() if order == "newest" else Delivery.mail_seq.asc()
     page = (
@@ -170,12 +185,19 @@ async def inbox(
     order: Order = "newest",
     mark_read: bool = False,
     include_body: bool = False,
+    folder_id: str | None = None,
 ) -> MailList:
-    count_query, page = inbox_statements(principal.name, status, limit, offset, order)
+    """The caller's mail by status, or, with `folder_id`, that folder of theirs."""
+    folder = folder_key_of(folder_id) if folder_id is not None else None
+    count_query, page = inbox_statements(principal.name, status, limit, offset, order, folder)
 
     def run(
         session: Session,
     ) -> tuple[int, list[Any], Attached, dict[int, list[str]], AgentWorkspaces]:
+        if folder is not None and folder not in {
+            f.key for f in personal_folders(session, principal.name)
+        }:
+            raise NotFound(f"no folder {folder_id}")
         total = session.scalar(count_query)
         rows = session.execute(page).all()
         if mark_read:
@@ -255,53 +277,13 @@ async def get_mail(store: Store, domain: str, principal: Principal, mail_id: str
         alias = session.scalar(select(Conversation.alias).where(Conversation.id == mail.session_id))
         attached = attachments_of(session, [mail.seq]).get(mail.seq)
         words = keywords_of(session, principal.name, [mail.seq]).get(mail.seq, [])
-        delivery = _delivery(session, principal, mail)
+        delivery = delivery_of(session, principal, mail)
         agents = agent_workspaces(session, [mail])
         return mail_view(
             mail, alias, domain, delivery, attachments=attached, keywords=words, agents=agents
         )
 
     return await store.read(run)
-
-
-async def set_delivery_state(
-    store: Store,
-    principal: Principal,
-    mail_id: str,
-    *,
-    read: bool | None = None,
-    archived: bool | None = None,
-    deleted: bool | None = None,
-) -> Status:
-    """Change the caller's own read, archive or trash state of a mail it received.
-
-    Archiving and deleting go through `change_placement`, as IMAP's MOVE and
-    EXPUNGE do; a human's mail changes IMAP folder with them.
-    """
-    if deleted is not None and not principal.is_human:
-        raise Forbidden("only humans have a Trash: an agent archives mail instead")
-
-    def run(session: Session) -> Status:
-        mail = session.scalar(select(Mail).where(Mail.id == mail_id))
-        delivery = _delivery(session, principal, mail) if mail is not None else None
-        if delivery is None:
-            raise NotFound(f"no mail {mail_id} in your mailbox")
-        if read is not None and read != delivery.is_read:
-            delivery.is_read = read
-            if principal.is_human:  # `\Seen` in the human's IMAP sessions
-                touch(session, principal.name, [delivery.mail_seq])
-        if archived is not None or deleted is not None:
-            change_placement(
-                session,
-                principal.name,
-                [delivery.mail_seq],
-                archived=archived,
-                deleted=deleted,
-                imap=principal.is_human,  # a new, highest UID in the folder it enters
-            )  # an ORM update: `delivery` is synchronised with it
-        return delivery_status(delivery)
-
-    return await store.write(run)
 
 
 def conversation_mails(

@@ -25,7 +25,7 @@ from core.mail.conversations import SessionChange, update_conversation
 from core.mail.drafts import DraftInput, delete_draft, replace_draft, save_draft, send_draft
 from core.mail.forward import ForwardRequest, forward_mail
 from core.mail.naming import decide_proposal, sync_conversation
-from core.mail.reading import set_delivery_state
+from core.mail.placing import set_delivery_state
 from core.mail.send import Permission, SendRequest, mail_writer, send_mails
 from core.mailboxes.keywords import KeywordLimits, change_keywords
 from core.store.engine import Store

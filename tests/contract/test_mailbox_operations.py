@@ -19,11 +19,13 @@ from sqlalchemy.orm import Session
 
 from core.archive.filed import FiledFlags, Filing, file_messages
 from core.mail.draft_messages import append_draft
-from core.mail.reading import inbox, set_delivery_state
+from core.mail.placing import file_in_folder, set_delivery_state
+from core.mail.reading import inbox
 from core.mailboxes.drafts import delete_drafts
 from core.mailboxes.expunged import prune_expunged
 from core.mailboxes.folders import ensure_folders
 from core.mailboxes.keywords import KeywordLimits
+from core.mailboxes.own_folders import create_own_folder, delete_own_folder, rename_own_folder
 from core.mailboxes.personal import create_folder, delete_folder, rename_folder, set_subscribed
 from core.mailboxes.placement import change_placement, hide_in_trash, set_flags, unmark
 from core.store.blobs import BlobStore
@@ -160,7 +162,22 @@ async def own_folders(store: Store) -> None:
     await store.write(lambda session: delete_folder(session, "ana", "Job"))
 
 
-SCENARIOS: list[Scenario] = [imap_flags, imap_moves, imap_drafts, own_folders]
+async def own_folders_on_the_web(store: Store) -> None:
+    """The web UI makes, fills, renames and deletes a folder by its id."""
+    mail_id = await send(store, BUILDER, "ana@", "to file")
+    folder = await create_own_folder(store, ANA, "Web/Made")
+    await file_in_folder(store, ANA, mail_id, folder.folder_id)
+    await rename_own_folder(store, ANA, folder.folder_id, "Web/Renamed")
+    assert (await delete_own_folder(store, ANA, folder.folder_id)).moved_to_archive == 1
+
+
+SCENARIOS: list[Scenario] = [
+    imap_flags,
+    imap_moves,
+    imap_drafts,
+    own_folders,
+    own_folders_on_the_web,
+]
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.__name__)

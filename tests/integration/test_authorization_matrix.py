@@ -47,11 +47,14 @@ BODIES: dict[str, dict[str, Any]] = {
     "/sessions/{session_id}": {"subject": "matrix"},
     "/sync": {"title": "matrix"},
     "/drafts/{draft_id}": {"subject": "matrix"},
+    "/me/folders": {"name": "matrix"},
+    "/me/folders/{folder_id}": {"name": "matrix renamed"},
 }
 # Routes that use up what they act on: each request gets a new one.
 CONSUMING = {
     ("DELETE", f"{V1}/me/drafts/{{draft_id}}"),
     ("POST", f"{V1}/me/drafts/{{draft_id}}/send"),
+    ("DELETE", f"{V1}/me/folders/{{folder_id}}"),
 }
 
 
@@ -90,7 +93,9 @@ def _app(world: World) -> FastAPI:
 
 # A path naming something that belongs to someone (a conversation, a mail, a file, a
 # draft, one's own key) must say that only they reach it.
-OWNED = re.compile(r"\{(session_id|mail_id|attachment_id|draft_id|proposal_id)\}|/me/keys/")
+OWNED = re.compile(
+    r"\{(session_id|mail_id|attachment_id|draft_id|proposal_id|folder_id)\}|/me/keys/"
+)
 
 
 async def test_every_route_declares_a_policy(world: World) -> None:
@@ -123,11 +128,14 @@ async def _url(world: World, route: Route) -> str:
         "mail_id": world.mail_for[side],
         "attachment_id": world.attachment_for[side],
         "draft_id": world.draft_id,
+        "folder_id": world.folder_id,
         "key_id": world.agent_key_id if "/admin/" in path else world.user_key_id,
         "name": "builder",
     }
-    if route in CONSUMING:
+    if route in CONSUMING and "{draft_id}" in path:
         values["draft_id"] = await world.fresh_draft()
+    if route in CONSUMING and "{folder_id}" in path:
+        values["folder_id"] = await world.fresh_folder()
     if "{login_id}" in path:
         values["login_id"] = await world.fresh_login()
     if "{proposal_id}" in path:
@@ -137,9 +145,11 @@ async def _url(world: World, route: Route) -> str:
     return re.sub(r"\{(\w+)\}", lambda m: values[m.group(1)], path)
 
 
-def _body(method: str, path: str) -> dict[str, Any] | None:
+def _body(world: World, method: str, path: str) -> dict[str, Any] | None:
     if method not in ("POST", "PUT", "PATCH"):
         return None
+    if path.endswith("/file"):
+        return {"folder_id": world.folder_id}
     return next((body for end, body in BODIES.items() if path.endswith(end)), {})
 
 
@@ -168,7 +178,7 @@ async def test_rest_matrix(world: World) -> None:
         for who in world.identities:
             url = await _url(world, route)
             status, text = await _status(
-                await _client(world, route, who), method, url, _body(*route)
+                await _client(world, route, who), method, url, _body(world, *route)
             )
             if not agrees(policy, who, status):
                 want = expected(policy, who) or "allowed"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import re
 
-from core.mail.reading import set_delivery_state
+from core.mail.placing import set_delivery_state
 from core.principal import Principal
 from core.store.engine import Store
 from imap_view.freshness import MAX_AGE

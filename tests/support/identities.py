@@ -45,11 +45,13 @@ class World:
     mail_for: dict[str, str] = field(default_factory=dict)  # "human"/"agent" → a mail it got
     attachment_for: dict[str, str] = field(default_factory=dict)
     draft_id: str = ""
+    folder_id: str = ""  # a folder of Alice's own
     user_key_id: str = ""  # one of Alice's keys that may be revoked
     agent_key_id: str = ""  # an agent key that may be revoked
     alice: httpx.AsyncClient | None = None
     builder: httpx.AsyncClient | None = None
     proposals: int = 0
+    folders: int = 0
 
     def by_label(self, label: str) -> Identity:
         return next(i for i in self.identities if i.label == label)
@@ -60,6 +62,15 @@ class World:
         assert made.status_code == 201, made.text
         draft_id: str = made.json()["draft_id"]
         return draft_id
+
+    async def fresh_folder(self) -> str:
+        """A folder of Alice's of its own, to be deleted by the request."""
+        assert self.alice is not None
+        self.folders += 1
+        made = await self.alice.post(f"{V1}/me/folders", json={"name": f"spare {self.folders}"})
+        assert made.status_code == 201, made.text
+        folder_id: str = made.json()["folder_id"]
+        return folder_id
 
     async def fresh_login(self) -> str:
         """A web login of Alice's of its own, to be revoked by the request."""
@@ -148,6 +159,8 @@ async def build_world(api: Api) -> World:
     )
     draft = await alice.post(f"{V1}/me/drafts", json={"to": "builder@", "subject": "later"})
     assert draft.status_code == 201, draft.text
+    folder = await alice.post(f"{V1}/me/folders", json={"name": "Matrix"})
+    assert folder.status_code == 201, folder.text
 
     identities = [
         Identity("anonymous", "invalid", api.client()),
@@ -179,6 +192,7 @@ async def build_world(api: Api) -> World:
         mail_for={"agent": task["mail_id"], "human": answer["mail_id"]},
         attachment_for={"agent": mine, "human": theirs},
         draft_id=draft.json()["draft_id"],
+        folder_id=folder.json()["folder_id"],
         user_key_id=spare_user_key["key_id"],
         agent_key_id=spare_agent_key["key_id"],
         alice=alice,

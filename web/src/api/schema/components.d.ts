@@ -5,8 +5,10 @@ import type { schemas_attachments } from "./components/attachments";
 import type { schemas_auth } from "./components/auth";
 import type { schemas_directory } from "./components/directory";
 import type { schemas_drafts } from "./components/drafts";
+import type { schemas_folders } from "./components/folders";
 import type { schemas_keys } from "./components/keys";
 import type { schemas_mail } from "./components/mail";
+import type { schemas_mail_search } from "./components/mail_search";
 import type { schemas_mail_tree } from "./components/mail_tree";
 import type { schemas_meta } from "./components/meta";
 import type { schemas_permissions } from "./components/permissions";
@@ -30,8 +32,10 @@ export interface schemas
         schemas_auth,
         schemas_directory,
         schemas_drafts,
+        schemas_folders,
         schemas_keys,
         schemas_mail,
+        schemas_mail_search,
         schemas_mail_tree,
         schemas_meta,
         schemas_permissions,

@@ -11,6 +11,7 @@ import type { operations_meta } from "./operations/meta";
 import type { operations_my_attachments } from "./operations/my_attachments";
 import type { operations_my_directory } from "./operations/my_directory";
 import type { operations_my_drafts } from "./operations/my_drafts";
+import type { operations_my_folders } from "./operations/my_folders";
 import type { operations_my_mail } from "./operations/my_mail";
 import type { operations_my_sessions } from "./operations/my_sessions";
 import type { operations_permissions } from "./operations/permissions";
@@ -29,6 +30,7 @@ export interface operations
         operations_my_attachments,
         operations_my_directory,
         operations_my_drafts,
+        operations_my_folders,
         operations_my_mail,
         operations_my_sessions,
         operations_permissions,

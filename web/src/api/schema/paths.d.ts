@@ -11,6 +11,7 @@ import type { paths_meta } from "./paths/meta";
 import type { paths_my_attachments } from "./paths/my_attachments";
 import type { paths_my_directory } from "./paths/my_directory";
 import type { paths_my_drafts } from "./paths/my_drafts";
+import type { paths_my_folders } from "./paths/my_folders";
 import type { paths_my_mail } from "./paths/my_mail";
 import type { paths_my_sessions } from "./paths/my_sessions";
 import type { paths_permissions } from "./paths/permissions";
@@ -29,6 +30,7 @@ export interface paths
         paths_my_attachments,
         paths_my_directory,
         paths_my_drafts,
+        paths_my_folders,
         paths_my_mail,
         paths_my_sessions,
         paths_permissions,

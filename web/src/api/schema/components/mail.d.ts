@@ -1,5 +1,4 @@
 // Generated from the gateway's OpenAPI document by `npm run gen:api`. Do not edit.
-import type { components } from "../components";
 
 export interface schemas_mail {
     /** DeliveryState */
@@ -40,103 +39,6 @@ export interface schemas_mail {
          * @description One address, native or email form.
          */
         to: string;
-    };
-    /**
-     * SearchHit
-     * @description A mail found by search: the inbox's mail view and where the words matched.
-     */
-    SearchHit: {
-        /** Action */
-        action?: string | null;
-        /** Action Sha256 */
-        action_sha256?: string | null;
-        /** Answered */
-        answered?: boolean | null;
-        /** Attachments */
-        attachments?: components["schemas"]["AttachmentRef"][];
-        /** Auto */
-        auto: boolean;
-        /**
-         * Body
-         * @description Full Markdown body (omitted in listings).
-         */
-        body?: string | null;
-        /** Body Preview */
-        body_preview: string;
-        /** Cc */
-        cc: string[];
-        /** Cc Email */
-        cc_email: string[];
-        /**
-         * Created At
-         * Format: date-time
-         */
-        created_at: string;
-        /** Decided At */
-        decided_at?: string | null;
-        /** Decided By */
-        decided_by?: string | null;
-        /** Decision */
-        decision?: string | null;
-        /** Decision Note */
-        decision_note?: string | null;
-        /** Delivery */
-        delivery?: ("to" | "cc") | null;
-        /** Expires At */
-        expires_at?: string | null;
-        /** Flagged */
-        flagged?: boolean | null;
-        /** From */
-        from: string;
-        /** From Email */
-        from_email: string;
-        /**
-         * Keywords
-         * @description Your IMAP keywords on it (`$Label1`, `$Junk`, …), sorted; null when you are not a recipient (and in tree chunks, which leave them out).
-         */
-        keywords?: string[] | null;
-        /** Mail Id */
-        mail_id: string;
-        /** Mail Type */
-        mail_type: string;
-        /** Message Id */
-        message_id: string;
-        /** Options */
-        options?: string[] | null;
-        /** Parent Mail Id */
-        parent_mail_id: string | null;
-        /** Permission State */
-        permission_state?: ("open" | "decided" | "expired") | null;
-        /** Seq */
-        seq: number;
-        /** Session Alias */
-        session_alias: string | null;
-        /** Session Id */
-        session_id: string;
-        /** Snippet */
-        snippet: string;
-        /** Status */
-        status?: ("unread" | "read" | "archived" | "deleted") | null;
-        /** Subject */
-        subject: string;
-        /** To */
-        to: string;
-        /** To Email */
-        to_email: string;
-        /** @description The agent workspace `to` names; null for a human or a role. */
-        to_workspace?: components["schemas"]["AddressedWorkspace"] | null;
-    };
-    /** SearchResults */
-    SearchResults: {
-        /** Mails */
-        mails: components["schemas"]["SearchHit"][];
-        /** Total */
-        total: number;
-        /**
-         * Total Exact
-         * @default true
-         */
-        total_exact?: boolean;
     };
     /** SendRequest */
     SendRequest: {

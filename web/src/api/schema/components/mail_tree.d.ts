@@ -82,6 +82,11 @@ export interface schemas_mail_tree {
         expires_at?: string | null;
         /** Flagged */
         flagged?: boolean | null;
+        /**
+         * Folder Id
+         * @description The folder of your own the mail is filed in (`GET /me/folders`); it is `archived` there, and stays filed while in Trash.
+         */
+        folder_id?: string | null;
         /** From */
         from: string;
         /** From Email */

@@ -5,6 +5,7 @@ export interface operations_agent_mail_inbox {
     inbox_api_v1_mail_inbox_get: {
         parameters: {
             query?: {
+                folder_id?: string | null;
                 include_body?: boolean;
                 limit?: number;
                 mark_read?: boolean;
