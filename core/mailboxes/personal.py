@@ -23,7 +23,13 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from core.errors import InvalidRequest, LimitReached, NameTaken, NotFound
-from core.mailboxes.folder_names import DELIMITER, FIXED_NAMES, SESSIONS, personal_name
+from core.mailboxes.folder_names import (
+    DELIMITER,
+    FIXED_NAMES,
+    MAX_WIRE_OCTETS,
+    SESSIONS,
+    personal_name,
+)
 from core.mailboxes.uids import ARCHIVE, refile_mails, uid_validity_now
 from core.store.engine import wake_after_commit
 from core.store.models import Delivery, ImapFolder, ImapSubscription, new_id
@@ -31,6 +37,7 @@ from core.store.port import backend_of
 
 __all__ = [
     "MAX_FOLDERS",
+    "MAX_SUBSCRIPTIONS",
     "PERSONAL_PREFIX",
     "PersonalFolder",
     "create_folder",
@@ -44,6 +51,7 @@ __all__ = [
 
 PERSONAL_PREFIX: Final = "folder:"
 MAX_FOLDERS: Final = 1000  # a person's own folders
+MAX_SUBSCRIPTIONS: Final = 2000  # names a person said SUBSCRIBE or UNSUBSCRIBE of
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,12 +206,19 @@ def delete_folder(session: Session, owner: str, name: str) -> int:
 
 
 def set_subscribed(session: Session, owner: str, name: str, subscribed: bool | None) -> None:
-    """Remember SUBSCRIBE (True) or UNSUBSCRIBE (False) of a name; None forgets."""
-    session.execute(
-        delete(ImapSubscription).where(
-            ImapSubscription.owner == owner, ImapSubscription.name == name
-        )
-    )
+    """Remember SUBSCRIBE (True) or UNSUBSCRIBE (False) of a name; None forgets.
+    LimitReached past MAX_SUBSCRIPTIONS names (a name may be anything: RFC 3501 §6.3.6)."""
+    if len(name) > MAX_WIRE_OCTETS:
+        raise LimitReached(f"a mailbox name is at most {MAX_WIRE_OCTETS} characters")
+    known = session.execute(
+        delete(ImapSubscription)
+        .where(ImapSubscription.owner == owner, ImapSubscription.name == name)
+        .returning(ImapSubscription.name)
+    ).first()
+    if subscribed is not None and known is None:
+        count = session.scalar(select(func.count()).where(ImapSubscription.owner == owner))
+        if (count or 0) >= MAX_SUBSCRIPTIONS:
+            raise LimitReached(f"at most {MAX_SUBSCRIPTIONS} names are remembered as subscribed")
     if subscribed is not None:
         session.add(ImapSubscription(owner=owner, name=name, subscribed=subscribed))
         session.flush()

@@ -6,7 +6,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from sqlalchemy import insert
 
+from core.mailboxes.personal import MAX_SUBSCRIPTIONS
+from core.store.models import ImapSubscription
 from tests.integration.test_imap_mailboxes import agent_mails, listed
 from tests.support.gateway import Api
 from tests.support.imap import Imap, imap_login
@@ -129,3 +132,19 @@ async def test_each_human_has_their_own_folders(api: Api) -> None:
     async with imap_login(api.gateway, "ana") as imap:
         assert "Private" not in listed(await imap.ok("list", '""', '"*"'))
         await imap.ok("create", '"Private"')  # the same name, her own
+
+
+async def test_subscriptions_are_bounded(api: Api) -> None:
+    await api.human("jianf")
+    store = api.gateway.store
+    assert store is not None
+
+    rows = [
+        {"owner": "jianf", "name": f"name {n}", "subscribed": True}
+        for n in range(MAX_SUBSCRIPTIONS)
+    ]
+    await store.write(lambda session: session.execute(insert(ImapSubscription), rows))
+    async with imap_login(api.gateway, "jianf") as imap:
+        await imap.ok("unsubscribe", '"name 7"')  # a name remembered already: changed
+        typ, data = await imap("subscribe", '"one more"')
+    assert typ == "NO" and data[0].startswith(b"[LIMIT]"), data
