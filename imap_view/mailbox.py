@@ -257,6 +257,9 @@ class MailboxData(MailboxDataInterface[Message]):
 
     def apply_changes(self, selected: SelectedMailbox, read: StampedChanges) -> SelectedMailbox:
         stamp, changes = read
+        if changes.gone:  # deleted by another session: pymap says `* BYE` (as Dovecot)
+            selected.set_deleted()
+            return selected
         if changes.whole:  # the expunge records were pruned meanwhile: compare it all
             messages = self.messages_of(changes.changed)
             gone = uid_set(selected.messages).difference(m.uid for m in messages)

@@ -75,6 +75,8 @@ class FolderChanges:
     # The expunge records since the mod-sequence were pruned (core/mailboxes/expunged.py):
     # `changed` is then every message of the folder, and the caller compares.
     whole: bool = False
+    # The folder itself is gone (a person's own folder, deleted: core/mailboxes/personal.py).
+    gone: bool = False
 
 
 def _messages_query(owner: str, folder_id: int) -> Select[Any]:
@@ -252,7 +254,9 @@ def read_changes(
     """`folder_changes` inside a read the caller runs (so one read can do more)."""
     params = {"owner": owner, "folder_id": folder.id, "since": since_modseq}
     row = session.execute(_COUNTERS, params).first()
-    next_uid, modseq, horizon = (1, 0, 0) if row is None else (int(v) for v in row)
+    if row is None:
+        return FolderChanges(1, since_modseq, [], [], gone=True)
+    next_uid, modseq, horizon = (int(v) for v in row)
     if modseq == since_modseq:
         return FolderChanges(next_uid, modseq, [], [])
     whole = since_modseq < horizon  # what left since was pruned: read the folder whole

@@ -3,6 +3,7 @@ into them (RFC 3501 §6.3, RFC 6851), on both databases."""
 
 from __future__ import annotations
 
+import imaplib
 import re
 
 import pytest
@@ -148,3 +149,18 @@ async def test_subscriptions_are_bounded(api: Api) -> None:
         await imap.ok("unsubscribe", '"name 7"')  # a name remembered already: changed
         typ, data = await imap("subscribe", '"one more"')
     assert typ == "NO" and data[0].startswith(b"[LIMIT]"), data
+
+
+async def test_a_session_whose_folder_is_deleted_elsewhere_is_told(api: Api) -> None:
+    """As Dovecot: the session that had it selected is disconnected with a `* BYE`."""
+    await api.human("jianf")
+    builder = await api.agent("builder")
+    await agent_mails(builder, "x")
+    async with imap_login(api.gateway, "jianf") as one, imap_login(api.gateway, "jianf") as two:
+        await one.ok("create", "Doomed")
+        await one.ok("select", "INBOX")
+        await one.uid("move", "1", "Doomed")
+        await one.ok("select", "Doomed")
+        await two.ok("delete", "Doomed")
+        with pytest.raises(imaplib.IMAP4.abort, match="no longer exists"):
+            await one("noop")
