@@ -147,6 +147,7 @@ async def test_append_changes_nothing_anyone_else_sees(api: Api) -> None:
     }
     assert after == before
     assert ok(await bob.get("/api/v1/me/search?q=yes"))["total"] == 0
+    assert ok(await ana.get("/api/v1/me/search?q=yes"))["total"] == 6  # her own, found
     request = ok(await ana.get(f"/api/v1/me/mail/{asked['mail_id']}"))
     assert request["permission_state"] == "open" and request["decision"] is None
     # Ana's filed copy carries bob's Message-ID: her mail naming it joins nothing of hers.
