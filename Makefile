@@ -10,7 +10,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast test-stress test-durations test-long soak lint imports typecheck pytest services bench \
+.PHONY: run test test-fast test-stress test-durations test-long soak imaptest lint imports typecheck pytest services bench \
 	bench-cluster clean dist
 
 # ── Dependencies: the lock files (docs/deploy.md, "Dependencies") ─────────────
@@ -102,6 +102,15 @@ test-long: $(STAMP) services
 SOAK_ARGS ?=
 soak: $(STAMP) services
 	@scripts/timed "soak" $(BIN)/python bench/soak.py $(SOAK_ARGS)
+
+## imaptest, Dovecot's IMAP compliance and stress tool, against the gateway and Dovecot 2.3
+## (bench/imaptest_compare.py): each of its scripted test groups on both servers, a table of
+## which pass, and the gateway's first errors where Dovecot passes. imaptest is built from
+## source first (docs/testing.md, "imaptest"). IMAPTEST_ARGS passes options (--stress adds
+## its stress mixes, --only fetch,list, --keep for the rawlogs). Not part of `make test` or CI.
+IMAPTEST_ARGS ?=
+imaptest: $(STAMP) services
+	@scripts/timed "imaptest" $(BIN)/python bench/imaptest_compare.py $(IMAPTEST_ARGS)
 
 lint: $(STAMP)
 	@scripts/timed "ruff" sh -c '$(BIN)/ruff check . && $(BIN)/ruff format --check .'
