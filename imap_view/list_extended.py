@@ -21,10 +21,9 @@ from pymap.parsing.command.auth import ListCommand, LSubCommand
 from pymap.parsing.exceptions import NotParseable
 from pymap.parsing.primitives import List, String
 from pymap.parsing.response.specials import ListResponse
-from pymap.parsing.specials import AString, StatusAttribute
+from pymap.parsing.specials import StatusAttribute
 
-from imap_view.mailbox_names import decode_pattern
-from imap_view.pymap_compat import list_mailbox_pattern
+from imap_view.mailbox_names import astring, decode_pattern, list_mailbox
 from imap_view.status import GatewayStatusAttribute
 
 __all__ = ["CheckedLsubCommand", "ExtendedListCommand", "ExtendedListResponse", "listed_line"]
@@ -120,15 +119,14 @@ def _options(buf: memoryview) -> tuple[list[bytes], memoryview]:
 
 def _reference(buf: memoryview, params: Params) -> tuple[str | None, memoryview]:
     """LIST's reference name (RFC 3501 §6.3.8), or None if it is no name."""
-    string, buf = AString.parse(buf, params)
-    raw = string.value
+    raw, buf = astring(buf, params)
     return ("INBOX" if raw.upper() == b"INBOX" else decode_pattern(raw)), buf
 
 
 def _pattern(buf: memoryview, params: Params) -> tuple[str | None, memoryview]:
-    match = list_mailbox_pattern().match(buf)
-    if match:
-        return decode_pattern(match.group(0)), buf[match.end(0) :]
+    unquoted = list_mailbox(buf)
+    if unquoted is not None:
+        return decode_pattern(unquoted[0]), unquoted[1]
     string, buf = String.parse(buf, params)
     return decode_pattern(string.value), buf
 

@@ -22,6 +22,7 @@ an all-ASCII one still modified UTF-7. Anything else — and a name longer than
 from __future__ import annotations
 
 import binascii
+import re
 from contextvars import ContextVar
 
 from pymap.parsing import Params
@@ -32,9 +33,11 @@ __all__ = [
     "MAX_NAME_OCTETS",
     "UTF8_NAMES",
     "InvalidName",
+    "astring",
     "decode_name",
     "decode_pattern",
     "install",
+    "list_mailbox",
     "parse_mailbox",
 ]
 
@@ -45,6 +48,12 @@ MAX_NAME_OCTETS = 1024
 # before each command is parsed (imap_view/connection.py), in the connection's task.
 UTF8_NAMES: ContextVar[bool] = ContextVar("utf8_mailbox_names", default=False)
 
+# RFC 3501 §9: astring's unquoted form, 1*ASTRING-CHAR (ATOM-CHAR and `]`), and
+# list-mailbox's, 1*list-char (ATOM-CHAR, `%`, `*`, `]`). ATOM-CHAR is any CHAR but
+# atom-specials: `(` `)` `{` SP CTL `%` `*` `"` `\\` `]`; so `}` is one (pymap 0.36's
+# patterns leave it out and answered `SELECT a}b` with BAD, where Dovecot says NO).
+_ASTRING = re.compile(rb" *([\x21\x23\x24\x26\x27\x2B-\x5B\x5D-\x7A\x7C-\x7E]+)")
+_LIST_MAILBOX = re.compile(rb"[\x21\x23-\x27\x2A-\x5B\x5D-\x7A\x7C-\x7E]+")
 _B64 = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+,")
 ORIGINAL_PARSE = Mailbox.parse
 
@@ -114,12 +123,26 @@ def _reason(exc: ValueError | OverflowError) -> bytes:
     return b"Mailbox name is not valid modified UTF-7."
 
 
+def astring(buf: memoryview, params: Params) -> tuple[bytes, memoryview]:
+    """An astring's octets (RFC 3501 §9): unquoted, else pymap's quoted or literal."""
+    match = _ASTRING.match(buf)
+    if match is not None:
+        return match.group(1), buf[match.end(0) :]
+    parsed, rest = AString.parse(buf, params)
+    return parsed.value, rest
+
+
+def list_mailbox(buf: memoryview) -> tuple[bytes, memoryview] | None:
+    """LIST's unquoted list-mailbox (RFC 3501 §9), or None where a string stands."""
+    match = _LIST_MAILBOX.match(buf)
+    return None if match is None else (match.group(0), buf[match.end(0) :])
+
+
 def parse_mailbox(
     cls: type[Mailbox], buf: memoryview, params: Params
 ) -> tuple[Mailbox, memoryview]:
     """pymap's `Mailbox.parse` with the name decoded by `decode_name`."""
-    atom, rest = AString.parse(buf, params)
-    raw = atom.value
+    raw, rest = astring(buf, params)
     if raw.upper() == b"INBOX":
         return cls("INBOX"), rest
     try:

@@ -26,7 +26,6 @@ from typing import Any
 from pymap.bytes import BytesFormat
 from pymap.fetch import DynamicLoadedFetchValue, MessageAttributes
 from pymap.interfaces.message import CachedMessage
-from pymap.parsing.command.auth import ListCommand
 from pymap.parsing.response import CommandResponse, UntaggedResponse
 from pymap.parsing.response.specials import ListResponse
 from pymap.parsing.specials import SequenceSet
@@ -39,7 +38,6 @@ __all__ = [
     "check",
     "fix_join_arg",
     "forget_rendered",
-    "list_mailbox_pattern",
     "list_response_name",
     "loaded_attributes",
     "loaded_data",
@@ -93,7 +91,6 @@ INTERNALS: dict[str, tuple[str, ...]] = {
     "pymap.fetch:DynamicLoadedFetchValue": ("_get_data", "_get_loaded"),
     "pymap.bytes:BytesFormat": ("_fix_join_arg", "_fix_format_arg"),
     "pymap.parsing.response.specials:ListResponse": ("_name",),
-    "pymap.parsing.command.auth:ListCommand": ("_list_mailbox_pattern",),
     "pymap.message:BaseMessage": ("_email_id", "_thread_id", "_permanent_flags", "_flags_key"),
     "pymap.message:BaseLoadedMessage": (
         "_get_subpart",
@@ -255,8 +252,3 @@ fix_join_arg: Callable[[Any], bytes] = BytesFormat._fix_join_arg
 def list_response_name(response: ListResponse) -> bytes:
     name: bytes = type(response)._name
     return name
-
-
-def list_mailbox_pattern() -> re.Pattern[bytes]:
-    pattern: re.Pattern[bytes] = ListCommand._list_mailbox_pattern
-    return pattern

@@ -49,6 +49,12 @@ AFTER_LOGIN = [
     (b"LIST &AAA *", b"OK"),  # a reference that is no name: nothing listed either
     (b"SELECT &-", b"NO [NONEXISTENT]"),  # `&`: valid, and no such folder
     (b'SELECT "' + b"x" * (MAX_NAME_OCTETS + 1) + b'"', b"NO Mailbox name longer than"),
+    # `}` is an ATOM-CHAR (RFC 3501 §9): a name, not a syntax error.
+    (b"SELECT a}b", b"NO [NONEXISTENT]"),
+    (b"STATUS a}b (MESSAGES)", b"NO [NONEXISTENT]"),
+    (b'LSUB "" a}b', b"OK"),
+    (b'LIST a}b ""', b"OK"),
+    (b"LIST \"\" !#$&'+,-.0123456789:;<=>?@^_`|[}%*", b"OK"),  # imaptest's `atoms`
     (b"COPY 1 &AAA", b"BAD"),  # no mailbox selected, as Dovecot checks first
     (b"SELECT INBOX", b"OK"),
     (b"COPY 1 &AAA", INVALID),

@@ -192,7 +192,6 @@ _REACHED_THROUGH_COMPAT = {
     "_get_data",
     "_get_loaded",
     "_fix_join_arg",
-    "_list_mailbox_pattern",
 }
 
 
