@@ -49,24 +49,28 @@ class _Envelope(EnvelopeStructure):
             [
                 date,
                 String.build(subject),
-                self._list(self.from_),
-                self._list(self.sender or self.from_),
-                self._list(self.reply_to or self.from_),
-                self._list(self.to),
-                self._list(self.cc),
-                self._list(self.bcc),
+                self._list(self.from_) or Nil(),
+                # RFC 3501 §7.4.2: a Sender or Reply-To absent, or present but
+                # empty, is the From member.
+                self._list(self.sender) or self._list(self.from_) or Nil(),
+                self._list(self.reply_to) or self._list(self.from_) or Nil(),
+                self._list(self.to) or Nil(),
+                self._list(self.cc) or Nil(),
+                self._list(self.bcc) or Nil(),
                 String.build(self.in_reply_to),
                 String.build(self.message_id),
             ]
         )
 
-    def _list(self, headers: Sequence[AddressHeader] | None) -> Writeable:
-        """The addresses; a group (RFC 5322 §3.4) between its start, `(NIL NIL "name"
-        NIL)`, and its end, `(NIL NIL NIL NIL)`, as RFC 3501 §7.4.2 writes it."""
+    def _list(self, headers: Sequence[AddressHeader] | None) -> List | None:
+        """The addresses, or None for none; a group (RFC 5322 §3.4) between its start,
+        `(NIL NIL "name" NIL)`, and its end, `(NIL NIL NIL NIL)`, as RFC 3501 §7.4.2
+        writes it. A single-address header with no address or several (`Sender: `)
+        gives what it has: its `address` would raise."""
         items: list[Writeable] = []
         for header in headers or ():
             if isinstance(header, SingleAddressHeader):
-                items.append(self._address(header.address))
+                items.extend(self._address(address) for address in header.addresses)
                 continue
             for group in header.groups:
                 if group.display_name is None:
@@ -76,9 +80,7 @@ class _Envelope(EnvelopeStructure):
                 items.append(List([Nil(), Nil(), String.build(name), Nil()]))
                 items.extend(self._address(address) for address in group.addresses)
                 items.append(List([Nil(), Nil(), Nil(), Nil()]))
-        if not items:
-            return Nil()
-        return List(items)
+        return List(items) if items else None
 
     def _address(self, address: Address) -> List:
         """address = "(" addr-name SP addr-adl SP addr-mailbox SP addr-host ")"."""

@@ -31,6 +31,7 @@ from imap_view.backend import Backend
 from imap_view.config import GatewayImapConfig
 from imap_view.connection import CURRENT_CONNECTION, LimitedConnection
 from imap_view.content_cache import ContentCache
+from imap_view.decoders import install as install_decoders
 from imap_view.limits import ImapLimits
 from imap_view.login import Login
 from imap_view.mailbox_names import install as install_name_decoding
@@ -43,6 +44,7 @@ ProtocolFactory = Callable[[], asyncio.BaseProtocol]
 _STREAM_LIMIT = 2**16  # asyncio.start_server's default: a read buffer's bound
 
 install_speedups()
+install_decoders()
 install_name_decoding()
 
 

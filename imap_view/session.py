@@ -31,6 +31,7 @@ from imap_view.backend import Backend
 from imap_view.condstore_search import GatewayCriteriaSet, keys_within
 from imap_view.config import GatewayImapConfig
 from imap_view.contents import Contents
+from imap_view.decoders import unknown_encoding
 from imap_view.extensions import Extensions
 from imap_view.fetch_lines import whole_only
 from imap_view.flag_search import flag_verdict
@@ -39,6 +40,7 @@ from imap_view.mailbox import MailboxData
 from imap_view.mailbox_set import SPECIAL_USE, MailboxSet
 from imap_view.message import LoadedMessage, Message
 from imap_view.message_sets import following, messages_in
+from imap_view.replies import DomainRefusal
 from imap_view.selected import GatewaySelected
 from imap_view.writes import expunge, mark_seen, store_flags, transfer, unmark_copied
 
@@ -173,11 +175,29 @@ class Session(BaseSession[Message]):
                     alongside=mailbox.changes_reader(selected),
                     following=lambda: [m.mail_seq for m in following(selected, wanted)],
                 )
+                await self._check_binary(command, wanted)
                 if changes is not None:
                     updated = mailbox.apply_changes(selected, changes)
                     return _fresh(updated, wanted, self._contents), updated
         updated = await mailbox.update_selected(selected)
         return _fresh(updated, wanted, self._contents), updated
+
+    async def _check_binary(self, command: FetchCommand, wanted: list[tuple[int, Message]]) -> None:
+        """RFC 3516 §4.3: BINARY of a part in an encoding it cannot undo fails the
+        command with `NO [UNKNOWN-CTE]`, before any of it is written."""
+        sections = [
+            a.section.parts or () for a in command.attributes if a.value in _BINARY and a.section
+        ]
+        if not sections:
+            return
+        for _, message in wanted:
+            content = await self._contents.get(message.mail_seq)
+            if content is None:
+                continue
+            for parts in sections:
+                encoding = unknown_encoding(content, parts)
+                if encoding is not None:
+                    raise DomainRefusal(b"UNKNOWN-CTE", f"cannot decode {encoding!r}")
 
     async def search_mailbox(
         self, selected: SelectedMailbox, keys: frozenset[SearchKey]
@@ -347,6 +367,7 @@ class Session(BaseSession[Message]):
 
 # FETCH items that read no more of a message than its header section (RFC 3501 §7.4.2).
 _ENVELOPE_ONLY = frozenset({b"FLAGS", b"UID", b"INTERNALDATE", b"ENVELOPE", b"MODSEQ"})
+_BINARY = frozenset({b"BINARY", b"BINARY.PEEK", b"BINARY.SIZE"})
 _DATE_KEYS = frozenset({b"BEFORE", b"ON", b"SINCE", b"OLDER", b"YOUNGER"})
 
 

@@ -22,6 +22,7 @@ Only humans have folders: agents read mail over REST, never IMAP.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -345,5 +346,14 @@ def create_folders(session: Session, owner: str, keys: Iterable[str]) -> None:
 
 def uid_validity_now() -> int:
     """UIDVALIDITY of a new folder: the time, so a re-created store never repeats
-    a value a client cached (RFC 3501 §2.3.1.1 asks for a new value on renumbering)."""
-    return int(time.time()) & 0xFFFFFFFF or 1
+    a value a client cached (RFC 3501 §2.3.1.1 asks for a new value on renumbering),
+    and above every value this process gave before: a folder deleted and created
+    again within a second (CREATE after DELETE) must not get its old value back."""
+    global _last_validity
+    with _validity_lock:  # writes run in worker threads
+        _last_validity = max(int(time.time()) & 0xFFFFFFFF or 1, _last_validity + 1)
+        return _last_validity
+
+
+_last_validity = 0
+_validity_lock = threading.Lock()

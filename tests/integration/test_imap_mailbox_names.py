@@ -54,7 +54,7 @@ AFTER_LOGIN = [
     (b"STATUS a}b (MESSAGES)", b"NO [NONEXISTENT]"),
     (b'LSUB "" a}b', b"OK"),
     (b'LIST a}b ""', b"OK"),
-    (b"LIST \"\" !#$&'+,-.0123456789:;<=>?@^_`|[}%*", b"OK"),  # imaptest's `atoms`
+    (b'LIST "" !#$&\'+,-.0123456789:;<=>?@^_`|[}%*', b"OK"),  # imaptest's `atoms`
     (b"COPY 1 &AAA", b"BAD"),  # no mailbox selected, as Dovecot checks first
     (b"SELECT INBOX", b"OK"),
     (b"COPY 1 &AAA", INVALID),
