@@ -35,7 +35,7 @@ from core.mailboxes.drafts import delete_drafts, is_draft_seq
 from core.mailboxes.keywords import KeywordLimits
 from core.mailboxes.personal import is_personal
 from core.mailboxes.placement import KEEP, change_placement, hide_in_trash, set_flags, unmark
-from core.mailboxes.uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
+from core.mailboxes.uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH, renumber_mails
 from core.mailboxes.unchanged_since import changed_after
 from core.store.engine import Store
 from imap_view.message import Message
@@ -182,6 +182,17 @@ async def unmark_copied(store: Store, owner: str, mail_seqs: Sequence[int]) -> N
     await store.write(lambda session: unmark(session, owner, mail_seqs))
 
 
+async def _renumber(
+    store: Store, owner: str, key: str, messages: Sequence[Message]
+) -> dict[int, int]:
+    """MOVE into the folder itself: new UIDs, the old ones expunged (RFC 6851 §3.3)."""
+    seqs = [message.mail_seq for message in messages]
+    moved = await store.write(lambda session: renumber_mails(session, seqs, owner, key))
+    if not moved:
+        raise NotAllowedError("no message was moved: they were gone already")
+    return moved
+
+
 async def transfer(
     store: Store,
     owner: str,
@@ -205,6 +216,8 @@ async def transfer(
             return {}
         raise NotAllowedError(f"drafts are not mail: {verb} to Trash deletes one, nothing else")
     state = entering(target)
+    if move and target == source and state is not None:
+        return await _renumber(store, owner, source, messages)
     if state is None or target == source:
         raise NotAllowedError(
             f"{verb} puts mail into INBOX, Archive, Trash or a folder of your own only, "

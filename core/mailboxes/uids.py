@@ -167,6 +167,37 @@ def refile_mails(
     return uids
 
 
+def renumber_mails(
+    session: Session, mail_seqs: Sequence[int], owner: str, key: str
+) -> dict[int, int]:
+    """A MOVE into the folder the mails are in (RFC 6851 allows it; Dovecot does it):
+    each that is there leaves under its UID and comes back under a new, highest one,
+    in the given order. Returns {mail seq: new UID}."""
+    folders, uids = table_of(ImapFolder), table_of(ImapUid)
+    present = set(
+        session.scalars(
+            select(uids.c.mail_seq)
+            .join(folders, folders.c.id == uids.c.folder_id)
+            .where(folders.c.owner == owner, folders.c.key == key)
+            .where(uids.c.mail_seq.in_(list(mail_seqs)))
+        )
+    )
+    kept = [seq for seq in dict.fromkeys(mail_seqs) if seq in present]
+    if not kept:
+        return {}
+    unfile_mails(session, owner, key, kept)
+    taken = _take_uids(session, owner, key, len(kept))
+    new = {seq: taken.first_uid + at for at, seq in enumerate(kept)}
+    _INSERT_UIDS.run(
+        session.connection(),
+        [
+            {"folder_id": taken.folder_id, "uid": uid, "mail_seq": seq, "modseq": taken.modseq}
+            for seq, uid in new.items()
+        ],
+    )
+    return new
+
+
 def unfile_mails(session: Session, owner: str, key: str, mail_seqs: Sequence[int]) -> list[int]:
     """Take mails out of one folder of `owner`; the UIDs they had there.
 

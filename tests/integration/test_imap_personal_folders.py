@@ -164,3 +164,25 @@ async def test_a_session_whose_folder_is_deleted_elsewhere_is_told(api: Api) -> 
         await two.ok("delete", "Doomed")
         with pytest.raises(imaplib.IMAP4.abort, match="no longer exists"):
             await one("noop")
+
+
+@pytest.mark.parametrize("folder", ["INBOX", "Mine"])
+async def test_move_into_the_folder_itself_renumbers(api: Api, folder: str) -> None:
+    """RFC 6851 §3.3, as Dovecot: a new UID, the old one expunged, the flags kept."""
+    await api.human("jianf")
+    builder = await api.agent("builder")
+    await agent_mails(builder, "again")
+    async with imap_login(api.gateway, "jianf") as imap:
+        if folder != "INBOX":
+            await imap.ok("create", folder)
+            await imap.ok("select", "INBOX")
+            await imap.uid("move", "1", folder)
+        await imap.ok("select", folder)
+        [uid] = await imap.search_uids("ALL")
+        await imap.uid("store", str(uid), "+FLAGS", "(\\Flagged)")
+        typ, data = await imap("uid", "MOVE", str(uid), folder)
+        assert typ == "OK", data
+        _, [copyuid] = imap.client.response("COPYUID")  # RFC 4315: source UIDs, new UIDs
+        assert copyuid.split()[1:] == [b"%d" % uid, b"%d" % (uid + 1)], copyuid
+        assert await imap.search_uids("ALL") == [uid + 1]
+        assert await imap.search_uids("FLAGGED") == [uid + 1]
