@@ -18,7 +18,7 @@ from email.policy import compat32
 
 from pymap.exceptions import NotAllowedError
 from pymap.parsing.message import AppendMessage
-from pymap.parsing.specials.flag import Answered, Deleted, Flagged, Seen
+from pymap.parsing.specials.flag import Answered, Deleted, Draft, Flagged, Seen
 
 from core import errors as domain
 from core.archive.filed import FiledFlags, Filing, file_messages
@@ -101,6 +101,7 @@ def _filing(message: AppendMessage) -> Filing:
             flagged=Flagged in flags,
             answered=Answered in flags,
             deleted=Deleted in flags,
+            draft=Draft in flags,
             keywords=tuple(sorted(str(f) for f in flags if not f.is_system)),
         ),
         message.when,

@@ -8,7 +8,7 @@ what changed since the mod-sequence the session last saw (core/mailboxes/content
 `SelectedMailbox.add_updates`, which works out the EXISTS/EXPUNGE/FETCH replies.
 Drafts are not mails and carry no mod-sequences: that small folder is re-read whole.
 
-Flags: `\\Seen`, `\\Flagged`, `\\Answered`, `\\Deleted` and keywords are kept per
+Flags: `\\Seen`, `\\Flagged`, `\\Answered`, `\\Deleted`, `\\Draft` and keywords are kept per
 recipient (PERMANENTFLAGS, with `\\*`: RFC 3501 §7.1 lets a client make keywords),
 so a `\\Deleted` one session set is expunged by another. Drafts keep no flags:
 every draft is `\\Seen \\Draft`, and `\\Deleted` there lasts the session, until its
@@ -19,6 +19,7 @@ can carry: the flags, and the keywords the owner uses.
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import Iterable, Sequence
 
 from pymap.backend.mailbox import MailboxDataInterface
@@ -61,16 +62,16 @@ from imap_view.selection_base import SelectionBase, fill_from, make_base
 
 __all__ = ["MailboxData", "folder_id_of", "mailbox_id"]
 
-KEPT_FLAGS = frozenset({Seen, Flagged, Answered, Deleted})
+KEPT_FLAGS = frozenset({Seen, Flagged, Answered, Deleted, Draft})
 PERMANENT_FLAGS = KEPT_FLAGS | {Wildcard}
 DRAFT_FLAGS = frozenset({Seen, Draft})
 DRAFT_SESSION_FLAGS = frozenset({Deleted})  # until this session's EXPUNGE deletes the draft
 NO_FLAGS: frozenset[Flag] = frozenset()
-_ORDER = (Seen, Flagged, Answered, Deleted)
+_ORDER = (Seen, Flagged, Answered, Deleted, Draft)
 # Every combination of the kept flags, made once: SELECT builds 100,000 messages.
 _FLAG_SETS = {
     bits: frozenset(flag for flag, on in zip(_ORDER, bits, strict=True) if on)
-    for bits in ((s, f, a, d) for s in (0, 1) for f in (0, 1) for a in (0, 1) for d in (0, 1))
+    for bits in itertools.product((False, True), repeat=len(_ORDER))
 }
 
 
@@ -100,8 +101,8 @@ def made_messages(messages: Sequence[FolderMessage]) -> list[Message]:
     sets = _FLAG_SETS
     with_keywords: dict[tuple[frozenset[Flag], tuple[str, ...]], frozenset[Flag]] = {}
     made = []
-    for uid, seq, seen, flagged, answered, deleted, keywords, modseq in messages:
-        flags = sets[seen, flagged, answered, deleted]
+    for uid, seq, seen, flagged, answered, deleted, draft, keywords, modseq in messages:
+        flags = sets[seen, flagged, answered, deleted, draft]
         if keywords:
             key = (flags, keywords)
             shared = with_keywords.get(key)

@@ -27,7 +27,7 @@ from typing import TypeVar
 
 from pymap.exceptions import NotAllowedError
 from pymap.flags import FlagOp
-from pymap.parsing.specials.flag import Answered, Deleted, Flag, Flagged, Seen
+from pymap.parsing.specials.flag import Answered, Deleted, Draft, Flag, Flagged, Seen
 from sqlalchemy.orm import Session
 
 from core.errors import DomainError
@@ -44,7 +44,13 @@ from imap_view.replies import refusal_for
 __all__ = ["expunge", "mark_seen", "store_flags", "transfer", "unmark_copied"]
 
 K = TypeVar("K")
-KEPT_FLAGS = {Seen: "seen", Flagged: "flagged", Answered: "answered", Deleted: "deleted"}
+KEPT_FLAGS = {
+    Seen: "seen",
+    Flagged: "flagged",
+    Answered: "answered",
+    Deleted: "deleted",
+    Draft: "draft",
+}
 
 
 # The state a mail takes when it is put into one of these folders (and into an own one:
@@ -95,7 +101,7 @@ async def store_flags(
     unchanged_since: tuple[int, int] | None = None,
 ) -> set[int]:
     """STORE of the kept flags and keywords on a whole set: one statement per flag (or
-    keyword) and value. Other system flags (`\\Draft`, `\\Recent`) are not kept.
+    keyword) and value. `\\Recent` is not kept.
 
     With `unchanged_since` (folder id, stored mod-sequence: RFC 7162 §3.1.3's
     UNCHANGEDSINCE) a message changed after it is left alone; the mail seqs of those

@@ -73,6 +73,7 @@ class FiledFlags:
     flagged: bool = False
     answered: bool = False
     deleted: bool = False
+    draft: bool = False
     keywords: tuple[str, ...] = field(default_factory=tuple)
 
 
@@ -238,6 +239,7 @@ def _delivery_row(owner: str, seq: int, folder_key: str, filing: Filing) -> dict
         "flagged": flags.flagged,
         "answered": flags.answered,
         "marked_deleted": flags.deleted,
+        "draft": flags.draft,
         "created_at": filing.when or utcnow(),
     }
 

@@ -3,7 +3,7 @@ at SELECT and afterwards only what changed since a mod-sequence.
 
 `\\Seen` is the recipient's delivery `is_read` (the read state shared with REST and
 the web UI); a mail the human only sent (no delivery of their own) is always seen.
-`\\Flagged`, `\\Answered`, `\\Deleted` and keywords are the delivery's too
+`\\Flagged`, `\\Answered`, `\\Deleted`, `\\Draft` and keywords are the delivery's too
 (core/mailboxes/keywords.py), so every session sees the same.
 """
 
@@ -50,6 +50,7 @@ class FolderMessage(NamedTuple):
     flagged: bool = False
     answered: bool = False
     deleted: bool = False  # IMAP's \\Deleted, not Trash
+    draft: bool = False
     keywords: tuple[str, ...] = ()
     modseq: int = 0  # the folder's mod-sequence of the message's last change (RFC 7162 §3.1)
 
@@ -89,6 +90,7 @@ def _messages_query(owner: str, folder_id: int) -> Select[Any]:
             func.coalesce(Delivery.flagged, false()),
             func.coalesce(Delivery.answered, false()),
             func.coalesce(Delivery.marked_deleted, false()),
+            func.coalesce(Delivery.draft, false()),
             ImapUid.modseq,
         )
         .outerjoin(
@@ -106,7 +108,7 @@ def _folder_messages(session: Session, owner: str, query: Select[Any]) -> list[F
 
 
 def _message(row: Any, keywords: dict[int, list[str]]) -> FolderMessage:
-    uid, seq, seen, flagged, answered, deleted, modseq = row
+    uid, seq, seen, flagged, answered, deleted, draft, modseq = row
     return FolderMessage(
         uid,
         seq,
@@ -114,6 +116,7 @@ def _message(row: Any, keywords: dict[int, list[str]]) -> FolderMessage:
         bool(flagged),
         bool(answered),
         bool(deleted),
+        bool(draft),
         tuple(keywords.get(int(seq), ())),
         int(modseq),
     )
@@ -165,22 +168,30 @@ async def folder_state(store: Store, owner: str, folder: FolderInfo) -> FolderSt
     )
 
     marked = select(
-        Delivery.mail_seq, Delivery.flagged, Delivery.answered, Delivery.marked_deleted
+        Delivery.mail_seq,
+        Delivery.flagged,
+        Delivery.answered,
+        Delivery.marked_deleted,
+        Delivery.draft,
     ).where(
         Delivery.recipient == owner,
         or_(
             Delivery.flagged == true(),
             Delivery.answered == true(),
             Delivery.marked_deleted == true(),
+            Delivery.draft == true(),
         ),
     )
 
     def run(session: Session) -> FolderState:
         next_uid, modseq = _counters(session, folder.id)
         unseen = set(session.scalars(unread))
-        flags = {int(seq): (bool(f), bool(a), bool(d)) for seq, f, a, d in session.execute(marked)}
+        flags = {
+            int(seq): (bool(f), bool(a), bool(d), bool(r))
+            for seq, f, a, d, r in session.execute(marked)
+        }
         keywords = {seq: tuple(words) for seq, words in all_keywords_of(session, owner).items()}
-        plain = (False, False, False)
+        plain = (False, False, False, False)
         messages = [
             FolderMessage(
                 uid, seq, seq not in unseen, *flags.get(seq, plain), keywords.get(seq, ()), modseq
@@ -220,6 +231,7 @@ _CHANGED = (
         func.coalesce(Delivery.flagged, false()),
         func.coalesce(Delivery.answered, false()),
         func.coalesce(Delivery.marked_deleted, false()),
+        func.coalesce(Delivery.draft, false()),
         ImapUid.modseq,
     )
     .outerjoin(

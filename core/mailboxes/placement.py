@@ -41,6 +41,7 @@ FLAG_COLUMNS = {
     "flagged": Delivery.flagged,
     "answered": Delivery.answered,
     "deleted": Delivery.marked_deleted,  # IMAP's \\Deleted: marked for EXPUNGE, not Trash
+    "draft": Delivery.draft,
 }
 
 

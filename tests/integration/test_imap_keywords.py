@@ -16,7 +16,7 @@ from tests.support.gateway import Api, running_gateway
 from tests.support.http import ok
 from tests.support.imap import Imap, fetched, imap_login
 
-SYSTEM = {"\\Answered", "\\Deleted", "\\Flagged", "\\Seen"}
+SYSTEM = {"\\Answered", "\\Deleted", "\\Draft", "\\Flagged", "\\Seen"}
 
 
 async def agent_mails(agent: httpx.AsyncClient, subject: str, **extra: Any) -> dict[str, Any]:

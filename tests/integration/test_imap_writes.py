@@ -42,6 +42,10 @@ async def test_flagged_and_answered_are_stored_per_recipient(api: Api) -> None:
         assert await imap.search_uids("ANSWERED") == [1, 2]
         await imap.uid("STORE", "2", "-FLAGS", "(\\Answered)")
         assert await imap.search_uids("UNANSWERED") == [2]
+        await imap.uid("STORE", "2", "+FLAGS", "(\\Draft)")  # kept, as Dovecot keeps it
+        assert await imap.search_uids("DRAFT") == [2]
+        await imap.uid("STORE", "2", "-FLAGS", "(\\Draft)")
+        assert await imap.search_uids("UNDRAFT") == [1, 2]
     async with imap_login(api.gateway, "jianf") as imap:  # kept across sessions
         await imap.ok("select", "INBOX")
         assert await flags(imap) == {1: {"\\Flagged", "\\Answered"}, 2: set()}
@@ -51,6 +55,7 @@ async def test_flagged_and_answered_are_stored_per_recipient(api: Api) -> None:
             "\\Flagged",
             "\\Answered",
             "\\Deleted",
+            "\\Draft",
             "\\*",
         }
     view = await status_of(jianf, shared)

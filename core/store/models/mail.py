@@ -129,6 +129,7 @@ class Delivery(Base):
     flagged: Mapped[bool] = mapped_column(Boolean, default=False)
     answered: Mapped[bool] = mapped_column(Boolean, default=False)
     marked_deleted: Mapped[bool] = mapped_column(Boolean, default=False)
+    draft: Mapped[bool] = mapped_column(Boolean, default=False)  # IMAP's \\Draft
     deleted: Mapped[bool] = mapped_column(Boolean, default=False)
     # The key of the recipient's personal folder holding it (`archived` is true then).
     folder: Mapped[str | None] = mapped_column(String(64), nullable=True, default=None)

@@ -8,7 +8,8 @@ A human creates, renames and deletes folders of their own (IMAP CREATE, the web 
 REST). `imap_folders.name` is such a folder's full name (Unicode, `/` between
 levels); the gateway's own folders keep it NULL. `deliveries.folder` is the key of
 the personal folder a recipient filed a mail in (NULL: INBOX or Archive as
-`archived` says; Trash still wins). `imap_subscriptions` keeps what SUBSCRIBE and
+`archived` says; Trash still wins), `deliveries.draft` the recipient's IMAP `\\Draft`
+(a message a client files as a draft outside Drafts). `imap_subscriptions` keeps what SUBSCRIBE and
 UNSUBSCRIBE said of a name (RFC 3501 §6.3.6: a name may be subscribed whether or
 not it exists); a folder nobody said anything of counts as subscribed.
 """
@@ -30,6 +31,9 @@ def upgrade() -> None:
     op.create_index("ux_imap_folders_owner_name", "imap_folders", ["owner", "name"], unique=True)
     with op.batch_alter_table("deliveries") as batch:
         batch.add_column(sa.Column("folder", sa.String(length=64), nullable=True))
+        batch.add_column(
+            sa.Column("draft", sa.Boolean(), nullable=False, server_default=sa.false())
+        )
     op.create_table(
         "imap_subscriptions",
         sa.Column("owner", sa.String(length=64), nullable=False),
@@ -42,6 +46,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_table("imap_subscriptions")
     with op.batch_alter_table("deliveries") as batch:
+        batch.drop_column("draft")
         batch.drop_column("folder")
     op.drop_index("ux_imap_folders_owner_name", table_name="imap_folders")
     with op.batch_alter_table("imap_folders") as batch:
