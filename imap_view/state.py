@@ -145,6 +145,13 @@ class GatewayState(CondstoreState):
             )
             for name, delimiter, attributes in listed:
                 found.setdefault(name, (delimiter, list(attributes)))
+            if b"SUBSCRIBED" in cmd.selection:  # RFC 5258 §3: subscribed, not there
+                said, updates = await self.session.list_mailboxes(
+                    cmd.ref_name, pattern, subscribed=True, selected=updates
+                )
+                for name, delimiter, attributes in said:
+                    if name not in found and b"Noselect" not in attributes:
+                        found[name] = (delimiter, [b"NonExistent"])
         response = ResponseOk(cmd.tag, b"LIST completed.")
         subscribed: set[str] | None = None
         if b"SUBSCRIBED" in cmd.selection or b"SUBSCRIBED" in cmd.returns:

@@ -186,3 +186,16 @@ async def test_move_into_the_folder_itself_renumbers(api: Api, folder: str) -> N
         assert copyuid.split()[1:] == [b"%d" % uid, b"%d" % (uid + 1)], copyuid
         assert await imap.search_uids("ALL") == [uid + 1]
         assert await imap.search_uids("FLAGGED") == [uid + 1]
+
+
+async def test_list_subscribed_names_a_subscribed_name_that_does_not_exist(api: Api) -> None:
+    """RFC 5258 §3: `\\NonExistent` (and `\\Subscribed`), as Dovecot (imaptest's listext)."""
+    await api.human("jianf")
+    async with imap_login(api.gateway, "jianf") as imap:
+        await imap.ok("create", "Gone")
+        await imap.ok("subscribe", "Gone")
+        await imap.ok("delete", "Gone")
+        typ, _ = await imap("xatom", "LIST", '(SUBSCRIBED) "" "*"')
+        lines = imap.client.untagged_responses.pop("LIST", [])
+    assert typ == "OK"
+    assert b'(\\NonExistent \\Subscribed) "/" Gone' in lines, lines
