@@ -228,6 +228,8 @@ class MailboxData(MailboxDataInterface[Message]):
         if wait_on is not None:
             await self._wait(wait_on)
         if self.is_fresh(selected):
+            if not selected.hide_expunged:  # what a FETCH, STORE or SEARCH held back
+                selected.add_updates((), ())  # (RFC 3501 §7.4.1) is told now
             return selected
         read = self.changes_reader(selected)
         if read is None:  # Drafts, or not selected through `select`

@@ -222,3 +222,22 @@ async def test_two_sessions_deleting_the_same_mail_file_it_once(api: Api) -> Non
         assert sorted(typ for typ, _ in answers) == ["NO", "OK"], answers
         await one.ok("select", "Trash")
         assert await one.search_uids("ALL") == list(range(1, 21))
+
+
+async def test_expunges_held_back_during_fetch_come_with_the_next_command(api: Api) -> None:
+    """RFC 3501 §7.4.1: no EXPUNGE during FETCH, STORE or SEARCH; the next CHECK or NOOP
+    tells them, even when nothing changed since (imaptest's expunge group)."""
+    await api.human("jianf")
+    builder = await api.agent("builder")
+    for n in range(4):
+        await agent_mails(builder, f"mail {n}")
+    async with imap_login(api.gateway, "jianf") as one, imap_login(api.gateway, "jianf") as two:
+        await one.ok("select", "INBOX")
+        await two.ok("select", "INBOX")
+        await one.ok("store", "1,3", "+FLAGS", "(\\Deleted)")
+        await one.ok("expunge")
+        await two.ok("fetch", "2,4", "(UID)")  # sees the change, may not tell the expunges
+        assert "EXPUNGE" not in two.client.untagged_responses
+        await two.ok("check")
+        assert two.client.untagged_responses.pop("EXPUNGE", []) == [b"3", b"1"]
+        assert await two.search_uids("ALL") == [2, 4]
