@@ -1,11 +1,12 @@
 /** Narrow screens: the main places within thumb reach, the rest in a drawer. */
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
+import { CountBadge } from "@/components/CountBadge";
 import { Modal } from "@/components/Modal";
+import { NavLink } from "@/components/NavLink";
 import { openCompose } from "@/features/compose/hooks/composeStore";
 import { hrefOf, NAV_ITEMS } from "./navItems";
-import { NavLink } from "./NavLink";
-import { CountBadge, visibleItems, type Counts } from "./Sidebar";
+import { visibleItems, type Counts } from "./Sidebar";
 
 const PRIMARY = ["inbox", "decisions", "conversations"];
 

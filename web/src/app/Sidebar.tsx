@@ -1,23 +1,14 @@
 import { useTranslation } from "react-i18next";
 import { Button } from "@/components/Button";
+import { CountBadge } from "@/components/CountBadge";
+import { NavLink } from "@/components/NavLink";
 import { openCompose } from "@/features/compose/hooks/composeStore";
 import type { LiveState } from "./useLiveUpdates";
 import { hrefOf, NAV_ITEMS, type NavItem } from "./navItems";
-import { NavLink } from "./NavLink";
 
 export interface Counts {
   unread?: number | undefined;
   decisions?: number | undefined;
-}
-
-export function CountBadge({ value, label }: { value: number | undefined; label: string }) {
-  if (!value) return null;
-  return (
-    <span className="ml-auto rounded-full bg-accent px-2 text-xs font-semibold text-accent-ink tabular-nums">
-      <span aria-hidden="true">{value}</span>
-      <span className="sr-only">, {label}</span>
-    </span>
-  );
 }
 
 export function visibleItems(isAdmin: boolean): NavItem[] {
