@@ -1,6 +1,6 @@
 // @vitest-environment node
 import type { MailFolder } from "@/api";
-import { flatFolderTree, folderTree, parentPrefix, type FolderNode } from "./folderTree";
+import { flatFolderTree, folderTree, type FolderNode } from "./folderTree";
 
 const folder = (name: string, unread = 0): MailFolder => ({ folder_id: `id-${name}`, name, messages: unread, unread });
 
@@ -43,10 +43,5 @@ describe("the folder tree from flat names", () => {
   it("flattens depth first with each depth, for a menu", () => {
     const rows = flatFolderTree(folderTree(["b", "a/y", "a/x/deep"].map((n) => folder(n))));
     expect(rows.map(({ node, depth }) => `${depth}:${node.path}`)).toEqual(["0:a", "1:a/x", "2:a/x/deep", "1:a/y", "0:b"]);
-  });
-
-  it("says a name's parents", () => {
-    expect(parentPrefix("Projects/2026/Q1")).toBe("Projects/2026/");
-    expect(parentPrefix("Projects")).toBe("");
   });
 });

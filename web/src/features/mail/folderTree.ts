@@ -49,8 +49,3 @@ export function folderTree(folders: readonly MailFolder[]): FolderNode[] {
 export function flatFolderTree(nodes: readonly FolderNode[], depth = 0): { node: FolderNode; depth: number }[] {
   return nodes.flatMap((node) => [{ node, depth }, ...flatFolderTree(node.children, depth + 1)]);
 }
-
-/** The part of a whole name before its last level (`Projects/` of `Projects/2026`), or "". */
-export function parentPrefix(path: string): string {
-  return path.slice(0, path.lastIndexOf(FOLDER_DELIMITER) + 1);
-}
