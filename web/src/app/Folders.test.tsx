@@ -1,8 +1,9 @@
 /**
  * Folders of my own in the whole app, against the fake gateway: the navigation lists
  * them below Trash, one opens with its mail in the same list as the inbox (unread
- * ones marked, and read once opened), a folder made elsewhere appears when the tab is
- * back in view, and on a phone they are in the drawer.
+ * ones marked, and read once opened), "Move to…" takes a mail there and out of the
+ * inbox, a folder made elsewhere appears when the tab is back in view, and on a phone
+ * they are in the drawer.
  */
 import { QueryClient } from "@tanstack/react-query";
 import { act, render, screen, waitFor, within } from "@testing-library/react";
@@ -51,6 +52,24 @@ describe("folders of my own in the app", () => {
     await waitFor(() => expect(gateway.calls).toContain("POST /api/v1/me/mail/m3/read"));
     await waitFor(() => expect(within(nav).getByRole("link", { name: /^Projects/ })).toHaveAccessibleName("Projects"));
     await waitFor(() => expect(within(row).queryByText("Unread")).toBeNull());
+  });
+
+  it("moves the open mail into a folder: it leaves the inbox, and is there", async () => {
+    seedFolders("Receipts");
+    act(() => navigate("/inbox/m1"));
+    renderApp();
+    await screen.findByRole("heading", { level: 2, name: "The leak is fixed" });
+    await userEvent.click(screen.getByRole("button", { name: "Move to…" }));
+    await userEvent.click(await screen.findByRole("menuitem", { name: "Receipts" }));
+    await waitFor(() => expect(window.location.pathname).toBe("/inbox"));
+    await waitFor(() => expect(within(mailList()).queryByRole("button", { name: /The leak is fixed/ })).toBeNull());
+
+    await userEvent.click(screen.getByRole("link", { name: /^Receipts/ }));
+    const list = await screen.findByRole("region", { name: "Mail" });
+    // Opened there, the mail says where it is.
+    await userEvent.click(await within(list).findByRole("button", { name: /The leak is fixed/ }));
+    await userEvent.click(await screen.findByRole("button", { name: "Move to…" }));
+    expect(await screen.findByRole("menuitem", { name: "Receipts (where it is now)" })).toHaveAttribute("aria-disabled", "true");
   });
 
   it("shows a folder made elsewhere (an IMAP client) once the tab is back in view", async () => {

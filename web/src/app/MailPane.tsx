@@ -92,6 +92,7 @@ export function MailPane({ mailId, me, onGone, onOpenMail }: MailPaneProps) {
       onDelete={commands.remove}
       onRestore={commands.restore}
       onMarkUnread={commands.markUnread}
+      onMoved={onGone}
     />
   );
 }
