@@ -72,6 +72,16 @@ export function createSdk(options: ClientOptions = {}) {
           return unwrap(client.POST("/api/v1/me/mail/{mail_id}/restore", p));
       }
     },
+    /** File a mail I received in a folder of mine (out of the inbox, Archive or Trash). */
+    fileMail: (mail_id: string, folder_id: string) =>
+      unwrap(client.POST("/api/v1/me/mail/{mail_id}/file", { ...mail(mail_id), body: { folder_id } })),
+    // folders of my own
+    folders: () => unwrap(client.GET("/api/v1/me/folders")),
+    createFolder: (name: string) => unwrap(client.POST("/api/v1/me/folders", { body: { name } })),
+    renameFolder: (folder_id: string, name: string) =>
+      unwrap(client.PATCH("/api/v1/me/folders/{folder_id}", { params: { path: { folder_id } }, body: { name } })),
+    deleteFolder: (folder_id: string) =>
+      unwrap(client.DELETE("/api/v1/me/folders/{folder_id}", { params: { path: { folder_id } } })),
     search: (query: SearchQuery) => unwrap(client.GET("/api/v1/me/search", { params: { query } })),
     send: (body: SendRequest) => unwrap(client.POST("/api/v1/me/mail/send", { body })),
     forward: (mail_id: string, body: ForwardRequest) =>

@@ -5,7 +5,7 @@ import { useTranslation } from "react-i18next";
 import type { User } from "@/api";
 import { permissionsQuery } from "@/features/approvals/api/queries";
 import { openCompose, useComposeRequest } from "@/features/compose/hooks/composeStore";
-import { unreadCountQuery } from "@/features/mail/api/queries";
+import { foldersQuery, unreadCountQuery } from "@/features/mail/api/queries";
 import { navigate, useRoute } from "@/lib/router";
 import { sdk } from "@/lib/sdk";
 import { useNarrow } from "@/lib/useMediaQuery";
@@ -41,8 +41,11 @@ export function AppShell({ me }: { me: User }) {
   useSignInAgainOn401();
   const unread = useQuery(unreadCountQuery()).data;
   const decisions = useQuery(permissionsQuery("open")).data?.total;
+  const folders = useQuery(foldersQuery()).data;
   const active = activeNavId(route);
-  useDocumentTitle(unread, t(`nav.${active}`));
+  const currentFolderId = route.view === "folder" ? route.folderId : null;
+  const folderName = folders?.find((folder) => folder.folder_id === currentFolderId)?.name;
+  useDocumentTitle(unread, folderName ?? t(`nav.${active}`));
   useKeyboard({
     c: () => openCompose({ mode: "new" }),
     "?": () => setHelp(true),
@@ -60,7 +63,10 @@ export function AppShell({ me }: { me: User }) {
   let view;
   switch (route.view) {
     case "mail":
-      view = <MailboxView key={route.folder} folder={route.folder} mailId={route.mailId} me={me} />;
+      view = <MailboxView key={route.folder} mailbox={route.folder} mailId={route.mailId} me={me} />;
+      break;
+    case "folder":
+      view = <MailboxView key={`folder:${route.folderId}`} mailbox={{ folderId: route.folderId }} mailId={route.mailId} me={me} />;
       break;
     case "decisions":
       view = <DecisionsView mailId={route.mailId} me={me} />;
@@ -78,20 +84,21 @@ export function AppShell({ me }: { me: User }) {
       view = <AccountPage me={me} onLogout={() => void logout()} />;
       break;
     default:
-      view = <MailboxView folder="inbox" mailId={null} me={me} />;
+      view = <MailboxView mailbox="inbox" mailId={null} me={me} />;
   }
   const counts = { unread, decisions };
+  const nav = { active, counts, isAdmin: me.is_admin, currentFolderId };
   return (
     <div className="flex h-full flex-col md:flex-row">
       <a href="#content" className="sr-only focus:not-sr-only focus:absolute focus:z-50 focus:bg-surface focus:p-2">
         {t("common.skipToContent")}
       </a>
-      {narrow ? null : <Sidebar active={active} counts={counts} isAdmin={me.is_admin} live={live} />}
+      {narrow ? null : <Sidebar {...nav} live={live} />}
       {/* The one main landmark of every page (axe: landmark-one-main, region); the skip link's target. */}
       <main id="content" className="flex min-h-0 min-w-0 flex-1 flex-col">
         <Suspense fallback={<Loading />}>{view}</Suspense>
       </main>
-      {narrow ? <BottomNav active={active} counts={counts} isAdmin={me.is_admin} /> : null}
+      {narrow ? <BottomNav {...nav} /> : null}
       {compose ? (
         <Suspense fallback={null}>
           <ComposeDialog key={compose.id} request={compose.request} me={me.name} />

@@ -1,17 +1,37 @@
 /** Narrow screens: the main places within thumb reach, the rest in a drawer. */
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
+import { CountBadge } from "@/components/CountBadge";
 import { Modal } from "@/components/Modal";
+import { NavLink } from "@/components/NavLink";
 import { openCompose } from "@/features/compose/hooks/composeStore";
-import { hrefOf, NAV_ITEMS } from "./navItems";
-import { NavLink } from "./NavLink";
-import { CountBadge, visibleItems, type Counts } from "./Sidebar";
+import { FolderNav } from "@/features/mail/components/FolderNav";
+import { aroundFolders, hrefOf, NAV_ITEMS, type NavItem } from "./navItems";
+import { visibleItems, type NavProps } from "./Sidebar";
 
 const PRIMARY = ["inbox", "decisions", "conversations"];
 
-export function BottomNav({ active, counts, isAdmin }: { active: string; counts: Counts; isAdmin: boolean }) {
+export function BottomNav({ active, counts, isAdmin, currentFolderId }: NavProps) {
   const { t } = useTranslation();
   const [drawer, setDrawer] = useState(false);
+  const [before, after] = aroundFolders(visibleItems(isAdmin).filter((item) => !PRIMARY.includes(item.id)));
+  const items = (list: NavItem[]) => (
+    <ul className="flex flex-col">
+      {list.map((item) => (
+        <li key={item.id}>
+          <NavLink
+            href={hrefOf(item)}
+            current={active === item.id}
+            onNavigate={() => setDrawer(false)}
+            className={`flex min-h-12 items-center gap-3 rounded-md px-3 ${active === item.id ? "bg-accent-soft text-accent" : "hover:bg-raised"}`}
+          >
+            <span aria-hidden="true">{item.icon}</span>
+            {t(item.labelKey)}
+          </NavLink>
+        </li>
+      ))}
+    </ul>
+  );
   const cell = "relative flex min-h-14 min-w-11 flex-1 flex-col items-center justify-center gap-0.5 text-xs";
   return (
     <nav
@@ -45,22 +65,9 @@ export function BottomNav({ active, counts, isAdmin }: { active: string; counts:
         {t("nav.more")}
       </button>
       <Modal open={drawer} onOpenChange={setDrawer} title={t("nav.more")}>
-        <ul className="flex flex-col">
-          {visibleItems(isAdmin)
-            .filter((item) => !PRIMARY.includes(item.id))
-            .map((item) => (
-              <li key={item.id} onClick={() => setDrawer(false)}>
-                <NavLink
-                  href={hrefOf(item)}
-                  current={active === item.id}
-                  className={`flex min-h-12 items-center gap-3 rounded-md px-3 ${active === item.id ? "bg-accent-soft text-accent" : "hover:bg-raised"}`}
-                >
-                  <span aria-hidden="true">{item.icon}</span>
-                  {t(item.labelKey)}
-                </NavLink>
-              </li>
-            ))}
-        </ul>
+        {items(before)}
+        <FolderNav currentFolderId={currentFolderId} onNavigate={() => setDrawer(false)} />
+        <div className="mt-2 border-t border-line pt-2">{items(after)}</div>
       </Modal>
     </nav>
   );

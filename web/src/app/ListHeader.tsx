@@ -20,8 +20,10 @@ export function ListHeader({ title, label, placeholder, hint, value, onChange, i
   return (
     <header className="flex flex-col gap-2 border-b border-line p-3">
       <div className="flex items-center gap-2">
-        <h1 className="text-lg font-semibold">{title}</h1>
-        <span className="ml-auto">{children}</span>
+        <h1 className="min-w-0 truncate text-lg font-semibold" title={title}>
+          {title}
+        </h1>
+        <span className="ml-auto shrink-0">{children}</span>
       </div>
       <label htmlFor={id} className="sr-only">
         {label}

@@ -14,7 +14,7 @@ import { openCompose } from "@/features/compose/hooks/composeStore";
 import { ConversationHeader } from "@/features/conversations/components/ConversationHeader";
 import { ConversationTree } from "@/features/conversations/components/ConversationTree";
 import { mailKeys } from "@/features/mail/api/keys";
-import { mailQuery } from "@/features/mail/api/queries";
+import { folderUnreadQuery, mailQuery } from "@/features/mail/api/queries";
 import { MailReader } from "@/features/mail/components/MailReader";
 import { useMailAction } from "@/features/mail/hooks/useMailActions";
 import { navigate } from "@/lib/router";
@@ -51,7 +51,10 @@ export function MailPane({ mailId, me, onGone, onOpenMail }: MailPaneProps) {
   const mark = useMailAction();
   const commands = useMailCommands(mail, onGone);
 
-  const unread = mail?.status === "unread";
+  // A filed mail says `archived` read or not: its folder's unread listing tells.
+  const folderId = mail?.status === "archived" ? mail.folder_id : null;
+  const folderUnread = useQuery({ ...folderUnreadQuery(folderId ?? ""), enabled: Boolean(folderId) });
+  const unread = mail?.status === "unread" || Boolean(folderUnread.data?.includes(mailId));
   useEffect(() => {
     if (unread) mark.mutate({ mailId, action: "read" });
     // Once per opened unread mail; `mark` is a new object every render.
@@ -89,6 +92,7 @@ export function MailPane({ mailId, me, onGone, onOpenMail }: MailPaneProps) {
       onDelete={commands.remove}
       onRestore={commands.restore}
       onMarkUnread={commands.markUnread}
+      onMoved={onGone}
     />
   );
 }

@@ -12,21 +12,21 @@ import { ErrorNote } from "@/components/ErrorNote";
 import { Loading } from "@/components/Loading";
 import { DraftList } from "@/features/compose/components/DraftList";
 import { sessionsQuery } from "@/features/conversations/api/queries";
-import { mailQuery } from "@/features/mail/api/queries";
+import { folderUnreadQuery, foldersQuery, mailQuery } from "@/features/mail/api/queries";
 import { MailList } from "@/features/mail/components/MailList";
 import { ViewToggle } from "@/features/mail/components/ViewToggle";
 import { useFolder } from "@/features/mail/hooks/useFolder";
 import { useViewMode } from "@/features/mail/hooks/useViewMode";
 import { SearchResults } from "@/features/search/components/SearchResults";
 import { useSearch } from "@/features/search/hooks/useSearch";
-import { navigate, routePath, type Folder } from "@/lib/router";
+import { mailboxPath, navigate, type Mailbox } from "@/lib/router";
 import { useNarrow } from "@/lib/useMediaQuery";
 import { ListHeader } from "./ListHeader";
 import { MailPane, useMailCommands } from "./MailPane";
 import { SplitView } from "./SplitView";
 import { useKeyboard } from "./useKeyboard";
 
-export function MailboxView({ folder, mailId, me }: { folder: Folder; mailId: string | null; me: User }) {
+export function MailboxView({ mailbox, mailId, me }: { mailbox: Mailbox; mailId: string | null; me: User }) {
   const { t } = useTranslation();
   const narrow = useNarrow();
   const [mode, setMode] = useViewMode();
@@ -34,7 +34,13 @@ export function MailboxView({ folder, mailId, me }: { folder: Folder; mailId: st
   const [cursor, setCursor] = useState<string | null>(mailId);
   const searchRef = useRef<HTMLInputElement>(null);
   const search = useSearch(text);
-  const list = useFolder(folder, folder !== "drafts");
+  // One of the gateway's folders, or null for a folder of my own.
+  const folder = typeof mailbox === "string" ? mailbox : null;
+  const ownId = typeof mailbox === "string" ? null : mailbox.folderId;
+  const list = useFolder(mailbox, folder !== "drafts");
+  const ownFolders = useQuery({ ...foldersQuery(), enabled: ownId !== null });
+  const ownUnread = useQuery({ ...folderUnreadQuery(ownId ?? ""), enabled: ownId !== null });
+  const unreadIds = useMemo(() => new Set(ownUnread.data ?? []), [ownUnread.data]);
   const sessions = useQuery({ ...sessionsQuery(), enabled: mode === "cards" });
   const open = useQuery({ ...mailQuery(mailId ?? ""), enabled: Boolean(mailId) });
 
@@ -43,7 +49,7 @@ export function MailboxView({ folder, mailId, me }: { folder: Folder; mailId: st
   const shown: Mail[] = search.active ? search.hits : mails;
   const bySession = useMemo(() => new Map((sessions.data?.sessions ?? []).map((s) => [s.session_id, s])), [sessions.data]);
 
-  const pathOf = useCallback((id: string | null) => routePath({ view: "mail", folder, mailId: id }), [folder]);
+  const pathOf = useCallback((id: string | null) => mailboxPath(folder ?? { folderId: ownId ?? "" }, id), [folder, ownId]);
   const openMail = useCallback((id: string) => {
     setCursor(id);
     navigate(pathOf(id));
@@ -73,7 +79,9 @@ export function MailboxView({ folder, mailId, me }: { folder: Folder; mailId: st
     "/": () => searchRef.current?.focus(),
   });
 
-  const title = t(`nav.${folder}`);
+  const title = folder
+    ? t(`nav.${folder}`)
+    : (ownFolders.data?.find((f) => f.folder_id === ownId)?.name ?? t("folders.folder"));
   const header = (
     <ListHeader
       title={title}
@@ -92,7 +100,7 @@ export function MailboxView({ folder, mailId, me }: { folder: Folder; mailId: st
   else if (folder === "drafts") body = <DraftList />;
   else if (list.isPending) body = <Loading />;
   else if (list.isError) body = <ErrorNote error={list.error} className="m-4" />;
-  else if (mails.length === 0) body = <EmptyState title={t(`empty.${folder}`)} />;
+  else if (mails.length === 0) body = <EmptyState title={folder ? t(`empty.${folder}`) : t("empty.folder")} />;
   else
     body = (
       <MailList
@@ -102,6 +110,7 @@ export function MailboxView({ folder, mailId, me }: { folder: Folder; mailId: st
         outgoing={folder === "sent"}
         onOpen={(m) => openMail(m.mail_id)}
         onNearEnd={list.loadMore}
+        {...(ownId ? { isUnread: (m: Mail) => unreadIds.has(m.mail_id) } : {})}
         sessionOf={(id): Session | undefined => bySession.get(id)}
         me={me.name}
       />

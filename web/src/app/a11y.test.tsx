@@ -11,7 +11,8 @@ import { closeCompose } from "@/features/compose/hooks/composeStore";
 import { initI18n } from "@/lib/i18n";
 import { navigate } from "@/lib/router";
 import { AdminPage } from "@/features/admin/components/AdminPage";
-import { installFakeGateway } from "@/test/fakeGateway";
+import { fileInFake, seedFolders } from "@/test/fakeFolders";
+import { base, installFakeGateway } from "@/test/fakeGateway";
 import { renderUi } from "@/test/render";
 import { App } from "./App";
 
@@ -52,6 +53,17 @@ describe("accessibility", () => {
     act(() => navigate(path));
     renderApp();
     await screen.findAllByText(text, {}, { timeout: 3000 });
+    expect(await violations()).toEqual([]);
+  });
+
+  it("a folder of my own, nested in the navigation, with Move to… open has no serious or critical violations", async () => {
+    const [receipts] = seedFolders("Receipts", "Projects/2026", { name: `Long/${"quarterly-".repeat(20)}`, unread: 2 });
+    fileInFake(base, receipts?.folder_id ?? "");
+    act(() => navigate(`/folders/${receipts?.folder_id}/m1`));
+    renderApp();
+    await screen.findByRole("heading", { level: 2, name: "The leak is fixed" });
+    await userEvent.click(screen.getByRole("button", { name: "Move to…" }));
+    await screen.findByRole("menuitem", { name: "Receipts (where it is now)" });
     expect(await violations()).toEqual([]);
   });
 

@@ -22,10 +22,18 @@ export const NAV_ITEMS: NavItem[] = [
   { id: "account", labelKey: "nav.account", icon: "👤", route: { view: "account" } },
 ];
 
+/** The places before the user's own folders (the gateway's, down to Trash) and after them. */
+export function aroundFolders(items: NavItem[]): [NavItem[], NavItem[]] {
+  const at = items.findIndex((item) => item.id === "trash") + 1;
+  return [items.slice(0, at), items.slice(at)];
+}
+
 export function activeNavId(route: Route): string {
   switch (route.view) {
     case "mail":
       return route.folder;
+    case "folder":
+      return "folders";
     case "login":
       return "inbox";
     default:

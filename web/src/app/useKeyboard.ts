@@ -1,6 +1,6 @@
 /**
  * Single-key shortcuts (j, k, r, …) and `g` sequences (g i). Ignored while
- * typing in a field or when a dialog is open, so they never eat text.
+ * typing in a field or when a dialog or a menu is open, so they never eat text.
  */
 import { useEffect, useRef } from "react";
 
@@ -20,7 +20,8 @@ export function useKeyboard(shortcuts: ShortcutMap): void {
     let timer: ReturnType<typeof setTimeout> | undefined;
     function onKey(event: KeyboardEvent) {
       if (event.defaultPrevented || event.metaKey || event.ctrlKey || event.altKey) return;
-      if (typing(event.target) || document.querySelector('[role="dialog"]')) return;
+      // An open menu takes the keys (arrows, a name's first letters), as a dialog does.
+      if (typing(event.target) || document.querySelector('[role="dialog"], [role="menu"]')) return;
       const key = event.key;
       const combo = prefix ? `${prefix} ${key}` : key;
       prefix = null;

@@ -44,7 +44,7 @@ const DYNAMIC: Record<string, string[]> = {
   "empty.": ["inbox", "sent", "archive", "trash", "drafts"],
   "keys.": ["permanent", "timed", "one_time"],
   "live.": ["connecting", "live", "retrying"],
-  "nav.": ["inbox", "decisions", "sent", "drafts", "archive", "trash", "conversations", "agents", "admin", "account"],
+  "nav.": ["inbox", "decisions", "sent", "drafts", "archive", "trash", "folders", "conversations", "agents", "admin", "account"],
   "permission.state.": ["open", "decided", "expired"],
   "session.status.": ["active", "waiting", "completed"],
 };

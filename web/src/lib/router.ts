@@ -31,8 +31,12 @@ export function usePath(): string {
 }
 
 export type Folder = "inbox" | "sent" | "archive" | "trash" | "drafts";
+/** Where mail is listed: one of the gateway's folders, or a folder of the user's own (by its id,
+ * which stays when the folder is renamed). */
+export type Mailbox = Folder | { folderId: string };
 export type Route =
   | { view: "mail"; folder: Folder; mailId: string | null }
+  | { view: "folder"; folderId: string; mailId: string | null }
   | { view: "decisions"; mailId: string | null }
   | { view: "conversations"; sessionId: string | null }
   | { view: "agents" }
@@ -43,11 +47,13 @@ export type Route =
 const FOLDERS: readonly Folder[] = ["inbox", "sent", "archive", "trash", "drafts"];
 
 export function parseRoute(path: string): Route {
-  const [head = "", id = null] = path.split("/").filter(Boolean).map(decodeURIComponent);
+  const [head = "", id = null, second = null] = path.split("/").filter(Boolean).map(decodeURIComponent);
   if ((FOLDERS as readonly string[]).includes(head)) {
     return { view: "mail", folder: head as Folder, mailId: id };
   }
   switch (head) {
+    case "folders":
+      return id ? { view: "folder", folderId: id, mailId: second } : { view: "mail", folder: "inbox", mailId: null };
     case "decisions":
       return { view: "decisions", mailId: id };
     case "conversations":
@@ -70,6 +76,8 @@ export function routePath(route: Route): string {
   switch (route.view) {
     case "mail":
       return `/${route.folder}${tail(route.mailId)}`;
+    case "folder":
+      return `/folders/${encodeURIComponent(route.folderId)}${tail(route.mailId)}`;
     case "decisions":
       return `/decisions${tail(route.mailId)}`;
     case "conversations":
@@ -80,3 +88,10 @@ export function routePath(route: Route): string {
 }
 
 export const useRoute = (): Route => parseRoute(usePath());
+
+/** The route of a mailbox's list, or of one mail in it. */
+export function mailboxPath(mailbox: Mailbox, mailId: string | null = null): string {
+  return typeof mailbox === "string"
+    ? routePath({ view: "mail", folder: mailbox, mailId })
+    : routePath({ view: "folder", folderId: mailbox.folderId, mailId });
+}

@@ -8,6 +8,7 @@ import type { Mail } from "@/api";
 import { agent, base, mailSettings, permissionMail, questionMail, session, user } from "./fixtures";
 import { checkAddress } from "./fakeAddresses";
 import { answerAdmin, resetFakeAdmin } from "./fakeAdmin";
+import { answerFolders, placed, resetFakeFolders } from "./fakeFolders";
 import { search } from "./fakeSearch";
 
 export { base, permissionMail, questionMail } from "./fixtures";
@@ -34,7 +35,24 @@ const refuse = (status: number, code: string, message: string, headers: Record<s
 
 /** A mail as the store has it now: a question I replied to is answered (IMAP's \Answered). */
 const current = (mail: Mail): Mail => (gateway.answered.has(mail.mail_id) ? { ...mail, answered: true } : mail);
-const inbox = () => [base, permissionMail, questionMail].map(current);
+const inbox = () => [base, permissionMail, questionMail].map(current).map(placed);
+
+/** The inbox listing by `status`, as core/mail/reading.py filters it (filed mail is in none but Trash). */
+function listed(status: string | null): Mail[] {
+  return inbox().filter((m) => {
+    switch (status) {
+      case "unread":
+      case "read":
+        return m.status === status;
+      case "archived":
+        return m.status === "archived" && !m.folder_id;
+      case "deleted":
+        return m.status === "deleted";
+      default:
+        return m.status === "unread" || m.status === "read";
+    }
+  });
+}
 
 function changePassword(body: { current_password: string; new_password: string }): Response {
   if (body.new_password.length < 8) {
@@ -63,6 +81,8 @@ async function answer(request: Request): Promise<Response> {
   }
   const admin = answerAdmin(request.method, url.pathname, bodies[path], json);
   if (admin) return admin;
+  const folders = answerFolders(request.method, url, bodies[path], json, inbox());
+  if (folders) return folders;
   const detail = /^GET \/api\/v1\/me\/mail\/(m\d+)$/.exec(path);
   const found = detail ? inbox().find((m) => m.mail_id === detail[1]) : undefined;
   if (found) return json(found);
@@ -75,8 +95,10 @@ async function answer(request: Request): Promise<Response> {
       return json({ user });
     case "GET /api/v1/me":
       return json({ user });
-    case "GET /api/v1/me/mail/inbox":
-      return url.searchParams.get("status") === "unread" ? json({ mails: [base], total: 1 }) : json({ mails: inbox(), total: 3 });
+    case "GET /api/v1/me/mail/inbox": {
+      const mails = listed(url.searchParams.get("status"));
+      return json({ mails, total: mails.length });
+    }
     case "GET /api/v1/me/mail/sent":
       return json({ mails: [], total: 0 });
     case "GET /api/v1/me/search": {
@@ -137,6 +159,7 @@ export function installFakeGateway(): void {
   gateway.answered.clear();
   gateway.failedPasswords = 0;
   resetFakeAdmin();
+  resetFakeFolders();
   calls.length = 0;
   for (const key of Object.keys(bodies)) delete bodies[key];
   vi.stubGlobal("fetch", vi.fn(async (input: Request) => answer(input)));

@@ -14,6 +14,13 @@ afterEach(async () => {
 // more than the default second, so wait longer (a passing condition returns at once).
 configure({ asyncUtilTimeout: 5000 });
 
+// jsdom has no ResizeObserver, with which Radix's menus measure their button.
+globalThis.ResizeObserver ??= class {
+  observe() {}
+  unobserve() {}
+  disconnect() {}
+};
+
 // Warm the lazily loaded Markdown renderer, so tests do not wait on the import.
 await import("@/components/MarkdownRenderer");
 

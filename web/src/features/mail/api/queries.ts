@@ -1,6 +1,6 @@
 import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
 import type { Mail } from "@/api";
-import type { Folder } from "@/lib/router";
+import type { Mailbox } from "@/lib/router";
 import { sdk } from "@/lib/sdk";
 import { mailKeys } from "./keys";
 
@@ -14,8 +14,9 @@ export interface FolderPage {
   total: number;
 }
 
-async function listFolder(folder: Folder, offset: number): Promise<FolderPage> {
+async function listFolder(folder: Mailbox, offset: number): Promise<FolderPage> {
   const limit = offset === 0 ? PAGE : NEXT_PAGE;
+  if (typeof folder !== "string") return sdk.inbox({ folder_id: folder.folderId, status: "all", limit, offset });
   switch (folder) {
     case "inbox":
       return sdk.inbox({ status: "all", limit, offset });
@@ -31,7 +32,7 @@ async function listFolder(folder: Folder, offset: number): Promise<FolderPage> {
 }
 
 /** A folder page by page (newest first): the list asks for the next as its end nears. */
-export const folderQuery = (folder: Folder) =>
+export const folderQuery = (folder: Mailbox) =>
   infiniteQueryOptions({
     queryKey: mailKeys.list(folder),
     queryFn: ({ pageParam }) => listFolder(folder, pageParam),
@@ -50,3 +51,30 @@ export const unreadCountQuery = () =>
 
 export const mailQuery = (mailId: string) =>
   queryOptions({ queryKey: mailKeys.detail(mailId), queryFn: () => sdk.mail(mailId) });
+
+/**
+ * How often the folder list is asked for again while the page is visible. Folders made,
+ * renamed or deleted over IMAP send no event on the stream, so the list polls; it is
+ * also asked for whenever the tab comes back into view (from the mail client, say).
+ */
+export const FOLDERS_POLL_MS = 30_000;
+
+export const foldersQuery = () =>
+  queryOptions({
+    queryKey: mailKeys.folders(),
+    queryFn: async () => (await sdk.folders()).folders,
+    refetchInterval: FOLDERS_POLL_MS,
+    refetchOnWindowFocus: "always",
+  });
+
+/**
+ * The ids of a folder's unread mails. A filed mail's `status` is `archived` whether
+ * it was read or not, so the folder's unread listing says which ones are (its first
+ * page, the API's most: a folder with more unread mail marks the newest 500).
+ */
+export const folderUnreadQuery = (folderId: string) =>
+  queryOptions({
+    queryKey: mailKeys.folderUnread(folderId),
+    queryFn: async () =>
+      (await sdk.inbox({ folder_id: folderId, status: "unread", limit: NEXT_PAGE })).mails.map((m) => m.mail_id),
+  });

@@ -17,9 +17,8 @@ export interface MailCardProps extends MailItemProps {
  * part (agents with their online dot), the conversation's latest sender and
  * excerpt, what the mail waits for, and the budget.
  */
-export function MailCard({ mail, selected, outgoing, onOpen, session, me }: MailCardProps) {
+export function MailCard({ mail, selected, outgoing, onOpen, session, me, unread = mail.status === "unread" }: MailCardProps) {
   const { t, i18n } = useTranslation();
-  const unread = mail.status === "unread";
   const latest = session?.latest;
   const sender = addressName(latest ? latest.from : outgoing ? mail.to : mail.from);
   const excerpt = latest ? latest.excerpt : mail.body_preview;

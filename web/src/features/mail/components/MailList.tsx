@@ -21,9 +21,11 @@ export interface MailListProps {
   sessionOf?: (sessionId: string) => Session | undefined;
   /** My name, left out of the cards' participants. */
   me?: string;
+  /** Whether a mail is unread, where its status cannot say (a filed mail is `archived`). */
+  isUnread?: (mail: Mail) => boolean;
 }
 
-export function MailList({ mails, selectedId, mode, outgoing, onOpen, onNearEnd, sessionOf, me }: MailListProps) {
+export function MailList({ mails, selectedId, mode, outgoing, onOpen, onNearEnd, sessionOf, me, isUnread }: MailListProps) {
   const { t } = useTranslation();
   const scroller = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
@@ -53,7 +55,13 @@ export function MailList({ mails, selectedId, mode, outgoing, onOpen, onNearEnd,
         {items.map((item) => {
           const mail = mails[item.index];
           if (!mail) return null;
-          const common = { mail, selected: mail.mail_id === selectedId, outgoing: outgoing ?? false, onOpen };
+          const common = {
+            mail,
+            selected: mail.mail_id === selectedId,
+            outgoing: outgoing ?? false,
+            onOpen,
+            unread: isUnread ? isUnread(mail) : mail.status === "unread",
+          };
           return (
             <li
               key={item.key}

@@ -49,7 +49,8 @@ export function MailReader({ mail, conversation, body, thread, ...actions }: Mai
           </dd>
         </dl>
       </header>
-      <MailActions mail={mail} {...actions} />
+      {/* Keyed: a move that failed for one mail is not shown under the next. */}
+      <MailActions key={mail.mail_id} mail={mail} {...actions} />
       {body ?? <Markdown text={mail.body ?? mail.body_preview} />}
       <AttachmentList attachments={mail.attachments ?? []} />
       {thread}

@@ -10,11 +10,12 @@ export interface MailItemProps {
   /** Sent mail shows who it went to; everything else who sent it. */
   outgoing?: boolean;
   onOpen: (mail: Mail) => void;
+  /** Shown as unread; by default when its status says so. */
+  unread?: boolean;
 }
 
-export function MailRow({ mail, selected, outgoing, onOpen }: MailItemProps) {
+export function MailRow({ mail, selected, outgoing, onOpen, unread = mail.status === "unread" }: MailItemProps) {
   const { t, i18n } = useTranslation();
-  const unread = mail.status === "unread";
   const who = outgoing ? t("mail.toWhom", { name: addressName(mail.to) }) : addressName(mail.from);
   return (
     <MailRowFrame

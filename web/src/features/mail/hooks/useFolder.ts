@@ -1,7 +1,7 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
 import type { Mail } from "@/api";
-import type { Folder } from "@/lib/router";
+import type { Mailbox } from "@/lib/router";
 import { folderQuery } from "../api/queries";
 
 /**
@@ -11,7 +11,7 @@ import { folderQuery } from "../api/queries";
  * that arrives meanwhile shifts the offsets by one: the same mail can come in
  * two pages, and is shown once.
  */
-export function useFolder(folder: Folder, enabled: boolean) {
+export function useFolder(folder: Mailbox, enabled: boolean) {
   const query = useInfiniteQuery({ ...folderQuery(folder), enabled });
   const mails: Mail[] = useMemo(() => {
     const seen = new Set<string>();
