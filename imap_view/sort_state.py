@@ -1,4 +1,4 @@
-"""SORT and THREAD (RFC 5256) run here.
+"""SORT and THREAD (RFC 5256) and SEARCH's RETURN options (ESEARCH, RFC 4731) run here.
 
 Each searches as SEARCH does (`found_by_search`, imap_view/condstore.py: the same keys,
 MODSEQ anywhere, the same limits), then:
@@ -8,7 +8,9 @@ MODSEQ anywhere, the same limits), then:
   `* SORT 5 3 4`, with `(MODSEQ n)` when a MODSEQ key was searched (RFC 7162 §3.1.5,
   as SEARCH);
 * THREAD builds the threads the same way (imap_view/sort_order.py,
-  imap_view/thread_references.py): `* THREAD (1 2)(3 (4)(5))`.
+  imap_view/thread_references.py): `* THREAD (1 2)(3 (4)(5))`;
+* SEARCH RETURN (MIN MAX ALL COUNT) answers `* ESEARCH (TAG "t") [UID] …` instead of
+  `* SEARCH` (imap_view/esearch.py).
 A charset no converter knows is `NO [BADCHARSET (UTF-8 US-ASCII)]` (RFC 5256 §3, as
 SEARCH, RFC 3501 §6.4.4).
 """
@@ -18,10 +20,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
+from pymap.parsing.command.select import SearchCommand
 from pymap.parsing.response import CommandResponse, ResponseCode, ResponseNo, UntaggedResponse
 from pymap.selected import SelectedMailbox
 
 from imap_view.condstore import CondstoreState, Found
+from imap_view.esearch import esearch_response, return_options
 from imap_view.extensions import wire_modseq
 from imap_view.message import Message
 from imap_view.search_charset import SUPPORTED
@@ -93,4 +97,15 @@ class SortState(CondstoreState):
         if threads:  # thread-data = "THREAD" [SP 1*thread-list] (RFC 5256 §4)
             text += b" " + threads.encode("ascii")
         found.response.add_untagged(UntaggedResponse(text))
+        return found.response, found.updates
+
+    async def do_search(self, cmd: SearchCommand) -> _CommandRet:
+        """SEARCH, or with RETURN options ESEARCH (RFC 4731 §3.1)."""
+        returns = return_options(cmd)
+        if not returns:
+            return await super().do_search(cmd)
+        found = await self.found_by_search(cmd)
+        if not isinstance(found, Found):
+            return found, None
+        found.response.add_untagged(esearch_response(cmd.tag, cmd.uid, returns, found))
         return found.response, found.updates

@@ -157,6 +157,24 @@ async def test_search_criteria_charsets_and_refusals(api: Api) -> None:
     await imap.close()
 
 
+async def test_esearch_returns(api: Api) -> None:
+    """RFC 4731 §3.1: MIN, MAX, ALL (a sequence set), COUNT; none of the first three for
+    nothing found; `RETURN ()` is ALL; UID for UID SEARCH; MODSEQ (RFC 7162 §3.1.5)."""
+    await _corpus(api)
+    imap = await _selected(api)
+    got = await imap.command(b"T1 SEARCH RETURN (MIN MAX ALL COUNT) SUBJECT launch")
+    assert b'* ESEARCH (TAG "T1") MIN 8 MAX 11 ALL 8:11 COUNT 4\r\n' in got
+    got = await imap.command(b"T2 UID SEARCH RETURN () OR SUBJECT plan SUBJECT loop")
+    assert b'* ESEARCH (TAG "T2") UID ALL 1:4,12:13\r\n' in got
+    got = await imap.command(b"T3 SEARCH RETURN (MIN COUNT) SUBJECT nowhere")
+    assert b'* ESEARCH (TAG "T3") COUNT 0\r\n' in got
+    got = await imap.command(b"T4 SEARCH RETURN (MAX) MODSEQ 1 SUBJECT launch")
+    assert re.search(rb'\* ESEARCH \(TAG "T4"\) MAX 11 MODSEQ \d+\r\n', b"".join(got)), got
+    assert not any(line.startswith(b"* SEARCH") for line in got)
+    assert (await imap.command(b"T5 SEARCH RETURN (SAVE) ALL"))[-1].startswith(b"T5 BAD")
+    await imap.close()
+
+
 async def test_rendered_mails_sort_by_what_fetch_shows(api: Api) -> None:
     """REST mails are renderings: SIZE is the rendering's RFC822.SIZE, FROM the sender's
     address with the conversation's alias, which a rename changes (never a stale key)."""

@@ -1,5 +1,6 @@
-"""SORT and THREAD as the gateway's command table parses them (imap_view/sort_parsing.py):
-RFC 5256 §4's grammar, a program read back as written, every drawn line a command or a BAD (never
+"""SORT, THREAD and SEARCH RETURN as the gateway's command table parses them
+(imap_view/sort_parsing.py, imap_view/search_charset.py): RFC 5256 §4's and RFC 4731's
+grammar, a program read back as written, every drawn line a command or a BAD (never
 an exception), and long hostile lines parsed within the margin."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pymap.parsing.command import Command
 from pymap.parsing.commands import InvalidCommand
 
 from imap_view.config import GatewayImapConfig
+from imap_view.search_charset import RETURNS
 from imap_view.sort_order import SORT_KEYS, Criterion
 from imap_view.sort_parsing import (
     MAX_CRITERIA,
@@ -76,10 +78,22 @@ def test_an_unknown_charset_makes_a_refusal() -> None:
         b"a THREAD UTF-8 ALL",
         b"a THREAD REFS UTF-8 ALL",  # no such algorithm here
         b"a THREAD REFERENCES",
+        b"a SEARCH RETURN (SAVE) ALL",  # SEARCHRES is not offered
+        b"a SEARCH RETURN ALL",
+        b"a SEARCH RETURN (MIN",
     ],
 )
 def test_malformed_lines_are_bad(line: bytes) -> None:
     assert isinstance(parse(line), InvalidCommand)
+
+
+def test_search_return_options() -> None:
+    command = parse(b"a SEARCH RETURN (max MIN count) UNSEEN")
+    assert [o for o in RETURNS if command.options.has(o)] == [b"MIN", b"MAX", b"COUNT"]  # type: ignore[attr-defined]
+    empty = parse(b"a UID SEARCH return () ALL")
+    assert [o for o in RETURNS if empty.options.has(o)] == [b"ALL"]  # type: ignore[attr-defined]
+    plain = parse(b"a SEARCH ALL")
+    assert not plain.options  # type: ignore[attr-defined]
 
 
 _criteria = st.lists(
@@ -109,7 +123,7 @@ _WORDS = [
     b"{3+}\r\nabc", b'"', b"\xff", b"",
 ]  # fmt: skip
 _lines = st.tuples(
-    st.sampled_from([b"SORT", b"UID SORT", b"THREAD", b"UID THREAD"]),
+    st.sampled_from([b"SORT", b"UID SORT", b"THREAD", b"UID THREAD", b"SEARCH", b"UID SEARCH"]),
     st.lists(st.sampled_from(_WORDS) | st.binary(max_size=8), max_size=8),
 ).map(lambda t: b"a " + b" ".join([t[0], *t[1]]).replace(b"\r\n", b" "))
 
@@ -124,6 +138,7 @@ HOSTILE = [
     b"a SORT (DATE) UTF-8 " + b"(" * 30_000,
     b"a THREAD REFERENCES UTF-8 " + b"NOT " * 20_000 + b"ALL",
     b"a SORT (DATE) UTF-8 " + b"OR " * 20_000 + b"ALL ALL",
+    b"a SEARCH RETURN (" + b"MIN " * 20_000 + b") ALL",
     b"a SORT (DATE) UTF-8 " + b"ALL " * 15_000,
 ]
 
