@@ -214,19 +214,10 @@ class Session(BaseSession[Message]):
         *,
         uid: bool,
         size: bool = False,
-        references: bool = False,
     ) -> list[Sortable]:
         """SORT's and THREAD's keys of the messages a search found
         (imap_view/sort_loading.py)."""
-        return await sortables(
-            self._backend,
-            self._contents,
-            self.owner,
-            found,
-            uid=uid,
-            size=size,
-            references=references,
-        )
+        return await sortables(self._backend, self._contents, self.owner, found, uid=uid, size=size)
 
     async def update_flags(
         self,

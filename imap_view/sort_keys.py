@@ -8,16 +8,17 @@ references (those of References, else the first of In-Reply-To, as Dovecot reads
 them). INTERNALDATE and the size are not among them: the database gives those at each
 command (core/rendering/sort_rows.py).
 
-An original's keys never change (its bytes never do), so they are parsed once per
-process and kept in `SortKeyCache`, by mail seq, up to a memory budget; a rendering's
-come from its columns each time (they change with a conversation's rename), which costs
-no parse.
+Keys are made once per process and kept in `SortKeyCache`, up to a memory budget, by
+what they depend on (`SortRow.keyed_by`, core/rendering/sort_rows.py): an original's
+never change (its bytes never do), a rendering's change with its conversation's alias
+only, which is part of what they are kept by, so a rename is never served stale keys.
 """
 
 from __future__ import annotations
 
 import sys
 from collections import OrderedDict
+from collections.abc import Hashable
 from typing import Final, NamedTuple
 
 from core.mime.headers import header_fields
@@ -100,27 +101,27 @@ def _weight(keys: HeaderKeys) -> int:
 
 
 class SortKeyCache:
-    """Originals' keys by mail seq, shared by every session of the process, least
-    recently used first out, at most `max_bytes` as `_weight` counts them (about 530
-    bytes for everyday mail, which is what they hold: 32 MiB keep some 60,000)."""
+    """Messages' keys by what they depend on, shared by every session of the process,
+    least recently used first out, at most `max_bytes` as `_weight` counts them (about
+    530 bytes for everyday mail, which is what they hold: 32 MiB keep some 60,000)."""
 
     def __init__(self, max_bytes: int = 32 * 1024 * 1024) -> None:
         self.max_bytes = max_bytes
-        self._items: OrderedDict[int, tuple[HeaderKeys, int]] = OrderedDict()
+        self._items: OrderedDict[Hashable, tuple[HeaderKeys, int]] = OrderedDict()
         self._bytes = 0
 
-    def get(self, seq: int) -> HeaderKeys | None:
-        item = self._items.get(seq)
+    def get(self, key: Hashable) -> HeaderKeys | None:
+        item = self._items.get(key)
         if item is None:
             return None
-        self._items.move_to_end(seq)
+        self._items.move_to_end(key)
         return item[0]
 
-    def put(self, seq: int, keys: HeaderKeys) -> None:
-        if seq in self._items:
+    def put(self, key: Hashable, keys: HeaderKeys) -> None:
+        if key in self._items:
             return
         weight = _weight(keys)
-        self._items[seq] = (keys, weight)
+        self._items[key] = (keys, weight)
         self._bytes += weight
         while self._bytes > self.max_bytes and self._items:
             _, (_, evicted) = self._items.popitem(last=False)

@@ -60,13 +60,11 @@ def _threads(algorithm: bytes, items: list[Sortable]) -> str:
 
 
 class SortState(CondstoreState):
-    async def _keyed(
-        self, found: Found, *, uid: bool, size: bool = False, references: bool = False
-    ) -> list[Sortable]:
+    async def _keyed(self, found: Found, *, uid: bool, size: bool = False) -> list[Sortable]:
         session = self.session
         assert isinstance(session, Session)
         messages = [(n, m) for n, m in found.messages if isinstance(m, Message)]
-        return await session.sortables(messages, uid=uid, size=size, references=references)
+        return await session.sortables(messages, uid=uid, size=size)
 
     async def do_sort(self, cmd: SortCommand) -> _CommandRet:
         if cmd.charset is None:
@@ -90,8 +88,7 @@ class SortState(CondstoreState):
         found = await self.found_by_search(cmd)
         if not isinstance(found, Found):
             return found, None
-        references = cmd.algorithm == b"REFERENCES"
-        items = await self._keyed(found, uid=cmd.uid, references=references)
+        items = await self._keyed(found, uid=cmd.uid)
         threads = await asyncio.to_thread(_threads, cmd.algorithm, items)
         text = b"THREAD"
         if threads:  # thread-data = "THREAD" [SP 1*thread-list] (RFC 5256 §4)

@@ -5,14 +5,19 @@ A mail is served as its original bytes (SMTP, import) or as its rendering
 
 * INTERNALDATE (ARRIVAL) is `mails.created_at`, for every mail;
 * an original's size is `raw_messages.size`, and its header fields are read from a
-  prefix of its bytes (`substr` in the database: never the whole message), which the
-  caller parses once and keeps (originals never change);
+  prefix of its bytes (`substr` in the database: never the whole message);
 * a rendering's fields come from the columns the renderer writes them from (subject,
   `created_at` as its Date, the parties with the conversation's alias through
   `header_parties`, Message-ID, the parent chain as References): nothing is rendered.
   Its size is the rendering's length, which only rendering gives: the caller asks for
   it only for SORT (SIZE), through the content cache FETCH fills;
 * a draft (a negative seq, core/mailboxes/drafts.py) is rendered: a human has few.
+
+Two reads: `sort_rows` gives each mail's INTERNALDATE, an original's size and
+`SortRow.keyed_by`, what its keys depend on (as `content_key` says what its bytes
+depend on): an original's never change, a rendering's change with its conversation's
+alias only. The caller keeps keys by it, and `sort_sources` reads the header or the
+fields of only the mails whose keys it does not hold.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ __all__ = [
     "SortRow",
     "rendered_fields",
     "sort_rows",
+    "sort_sources",
 ]
 
 HEADER_BYTES: Final = 8 * 1024  # read first: most header sections end before this
@@ -64,7 +70,7 @@ class RenderedFields:
     to: str
     cc: str | None  # the first Cc, if any
     message_id: str
-    references: tuple[str, ...]  # empty unless asked for
+    references: tuple[str, ...]  # the parent chain's Message-IDs, oldest first
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,12 +78,15 @@ class SortRow:
     seq: int
     arrival: datetime
     size: int | None  # None: a rendering, whose size only rendering gives
-    header: bytes | None  # an original's or a draft's header section, when asked for
-    fields: RenderedFields | None  # a rendering's
+    keyed_by: tuple[object, ...] | None  # what its keys depend on; None: a draft's, which
+    header: bytes | None = None  # carries its header section (rendered each time)
 
 
 _ROWS = (
-    select(Mail.seq, Mail.created_at, Mail.raw_sha256.is_not(None), RawMessage.size)
+    select(
+        Mail.seq, Mail.created_at, Mail.raw_sha256.is_not(None), RawMessage.size, Conversation.alias
+    )
+    .join(Conversation, Conversation.id == Mail.session_id)
     .outerjoin(RawMessage, RawMessage.sha256 == Mail.raw_sha256)
     .where(Mail.seq.in_(bindparam("seqs", expanding=True)))
 )
@@ -144,11 +153,9 @@ def rendered_fields(
     )
 
 
-def _rendered(
-    session: Session, seqs: list[int], domain: str, references: bool
-) -> dict[int, RenderedFields]:
+def _rendered(session: Session, seqs: list[int], domain: str) -> dict[int, RenderedFields]:
     rows = session.execute(_RENDERED, {"seqs": seqs}).all()
-    chains = references_of(session, {row.seq: row.parent_id for row in rows}) if references else {}
+    chains = references_of(session, {row.seq: row.parent_id for row in rows})
     return {
         int(row.seq): rendered_fields(
             cast(MailFields, row), row.alias, domain, chains.get(row.seq, ())
@@ -157,37 +164,34 @@ def _rendered(
     }
 
 
-def sort_rows(
-    session: Session,
-    owner: str,
-    seqs: Sequence[int],
-    domain: str,
-    *,
-    headers_of: Collection[int],
-    references: bool = False,
-) -> dict[int, SortRow]:
-    """A `SortRow` per mail seq (unknown ones left out); an original's header only when
-    its seq is in `headers_of`, a rendering's References only with `references`. A
-    few statements whatever the number of seqs: the caller bounds it."""
+def sort_rows(session: Session, owner: str, seqs: Sequence[int], domain: str) -> dict[int, SortRow]:
+    """A `SortRow` per mail seq (unknown ones left out). A few statements whatever the
+    number of seqs: the caller bounds it."""
     drafts = [seq for seq in seqs if is_draft_seq(seq)]
     mails = [seq for seq in seqs if not is_draft_seq(seq)]
     rows: dict[int, SortRow] = {}
     if drafts:
         saved = draft_dates(session, owner, drafts)
         for seq, data in render_drafts(session, owner, drafts, domain).items():
-            rows[seq] = SortRow(seq, saved[seq], len(data), _section(data, True), None)
-    if not mails:
-        return rows
-    found = session.execute(_ROWS, {"seqs": mails}).all()
-    originals = {int(r[0]): int(r[3]) for r in found if r[2] and r[3] is not None}
-    wanted = {seq: size for seq, size in originals.items() if seq in headers_of}
-    headers = _headers(session, wanted) if wanted else {}
-    renderings = [int(r[0]) for r in found if int(r[0]) not in originals]
-    fields = _rendered(session, renderings, domain, references) if renderings else {}
-    for seq, created_at, _, size in found:
-        seq = int(seq)
-        if seq in originals:
-            rows[seq] = SortRow(seq, created_at, int(size), headers.get(seq), None)
-        elif seq in fields:
-            rows[seq] = SortRow(seq, created_at, None, None, fields[seq])
+            rows[seq] = SortRow(seq, saved[seq], len(data), None, _section(data, True))
+    for seq, created_at, original, size, alias in (
+        session.execute(_ROWS, {"seqs": mails}).all() if mails else ()
+    ):
+        if original and size is not None:
+            rows[int(seq)] = SortRow(int(seq), created_at, int(size), (int(seq),))
+        else:
+            rows[int(seq)] = SortRow(int(seq), created_at, None, (int(seq), alias))
     return rows
+
+
+def sort_sources(
+    session: Session, domain: str, originals: dict[int, int], renderings: Collection[int]
+) -> dict[int, bytes | RenderedFields]:
+    """The header section of each original (by seq, with its size) and the fields of each
+    rendering (with its References)."""
+    found: dict[int, bytes | RenderedFields] = {}
+    if originals:
+        found.update(_headers(session, originals))
+    if renderings:
+        found.update(_rendered(session, list(renderings), domain))
+    return found
