@@ -130,7 +130,7 @@ _lines = st.tuples(
 
 @given(_lines)
 def test_any_line_is_a_command_or_bad(line: bytes) -> None:
-    parse(line)  # never raises
+    within_margin(lambda: parse(line))  # returns, never raises
 
 
 HOSTILE = [
