@@ -10,7 +10,7 @@ from both servers the same way (tests/support/imap_values.py) and compared. They
 must be equal, but for the differences `ALLOWED` lists with their reasons
 (docs/imap.md, "Differences from Dovecot").
 
-Then the messages of tests/support/sort_corpus.py join them (submitted by four users,
+Then the messages of tests/support/sort_corpus.py (both lists) join them (submitted by four users,
 with the headers SORT and THREAD read; their FETCH items are not compared), each
 APPENDed to Dovecot with the INTERNALDATE the gateway gave it, and `SORTS` (every key,
 REVERSE, several keys, search criteria, UID SORT), both THREAD algorithms (also with
@@ -33,7 +33,7 @@ from tests.support.gateway import PASSWORD, Api, running_gateway
 from tests.support.imap_values import Value, fetch_items, read_response
 from tests.support.mime_corpus import corpus
 from tests.support.raw_imap import RawImap
-from tests.support.sort_corpus import SENDERS, deliver, sort_corpus
+from tests.support.sort_corpus import SENDERS, deliver, edge_corpus, sort_corpus
 
 D = "agentmail.localhost"
 FIELDS = b"BODY.PEEK[HEADER.FIELDS (SUBJECT TO)]"
@@ -193,7 +193,7 @@ async def test_imap_answers_as_dovecot_does(tmp_path: Path) -> None:
         user = f"alice@{D}"
         messages = corpus(user)
         await asyncio.to_thread(_deliver, gateway.smtp_port, user, [raw for _, raw in messages])
-        sorting = sort_corpus()
+        sorting = sort_corpus() + edge_corpus()
         await asyncio.to_thread(deliver, gateway.smtp_port, sorting)
         ours = await _client(gateway.imap_port, "alice", PASSWORD)
         theirs = await _client(dovecot.port, dovecot.user, dovecot.password)

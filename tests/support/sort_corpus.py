@@ -10,7 +10,7 @@ mailbox (groups, quoted local parts, display names, none), and the identifiers
 THREAD=REFERENCES links by (§3: chains, a missing parent and a missing middle,
 In-Reply-To alone, a duplicate Message-ID, a loop, a self-reference, an invalid one,
 subjects that merge threads). Used by tests/integration/test_imap_sort.py and the
-Dovecot differential test.
+Dovecot differential test, which adds `edge_corpus`: corners of the same readings.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from itertools import groupby
 
 from tests.support.gateway import PASSWORD
 
-__all__ = ["SENDERS", "deliver", "sort_corpus"]
+__all__ = ["SENDERS", "deliver", "edge_corpus", "sort_corpus"]
 
 D = "agentmail.localhost"
 SENDERS = ("alice", "bob", "carol", "dave")
@@ -103,6 +103,44 @@ def _message(row: _Row, number: int) -> bytes:
 def sort_corpus() -> list[tuple[str, bytes]]:
     """(sender, message) in the order they are delivered: sequence order."""
     return [(row[0], _message(row, number)) for number, row in enumerate(_ROWS, 1)]
+
+
+# Corners found against Dovecot (each answered alike), bob's to alice: (Subject, To, Date).
+_EDGES = [
+    ("Re: [fwd: Re: x]", '"a\\"b"@x.example', "Thu, 01 Jan 1970 00:00:01 +0000"),
+    ("[fwd: x] (fwd)", "<@route.example:a@b.example>", "1 Jan 71 00:00:00 +0000"),
+    ("Fwd[x]: y", "a.b..c@x.example", "Mon, 1 Feb 2021 10:00:00 +0000 (UTC)"),
+    ("re re: x", "Foo Bar", "Mon, 1 Feb 2021 10:00:00 a"),
+    ("RE:  : x", "<>", "Mon, 1 Feb 2021 10:00:00 z"),
+    ("[] x", "foo", "Mon, 1 Feb 2021 10:00:00 m"),
+    ("[a] [b]", "(only a comment)", "Mon, 1 Feb 2021 10:00:00 N"),
+    ("=?utf-8?q?=5Bfwd=3A_x=5D?=", "group: a@x.example, b@x.example;",
+     "Mon,1 Feb 2021 10:00 +0100"),
+    ("tab\there", "=?utf-8?q?N=C3=A9?= <ne@x.example>", "1 Feb 2021 10:00:61 +0000"),
+    ("ﬁsh and chips", "ÉLODIE@x.example", "1 Feb 2021 10:00 +0000 extra"),
+    ("ǆungla", "élodie@x.example", "Feb 1 2021 10:00:00"),
+    ("Ⓐ circled", "Émile <emile@x.example>", "2021-02-01T10:00:00Z"),
+    ("X (Fwd)", '"" <q@x.example>', "1 Feb 2105 10:00:00 +0000"),
+    ("fw: Fw:fw :x", "Zed <zed@x.example>, amy@x.example", "31 Dec 1999 23:59:59 +1400"),
+    ("=?iso-8859-1?q?=E9t=E9?=", "elodie@x.example", "1 Jan 2000 00:00:00 -1100"),
+    ("=?utf-8?b?invalid***?=", "x@y.example", "Sat, 29 Feb 2020 12:00:00 +0000"),
+    ("Re: =?utf-8?q?x?==?utf-8?q?y?=", "x@y.example", "Sun, 29 Feb 2021 12:00:00 +0000"),
+    ("[fwd: [fwd: deep]]", "x@y.example", "1 Feb 2021 10:00:00 +0000"),
+    ("re:[fwd: re: [list] deep (fwd)](fwd)", "x@y.example", "1 Feb 2021 10:00:00 +0000"),
+    ("Re[2]:Re[3]: y", "x@y.example", "1 Feb 2021 09:59:59 +0000"),
+]  # fmt: skip
+
+
+def edge_corpus() -> list[tuple[str, bytes]]:
+    """The corners of `_EDGES`, each a message of its own (Message-IDs <e1@x> …)."""
+    return [
+        (
+            "bob",
+            f"From: bob@{D}\r\nTo: {to}\r\nSubject: {subject}\r\nDate: {date}\r\n"
+            f"Message-ID: <e{n}@x>\r\n\r\nbody {n}\r\n".encode(),
+        )
+        for n, (subject, to, date) in enumerate(_EDGES, 1)
+    ]
 
 
 def deliver(port: int, messages: list[tuple[str, bytes]], to: str = "alice") -> None:

@@ -41,6 +41,7 @@ CASES = [
     ("=?utf-8?q?Re=3A_caf=C3=A9?=", f"CAF{D}", True),  # (1): encoded-words decoded first
     ("=?utf-8?b?w6k=?= =?utf-8?b?w6k=?=", D + D, False),  # the space between two dropped
     ("=?iso-8859-1?q?Gr=FC=DFe?=", "GRU\u0308ßE", False),  # ß has no simple titlecase
+    ("=?no-such?q?abc?=", "ABC", False),  # case-mapped too (Dovecot leaves it as it is)
     ("", "", False),
 ]
 

@@ -59,6 +59,11 @@ def _at(*fields: int) -> int:
         ("01 Dec 2026 10:01:02", _at(2026, 12, 1, 10, 1, 2)),  # none: UTC
         ("01 Dec 2026 23:59:60 +0000", _at(2026, 12, 1, 23, 59, 59)),  # leap second
         ("Tue (day) , 01 Dec 2026 10:01:02 (c) +0000", _at(2026, 12, 1, 10, 1, 2)),
+        # The date, as RFC 5256 §2.2 asks, where Dovecot keeps 32 unsigned bits and takes
+        # 0 and -1 for "no date" (docs/imap.md, "SORT and THREAD").
+        ("1 Jan 1960 00:00:00 +0000", _at(1960, 1, 1)),
+        ("1 Jan 70 00:00:00 +0000", 0),
+        ("1 Feb 2200 10:00:00 +0000", _at(2200, 2, 1, 10)),
         ("Tue 01 Dec 2026 10:01:02 +0000", None),  # a day name needs its comma
         ("31 Feb 2026 10:00:00 +0000", None),
         ("01 Dec 2026 24:00:00 +0000", None),
