@@ -103,17 +103,30 @@ def _weight(keys: HeaderKeys) -> int:
 class SortKeyCache:
     """Messages' keys by what they depend on, shared by every session of the process,
     least recently used first out, at most `max_bytes` as `_weight` counts them (about
-    530 bytes for everyday mail, which is what they hold: 32 MiB keep some 60,000)."""
+    530 bytes for everyday mail, which is what they hold: 32 MiB keep some 60,000).
+
+    A command that needs more keys than fit (a SORT of a folder larger than that) would
+    make plain LRU evict, for each key it adds, one it read a moment before, and find
+    none of them at the next SORT. So a key the running command used (`begin` starts
+    one) is never evicted for another of the same command: the keys that do not fit are
+    made again each time, the others are kept."""
 
     def __init__(self, max_bytes: int = 32 * 1024 * 1024) -> None:
         self.max_bytes = max_bytes
-        self._items: OrderedDict[Hashable, tuple[HeaderKeys, int]] = OrderedDict()
+        # key → (keys, weight, the command that used it last)
+        self._items: OrderedDict[Hashable, tuple[HeaderKeys, int, int]] = OrderedDict()
         self._bytes = 0
+        self._command = 0
+
+    def begin(self) -> None:
+        """A command starts using keys."""
+        self._command += 1
 
     def get(self, key: Hashable) -> HeaderKeys | None:
         item = self._items.get(key)
         if item is None:
             return None
+        self._items[key] = (item[0], item[1], self._command)
         self._items.move_to_end(key)
         return item[0]
 
@@ -121,8 +134,11 @@ class SortKeyCache:
         if key in self._items:
             return
         weight = _weight(keys)
-        self._items[key] = (keys, weight)
-        self._bytes += weight
-        while self._bytes > self.max_bytes and self._items:
-            _, (_, evicted) = self._items.popitem(last=False)
-            self._bytes -= evicted
+        while self._bytes + weight > self.max_bytes and self._items:
+            oldest = next(iter(self._items.values()))
+            if oldest[2] == self._command:  # full of this command's keys: keep them
+                return
+            self._bytes -= self._items.popitem(last=False)[1][1]
+        if self._bytes + weight <= self.max_bytes:
+            self._items[key] = (keys, weight, self._command)
+            self._bytes += weight

@@ -109,6 +109,7 @@ async def sortables(
     named by its UID when `uid`. `size` loads a rendering's size (SORT SIZE), which
     costs its rendering."""
     loaded: dict[int, tuple[int, int, HeaderKeys]] = {}
+    backend.sort_keys.begin()
     seqs = list(dict.fromkeys(message.mail_seq for _, message in found))
     for start in range(0, len(seqs), CHUNK):
         chunk = seqs[start : start + CHUNK]

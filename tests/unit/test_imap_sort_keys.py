@@ -80,10 +80,26 @@ def _keys(subject: str) -> HeaderKeys:
 def test_the_cache_keeps_to_its_budget_and_drops_the_least_recently_used() -> None:
     cache = SortKeyCache(max_bytes=20_000)
     for seq in range(200):
+        cache.begin()  # each key used by a command of its own
         cache.put(seq, _keys(f"subject {seq}"))
     assert cache.get(0) is None and cache.get(199) == _keys("subject 199")
     kept = [seq for seq in range(200) if cache.get(seq) is not None]
     assert 10 < len(kept) < 200
+    cache.begin()
     cache.get(kept[0])  # used: now the most recent
+    cache.begin()
     cache.put(1000, _keys("new"))
     assert cache.get(kept[0]) is not None and cache.get(kept[1]) is None
+
+
+def test_a_command_larger_than_the_cache_keeps_what_fits() -> None:
+    """A SORT of more messages than fit keeps the first ones it made, instead of
+    evicting each for the next (plain LRU would then find none at the next SORT)."""
+    cache = SortKeyCache(max_bytes=20_000)
+    for _ in range(2):  # two SORTs of the same 200 messages
+        cache.begin()
+        missed = [seq for seq in range(200) if cache.get(seq) is None]
+        for seq in missed:
+            cache.put(seq, _keys(f"subject {seq}"))
+    assert 10 < 200 - len(missed) < 200  # the second SORT found what fits
+    assert cache.get(0) is not None and cache.get(199) is None
