@@ -1,4 +1,5 @@
-"""What every IMAP session needs from the gateway: the store, attachment blobs, the domain."""
+"""What every IMAP session needs from the gateway: the store, attachment blobs, the domain,
+and what the sessions of the process share (contents, folder states, SORT keys)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from core.store.engine import Store
 from imap_view.config import GatewayImapConfig
 from imap_view.content_cache import ContentCache
 from imap_view.selection_base import SelectionBases
+from imap_view.sort_keys import SortKeyCache
 
 __all__ = ["Backend"]
 
@@ -25,3 +27,4 @@ class Backend:
     keyword_limits: KeywordLimits = field(default_factory=KeywordLimits)
     snapshots: FolderSnapshots = field(default_factory=FolderSnapshots)  # SELECT's base
     selections: SelectionBases = field(default_factory=SelectionBases)  # and its messages
+    sort_keys: SortKeyCache = field(default_factory=SortKeyCache)  # originals' SORT keys

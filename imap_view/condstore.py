@@ -18,7 +18,11 @@ In a mailbox without mod-sequences the MODSEQ forms are `BAD` (§3.1.2.2).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar, Protocol
+
 from pymap.imap.state import ConnectionState
+from pymap.interfaces.message import MessageInterface
 from pymap.parsing.command.auth import SelectCommand
 from pymap.parsing.command.select import FetchCommand, SearchCommand, StoreCommand
 from pymap.parsing.primitives import List, Number
@@ -36,7 +40,7 @@ from pymap.parsing.response.specials import (
     RecentResponse,
     SearchResponse,
 )
-from pymap.parsing.specials import FetchAttribute, FetchValue, SequenceSet
+from pymap.parsing.specials import FetchAttribute, FetchValue, SearchKey, SequenceSet
 from pymap.parsing.specials.flag import Flag
 from pymap.selected import SelectedMailbox
 
@@ -49,7 +53,7 @@ from imap_view.qresync import QresyncParameters, changed_fetches, vanished_respo
 from imap_view.selected import MODSEQ, GatewaySelected, modseq_value
 from imap_view.session import Session
 
-__all__ = ["CondstoreState"]
+__all__ = ["CondstoreState", "Found", "Searching"]
 
 _CommandRet = tuple[CommandResponse, SelectedMailbox | None]
 _FLAGS = FetchAttribute(b"FLAGS")
@@ -77,6 +81,34 @@ def _number(argument: List | None) -> int | None:
     if len(values) != 1 or not isinstance(values[0], Number):
         raise ValueError(argument)
     return int(values[0].value)
+
+
+class Searching(Protocol):
+    """A command that searches: SEARCH, SORT, THREAD and their UID forms."""
+
+    tag: bytes
+    command: ClassVar[bytes]
+    uid: ClassVar[bool]
+    keys: frozenset[SearchKey]
+
+
+@dataclass(slots=True)
+class Found:
+    """What a search found: the reply to complete, (number, message) in sequence order,
+    the mailbox after it, and whether a MODSEQ key stood in it (RFC 7162 §3.1.5)."""
+
+    response: ResponseOk
+    messages: list[tuple[int, MessageInterface]]
+    updates: SelectedMailbox
+    by_modseq: bool
+
+    def numbers(self, *, uid: bool) -> list[int]:
+        return [message.uid if uid else number for number, message in self.messages]
+
+    def highest_modseq(self) -> int:
+        """The highest mod-sequence among the messages, as stored."""
+        stored = (m.modseq for _, m in self.messages if isinstance(m, Message))
+        return max(stored, default=0)
 
 
 class CondstoreState(ConnectionState):
@@ -237,27 +269,31 @@ class CondstoreState(ConnectionState):
             response.code = ResponseCode.of(b"MODIFIED " + modified_set)
         return response, updates
 
-    async def do_search(self, cmd: SearchCommand) -> _CommandRet:
+    async def found_by_search(self, cmd: Searching) -> Found | CommandResponse:
+        """The messages a SEARCH finds (SORT and THREAD search the same way,
+        imap_view/sort_state.py), or the `BAD` for a MODSEQ key where there are none."""
         selected = self._gateway_selected()
         by_modseq = uses_modseq(cmd.keys)  # anywhere: inside OR, NOT, parentheses too
         if by_modseq:
             if not selected.has_modseq:
-                return ResponseBad(cmd.tag, cmd.command + _NOMODSEQ), None
+                return ResponseBad(cmd.tag, cmd.command + _NOMODSEQ)
             self._extensions.condstore = True  # RFC 7162 §3.1
         if not cmd.uid:
             selected.hide_expunged = True
         messages, updates = await self.session.search_mailbox(selected, cmd.keys)
         response = ResponseOk(cmd.tag, cmd.command + b" completed.")
-        numbers: list[int] = []
-        highest = 0
-        for number, message in messages:
-            if message.expunged:
-                response.code = ResponseCode.of(b"EXPUNGEISSUED")
-            numbers.append(message.uid if cmd.uid else number)
-            if isinstance(message, Message):
-                highest = max(highest, message.modseq)
-        if by_modseq and numbers:
-            response.add_untagged(_SearchWithModseq(numbers, highest))
+        found = [(number, message) for number, message in messages]
+        if any(message.expunged for _, message in found):
+            response.code = ResponseCode.of(b"EXPUNGEISSUED")
+        return Found(response, found, updates, by_modseq)
+
+    async def do_search(self, cmd: SearchCommand) -> _CommandRet:
+        found = await self.found_by_search(cmd)
+        if not isinstance(found, Found):
+            return found, None
+        numbers = found.numbers(uid=cmd.uid)
+        if found.by_modseq and numbers:
+            found.response.add_untagged(_SearchWithModseq(numbers, found.highest_modseq()))
         else:
-            response.add_untagged(SearchResponse(numbers))
-        return response, updates
+            found.response.add_untagged(SearchResponse(numbers))
+        return found.response, found.updates

@@ -21,6 +21,7 @@ from imap_view.condstore_parsing import ModseqFetchCommand, ModseqUidFetchComman
 from imap_view.list_extended import CheckedLsubCommand, ExtendedListCommand
 from imap_view.search_charset import search_commands
 from imap_view.session_commands import EnableCommand, NamespaceCommand, UnselectCommand
+from imap_view.sort_parsing import SortCommand, ThreadCommand, UidSortCommand, UidThreadCommand
 from imap_view.status import GatewayStatusCommand
 
 __all__ = ["GatewayImapConfig"]
@@ -37,6 +38,10 @@ EXTENSION_COMMANDS = (
     GatewayStatusCommand,
     ModseqFetchCommand,
     ModseqUidFetchCommand,
+    SortCommand,
+    UidSortCommand,
+    ThreadCommand,
+    UidThreadCommand,
 )
 EXTENSION_CAPABILITIES = (
     b"ENABLE",  # RFC 5161
@@ -48,6 +53,10 @@ EXTENSION_CAPABILITIES = (
     b"SPECIAL-USE",  # RFC 6154
     b"CONDSTORE",  # RFC 7162 §3.1
     b"QRESYNC",  # RFC 7162 §3.2
+    b"SORT",  # RFC 5256 §3
+    b"THREAD=ORDEREDSUBJECT",  # RFC 5256 §3
+    b"THREAD=REFERENCES",  # RFC 5256 §3
+    b"ESEARCH",  # RFC 4731
 )
 
 

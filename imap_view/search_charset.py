@@ -12,27 +12,35 @@ Here the same commands, registered in place of pymap's (`imap_view/config.py`):
 * an unknown charset, or a charset name that is not ASCII: `NO [BADCHARSET (UTF-8 US-ASCII)]`;
 * a search string that its charset cannot decode: `BAD` (invalid arguments).
 The session goes on in both cases. The commands parse CONDSTORE's MODSEQ key too
-(imap_view/condstore_parsing.py).
+(imap_view/condstore_parsing.py), and ESEARCH's RETURN options (RFC 4731 §3.1:
+MIN, MAX, ALL, COUNT; `RETURN ()` is ALL; any other is `BAD`), which
+imap_view/esearch.py answers.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, Final
 
 from pymap.exceptions import ResponseError
 from pymap.parsing import Params
 from pymap.parsing.command.select import SearchCommand
 from pymap.parsing.commands import Commands
 from pymap.parsing.exceptions import NotParseable
+from pymap.parsing.primitives import List
 from pymap.parsing.response import Response, ResponseCode, ResponseNo
+from pymap.parsing.specials.options import ExtensionOption, ExtensionOptions
 from pymap.parsing.specials.searchkey import SearchKey
 
 from imap_view.command_cache import KeptCommands
 from imap_view.condstore_parsing import ModseqSearchCommand, ModseqUidSearchCommand
 
-__all__ = ["SUPPORTED", "search_commands"]
+__all__ = ["RETURNS", "SUPPORTED", "search_commands"]
 
 SUPPORTED = b"UTF-8 US-ASCII"  # RFC 3501 §6.4.4: both MUST be supported
+RETURNS: Final = (b"MIN", b"MAX", b"ALL", b"COUNT")  # RFC 4731 §3.1
+_RETURN = re.compile(rb" *RETURN(?= |$)", re.I)
+_RETURN_LIST = re.compile(rb" +\(([A-Za-z ]*)\)")
 
 
 class BadCharset(ResponseError):
@@ -69,6 +77,21 @@ def _is_bad_charset(exc: NotParseable) -> bool:
 
 class _CharsetChecked:
     refused: type[RefusedSearch] = RefusedSearch
+
+    @classmethod
+    def _parse_options(cls, buf: memoryview, params: Params) -> tuple[ExtensionOptions, memoryview]:
+        """RFC 4731 §3.1's RETURN options, in place of pymap's reading of any options."""
+        start = _RETURN.match(buf)
+        if start is None:
+            return ExtensionOptions.empty(), buf
+        listed = _RETURN_LIST.match(buf, start.end(0))
+        if listed is None:
+            raise NotParseable(buf)
+        words = listed.group(1).upper().split() or [b"ALL"]
+        if any(word not in RETURNS for word in words):
+            raise NotParseable(buf)
+        options = [ExtensionOption(word, List([])) for word in dict.fromkeys(words)]
+        return ExtensionOptions(options), buf[listed.end(0) :]
 
     @classmethod
     def _parse_charset(cls, buf: memoryview, params: Params) -> tuple[str | None, memoryview]:

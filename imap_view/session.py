@@ -42,6 +42,8 @@ from imap_view.message import LoadedMessage, Message
 from imap_view.message_sets import following, messages_in
 from imap_view.replies import DomainRefusal
 from imap_view.selected import GatewaySelected
+from imap_view.sort_loading import sortables
+from imap_view.sort_order import Sortable
 from imap_view.writes import expunge, mark_seen, store_flags, transfer, unmark_copied
 
 __all__ = ["Session"]
@@ -231,6 +233,17 @@ class Session(BaseSession[Message]):
             if search.matches(number, message, loaded):
                 found.append((number, message))
         return found, updated
+
+    async def sortables(
+        self,
+        found: Sequence[tuple[int, Message]],
+        *,
+        uid: bool,
+        size: bool = False,
+    ) -> list[Sortable]:
+        """SORT's and THREAD's keys of the messages a search found
+        (imap_view/sort_loading.py)."""
+        return await sortables(self._backend, self._contents, self.owner, found, uid=uid, size=size)
 
     async def update_flags(
         self,

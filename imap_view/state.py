@@ -1,8 +1,9 @@
 """pymap's connection state with the commands it lacks: ENABLE, NAMESPACE, UNSELECT.
 
 pymap's `ConnectionState` runs each command by a `do_<name>` method; the
-extensions that touch the protocol flow (LIST-EXTENDED, CONDSTORE, QRESYNC) add
-or override such methods in their own modules' mixins, and this class joins them.
+extensions that touch the protocol flow (LIST-EXTENDED, CONDSTORE, QRESYNC, SORT,
+THREAD, ESEARCH) add or override such methods in their own modules' mixins, and this
+class joins them.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from pymap.parsing.response.specials import ExpungeResponse
 from pymap.selected import SelectedMailbox
 
 from core.errors import DomainError
-from imap_view.condstore import CondstoreState
 from imap_view.extensions import wire_modseq
 from imap_view.flag_announcements import first
 from imap_view.list_extended import CheckedLsubCommand, ExtendedListCommand, listed_line
@@ -35,6 +35,7 @@ from imap_view.replies import refusal_for
 from imap_view.selected import GatewaySelected, VanishedResponse
 from imap_view.session import Session
 from imap_view.session_commands import EnableCommand, NamespaceCommand, UnselectCommand
+from imap_view.sort_state import SortState
 from imap_view.status import status_response
 
 __all__ = ["GatewayState"]
@@ -42,7 +43,7 @@ __all__ = ["GatewayState"]
 _CommandRet = tuple[CommandResponse, SelectedMailbox | None]
 
 
-class GatewayState(CondstoreState):
+class GatewayState(SortState):
     @property
     def capability(self) -> Capability:
         """After login, LITERAL+ where the greeting said LITERAL- (RFC 7888 §4): a

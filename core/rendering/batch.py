@@ -31,6 +31,7 @@ __all__ = [
     "content_keys",
     "header_of",
     "load_many",
+    "references_of",
     "render_headers",
     "render_loaded",
 ]
@@ -59,7 +60,7 @@ def load_many(
         session.expunge(mail)  # rendered after the transaction, in another thread
     if not to_render:
         return found
-    chains = _references(session, {mail.seq: mail.parent_id for mail, _ in to_render})
+    chains = references_of(session, {mail.seq: mail.parent_id for mail, _ in to_render})
     attached: dict[int, list[tuple[str, str, str]]] = {}
     for row in session.execute(
         select(Attachment.mail_seq, Attachment.filename, Attachment.content_type, Attachment.sha256)
@@ -75,8 +76,9 @@ def load_many(
     return found
 
 
-def _references(session: Session, parents: dict[int, str | None]) -> dict[int, list[str]]:
-    """Per mail seq, the Message-IDs of its ancestors, oldest first (at most MAX_REFERENCES)."""
+def references_of(session: Session, parents: dict[int, str | None]) -> dict[int, list[str]]:
+    """Per mail seq (by its parent's id), the Message-IDs of its ancestors, oldest first (at
+    most MAX_REFERENCES): the `References` of its rendering."""
     chains: dict[int, list[str]] = {seq: [] for seq in parents}
     # Each mail's walk: the ancestor id it waits for, and the ids it has passed (cycles).
     walking = {seq: (parent, {parent}) for seq, parent in parents.items() if parent is not None}

@@ -19,7 +19,7 @@ from email import policy
 from email.headerregistry import Address as HeaderAddress
 from email.message import EmailMessage
 from email.utils import format_datetime
-from typing import Final
+from typing import Final, Protocol
 
 import nh3
 from markdown_it import MarkdownIt
@@ -31,6 +31,7 @@ __all__ = [
     "DECIDE_LINE",
     "FOOTER_MARK",
     "AttachmentPart",
+    "header_parties",
     "permission_footer",
     "render_header",
     "render_html",
@@ -43,6 +44,21 @@ DECIDE_LINE: Final = "Reply with the number or the text of an option on the firs
 FOOTER_MARK: Final = "\n---\nOptions:\n"
 _MARKDOWN: Final = MarkdownIt("commonmark", {"html": True, "linkify": False})
 _OCTET_STREAM: Final = "application/octet-stream"
+
+
+class MailParties(Protocol):
+    """The columns that name a mail's sender and recipients (a `Mail`, or a row of them)."""
+
+    @property
+    def from_name(self) -> str: ...
+    @property
+    def from_path(self) -> str: ...
+    @property
+    def to_name(self) -> str: ...
+    @property
+    def to_path(self) -> str: ...
+    @property
+    def cc(self) -> list[str] | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,12 +166,19 @@ def render_header(
     return _with_headers(mail, alias, domain, references).as_bytes()
 
 
+def header_parties(mail: Mail | MailParties, alias: str | None) -> tuple[Party, Party, list[Party]]:
+    """The From (and Reply-To), To and Cc of the mail's rendering: every internal address
+    with the conversation's alias. IMAP's SORT reads them from here too
+    (core/rendering/sort_rows.py), so its keys are the rendering's."""
+    sender = stored_party(mail.from_name, mail.from_path, alias)
+    to = stored_party(mail.to_name, mail.to_path, alias)
+    return sender, to, [cc_party(text, alias) for text in mail.cc or []]
+
+
 def _with_headers(
     mail: Mail, alias: str | None, domain: str, references: Sequence[str]
 ) -> EmailMessage:
-    sender = stored_party(mail.from_name, mail.from_path, alias)
-    to = stored_party(mail.to_name, mail.to_path, alias)
-    cc = [cc_party(text, alias) for text in mail.cc or []]
+    sender, to, cc = header_parties(mail, alias)
 
     msg = EmailMessage(policy=policy.SMTP)
     msg["Message-ID"] = mail.message_id

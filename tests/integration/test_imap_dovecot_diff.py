@@ -8,12 +8,21 @@ user; the bytes the gateway stored (its `BODY[]`) are APPENDed to a private Dove
 of every message/rfc822 part and `BINARY[n]` of every leaf part, read
 from both servers the same way (tests/support/imap_values.py) and compared. They
 must be equal, but for the differences `ALLOWED` lists with their reasons
-(docs/imap.md, "Differences from Dovecot"). SQLite only: nothing compared depends on the database.
+(docs/imap.md, "Differences from Dovecot").
+
+Then the messages of tests/support/sort_corpus.py (both lists) join them (submitted by four users,
+with the headers SORT and THREAD read; their FETCH items are not compared), each
+APPENDed to Dovecot with the INTERNALDATE the gateway gave it, and `SORTS` (every key,
+REVERSE, several keys, search criteria, UID SORT), both THREAD algorithms (also with
+criteria, and UID THREAD) and ESEARCH are asked of both servers over the whole mailbox:
+the answers must be the same (RFC 5256, RFC 4731). SQLite only: nothing compared
+depends on the database.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 import smtplib
 from collections.abc import Iterator
 from email.header import decode_header, make_header
@@ -24,6 +33,7 @@ from tests.support.gateway import PASSWORD, Api, running_gateway
 from tests.support.imap_values import Value, fetch_items, read_response
 from tests.support.mime_corpus import corpus
 from tests.support.raw_imap import RawImap
+from tests.support.sort_corpus import SENDERS, deliver, edge_corpus, sort_corpus
 
 D = "agentmail.localhost"
 FIELDS = b"BODY.PEEK[HEADER.FIELDS (SUBJECT TO)]"
@@ -58,6 +68,33 @@ def _deliver(port: int, user: str, messages: list[bytes]) -> None:
         client.login(user, PASSWORD)
         for raw in messages:
             client.sendmail(user, [user], raw)
+
+
+# What SORT, THREAD and SEARCH RETURN are asked (RFC 5256 §3, RFC 4731 §3.1).
+SORTS = [
+    b"SORT (SUBJECT) UTF-8 ALL", b"SORT (DATE) UTF-8 ALL", b"SORT (ARRIVAL) UTF-8 ALL",
+    b"SORT (FROM) UTF-8 ALL", b"SORT (TO) UTF-8 ALL", b"SORT (CC) UTF-8 ALL",
+    b"SORT (SIZE) UTF-8 ALL", b"SORT (REVERSE DATE) UTF-8 ALL",
+    b"SORT (REVERSE ARRIVAL) UTF-8 ALL", b"SORT (REVERSE SUBJECT DATE) UTF-8 ALL",
+    b"SORT (FROM REVERSE SIZE) UTF-8 ALL", b"SORT (TO CC SUBJECT) US-ASCII ALL",
+    b"SORT (REVERSE FROM REVERSE DATE) UTF-8 NOT SUBJECT launch",
+    b"SORT (SUBJECT) UTF-8 OR SUBJECT plan SUBJECT menu", b"UID SORT (DATE SIZE) UTF-8 ALL",
+    b"THREAD ORDEREDSUBJECT UTF-8 ALL", b"THREAD REFERENCES UTF-8 ALL",
+    b"UID THREAD REFERENCES UTF-8 ALL", b"THREAD REFERENCES UTF-8 NOT SUBJECT plan",
+    b"THREAD ORDEREDSUBJECT US-ASCII SUBJECT re", b"THREAD REFERENCES UTF-8 SUBJECT nothing",
+    b"SEARCH RETURN (MIN MAX ALL COUNT) SUBJECT launch", b"UID SEARCH RETURN () NOT SUBJECT re",
+    b"SEARCH RETURN (COUNT MIN) SUBJECT nothing",
+]  # fmt: skip
+_ESEARCH_TAG = re.compile(rb'^\(TAG "[^"]*"\) ?')
+
+
+def _answer(response: bytes) -> bytes:
+    """The data of a SORT, THREAD or ESEARCH answer, its tag left out."""
+    [line] = [
+        x for x in response.split(b"\r\n") if x.startswith((b"* SORT", b"* THREAD", b"* ESEARCH"))
+    ]
+    data = line.split(b" ", 2)[2] if line.count(b" ") > 1 else b""
+    return _ESEARCH_TAG.sub(b"", data).strip()
 
 
 class _Client:
@@ -149,21 +186,24 @@ async def test_imap_answers_as_dovecot_does(tmp_path: Path) -> None:
     ):
         api = Api(gateway)
         try:
-            await api.human("alice")
+            for name in SENDERS:
+                await api.human(name)
         finally:
             await api.close()
         user = f"alice@{D}"
         messages = corpus(user)
         await asyncio.to_thread(_deliver, gateway.smtp_port, user, [raw for _, raw in messages])
+        sorting = sort_corpus() + edge_corpus()
+        await asyncio.to_thread(deliver, gateway.smtp_port, sorting)
         ours = await _client(gateway.imap_port, "alice", PASSWORD)
         theirs = await _client(dovecot.port, dovecot.user, dovecot.password)
         await ours.command(b"SELECT INBOX")
-        stored = fetch_items(await ours.command(b"UID FETCH 1:* (UID BODY.PEEK[])"))
-        assert len(stored) == len(messages)
+        stored = fetch_items(await ours.command(b"UID FETCH 1:* (UID INTERNALDATE BODY.PEEK[])"))
+        assert len(stored) == len(messages) + len(sorting)
         for n in sorted(stored):
-            data = stored[n][b"BODY[]"]
-            assert isinstance(data, bytes)
-            await theirs.command(b"APPEND INBOX", data)
+            data, arrived = stored[n][b"BODY[]"], stored[n][b"INTERNALDATE"]
+            assert isinstance(data, bytes) and isinstance(arrived, bytes)
+            await theirs.command(b'APPEND INBOX "%s"' % arrived, data)
         await theirs.command(b"SELECT INBOX")
 
         differences: list[str] = []
@@ -193,6 +233,10 @@ async def test_imap_answers_as_dovecot_does(tmp_path: Path) -> None:
                     f"{name} {item.decode()}:\n  gateway {mine.get(item)!r}\n"
                     f"  dovecot {dovecots.get(item)!r}"
                 )
+        for line in SORTS:
+            mine, dovecots = _answer(await ours.command(line)), _answer(await theirs.command(line))
+            if mine != dovecots:
+                differences.append(f"{line.decode()}:\n  gateway {mine!r}\n  dovecot {dovecots!r}")
         await ours.raw.close()
         await theirs.raw.close()
         assert not differences, "\n".join(differences)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -22,8 +21,8 @@ from hypothesis import strategies as st
 from gateway.server import Gateway
 from tests.support.fuzzing import examples, fuzz_settings
 from tests.support.gateway import PASSWORD, Api, running_gateway
-from tests.support.liveness import Baseline, assert_alive, baseline
-from tests.support.raw_lines import RawConnection, raw_connection
+from tests.support.imap_replay import TAG, imap_session, replay
+from tests.support.liveness import baseline
 from tests.support.threaded import gateway_in_thread
 
 pytestmark = pytest.mark.fuzz
@@ -36,21 +35,6 @@ async def gateway(database_url: str, tmp_path: Path) -> AsyncIterator[Gateway]:
         database_url, tmp_path / "data", login_failures_per_address=1000, login_delay_seconds=0
     ) as running:
         yield running
-
-
-TAG = b"F1"
-
-
-@asynccontextmanager
-async def imap_session(gateway: Gateway, *, login: bool) -> AsyncIterator[RawConnection]:
-    async with raw_connection(gateway.imap_port) as imap:
-        assert (await imap.line()).startswith(b"* OK")
-        if login:
-            assert (await imap.imap(b"L", b"L LOGIN alice " + PASSWORD.encode() + b"\r\n"))[
-                -1
-            ].startswith(b"L OK")
-            assert (await imap.imap(b"S", b"S SELECT INBOX\r\n"))[-1].startswith(b"S OK")
-        yield imap
 
 
 async def alice_with_mail(api: Api) -> None:
@@ -149,23 +133,6 @@ def command_lines(count: int) -> list[bytes]:
     return drawn[:count]
 
 
-def _well_answered(lines: list[bytes]) -> bool:
-    if any(b"SERVERBUG" in line or b"Unhandled" in line for line in lines):
-        return False
-    last = lines[-1] if lines else b""
-    return last.startswith((TAG + b" OK", TAG + b" NO", TAG + b" BAD", b"* BYE"))
-
-
-def _ends_on_too_big(line: bytes) -> bool:
-    """Whether a `BAD [TOOBIG]` to `line` is followed by `* BYE`: a command over its size
-    limit, or a refused non-synchronizing literal already on its way (RFC 7888 §4), ends
-    the connection; a refused synchronizing literal (never sent) does not."""
-    return b"+}\r\n" in line or _SYNCHRONIZING.search(line) is None
-
-
-_SYNCHRONIZING = re.compile(rb"\{\d+\}\r\n")
-
-
 # Found by `make test-long`: a name or password that is not UTF-8 was hashed with
 # str.encode and the connection ended with SERVERBUG.
 BEFORE_LOGIN = [
@@ -184,38 +151,9 @@ async def test_random_command_lines_always_get_a_reply(api: Api, gateway: Gatewa
             assert (await imap.imap(b"N", b"N NOOP\r\n"))[-1].startswith(b"N OK")
     cases = command_lines(examples(300))
     for login in (False, True):
-        await _replay(gateway, cases, login=login)
+        await replay(gateway, cases, login=login)
     async with imap_session(gateway, login=True) as fresh:
         assert (await fresh.imap(b"N", b"N NOOP\r\n"))[-1].startswith(b"N OK")
-
-
-async def _replay(
-    gateway: Gateway, cases: list[bytes], *, login: bool, since: Baseline | None = None
-) -> None:
-    """Each line, its reply checked, a NOOP after it; with `since`, the whole gateway
-    checked alive after every line (tests/support/liveness.py)."""
-    session = imap_session(gateway, login=login)
-    imap = await session.__aenter__()
-    try:
-        for line in cases:
-            lines = await imap.imap(TAG, TAG + b" " + line + b"\r\n")
-            if lines and lines[-1].startswith(b"+"):  # a continuation (AUTHENTICATE): cancel it
-                lines = await imap.imap(TAG, b"*\r\n")
-            if since is not None:
-                await assert_alive(gateway, since)
-            assert _well_answered(lines), (line, lines)
-            if lines[-1].startswith(TAG + b" BAD [TOOBIG]") and _ends_on_too_big(line):
-                lines.append(await imap.line())
-                assert lines[-1].startswith(b"* BYE"), (line, lines)
-            if not imap.closed and not lines[-1].startswith(b"* BYE"):
-                noop = await imap.imap(b"N", b"N NOOP\r\n")
-                assert noop and noop[-1].startswith(b"N OK"), (line, noop)
-            if imap.closed or lines[-1].startswith(b"* BYE"):
-                await session.__aexit__(None, None, None)
-                session = imap_session(gateway, login=login)
-                imap = await session.__aenter__()
-    finally:
-        await session.__aexit__(None, None, None)
 
 
 # --- mailbox names ----------------------------------------------------------------------
@@ -275,4 +213,4 @@ async def test_mailbox_names_never_stop_the_gateway(tmp_path: Path) -> None:
     with gateway_in_thread("sqlite", tmp_path, alice_with_mail) as (running, _):
         since = await baseline(running)
         for login in (False, True):
-            await _replay(running, cases, login=login, since=since)
+            await replay(running, cases, login=login, since=since)
