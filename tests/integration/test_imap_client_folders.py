@@ -21,8 +21,8 @@ from tests.support.http import ok
 D = "agentmail.localhost"
 
 
-async def filed_in(api: Api, name: str, folder: str, subject: str) -> bool:
-    """Whether REST (what the web UI shows) has the mail in that folder, within seconds."""
+async def filed_in(api: Api, name: str, folder: str, *subjects: str) -> bool:
+    """Whether REST (what the web UI shows) has those mails in that folder, within seconds."""
     client = await api.login(name, PASSWORD)
     for _ in range(75):
         folders = {f["name"]: f for f in ok(await client.get("/api/v1/me/folders"))["folders"]}
@@ -32,7 +32,7 @@ async def filed_in(api: Api, name: str, folder: str, subject: str) -> bool:
                     "/api/v1/me/mail/inbox", params={"folder_id": folders[folder]["folder_id"]}
                 )
             )
-            if [m["subject"] for m in listed["mails"]] == [subject]:
+            if sorted(m["subject"] for m in listed["mails"]) == sorted(subjects):
                 return True
         await asyncio.sleep(0.2)
     return False
@@ -71,6 +71,8 @@ class Seen:
     bodies: list[bytes] = field(default_factory=list)
     after_delete: list[str] = field(default_factory=list)
     archive: int = 0
+    sorted_by_subject: list[int] = field(default_factory=list)
+    threads: list[tuple[int, ...]] = field(default_factory=list)
 
 
 def phone_session(port: int) -> Seen:
@@ -82,6 +84,7 @@ def phone_session(port: int) -> Seen:
         client.create_folder("Trips/2027")
         note = EmailMessage()
         note["From"], note["To"], note["Subject"] = f"jianf@{D}", f"jianf@{D}", "Tickets"
+        note["Message-ID"] = "<tickets@phone>"
         note.set_content("the tickets, attached")
         note.add_attachment(b"%PDF-1.4 tickets", maintype="application", subtype="pdf",
                             filename="tickets.pdf")  # fmt: skip
@@ -91,6 +94,11 @@ def phone_session(port: int) -> Seen:
         client.move([inbox_uid], "Trips/2027")
         client.select_folder("Trips/2027")
         seen.moved = client.search("ALL")
+        client.select_folder("Trips")
+        client.append("Trips", _reply_to(note).as_bytes())
+        seen.sorted_by_subject = client.sort(["SUBJECT", "REVERSE", "ARRIVAL"], "ALL")
+        seen.threads = [tuple(t) for t in client.thread("REFERENCES", "ALL")]
+        client.unselect_folder()
         client.rename_folder("Trips", "Travel")
         seen.renamed = sorted(name for _, _, name in client.list_folders(pattern="Travel*"))
         client.select_folder("Travel")
@@ -104,6 +112,14 @@ def phone_session(port: int) -> Seen:
     return seen
 
 
+def _reply_to(note: EmailMessage) -> EmailMessage:
+    reply = EmailMessage()
+    reply["From"], reply["To"], reply["Subject"] = f"jianf@{D}", f"jianf@{D}", "Re: Tickets"
+    reply["Message-ID"], reply["In-Reply-To"] = "<reply@phone>", str(note["Message-ID"])
+    reply.set_content("and the hotel")
+    return reply
+
+
 async def test_a_phone_client_works_with_folders(api: Api) -> None:
     await api.human("jianf")
     builder = await api.agent("builder")
@@ -111,9 +127,11 @@ async def test_a_phone_client_works_with_folders(api: Api) -> None:
     seen = await asyncio.to_thread(phone_session, api.gateway.imap_port)
     assert b"APPENDUID" in seen.append
     assert seen.moved == [1]
+    assert seen.sorted_by_subject == [1, 2]  # the same base subject: by arrival (RFC 5256)
+    assert seen.threads == [(1, 2)]  # the reply under the note it answers
     assert seen.renamed == ["Travel", "Travel/2027"]
-    [body] = seen.bodies
-    assert b"tickets.pdf" in body
+    first, _ = seen.bodies
+    assert b"tickets.pdf" in first
     assert "Travel" in seen.after_delete and "Travel/2027" not in seen.after_delete
     assert seen.archive == 1  # the deleted folder's mail
-    assert await filed_in(api, "jianf", "Travel", "Tickets")
+    assert await filed_in(api, "jianf", "Travel", "Tickets", "Re: Tickets")
