@@ -175,7 +175,7 @@ class Contents:
             lambda session: render_drafts(session, owner, seqs, backend.domain)
         )
         parsed = await asyncio.to_thread(
-            lambda: {seq: _content_of(data, None) for seq, data in raw.items()}
+            lambda: {seq: content_of_bytes(data, None) for seq, data in raw.items()}
         )
         self._command.update(parsed)
 
@@ -208,7 +208,7 @@ _TYPED_HEADERS = (
 )  # fmt: skip
 
 
-def _content_of(data: bytes, opaque: bool | None) -> MessageContent:
+def content_of_bytes(data: bytes, opaque: bool | None) -> MessageContent:
     """Parsed (its structure walked under the MIME bounds, core/mime/structure.py, and
     made pymap's content, imap_view/parts.py), or, over the bounds (its stored mark,
     else the walk stops at a bound), one part made without parsing (imap_view/opaque.py)."""
@@ -224,7 +224,7 @@ def _measured(data: bytes, opaque: bool | None) -> tuple[MessageContent, int]:
     """Parsed, with its ENVELOPE and BODYSTRUCTURE headers, and the memory it then holds:
     in this worker thread, not on the loop, and final, so the cache's count stays true
     (measured before those headers, a content doubled once a client fetched them)."""
-    content = _content_of(data, opaque)
+    content = content_of_bytes(data, opaque)
     for part in content.walk():
         for name in _TYPED_HEADERS:
             getattr(part.header.parsed, name)
