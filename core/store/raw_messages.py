@@ -10,7 +10,9 @@ Readers get the bytes exactly as they came (IMAP `BODY[]`, export).
 
 Whether the bytes are over the MIME bounds (core/mime/bounds.py) is decided here, once,
 with the hash, and kept with them (`opaque`): IMAP then serves such a message as it
-is and never walks its MIME (docs/imap.md).
+is and never walks its MIME (docs/imap.md). In the same pass their structure and
+summary are worked out (core/mime/kept.py) and stored in the same transaction
+(`message_structures`), so IMAP reads them instead of parsing the message.
 """
 
 from __future__ import annotations
@@ -22,11 +24,11 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from core.mime.structure import is_opaque
-from core.store.models import Mail, RawMessage, table_of, utcnow
+from core.mime.kept import KeptStructure, kept_structure
+from core.store.models import Mail, MessageStructure, RawMessage, table_of, utcnow
 from core.store.port import insert_or_skip
 
-__all__ = ["Original", "keep_original", "marked_originals_of", "originals_of"]
+__all__ = ["Original", "keep_original", "keep_structure", "marked_originals_of", "originals_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,18 +39,21 @@ class Original:
     sha256: str
     data: bytes
     opaque: bool | None = None  # None: not decided (a reader decides)
+    kept: KeptStructure | None = None  # None: not worked out (the backfill does)
 
     @classmethod
     def of(cls, data: bytes) -> Original:
-        """Hashing and the bounds' scan are CPU work on big messages: call it in a
-        worker thread (a few counts for most mail, core/mime/bounds.py)."""
-        return cls(hashlib.sha256(data).hexdigest(), data, is_opaque(data))
+        """Hashing, the bounded walk and reading the headers IMAP lists are CPU work
+        (a few milliseconds for everyday mail): call it in a worker thread."""
+        kept = kept_structure(data)
+        return cls(hashlib.sha256(data).hexdigest(), data, kept.opaque, kept)
 
 
 # Built once, bound per call: `.values(values)` made a statement and a cache key over
 # the message's bytes for every message. The same bytes stored before (or by a
 # transaction racing this one) make the insert a no-op: no read first.
 _RAW_MESSAGES = table_of(RawMessage)
+_STRUCTURES = table_of(MessageStructure)
 
 
 def keep_original(session: Session, original: Original) -> str:
@@ -66,7 +71,21 @@ def keep_original(session: Session, original: Original) -> str:
         "opaque": original.opaque,
     }
     insert_or_skip(session, _RAW_MESSAGES).run(connection, values)
+    if original.kept is not None:
+        keep_structure(session, original.sha256, original.kept)
     return original.sha256
+
+
+def keep_structure(session: Session, sha256: str, kept: KeptStructure) -> None:
+    """The kept structure of stored bytes, unless a row has it (the same bytes, or the
+    backfill, were first): a row never changes, its bytes never do."""
+    values = {
+        "sha256": sha256,
+        "version": kept.version,
+        "structure": kept.structure,
+        "summary": kept.summary,
+    }
+    insert_or_skip(session, _STRUCTURES).run(session.connection(), values)
 
 
 def originals_of(session: Session, seqs: Sequence[int]) -> dict[int, bytes]:
