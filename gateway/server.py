@@ -38,6 +38,7 @@ from core.mail.attachments import collect_unsent
 from core.mail.idempotency import prune_idempotency_keys
 from core.mailboxes.expunged import prune_expunged
 from core.mailboxes.keywords import KeywordLimits
+from core.rendering.backfill import Filler, KeptQueue
 from core.settings import Settings
 from core.store.blobs import BlobStore
 from core.store.engine import Store, database_url
@@ -146,7 +147,11 @@ class Gateway:
             self._stack.push_async_callback(listener.stop)
         await self._start_http(store, guard, signed_in)
         await self._start_smtp(store, guard, signed_in)
-        await self._start_imap(store, guard, signed_in)
+        # Kept structures: the backfill of mail stored before them, and the write-back
+        # of those IMAP makes meanwhile (core/rendering/backfill.py), with the other
+        # background jobs.
+        filler = Filler(store, BlobStore(settings.attachments_dir), settings.domain)
+        await self._start_imap(store, guard, signed_in, filler.queue)
         # Bound now: what the Account page tells mail clients (api/mail_settings.py).
         self._listeners.smtp_port, self._listeners.smtps_port = self.smtp_port, self.smtps_port
         self._listeners.imap_port, self._listeners.imaps_port = self.imap_port, self.imaps_port
@@ -159,6 +164,8 @@ class Gateway:
         self._every(1.0, self._expire_requests)
         ttl_seconds = settings.attachment_ttl_hours * 3600
         self._every(min(3600.0, max(1.0, ttl_seconds / 4)), self._collect_attachments)
+        if self._background_jobs:
+            self._tasks.append(asyncio.create_task(self._fill(filler), name="kept structures"))
         # Serving from now on: any stall of this loop over 250 ms is logged and counted
         # (start-up's imports and migrations, before any client, are not).
         watchdog = LoopWatchdog()
@@ -253,7 +260,9 @@ class Gateway:
             )
             self._stack.push_async_callback(stop_smtp)
 
-    async def _start_imap(self, store: Store, guard: LoginGuard, signed_in: SignedIn) -> None:
+    async def _start_imap(
+        self, store: Store, guard: LoginGuard, signed_in: SignedIn, kept_writes: KeptQueue
+    ) -> None:
         """The IMAP port (STARTTLS when a certificate is configured) and, when
         `imaps_port` is set, the implicit-TLS port, as for SMTP; one limit of connections
         per client address for both."""
@@ -291,6 +300,7 @@ class Gateway:
                 implicit_tls=implicit_tls,
                 guard_factory=LoggedFactories("IMAPS" if implicit_tls else "IMAP"),
                 signed_in=signed_in,
+                kept_writes=kept_writes if self._background_jobs else None,
             )
             self._stack.push_async_callback(stop_imap)
 
@@ -328,6 +338,16 @@ class Gateway:
                     log.exception("background job %s failed", job.__name__)
 
         self._tasks.append(asyncio.create_task(loop(), name=job.__name__))
+
+    async def _fill(self, filler: Filler) -> None:
+        """The backfill, then the write-back; a failure is logged and tried again later
+        (what was filled stays filled)."""
+        while True:
+            try:
+                await filler.run()
+            except Exception:
+                log.exception("kept structures: the backfill failed; again in a minute")
+                await asyncio.sleep(60)
 
     async def _sweep_presence(self) -> None:
         assert self.store is not None

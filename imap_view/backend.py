@@ -1,4 +1,5 @@
-"""What every IMAP session needs from the gateway: the store, attachment blobs, the domain."""
+"""What every IMAP session needs from the gateway: the store, attachment blobs, the domain,
+and what the process shares between sessions (caches, the kept structures' queue)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,12 @@ from dataclasses import dataclass, field
 
 from core.mailboxes.keywords import KeywordLimits
 from core.mailboxes.snapshots import FolderSnapshots
+from core.rendering.backfill import KeptQueue
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 from imap_view.config import GatewayImapConfig
 from imap_view.content_cache import ContentCache
+from imap_view.kept_contents import KeptCache
 from imap_view.selection_base import SelectionBases
 
 __all__ = ["Backend"]
@@ -25,3 +28,7 @@ class Backend:
     keyword_limits: KeywordLimits = field(default_factory=KeywordLimits)
     snapshots: FolderSnapshots = field(default_factory=FolderSnapshots)  # SELECT's base
     selections: SelectionBases = field(default_factory=SelectionBases)  # and its messages
+    kept: KeptCache = field(default_factory=KeptCache)  # listings' kept summaries
+    # Where structures made at read time go to be written (core/rendering/backfill.py);
+    # None: not written (a gateway without background jobs).
+    kept_writes: KeptQueue | None = None

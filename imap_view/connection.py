@@ -99,6 +99,14 @@ class _Batch:
             self._writer.write(b"".join(self._parts))
             self._parts, self._size = [], 0
 
+    async def pause(self) -> None:
+        """Between chunks of a long response (imap_view/fetch_ok.py): what is gathered
+        goes out, a slow client's backlog is waited for, and the loop runs its other
+        tasks (`drain` returns at once while the transport keeps up)."""
+        self.flush()
+        await self._writer.drain()
+        await asyncio.sleep(0)
+
 
 class LimitedConnection(IMAPConnection):
     __slots__ = [

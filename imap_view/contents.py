@@ -31,9 +31,12 @@ from core.rendering.batch import (
 )
 from core.rendering.stored import RenderInputs
 from core.store.engine import Transaction
+from core.store.raw_messages import originals_within
 from imap_view.backend import Backend
 from imap_view.content_cache import memory_of
 from imap_view.freshness import Freshness, Stamp
+from imap_view.kept_contents import load_kept
+from imap_view.kept_fetch import KeptMessage
 from imap_view.message_sets import FOLLOWING
 from imap_view.opaque import opaque_content
 from imap_view.parts import content_of
@@ -41,6 +44,9 @@ from imap_view.parts import content_of
 __all__ = ["Contents"]
 
 T = TypeVar("T")
+# Bytes of the next originals read along with one a client fetches whole (mbsync's
+# pull): one store read for many messages, well within the cache's quarter for bytes.
+READ_AHEAD_BYTES = 4 * 1024 * 1024
 
 
 class Contents:
@@ -53,6 +59,7 @@ class Contents:
         self._command: dict[int, MessageContent] = {}
         self._bytes: dict[int, bytes] = {}  # unparsed, for a FETCH of whole messages only
         self._dates: dict[int, datetime] = {}
+        self._kept: dict[int, KeptMessage] = {}  # a kept-only FETCH's messages
         # Content keys read while nothing was committed for the owner since `_keys_read`
         # (imap_view/freshness.py): a key changes with a rename or a decision, which wake.
         self._keys: dict[int, tuple[object, ...]] = {}
@@ -110,22 +117,7 @@ class Contents:
             await self._load_drafts(drafts)
             wanted = [seq for seq in wanted if not is_draft_seq(seq)]
         backend = self._backend
-        if not self._freshness.holds(self._keys_read):
-            self._keys, self._keys_read = {}, None
-        known = self._keys
-        unknown = [seq for seq in wanted if seq not in known]
-        extra = None
-        if unknown or alongside is not None:
-            if unknown:
-                ahead = (s for s in following() if s not in known and not is_draft_seq(s))
-                unknown += list(islice(ahead, FOLLOWING))
-            stamp = self._freshness.stamp()
-            read, extra = await backend.store.read(content_keys_and(unknown, alongside))
-            if self._keys_read is None or self._keys_read.generation != stamp.generation:
-                self._keys, self._keys_read = {}, stamp
-            self._keys.update(read)
-            known = {**known, **read}
-        keys = {seq: known[seq] for seq in wanted if seq in known}
+        keys, extra = await self._read_keys(wanted, alongside, following)
         missing = []
         for seq, key in keys.items():
             cached = backend.contents.get(key)
@@ -150,7 +142,17 @@ class Contents:
         kept = {seq: raw for seq in missing if (raw := cache.get_raw(keys[seq])) is not None}
         unrendered = [seq for seq in missing if seq not in kept]
         loaded = {}
-        if unrendered:
+        if unrendered and bytes_only:
+            ahead = self._ahead(following)
+            loaded, read_ahead = await backend.store.read(
+                lambda session: (
+                    load_many(session, unrendered, marks),
+                    originals_within(session, ahead, READ_AHEAD_BYTES),
+                )
+            )
+            for seq, data in read_ahead.items():
+                cache.put_raw(self._keys[seq], data)
+        elif unrendered:
             loaded = await backend.store.read(lambda session: load_many(session, unrendered, marks))
         if bytes_only:
             rendered: dict[int, bytes] = {}
@@ -168,6 +170,67 @@ class Contents:
             cache.put(key, content, size, raw)
             self._command[seq] = content
         return extra
+
+    def _ahead(self, following: Callable[[], Iterable[int]]) -> list[int]:
+        """The next mails a client fetching whole messages one at a time will ask for
+        whose keys are read and whose bytes are not in the cache: originals, read ahead."""
+        contents, keys = self._backend.contents, self._keys
+        ahead: list[int] = []
+        for seq in following():
+            key = keys.get(seq)
+            if key is None or len(key) != 1 or len(ahead) >= FOLLOWING:
+                break
+            if contents.get_raw(key) is None and contents.get(key) is None:
+                ahead.append(seq)
+        return ahead
+
+    async def _read_keys(
+        self,
+        wanted: list[int],
+        alongside: Transaction[T] | None,
+        following: Callable[[], Iterable[int]],
+    ) -> tuple[dict[int, tuple[object, ...]], T | None]:
+        """The content keys of `wanted` (see `load`), and what `alongside` read."""
+        if not self._freshness.holds(self._keys_read):
+            self._keys, self._keys_read = {}, None
+        known = self._keys
+        unknown = [seq for seq in wanted if seq not in known]
+        extra = None
+        if unknown or alongside is not None:
+            if unknown:
+                ahead = (s for s in following() if s not in known and not is_draft_seq(s))
+                unknown += list(islice(ahead, FOLLOWING))
+            stamp = self._freshness.stamp()
+            read, extra = await self._backend.store.read(content_keys_and(unknown, alongside))
+            if self._keys_read is None or self._keys_read.generation != stamp.generation:
+                self._keys, self._keys_read = {}, stamp
+            self._keys.update(read)
+            known = {**known, **read}
+        return {seq: known[seq] for seq in wanted if seq in known}, extra
+
+    async def load_kept(
+        self,
+        mail_seqs: Iterable[int],
+        *,
+        alongside: Transaction[T] | None = None,
+        following: Callable[[], Iterable[int]] = tuple,
+    ) -> T | None:
+        """For a FETCH whose items a kept structure answers (imap_view/kept_fetch.py,
+        `kept_only`): each mail's kept summary (imap_view/kept_contents.py), its bytes
+        neither read nor parsed. A draft, and a mail kept without a summary, get their
+        content as `load` gives it. `alongside` and `following` as for `load`."""
+        wanted = [seq for seq in dict.fromkeys(mail_seqs) if seq not in self._kept]
+        drafts = [seq for seq in wanted if is_draft_seq(seq)]
+        keys, extra = await self._read_keys(
+            [seq for seq in wanted if not is_draft_seq(seq)], alongside, following
+        )
+        parsed = await load_kept(self._backend, keys, self._kept)
+        if drafts or parsed:
+            await self.load([*drafts, *parsed])
+        return extra
+
+    def kept_of(self, mail_seq: int) -> KeptMessage | None:
+        return self._kept.get(mail_seq)
 
     async def _load_drafts(self, seqs: list[int]) -> None:
         backend, owner = self._backend, self._owner
@@ -193,7 +256,7 @@ class Contents:
 
     def release(self) -> None:
         """The command is done (the process-wide cache keeps what it can)."""
-        self._command, self._bytes = {}, {}
+        self._command, self._bytes, self._kept = {}, {}, {}
 
 
 _HEADER = "header only"  # marks a header-only content's cache key

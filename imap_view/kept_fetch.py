@@ -18,19 +18,25 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Any, Final
 from urllib.parse import quote
 
+from pymap.parsing.specials import FetchAttribute
+
 from core.mime.encoded_words import is_ascii, seven_bit_params
 from core.mime.summary import KEPT_FIELDS
+from imap_view.pymap_compat import simple_attributes
 
-__all__ = ["KeptMessage", "body_bytes", "envelope_bytes"]
+__all__ = ["KEPT_UPPER", "KeptMessage", "body_bytes", "envelope_bytes", "kept_only"]
 
 Json = dict[str, Any]
 NIL: Final = b"NIL"
 _SPECIALS: Final = re.compile(rb'["\\]')
 _LOCATION_SAFE: Final = "".join(map(chr, range(0x21, 0x7F)))
-_KEPT_UPPER: Final = frozenset(name.upper() for name in KEPT_FIELDS)
+KEPT_UPPER: Final = frozenset(name.upper() for name in KEPT_FIELDS)
+# A message's own values (UID, FLAGS, INTERNALDATE, MODSEQ …): no content needed.
+_SIMPLE_ITEMS: Final = frozenset({*simple_attributes(), b"MODSEQ"})
 
 
 def _string(value: str | None) -> bytes:
@@ -155,34 +161,59 @@ def body_bytes(part: Json, utf8: bool, extended: bool) -> bytes:
     return _list([*basic, _string(part["md5"]), *_extensions(part, utf8)])
 
 
-class KeptMessage:
-    """One message's kept summary, each FETCH item formatted once (by UTF8=ACCEPT)."""
+_KEPT_ITEMS = frozenset({b"ENVELOPE", b"BODYSTRUCTURE", b"RFC822.SIZE"})
 
-    __slots__ = ["_formatted", "_summary", "memory", "size", "text"]
+
+def _kept_answers(attribute: FetchAttribute) -> bool:
+    """Whether a kept summary gives this attribute (imap_view/kept_fetch.py): a message's
+    own value, ENVELOPE, BODYSTRUCTURE, BODY (no section), RFC822.SIZE, or
+    `BODY[HEADER.FIELDS (…)]` of kept fields, whole."""
+    name, section = attribute.value, attribute.section
+    if name in _SIMPLE_ITEMS or name in _KEPT_ITEMS:
+        return True
+    if name not in (b"BODY", b"BODY.PEEK"):
+        return False
+    if section is None:
+        return name == b"BODY"
+    return (
+        not section.parts
+        and section.specifier == b"HEADER.FIELDS"
+        and section.headers is not None
+        and section.headers <= KEPT_UPPER
+        and attribute.partial is None
+    )
+
+
+def kept_only(attributes: Iterable[FetchAttribute]) -> bool:
+    """Whether a FETCH writes only what kept summaries give (a client's folder listing):
+    its messages are then loaded as their summaries, not their bytes
+    (imap_view/kept_contents.py)."""
+    return all(_kept_answers(a) for a in attributes)
+
+
+class KeptMessage:
+    """One message's kept summary (its JSON), each FETCH item formatted once and kept
+    (by UTF8=ACCEPT); the JSON is parsed only to format, and not kept parsed."""
+
+    __slots__ = ["_formatted", "text"]
 
     def __init__(self, text: str) -> None:
-        self.text = text  # the summary's JSON, parsed again only for another format
-        self._summary: Json | None = None
+        self.text = text
         self._formatted: dict[tuple[bytes, bool], bytes] = {}
-        self.size: int = self.summary["size"]
-        self.memory = 2 * len(text)  # the JSON, and about as much formatted
-
-    @property
-    def summary(self) -> Json:
-        if self._summary is None:
-            self._summary = json.loads(self.text)
-        return self._summary
 
     def _item(self, name: bytes, utf8: bool) -> bytes:
         found = self._formatted.get((name, utf8))
-        if found is None:
-            summary = self.summary
-            if name == b"ENVELOPE":
-                found = envelope_bytes(summary["envelope"], utf8)
-            else:
-                found = body_bytes(summary["body"], utf8, name == b"BODYSTRUCTURE")
-            self._formatted[(name, utf8)] = found
-        return found
+        if found is not None:
+            return found
+        summary: Json = json.loads(self.text)
+        formatted = self._formatted
+        if name == b"BODY":
+            formatted[(name, utf8)] = body_bytes(summary["body"], utf8, False)
+        else:  # a listing asks for these together
+            formatted[(b"ENVELOPE", utf8)] = envelope_bytes(summary["envelope"], utf8)
+            formatted[(b"BODYSTRUCTURE", utf8)] = body_bytes(summary["body"], utf8, True)
+            formatted[(b"SIZE", False)] = b"%d" % summary["size"]
+        return formatted[(name, utf8)]
 
     def envelope(self, utf8: bool) -> bytes:
         return self._item(b"ENVELOPE", utf8)
@@ -190,15 +221,23 @@ class KeptMessage:
     def body_structure(self, utf8: bool, extended: bool = True) -> bytes:
         return self._item(b"BODYSTRUCTURE" if extended else b"BODY", utf8)
 
+    @property
+    def size(self) -> int:
+        return int(self._item(b"SIZE", False))
+
     def header_fields(self, names: frozenset[bytes]) -> bytes | None:
         """`BODY[HEADER.FIELDS (names)]`'s data (upper-case names), or None when a name is
         not among the kept fields (or the message is opaque): its bytes must be read."""
-        fields = self.summary.get("fields")
-        if fields is None or not names <= _KEPT_UPPER:
+        if not names <= KEPT_UPPER:
             return None
-        found = [raw for name, raw in fields if name.upper().encode() in names]
-        return "".join(found).encode("ascii", "surrogateescape") + b"\r\n"
-
-    def release(self) -> None:
-        """Formatted once for every format a session asked: the parsed JSON goes."""
-        self._summary = None
+        asked = (b"FIELDS " + b" ".join(sorted(names)), False)
+        found = self._formatted.get(asked)
+        if found is None:
+            fields = json.loads(self.text).get("fields")
+            if fields is None:
+                return None
+            wanted = [raw for name, raw in fields if name.upper().encode() in names]
+            found = self._formatted[asked] = (
+                "".join(wanted).encode("ascii", "surrogateescape") + b"\r\n"
+            )
+        return found

@@ -28,7 +28,14 @@ from core.mime.kept import KeptStructure, kept_structure
 from core.store.models import Mail, MessageStructure, RawMessage, table_of, utcnow
 from core.store.port import insert_or_skip
 
-__all__ = ["Original", "keep_original", "keep_structure", "marked_originals_of", "originals_of"]
+__all__ = [
+    "Original",
+    "keep_original",
+    "keep_structure",
+    "marked_originals_of",
+    "originals_of",
+    "originals_within",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,9 +102,10 @@ def originals_of(session: Session, seqs: Sequence[int]) -> dict[int, bytes]:
 
 
 def marked_originals_of(
-    session: Session, seqs: Sequence[int]
+    session: Session, seqs: Sequence[int], shas: dict[int, str] | None = None
 ) -> dict[int, tuple[bytes, bool | None]]:
-    """`originals_of` with each one's opaque mark (None: stored before the mark)."""
+    """`originals_of` with each one's opaque mark (None: stored before the mark);
+    `shas` gets the sha256 each is stored by."""
     if not seqs:
         return {}
     named = session.execute(
@@ -106,6 +114,8 @@ def marked_originals_of(
         )
     ).all()
     wanted = {sha256 for _, sha256 in named}
+    if shas is not None:
+        shas.update((int(seq), str(sha256)) for seq, sha256 in named)
     if not wanted:
         return {}
     data = {
@@ -117,3 +127,40 @@ def marked_originals_of(
         )
     }
     return {int(seq): data[sha256] for seq, sha256 in named if sha256 in data}
+
+
+def originals_within(session: Session, seqs: Sequence[int], budget: int) -> dict[int, bytes]:
+    """The original bytes of the first of these mails, in their order, up to `budget`
+    bytes in all (the first that would go over ends it): what a client that fetches one
+    whole message per command (mbsync) asks for next, read in one go."""
+    if not seqs:
+        return {}
+    sizes = {
+        int(seq): (str(sha256), int(size))
+        for seq, sha256, size in session.execute(
+            select(Mail.seq, RawMessage.sha256, RawMessage.size)
+            .join(RawMessage, RawMessage.sha256 == Mail.raw_sha256)
+            .where(Mail.seq.in_(list(seqs)))
+        )
+    }
+    chosen: dict[int, str] = {}
+    total = 0
+    for seq in seqs:
+        if seq not in sizes:
+            continue
+        sha256, size = sizes[seq]
+        if total + size > budget:
+            break
+        chosen[seq] = sha256
+        total += size
+    if not chosen:
+        return {}
+    data = {
+        str(sha256): bytes(content)
+        for sha256, content in session.execute(
+            select(RawMessage.sha256, RawMessage.data).where(
+                RawMessage.sha256.in_(set(chosen.values()))
+            )
+        )
+    }
+    return {seq: data[sha256] for seq, sha256 in chosen.items() if sha256 in data}
