@@ -8,10 +8,12 @@ time: it reads a few rows, makes their structures in a worker thread, writes the
 one transaction and pauses, so clients are served in between. A row filled stays
 filled, so a gateway stopped midway starts again at the first row still missing, and
 a row someone else filled meanwhile (IMAP's write-back, another replica) is skipped.
-Until a row is filled, IMAP makes its structure when it reads the mail
+A rendered mail's row kept for another alias or permission state (a rename or a
+decision while the gateway was down) is made again too; one made stale while it runs
+is made again when it is next read. Until a row is filled, IMAP makes its structure when it reads the mail
 (imap_view/kept_contents.py) and hands it to `KeptQueue`, written here too.
 Progress: `agentmail_kept_structures_pending` and `…_filled_total`, and a log line
-per batch of a thousand.
+at the start, each thousand and the end.
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ from sqlalchemy.orm import Session
 
 from core.metrics import KEPT_FILLED, KEPT_PENDING
 from core.mime.kept import KEPT_VERSION, kept_structure
-from core.rendering.batch import load_many
-from core.rendering.kept import KeptWrite, made_structures, write_kept
+from core.rendering.batch import content_keys, load_many
+from core.rendering.kept import KeptWrite, key_text, made_structures, write_kept
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 from core.store.models import ImapUid, Mail, MessageStructure, RawMessage, RenderedStructure
@@ -38,6 +40,7 @@ __all__ = ["BATCH_BYTES", "BATCH_ROWS", "Filler", "KeptQueue"]
 
 log = logging.getLogger(__name__)
 BATCH_ROWS: Final = 32
+SCAN_ROWS: Final = 512  # rendered mails whose kept rows are checked in one read
 BATCH_BYTES: Final = 8 * 1024 * 1024
 QUEUED_AT_MOST: Final = 4096
 
@@ -73,35 +76,45 @@ class Filled:
 _MISSING_ORIGINAL = or_(MessageStructure.sha256.is_(None), MessageStructure.version != KEPT_VERSION)
 _MISSING_RENDERED = or_(
     RenderedStructure.mail_seq.is_(None), RenderedStructure.version != KEPT_VERSION
-)
+)  # counted as pending; a row of another alias or permission state is found as it goes
 
 
-def _originals_after(session: Session, after: str) -> list[tuple[str, int]]:
+def _originals_after(session: Session, after: str, limit: int) -> list[tuple[str, int]]:
     rows = session.execute(
         select(RawMessage.sha256, RawMessage.size)
         .outerjoin(MessageStructure, MessageStructure.sha256 == RawMessage.sha256)
         .where(RawMessage.sha256 > after, _MISSING_ORIGINAL)
         .order_by(RawMessage.sha256)
-        .limit(BATCH_ROWS)
+        .limit(limit)
     )
     return [(str(sha256), int(size)) for sha256, size in rows]
 
 
 def _rendered_after(session: Session, after: tuple[int, int]) -> list[tuple[int, int, int]]:
-    """(folder, UID, mail seq) of rendered mails in IMAP folders with nothing kept."""
+    """(folder, UID, mail seq) of the next rendered mails in IMAP folders."""
     rows = session.execute(
         select(ImapUid.folder_id, ImapUid.uid, ImapUid.mail_seq)
         .join(Mail, Mail.seq == ImapUid.mail_seq)
-        .outerjoin(RenderedStructure, RenderedStructure.mail_seq == ImapUid.mail_seq)
-        .where(
-            tuple_(ImapUid.folder_id, ImapUid.uid) > tuple_(*after),
-            Mail.raw_sha256.is_(None),
-            _MISSING_RENDERED,
-        )
+        .where(tuple_(ImapUid.folder_id, ImapUid.uid) > tuple_(*after), Mail.raw_sha256.is_(None))
         .order_by(ImapUid.folder_id, ImapUid.uid)
-        .limit(BATCH_ROWS)
+        .limit(SCAN_ROWS)
     )
     return [(int(folder), int(uid), int(seq)) for folder, uid, seq in rows]
+
+
+def _stale(session: Session, seqs: list[int]) -> list[int]:
+    """Those of these rendered mails with nothing kept for their content as it is now
+    (never kept, an older version, or another alias or permission state)."""
+    live = {seq: (key_text(key), KEPT_VERSION) for seq, key in content_keys(session, seqs).items()}
+    kept = {
+        int(seq): (str(key), int(version))
+        for seq, key, version in session.execute(
+            select(
+                RenderedStructure.mail_seq, RenderedStructure.content_key, RenderedStructure.version
+            ).where(RenderedStructure.mail_seq.in_(seqs))
+        )
+    }
+    return [seq for seq, wanted in live.items() if kept.get(seq) != wanted]
 
 
 def _pending(session: Session) -> tuple[int, int]:
@@ -151,8 +164,18 @@ def _write_originals(session: Session, writes: Sequence[KeptWrite]) -> None:
 class Filler:
     """The backfill and the write-back of one gateway process (see module doc)."""
 
-    def __init__(self, store: Store, blobs: BlobStore, domain: str, *, pause: float = 0.05) -> None:
+    def __init__(
+        self,
+        store: Store,
+        blobs: BlobStore,
+        domain: str,
+        *,
+        pause: float = 0.05,
+        batch_rows: int = BATCH_ROWS,
+    ) -> None:
+        """`pause`: seconds between two batches, so clients are served in between."""
         self.store, self.blobs, self.domain, self.pause = store, blobs, domain, pause
+        self.batch_rows = batch_rows
         self.queue = KeptQueue()
         self.filled = Filled()
 
@@ -190,7 +213,8 @@ class Filler:
 
     async def _originals(self, pending: int) -> None:
         after = ""
-        while rows := await self.store.read(partial(_originals_after, after=after)):
+        limit = self.batch_rows
+        while rows := await self.store.read(partial(_originals_after, after=after, limit=limit)):
             batch: list[str] = []
             size = 0
             for sha256, length in rows:
@@ -210,12 +234,15 @@ class Filler:
         while rows := await self.store.read(partial(_rendered_after, after=after)):
             after = rows[-1][:2]
             seqs = list(dict.fromkeys(seq for *_, seq in rows))
-            loaded = await self.store.read(partial(load_many, seqs=seqs))
-            made = await asyncio.to_thread(made_structures, loaded, {}, self.blobs, self.domain)
-            writes = [write for _, write in made.values()]
-            await self.store.write(partial(write_kept, writes=writes))
-            self._count("rendered", len(writes), pending)
-            await asyncio.sleep(self.pause)
+            stale = await self.store.read(partial(_stale, seqs=seqs))
+            for start in range(0, len(stale), self.batch_rows):
+                chunk = stale[start : start + self.batch_rows]
+                loaded = await self.store.read(partial(load_many, seqs=chunk))
+                made = await asyncio.to_thread(made_structures, loaded, {}, self.blobs, self.domain)
+                writes = [write for _, write in made.values()]
+                await self.store.write(partial(write_kept, writes=writes))
+                self._count("rendered", len(writes), pending)
+                await asyncio.sleep(self.pause)
 
     def _count(self, kind: str, count: int, pending: int) -> None:
         filled = self.filled
