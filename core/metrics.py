@@ -86,6 +86,11 @@ IMAP_KEPT_MADE = Counter(
     "Message structures IMAP made at read time, for mails with none kept for their "
     "content yet (not backfilled, or a renamed or decided rendering).",
 )
+IMAP_RESPONSE_PAUSES = Counter(
+    "agentmail_imap_response_pauses",
+    "Pauses between the chunks of long IMAP responses, where the event loop ran its other "
+    "tasks (a FETCH of many messages pauses every 64 lines).",
+)
 KEPT_FILLED = Counter(
     "agentmail_kept_structures_filled",
     "Message structures the background backfill kept, by kind (original: by the bytes' "

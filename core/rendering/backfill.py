@@ -10,8 +10,9 @@ filled, so a gateway stopped midway starts again at the first row still missing,
 a row someone else filled meanwhile (IMAP's write-back, another replica) is skipped.
 A rendered mail's row kept for another alias or permission state (a rename or a
 decision while the gateway was down) is made again too; one made stale while it runs
-is made again when it is next read. Until a row is filled, IMAP makes its structure when it reads the mail
-(imap_view/kept_contents.py) and hands it to `KeptQueue`, written here too.
+is made again when it is next read. Until a row is filled, IMAP makes its structure
+when it reads the mail (imap_view/kept_contents.py) and hands it to `KeptQueue`,
+written here too.
 Progress: `agentmail_kept_structures_pending` and `…_filled_total`, and a log line
 at the start, each thousand and the end.
 """
