@@ -60,6 +60,9 @@ class Contents:
         self._bytes: dict[int, bytes] = {}  # unparsed, for a FETCH of whole messages only
         self._dates: dict[int, datetime] = {}
         self._kept: dict[int, KeptMessage] = {}  # a kept-only FETCH's messages
+        # The mail a client fetching whole messages in order asks for next: when it
+        # does, the bytes of those after it are read along (`READ_AHEAD_BYTES`).
+        self._next_whole: int | None = None
         # Content keys read while nothing was committed for the owner since `_keys_read`
         # (imap_view/freshness.py): a key changes with a rename or a decision, which wake.
         self._keys: dict[int, tuple[object, ...]] = {}
@@ -104,7 +107,9 @@ class Contents:
         command reads nothing else, and the header-only content is cached apart.
         With `bytes_only` (a FETCH of whole messages, sizes, flags: mbsync's
         `UID FETCH n (BODY.PEEK[])`) a mail not cached parsed is not parsed: its bytes
-        (`bytes_of`) are all the command writes.
+        (`bytes_of`) are all the command writes; when the session asked for the mail
+        that followed its last one, the next originals' bytes are read along (up to
+        `READ_AHEAD_BYTES`), so a pull reads the store once in many commands.
         `alongside` runs in the same store read as the keys (its result is
         returned): a command's other read costs no second hand-off. The keys are
         kept while nothing was committed for the owner, and a read of them takes
@@ -118,6 +123,10 @@ class Contents:
             wanted = [seq for seq in wanted if not is_draft_seq(seq)]
         backend = self._backend
         keys, extra = await self._read_keys(wanted, alongside, following)
+        sequential = False
+        if bytes_only:  # one whole message after the other (mbsync's pull) reads ahead
+            sequential = bool(wanted) and wanted[0] == self._next_whole
+            self._next_whole = next(iter(following()), None)
         missing = []
         for seq, key in keys.items():
             cached = backend.contents.get(key)
@@ -142,7 +151,7 @@ class Contents:
         kept = {seq: raw for seq in missing if (raw := cache.get_raw(keys[seq])) is not None}
         unrendered = [seq for seq in missing if seq not in kept]
         loaded = {}
-        if unrendered and bytes_only:
+        if unrendered and sequential:
             ahead = self._ahead(following)
             loaded, read_ahead = await backend.store.read(
                 lambda session: (
