@@ -93,8 +93,9 @@ IMAP_RESPONSE_PAUSES = Counter(
 )
 KEPT_FILLED = Counter(
     "agentmail_kept_structures_filled",
-    "Message structures the background backfill kept, by kind (original: by the bytes' "
-    "sha256; rendered: by mail and content key) and source (backfill, or made at read time).",
+    "Message structures the background filler kept, by kind (original: by the bytes' "
+    "sha256; rendered: by mail and content key) and source (backfill; read: made by "
+    "IMAP at read time and written back).",
     ["kind", "source"],
 )
 KEPT_PENDING = Gauge(

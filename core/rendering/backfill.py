@@ -31,8 +31,13 @@ from sqlalchemy.orm import Session
 
 from core.metrics import KEPT_FILLED, KEPT_PENDING
 from core.mime.kept import KEPT_VERSION, kept_structure
-from core.rendering.batch import content_keys, load_many
-from core.rendering.kept import KeptWrite, key_text, made_structures, write_kept
+from core.rendering.batch import load_many
+from core.rendering.kept import (
+    KeptWrite,
+    made_structures,
+    stale_renderings,
+    write_kept,
+)
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 from core.store.models import ImapUid, Mail, MessageStructure, RawMessage, RenderedStructure
@@ -101,21 +106,6 @@ def _rendered_after(session: Session, after: tuple[int, int]) -> list[tuple[int,
         .limit(SCAN_ROWS)
     )
     return [(int(folder), int(uid), int(seq)) for folder, uid, seq in rows]
-
-
-def _stale(session: Session, seqs: list[int]) -> list[int]:
-    """Those of these rendered mails with nothing kept for their content as it is now
-    (never kept, an older version, or another alias or permission state)."""
-    live = {seq: (key_text(key), KEPT_VERSION) for seq, key in content_keys(session, seqs).items()}
-    kept = {
-        int(seq): (str(key), int(version))
-        for seq, key, version in session.execute(
-            select(
-                RenderedStructure.mail_seq, RenderedStructure.content_key, RenderedStructure.version
-            ).where(RenderedStructure.mail_seq.in_(seqs))
-        )
-    }
-    return [seq for seq, wanted in live.items() if kept.get(seq) != wanted]
 
 
 def _pending(session: Session) -> tuple[int, int]:
@@ -235,15 +225,19 @@ class Filler:
         while rows := await self.store.read(partial(_rendered_after, after=after)):
             after = rows[-1][:2]
             seqs = list(dict.fromkeys(seq for *_, seq in rows))
-            stale = await self.store.read(partial(_stale, seqs=seqs))
-            for start in range(0, len(stale), self.batch_rows):
-                chunk = stale[start : start + self.batch_rows]
-                loaded = await self.store.read(partial(load_many, seqs=chunk))
-                made = await asyncio.to_thread(made_structures, loaded, {}, self.blobs, self.domain)
-                writes = [write for _, write in made.values()]
-                await self.store.write(partial(write_kept, writes=writes))
-                self._count("rendered", len(writes), pending)
-                await asyncio.sleep(self.pause)
+            stale = await self.store.read(partial(stale_renderings, seqs=seqs))
+            await self._render(stale, pending)
+
+    async def _render(self, seqs: list[int], pending: int) -> None:
+        """These rendered mails' structures made and kept, a batch at a time."""
+        for start in range(0, len(seqs), self.batch_rows):
+            chunk = seqs[start : start + self.batch_rows]
+            loaded = await self.store.read(partial(load_many, seqs=chunk))
+            made = await asyncio.to_thread(made_structures, loaded, {}, self.blobs, self.domain)
+            writes = [write for _, write in made.values()]
+            await self.store.write(partial(write_kept, writes=writes))
+            self._count("rendered", len(writes), pending)
+            await asyncio.sleep(self.pause)
 
     def _count(self, kind: str, count: int, pending: int) -> None:
         filled = self.filled

@@ -21,7 +21,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from core.mime.kept import KEPT_VERSION, KeptStructure, kept_structure
-from core.rendering.batch import content_key, render_loaded
+from core.rendering.batch import content_key, content_keys, render_loaded
 from core.rendering.stored import RenderInputs
 from core.store.blobs import BlobStore
 from core.store.models import Mail, MessageStructure, RenderedStructure, table_of
@@ -128,3 +128,18 @@ def write_kept(session: Session, writes: Sequence[KeptWrite]) -> None:
     ]
     if rows:
         session.connection().execute(_RENDERED.insert(), rows)
+
+
+def stale_renderings(session: Session, seqs: list[int]) -> list[int]:
+    """Those of these rendered mails with nothing kept for their content as it is now
+    (never kept, an older version, or another alias or permission state)."""
+    live = {seq: (key_text(key), KEPT_VERSION) for seq, key in content_keys(session, seqs).items()}
+    kept = {
+        int(seq): (str(key), int(version))
+        for seq, key, version in session.execute(
+            select(
+                RenderedStructure.mail_seq, RenderedStructure.content_key, RenderedStructure.version
+            ).where(RenderedStructure.mail_seq.in_(seqs))
+        )
+    }
+    return [seq for seq, wanted in live.items() if kept.get(seq) != wanted]
