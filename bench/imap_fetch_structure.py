@@ -1,7 +1,7 @@
 """ENVELOPE and BODYSTRUCTURE of real-world mail: the gateway beside Dovecot in one run.
 
     .venv/bin/python bench/imap_fetch_structure.py [--messages 1000 --rounds 5 --idle-mails 60]
-        [--database-url postgresql://postgres@127.0.0.1:5432/postgres] [--skip-mbsync]
+        [--database-url postgresql://postgres@127.0.0.1:5432/postgres] [--mbsync-rounds 3]
 
 1. Generates the corpus (tests/support/real_world_corpus.py, a fixed seed: plain, 8-bit,
    quoted-printable, HTML + text, attachments up to 1.5 MB, inline images, forwarded
@@ -13,7 +13,8 @@
    BODYSTRUCTURE)` and `FETCH 1:* (FLAGS ENVELOPE)`, each first one (nothing cached:
    the gateway's process never read these mails, Dovecot never indexed them) apart,
    then `--rounds` each; the time to the tagged OK and the server's CPU over it.
-3. A full mbsync pull of INBOX from each: the server's CPU per message.
+3. Full mbsync pulls of INBOX from each, alternating: the server's CPU per message
+   (its process tree; the gateway's PostgreSQL backends too), median of the rounds.
 4. IDLE push (a REST send → `EXISTS` at an idling client) p50/p99, first alone, then
    while another connection runs `FETCH 1:* (FLAGS ENVELOPE BODYSTRUCTURE)` over and
    over; `/readyz` is asked every 50 ms meanwhile, its slowest answer printed.
@@ -117,19 +118,29 @@ def fetch_table(runs: dict[tuple[str, str], list[Timed]], names: list[str]) -> b
     return medians[(names[0], FULL)] / medians[(names[1], FULL)] <= GOAL_FETCH
 
 
-async def mbsync(servers: dict[str, Server], cpus: dict[str, ServerCpu], messages: int) -> bool:
+async def mbsync(
+    servers: dict[str, Server], cpus: dict[str, ServerCpu], messages: int, rounds: int
+) -> bool:
+    """Full pulls into empty Maildirs, servers alternating; the median of the rounds."""
     console.print()
-    console.print(f"[bold]mbsync full pull of INBOX[/] ({messages} messages)")
-    per_message: dict[str, float] = {}
-    for name, server in servers.items():
-        before = await cpus[name].sample()
-        seconds, files = await asyncio.to_thread(mbsync_pull, server)
-        cpu = ServerCpu.spent(before, await cpus[name].sample())
-        if files != messages:
-            raise RuntimeError(f"mbsync from {name} wrote {files} messages, not {messages}")
-        per_message[name] = 1000 * cpu / messages
+    console.print(f"[bold]mbsync full pull of INBOX[/] ({messages} messages, median of {rounds})")
+    walls: dict[str, list[float]] = {name: [] for name in servers}
+    cpu_ms: dict[str, list[float]] = {name: [] for name in servers}
+    for _ in range(rounds):
+        for name, server in servers.items():
+            before = await cpus[name].sample()
+            seconds, files = await asyncio.to_thread(mbsync_pull, server)
+            cpu = ServerCpu.spent(before, await cpus[name].sample())
+            if files != messages:
+                raise RuntimeError(f"mbsync from {name} wrote {files} messages, not {messages}")
+            walls[name].append(seconds)
+            cpu_ms[name].append(1000 * cpu / messages)
+    per_message = {name: statistics.median(values) for name, values in cpu_ms.items()}
+    for name in servers:
+        runs = ", ".join(f"{value:.3f}" for value in cpu_ms[name])
         console.print(
-            f"{name:9} wall {ms(seconds)} ms   server CPU {per_message[name]:.3f} ms per message"
+            f"{name:9} wall {ms(statistics.median(walls[name]))} ms   server CPU "
+            f"{per_message[name]:.3f} ms per message (runs: {runs})"
         )
     gw, dove = per_message.values()
     ratio = gw / max(dove, 1e-9)
@@ -194,8 +205,9 @@ async def main(args: argparse.Namespace) -> int:
             for client in clients.values():
                 await client.close()
             met = [fetch_table(runs, list(clients))]
-            if not args.skip_mbsync:
-                met.append(await mbsync({"gateway": gw, "Dovecot": dove}, cpus, args.messages))
+            if args.mbsync_rounds:
+                servers = {"gateway": gw, "Dovecot": dove}
+                met.append(await mbsync(servers, cpus, args.messages, args.mbsync_rounds))
         if args.idle_mails:
             met.append(await idle(gw, run.base_url, key, args.idle_mails))
     console.print()
@@ -208,12 +220,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--messages", type=int, default=1000, help="corpus size (1000)")
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds after the first (5)")
     parser.add_argument("--idle-mails", type=int, default=60, help="IDLE pushes (60; 0 skips)")
-    parser.add_argument("--skip-mbsync", action="store_true", help="no mbsync pull")
+    parser.add_argument(
+        "--mbsync-rounds", type=int, default=3, help="mbsync pulls of each (3; 0 skips)"
+    )
     add_database_url(parser)
     parser.add_argument("--keep", action="store_true", help="keep the temp dir")
     args = parser.parse_args(argv)
-    if min(args.messages, args.rounds) < 1 or args.idle_mails < 0:
-        parser.error("--messages and --rounds must be >= 1, --idle-mails >= 0")
+    if min(args.messages, args.rounds) < 1 or min(args.idle_mails, args.mbsync_rounds) < 0:
+        parser.error("--messages and --rounds must be >= 1, the others >= 0")
     return args
 
 
