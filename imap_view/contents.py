@@ -20,26 +20,20 @@ from pymap.mime import MessageContent
 
 from core.mailboxes.contents import created_dates
 from core.mailboxes.drafts import draft_dates, is_draft_seq, render_drafts
-from core.metrics import IMAP_MESSAGE_PARSES, IMAP_OPAQUE_READS
-from core.mime.structure import is_opaque, mime_structure
 from core.rendering.batch import (
     content_key,
     content_keys_and,
     load_many,
-    render_headers,
     render_loaded,
 )
-from core.rendering.stored import RenderInputs
 from core.store.engine import Transaction
 from core.store.raw_messages import originals_within
 from imap_view.backend import Backend
-from imap_view.content_cache import memory_of
 from imap_view.freshness import Freshness, Stamp
 from imap_view.kept_contents import load_kept
 from imap_view.kept_fetch import KeptMessage
 from imap_view.message_sets import FOLLOWING
-from imap_view.opaque import opaque_content
-from imap_view.parts import content_of
+from imap_view.parsed_contents import content_of_bytes, headers_parsed, render_and_parse
 
 __all__ = ["Contents"]
 
@@ -142,7 +136,7 @@ class Contents:
         marks: dict[int, bool | None] = {}
         if envelope_only:
             loaded = await backend.store.read(lambda session: load_many(session, missing, marks))
-            headers = await asyncio.to_thread(_headers_parsed, loaded, marks, backend.domain)
+            headers = await asyncio.to_thread(headers_parsed, loaded, marks, backend.domain)
             for seq, (content, size) in headers.items():
                 cache.put((_HEADER, *content_key(seq, loaded[seq])), content, size)
                 self._command[seq] = content
@@ -173,7 +167,7 @@ class Contents:
             self._bytes.update(kept)
             self._bytes.update(rendered)
             return extra
-        parsed = await asyncio.to_thread(_render_and_parse, loaded, marks, kept, backend)
+        parsed = await asyncio.to_thread(render_and_parse, loaded, marks, kept, backend)
         for seq, (content, size, raw) in parsed.items():
             key = content_key(seq, loaded[seq]) if seq in loaded else keys[seq]
             cache.put(key, content, size, raw)
@@ -199,9 +193,11 @@ class Contents:
         alongside: Transaction[T] | None,
         following: Callable[[], Iterable[int]],
     ) -> tuple[dict[int, tuple[object, ...]], T | None]:
-        """The content keys of `wanted` (see `load`), and what `alongside` read."""
+        """The content keys of `wanted` (see `load`), and what `alongside` read. An
+        original's key (its seq alone) never changes, so it outlives a commit for the
+        owner; a rendering's (its alias, its permission state) is read again."""
         if not self._freshness.holds(self._keys_read):
-            self._keys, self._keys_read = {}, None
+            self._keys, self._keys_read = _originals(self._keys), None
         known = self._keys
         unknown = [seq for seq in wanted if seq not in known]
         extra = None
@@ -212,7 +208,7 @@ class Contents:
             stamp = self._freshness.stamp()
             read, extra = await self._backend.store.read(content_keys_and(unknown, alongside))
             if self._keys_read is None or self._keys_read.generation != stamp.generation:
-                self._keys, self._keys_read = {}, stamp
+                self._keys, self._keys_read = _originals(self._keys), stamp
             self._keys.update(read)
             known = {**known, **read}
         return {seq: known[seq] for seq in wanted if seq in known}, extra
@@ -271,60 +267,6 @@ class Contents:
 _HEADER = "header only"  # marks a header-only content's cache key
 
 
-# The headers pymap parses (lazily, on the content object) for ENVELOPE and BODYSTRUCTURE,
-# which mail clients fetch for every message: parsed here, they double what a content holds.
-_TYPED_HEADERS = (
-    "content_type", "date", "subject", "from_", "sender", "reply_to", "to", "cc", "bcc",
-    "in_reply_to", "message_id", "content_disposition", "content_language",
-    "content_location", "content_id", "content_description", "content_transfer_encoding",
-)  # fmt: skip
-
-
-def content_of_bytes(data: bytes, opaque: bool | None) -> MessageContent:
-    """Parsed (its structure walked under the MIME bounds, core/mime/structure.py, and
-    made pymap's content, imap_view/parts.py), or, over the bounds (its stored mark,
-    else the walk stops at a bound), one part made without parsing (imap_view/opaque.py)."""
-    structure = None if opaque else mime_structure(data)
-    if structure is None or structure.opaque:
-        IMAP_OPAQUE_READS.inc()
-        return opaque_content(data)
-    IMAP_MESSAGE_PARSES.inc()
-    return content_of(data, structure)
-
-
-def _measured(data: bytes, opaque: bool | None) -> tuple[MessageContent, int]:
-    """Parsed, with its ENVELOPE and BODYSTRUCTURE headers, and the memory it then holds:
-    in this worker thread, not on the loop, and final, so the cache's count stays true
-    (measured before those headers, a content doubled once a client fetched them)."""
-    content = content_of_bytes(data, opaque)
-    for part in content.walk():
-        for name in _TYPED_HEADERS:
-            getattr(part.header.parsed, name)
-    return content, memory_of(content)
-
-
-def _headers_parsed(
-    loaded: dict[int, bytes | RenderInputs], marks: dict[int, bool | None], domain: str
-) -> dict[int, tuple[MessageContent, int]]:
-    """Only the header section parsed; a message over the bounds made whole without
-    parsing (its header alone would be no cheaper to read)."""
-    out = {}
-    for seq, item in loaded.items():
-        mark = marks.get(seq)
-        if isinstance(item, bytes) and (is_opaque(item) if mark is None else mark):
-            out[seq] = _measured(item, True)
-    rest = {seq: item for seq, item in loaded.items() if seq not in out}
-    for seq, data in render_headers(rest, domain).items():
-        out[seq] = _measured(data, False)
-    return out
-
-
-def _render_and_parse(
-    loaded: dict[int, bytes | RenderInputs],
-    marks: dict[int, bool | None],
-    kept: dict[int, bytes],
-    backend: Backend,
-) -> dict[int, tuple[MessageContent, int, bytes]]:
-    """The loaded mails rendered, and they and the `kept` ones parsed."""
-    raw = {**kept, **render_loaded(loaded, backend.blobs, backend.domain)} if loaded else kept
-    return {seq: (*_measured(data, marks.get(seq)), data) for seq, data in raw.items()}
+def _originals(keys: dict[int, tuple[object, ...]]) -> dict[int, tuple[object, ...]]:
+    """The keys of mails served as their original bytes: `(seq,)`, never changed."""
+    return {seq: key for seq, key in keys.items() if len(key) == 1}

@@ -34,7 +34,7 @@ from pymap.selected import SelectedMailbox
 
 from imap_view.extensions import wire_modseq
 from imap_view.kept_fetch import kept_only
-from imap_view.message import Message
+from imap_view.message import KeptLoaded, Message
 from imap_view.pymap_compat import (
     loaded_attributes,
     loaded_data,
@@ -144,6 +144,8 @@ def _modseq(message: MessageInterface, selected: SelectedMailbox, loaded: Loaded
 
 
 def _envelope(message: MessageInterface, selected: SelectedMailbox, loaded: Loaded) -> bytes:
+    if isinstance(loaded, KeptLoaded):  # a listing: formatted once per message
+        return b"ENVELOPE " + loaded.kept.envelope(loaded.utf8_kept)
     if loaded is None:
         return b"ENVELOPE " + MessageAttributes.placeholder
     return b"ENVELOPE " + bytes(loaded.get_envelope_structure())
@@ -151,6 +153,8 @@ def _envelope(message: MessageInterface, selected: SelectedMailbox, loaded: Load
 
 def _body_structure(message: MessageInterface, selected: SelectedMailbox, loaded: Loaded) -> bytes:
     """pymap's `BODYSTRUCTURE` value, from a kept summary or parsed content alike."""
+    if isinstance(loaded, KeptLoaded):
+        return b"BODYSTRUCTURE " + loaded.kept.body_structure(loaded.utf8_kept)
     if loaded is None:
         return b"BODYSTRUCTURE " + MessageAttributes.placeholder
     return b"BODYSTRUCTURE " + bytes(loaded.get_body_structure().extended)

@@ -8,9 +8,9 @@ from hypothesis import HealthCheck, given, settings
 from pymap.parsing.specials import FetchRequirement
 
 from core.mime.kept import kept_structure
-from imap_view.contents import content_of_bytes
 from imap_view.kept_fetch import KeptMessage
 from imap_view.message import LoadedMessage, Message, Utf8LoadedMessage
+from imap_view.parsed_contents import content_of_bytes
 from tests.support.mime_bounds import folded_subject, many_parts, nested_messages
 from tests.support.mime_corpus import corpus
 from tests.support.mime_fuzz import messages
