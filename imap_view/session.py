@@ -9,7 +9,7 @@ one statement, and SEARCH loads content once for all candidates. The writes
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 
 from pymap.backend.session import BaseSession
@@ -352,8 +352,8 @@ def _messages(selected: SelectedMailbox, sequence_set: SequenceSet) -> list[tupl
     return messages_in(selected, sequence_set)
 
 
-def _following_seqs(selected: SelectedMailbox, wanted: list[tuple[int, Message]]) -> list[int]:
-    return [m.mail_seq for m in following(selected, wanted)]
+def _following_seqs(selected: SelectedMailbox, wanted: list[tuple[int, Message]]) -> Iterator[int]:
+    return (m.mail_seq for m in following(selected, wanted))
 
 
 def _fresh(
