@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Final
 from core.metrics import IMAP_KEPT_MADE, IMAP_KEPT_READS
 from core.rendering.batch import load_many
 from core.rendering.kept import kept_summaries, made_structures
+from core.rendering.stored import RenderInputs
 from imap_view.kept_fetch import KeptMessage
 
 if TYPE_CHECKING:  # the backend holds the cache
@@ -33,6 +34,9 @@ __all__ = ["MADE_AT_ONCE", "KeptCache", "load_kept"]
 
 # Mails made in one worker-thread hop (each a few ms): the loop runs between hops.
 MADE_AT_ONCE: Final = 16
+# A single mail this small is made on the loop (about a millisecond): a worker thread
+# holding the GIL slows every loop turn meanwhile by up to the switch interval (5 ms).
+INLINE_BYTES: Final = 16 * 1024
 
 
 class KeptCache:
@@ -93,6 +97,16 @@ async def load_kept(
     return parsed
 
 
+def _small(loaded: Mapping[int, bytes | RenderInputs]) -> bool:
+    """One mail of a few KB with no attachment to read from disk: made on the loop."""
+    if len(loaded) != 1:
+        return False
+    [item] = loaded.values()
+    if isinstance(item, bytes):
+        return len(item) <= INLINE_BYTES
+    return not item.attachments and len(item.mail.body) <= INLINE_BYTES // 4
+
+
 async def _made(
     backend: Backend,
     seqs: list[int],
@@ -101,7 +115,11 @@ async def _made(
 ) -> list[int]:
     shas: dict[int, str] = {}
     loaded = await backend.store.read(lambda session: load_many(session, seqs, None, shas))
-    made = await asyncio.to_thread(made_structures, loaded, shas, backend.blobs, backend.domain)
+    blobs, domain = backend.blobs, backend.domain
+    if _small(loaded):  # a hop to a worker thread costs the loop more than this work
+        made = made_structures(loaded, shas, blobs, domain)
+    else:
+        made = await asyncio.to_thread(made_structures, loaded, shas, blobs, domain)
     IMAP_KEPT_MADE.inc(len(made))
     parsed = []
     for seq, (_, write) in made.items():
