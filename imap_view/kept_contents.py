@@ -34,7 +34,7 @@ __all__ = ["MADE_AT_ONCE", "KeptCache", "load_kept"]
 
 # Mails made in one worker-thread hop (each a few ms): the loop runs between hops.
 MADE_AT_ONCE: Final = 16
-# A single mail this small is made on the loop (about a millisecond): a worker thread
+# A single mail this small is made on the loop (a few milliseconds): a worker thread
 # holding the GIL slows every loop turn meanwhile by up to the switch interval (5 ms).
 INLINE_BYTES: Final = 16 * 1024
 
