@@ -77,6 +77,34 @@ IMAP_OPAQUE_READS = Counter(
     "agentmail_imap_opaque_reads",
     "Messages over the MIME bounds IMAP served as one part, without parsing them.",
 )
+IMAP_KEPT_READS = Counter(
+    "agentmail_imap_kept_reads",
+    "Kept message structures IMAP read from the store for a listing (not parsing the message).",
+)
+IMAP_KEPT_MADE = Counter(
+    "agentmail_imap_kept_made",
+    "Message structures IMAP made at read time, for mails with none kept for their "
+    "content yet (not backfilled, or a renamed or decided rendering).",
+)
+IMAP_RESPONSE_PAUSES = Counter(
+    "agentmail_imap_response_pauses",
+    "Pauses between the chunks of long IMAP responses, where the event loop ran its other "
+    "tasks (a FETCH of many messages pauses every 64 lines).",
+)
+KEPT_FILLED = Counter(
+    "agentmail_kept_structures_filled",
+    "Message structures the background filler kept, by kind (original: by the bytes' "
+    "sha256; rendered: by mail and content key) and source (backfill; read: made by "
+    "IMAP at read time and written back).",
+    ["kind", "source"],
+)
+KEPT_PENDING = Gauge(
+    "agentmail_kept_structures_pending",
+    "Stored messages the backfill has still to fill, by kind, as counted when it started "
+    "and as it goes; 0 once done.",
+    ["kind"],
+    multiprocess_mode="livesum",
+)
 LOOP_STALLS = Counter(
     "agentmail_loop_stalls",
     "Times the event loop held on to one callback longer than 250 ms (gateway/loop_watchdog.py).",

@@ -8,7 +8,9 @@ only on the bytes after the tag, on the parsing parameters and on whether the
 session enabled UTF8=ACCEPT (mailbox names, imap_view/mailbox_names.py): RFC 3501
 §9's grammar has no other state besides literals. So the parsed command of a line
 is kept, by those, and a later line with the same bytes gets a copy of it carrying
-its own tag.
+its own tag. A FETCH is kept by its line without its sequence set too: a line that
+differs only there (a client fetching one message per command) gets a copy carrying
+its own set, parsed by pymap's `SequenceSet.parse`.
 
 Only the commands named in `_KEPT` are kept: those that read (never LOGIN or
 AUTHENTICATE, whose lines hold secrets, nor APPEND's message), and only lines with
@@ -22,13 +24,14 @@ classes' `__slots__` are empty): `copy.copy` went through `__reduce_ex__` and
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable
 
 from pymap.parsing import Params
 from pymap.parsing.command import Command
 from pymap.parsing.commands import Commands, InvalidCommand
 from pymap.parsing.exceptions import NotParseable
-from pymap.parsing.specials import Tag
+from pymap.parsing.specials import SequenceSet, Tag
 
 from imap_view.mailbox_names import UTF8_NAMES
 
@@ -42,6 +45,9 @@ _KEPT = frozenset(
 )  # fmt: skip
 _UID_KEPT = frozenset({b"FETCH", b"SEARCH"})  # UID STORE, COPY, MOVE, EXPUNGE write
 _MAX = 2048  # lines kept (the dictionary starts again past this many)
+# A FETCH whose line differs from a kept one only in its sequence set (mbsync's
+# `UID FETCH 17 (BODY.PEEK[])`, one per message): the kept command with the new set.
+_FETCH = re.compile(rb" *((?:UID +)?FETCH +)([0-9:*,]+)( +.*)", re.IGNORECASE | re.DOTALL)
 
 
 def _keeps(rest: bytes) -> bool:
@@ -79,13 +85,31 @@ class KeptCommands(Commands):
         )
         kept = self._kept.get(key)
         if kept is not None:
-            command = object.__new__(type(kept))
-            command.__dict__.update(kept.__dict__)
-            command.tag = tag.value
-            return command, buf[len(buf) :]
+            return _copy(kept, tag), buf[len(buf) :]
+        fetch = _FETCH.fullmatch(line) if b"{" not in line else None
+        shape = None
+        if fetch is not None:  # the same FETCH of other messages
+            shape = (fetch.group(1).upper(), fetch.group(3), *key[1:])
+            kept = self._kept.get(shape)
+            if kept is not None:
+                uid = fetch.group(1)[:1] in b"Uu"
+                numbers, _ = SequenceSet.parse(memoryview(fetch.group(2)), params.copy(uid=uid))
+                command = _copy(kept, tag)
+                command.sequence_set = numbers  # type: ignore[attr-defined]
+                return command, buf[len(buf) :]
         command, left = super().parse(buf, params)
         if not isinstance(command, InvalidCommand) and not len(left) and _keeps(line):
             if len(self._kept) >= _MAX:
                 self._kept.clear()
             self._kept[key] = command
+            if shape is not None:
+                self._kept[shape] = command
         return command, left
+
+
+def _copy(kept: Command, tag: Tag) -> Command:
+    """A kept command for another line: its fields shared, its own tag."""
+    command = object.__new__(type(kept))
+    command.__dict__.update(kept.__dict__)
+    command.tag = tag.value
+    return command

@@ -46,7 +46,8 @@ from pymap.selected import SelectedMailbox
 
 from imap_view.condstore_search import uses_modseq
 from imap_view.extensions import Extensions, stored_modseq, wire_modseq
-from imap_view.fetch_lines import FetchLine, FetchOk, FetchPlan
+from imap_view.fetch_lines import FetchLine, plan_of
+from imap_view.fetch_ok import FetchOk
 from imap_view.flag_announcements import AnnouncedFlags
 from imap_view.message import Message
 from imap_view.qresync import QresyncParameters, changed_fetches, vanished_response
@@ -216,7 +217,7 @@ class CondstoreState(ConnectionState):
             gone = vanished_response(updates, recorded, cmd.sequence_set, next_uid)
             if gone is not None:
                 response.add_untagged(gone)
-        plan = FetchPlan(attributes)  # imap_view/fetch_lines.py
+        plan = plan_of(attributes)  # imap_view/fetch_lines.py
         for number, message in messages:
             if message.expunged:
                 response.code = ResponseCode.of(b"EXPUNGEISSUED")

@@ -51,6 +51,7 @@ from pymap.parsing.response import (
     ResponseNo,
 )
 
+from core import metrics
 from imap_view.deadline import Deadline
 from imap_view.limits import LINE_BYTES, LITERAL_CHUNK, LITERALS_PER_COMMAND, ImapLimits
 from imap_view.mailbox_names import UTF8_NAMES
@@ -98,6 +99,15 @@ class _Batch:
         if self._parts:
             self._writer.write(b"".join(self._parts))
             self._parts, self._size = [], 0
+
+    async def pause(self) -> None:
+        """Between chunks of a long response (imap_view/fetch_ok.py): what is gathered
+        goes out, a slow client's backlog is waited for, and the loop runs its other
+        tasks (`drain` returns at once while the transport keeps up)."""
+        metrics.IMAP_RESPONSE_PAUSES.inc()
+        self.flush()
+        await self._writer.drain()
+        await asyncio.sleep(0)
 
 
 class LimitedConnection(IMAPConnection):

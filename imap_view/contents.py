@@ -20,27 +20,27 @@ from pymap.mime import MessageContent
 
 from core.mailboxes.contents import created_dates
 from core.mailboxes.drafts import draft_dates, is_draft_seq, render_drafts
-from core.metrics import IMAP_MESSAGE_PARSES, IMAP_OPAQUE_READS
-from core.mime.structure import is_opaque, mime_structure
 from core.rendering.batch import (
     content_key,
     content_keys_and,
     load_many,
-    render_headers,
     render_loaded,
 )
-from core.rendering.stored import RenderInputs
 from core.store.engine import Transaction
+from core.store.raw_messages import originals_within
 from imap_view.backend import Backend
-from imap_view.content_cache import memory_of
 from imap_view.freshness import Freshness, Stamp
+from imap_view.kept_contents import load_kept
+from imap_view.kept_fetch import KeptMessage
 from imap_view.message_sets import FOLLOWING
-from imap_view.opaque import opaque_content
-from imap_view.parts import content_of
+from imap_view.parsed_contents import content_of_bytes, headers_parsed, render_and_parse
 
 __all__ = ["Contents"]
 
 T = TypeVar("T")
+# Bytes of the next originals read along with one a client fetches whole (mbsync's
+# pull): one store read for many messages, well within the cache's quarter for bytes.
+READ_AHEAD_BYTES = 4 * 1024 * 1024
 
 
 class Contents:
@@ -53,6 +53,10 @@ class Contents:
         self._command: dict[int, MessageContent] = {}
         self._bytes: dict[int, bytes] = {}  # unparsed, for a FETCH of whole messages only
         self._dates: dict[int, datetime] = {}
+        self._kept: dict[int, KeptMessage] = {}  # a kept-only FETCH's messages
+        # The mail a client fetching whole messages in order asks for next: when it
+        # does, the bytes of those after it are read along (`READ_AHEAD_BYTES`).
+        self._next_whole: int | None = None
         # Content keys read while nothing was committed for the owner since `_keys_read`
         # (imap_view/freshness.py): a key changes with a rename or a decision, which wake.
         self._keys: dict[int, tuple[object, ...]] = {}
@@ -97,7 +101,9 @@ class Contents:
         command reads nothing else, and the header-only content is cached apart.
         With `bytes_only` (a FETCH of whole messages, sizes, flags: mbsync's
         `UID FETCH n (BODY.PEEK[])`) a mail not cached parsed is not parsed: its bytes
-        (`bytes_of`) are all the command writes.
+        (`bytes_of`) are all the command writes; when the session asked for the mail
+        that followed its last one, the next originals' bytes are read along (up to
+        `READ_AHEAD_BYTES`), so a pull reads the store once in many commands.
         `alongside` runs in the same store read as the keys (its result is
         returned): a command's other read costs no second hand-off. The keys are
         kept while nothing was committed for the owner, and a read of them takes
@@ -110,22 +116,11 @@ class Contents:
             await self._load_drafts(drafts)
             wanted = [seq for seq in wanted if not is_draft_seq(seq)]
         backend = self._backend
-        if not self._freshness.holds(self._keys_read):
-            self._keys, self._keys_read = {}, None
-        known = self._keys
-        unknown = [seq for seq in wanted if seq not in known]
-        extra = None
-        if unknown or alongside is not None:
-            if unknown:
-                ahead = (s for s in following() if s not in known and not is_draft_seq(s))
-                unknown += list(islice(ahead, FOLLOWING))
-            stamp = self._freshness.stamp()
-            read, extra = await backend.store.read(content_keys_and(unknown, alongside))
-            if self._keys_read is None or self._keys_read.generation != stamp.generation:
-                self._keys, self._keys_read = {}, stamp
-            self._keys.update(read)
-            known = {**known, **read}
-        keys = {seq: known[seq] for seq in wanted if seq in known}
+        keys, extra = await self._read_keys(wanted, alongside, following)
+        sequential = False
+        if bytes_only:  # one whole message after the other (mbsync's pull) reads ahead
+            sequential = bool(wanted) and wanted[0] == self._next_whole
+            self._next_whole = next(iter(following()), None)
         missing = []
         for seq, key in keys.items():
             cached = backend.contents.get(key)
@@ -141,7 +136,7 @@ class Contents:
         marks: dict[int, bool | None] = {}
         if envelope_only:
             loaded = await backend.store.read(lambda session: load_many(session, missing, marks))
-            headers = await asyncio.to_thread(_headers_parsed, loaded, marks, backend.domain)
+            headers = await asyncio.to_thread(headers_parsed, loaded, marks, backend.domain)
             for seq, (content, size) in headers.items():
                 cache.put((_HEADER, *content_key(seq, loaded[seq])), content, size)
                 self._command[seq] = content
@@ -150,7 +145,17 @@ class Contents:
         kept = {seq: raw for seq in missing if (raw := cache.get_raw(keys[seq])) is not None}
         unrendered = [seq for seq in missing if seq not in kept]
         loaded = {}
-        if unrendered:
+        if unrendered and sequential:
+            ahead = self._ahead(following)
+            loaded, read_ahead = await backend.store.read(
+                lambda session: (
+                    load_many(session, unrendered, marks),
+                    originals_within(session, ahead, READ_AHEAD_BYTES),
+                )
+            )
+            for seq, data in read_ahead.items():
+                cache.put_raw(self._keys[seq], data)
+        elif unrendered:
             loaded = await backend.store.read(lambda session: load_many(session, unrendered, marks))
         if bytes_only:
             rendered: dict[int, bytes] = {}
@@ -162,12 +167,75 @@ class Contents:
             self._bytes.update(kept)
             self._bytes.update(rendered)
             return extra
-        parsed = await asyncio.to_thread(_render_and_parse, loaded, marks, kept, backend)
+        parsed = await asyncio.to_thread(render_and_parse, loaded, marks, kept, backend)
         for seq, (content, size, raw) in parsed.items():
             key = content_key(seq, loaded[seq]) if seq in loaded else keys[seq]
             cache.put(key, content, size, raw)
             self._command[seq] = content
         return extra
+
+    def _ahead(self, following: Callable[[], Iterable[int]]) -> list[int]:
+        """The next mails a client fetching whole messages one at a time will ask for
+        whose keys are read and whose bytes are not in the cache: originals, read ahead."""
+        contents, keys = self._backend.contents, self._keys
+        ahead: list[int] = []
+        for seq in following():
+            key = keys.get(seq)
+            if key is None or len(key) != 1 or len(ahead) >= FOLLOWING:
+                break
+            if contents.get_raw(key) is None and contents.get(key) is None:
+                ahead.append(seq)
+        return ahead
+
+    async def _read_keys(
+        self,
+        wanted: list[int],
+        alongside: Transaction[T] | None,
+        following: Callable[[], Iterable[int]],
+    ) -> tuple[dict[int, tuple[object, ...]], T | None]:
+        """The content keys of `wanted` (see `load`), and what `alongside` read. An
+        original's key (its seq alone) never changes, so it outlives a commit for the
+        owner; a rendering's (its alias, its permission state) is read again."""
+        if not self._freshness.holds(self._keys_read):
+            self._keys, self._keys_read = _originals(self._keys), None
+        known = self._keys
+        unknown = [seq for seq in wanted if seq not in known]
+        extra = None
+        if unknown or alongside is not None:
+            if unknown:
+                ahead = (s for s in following() if s not in known and not is_draft_seq(s))
+                unknown += list(islice(ahead, FOLLOWING))
+            stamp = self._freshness.stamp()
+            read, extra = await self._backend.store.read(content_keys_and(unknown, alongside))
+            if self._keys_read is None or self._keys_read.generation != stamp.generation:
+                self._keys, self._keys_read = _originals(self._keys), stamp
+            self._keys.update(read)
+            known = {**known, **read}
+        return {seq: known[seq] for seq in wanted if seq in known}, extra
+
+    async def load_kept(
+        self,
+        mail_seqs: Iterable[int],
+        *,
+        alongside: Transaction[T] | None = None,
+        following: Callable[[], Iterable[int]] = tuple,
+    ) -> T | None:
+        """For a FETCH whose items a kept structure answers (imap_view/kept_fetch.py,
+        `kept_only`): each mail's kept summary (imap_view/kept_contents.py), its bytes
+        neither read nor parsed. A draft, and a mail kept without a summary, get their
+        content as `load` gives it. `alongside` and `following` as for `load`."""
+        wanted = [seq for seq in dict.fromkeys(mail_seqs) if seq not in self._kept]
+        drafts = [seq for seq in wanted if is_draft_seq(seq)]
+        keys, extra = await self._read_keys(
+            [seq for seq in wanted if not is_draft_seq(seq)], alongside, following
+        )
+        parsed = await load_kept(self._backend, keys, self._kept)
+        if drafts or parsed:
+            await self.load([*drafts, *parsed])
+        return extra
+
+    def kept_of(self, mail_seq: int) -> KeptMessage | None:
+        return self._kept.get(mail_seq)
 
     async def _load_drafts(self, seqs: list[int]) -> None:
         backend, owner = self._backend, self._owner
@@ -175,7 +243,7 @@ class Contents:
             lambda session: render_drafts(session, owner, seqs, backend.domain)
         )
         parsed = await asyncio.to_thread(
-            lambda: {seq: _content_of(data, None) for seq, data in raw.items()}
+            lambda: {seq: content_of_bytes(data, None) for seq, data in raw.items()}
         )
         self._command.update(parsed)
 
@@ -193,66 +261,12 @@ class Contents:
 
     def release(self) -> None:
         """The command is done (the process-wide cache keeps what it can)."""
-        self._command, self._bytes = {}, {}
+        self._command, self._bytes, self._kept = {}, {}, {}
 
 
 _HEADER = "header only"  # marks a header-only content's cache key
 
 
-# The headers pymap parses (lazily, on the content object) for ENVELOPE and BODYSTRUCTURE,
-# which mail clients fetch for every message: parsed here, they double what a content holds.
-_TYPED_HEADERS = (
-    "content_type", "date", "subject", "from_", "sender", "reply_to", "to", "cc", "bcc",
-    "in_reply_to", "message_id", "content_disposition", "content_language",
-    "content_location", "content_id", "content_description", "content_transfer_encoding",
-)  # fmt: skip
-
-
-def _content_of(data: bytes, opaque: bool | None) -> MessageContent:
-    """Parsed (its structure walked under the MIME bounds, core/mime/structure.py, and
-    made pymap's content, imap_view/parts.py), or, over the bounds (its stored mark,
-    else the walk stops at a bound), one part made without parsing (imap_view/opaque.py)."""
-    structure = None if opaque else mime_structure(data)
-    if structure is None or structure.opaque:
-        IMAP_OPAQUE_READS.inc()
-        return opaque_content(data)
-    IMAP_MESSAGE_PARSES.inc()
-    return content_of(data, structure)
-
-
-def _measured(data: bytes, opaque: bool | None) -> tuple[MessageContent, int]:
-    """Parsed, with its ENVELOPE and BODYSTRUCTURE headers, and the memory it then holds:
-    in this worker thread, not on the loop, and final, so the cache's count stays true
-    (measured before those headers, a content doubled once a client fetched them)."""
-    content = _content_of(data, opaque)
-    for part in content.walk():
-        for name in _TYPED_HEADERS:
-            getattr(part.header.parsed, name)
-    return content, memory_of(content)
-
-
-def _headers_parsed(
-    loaded: dict[int, bytes | RenderInputs], marks: dict[int, bool | None], domain: str
-) -> dict[int, tuple[MessageContent, int]]:
-    """Only the header section parsed; a message over the bounds made whole without
-    parsing (its header alone would be no cheaper to read)."""
-    out = {}
-    for seq, item in loaded.items():
-        mark = marks.get(seq)
-        if isinstance(item, bytes) and (is_opaque(item) if mark is None else mark):
-            out[seq] = _measured(item, True)
-    rest = {seq: item for seq, item in loaded.items() if seq not in out}
-    for seq, data in render_headers(rest, domain).items():
-        out[seq] = _measured(data, False)
-    return out
-
-
-def _render_and_parse(
-    loaded: dict[int, bytes | RenderInputs],
-    marks: dict[int, bool | None],
-    kept: dict[int, bytes],
-    backend: Backend,
-) -> dict[int, tuple[MessageContent, int, bytes]]:
-    """The loaded mails rendered, and they and the `kept` ones parsed."""
-    raw = {**kept, **render_loaded(loaded, backend.blobs, backend.domain)} if loaded else kept
-    return {seq: (*_measured(data, marks.get(seq)), data) for seq, data in raw.items()}
+def _originals(keys: dict[int, tuple[object, ...]]) -> dict[int, tuple[object, ...]]:
+    """The keys of mails served as their original bytes: `(seq,)`, never changed."""
+    return {seq: key for seq, key in keys.items() if len(key) == 1}

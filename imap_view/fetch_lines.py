@@ -26,24 +26,22 @@ from pymap.bytes import MaybeBytes, WriteStream
 from pymap.fetch import DynamicFetchValue, DynamicLoadedFetchValue, MessageAttributes
 from pymap.interfaces.message import LoadedMessageInterface, MessageInterface
 from pymap.parsing.primitives import List, LiteralString, Number
-from pymap.parsing.response import ResponseOk, UntaggedResponse
+from pymap.parsing.response import UntaggedResponse
 from pymap.parsing.response.specials import FetchResponse
 from pymap.parsing.specials import FetchAttribute, FetchRequirement, FetchValue
 from pymap.parsing.specials.flag import Flag
 from pymap.selected import SelectedMailbox
 
 from imap_view.extensions import wire_modseq
-from imap_view.message import Message
+from imap_view.kept_fetch import kept_only
+from imap_view.message import KeptLoaded, Message
 from imap_view.pymap_compat import (
-    forget_rendered,
     loaded_attributes,
     loaded_data,
-    mergeable,
     simple_attributes,
-    untagged,
 )
 
-__all__ = ["FetchLine", "FetchOk", "FetchPlan", "GatewayAttributes", "flag_list"]
+__all__ = ["FetchLine", "FetchPlan", "GatewayAttributes", "flag_list", "plan_of"]
 
 Loaded = LoadedMessageInterface | None
 Render = Callable[[MessageInterface, SelectedMailbox, Loaded], bytes]
@@ -146,9 +144,20 @@ def _modseq(message: MessageInterface, selected: SelectedMailbox, loaded: Loaded
 
 
 def _envelope(message: MessageInterface, selected: SelectedMailbox, loaded: Loaded) -> bytes:
+    if isinstance(loaded, KeptLoaded):  # a listing: formatted once per message
+        return b"ENVELOPE " + loaded.kept.envelope(loaded.utf8_kept)
     if loaded is None:
         return b"ENVELOPE " + MessageAttributes.placeholder
     return b"ENVELOPE " + bytes(loaded.get_envelope_structure())
+
+
+def _body_structure(message: MessageInterface, selected: SelectedMailbox, loaded: Loaded) -> bytes:
+    """pymap's `BODYSTRUCTURE` value, from a kept summary or parsed content alike."""
+    if isinstance(loaded, KeptLoaded):
+        return b"BODYSTRUCTURE " + loaded.kept.body_structure(loaded.utf8_kept)
+    if loaded is None:
+        return b"BODYSTRUCTURE " + MessageAttributes.placeholder
+    return b"BODYSTRUCTURE " + bytes(loaded.get_body_structure().extended)
 
 
 def _size(message: MessageInterface, selected: SelectedMailbox, loaded: Loaded) -> bytes:
@@ -188,7 +197,13 @@ def _pymaps(attribute: FetchAttribute) -> Render:
 
 
 _DIRECT: Mapping[bytes, Render] = MappingProxyType(
-    {b"UID": _uid, b"FLAGS": _flags, b"MODSEQ": _modseq, b"ENVELOPE": _envelope}
+    {
+        b"UID": _uid,
+        b"FLAGS": _flags,
+        b"MODSEQ": _modseq,
+        b"ENVELOPE": _envelope,
+        b"BODYSTRUCTURE": _body_structure,
+    }
 )
 _WHOLE = frozenset({b"BODY", b"BODY.PEEK", b"RFC822"})
 
@@ -223,10 +238,11 @@ class FetchPlan:
     """A FETCH command's attributes, each with the function that writes it (in order,
     once each: pymap's response keeps one value per attribute)."""
 
-    __slots__ = ["_renders", "attributes", "loads", "requirement", "whole"]
+    __slots__ = ["_renders", "attributes", "kept", "loads", "names", "requirement", "whole"]
 
     def __init__(self, attributes: Iterable[FetchAttribute]) -> None:
         self.attributes = list(dict.fromkeys(attributes))
+        self.names = frozenset(a.value for a in self.attributes)
         self.requirement = FetchRequirement.reduce(a.requirement for a in self.attributes)
         # Only values read from the content need a load: UID, FLAGS, MODSEQ,
         # INTERNALDATE … are the message's own.
@@ -236,12 +252,30 @@ class FetchPlan:
         # Whole messages and sizes only (mbsync's `UID FETCH n (BODY.PEEK[])`): their
         # bytes are all it writes, so they are loaded unparsed (imap_view/contents.py).
         self.whole = self.loads and whole_only(self.attributes)
+        # A listing: loaded as kept summaries (imap_view/kept_contents.py).
+        self.kept = self.loads and not self.whole and kept_only(self.attributes)
 
     def line(
         self, number: int, message: MessageInterface, selected: SelectedMailbox, loaded: Loaded
     ) -> bytes:
         values = b" ".join([render(message, selected, loaded) for render in self._renders])
         return b"* %d FETCH (%b)\r\n" % (number, values)
+
+
+_PLANS: dict[tuple[FetchAttribute, ...], FetchPlan] = {}
+_PLANS_MAX = 256
+
+
+def plan_of(attributes: Sequence[FetchAttribute]) -> FetchPlan:
+    """The plan of these attributes, made once: a client sends the same FETCH items
+    again and again (mbsync's `UID FETCH n (BODY.PEEK[])` once per message)."""
+    key = tuple(attributes)
+    plan = _PLANS.get(key)
+    if plan is None:
+        if len(_PLANS) >= _PLANS_MAX:
+            _PLANS.clear()
+        plan = _PLANS[key] = FetchPlan(attributes)
+    return plan
 
 
 class FetchLine(UntaggedResponse):
@@ -286,6 +320,8 @@ class FetchLine(UntaggedResponse):
         loaded: Loaded = None
         if plan.whole and isinstance(message, Message):
             loaded = await message.load_bytes(plan.requirement)
+        elif plan.kept and isinstance(message, Message):
+            loaded = await message.load_kept(plan.requirement)
         elif plan.loads:
             loaded = await message.load_content(plan.requirement)
         writer.write(plan.line(self.seq, self.message, self.selected, loaded))
@@ -293,28 +329,3 @@ class FetchLine(UntaggedResponse):
     def write(self, writer: WriteStream) -> None:
         """Outside `async_write` (a log line): content values as pymap's placeholder."""
         writer.write(self.plan.line(self.seq, self.message, self.selected, None))
-
-
-class FetchOk(ResponseOk):
-    """A FETCH's `OK`, whose `FetchLine`s merge with the `FETCH` responses the
-    command's untagged updates add for the same message, as pymap's would (pymap keys
-    a merge by the response's type, so a `FetchLine` is filed as a `FetchResponse`)."""
-
-    def add_untagged(self, *responses: UntaggedResponse) -> None:
-        for response in responses:
-            if not isinstance(response, FetchLine | FetchResponse):
-                super().add_untagged(response)
-                continue
-            key = (FetchResponse, response.seq)
-            lines, table = untagged(self), mergeable(self)
-            index = table.get(key)
-            if index is None:
-                table[key] = len(lines)
-                lines.append(response)
-                continue
-            kept = lines[index]
-            if isinstance(response, FetchLine):
-                response = response.as_fetch_response()
-            assert isinstance(kept, FetchLine | FetchResponse)
-            lines[index] = kept.merge(response)
-        forget_rendered(self)

@@ -5,7 +5,7 @@ the session's `Contents` (imap_view/contents.py), ENVELOPE and BODYSTRUCTURE as 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
@@ -16,12 +16,13 @@ from pymap.parsing.response.fetch import BodyStructure, EnvelopeStructure
 from pymap.parsing.specials import FetchRequirement, Flag, ObjectId
 
 from imap_view.envelope import envelope_of
+from imap_view.kept_fetch import KeptMessage
 from imap_view.structure import EMPTY, body_structure
 
 if TYPE_CHECKING:  # imap_view.contents needs the backend, whose selections hold messages
     from imap_view.contents import Contents
 
-__all__ = ["LoadedMessage", "Message", "WholeLoaded"]
+__all__ = ["KeptLoaded", "LoadedMessage", "Message", "WholeLoaded"]
 
 T = TypeVar("T")
 
@@ -105,6 +106,15 @@ class Message(BaseMessage):
             content = await contents.get(self.mail_seq)
         loaded = Utf8LoadedMessage if contents.utf8_accept else LoadedMessage
         return loaded(self, requirement, content)
+
+    async def load_kept(self, requirement: FetchRequirement) -> LoadedMessage:
+        """For a FETCH its kept summary answers (`Contents.load_kept`): the summary as
+        the command loaded it; the content if the command loaded that instead."""
+        contents = self._session_contents
+        kept = contents.kept_of(self.mail_seq)
+        if kept is None:
+            return await self.load_content(requirement)
+        return KeptLoaded(self, requirement, kept, contents.utf8_accept)
 
     async def load_bytes(self, requirement: FetchRequirement) -> LoadedMessage:
         """For a FETCH of whole messages (`Contents.load`'s `bytes_only`): the bytes as
@@ -237,3 +247,56 @@ class WholeLoaded(LoadedMessage):
         if section or binary:
             raise ValueError("a whole message was loaded, not its parts")
         return Writeable.wrap(self.data)
+
+
+class _Formatted(Writeable):
+    """A body structure formatted already: BODY as its bytes, BODYSTRUCTURE as `extended`."""
+
+    def __init__(self, basic: Callable[[], bytes], extended: bytes) -> None:
+        super().__init__()
+        self._basic = basic
+        self.extended = extended
+
+    def __bytes__(self) -> bytes:
+        return self._basic()
+
+
+class KeptLoaded(LoadedMessage):
+    """A message loaded as its kept summary (imap_view/kept_fetch.py): what a listing
+    writes — ENVELOPE, BODYSTRUCTURE, BODY, RFC822.SIZE, `BODY[HEADER.FIELDS (…)]` of
+    kept fields — without its bytes. The FETCH asked for nothing else
+    (imap_view/kept_fetch.py, `kept_only`)."""
+
+    def __init__(
+        self, message: Message, requirement: FetchRequirement, kept: KeptMessage, utf8: bool
+    ) -> None:
+        super().__init__(message, requirement, None)
+        self.kept = kept
+        self.utf8_kept = utf8
+
+    def get_size(self, section: Sequence[int] | None = None) -> int:
+        if section:
+            raise ValueError("a kept structure answers for the whole message")
+        return self.kept.size
+
+    def get_envelope_structure(self) -> EnvelopeStructure:
+        return Writeable.wrap(self.kept.envelope(self.utf8_kept))  # type: ignore[return-value]
+
+    def get_body_structure(self) -> BodyStructure:
+        kept, utf8 = self.kept, self.utf8_kept
+        extended = kept.body_structure(utf8)
+        formatted = _Formatted(lambda: kept.body_structure(utf8, extended=False), extended)
+        return formatted  # type: ignore[return-value]
+
+    def get_message_headers(
+        self,
+        section: Sequence[int] | None = None,
+        subset: Collection[bytes] | None = None,
+        inverse: bool = False,
+    ) -> Writeable:
+        fields = None
+        if not section and subset is not None and not inverse:
+            fields = self.kept.header_fields(frozenset(subset))
+        if fields is None:
+            raise ValueError("not among the kept header fields")
+        return Writeable.wrap(fields)

@@ -10,6 +10,7 @@ keeps (imap_view/pymap_compat.py), so a command costs what it names.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
 
 from pymap.parsing.specials import SequenceSet
 from pymap.selected import SelectedMailbox
@@ -50,18 +51,17 @@ def messages_in(selected: SelectedMailbox, sequence_set: SequenceSet) -> list[tu
 
 def following(
     selected: SelectedMailbox, wanted: list[tuple[int, Message]], count: int = FOLLOWING
-) -> list[Message]:
+) -> Iterator[Message]:
     """The `count` messages after the last of `wanted` in UID order: what a client that
-    fetches one message per command (mbsync) asks for next."""
+    fetches one message per command (mbsync) asks for next. Made as they are taken:
+    a pull asks for the first alone with every command."""
     if not wanted:
-        return []
+        return
     synced = selected.messages
     ordered = sorted_uids(synced)
     cache = message_by_uid(synced)
     start = bisect_right(ordered, wanted[-1][1].uid)
-    found = []
-    for uid in ordered[start : start + count]:
-        message = cache[uid]
+    for index in range(start, min(start + count, len(ordered))):
+        message = cache[ordered[index]]
         assert isinstance(message, Message)
-        found.append(message)
-    return found
+        yield message

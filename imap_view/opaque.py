@@ -17,17 +17,12 @@ from typing import Final
 
 from pymap.mime import MessageContent, MessageHeader
 
-from core.mime.headers import header_fields
+from core.mime.headers import header_fields, header_split
+from core.mime.summary import ENVELOPE_FIELDS, FIELD_LINES, SCAN_BYTES
 from imap_view.parts import CountedBody
 
 __all__ = ["FIELD_LINES", "SCAN_BYTES", "OpaqueContent", "opaque_content"]
 
-SCAN_BYTES: Final = 64 * 1024
-FIELD_LINES: Final = 100
-_ENVELOPE: Final = frozenset(
-    (b"date", b"subject", b"from", b"sender", b"reply-to", b"to", b"cc", b"bcc",
-     b"in-reply-to", b"message-id")
-)  # fmt: skip
 _registry = HeaderRegistry()
 
 
@@ -50,27 +45,13 @@ class OpaqueContent(MessageContent):
     eight_bit: bool
 
 
-def _split(data: bytes) -> tuple[int, int]:
-    """(end of the header fields, start of the body): the first empty line (RFC 5322 §2.1)."""
-    if data.startswith(b"\r\n"):
-        return 0, 2
-    if data.startswith(b"\n"):
-        return 0, 1
-    crlf, lf = data.find(b"\n\r\n"), data.find(b"\n\n")
-    if crlf != -1 and (lf == -1 or crlf < lf):
-        return crlf + 1, crlf + 3
-    if lf != -1:
-        return lf + 1, lf + 2
-    return len(data), len(data)
-
-
 def opaque_content(data: bytes) -> OpaqueContent:
     """CPU work proportional to the size only (C-speed scans): run it in a worker thread."""
-    fields_end, body_start = _split(data)
+    fields_end, body_start = header_split(data)
     scan_end = fields_end
     if scan_end > SCAN_BYTES:
         scan_end = data.rfind(b"\n", 0, SCAN_BYTES) + 1
-    fields = header_fields(data, 0, scan_end, wanted=_ENVELOPE, max_field_lines=FIELD_LINES)
+    fields = header_fields(data, 0, scan_end, wanted=ENVELOPE_FIELDS, max_field_lines=FIELD_LINES)
     folded = [(base64.b64encode(name).decode("ascii"), lines) for name, lines in fields]
     header = MessageHeader(data, [(0, fields_end, body_start)], folded)
     size = len(data)

@@ -25,6 +25,7 @@ from core import metrics
 from core.identity.login_guard import LoginGuard
 from core.identity.signed_in import SignedIn
 from core.identity.throttle import ConnectionsPerAddress
+from core.rendering.backfill import KeptQueue
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 from imap_view.backend import Backend
@@ -32,6 +33,7 @@ from imap_view.config import GatewayImapConfig
 from imap_view.connection import CURRENT_CONNECTION, LimitedConnection
 from imap_view.content_cache import ContentCache
 from imap_view.decoders import install as install_decoders
+from imap_view.kept_contents import KeptCache
 from imap_view.limits import ImapLimits
 from imap_view.login import Login
 from imap_view.mailbox_names import install as install_name_decoding
@@ -86,6 +88,7 @@ async def start_imap(
     implicit_tls: bool = False,
     guard_factory: Callable[[ProtocolFactory], ProtocolFactory] | None = None,
     signed_in: SignedIn | None = None,
+    kept_writes: KeptQueue | None = None,
 ) -> Callable[[], Awaitable[None]]:
     """Serve IMAP on `sock` (bound and listening) on the running loop; returns `stop`.
 
@@ -93,7 +96,8 @@ async def start_imap(
     connection starts with the TLS handshake instead (RFC 8314 §3.3, imaps).
     `backlog` is passed on: asyncio listens again with its own default (100) otherwise.
     `guard_factory` wraps the protocol factory (the gateway logs what asyncio would drop
-    silently: an error while a connection's protocol is built).
+    silently: an error while a connection's protocol is built). `kept_writes` takes the
+    structures FETCH makes for mails with none kept yet (core/rendering/backfill.py).
     """
     if implicit_tls and tls is None:
         raise ValueError("implicit TLS needs a TLS context")
@@ -104,8 +108,18 @@ async def start_imap(
         implicit_tls=implicit_tls,
         max_append_len=limits.max_append_bytes,
     )
-    contents = ContentCache(limits.content_cache_bytes)
-    backend = Backend(store, blobs, domain, config, contents, keyword_limits=limits.keywords)
+    # An eighth of the budget keeps listings' summaries (imap_view/kept_contents.py).
+    contents = ContentCache(limits.content_cache_bytes - limits.content_cache_bytes // 8)
+    backend = Backend(
+        store,
+        blobs,
+        domain,
+        config,
+        contents,
+        keyword_limits=limits.keywords,
+        kept=KeptCache(limits.content_cache_bytes // 8),
+        kept_writes=kept_writes,
+    )
     imap = _Server(Login(backend, guard, signed_in), config, limits)
     tasks: set[asyncio.Task[None]] = set()
 

@@ -9,7 +9,8 @@ one statement, and SEARCH loads content once for all candidates. The writes
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from functools import partial
 
 from pymap.backend.session import BaseSession
 from pymap.context import current_command
@@ -33,7 +34,7 @@ from imap_view.config import GatewayImapConfig
 from imap_view.contents import Contents
 from imap_view.decoders import unknown_encoding
 from imap_view.extensions import Extensions
-from imap_view.fetch_lines import whole_only
+from imap_view.fetch_lines import plan_of
 from imap_view.flag_search import flag_verdict
 from imap_view.freshness import Freshness
 from imap_view.mailbox import MailboxData
@@ -169,15 +170,23 @@ class Session(BaseSession[Message]):
                 await self._contents.load_dates(m.mail_seq for _, m in wanted)
             requirement = FetchRequirement.reduce(a.requirement for a in command.attributes)
             if not requirement.has_none(FetchRequirement.CONTENT):
-                names = {attribute.value for attribute in command.attributes}
-                changes = await self._contents.load(  # one read for the keys and the changes
-                    (m.mail_seq for _, m in wanted),
-                    envelope_only=names <= _ENVELOPE_ONLY,
-                    bytes_only=whole_only(command.attributes),
-                    alongside=mailbox.changes_reader(selected),
-                    following=lambda: [m.mail_seq for m in following(selected, wanted)],
-                )
-                await self._check_binary(command, wanted)
+                plan = plan_of(command.attributes)  # made once per FETCH items
+                seqs = (m.mail_seq for _, m in wanted)
+                reader = mailbox.changes_reader(selected)  # read with the keys: one read
+                ahead = partial(_following_seqs, selected, wanted)
+                if plan.kept:  # a listing
+                    changes = await self._contents.load_kept(
+                        seqs, alongside=reader, following=ahead
+                    )
+                else:
+                    changes = await self._contents.load(
+                        seqs,
+                        envelope_only=plan.names <= _ENVELOPE_ONLY,
+                        bytes_only=plan.whole,
+                        alongside=reader,
+                        following=ahead,
+                    )
+                    await self._check_binary(command, wanted)
                 if changes is not None:
                     updated = mailbox.apply_changes(selected, changes)
                     return _fresh(updated, wanted, self._contents), updated
@@ -397,6 +406,10 @@ def _special_use(name: str) -> list[bytes]:
 
 def _messages(selected: SelectedMailbox, sequence_set: SequenceSet) -> list[tuple[int, Message]]:
     return messages_in(selected, sequence_set)
+
+
+def _following_seqs(selected: SelectedMailbox, wanted: list[tuple[int, Message]]) -> Iterator[int]:
+    return (m.mail_seq for m in following(selected, wanted))
 
 
 def _fresh(

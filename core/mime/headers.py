@@ -13,9 +13,19 @@ from email.headerregistry import ContentDispositionHeader, ContentTypeHeader, He
 
 from core.mime.bounds import OverBound
 
-__all__ = ["Field", "content_type", "disposition", "header_fields", "split_header", "unfolded"]
+__all__ = [
+    "REGISTRY",
+    "Field",
+    "content_type",
+    "disposition",
+    "header_fields",
+    "header_split",
+    "split_header",
+    "unfolded",
+]
 
-_REGISTRY = HeaderRegistry()
+# The email package's default registry, the one pymap parses headers with.
+REGISTRY = HeaderRegistry()
 
 
 def split_header(data: bytes, start: int, end: int, max_bytes: int) -> tuple[int, int]:
@@ -44,6 +54,22 @@ def split_header(data: bytes, start: int, end: int, max_bytes: int) -> tuple[int
     if fields_end - start > max_bytes:
         raise OverBound(f"a header section is longer than {max_bytes} bytes")
     return fields_end, body
+
+
+def header_split(data: bytes) -> tuple[int, int]:
+    """(end of the header fields, start of the body) of a whole message, unbounded: the
+    first empty line (RFC 5322 §2.1); a message without one is all header. For a
+    message over the bounds, whose header is then read only in part."""
+    if data.startswith(b"\r\n"):
+        return 0, 2
+    if data.startswith(b"\n"):
+        return 0, 1
+    crlf, lf = data.find(b"\n\r\n"), data.find(b"\n\n")
+    if crlf != -1 and (lf == -1 or crlf < lf):
+        return crlf + 1, crlf + 3
+    if lf != -1:
+        return lf + 1, lf + 2
+    return len(data), len(data)
 
 
 # Header field lines: (name lowered, [(start, end without its line break, next start)]).
@@ -121,7 +147,7 @@ def content_type(value: str | None, default: str) -> tuple[str, str, dict[str, s
             pos = param.end()
         else:
             return plain.group(1).lower(), plain.group(2).lower(), params
-    header = _REGISTRY("content-type", value)
+    header = REGISTRY("content-type", value)
     assert isinstance(header, ContentTypeHeader)
     return header.maintype, header.subtype, {str(k): str(v) for k, v in header.params.items()}
 
@@ -129,7 +155,7 @@ def content_type(value: str | None, default: str) -> tuple[str, str, dict[str, s
 def disposition(value: str | None) -> tuple[str | None, dict[str, str]]:
     if value is None:
         return None, {}
-    header = _REGISTRY("content-disposition", value)
+    header = REGISTRY("content-disposition", value)
     assert isinstance(header, ContentDispositionHeader)
     kind = header.content_disposition
     return kind, {str(k): str(v) for k, v in header.params.items()}

@@ -38,17 +38,21 @@ __all__ = [
 
 
 def load_many(
-    session: Session, seqs: Sequence[int], marks: dict[int, bool | None] | None = None
+    session: Session,
+    seqs: Sequence[int],
+    marks: dict[int, bool | None] | None = None,
+    shas: dict[int, str] | None = None,
 ) -> dict[int, bytes | RenderInputs]:
     """Per mail seq: its original bytes, or what `render_mail` needs (unknown seqs are
-    left out). `marks` gets each original's opaque mark (core/store/raw_messages.py)."""
+    left out). `marks` gets each original's opaque mark (core/store/raw_messages.py),
+    `shas` the sha256 it is stored by."""
     rows = session.execute(
         select(Mail, Conversation.alias)
         .join(Conversation, Conversation.id == Mail.session_id)
         .where(Mail.seq.in_(seqs))
     ).all()
     originals = marked_originals_of(
-        session, [mail.seq for mail, _ in rows if mail.raw_sha256 is not None]
+        session, [mail.seq for mail, _ in rows if mail.raw_sha256 is not None], shas
     )
     found: dict[int, bytes | RenderInputs] = {seq: data for seq, (data, _) in originals.items()}
     if marks is not None:

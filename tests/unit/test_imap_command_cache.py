@@ -78,7 +78,27 @@ def test_a_repeated_line_is_the_command_parsed_anew_with_its_own_tag(line: bytes
     assert type(again) is type(fresh) and again.tag == fresh.tag
     assert bytes(left) == bytes(fresh_left) == b""
     assert _state(again) == _state(fresh)
-    assert len(commands._kept) == 1  # type: ignore[attr-defined]
+    kept = commands._kept.values()  # type: ignore[attr-defined]
+    assert len({id(command) for command in kept}) == 1
+
+
+@pytest.mark.parametrize(
+    ("line", "other"),
+    [
+        (b"UID FETCH 1 (BODY.PEEK[])", b"UID FETCH 4711 (BODY.PEEK[])"),
+        (b"FETCH 1:20 (FLAGS ENVELOPE)", b"fetch 3,5:* (FLAGS ENVELOPE)"),
+        (b"UID FETCH 2 (FLAGS) (CHANGEDSINCE 12)", b"UID FETCH 9:* (FLAGS) (CHANGEDSINCE 12)"),
+    ],
+)
+def test_a_fetch_of_other_messages_is_the_command_with_their_set(line: bytes, other: bytes) -> None:
+    """mbsync fetches one message per command: the line differs only in its set."""
+    commands = _commands()
+    first, _ = commands.parse(memoryview(b"a1 " + line + b"\r\n"), Params())
+    again, left = commands.parse(memoryview(b"b2 " + other + b"\r\n"), Params())
+    fresh, _ = Commands.parse(commands, memoryview(b"b2 " + other + b"\r\n"), Params())
+    assert bytes(left) == b"" and again.tag == b"b2" and type(again) is type(fresh)
+    assert _state(again) == _state(fresh)
+    assert again.attributes is first.attributes  # type: ignore[attr-defined]  # not parsed
 
 
 @pytest.mark.parametrize("line", PARSED_EVERY_TIME)

@@ -13,7 +13,8 @@ from pymap.parsing.specials import FetchAttribute, FetchRequirement, FetchValue
 from pymap.parsing.specials.flag import Flag, Flagged, Seen
 
 from imap_view.condstore_parsing import ModseqFetchCommand
-from imap_view.fetch_lines import FetchLine, FetchOk, FetchPlan, GatewayAttributes
+from imap_view.fetch_lines import FetchLine, FetchPlan, GatewayAttributes
+from imap_view.fetch_ok import FetchOk
 from imap_view.message import LoadedMessage, Message
 from tests.support.pymap_selected import selected_mailbox
 

@@ -31,6 +31,7 @@ from core.store.models.mail import (
     Participant,
     RawMessage,
 )
+from core.store.models.structures import MessageStructure, RenderedStructure
 
 __all__ = [
     "Agent",
@@ -50,9 +51,11 @@ __all__ = [
     "ImapUid",
     "Key",
     "Mail",
+    "MessageStructure",
     "Meta",
     "Participant",
     "RawMessage",
+    "RenderedStructure",
     "SeqType",
     "UTCDateTime",
     "User",

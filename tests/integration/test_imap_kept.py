@@ -1,0 +1,151 @@
+"""Folder listings from kept structures (docs/imap.md, "Kept structures"): a mailbox whose
+messages are partly kept and partly not (stored before, rendered and not yet filled)
+lists alike either way, and alike with the parsing path; a long listing is written in
+chunks between which the event loop runs its other tasks."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from prometheus_client import REGISTRY
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from core.archive.importing import import_messages
+from core.archive.sources import EmlFiles
+from core.store.blobs import BlobStore
+from core.store.engine import Store
+from core.store.models import MessageStructure
+from gateway.server import Gateway
+from tests.support.gateway import Api, running_gateway
+from tests.support.http import ok
+from tests.support.imap_values import fetch_items, read_response
+from tests.support.raw_imap import RawImap
+from tests.support.real_world_corpus import real_world_corpus
+
+D = "agentmail.localhost"
+LISTING = (
+    b"FLAGS ENVELOPE BODYSTRUCTURE BODY RFC822.SIZE"
+    b" BODY.PEEK[HEADER.FIELDS (FROM SUBJECT DATE CONTENT-TYPE)]"
+)
+
+
+def _metric(name: str) -> float:
+    return REGISTRY.get_sample_value(name) or 0.0
+
+
+class _Client:
+    """alice's connection with INBOX selected; a command's whole response, literals too."""
+
+    def __init__(self, raw: RawImap) -> None:
+        self.raw, self.n = raw, 0
+
+    @classmethod
+    async def selected(cls, gateway: Gateway) -> _Client:
+        raw = await RawImap.open(gateway.imap_port)
+        await raw.login("alice")
+        client = cls(raw)
+        await client.command(b"SELECT INBOX")
+        return client
+
+    async def command(self, line: bytes) -> bytes:
+        self.n += 1
+        tag = b"k%d" % self.n
+        await self.raw.send(tag + b" " + line + b"\r\n")
+        response = await read_response(self.raw.reader, tag)
+        assert response[response.rindex(tag + b" ") :].startswith(tag + b" OK"), response[-300:]
+        return response
+
+
+async def _import(gateway: Gateway, tmp_path: Path, count: int, attachment: int) -> None:
+    """`count` real-world messages into alice's INBOX, as `agentmail import` stores them."""
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    for n, item in enumerate(real_world_corpus(f"alice@{D}", count, max_attachment=attachment)):
+        (folder / f"{n:04d}.eml").write_bytes(item.raw)
+    store = gateway.store
+    assert store is not None
+    blobs = BlobStore(gateway.settings.attachments_dir)
+    report = await import_messages(store, blobs, D, EmlFiles([folder]), max_attachment_bytes=10**7)
+    assert report.imported == count, report
+
+
+async def _forget_every_other(store: Store) -> int:
+    """The kept structures of every other stored message deleted: as if stored before."""
+
+    def run(session: Session) -> int:
+        shas = sorted(session.scalars(select(MessageStructure.sha256)))[::2]
+        session.execute(delete(MessageStructure).where(MessageStructure.sha256.in_(shas)))
+        return len(shas)
+
+    return await store.write(run)
+
+
+async def test_kept_made_and_parsed_listings_answer_alike(
+    database_url: str, tmp_path: Path
+) -> None:
+    async with running_gateway(database_url, tmp_path / "data", background_jobs=False) as gateway:
+        api = Api(gateway)
+        try:
+            await api.human("alice")
+            builder = await api.agent("builder")
+            await _import(gateway, tmp_path, 12, 20_000)
+            for n in range(3):  # served as renderings, none kept (no backfill runs here)
+                ok(
+                    await builder.post(
+                        "/api/v1/mail/send", json={"to": "alice@", "subject": f"r{n}"}
+                    )
+                )
+        finally:
+            await api.close()
+        assert gateway.store is not None
+        forgotten = await _forget_every_other(gateway.store)
+        client = await _Client.selected(gateway)
+        reads, made = (
+            _metric("agentmail_imap_kept_reads_total"),
+            _metric("agentmail_imap_kept_made_total"),
+        )
+        listed = fetch_items(await client.command(b"FETCH 1:* (" + LISTING + b")"))
+        assert _metric("agentmail_imap_kept_reads_total") - reads == 12 - forgotten
+        assert _metric("agentmail_imap_kept_made_total") - made == forgotten + 3
+        parsed = fetch_items(await client.command(b"FETCH 1:* (" + LISTING + b" BODY.PEEK[])"))
+        again = fetch_items(await client.command(b"FETCH 1:* (" + LISTING + b")"))
+        await client.raw.close()
+    assert len(listed) == 15 and again == listed
+    for number, items in listed.items():
+        assert items == {k: v for k, v in parsed[number].items() if k != b"BODY[]"}, number
+
+
+async def test_a_long_listing_lets_the_loop_run_between_its_chunks(tmp_path: Path) -> None:
+    """Another task of the loop runs between every two chunks of the response: it sees
+    each count of pauses in turn, never only the first and the last."""
+    url = f"sqlite:///{tmp_path / 'agentmail.db'}"
+    async with running_gateway(url, tmp_path / "data", background_jobs=False) as gateway:
+        api = Api(gateway)
+        try:
+            await api.human("alice")
+        finally:
+            await api.close()
+        await _import(gateway, tmp_path, 300, 2_000)
+        client = await _Client.selected(gateway)
+        seen: list[float] = []
+        stop = asyncio.Event()
+
+        async def other_task() -> None:
+            while not stop.is_set():
+                seen.append(_metric("agentmail_imap_response_pauses_total"))
+                await asyncio.sleep(0)
+
+        first = _metric("agentmail_imap_response_pauses_total")
+        ticking = asyncio.create_task(other_task())
+        try:
+            response = await client.command(b"FETCH 1:* (FLAGS ENVELOPE BODYSTRUCTURE)")
+        finally:
+            stop.set()
+            await ticking
+        last = _metric("agentmail_imap_response_pauses_total")
+        await client.raw.close()
+    assert len(fetch_items(response)) == 300
+    assert last - first >= 300 // 64
+    assert {first + n for n in range(1, int(last - first) + 1)} <= set(seen)
