@@ -32,7 +32,6 @@ __all__ = [
     "FOOTER_MARK",
     "AttachmentPart",
     "permission_footer",
-    "render_header",
     "render_html",
     "render_mail",
 ]
@@ -139,15 +138,6 @@ def render_mail(
         if sub is not msg:
             del sub["MIME-Version"]  # RFC 2045 §4: the top level carries it
     return msg.as_bytes()
-
-
-def render_header(
-    mail: Mail, alias: str | None, domain: str, *, references: Sequence[str] = ()
-) -> bytes:
-    """The header fields of `render_mail`'s rendering that describe the mail (all but
-    the Content-* fields of its body), ending with the empty line: what IMAP's
-    ENVELOPE reads, without rendering the body (Markdown, HTML, attachments)."""
-    return _with_headers(mail, alias, domain, references).as_bytes()
 
 
 def _with_headers(
