@@ -19,6 +19,7 @@ from pathlib import Path
 import httpx
 from _children import ROOT, VENV_BIN
 from _imap_clients import Server
+from _wrk import ServerCpu, pg_backend_pids
 
 from tests.support.dovecot import Dovecot
 from tests.support.real_world_corpus import Generated
@@ -160,3 +161,35 @@ async def during(
 class Timed:
     seconds: float
     cpu: float  # of the server, over the same span
+
+
+def _tree_run_time(pid: int) -> float | None:
+    """Seconds on a CPU of the live threads of a process and its descendants, to the
+    nanosecond (`/proc/<pid>/task/<tid>/schedstat`): /proc's `stat` counts 10 ms ticks,
+    as long as a whole listing."""
+    total, pending, seen = 0, [pid], False
+    while pending:
+        current = pending.pop()
+        try:
+            for task in Path(f"/proc/{current}/task").iterdir():
+                total += int((task / "schedstat").read_text().split()[0])
+                pending.extend(int(c) for c in (task / "children").read_text().split())
+            seen = True
+        except (OSError, ValueError, IndexError):
+            continue
+    return total / 1e9 if seen else None
+
+
+class RunTime:
+    """`ServerCpu`'s processes (the server's tree; a gateway's PostgreSQL backends too),
+    their CPU read to the nanosecond: for spans shorter than a tick. Processes that ended
+    meanwhile are not counted (the connections stay open while a FETCH is timed)."""
+
+    def __init__(self, cpu: ServerCpu) -> None:
+        self.cpu = cpu
+
+    async def sample(self) -> dict[int, float]:
+        pids = [self.cpu.pid]
+        if self.cpu.database_url:
+            pids += await pg_backend_pids(self.cpu.database_url)
+        return {pid: _tree_run_time(pid) or 0.0 for pid in pids}

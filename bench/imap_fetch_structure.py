@@ -38,6 +38,7 @@ from _imap_fill import PASSWORD, READER, agent_client, gateway_run, send_one, se
 from _load import percentile
 from _structure_clients import (
     RawClient,
+    RunTime,
     Timed,
     during,
     fetch_loop,
@@ -65,7 +66,7 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:9.1f}"
 
 
-async def timed(client: RawClient, cpu: ServerCpu, command: str, expected: int) -> Timed:
+async def timed(client: RawClient, cpu: RunTime, command: str, expected: int) -> Timed:
     before = await cpu.sample()
     seconds, response = await client.timed(command)
     spent = ServerCpu.spent(before, await cpu.sample())
@@ -75,7 +76,7 @@ async def timed(client: RawClient, cpu: ServerCpu, command: str, expected: int) 
 
 
 async def fetches(
-    clients: dict[str, RawClient], cpus: dict[str, ServerCpu], args: argparse.Namespace
+    clients: dict[str, RawClient], cpus: dict[str, RunTime], args: argparse.Namespace
 ) -> dict[tuple[str, str], list[Timed]]:
     """Per (server, command): the first run, then `--rounds` runs, servers alternating."""
     runs: dict[tuple[str, str], list[Timed]] = {}
@@ -198,7 +199,8 @@ async def main(args: argparse.Namespace) -> int:
             master = int((dovecot.root / "run" / "master.pid").read_text())
             cpus = {"gateway": ServerCpu(run.child, run.database_url), "Dovecot": ServerCpu(master)}
             clients = {"gateway": await RawClient.open(gw), "Dovecot": await RawClient.open(dove)}
-            runs = await fetches(clients, cpus, args)
+            run_times = {name: RunTime(cpu) for name, cpu in cpus.items()}
+            runs = await fetches(clients, run_times, args)
             _, sizes = await clients["gateway"].timed("FETCH 1:* (RFC822.SIZE)")
             if sum(int(n) for n in re.findall(rb"RFC822\.SIZE (\d+)", sizes)) != size:
                 raise RuntimeError("the gateway serves other bytes than the corpus")

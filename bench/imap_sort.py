@@ -38,7 +38,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from core.mailboxes.uids import INBOX, create_folders
-from core.rendering.batch import header_of
+from core.rendering.sort_rows import header_of
 from core.rendering.render import render_header
 from core.rendering.sort_rows import rendered_fields
 from core.store.models import (

@@ -70,7 +70,7 @@ OPEN_PERMISSION_REQUESTS = Gauge(
 )
 IMAP_MESSAGE_PARSES = Counter(
     "agentmail_imap_message_parses",
-    "MIME parses IMAP made of a message at read time (whole or header only; a message "
+    "MIME parses IMAP made of a message at read time (for its content, not a listing; a message "
     "over the MIME bounds is served without one, docs/imap.md).",
 )
 IMAP_OPAQUE_READS = Counter(

@@ -26,6 +26,7 @@ from core.rendering.batch import (
     load_many,
     render_loaded,
 )
+from core.rendering.stored import RenderInputs
 from core.store.engine import Transaction
 from core.store.raw_messages import originals_within
 from imap_view.backend import Backend
@@ -33,7 +34,7 @@ from imap_view.freshness import Freshness, Stamp
 from imap_view.kept_contents import load_kept
 from imap_view.kept_fetch import KeptMessage
 from imap_view.message_sets import FOLLOWING
-from imap_view.parsed_contents import content_of_bytes, headers_parsed, render_and_parse
+from imap_view.parsed_contents import content_of_bytes, render_and_parse
 
 __all__ = ["Contents"]
 
@@ -87,7 +88,6 @@ class Contents:
         self,
         mail_seqs: Iterable[int],
         *,
-        envelope_only: bool = False,
         bytes_only: bool = False,
         alongside: Transaction[T] | None = None,
         following: Callable[[], Iterable[int]] = tuple,
@@ -95,10 +95,8 @@ class Contents:
         """Make the content of these mails available until the command ends.
 
         What the shared cache holds costs one light query (its keys); only the
-        others are loaded, rendered and parsed. With `envelope_only` (a FETCH of
-        nothing but FLAGS, UID, INTERNALDATE and ENVELOPE) a mail not cached whole
-        gets only its header section, rendered and parsed without its body: the
-        command reads nothing else, and the header-only content is cached apart.
+        others are loaded, rendered and parsed (a listing takes kept summaries instead,
+        `load_kept`).
         With `bytes_only` (a FETCH of whole messages, sizes, flags: mbsync's
         `UID FETCH n (BODY.PEEK[])`) a mail not cached parsed is not parsed: its bytes
         (`bytes_of`) are all the command writes; when the session asked for the mail
@@ -124,8 +122,6 @@ class Contents:
         missing = []
         for seq, key in keys.items():
             cached = backend.contents.get(key)
-            if cached is None and envelope_only:
-                cached = backend.contents.get((_HEADER, *key))
             if cached is None:
                 missing.append(seq)
             else:
@@ -134,17 +130,10 @@ class Contents:
             return extra
         cache = backend.contents
         marks: dict[int, bool | None] = {}
-        if envelope_only:
-            loaded = await backend.store.read(lambda session: load_many(session, missing, marks))
-            headers = await asyncio.to_thread(headers_parsed, loaded, marks, backend.domain)
-            for seq, (content, size) in headers.items():
-                cache.put((_HEADER, *content_key(seq, loaded[seq])), content, size)
-                self._command[seq] = content
-            return extra
         # Evicted parsed but still kept as bytes: parsed again, not read nor rendered.
         kept = {seq: raw for seq in missing if (raw := cache.get_raw(keys[seq])) is not None}
         unrendered = [seq for seq in missing if seq not in kept]
-        loaded = {}
+        loaded: dict[int, bytes | RenderInputs] = {}
         if unrendered and sequential:
             ahead = self._ahead(following)
             loaded, read_ahead = await backend.store.read(
@@ -262,9 +251,6 @@ class Contents:
     def release(self) -> None:
         """The command is done (the process-wide cache keeps what it can)."""
         self._command, self._bytes, self._kept = {}, {}, {}
-
-
-_HEADER = "header only"  # marks a header-only content's cache key
 
 
 def _originals(keys: dict[int, tuple[object, ...]]) -> dict[int, tuple[object, ...]]:

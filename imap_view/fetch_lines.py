@@ -238,11 +238,10 @@ class FetchPlan:
     """A FETCH command's attributes, each with the function that writes it (in order,
     once each: pymap's response keeps one value per attribute)."""
 
-    __slots__ = ["_renders", "attributes", "kept", "loads", "names", "requirement", "whole"]
+    __slots__ = ["_renders", "attributes", "kept", "loads", "requirement", "whole"]
 
     def __init__(self, attributes: Iterable[FetchAttribute]) -> None:
         self.attributes = list(dict.fromkeys(attributes))
-        self.names = frozenset(a.value for a in self.attributes)
         self.requirement = FetchRequirement.reduce(a.requirement for a in self.attributes)
         # Only values read from the content need a load: UID, FLAGS, MODSEQ,
         # INTERNALDATE … are the message's own.

@@ -227,7 +227,8 @@ class KeptMessage:
 
     def header_fields(self, names: frozenset[bytes]) -> bytes | None:
         """`BODY[HEADER.FIELDS (names)]`'s data (upper-case names), or None when a name is
-        not among the kept fields (or the message is opaque): its bytes must be read."""
+        not among the kept fields: the message's bytes must be read. A message over the
+        bounds kept ENVELOPE's fields alone, which are all IMAP serves of its header."""
         if not names <= KEPT_UPPER:
             return None
         asked = (b"FIELDS " + b" ".join(sorted(names)), False)

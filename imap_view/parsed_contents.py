@@ -11,15 +11,15 @@ from __future__ import annotations
 from pymap.mime import MessageContent
 
 from core.metrics import IMAP_MESSAGE_PARSES, IMAP_OPAQUE_READS
-from core.mime.structure import is_opaque, mime_structure
-from core.rendering.batch import render_headers, render_loaded
+from core.mime.structure import mime_structure
+from core.rendering.batch import render_loaded
 from core.rendering.stored import RenderInputs
 from imap_view.backend import Backend
 from imap_view.content_cache import memory_of
 from imap_view.opaque import opaque_content
 from imap_view.parts import content_of
 
-__all__ = ["content_of_bytes", "headers_parsed", "render_and_parse"]
+__all__ = ["content_of_bytes", "render_and_parse"]
 
 
 # The headers pymap parses (lazily, on the content object) for ENVELOPE and BODYSTRUCTURE,
@@ -52,22 +52,6 @@ def _measured(data: bytes, opaque: bool | None) -> tuple[MessageContent, int]:
         for name in _TYPED_HEADERS:
             getattr(part.header.parsed, name)
     return content, memory_of(content)
-
-
-def headers_parsed(
-    loaded: dict[int, bytes | RenderInputs], marks: dict[int, bool | None], domain: str
-) -> dict[int, tuple[MessageContent, int]]:
-    """Only the header section parsed; a message over the bounds made whole without
-    parsing (its header alone would be no cheaper to read)."""
-    out = {}
-    for seq, item in loaded.items():
-        mark = marks.get(seq)
-        if isinstance(item, bytes) and (is_opaque(item) if mark is None else mark):
-            out[seq] = _measured(item, True)
-    rest = {seq: item for seq, item in loaded.items() if seq not in out}
-    for seq, data in render_headers(rest, domain).items():
-        out[seq] = _measured(data, False)
-    return out
 
 
 def render_and_parse(

@@ -181,7 +181,6 @@ class Session(BaseSession[Message]):
                 else:
                     changes = await self._contents.load(
                         seqs,
-                        envelope_only=plan.names <= _ENVELOPE_ONLY,
                         bytes_only=plan.whole,
                         alongside=reader,
                         following=ahead,
@@ -388,7 +387,6 @@ class Session(BaseSession[Message]):
 
 
 # FETCH items that read no more of a message than its header section (RFC 3501 §7.4.2).
-_ENVELOPE_ONLY = frozenset({b"FLAGS", b"UID", b"INTERNALDATE", b"ENVELOPE", b"MODSEQ"})
 _BINARY = frozenset({b"BINARY", b"BINARY.PEEK", b"BINARY.SIZE"})
 _DATE_KEYS = frozenset({b"BEFORE", b"ON", b"SINCE", b"OLDER", b"YOUNGER"})
 

@@ -272,9 +272,11 @@ def opaque_summary(data: bytes) -> Json:
     fields = header_fields(data, 0, scan_end, wanted=ENVELOPE_FIELDS, max_field_lines=FIELD_LINES)
     body = data[body_start:]
     eight_bit = not body.isascii()
+    headers = _Headers(data, fields)
     return {
         "size": len(data),
-        "envelope": _envelope(_Headers(data, fields)),
+        "envelope": _envelope(headers),
+        "fields": headers.kept(),  # ENVELOPE's alone: IMAP serves no others (docs/imap.md)
         "body": {
             "opaque": True,
             "eight_bit": eight_bit,

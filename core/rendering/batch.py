@@ -17,7 +17,7 @@ from typing import TypeVar
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
-from core.rendering.render import render_header, render_mail
+from core.rendering.render import render_mail
 from core.rendering.stored import MAX_REFERENCES, RenderInputs, parts_of
 from core.store.blobs import BlobStore
 from core.store.engine import Transaction
@@ -29,10 +29,8 @@ T = TypeVar("T")
 __all__ = [
     "content_key",
     "content_keys",
-    "header_of",
     "load_many",
     "references_of",
-    "render_headers",
     "render_loaded",
 ]
 
@@ -181,26 +179,4 @@ def render_loaded(
                 references=item.references,
                 attachments=parts_of(blobs, item.attachments),
             )
-    return out
-
-
-def header_of(raw: bytes) -> bytes:
-    """A message's header section with the empty line that ends it (RFC 5322 §2.1)."""
-    crlf, lf = raw.find(b"\r\n\r\n"), raw.find(b"\n\n")
-    if crlf != -1 and (lf == -1 or crlf < lf):
-        return raw[: crlf + 4]
-    if lf != -1:
-        return raw[: lf + 2]
-    return raw + (b"\r\n" if raw.endswith(b"\r\n") else b"\r\n\r\n")
-
-
-def render_headers(loaded: dict[int, bytes | RenderInputs], domain: str) -> dict[int, bytes]:
-    """Sync (run it in a thread): only the header section of each mail, as
-    `render_loaded` would give it (for IMAP's ENVELOPE, without rendering bodies)."""
-    out: dict[int, bytes] = {}
-    for seq, item in loaded.items():
-        if isinstance(item, bytes):
-            out[seq] = header_of(item)
-        else:
-            out[seq] = render_header(item.mail, item.alias, domain, references=item.references)
     return out

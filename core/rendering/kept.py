@@ -25,6 +25,7 @@ from core.rendering.batch import content_key, content_keys, render_loaded
 from core.rendering.stored import RenderInputs
 from core.store.blobs import BlobStore
 from core.store.models import Mail, MessageStructure, RenderedStructure, table_of
+from core.store.port import insert_or_skip
 from core.store.raw_messages import keep_structure
 
 __all__ = ["KeptWrite", "kept_summaries", "key_text", "made_structures", "write_kept"]
@@ -126,8 +127,8 @@ def write_kept(session: Session, writes: Sequence[KeptWrite]) -> None:
         for seq, write in rendered.items()
         if seq in present
     ]
-    if rows:
-        session.connection().execute(_RENDERED.insert(), rows)
+    if rows:  # another process that kept it meanwhile kept the same content's: skipped
+        insert_or_skip(session, _RENDERED).run(session.connection(), rows)
 
 
 def stale_renderings(session: Session, seqs: list[int]) -> list[int]:

@@ -33,7 +33,6 @@ __all__ = [
     "AttachmentPart",
     "header_parties",
     "permission_footer",
-    "render_header",
     "render_html",
     "render_mail",
 ]

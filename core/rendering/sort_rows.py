@@ -31,7 +31,7 @@ from sqlalchemy import LargeBinary, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from core.mailboxes.drafts import draft_dates, is_draft_seq, render_drafts
-from core.rendering.batch import header_of, references_of
+from core.rendering.batch import references_of
 from core.rendering.render import MailParties, header_parties
 from core.store.models import Conversation, Mail, RawMessage
 
@@ -195,3 +195,13 @@ def sort_sources(
     if renderings:
         found.update(_rendered(session, list(renderings), domain))
     return found
+
+
+def header_of(raw: bytes) -> bytes:
+    """A message's header section with the empty line that ends it (RFC 5322 §2.1)."""
+    crlf, lf = raw.find(b"\r\n\r\n"), raw.find(b"\n\n")
+    if crlf != -1 and (lf == -1 or crlf < lf):
+        return raw[: crlf + 4]
+    if lf != -1:
+        return raw[: lf + 2]
+    return raw + (b"\r\n" if raw.endswith(b"\r\n") else b"\r\n\r\n")

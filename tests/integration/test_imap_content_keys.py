@@ -1,6 +1,6 @@
 """IMAP's content cache: the light keys (core/rendering/batch.py `content_keys`) equal
-the keys of the loaded mails (`content_key`), and header-only contents (for ENVELOPE)
-give what the whole messages give."""
+the keys of the loaded mails (`content_key`), and a listing's envelopes (from the kept
+structures) are those the whole messages give."""
 
 from __future__ import annotations
 
@@ -65,9 +65,10 @@ async def test_light_keys_equal_the_keys_of_the_loaded_mails(api: Api) -> None:
     assert light == full
 
 
-async def test_envelopes_from_headers_alone_equal_those_of_whole_messages(api: Api) -> None:
-    """A FETCH of only ENVELOPE (and FLAGS, UID, INTERNALDATE) renders and parses the
-    header section alone; later, with the whole message cached, the same envelopes."""
+async def test_envelopes_of_a_listing_equal_those_of_whole_messages(api: Api) -> None:
+    """A FETCH of only ENVELOPE (and FLAGS, UID, INTERNALDATE) reads kept structures
+    (made for these renderings at that read); later, with the whole message cached,
+    the same envelopes."""
     await api.human("jianf")
     await api.human("bob")
     builder = await api.agent("builder")
