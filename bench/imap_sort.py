@@ -38,9 +38,8 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from core.mailboxes.uids import INBOX, create_folders
-from core.rendering.sort_rows import header_of
 from core.rendering.render import render_header
-from core.rendering.sort_rows import rendered_fields
+from core.rendering.sort_rows import header_of, rendered_fields
 from core.store.models import (
     Conversation,
     Delivery,
