@@ -205,8 +205,8 @@ async def compare(run: GatewayRun, user: str, what: str, rounds: int) -> bool:
             if answers["gw"] != answers["dove"]:
                 same = False
                 console.print(f"  [red]{line.decode()}: the answers differ[/]")
-            gw, dove = (statistics.median(times[n]) * 1000 for n in ("gw", "dove"))
-            console.print(f"  {line.decode()[:34]:34} {gw:9.1f} {dove:9.1f}")
+            gw_ms, dovecot_ms = (statistics.median(times[n]) * 1000 for n in ("gw", "dove"))
+            console.print(f"  {line.decode()[:34]:34} {gw_ms:9.1f} {dovecot_ms:9.1f}")
         await ours.close()
         await theirs.close()
         return same
