@@ -99,6 +99,10 @@ SPECIFIC: dict[tuple[str, str], set[int]] = {
     ("DELETE", "/agent/workspaces/{name}"): {409},  # open conversations, the last one
     ("POST", "/attachments"): {415},
     ("POST", "/me/attachments"): {415},
+    ("GET", "/mail/inbox"): {404},  # a `folder_id` that is none of the caller's
+    ("GET", "/me/mail/inbox"): {404},
+    ("POST", "/me/folders"): {409},  # a name in use, or the gateway's own
+    ("PATCH", "/me/folders/{folder_id}"): {409},
 }
 
 SECURITY_SCHEMES = {
