@@ -19,6 +19,7 @@ from core.identity.security import (
     remembered_password_key,
 )
 from core.principal import Principal
+from core.store.credentials import CredentialCache
 from core.store.engine import Store
 from core.store.models import Agent, User
 from core.store.port import backend_of
@@ -118,13 +119,12 @@ async def check_user_password(store: Store, name: str, password: str) -> Princip
     if row is not None and remembered is not None and remembered == row.password_hash:
         return _password_principal(row)
     ok = (
-        await _verified_once(remember_as, password, row.password_hash)
+        await _verified_once(cache, remember_as, password, row.password_hash)
         if row is not None
         else await check_password(password, None)
     )
     if row is None or not ok:
         raise AuthenticationFailed("wrong user name or password")
-    cache.put(remember_as, row.password_hash, cache.generation)
     return _password_principal(row)
 
 
@@ -142,22 +142,37 @@ def _password_principal(row: Any) -> Principal:
 _verifying: dict[str, asyncio.Future[bool]] = {}
 
 
-async def _verified_once(remember_as: str, password: str, hashed: str) -> bool:
+async def _verified_once(
+    cache: CredentialCache, remember_as: str, password: str, hashed: str
+) -> bool:
     """bcrypt once for the same pair however many logins ask at the same moment.
 
     A mail client opens its SMTP and IMAP sessions together, and the cache above is
     empty until the first check ends: without this each of them paid bcrypt in full
     (50 replies by mail on three replicas at once cost ~12 s of CPU). The same input
     gives the same answer, so the waiters learn nothing a check of their own would
-    not tell them; each attempt still counts in the login throttle (its caller).
+    not tell them; each attempt still counts in the login throttle (its caller). A pair
+    that passed is remembered before the check is done: a login that comes after it
+    ends finds it remembered (remembering after, in the first waiter, left a moment in
+    which a third login found neither and paid bcrypt again).
     """
     key = f"{remember_as}:{hashed}"
     check = _verifying.get(key)
     if check is None:
-        check = asyncio.ensure_future(check_password(password, hashed))
+        check = asyncio.ensure_future(_check_and_remember(cache, remember_as, password, hashed))
         _verifying[key] = check
         check.add_done_callback(lambda _: _verifying.pop(key, None))
     return await asyncio.shield(check)  # a waiter that gives up ends no other's check
+
+
+async def _check_and_remember(
+    cache: CredentialCache, remember_as: str, password: str, hashed: str
+) -> bool:
+    generation = cache.generation  # not remembered if the cache is dropped meanwhile
+    ok = await check_password(password, hashed)
+    if ok:
+        cache.put(remember_as, hashed, generation)
+    return ok
 
 
 _USER_LOGIN = select(User.name, User.is_admin, User.password_hash).where(

@@ -105,6 +105,7 @@ async def test_the_events_lock_waits_for_the_rows(stores: tuple[Store, Store]) -
             " WHERE datname = current_database() AND wait_event_type = 'Lock'"
         )
         for _ in range(200):
+            await watcher.rollback()  # pg_stat_activity is read once a transaction
             if (await watcher.execute(waiting)).scalar():
                 break
             await asyncio.sleep(0.05)
