@@ -11,6 +11,7 @@ gateway's views (`Needs decision`, a conversation's folder) take no message.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Sequence
 from email.parser import BytesHeaderParser
@@ -72,8 +73,9 @@ async def _appended_uids(
         )
     uids: list[int | None] = [None] * len(messages)
     if folder_key == SENT:  # the copy of a mail sent through the gateway is that mail
-        for at, message in enumerate(messages):
-            if (message_id := message_id_of(message.literal)) is not None:
+        for at, message in enumerate(messages):  # a header read in a thread: up to 25 MB
+            message_id = await asyncio.to_thread(message_id_of, message.literal)
+            if message_id is not None:
                 uids[at] = await sent_uid(backend.store, owner, message_id)
     filed = [at for at, uid in enumerate(uids) if uid is None]
     if filed:

@@ -60,11 +60,8 @@ class _Base64(MessageDecoder):
         usable = _NOT_BASE64.sub(b"", data.split(b"=", 1)[0])  # `=` pads the end
         if len(usable) % 4 == 1:  # a lone sextet holds no whole octet
             usable = usable[:-1]
-        usable += b"=" * (-len(usable) % 4)
-        try:
-            return Writeable.wrap(binascii.a2b_base64(usable))
-        except binascii.Error:  # pragma: no cover - the alphabet and length are fixed above
-            return Writeable.wrap(b"")
+        usable += b"=" * (-len(usable) % 4)  # the alphabet and length are valid now
+        return Writeable.wrap(binascii.a2b_base64(usable))
 
 
 class _AsItIs(MessageDecoder):

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 from core.errors import Forbidden, NotFound
 from core.mail.reading import Status, delivery_of, delivery_status
 from core.mailboxes.own_folders import folder_key_of
-from core.mailboxes.personal import personal_folders
+from core.mailboxes.personal import personal_folder
 from core.mailboxes.placement import change_placement
 from core.mailboxes.uids import touch
 from core.principal import Principal
@@ -70,7 +70,7 @@ async def file_in_folder(
     key = folder_key_of(folder_id)
 
     def run(session: Session) -> Status:
-        if key not in {f.key for f in personal_folders(session, principal.name)}:
+        if personal_folder(session, principal.name, key) is None:
             raise NotFound(f"no folder {folder_id}")
         mail = session.scalar(select(Mail).where(Mail.id == mail_id))
         delivery = delivery_of(session, principal, mail) if mail is not None else None

@@ -13,7 +13,7 @@ from core.mail.addressed import AgentWorkspaces, addressed_workspace, agent_work
 from core.mail.attachments import attachments_of
 from core.mailboxes.keywords import keywords_of
 from core.mailboxes.own_folders import folder_key_of, public_id
-from core.mailboxes.personal import personal_folders
+from core.mailboxes.personal import personal_folder
 from core.mailboxes.uids import touch
 from core.principal import Principal
 from core.store.engine import Store, wake_after_commit
@@ -194,9 +194,7 @@ async def inbox(
     def run(
         session: Session,
     ) -> tuple[int, list[Any], Attached, dict[int, list[str]], AgentWorkspaces]:
-        if folder is not None and folder not in {
-            f.key for f in personal_folders(session, principal.name)
-        }:
+        if folder is not None and personal_folder(session, principal.name, folder) is None:
             raise NotFound(f"no folder {folder_id}")
         total = session.scalar(count_query)
         rows = session.execute(page).all()

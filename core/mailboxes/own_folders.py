@@ -17,6 +17,7 @@ from core.mailboxes.personal import (
     PersonalFolder,
     create_folder,
     delete_folder,
+    personal_folder,
     personal_folders,
     rename_folder,
 )
@@ -51,11 +52,10 @@ def _human(principal: Principal) -> str:
 
 
 def _find(session: Session, owner: str, folder_id: str) -> PersonalFolder:
-    key = folder_key_of(folder_id)
-    for folder in personal_folders(session, owner):
-        if folder.key == key:
-            return folder
-    raise NotFound(f"no folder {folder_id}")
+    folder = personal_folder(session, owner, folder_key_of(folder_id))
+    if folder is None:
+        raise NotFound(f"no folder {folder_id}")
+    return folder
 
 
 def _views(session: Session, owner: str, folders: list[PersonalFolder]) -> list[FolderView]:

@@ -43,6 +43,7 @@ __all__ = [
     "create_folder",
     "delete_folder",
     "is_personal",
+    "personal_folder",
     "personal_folders",
     "rename_folder",
     "set_subscribed",
@@ -73,6 +74,16 @@ def personal_folders(session: Session, owner: str) -> list[PersonalFolder]:
         .order_by(ImapFolder.name)
     ).all()
     return [PersonalFolder(int(row.id), row.key, row.name) for row in rows]
+
+
+def personal_folder(session: Session, owner: str, key: str) -> PersonalFolder | None:
+    """The owner's own folder with this key, if there is one."""
+    row = session.execute(
+        select(ImapFolder.id, ImapFolder.key, ImapFolder.name).where(
+            ImapFolder.owner == owner, ImapFolder.key == key, ImapFolder.name.is_not(None)
+        )
+    ).first()
+    return None if row is None else PersonalFolder(int(row.id), row.key, row.name)
 
 
 def _by_name(session: Session, owner: str, name: str) -> PersonalFolder:

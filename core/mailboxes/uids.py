@@ -156,15 +156,7 @@ def refile_mails(
         else:
             taken = _take_uids(session, owner, target, len(mail_seqs))
     assert taken is not None
-    uids = list(range(taken.first_uid, taken.first_uid + len(mail_seqs)))
-    _INSERT_UIDS.run(
-        session.connection(),
-        [
-            {"folder_id": taken.folder_id, "uid": uid, "mail_seq": seq, "modseq": taken.modseq}
-            for uid, seq in zip(uids, mail_seqs, strict=True)
-        ],
-    )
-    return uids
+    return list(_file_taken(session, taken, mail_seqs).values())
 
 
 def renumber_mails(
@@ -186,8 +178,12 @@ def renumber_mails(
     if not kept:
         return {}
     unfile_mails(session, owner, key, kept)
-    taken = _take_uids(session, owner, key, len(kept))
-    new = {seq: taken.first_uid + at for at, seq in enumerate(kept)}
+    return _file_taken(session, _take_uids(session, owner, key, len(kept)), kept)
+
+
+def _file_taken(session: Session, taken: Taken, mail_seqs: Sequence[int]) -> dict[int, int]:
+    """The mails under the block of UIDs taken for them, in order: {mail seq: UID}."""
+    new = {seq: taken.first_uid + at for at, seq in enumerate(mail_seqs)}
     _INSERT_UIDS.run(
         session.connection(),
         [
