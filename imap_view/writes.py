@@ -22,7 +22,6 @@ Every other write is `NO` with the reason.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TypeVar
 
 from pymap.exceptions import NotAllowedError
@@ -34,7 +33,13 @@ from core.errors import DomainError
 from core.mailboxes.drafts import delete_drafts, is_draft_seq
 from core.mailboxes.keywords import KeywordLimits
 from core.mailboxes.personal import is_personal
-from core.mailboxes.placement import KEEP, change_placement, hide_in_trash, set_flags, unmark
+from core.mailboxes.placement import (
+    change_placement,
+    hide_in_trash,
+    placement_in,
+    set_flags,
+    unmark,
+)
 from core.mailboxes.uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH, renumber_mails
 from core.mailboxes.unchanged_since import changed_after
 from core.store.engine import Store
@@ -55,27 +60,6 @@ KEPT_FLAGS = {
 
 # The state a mail takes when it is put into one of these folders (and into an own one:
 # `entering`).
-@dataclass(frozen=True, slots=True)
-class Entering:
-    archived: bool | None = None
-    deleted: bool | None = None
-    folder: str | None = KEEP
-
-
-ENTERING = {
-    INBOX: Entering(archived=False, deleted=False),
-    ARCHIVE: Entering(archived=True, deleted=False),
-    TRASH: Entering(deleted=True),
-}
-
-
-def entering(key: str) -> Entering | None:
-    """The placement a mail takes in folder `key`, or None where mail is not put."""
-    if is_personal(key):
-        return Entering(archived=True, deleted=False, folder=key)
-    return ENTERING.get(key)
-
-
 STAYING = {
     SENT: "Sent keeps every mail you sent",
     DECISION: "Needs decision keeps the open permission requests until they are decided",
@@ -221,7 +205,7 @@ async def transfer(
                 raise NotAllowedError("no draft was deleted: they were gone already")
             return {}
         raise NotAllowedError(f"drafts are not mail: {verb} to Trash deletes one, nothing else")
-    state = entering(target)
+    state = placement_in(target)
     if move and target == source and state is not None:
         return await _renumber(store, owner, source, messages)
     if state is None or target == source:
@@ -229,7 +213,7 @@ async def transfer(
             f"{verb} puts mail into INBOX, Archive, Trash or a folder of your own only, "
             "from another folder: the other folders are views of the store"
         )
-    if move and entering(source) is None:
+    if move and placement_in(source) is None:
         raise NotAllowedError(f"nothing can be moved out: {_staying(source)}")
     seqs = [message.mail_seq for message in messages]
     moved = await store.write(

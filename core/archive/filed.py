@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
@@ -39,7 +39,8 @@ from core.mail.conversation_rows import insert_conversation
 from core.mail.conversations import add_participants, lock_creation
 from core.mail.imported import FILED
 from core.mailboxes.keywords import KeywordLimits, change_keywords
-from core.mailboxes.uids import ARCHIVE, INBOX, SENT, TRASH, file_mail
+from core.mailboxes.placement import FILED_IN_SENT, Placement, placement_in
+from core.mailboxes.uids import SENT, file_mail
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 from core.store.models import (
@@ -57,13 +58,6 @@ from core.store.raw_messages import Original, keep_original
 
 __all__ = ["FiledFlags", "Filing", "file_messages", "filed_conversation_key"]
 
-_PLACES: Final = {  # folder key: (archived, deleted, folder)
-    INBOX: (False, False, None),
-    ARCHIVE: (True, False, None),
-    TRASH: (False, True, None),
-    SENT: (True, False, SENT),
-}
-
 
 @dataclass(frozen=True, slots=True)
 class FiledFlags:
@@ -77,14 +71,15 @@ class FiledFlags:
     keywords: tuple[str, ...] = field(default_factory=tuple)
 
 
+def _placement(folder_key: str) -> Placement:
+    placement = FILED_IN_SENT if folder_key == SENT else placement_in(folder_key)
+    if placement is None:
+        raise NotFound(f"mail is not filed in {folder_key}")
+    return placement
+
+
 def filed_conversation_key(owner: str) -> str:
     return f"filed:{owner}"
-
-
-def placement_of(folder_key: str) -> tuple[bool, bool, str | None]:
-    """(archived, deleted, folder) of a mail filed in that folder; a personal folder's
-    key (core/mailboxes/personal.py) files it there."""
-    return _PLACES.get(folder_key, (True, False, folder_key))
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,7 +221,7 @@ def _mail_row(
 
 
 def _delivery_row(owner: str, seq: int, folder_key: str, filing: Filing) -> dict[str, Any]:
-    archived, deleted, folder = placement_of(folder_key)
+    archived, deleted, folder = _placement(folder_key).of_new()
     flags = filing.flags
     return {
         "mail_seq": seq,

@@ -16,21 +16,26 @@ The mail keeps its conversation's folder whatever happens (ARCHITECTURE.md:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Final
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from core.mailboxes.keywords import KeywordLimits, change_keywords
-from core.mailboxes.uids import ARCHIVE, INBOX, TRASH, refile_mails, touch, unfile_mails
+from core.mailboxes.personal import is_personal
+from core.mailboxes.uids import ARCHIVE, INBOX, SENT, TRASH, refile_mails, touch, unfile_mails
 from core.store.models import Delivery
 
 __all__ = [
+    "FILED_IN_SENT",
     "FLAG_COLUMNS",
     "KEEP",
+    "Placement",
     "change_placement",
     "folder_of",
     "hide_in_trash",
+    "placement_in",
     "set_flags",
     "unmark",
 ]
@@ -47,6 +52,38 @@ FLAG_COLUMNS = {
 
 # `change_placement(folder=KEEP)`: the personal folder stays what it was.
 KEEP: Final = "\x00keep"
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """What putting a mail into a folder sets of its delivery: None (and `KEEP` for
+    the folder) leaves that part as it was, so a mail put in Trash remembers where
+    it came from."""
+
+    archived: bool | None = None
+    deleted: bool | None = None
+    folder: str | None = KEEP
+
+    def of_new(self) -> tuple[bool, bool, str | None]:
+        """(archived, deleted, folder) of a delivery made in that folder."""
+        return bool(self.archived), bool(self.deleted), None if self.folder == KEEP else self.folder
+
+
+_PUT_IN: Final = {
+    INBOX: Placement(archived=False, deleted=False),
+    ARCHIVE: Placement(archived=True, deleted=False),
+    TRASH: Placement(deleted=True),
+}
+# A copy a mail client keeps in Sent (an APPEND there): the person's alone, filed.
+FILED_IN_SENT: Final = Placement(archived=True, deleted=False, folder=SENT)
+
+
+def placement_in(key: str) -> Placement | None:
+    """The placement a mail takes in folder `key`: INBOX, Archive, Trash or a folder
+    of the person's own; None for the folders mail is not put in."""
+    if is_personal(key):
+        return Placement(archived=True, deleted=False, folder=key)
+    return _PUT_IN.get(key)
 
 
 def folder_of(*, archived: bool, deleted: bool, folder: str | None = None) -> str:
