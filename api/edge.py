@@ -7,7 +7,8 @@ each per request and per message sent, SSE events included):
 2. the request guard: the URL, the body's size and text (`api/limits.py`);
 3. the send metrics: a 2xx on a send route is a mail accepted (`api/metrics.py`);
 4. the security headers, added to every response this layer or the app starts
-   (`api/headers.py`), refusals of steps 1 and 2 included.
+   (`api/headers.py`), refusals of steps 1 and 2 included;
+5. gzip for a whole JSON answer to a GET (`api/compression.py`).
 
 Pure ASGI: it wraps `send` to add headers and never buffers a response, so SSE
 streams keep streaming. Errors the app does not handle are answered by Starlette's
@@ -20,6 +21,7 @@ import time
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from api.compression import compresses, gzipping
 from api.csrf import UNSAFE_METHODS, cross_site, refuse_cross_site
 from api.headers import RAW_NO_STORE, RAW_SECURITY_HEADERS, with_defaults
 from api.limits import BODYLESS, guarded_body
@@ -87,7 +89,8 @@ class Edge:
         if body is None:
             return
         if method != "POST" or not SEND_ROUTES.match(path):
-            await self.app(scope, body, send_with_headers)
+            sending = gzipping(send_with_headers) if compresses(scope) else send_with_headers
+            await self.app(scope, body, sending)
             return
         started = time.perf_counter()
 

@@ -6,14 +6,18 @@ handler rather than in a catch-all route: a catch-all would turn a POST to an
 unknown API path into `405` and shadow the router's own `405`s.
 
 Assets under `/assets/` have content hashes in their names and are cached for
-a year; `index.html` is revalidated on every load. Without a build, `/` says
+a year, and are served from the build's brotli or gzip copy when the client accepts
+one (api/compression.py); `index.html` is revalidated on every load. Without a build, `/` says
 how to make one and the API works as before.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
+import stat
 from collections.abc import Awaitable, Callable
+from mimetypes import guess_type
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +27,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
+
+from api.compression import accepted_codings, precompressed
 
 API_PATH = "/api/"
 ASSETS = "/assets"
@@ -56,8 +62,25 @@ class _Assets(StaticFiles):
     async def get_response(self, path: str, scope: Scope) -> Response:
         response = await super().get_response(path, scope)
         if response.status_code == 200:
+            response = await self._compressed(path, scope) or response
             response.headers["Cache-Control"] = IMMUTABLE
+            response.headers["Vary"] = "Accept-Encoding"
         return response
+
+    async def _compressed(self, path: str, scope: Scope) -> Response | None:
+        """The build's compressed copy of the file (`<name>.br`, `<name>.gz`) this
+        client accepts, with the file's own type; None when there is none."""
+        for coding, suffix in precompressed(accepted_codings(scope)):
+            full_path, found = await asyncio.to_thread(self.lookup_path, path + suffix)
+            if found is None or not stat.S_ISREG(found.st_mode):
+                continue
+            response = self.file_response(full_path, found, scope)
+            if response.status_code == 200:
+                response.media_type = guess_type(path)[0] or "application/octet-stream"
+                response.headers["Content-Type"] = response.media_type
+                response.headers["Content-Encoding"] = coding
+            return response
+        return None
 
 
 def _file_in(dist: Path, url_path: str) -> Path | None:

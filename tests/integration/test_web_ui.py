@@ -5,6 +5,7 @@ A tiny fake build stands in for `web/dist`, so the test needs no Node.js.
 
 from __future__ import annotations
 
+import gzip
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -20,6 +21,8 @@ INDEX = (
     "</script>"
 )
 SCRIPT = "console.log('agentmail')"
+GZIPPED = gzip.compress(SCRIPT.encode(), mtime=0)
+BROTLI = b"\x8b brotli stand-in"  # served as it is: the test only reads it back raw
 
 
 @pytest.fixture
@@ -28,6 +31,8 @@ def fake_dist(tmp_path: Path) -> Path:
     (dist / "assets").mkdir(parents=True)
     (dist / "index.html").write_text(INDEX)
     (dist / "assets" / "app-1a2b.js").write_text(SCRIPT)
+    (dist / "assets" / "app-1a2b.js.gz").write_bytes(GZIPPED)
+    (dist / "assets" / "app-1a2b.js.br").write_bytes(BROTLI)
     (dist / "favicon.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
     (tmp_path / "secret.txt").write_text("not for the web")
     return dist
@@ -86,6 +91,36 @@ async def test_build_files_are_served_and_assets_cached_long(built: httpx.AsyncC
     assert favicon.text.startswith("<svg")
     for path in ("/../secret.txt", "/%2e%2e/secret.txt", "/assets/../../secret.txt"):
         assert "not for the web" not in (await built.get(path)).text, path
+
+
+async def _raw(client: httpx.AsyncClient, path: str, encoding: str) -> tuple[httpx.Response, bytes]:
+    async with client.stream("GET", path, headers={"Accept-Encoding": encoding}) as response:
+        return response, b"".join([chunk async for chunk in response.aiter_raw()])
+
+
+async def test_assets_are_served_from_the_compressed_copy_the_client_accepts(
+    built: httpx.AsyncClient,
+) -> None:
+    for encoding, coding, body in (
+        ("gzip, deflate, br, zstd", "br", BROTLI),
+        ("gzip", "gzip", GZIPPED),
+        ("br;q=0, gzip;q=0.5", "gzip", GZIPPED),
+        ("identity", None, SCRIPT.encode()),
+        ("br;q=0", None, SCRIPT.encode()),
+    ):
+        response, raw = await _raw(built, "/assets/app-1a2b.js", encoding)
+        assert response.status_code == 200, encoding
+        assert response.headers.get("content-encoding") == coding, encoding
+        assert raw == body, encoding
+        assert int(response.headers["content-length"]) == len(body)
+        assert "javascript" in response.headers["content-type"], encoding
+        assert response.headers["vary"] == "Accept-Encoding"
+        assert response.headers["cache-control"] == "public, max-age=31536000, immutable"
+    etag = (await _raw(built, "/assets/app-1a2b.js", "br"))[0].headers["etag"]
+    again = await built.get(
+        "/assets/app-1a2b.js", headers={"Accept-Encoding": "br", "If-None-Match": etag}
+    )
+    assert again.status_code == 304
 
 
 async def test_the_api_is_untouched(built: httpx.AsyncClient) -> None:
