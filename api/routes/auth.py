@@ -31,6 +31,17 @@ class UserOut(BaseModel):
     user: UserView
 
 
+class MeLimits(BaseModel):
+    """The gateway's limits a client checks before it asks (an upload refused after
+    25 MiB of it were sent wastes the person's time)."""
+
+    max_attachment_bytes: int = Field(description="Largest attachment upload (413 beyond).")
+
+
+class MeOut(UserOut):
+    limits: MeLimits
+
+
 @router.post("/auth/login")
 async def login(
     body: LoginBody,
@@ -72,6 +83,7 @@ async def logout(
 
 
 @router.get("/me")
-async def whoami(human: Human, store: StoreDep, settings: SettingsDep) -> UserOut:
+async def whoami(human: Human, store: StoreDep, settings: SettingsDep) -> MeOut:
     user = await accounts.get_user(store, human.name)
-    return UserOut(user=accounts.user_view(user, settings.domain))
+    limits = MeLimits(max_attachment_bytes=settings.max_attachment_bytes)
+    return MeOut(user=accounts.user_view(user, settings.domain), limits=limits)

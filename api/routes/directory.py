@@ -38,10 +38,17 @@ def directory_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
         store: StoreDep,
         settings: SettingsDep,
         address: Annotated[str, Query(max_length=1200, description="Native or email form.")],
+        reply_to: Annotated[
+            str | None,
+            Query(max_length=64, description="The mail_id the mail would answer, as on send."),
+        ] = None,
     ) -> AddressCheck:
-        """Whether a mail to `address` would be delivered now, and if not the error a
-        send (or SMTP `RCPT TO`) would give: always 200, the verdict is in the body."""
-        return await check_address(store, settings.domain, caller, address, limits=settings.limits)
+        """Whether a mail to `address` would be delivered now and which conversation it
+        would join (`reaches`), and if not the error a send (or SMTP `RCPT TO`) would
+        give: always 200, the verdict is in the body."""
+        return await check_address(
+            store, settings.domain, caller, address, limits=settings.limits, reply_to=reply_to
+        )
 
     @router.get("/contacts")
     async def list_contacts(

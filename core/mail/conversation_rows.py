@@ -103,7 +103,8 @@ _BY_FORMER_ALIAS_UNLOCKED = _AS_PARTICIPANT.join(
     _FORMER, (_FORMER.c.session_id == _SESSIONS.c.id) & (_FORMER.c.alias == bindparam("alias"))
 )
 _BY_FORMER_ALIAS = _BY_FORMER_ALIAS_UNLOCKED.with_for_update(of=_SESSIONS)
-_BY_ID = _AS_PARTICIPANT.where(_SESSIONS.c.id == bindparam("id")).with_for_update(of=_SESSIONS)
+_BY_ID_UNLOCKED = _AS_PARTICIPANT.where(_SESSIONS.c.id == bindparam("id"))
+_BY_ID = _BY_ID_UNLOCKED.with_for_update(of=_SESSIONS)
 _BY_DEFAULT_KEY_QUERY = select(*_READ).where(_SESSIONS.c.default_key == bindparam("key"))
 _BY_DEFAULT_KEY_UNLOCKED = Prepared(_BY_DEFAULT_KEY_QUERY)
 _BY_DEFAULT_KEY = Prepared(_BY_DEFAULT_KEY_QUERY.with_for_update())
@@ -150,10 +151,14 @@ def by_alias(session: Session, alias: str, sender: str, *, lock: bool = True) ->
     return found
 
 
-def joined_locked(session: Session, conv_id: str, member: str) -> ConversationRow | None:
-    """The conversation, locked, if `member` takes part in it; None otherwise."""
+def joined_locked(
+    session: Session, conv_id: str, member: str, *, lock: bool = True
+) -> ConversationRow | None:
+    """The conversation, locked (unless `lock` is False: a preview), if `member` takes
+    part in it; None otherwise."""
     params = {"id": conv_id, "member": member}
-    return _row(session.connection().execute(_BY_ID, params).first())
+    query = _BY_ID if lock else _BY_ID_UNLOCKED
+    return _row(session.connection().execute(query, params).first())
 
 
 def by_default_key(session: Session, key: str, *, lock: bool = True) -> ConversationRow | None:

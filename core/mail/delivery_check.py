@@ -5,12 +5,17 @@
 only a participant of the conversation passes, the new-conversation rate limit
 and the round budget) and raises the same domain errors, without writing
 anything. `send_mail` still decides for real when the mail is stored: this is a
-preview, so a refusal reaches the client early.
+preview, so a refusal reaches the client early. `check_address` answers the same
+for a client before it sends, and says which conversation the mail would join
+(a new one, the default one, `.alias`'s, the replied mail's), so a person sees
+where a mail goes before it goes there.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, cast
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -18,7 +23,13 @@ from sqlalchemy.orm import Session
 from core.address import Address, parse_address, parse_email
 from core.errors import BudgetExhausted, DomainError, NotFound
 from core.identity.endpoints import Endpoint, resolve_endpoint, sender_endpoint
-from core.mail.conversation_rows import ConversationRow, by_alias, by_default_key
+from core.mail.conversation_rows import (
+    ConversationRow,
+    by_alias,
+    by_default_key,
+    joined_locked,
+)
+from core.mail.conversation_views import budget_remaining
 from core.mail.conversations import default_key
 from core.mail.imported import FILED
 from core.mail.reading import visible_mail
@@ -27,18 +38,36 @@ from core.principal import Principal
 from core.settings import Limits
 from core.store.engine import Store
 from core.store.models import Mail
-from core.views import AddressCheck, ErrorView
+from core.views import AddressCheck, AddressReach, ErrorView, ReachedConversation
+
+Status = Literal["active", "waiting", "completed"]
 
 
-def _conversation_for(
-    session: Session, address: Address, sender: Endpoint, target: Endpoint
-) -> ConversationRow | None:
-    """The existing conversation the address leads to; None when one would be created."""
+@dataclass(frozen=True, slots=True)
+class _Route:
+    """Which rule of the send's routing (core/mail/routing.py) the address meets, and
+    the existing conversation it leads to (None: the send would create one)."""
+
+    by: Literal["new", "default", "alias", "reply"]
+    conversation: ConversationRow | None
+
+
+def _route(
+    session: Session, address: Address, sender: Endpoint, target: Endpoint, parent: Mail | None
+) -> _Route:
+    """`choose_conversation`'s order, read without locks: `.alias`, `.new`, the
+    replied mail's conversation, the default conversation of the two endpoints."""
     if address.alias is not None:
-        return by_alias(session, address.alias, sender.name, lock=False)
+        return _Route("alias", by_alias(session, address.alias, sender.name, lock=False))
     if address.is_new:
-        return None
-    return by_default_key(session, default_key(sender.pair, target.pair), lock=False)
+        return _Route("new", None)
+    if parent is not None:
+        conv = joined_locked(session, parent.session_id, sender.name, lock=False)
+        if conv is None:
+            raise NotFound(f"no mail {parent.id}")
+        return _Route("reply", conv)
+    key = default_key(sender.pair, target.pair)
+    return _Route("default", by_default_key(session, key, lock=False))
 
 
 async def check_recipient(
@@ -58,9 +87,10 @@ async def check_recipient(
     conversations) or BudgetExhausted (an agent's rounds are used up).
     """
     address = parse_email(text, domain)
-    return await store.read(
-        lambda session: _check(session, principal, address, from_workspace, limits)
+    target, _ = await store.read(
+        lambda session: _check(session, principal, address, from_workspace, None, limits)
     )
+    return target
 
 
 def _check(
@@ -68,16 +98,19 @@ def _check(
     principal: Principal,
     address: Address,
     from_workspace: str | None,
+    reply_to: str | None,
     limits: Limits,
-) -> Endpoint:
-    """The endpoint `address` reaches if `principal` may send to it now; else the error."""
+) -> tuple[Endpoint, _Route]:
+    """The endpoint `address` reaches and how, if `principal` may send to it now (as
+    a reply to `reply_to`, when given); else the error."""
     target = resolve_endpoint(session, address)
-    sender = sender_endpoint(session, principal, from_workspace, None)
-    conv = _conversation_for(session, address, sender, target)
+    parent = visible_mail(session, principal, reply_to) if reply_to is not None else None
+    sender = sender_endpoint(session, principal, from_workspace, parent)
+    route = _route(session, address, sender, target, parent)
+    conv = route.conversation
     if conv is None:
         check_new_conversation_rate(session, sender, limits)
-        return target
-    if (
+    elif (
         principal.is_agent
         and conv.budget_limit is not None
         and conv.budget_used >= conv.budget_limit
@@ -86,20 +119,46 @@ def _check(
             f"the conversation's round-trip budget is used up "
             f"({conv.budget_used}/{conv.budget_limit}); a human must raise it"
         )
-    return target
+    return target, route
+
+
+def _reach(route: _Route) -> AddressReach:
+    conv = route.conversation
+    if conv is None:
+        return AddressReach(by=route.by, conversation=None)
+    reached = ReachedConversation(
+        session_id=conv.id,
+        session_alias=conv.alias,
+        subject=conv.subject,
+        status=cast(Status, conv.status),
+        budget_limit="unlimited" if conv.budget_limit is None else conv.budget_limit,
+        budget_used=conv.budget_used,
+        budget_remaining=budget_remaining(conv),
+    )
+    return AddressReach(by=route.by, conversation=reached)
 
 
 async def check_address(
-    store: Store, domain: str, principal: Principal, text: str, *, limits: Limits
+    store: Store,
+    domain: str,
+    principal: Principal,
+    text: str,
+    *,
+    limits: Limits,
+    reply_to: str | None = None,
 ) -> AddressCheck:
-    """Whether a send to `text` (native or email form) would be delivered now, and
-    if not the error the send would give: the same check as SMTP's `RCPT TO`.
+    """Whether a send to `text` (native or email form), as a reply to `reply_to` when
+    given, would be delivered now, and where: the conversation the send would join.
+    If not, the error the send would give: the same check as SMTP's `RCPT TO`.
 
     It reveals nothing a send would not: an alias of a conversation the caller
-    is not in is unknown to them, as it is to a send."""
+    is not in is unknown to them, as it is to a send, and a conversation is
+    described only to its participants."""
     try:
         address = parse_address(text, domain)
-        target = await store.read(lambda s: _check(s, principal, address, None, limits))
+        target, route = await store.read(
+            lambda s: _check(s, principal, address, None, reply_to, limits)
+        )
     except DomainError as refused:
         parsed = _parsed_or_none(text, domain)
         return AddressCheck(
@@ -109,6 +168,7 @@ async def check_address(
             email=parsed.email(domain) if parsed else None,
             kind=None,
             error=ErrorView(code=refused.code, message=refused.message),
+            reaches=None,
         )
     return AddressCheck(
         address=text,
@@ -117,6 +177,7 @@ async def check_address(
         email=address.email(domain),
         kind="human" if target.agent is None else "agent",
         error=None,
+        reaches=_reach(route),
     )
 
 

@@ -31,6 +31,8 @@ async def test_deliverable_addresses_and_the_errors_a_send_gives(api: Api) -> No
         "email": f"builder+ModelRouter@{domain}",
         "kind": "agent",
         "error": None,
+        # No mail yet: the first one makes the default conversation.
+        "reaches": {"by": "default", "conversation": None},
     }
     found = await check(jianf, f"builder+ModelRouter@{domain}", HUMAN_CHECK)
     assert (found["deliverable"], found["native"]) == (True, "builder@ModelRouter")
@@ -54,6 +56,7 @@ async def test_deliverable_addresses_and_the_errors_a_send_gives(api: Api) -> No
     ):
         found = await check(jianf, address)
         assert found["deliverable"] is False and found["kind"] is None, found
+        assert found["reaches"] is None
         sent = await jianf.post(HUMAN_SEND, json={"to": address, "subject": "s"})
         assert sent.status_code >= 400, sent.text
         if code is not None:

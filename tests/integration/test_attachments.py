@@ -204,6 +204,9 @@ async def test_an_upload_over_the_limit_is_413_and_leaves_no_file(
         api = Api(gateway)
         try:
             jianf = await api.human("jianf")
+            # A client learns the limit before it uploads anything.
+            me = ok(await jianf.get("/api/v1/me"))
+            assert me["limits"] == {"max_attachment_bytes": 1000}
             fits = await upload(jianf, HUMAN_FILES, "fits.bin", b"a" * 1000)
             before = stored(gateway)
             assert len(before) == 1

@@ -52,6 +52,23 @@ export interface schemas_auth {
         /** Username */
         username: string;
     };
+    /**
+     * MeLimits
+     * @description The gateway's limits a client checks before it asks (an upload refused after
+     *     25 MiB of it were sent wastes the person's time).
+     */
+    MeLimits: {
+        /**
+         * Max Attachment Bytes
+         * @description Largest attachment upload (413 beyond).
+         */
+        max_attachment_bytes: number;
+    };
+    /** MeOut */
+    MeOut: {
+        limits: components["schemas"]["MeLimits"];
+        user: components["schemas"]["UserView"];
+    };
     /** PasswordChange */
     PasswordChange: {
         /** Current Password */

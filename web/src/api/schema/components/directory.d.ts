@@ -5,6 +5,7 @@ export interface schemas_directory {
     /**
      * AddressCheck
      * @description Whether a send to `address` would be delivered now; if not, the send's error.
+     *     `reaches` says where it would go (null when it would not be delivered).
      */
     AddressCheck: {
         /** Address */
@@ -18,6 +19,22 @@ export interface schemas_directory {
         kind: ("human" | "agent") | null;
         /** Native */
         native: string | null;
+        reaches: components["schemas"]["AddressReach"] | null;
+    };
+    /**
+     * AddressReach
+     * @description Which conversation a mail to the address goes to, by the send's own routing:
+     *     `new` (`.new`), `default` (the default conversation of sender and recipient;
+     *     `conversation` is null until a first mail makes it), `alias` (`.alias`),
+     *     `reply` (the conversation of the mail replied to).
+     */
+    AddressReach: {
+        /**
+         * By
+         * @enum {string}
+         */
+        by: "new" | "default" | "alias" | "reply";
+        conversation: components["schemas"]["ReachedConversation"] | null;
     };
     /** Candidate */
     Candidate: {
@@ -102,5 +119,28 @@ export interface schemas_directory {
         status: ("online" | "offline") | null;
         /** Workspace */
         workspace: string;
+    };
+    /**
+     * ReachedConversation
+     * @description The existing conversation a mail to an address would join.
+     */
+    ReachedConversation: {
+        /** Budget Limit */
+        budget_limit: number | "unlimited";
+        /** Budget Remaining */
+        budget_remaining: number | "unlimited";
+        /** Budget Used */
+        budget_used: number;
+        /** Session Alias */
+        session_alias: string | null;
+        /** Session Id */
+        session_id: string;
+        /**
+         * Status
+         * @enum {string}
+         */
+        status: "active" | "waiting" | "completed";
+        /** Subject */
+        subject: string;
     };
 }

@@ -74,7 +74,7 @@ export interface operations_auth {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UserOut"];
+                    "application/json": components["schemas"]["MeOut"];
                 };
             };
             400: components["responses"]["BadRequest"];

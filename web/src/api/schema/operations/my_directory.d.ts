@@ -7,6 +7,8 @@ export interface operations_my_directory {
             query: {
                 /** @description Native or email form. */
                 address: string;
+                /** @description The mail_id the mail would answer, as on send. */
+                reply_to?: string | null;
             };
             header?: never;
             path?: never;

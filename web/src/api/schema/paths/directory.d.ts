@@ -11,8 +11,9 @@ export interface paths_directory {
         };
         /**
          * Check
-         * @description Whether a mail to `address` would be delivered now, and if not the error a
-         *     send (or SMTP `RCPT TO`) would give: always 200, the verdict is in the body.
+         * @description Whether a mail to `address` would be delivered now and which conversation it
+         *     would join (`reaches`), and if not the error a send (or SMTP `RCPT TO`) would
+         *     give: always 200, the verdict is in the body.
          */
         get: operations["check_api_v1_addresses_check_get"];
         put?: never;
