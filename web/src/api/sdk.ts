@@ -144,8 +144,13 @@ export function createSdk(options: ClientOptions = {}) {
     // directory and agents
     suggest: (q: string, limit = 8) =>
       unwrap(client.GET("/api/v1/me/addresses/suggest", { params: { query: { q, limit } } })),
-    checkAddress: (address: string) =>
-      unwrap(client.GET("/api/v1/me/addresses/check", { params: { query: { address } } })),
+    /** Whether a mail to `address` (as a reply to `reply_to`) would be delivered, and which conversation it would join. */
+    checkAddress: (address: string, reply_to?: string | null) =>
+      unwrap(
+        client.GET("/api/v1/me/addresses/check", {
+          params: { query: reply_to ? { address, reply_to } : { address } },
+        }),
+      ),
     contacts: () => unwrap(client.GET("/api/v1/me/contacts")),
     agents: () => unwrap(client.GET("/api/v1/agents")),
     // admin

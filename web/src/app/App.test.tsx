@@ -95,11 +95,11 @@ describe("the app", () => {
     await userEvent.type(to, "buil");
     const options = await within(dialog).findAllByRole("option", {}, { timeout: 3000 });
     expect(options.map((o) => o.textContent)).toEqual([
-      expect.stringContaining("builder@ModelRouter"),
       expect.stringContaining("builder@ModelRouter.new"),
+      expect.stringContaining("builder@ModelRouter"),
       expect.stringContaining("builder@ModelRouter.fix-leak"),
     ]);
-    await userEvent.keyboard("{ArrowDown}{ArrowDown}{Enter}");
+    await userEvent.keyboard("{ArrowDown}{Enter}");
     expect(to).toHaveValue("builder@ModelRouter.new");
     await userEvent.click(within(dialog).getByRole("button", { name: "Preview" }));
     expect((await within(dialog).findByText("/health")).tagName).toBe("STRONG");
@@ -107,6 +107,7 @@ describe("the app", () => {
     await waitFor(() => expect(screen.queryByRole("dialog")).not.toBeInTheDocument());
     expect(gateway.bodies["POST /api/v1/me/mail/send"]).toMatchObject({
       to: "builder@ModelRouter.new", subject: "Add a health check", body: "Please add **/health**.", budget: 5, cc: [], attachment_ids: [],
+      session_alias: null,
     });
   });
 

@@ -40,6 +40,7 @@ function sourceFiles(dir: string): string[] {
 const DYNAMIC: Record<string, string[]> = {
   "account.security.": ["ssl/tls", "starttls", "none"],
   "compose.kind.": ["agent", "human", "conversation"],
+  "compose.reach.": ["default", "alias", "reply"],
   "compose.title.": ["new", "reply", "replyAll", "forward", "draft"],
   "empty.": ["inbox", "sent", "archive", "trash", "drafts"],
   "keys.": ["permanent", "timed", "one_time"],

@@ -14,6 +14,8 @@ import { search } from "./fakeSearch";
 export { base, permissionMail, questionMail } from "./fixtures";
 
 export const CURRENT_PASSWORD = "password123";
+/** The gateway's default upload limit (AGENTMAIL_MAX_ATTACHMENT_BYTES): 25 MiB. */
+export const MAX_ATTACHMENT_BYTES = 25 * 1024 * 1024;
 /** Failed password checks before the throttle answers 429 (core/identity/login_guard.py). */
 const THROTTLE_AFTER = 5;
 
@@ -94,7 +96,7 @@ async function answer(request: Request): Promise<Response> {
       gateway.signedIn = true;
       return json({ user });
     case "GET /api/v1/me":
-      return json({ user });
+      return json({ user, limits: { max_attachment_bytes: MAX_ATTACHMENT_BYTES } });
     case "GET /api/v1/me/mail/inbox": {
       const mails = listed(url.searchParams.get("status"));
       return json({ mails, total: mails.length });
@@ -131,7 +133,7 @@ async function answer(request: Request): Promise<Response> {
         ].filter((c) => c.address.startsWith(url.searchParams.get("q") ?? "")),
       });
     case "GET /api/v1/me/addresses/check":
-      return json(checkAddress(url.searchParams.get("address") ?? ""));
+      return json(checkAddress(url.searchParams.get("address") ?? "", url.searchParams.get("reply_to")));
     case "POST /api/v1/me/mail/send": {
       const body = bodies[path] as { to: string; cc?: string[]; reply_to?: string | null };
       for (const address of [body.to, ...(body.cc ?? [])]) {

@@ -1,11 +1,14 @@
 /**
  * An address input that suggests as you type (agents' workspaces, humans,
- * my named conversations, and `.new` for a fresh conversation): the ARIA 1.2
- * combobox pattern, arrows to move, Enter to pick, Escape to close.
+ * my named conversations): the ARIA 1.2 combobox pattern, arrows to move,
+ * Enter to pick, Escape to close. Every agent workspace is offered first as
+ * `….new` (a new conversation), then as itself (its default conversation), so
+ * the choice between the two is made where the address is picked. What the
+ * person types stays as typed: only a pick changes the field.
  * With `multiple` (Cc) the field holds a list, suggests for the entry being
  * typed (the last one) and a pick replaces only that entry.
  */
-import { useId, useState } from "react";
+import { useId, useRef, useState, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import type { Candidate } from "@/api";
 import { lastEntry, replaceLastEntry } from "../addressList";
@@ -27,36 +30,52 @@ export interface AddressFieldProps {
   problems?: readonly AddressProblem[];
   /** Left the field (not by picking a suggestion): the moment to check the address. */
   onLeave?: () => void;
+  /** What the address reaches, shown under the field when there is no problem; given `id`. */
+  description?: (id: string) => ReactNode;
 }
 
-type Option = Pick<Candidate, "address" | "kind" | "description">;
+type Option = Pick<Candidate, "address" | "kind" | "description"> & { isNew?: boolean };
 
-function withNew(candidates: Candidate[], typed: string): Option[] {
-  const options: Option[] = [...candidates];
-  const agent = candidates.find((c) => c.kind === "agent");
-  if (agent && !typed.endsWith(".new")) {
-    options.splice(candidates.indexOf(agent) + 1, 0, {
-      address: `${agent.address}.new`,
-      kind: "conversation",
-      description: "",
-    });
-  }
-  return options;
+/** `builder@ModelRouter.` / `.n` / `.ne` / `.new`: the start of `.new` after an address. */
+const NEW_SUFFIX = /\.(?:n(?:e(?:w)?)?)?$/i;
+
+/** What to ask the gateway for: a typed start of `.new` is asked without it (no address has it). */
+export function suggestionQuery(typed: string): string {
+  return typed.includes("@") && NEW_SUFFIX.test(typed) ? typed.replace(NEW_SUFFIX, "") : typed;
+}
+
+/** The candidates with each agent workspace's `.new` before it, matching what is typed. */
+export function withNew(candidates: readonly Candidate[], typed: string): Option[] {
+  const options: Option[] = candidates.flatMap((c) =>
+    c.kind === "agent" ? [{ ...c, address: `${c.address}.new`, isNew: true }, c] : [c],
+  );
+  if (suggestionQuery(typed) === typed) return options;
+  const start = typed.toLowerCase();
+  return options.filter((o) => o.address.toLowerCase().startsWith(start));
 }
 
 export function AddressField(props: AddressFieldProps) {
-  const { label, value, onChange, required, autoFocus, placeholder, multiple, error, problems = [], onLeave } = props;
+  const { label, value, onChange, required, autoFocus, placeholder, multiple, error, problems = [], onLeave, description } = props;
   const { t } = useTranslation();
   const id = useId();
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(-1);
+  // Leaving closes the list a moment later (a click on an option lands first);
+  // coming back before then keeps it open.
+  const closing = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const show = () => {
+    clearTimeout(closing.current);
+    setOpen(true);
+  };
   const typed = multiple ? lastEntry(value) : value;
-  const suggestions = useAddressSuggestions(typed, open);
+  const suggestions = useAddressSuggestions(suggestionQuery(typed), open);
   const options = withNew(suggestions.data ?? [], typed);
   const expanded = open && options.length > 0;
   const listId = `${id}-list`;
   const errorId = `${id}-error`;
+  const descriptionId = `${id}-description`;
   const invalid = Boolean(error) || problems.length > 0;
+  const described = invalid ? null : (description?.(descriptionId) ?? null);
 
   function pick(option: Option) {
     onChange(multiple ? replaceLastEntry(value, option.address) : option.address);
@@ -83,21 +102,21 @@ export function AddressField(props: AddressFieldProps) {
         aria-autocomplete="list"
         aria-activedescendant={expanded && active >= 0 ? `${id}-opt-${active}` : undefined}
         aria-invalid={invalid || undefined}
-        aria-describedby={invalid ? errorId : undefined}
+        aria-describedby={invalid ? errorId : described ? descriptionId : undefined}
         onChange={(e) => {
           onChange(e.target.value);
-          setOpen(true);
+          show();
           setActive(-1);
         }}
-        onFocus={() => setOpen(true)}
+        onFocus={show}
         onBlur={() => {
-          setTimeout(() => setOpen(false), 120);
+          closing.current = setTimeout(() => setOpen(false), 120);
           onLeave?.();
         }}
         onKeyDown={(e) => {
           if (e.key === "ArrowDown") {
             e.preventDefault();
-            setOpen(true);
+            show();
             setActive((i) => Math.min(options.length - 1, i + 1));
           } else if (e.key === "ArrowUp") {
             e.preventDefault();
@@ -135,7 +154,7 @@ export function AddressField(props: AddressFieldProps) {
               <span className="font-mono text-sm">{option.address}</span>
               <span className="text-xs text-muted">
                 {t(`compose.kind.${option.kind}`)}
-                {option.address.endsWith(".new") && !option.description ? ` · ${t("compose.newConversation")}` : ""}
+                {option.isNew ? ` · ${t("compose.newConversation")}` : ""}
                 {option.description ? ` · ${option.description}` : ""}
               </span>
             </li>
@@ -156,7 +175,9 @@ export function AddressField(props: AddressFieldProps) {
             </li>
           ))}
         </ul>
-      ) : null}
+      ) : (
+        described
+      )}
     </div>
   );
 }

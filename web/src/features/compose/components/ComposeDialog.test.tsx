@@ -63,12 +63,13 @@ describe("the Cc field's suggestions", () => {
     await userEvent.type(cc, "ana@; bui");
     await waitFor(async () => expect(await optionsOf(cc)).toHaveLength(3));
     await userEvent.keyboard("{ArrowDown}{ArrowDown}");
-    const second = screen.getAllByRole("option")[1];
+    const [first, second] = screen.getAllByRole("option");
+    expect(first).toHaveTextContent("builder@ModelRouter.new");
     expect(second).toHaveAttribute("aria-selected", "true");
     expect(cc).toHaveAttribute("aria-activedescendant", second?.id);
-    expect(second).toHaveTextContent("builder@ModelRouter.new");
+    expect(second?.querySelector(".font-mono")).toHaveTextContent(/^builder@ModelRouter$/);
     await userEvent.keyboard("{Enter}");
-    expect(cc).toHaveValue("ana@; builder@ModelRouter.new, ");
+    expect(cc).toHaveValue("ana@; builder@ModelRouter, ");
     expect(screen.getByRole("dialog")).toBeInTheDocument();
 
     await userEvent.type(cc, "b");
@@ -77,14 +78,14 @@ describe("the Cc field's suggestions", () => {
     expect(cc).toHaveAttribute("aria-expanded", "false");
     // Escape closed the list, not the compose window.
     expect(screen.getByRole("dialog")).toBeInTheDocument();
-    expect(cc).toHaveValue("ana@; builder@ModelRouter.new, b");
+    expect(cc).toHaveValue("ana@; builder@ModelRouter, b");
   });
 
   it("still explains each undeliverable address when the field is left", async () => {
     const { dialog, cc } = await openCc();
     await userEvent.type(cc, "bui");
     await optionsOf(cc);
-    await userEvent.keyboard("{ArrowDown}{Enter}");
+    await userEvent.keyboard("{ArrowDown}{ArrowDown}{Enter}");
     await userEvent.type(cc, "ghost@");
     await userEvent.click(within(dialog).getByLabelText("Subject"));
     const message = await within(dialog).findByRole("alert");

@@ -2,9 +2,12 @@
  * New mail, reply, reply-all and forward in one window. An undeliverable
  * address is explained inline under its field with the API's own message:
  * checked when the field is left and before sending. The check never blocks
- * the send (the send decides, and refuses with the same message).
+ * the send (the send decides, and refuses with the same message). Under To a
+ * line says where the mail goes (a new conversation, or which one it continues
+ * and its rounds left); a `….new` address gets an alias field. A file that could
+ * not be attached blocks the send until it is removed.
  */
-import { useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ApiError, type Budget, type DraftInput } from "@/api";
@@ -13,15 +16,20 @@ import { ErrorNote } from "@/components/ErrorNote";
 import { Modal } from "@/components/Modal";
 import { sdk } from "@/lib/sdk";
 import { splitAddresses } from "../addressList";
+import { uploadLimitsQuery } from "../api/queries";
 import { closeCompose, type ComposeRequest } from "../hooks/composeStore";
 import { initialFields } from "../hooks/initialFields";
 import { useAddressChecks } from "../hooks/useAddressChecks";
+import { useAddressReach } from "../hooks/useAddressReach";
 import { useDraftAutosave } from "../hooks/useDraftAutosave";
 import { AddressField } from "./AddressField";
+import { AddressReachLine } from "./AddressReachLine";
+import { AliasField, aliasProblem, aliasToSend } from "./AliasField";
 import { AttachmentPicker, type Upload } from "./AttachmentPicker";
 import { MarkdownEditor } from "./MarkdownEditor";
 
 const ADDRESS_ERRORS = new Set(["invalid_address", "unknown_recipient", "unknown_workspace", "unknown_alias"]);
+const OPENS_NEW = /\.new$/i;
 
 function parseBudget(text: string): Budget | null {
   if (text === "unlimited") return "unlimited";
@@ -31,7 +39,7 @@ function parseBudget(text: string): Budget | null {
 
 export function ComposeDialog({ request, me }: { request: ComposeRequest; me: string }) {
   const { t } = useTranslation();
-  const ids = { subject: useId(), budget: useId() };
+  const ids = { subject: useId(), budget: useId(), blocked: useId() };
   const queryClient = useQueryClient();
   const start = useMemo(() => initialFields(request, me), [request, me]);
   const [to, setTo] = useState(start.to);
@@ -39,11 +47,18 @@ export function ComposeDialog({ request, me }: { request: ComposeRequest; me: st
   const [subject, setSubject] = useState(start.subject);
   const [body, setBody] = useState(start.body);
   const [budget, setBudget] = useState(start.budget);
+  const [alias, setAlias] = useState<string | null>(start.sessionAlias);
   const [uploads, setUploads] = useState<Upload[]>([]);
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const forwarding = request.mode === "forward";
   const newConversation = !start.replyTo && !forwarding;
+  const limits = useQuery(uploadLimitsQuery());
+  const reach = useAddressReach(to, start.replyTo);
+  // The budget is a new conversation's: continuing one, it would be ignored.
+  const asksBudget = newConversation && !reach?.conversation;
+  const opensNew = !forwarding && OPENS_NEW.test(to.trim());
+  const sessionAlias = opensNew ? aliasToSend(alias) : null;
 
   const draftInput: DraftInput | null = forwarding
     ? null
@@ -53,7 +68,8 @@ export function ComposeDialog({ request, me }: { request: ComposeRequest; me: st
         subject,
         body,
         reply_to: start.replyTo,
-        budget: newConversation ? parseBudget(budget) : null,
+        session_alias: sessionAlias,
+        budget: asksBudget ? parseBudget(budget) : null,
       };
   const draft = useDraftAutosave(draftInput, request.mode === "draft" ? request.draft.draft_id : null);
 
@@ -65,12 +81,15 @@ export function ComposeDialog({ request, me }: { request: ComposeRequest; me: st
   const sendAddressError = error instanceof ApiError && ADDRESS_ERRORS.has(error.code) ? error.message : null;
   const addressError = toProblem ?? (checkedProblem ? null : sendAddressError);
   const uploading = uploads.some((u) => !u.attachment && !u.error);
+  const failedUpload = uploads.some((u) => u.error);
+  const blocked = uploading || failedUpload || (opensNew && aliasProblem(alias));
 
   async function send() {
+    if (blocked) return;
     setSending(true);
     setError(null);
     try {
-      await checks.check([to, ...splitAddresses(cc)]);
+      await Promise.all([checks.check([to], start.replyTo), checks.check(splitAddresses(cc))]);
       if (request.mode === "forward") {
         await sdk.forward(request.mail.mail_id, { to: to.trim(), cc: splitAddresses(cc), body, subject });
       } else {
@@ -80,7 +99,8 @@ export function ComposeDialog({ request, me }: { request: ComposeRequest; me: st
           subject,
           body,
           reply_to: start.replyTo,
-          budget: newConversation ? parseBudget(budget) : null,
+          session_alias: sessionAlias,
+          budget: asksBudget ? parseBudget(budget) : null,
           attachment_ids: uploads.flatMap((u) => (u.attachment ? [u.attachment.attachment_id] : [])),
         });
         await draft.discard();
@@ -117,7 +137,8 @@ export function ComposeDialog({ request, me }: { request: ComposeRequest; me: st
           required
           autoFocus={!to}
           error={addressError}
-          onLeave={() => void checks.check([to])}
+          onLeave={() => void checks.check([to], start.replyTo)}
+          description={(id) => (reach ? <AddressReachLine id={id} reach={reach} address={to.trim()} /> : null)}
         />
         <AddressField
           label={t("compose.cc")}
@@ -140,8 +161,9 @@ export function ComposeDialog({ request, me }: { request: ComposeRequest; me: st
             className="min-h-10 rounded-md border border-line bg-canvas px-2 text-sm max-md:min-h-11"
           />
         </div>
+        {opensNew ? <AliasField value={alias} onChange={setAlias} subject={subject} to={to} /> : null}
         <MarkdownEditor value={body} onChange={setBody} />
-        {newConversation ? (
+        {asksBudget ? (
           <div className="flex flex-wrap items-center gap-2">
             <label htmlFor={ids.budget} className="text-sm font-medium">
               {t("compose.budget")}
@@ -162,10 +184,24 @@ export function ComposeDialog({ request, me }: { request: ComposeRequest; me: st
             <span className="text-xs text-muted">{t("compose.budgetHint")}</span>
           </div>
         ) : null}
-        {forwarding ? <p className="text-sm text-muted">{t("compose.forwardHint")}</p> : <AttachmentPicker uploads={uploads} onChange={setUploads} />}
+        {forwarding ? (
+          <p className="text-sm text-muted">{t("compose.forwardHint")}</p>
+        ) : (
+          <AttachmentPicker uploads={uploads} onChange={setUploads} maxBytes={limits.data?.max_attachment_bytes ?? null} />
+        )}
         {error && !sendAddressError ? <ErrorNote error={error} /> : null}
+        {failedUpload ? (
+          <p id={ids.blocked} className="text-sm text-danger">
+            {t("compose.attachBlocked")}
+          </p>
+        ) : null}
         <div className="flex flex-wrap items-center gap-2">
-          <Button type="submit" variant="primary" disabled={sending || uploading || !to.trim()}>
+          <Button
+            type="submit"
+            variant="primary"
+            disabled={sending || blocked || !to.trim()}
+            aria-describedby={failedUpload ? ids.blocked : undefined}
+          >
             {sending ? t("compose.sending") : t("compose.send")}
           </Button>
           {!forwarding ? (

@@ -9,6 +9,8 @@ export interface ComposeFields {
   body: string;
   budget: string; // "" = the agent's default; a number; or "unlimited"
   replyTo: string | null;
+  /** A `.new` address's alias as the person typed it; null: the gateway makes it from the subject. */
+  sessionAlias: string | null;
 }
 
 const prefixed = (prefix: string, subject: string) =>
@@ -21,7 +23,7 @@ function quote(mail: Mail): string {
 
 /** The fields a compose window starts with: a reply goes to `from` (its alias keeps the conversation). */
 export function initialFields(request: ComposeRequest, me: string): ComposeFields {
-  const empty: ComposeFields = { to: "", cc: [], subject: "", body: "", budget: "", replyTo: null };
+  const empty: ComposeFields = { to: "", cc: [], subject: "", body: "", budget: "", replyTo: null, sessionAlias: null };
   switch (request.mode) {
     case "new":
       return { ...empty, to: request.to ?? "" };
@@ -34,6 +36,7 @@ export function initialFields(request: ComposeRequest, me: string): ComposeField
         body: d.body ?? "",
         budget: d.budget == null ? "" : String(d.budget),
         replyTo: d.reply_to,
+        sessionAlias: d.session_alias,
       };
     }
     case "forward":

@@ -8,26 +8,22 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useState } from "react";
 import type { AddressCheck } from "@/api";
-import { sdk } from "@/lib/sdk";
+import { addressCheckQuery } from "../api/queries";
 
 export type AddressProblem = { address: string; message: string };
-const CHECK_FRESH_MS = 30_000;
 
 export function useAddressChecks() {
   const queryClient = useQueryClient();
   const [verdicts, setVerdicts] = useState<Record<string, AddressCheck>>({});
 
   const check = useCallback(
-    async (addresses: string[]): Promise<AddressProblem[]> => {
+    /** `replyTo`: the mail the addresses answer, for the To field of a reply (as the send routes it). */
+    async (addresses: string[], replyTo: string | null = null): Promise<AddressProblem[]> => {
       const wanted = [...new Set(addresses.map((a) => a.trim()).filter(Boolean))];
       const answers = await Promise.all(
         wanted.map((address) =>
           queryClient
-            .fetchQuery({
-              queryKey: ["addresses", "check", address],
-              queryFn: () => sdk.checkAddress(address),
-              staleTime: CHECK_FRESH_MS,
-            })
+            .fetchQuery(addressCheckQuery(address, replyTo))
             // The check only explains early; when it cannot answer, the send still will.
             .catch(() => null),
         ),
