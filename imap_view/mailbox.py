@@ -302,9 +302,14 @@ class MailboxData(MailboxDataInterface[Message]):
     async def _take_recent(
         self, selected: SelectedMailbox, arrived: list[int], recent_uid: int
     ) -> None:
-        if arrived:
-            store, owner, folder_id = self._backend.store, self.owner, self.folder.id
-            await take_recent(store, owner, folder_id, selected, arrived, recent_uid)
+        """imap_view/recent.py. A claim wakes the owner's sessions (their STATUS counts
+        changed), this one too; its own view is as fresh as before all the same."""
+        if not arrived:
+            return
+        store, owner, folder_id = self._backend.store, self.owner, self.folder.id
+        claimed = await take_recent(store, owner, folder_id, selected, arrived, recent_uid)
+        if claimed and isinstance(selected, GatewaySelected) and selected.fresh is not None:
+            selected.fresh = self._freshness.past_own_write(selected.fresh)
 
     async def _wait(self, done: Event) -> None:
         """IDLE: until the client ends it or the bus says this human has news."""

@@ -30,19 +30,21 @@ async def take_recent(
     selected: SelectedMailbox,
     arrived: Iterable[int],
     recent_uid: int,
-) -> None:
+) -> bool:
     """Add to the session's recent set the UIDs of `arrived` (messages the session
     sees for the first time) above the folder's watermark `recent_uid` as read with
-    them; a read-write session only those its claim took."""
+    them; a read-write session only those its claim took. Whether it claimed any
+    (a commit, which wakes the owner's sessions)."""
     unclaimed = [uid for uid in arrived if uid > recent_uid]
     if not unclaimed:
-        return
+        return False
     flags = selected.session_flags
     if selected.readonly:
         for uid in unclaimed:
             flags.add_recent(uid)
-        return
+        return False
     claimed = await claim_recent(store, owner, folder_id, max(unclaimed))
     for uid in unclaimed:
         if uid in claimed:
             flags.add_recent(uid)
+    return claimed.upto > claimed.after
