@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from operator import itemgetter
 
 from pymap.backend.mailbox import MailboxDataInterface
 from pymap.concurrent import Event
@@ -61,7 +59,7 @@ from imap_view.copied_out import CopiedOut
 from imap_view.freshness import Freshness, Stamp
 from imap_view.message import Message
 from imap_view.pymap_compat import uid_set
-from imap_view.recent import take_recent
+from imap_view.recent import take_recent, uids_above
 from imap_view.selected import GatewaySelected
 from imap_view.selection_base import SelectionBase, fill_from, make_base
 
@@ -119,12 +117,6 @@ def made_messages(messages: Sequence[FolderMessage]) -> list[Message]:
 
 
 StampedChanges = tuple[Stamp, FolderChanges]  # a changes read and when it began
-_UID = itemgetter(0)  # a FolderMessage's
-
-
-def _above(messages: Sequence[FolderMessage], uid: int) -> list[int]:
-    """The UIDs of `messages` (ascending) above `uid`."""
-    return [m.uid for m in messages[bisect_right(messages, uid, key=_UID) :]]
 
 
 def _mark_fresh(selected: SelectedMailbox, stamp: Stamp) -> None:
@@ -204,9 +196,8 @@ class MailboxData(MailboxDataInterface[Message]):
         selected.mod_sequence = state.highest_modseq
         _mark_fresh(selected, stamp)
         self.next_uid = state.next_uid
-        await self._take_recent(
-            selected, _above(state.messages, state.recent_uid), state.recent_uid
-        )
+        arrived = uids_above(state.messages, state.recent_uid)
+        await self._take_recent(selected, arrived, state.recent_uid)
         return _Snapshot(
             self.mailbox_id,
             self.readonly,
@@ -302,14 +293,10 @@ class MailboxData(MailboxDataInterface[Message]):
     async def _take_recent(
         self, selected: SelectedMailbox, arrived: list[int], recent_uid: int
     ) -> None:
-        """imap_view/recent.py. A claim wakes the owner's sessions (their STATUS counts
-        changed), this one too; its own view is as fresh as before all the same."""
-        if not arrived:
-            return
-        store, owner, folder_id = self._backend.store, self.owner, self.folder.id
-        claimed = await take_recent(store, owner, folder_id, selected, arrived, recent_uid)
-        if claimed and isinstance(selected, GatewaySelected) and selected.fresh is not None:
-            selected.fresh = self._freshness.past_own_write(selected.fresh)
+        if arrived:  # imap_view/recent.py
+            folder = (self.owner, self.folder.id)
+            store, freshness = self._backend.store, self._freshness
+            await take_recent(store, freshness, folder, selected, arrived, recent_uid)
 
     async def _wait(self, done: Event) -> None:
         """IDLE: until the client ends it or the bus says this human has news."""
