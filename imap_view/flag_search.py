@@ -4,7 +4,7 @@ Clients poll with `UID SEARCH UNSEEN` (or `DELETED`, `FLAGGED`, `KEYWORD $Label1
 pymap made a loaded-message object for every message and walked the criteria
 through two generators for each. When
 every top-level criterion is a flag test (RFC 3501 §6.4.4: ANSWERED, DELETED,
-DRAFT, FLAGGED, RECENT, SEEN, KEYWORD, their UN- forms and OLD), ALL, or a MODSEQ
+DRAFT, FLAGGED, RECENT, SEEN, KEYWORD, their UN- forms, OLD and NEW), ALL, or a MODSEQ
 the caller applied already, a message matches exactly when its flags hold every
 wanted flag and none of the unwanted ones; a folder's messages share a few flag
 sets, so each set is judged once.
@@ -14,8 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from pymap.parsing.specials.flag import Flag
-from pymap.search import AllSearchCriteria, HasFlagSearchCriteria, SearchCriteria
+from pymap.parsing.specials.flag import Flag, Recent, Seen
+from pymap.search import (
+    AllSearchCriteria,
+    HasFlagSearchCriteria,
+    NewSearchCriteria,
+    SearchCriteria,
+)
 
 from imap_view.condstore_search import ModseqCriteria
 
@@ -34,6 +39,9 @@ def flag_verdict(criteria: Sequence[SearchCriteria]) -> Verdict | None:
         if kind is HasFlagSearchCriteria:
             assert isinstance(criterion, HasFlagSearchCriteria)
             (wanted if criterion.expected else unwanted).add(criterion.flag)
+        elif kind is NewSearchCriteria:  # RFC 3501 §6.4.4: RECENT UNSEEN
+            wanted.add(Recent)
+            unwanted.add(Seen)
         elif kind is not AllSearchCriteria and kind is not ModseqCriteria:
             return None
     if not criteria:  # pymap: an empty set matches nothing

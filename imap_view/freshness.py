@@ -60,6 +60,15 @@ class Freshness:
             and time.monotonic() - stamp.at < self.max_age
         )
 
+    def past_own_write(self, stamp: Stamp) -> Stamp | None:
+        """`stamp` carried past the one wake-up the session's own write just caused
+        (told before the write returned), if no other came since; else None. The
+        wake-up flag is cleared with it, or IDLE would wake for nothing."""
+        if self.wakes.wakes != stamp.generation + 1:
+            return None
+        self.wakes.clear()
+        return Stamp(stamp.generation + 1, stamp.at)
+
     async def read(self, key: Hashable, read: Callable[[], Awaitable[T]]) -> T:
         """`read()`, or what it gave last time while that still holds."""
         kept = self._kept.get(key)

@@ -7,6 +7,8 @@ what changed since the mod-sequence the session last saw (core/mailboxes/content
 `folder_changes`: one small query when nothing did) and hands it to pymap's
 `SelectedMailbox.add_updates`, which works out the EXISTS/EXPUNGE/FETCH replies.
 Drafts are not mails and carry no mod-sequences: that small folder is re-read whole.
+The messages a session sees for the first time may be `\\Recent` to it
+(imap_view/recent.py).
 
 Flags: `\\Seen`, `\\Flagged`, `\\Answered`, `\\Deleted`, `\\Draft` and keywords are kept per
 recipient (PERMANENTFLAGS, with `\\*`: RFC 3501 §7.1 lets a client make keywords),
@@ -57,6 +59,7 @@ from imap_view.copied_out import CopiedOut
 from imap_view.freshness import Freshness, Stamp
 from imap_view.message import Message
 from imap_view.pymap_compat import uid_set
+from imap_view.recent import take_recent, uids_above
 from imap_view.selected import GatewaySelected
 from imap_view.selection_base import SelectionBase, fill_from, make_base
 
@@ -77,7 +80,7 @@ _FLAG_SETS = {
 
 class _Snapshot(MailboxSnapshot):
     """FLAGS lists what the messages can carry (RFC 3501 §7.2.6): not `\\*`, and not
-    `\\Recent`, which is not kept (RFC 9051 drops it); the keywords in use."""
+    `\\Recent`, which no client sets (Dovecot lists neither); the keywords in use."""
 
     __slots__ = ["highest_modseq", "keywords"]
 
@@ -193,6 +196,8 @@ class MailboxData(MailboxDataInterface[Message]):
         selected.mod_sequence = state.highest_modseq
         _mark_fresh(selected, stamp)
         self.next_uid = state.next_uid
+        arrived = uids_above(state.messages, state.recent_uid)
+        await self._take_recent(selected, arrived, state.recent_uid)
         return _Snapshot(
             self.mailbox_id,
             self.readonly,
@@ -200,7 +205,7 @@ class MailboxData(MailboxDataInterface[Message]):
             self.permanent_flags,
             self.session_flags,
             len(state.messages),
-            0,
+            selected.session_flags.recent,
             base.unseen,
             base.first_unseen,
             state.next_uid,
@@ -236,11 +241,14 @@ class MailboxData(MailboxDataInterface[Message]):
             self._wakes.clear()
             stamp = self._freshness.stamp()
             state = await self.state()
+            known = uid_set(selected.messages)
+            arrived = [m.uid for m in state.messages if m.uid not in known]
             selected.set_messages(self.messages_of(state.messages))
             selected.mod_sequence = state.highest_modseq
             _mark_fresh(selected, stamp)
+            await self._take_recent(selected, arrived, state.recent_uid)
             return selected
-        return self.apply_changes(selected, await self._backend.store.read(read))
+        return await self.apply_changes(selected, await self._backend.store.read(read))
 
     def is_fresh(self, selected: SelectedMailbox) -> bool:
         return isinstance(selected, GatewaySelected) and self._freshness.holds(selected.fresh)
@@ -258,11 +266,15 @@ class MailboxData(MailboxDataInterface[Message]):
         owner, folder = self.owner, self.folder
         return lambda session: (stamp, read_changes(session, owner, folder, known))
 
-    def apply_changes(self, selected: SelectedMailbox, read: StampedChanges) -> SelectedMailbox:
+    async def apply_changes(
+        self, selected: SelectedMailbox, read: StampedChanges
+    ) -> SelectedMailbox:
         stamp, changes = read
         if changes.gone:  # deleted by another session: pymap says `* BYE` (as Dovecot)
             selected.set_deleted()
             return selected
+        known = uid_set(selected.messages)
+        arrived = [m.uid for m in changes.changed if m.uid not in known]
         if changes.whole:  # the expunge records were pruned meanwhile: compare it all
             messages = self.messages_of(changes.changed)
             gone = uid_set(selected.messages).difference(m.uid for m in messages)
@@ -275,7 +287,16 @@ class MailboxData(MailboxDataInterface[Message]):
             selected.add_updates(messages, expunged)
             selected.mod_sequence = changes.highest_modseq
         _mark_fresh(selected, stamp)
+        await self._take_recent(selected, arrived, changes.recent_uid)
         return selected
+
+    async def _take_recent(
+        self, selected: SelectedMailbox, arrived: list[int], recent_uid: int
+    ) -> None:
+        if arrived:  # imap_view/recent.py
+            folder = (self.owner, self.folder.id)
+            store, freshness = self._backend.store, self._freshness
+            await take_recent(store, freshness, folder, selected, arrived, recent_uid)
 
     async def _wait(self, done: Event) -> None:
         """IDLE: until the client ends it or the bus says this human has news."""
@@ -300,7 +321,7 @@ class MailboxData(MailboxDataInterface[Message]):
             self.permanent_flags,
             self.session_flags,
             counts.exists,
-            0,
+            counts.recent,
             counts.unseen,
             counts.first_unseen,
             counts.next_uid,
@@ -341,7 +362,7 @@ class MailboxData(MailboxDataInterface[Message]):
         raise NotImplementedError("EXPUNGE works on the whole set in Session.expunge_mailbox")
 
     async def claim_recent(self, selected: SelectedMailbox) -> None:
-        pass  # \Recent is not kept (RFC 9051 drops it)
+        pass  # `select` and `update_selected` claim (imap_view/recent.py)
 
     async def cleanup(self) -> None:
         pass

@@ -26,7 +26,12 @@ from pymap.interfaces.message import CachedMessage
 from pymap.parsing.command import Command
 from pymap.parsing.primitives import List, Number
 from pymap.parsing.response import ResponseBye, UntaggedResponse
-from pymap.parsing.response.specials import ExistsResponse, ExpungeResponse, FetchResponse
+from pymap.parsing.response.specials import (
+    ExistsResponse,
+    ExpungeResponse,
+    FetchResponse,
+    RecentResponse,
+)
 from pymap.parsing.specials import FetchAttribute, FetchValue, SequenceSet
 from pymap.selected import SelectedMailbox, SynchronizedMessages, _Frozen
 
@@ -184,8 +189,10 @@ class GatewaySelected(SelectedMailbox):
     def _compare(
         self, before: _Frozen, after: _Frozen, with_uid: bool
     ) -> Iterable[UntaggedResponse]:
-        """pymap 0.36.7's `SelectedMailbox._compare` (\\Recent left out: not kept here),
-        with VANISHED and MODSEQ as the module doc says."""
+        """pymap 0.36.7's `SelectedMailbox._compare`, with VANISHED and MODSEQ as the
+        module doc says. `* n RECENT` follows EXISTS when the session's count of
+        `\\Recent` messages changed (RFC 3501 §7.3.2; imap_view/recent.py), with no
+        FETCH of the new ones' flags: Dovecot sends none either."""
         if after.is_deleted:
             yield ResponseBye(b"Selected mailbox no longer exists.")
             return
@@ -201,6 +208,8 @@ class GatewaySelected(SelectedMailbox):
                     yield ExpungeResponse(before.seqs_cache[uid])
         if not same and after.uids - before.uids:
             yield ExistsResponse(len(after.uids))
+        if len(after.recent) != len(before.recent):
+            yield RecentResponse(len(after.recent))
         changed_flags = set() if same else after.flags - before.flags
         if self.announced is not None:  # silenced ones too: a STORE.SILENT's keyword is news
             yield from self.announced.news(flags for _, flags in changed_flags)

@@ -187,7 +187,7 @@ class Session(BaseSession[Message]):
                     )
                     await self._check_binary(command, wanted)
                 if changes is not None:
-                    updated = mailbox.apply_changes(selected, changes)
+                    updated = await mailbox.apply_changes(selected, changes)
                     return _fresh(updated, wanted, self._contents), updated
         updated = await mailbox.update_selected(selected)
         return _fresh(updated, wanted, self._contents), updated

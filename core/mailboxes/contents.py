@@ -62,6 +62,7 @@ class FolderState:
     highest_modseq: int
     messages: list[FolderMessage]  # ascending UID
     keywords: tuple[str, ...] = ()  # the owner's keywords in use (IMAP FLAGS)
+    recent_uid: int = 0  # the UIDs above it are claimed by no session (core/mailboxes/recent.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +79,7 @@ class FolderChanges:
     whole: bool = False
     # The folder itself is gone (a person's own folder, deleted: core/mailboxes/personal.py).
     gone: bool = False
+    recent_uid: int = 0  # as `FolderState.recent_uid`, read with the counters
 
 
 def _messages_query(owner: str, folder_id: int) -> Select[Any]:
@@ -138,12 +140,15 @@ def _plain_rows(session: Session, statement: ClauseElement) -> list[tuple[Any, .
         cursor.close()
 
 
-def _counters(session: Session, folder_id: int) -> tuple[int, int]:
-    """(next_uid, highest_modseq), read in the same snapshot as the rows they describe."""
+def _counters(session: Session, folder_id: int) -> tuple[int, int, int]:
+    """(next_uid, highest_modseq, recent_uid), read in the same snapshot as the rows
+    they describe."""
     row = session.execute(
-        select(ImapFolder.next_uid, ImapFolder.highest_modseq).where(ImapFolder.id == folder_id)
+        select(ImapFolder.next_uid, ImapFolder.highest_modseq, ImapFolder.recent_uid).where(
+            ImapFolder.id == folder_id
+        )
     ).first()
-    return (1, 0) if row is None else (int(row[0]), int(row[1]))
+    return (1, 0, 0) if row is None else (int(row[0]), int(row[1]), int(row[2]))
 
 
 async def folder_state(store: Store, owner: str, folder: FolderInfo) -> FolderState:
@@ -184,7 +189,7 @@ async def folder_state(store: Store, owner: str, folder: FolderInfo) -> FolderSt
     )
 
     def run(session: Session) -> FolderState:
-        next_uid, modseq = _counters(session, folder.id)
+        next_uid, modseq, recent_uid = _counters(session, folder.id)
         unseen = set(session.scalars(unread))
         flags = {
             int(seq): (bool(f), bool(a), bool(d), bool(r))
@@ -199,7 +204,7 @@ async def folder_state(store: Store, owner: str, folder: FolderInfo) -> FolderSt
             for uid, seq, modseq in _plain_rows(session, members)
         ]
         in_use = tuple(keywords_in_use(session, owner))
-        return FolderState(folder, next_uid, modseq, messages, in_use)
+        return FolderState(folder, next_uid, modseq, messages, in_use, recent_uid)
 
     return await store.read(run)
 
@@ -209,11 +214,11 @@ async def _drafts_state(store: Store, owner: str, folder: FolderInfo) -> FolderS
     read whole each time (it is small), always seen."""
 
     def run(session: Session) -> FolderState:
-        next_uid, modseq = _counters(session, folder.id)
+        next_uid, modseq, recent_uid = _counters(session, folder.id)
         messages = [
             FolderMessage(uid, draft_seq(uid), True) for uid, _ in draft_rows(session, owner)
         ]
-        return FolderState(folder, next_uid, modseq, messages)
+        return FolderState(folder, next_uid, modseq, messages, recent_uid=recent_uid)
 
     return await store.read(run)
 
@@ -221,7 +226,10 @@ async def _drafts_state(store: Store, owner: str, folder: FolderInfo) -> FolderS
 # Built once: every IMAP command runs these, and building a statement costs more
 # than running it when nothing changed.
 _COUNTERS = select(
-    ImapFolder.next_uid, ImapFolder.highest_modseq, ImapFolder.vanished_horizon
+    ImapFolder.next_uid,
+    ImapFolder.highest_modseq,
+    ImapFolder.vanished_horizon,
+    ImapFolder.recent_uid,
 ).where(ImapFolder.id == bindparam("folder_id"))
 _CHANGED = (
     select(
@@ -268,9 +276,9 @@ def read_changes(
     row = session.execute(_COUNTERS, params).first()
     if row is None:
         return FolderChanges(1, since_modseq, [], [], gone=True)
-    next_uid, modseq, horizon = (int(v) for v in row)
+    next_uid, modseq, horizon, recent_uid = (int(v) for v in row)
     if modseq == since_modseq:
-        return FolderChanges(next_uid, modseq, [], [])
+        return FolderChanges(next_uid, modseq, [], [], recent_uid=recent_uid)
     whole = since_modseq < horizon  # what left since was pruned: read the folder whole
     if whole:
         params["since"] = -1
@@ -278,7 +286,7 @@ def read_changes(
     rows = list(session.execute(_CHANGED, params))
     keywords = keywords_of(session, owner, [int(row[1]) for row in rows])
     changed = [_message(row, keywords) for row in rows]
-    return FolderChanges(next_uid, modseq, changed, gone, whole)
+    return FolderChanges(next_uid, modseq, changed, gone, whole, recent_uid=recent_uid)
 
 
 async def folder_message(

@@ -63,8 +63,9 @@ def draft_dates(session: Session, owner: str, seqs: Sequence[int]) -> dict[int, 
     }
 
 
-def draft_count(session: Session, owner: str) -> int:
-    query = select(func.count()).where(Draft.owner == owner, Draft.imap_uid.is_not(None))
+def draft_count(session: Session, owner: str, *, above_uid: int = 0) -> int:
+    """How many drafts `owner` has in Drafts with a UID above `above_uid`."""
+    query = select(func.count()).where(Draft.owner == owner, Draft.imap_uid > above_uid)
     return int(session.scalar(query) or 0)
 
 

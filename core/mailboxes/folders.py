@@ -114,10 +114,12 @@ class FolderCounts:
     first_unseen: int | None  # its message sequence number
     next_uid: int
     highest_modseq: int = 0  # RFC 7162 §3.1.1 (Drafts keep none: imap_view says NOMODSEQ)
+    recent: int = 0  # messages no session claimed as \Recent yet (core/mailboxes/recent.py)
 
 
 async def folder_counts(store: Store, owner: str, folder: FolderInfo) -> FolderCounts:
-    """What STATUS and SELECT report, counted in the database (no row per message)."""
+    """What STATUS and SELECT report, counted in the database (no row per message);
+    RECENT counts the messages above the folder's watermark (core/mailboxes/recent.py)."""
     unread = and_(Delivery.id.is_not(None), Delivery.is_read == false())
 
     def counted(*columns: Any) -> Select[Any]:
@@ -139,17 +141,23 @@ async def folder_counts(store: Store, owner: str, folder: FolderInfo) -> FolderC
 
     def run(session: Session) -> FolderCounts:
         counters = session.execute(
-            select(ImapFolder.next_uid, ImapFolder.highest_modseq).where(ImapFolder.id == folder.id)
+            select(ImapFolder.next_uid, ImapFolder.highest_modseq, ImapFolder.recent_uid).where(
+                ImapFolder.id == folder.id
+            )
         ).first()
-        next_uid, modseq = (1, 0) if counters is None else (int(counters[0]), int(counters[1]))
+        next_uid, modseq, recent_uid = (1, 0, 0) if counters is None else map(int, counters)
         if folder.key == DRAFTS:  # drafts are always seen
-            return FolderCounts(draft_count(session, owner), 0, None, next_uid)
-        exists, unseen, first_uid = session.execute(totals).one()
+            recent = draft_count(session, owner, above_uid=recent_uid)
+            return FolderCounts(draft_count(session, owner), 0, None, next_uid, recent=recent)
+        above = case((ImapUid.uid > recent_uid, 1))
+        exists, unseen, first_uid, recent = session.execute(
+            totals.add_columns(func.count(above))
+        ).one()
         position = None
         if first_uid is not None:
             before = counted(func.count(ImapUid.uid)).where(ImapUid.uid <= first_uid)
             position = session.scalar(before)
-        return FolderCounts(int(exists), int(unseen), position, next_uid, modseq)
+        return FolderCounts(int(exists), int(unseen), position, next_uid, modseq, int(recent))
 
     return await store.read(run)
 

@@ -75,7 +75,13 @@ def _merged(
     """`known` with the changes applied: UIDs ascend, and a UID is never given twice, so
     the messages that entered the folder come after every one it had (RFC 3501 §2.3.1.1)."""
     if not changes.changed and not changes.expunged:
-        return replace(known, folder=folder, next_uid=changes.next_uid, keywords=keywords)
+        return replace(
+            known,
+            folder=folder,
+            next_uid=changes.next_uid,
+            keywords=keywords,
+            recent_uid=changes.recent_uid,
+        )
     by_uid = {message.uid: message for message in known.messages}
     for uid in changes.expunged:
         by_uid.pop(uid, None)
@@ -90,4 +96,6 @@ def _merged(
         messages = sorted([*messages, *entered], key=lambda m: m.uid)
     else:
         messages += entered
-    return FolderState(folder, changes.next_uid, changes.highest_modseq, messages, keywords)
+    return FolderState(
+        folder, changes.next_uid, changes.highest_modseq, messages, keywords, changes.recent_uid
+    )

@@ -3,7 +3,8 @@ and PostgreSQL, in process, as the IMAP view makes them (imap_view/writes.py,
 imap_view/append.py, imap_view/login.py, imap_view/mailbox_set.py) and the gateway's
 prune job: folders made at login, flags and keywords stored, moves and copies between
 INBOX, Archive and Trash, expunges, drafts appended and expunged, expunge records
-pruned, a person's own folders made, renamed and deleted, and messages filed by APPEND.
+pruned, a person's own folders made, renamed and deleted, messages filed by APPEND, and
+`\\Recent` claimed by SELECT.
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ from core.mail.placing import file_in_folder, set_delivery_state
 from core.mail.reading import inbox
 from core.mailboxes.drafts import delete_drafts
 from core.mailboxes.expunged import prune_expunged
-from core.mailboxes.folders import ensure_folders
+from core.mailboxes.folders import ensure_folders, list_folders
 from core.mailboxes.keywords import KeywordLimits
 from core.mailboxes.own_folders import create_own_folder, delete_own_folder, rename_own_folder
 from core.mailboxes.personal import create_folder, delete_folder, rename_folder, set_subscribed
 from core.mailboxes.placement import change_placement, hide_in_trash, set_flags, unmark
+from core.mailboxes.recent import Claimed, claim_recent
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 from tests.contract.scenario import (
@@ -171,12 +173,25 @@ async def own_folders_on_the_web(store: Store) -> None:
     assert (await delete_own_folder(store, ANA, folder.folder_id)).moved_to_archive == 1
 
 
+async def imap_recent(store: Store) -> None:
+    """Sessions claim INBOX's `\\Recent` messages (imap_view/recent.py): the first claims
+    what it sees, the next ones nothing of that, a later one only what came since."""
+    await _mails_to_ana(store, 3)
+    inbox_id = next(f.id for f in await list_folders(store, "ana") if f.key == "inbox")
+    assert await claim_recent(store, "ana", inbox_id, 2) == Claimed(0, 2)
+    assert await claim_recent(store, "ana", inbox_id, 2) == Claimed(2, 2)
+    assert await claim_recent(store, "ana", inbox_id, 1) == Claimed(2, 2)  # saw less
+    assert await claim_recent(store, "ana", inbox_id, 3) == Claimed(2, 3)
+    assert await claim_recent(store, "bo", inbox_id, 9) == Claimed(9, 9)  # not bo's folder
+
+
 SCENARIOS: list[Scenario] = [
     imap_flags,
     imap_moves,
     imap_drafts,
     own_folders,
     own_folders_on_the_web,
+    imap_recent,
 ]
 
 

@@ -58,7 +58,8 @@ async def test_append_keeps_bytes_flags_and_date(api: Api, folder: str) -> None:
         got = await fetch_one(imap, folder, uid, "(FLAGS INTERNALDATE BODY.PEEK[] RFC822.SIZE)")
     assert got["BODY[]"] == raw
     assert f"RFC822.SIZE {len(raw)}".encode() in got["raw"]
-    assert set(got["FLAGS"]) == {"\\Seen", "\\Flagged", "$Label1"}
+    # \Recent too: the first session to SELECT the folder after the APPEND (RFC 3501 §2.3.2)
+    assert set(got["FLAGS"]) == {"\\Seen", "\\Flagged", "$Label1", "\\Recent"}
     date = re.search(rb'INTERNALDATE "([^"]+)"', got["raw"])
     assert date is not None, got
     when = datetime.strptime(date.group(1).decode(), "%d-%b-%Y %H:%M:%S %z")

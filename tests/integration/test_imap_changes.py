@@ -59,34 +59,41 @@ async def test_a_selected_session_sees_what_changed_elsewhere(api: Api) -> None:
             json={"to": "jianf@", "question": "Merge?", "options": ["yes", "no"]},
         )
     )
+    # `client` is the first session to SELECT INBOX: its three messages are \\Recent to it
+    # alone (RFC 3501 §2.3.2), so its FLAGS carry \\Recent, and RECENT follows the count.
     async with selected(api, "jianf") as client, selected(api, "jianf", '"Needs decision"') as asks:
         assert await noop(client) == []
         ok(await jianf.post(f"/api/v1/me/mail/{first['mail_id']}/read"))  # REST
-        assert await noop(client) == ["1 FETCH (FLAGS (\\Seen))"]
+        assert await noop(client) == ["1 FETCH (FLAGS (\\Recent \\Seen))"]
         async with imap_login(api.gateway, "jianf") as other:  # another IMAP session
             await other.ok("select", "INBOX")
             await other.ok("store", "1", "-FLAGS", "(\\Seen)")
             await other.ok("store", "2", "+FLAGS", "(\\Seen)")
-        assert sorted(await noop(client)) == ["1 FETCH (FLAGS ())", "2 FETCH (FLAGS (\\Seen))"]
+        assert sorted(await noop(client)) == [
+            "1 FETCH (FLAGS (\\Recent))",
+            "2 FETCH (FLAGS (\\Recent \\Seen))",
+        ]
         async with imap_login(api.gateway, "jianf") as other:  # a kept flag, elsewhere
             await other.ok("select", "INBOX")
             await other.ok("store", "2", "+FLAGS", "(\\Flagged)")
         [line] = await noop(client)
         assert line.startswith("2 FETCH (FLAGS (") and set(line[16:-2].split()) == {
+            "\\Recent",
             "\\Seen",
             "\\Flagged",
         }
-        await send(builder, "third")  # new mail (pymap adds its FLAGS)
-        assert (await noop(client))[0] == "4 EXISTS"
+        await send(builder, "third")  # new mail (pymap adds its FLAGS), claimed by this session
+        assert await noop(client) == ["4 EXISTS", "4 RECENT", "4 FETCH (FLAGS (\\Recent))"]
         ok(await jianf.post(f"/api/v1/me/mail/{first['mail_id']}/archive"))
-        assert await noop(client) == ["1 EXPUNGE"]
+        assert await noop(client) == ["1 EXPUNGE", "3 RECENT"]
         assert await noop(client) == []
         second = ok(await jianf.get("/api/v1/me/mail/inbox", params={"order": "oldest"}))
         ok(await jianf.post(f"/api/v1/me/mail/{second['mails'][0]['mail_id']}/delete"))
-        assert await noop(client) == ["1 EXPUNGE"]  # into Trash, out of INBOX
+        assert await noop(client) == ["1 EXPUNGE", "2 RECENT"]  # into Trash, out of INBOX
         decision = {"mail_id": asked["mail_id"], "decision": "yes"}
         ok(await jianf.post("/api/v1/me/permission/decide", json=decision))
-        assert await noop(asks) == ["1 EXPUNGE"]  # a decided request leaves Needs decision
+        # A decided request leaves Needs decision (Dovecot too says `* 0 RECENT` then).
+        assert await noop(asks) == ["1 EXPUNGE", "0 RECENT"]
 
 
 async def test_commands_after_select_read_only_what_changed(quiet_api: Api) -> None:
@@ -105,8 +112,8 @@ async def test_commands_after_select_read_only_what_changed(quiet_api: Api) -> N
             with statements(store) as quiet:
                 assert await noop(client) == []
             ok(await jianf.post(f"/api/v1/me/mail/{mails[-1]['mail_id']}/read"))
-            with statements(store) as changed:
-                assert await noop(client) == [f"{size} FETCH (FLAGS (\\Seen))"]
+            with statements(store) as changed:  # new to this SELECT: \\Recent to it
+                assert await noop(client) == [f"{size} FETCH (FLAGS (\\Recent \\Seen))"]
         counts[("quiet", size)], counts[("changed", size)] = len(quiet), len(changed)
         for statement in quiet + changed:
             if "imap_uids" in statement:

@@ -52,7 +52,7 @@ async def test_append_to_drafts_saves_a_draft_the_web_ui_sees(api: Api) -> None:
         await imap.ok("select", "Drafts")
         data = await imap.uid("FETCH", "1", "(FLAGS BODY.PEEK[])")
         [entry] = fetched(data).values()
-        assert entry["FLAGS"] == {"\\Seen", "\\Draft"}
+        assert entry["FLAGS"] == {"\\Seen", "\\Draft", "\\Recent"}  # the first SELECT since
         served = entry["BODY[]"]
         assert b"Subject: Plan for Monday" in served and b"first words" in served
         assert (

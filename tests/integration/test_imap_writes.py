@@ -62,7 +62,7 @@ async def test_flagged_and_answered_are_stored_per_recipient(api: Api) -> None:
     assert view["flagged"] is True and view["answered"] is True
     async with imap_login(api.gateway, "bob") as imap:  # bob's delivery has its own flags
         await imap.ok("select", "INBOX")
-        assert await flags(imap) == {1: set()}
+        assert await flags(imap) == {1: {"\\Recent"}}  # bob's first SELECT since it came
 
 
 async def test_expunge_in_inbox_moves_to_trash_and_rest_restores(api: Api) -> None:
@@ -173,7 +173,9 @@ async def test_a_copy_out_stays_in_the_copying_sessions_view_until_its_expunge(
         assert await imap.ok("expunge") == [b"2"]  # imaplib: the EXPUNGE responses
         assert await imap.search_uids("ALL") == [1]
         await imap.ok("select", "Trash")
-        assert await flags(imap) == {1: set()}  # its \\Deleted done with: not expunged again
+        # Its \\Deleted done with: not expunged again; new in Trash, and this the first
+        # session to SELECT Trash since (RFC 3501 §2.3.2).
+        assert await flags(imap) == {1: {"\\Recent"}}
     assert (await status_of(jianf, keep))["flagged"] is True
     assert (await status_of(jianf, gone))["status"] == "deleted"
 

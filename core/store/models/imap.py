@@ -39,6 +39,11 @@ class ImapFolder(Base):
     # Expunge records at or below this mod-sequence were pruned (core/mailboxes/expunged.py):
     # a session or QRESYNC client that knows only an older one cannot be told exactly.
     vanished_horizon: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    # \Recent (RFC 3501 §2.3.2, core/mailboxes/recent.py): the highest UID a session has
+    # claimed as recent; a message above it is recent to the next session that sees it.
+    recent_uid: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    # `recent_uid` as it was before the last claim: what the claim's UPDATE … RETURNING reads back.
+    recent_claimed_from: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     # A personal folder's full name (core/mailboxes/personal.py); NULL for the gateway's own.
     name: Mapped[str | None] = mapped_column(String(1024), nullable=True, default=None)
 
