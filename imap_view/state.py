@@ -26,6 +26,7 @@ from pymap.parsing.response.specials import ExpungeResponse
 from pymap.selected import SelectedMailbox
 
 from core.errors import DomainError
+from imap_view.condstore_enabling import announce_highest, highest_of
 from imap_view.extensions import wire_modseq
 from imap_view.flag_announcements import first
 from imap_view.list_extended import CheckedLsubCommand, ExtendedListCommand, listed_line
@@ -65,13 +66,21 @@ class GatewayState(SortState):
         rest, not pymap's `[SERVERBUG]` and a closed connection.
 
         A mailbox argument that is no valid name (imap_view/mailbox_names.py) is a
-        `NO` as Dovecot answers it, once the command is allowed in this state."""
+        `NO` as Dovecot answers it, once the command is allowed in this state.
+
+        The command that switches CONDSTORE on while a mailbox is selected starts its
+        reply with `* OK [HIGHESTMODSEQ n]` (imap_view/condstore_enabling.py)."""
         if isinstance(cmd, InvalidCommand) and isinstance(cmd.parse_exc, InvalidName):
             return self._invalid_name(cmd, cmd.parse_exc)
+        session = self._session
+        condstore_before = isinstance(session, Session) and session.extensions.condstore
+        highest = None if condstore_before else highest_of(self._selected)
         try:
             response = await super().do_command(cmd)
         except DomainError as exc:
             return refusal_for(exc).get_response(cmd.tag)
+        if isinstance(session, Session) and session.extensions.condstore and not condstore_before:
+            announce_highest(cmd, response, highest)
         selected = self._selected
         if isinstance(selected, GatewaySelected):  # a new keyword's `* FLAGS` before its FETCH
             first(response, selected.announced)
