@@ -26,10 +26,12 @@ from pymap.parsing.response.specials import ExpungeResponse
 from pymap.selected import SelectedMailbox
 
 from core.errors import DomainError
+from core.mailboxes.folder_names import DELIMITER
 from imap_view.condstore_enabling import announce_highest, highest_of
 from imap_view.extensions import wire_modseq
 from imap_view.flag_announcements import first
 from imap_view.list_extended import CheckedLsubCommand, ExtendedListCommand, listed_line
+from imap_view.list_subscribed import subscribed_selection
 from imap_view.mailbox_names import InvalidName
 from imap_view.pymap_compat import untagged
 from imap_view.replies import refusal_for
@@ -155,21 +157,23 @@ class GatewayState(SortState):
             )
             for name, delimiter, attributes in listed:
                 found.setdefault(name, (delimiter, list(attributes)))
-            if b"SUBSCRIBED" in cmd.selection:  # RFC 5258 §3: subscribed, not there
-                said, updates = await self.session.list_mailboxes(
-                    cmd.ref_name, pattern, subscribed=True, selected=updates
-                )
-                for name, delimiter, attributes in said:
-                    if name not in found and b"Noselect" not in attributes:
-                        found[name] = (delimiter, [b"NonExistent"])
-        response = ResponseOk(cmd.tag, b"LIST completed.")
-        subscribed: set[str] | None = None
+        subscribed: frozenset[str] | None = None
         if b"SUBSCRIBED" in cmd.selection or b"SUBSCRIBED" in cmd.returns:
-            subscribed = await self.gateway_session.subscribed_names()
+            subscribed = frozenset(await self.gateway_session.subscribed_names())
+        chosen = None
+        if subscribed is not None and b"SUBSCRIBED" in cmd.selection:
+            recursive = b"RECURSIVEMATCH" in cmd.selection
+            chosen = subscribed_selection(
+                subscribed, cmd.ref_name, cmd.patterns, DELIMITER, recursive=recursive
+            )
+            for name in sorted(chosen.matching | chosen.with_children):  # RFC 5258 §3
+                found.setdefault(name, (DELIMITER, [b"NonExistent"]))
+        response = ResponseOk(cmd.tag, b"LIST completed.")
         for name, (delimiter, attributes) in found.items():
             line = listed_line(
                 cmd, name, delimiter, attributes,
                 subscribed=subscribed is None or name in subscribed,
+                childinfo=chosen is not None and chosen.childinfo(name),
             )  # fmt: skip
             if line is None:
                 continue
