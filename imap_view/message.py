@@ -15,6 +15,8 @@ from pymap.mime import MessageContent
 from pymap.parsing.response.fetch import BodyStructure, EnvelopeStructure
 from pymap.parsing.specials import FetchRequirement, Flag, ObjectId
 
+from imap_view.binary_message import binary_message
+from imap_view.decoders import decoded
 from imap_view.envelope import envelope_of
 from imap_view.kept_fetch import KeptMessage
 from imap_view.structure import EMPTY, body_structure
@@ -203,6 +205,20 @@ class LoadedMessage(BaseLoadedMessage):
     def get_message_text(self, section: Sequence[int] | None = None) -> Writeable:
         carried = self._carried(section)
         return super().get_message_text(section) if carried is None else carried.body
+
+    def get_body(self, section: Sequence[int] | None = None, binary: bool = False) -> Writeable:
+        """`BINARY[]` of the whole message: every part decoded (imap_view/binary_message.py;
+        pymap decoded the top level's body alone and kept its header). `BINARY[n]`: the
+        part decoded by imap_view/decoders.py's `decoded`."""
+        if not binary:
+            return super().get_body(section, binary)
+        if not section:
+            return Writeable.wrap(binary_message(bytes(super().get_body(None, False))))
+        try:
+            part = self._get_subpart(section)
+        except (IndexError, ValueError):  # no such part (pymap's "no content" is a ValueError)
+            return Writeable.empty()
+        return decoded(part)
 
     @classmethod
     def _get_envelope_structure(cls, msg: MessageContent) -> EnvelopeStructure:
