@@ -118,8 +118,10 @@ def keys_of_fields(fields: RenderedFields) -> HeaderKeys:
 
 def _weight(keys: HeaderKeys) -> int:
     """About what one entry holds, in bytes."""
-    strings = (keys.subject, keys.from_, keys.to, keys.cc, keys.message_id or "")
-    strings += (keys.display_from, keys.display_to)
+    strings = (
+        keys.subject, keys.from_, keys.to, keys.cc, keys.message_id or "",
+        keys.display_from, keys.display_to,
+    )  # fmt: skip
     return 200 + sum(sys.getsizeof(s) for s in strings) + 60 * len(keys.references)
 
 
