@@ -6,7 +6,9 @@ recognised by its Message-ID among the mails the person sent (no duplicate; RFC
 4315's APPENDUID names it). Anything else, into INBOX, Archive, Trash, Sent or a
 folder of the person's own, is a message they file (core/archive/filed.py): kept as
 given, with the flags and internal date the APPEND gave, theirs alone. The
-gateway's views (`Needs decision`, a conversation's folder) take no message.
+gateway's views (`Needs decision`, a conversation's folder) take no message. A
+message APPENDed as a literal8 has its `binary` parts base64 first, as Dovecot stores
+it (imap_view/binary_append.py).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from email.parser import BytesHeaderParser
 from email.policy import compat32
 
@@ -28,6 +31,7 @@ from core.mailboxes.folders import sent_uid
 from core.mailboxes.personal import is_personal
 from core.mailboxes.uids import ARCHIVE, DRAFTS, INBOX, SENT, TRASH
 from imap_view.backend import Backend
+from imap_view.binary_append import BinaryAppendMessage, base64_binary_parts
 from imap_view.replies import DomainRefusal, failure_refusal, refusal_for
 
 __all__ = ["appended_uids", "message_id_of"]
@@ -59,9 +63,18 @@ async def appended_uids(
         raise failure_refusal(exc, "APPEND") from exc
 
 
+async def _stored_form(message: AppendMessage) -> AppendMessage:
+    """A literal8's message with its `binary` parts base64 (imap_view/binary_append.py,
+    RFC 3516 §4.4), in a worker thread: up to the APPENDLIMIT."""
+    if not isinstance(message, BinaryAppendMessage) or not message.binary:
+        return message
+    return replace(message, literal=await asyncio.to_thread(base64_binary_parts, message.literal))
+
+
 async def _appended_uids(
     backend: Backend, owner: str, folder_key: str, messages: Sequence[AppendMessage]
 ) -> list[int]:
+    messages = [await _stored_form(message) for message in messages]
     if folder_key == DRAFTS:
         return [
             await append_draft(backend.store, backend.domain, owner, m.literal) for m in messages

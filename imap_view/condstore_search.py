@@ -19,6 +19,7 @@ from pymap.search import SearchCriteria, SearchCriteriaSet, SearchParams
 
 from imap_view.extensions import stored_modseq
 from imap_view.message import Message
+from imap_view.sent_dates import OPERATORS, SentDateCriteria
 
 __all__ = ["GatewayCriteriaSet", "ModseqCriteria", "criteria_of", "keys_within", "uses_modseq"]
 
@@ -101,6 +102,8 @@ def criteria_of(key: SearchKey, params: SearchParams) -> SearchCriteria:
     if name == b"OR":
         left, right = key.filter_key_or
         return _Either(criteria_of(left, params), criteria_of(right, params), params)
+    if name in OPERATORS:  # a Date no one can read is the epoch (imap_view/sent_dates.py)
+        return SentDateCriteria(key.filter_datetime, OPERATORS[name], params)
     return SearchCriteria.of(key, params)
 
 

@@ -17,6 +17,7 @@ from pymap.parsing.commands import Commands
 from pysasl import SASLAuth
 from pysasl.hashing import BuiltinHash
 
+from imap_view.binary_append import BinaryAppendCommand
 from imap_view.condstore_parsing import ModseqFetchCommand, ModseqUidFetchCommand
 from imap_view.list_extended import CheckedLsubCommand, ExtendedListCommand
 from imap_view.search_charset import search_commands
@@ -28,8 +29,10 @@ __all__ = ["GatewayImapConfig"]
 
 # Both carry the secret in the clear, which is what a password or key check needs.
 MECHANISMS = (b"PLAIN", b"LOGIN")
-# Commands pymap 0.36.7 lacks, run by imap_view/state.py, and what they advertise.
+# Commands pymap 0.36.7 lacks or gets wrong, run by imap_view/state.py, and what they
+# advertise.
 EXTENSION_COMMANDS = (
+    BinaryAppendCommand,  # pymap's APPEND, knowing a literal8 (imap_view/binary_append.py)
     EnableCommand,
     NamespaceCommand,
     UnselectCommand,
@@ -54,9 +57,11 @@ EXTENSION_CAPABILITIES = (
     b"CONDSTORE",  # RFC 7162 §3.1
     b"QRESYNC",  # RFC 7162 §3.2
     b"SORT",  # RFC 5256 §3
+    b"SORT=DISPLAY",  # RFC 5957
     b"THREAD=ORDEREDSUBJECT",  # RFC 5256 §3
     b"THREAD=REFERENCES",  # RFC 5256 §3
     b"ESEARCH",  # RFC 4731
+    b"ESORT",  # RFC 5267 §3
 )
 
 

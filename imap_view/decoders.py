@@ -23,7 +23,14 @@ from pymap.bytes import Writeable
 from pymap.mime import MessageBody, MessageContent
 from pymap.mime.cte import MessageDecoder
 
-__all__ = ["KNOWN", "decode_quoted_printable", "install", "unknown_encoding"]
+__all__ = [
+    "KNOWN",
+    "decode_base64",
+    "decode_quoted_printable",
+    "decoded",
+    "install",
+    "unknown_encoding",
+]
 
 # What BINARY can undo; another encoding is `NO [UNKNOWN-CTE]` (RFC 3516 §4.3).
 KNOWN = frozenset({"7bit", "8bit", "binary", "quoted-printable", "base64"})
@@ -54,14 +61,18 @@ class _QuotedPrintable(MessageDecoder):
         return Writeable.wrap(decode_quoted_printable(bytes(body)))
 
 
+def decode_base64(data: bytes) -> bytes:
+    """RFC 2045 §6.8, leniently: what is outside the alphabet is ignored."""
+    usable = _NOT_BASE64.sub(b"", data.split(b"=", 1)[0])  # `=` pads the end
+    if len(usable) % 4 == 1:  # a lone sextet holds no whole octet
+        usable = usable[:-1]
+    usable += b"=" * (-len(usable) % 4)  # the alphabet and length are valid now
+    return binascii.a2b_base64(usable)
+
+
 class _Base64(MessageDecoder):
     def decode(self, body: MessageBody) -> Writeable:
-        data = bytes(body)
-        usable = _NOT_BASE64.sub(b"", data.split(b"=", 1)[0])  # `=` pads the end
-        if len(usable) % 4 == 1:  # a lone sextet holds no whole octet
-            usable = usable[:-1]
-        usable += b"=" * (-len(usable) % 4)  # the alphabet and length are valid now
-        return Writeable.wrap(binascii.a2b_base64(usable))
+        return Writeable.wrap(decode_base64(bytes(body)))
 
 
 class _AsItIs(MessageDecoder):
@@ -69,9 +80,30 @@ class _AsItIs(MessageDecoder):
         return body
 
 
+def _encoding(part: MessageContent) -> str:
+    header = part.header.parsed.content_transfer_encoding
+    return str(header).strip().lower() if header is not None else "7bit"
+
+
+def decoded(part: MessageContent) -> Writeable:
+    """The part's body with its encoding undone (a known one: `unknown_encoding` is asked
+    first). Its field's value is read stripped of white space: pymap looked up a field
+    folded onto a second line (`Content-Transfer-Encoding:` CRLF ` binary`) as " binary",
+    knew no such encoding, and the error ended the connection."""
+    encoding = _encoding(part)
+    if encoding in ("7bit", "8bit"):
+        return part.body
+    return MessageDecoder.registry[encoding].decode(part.body)
+
+
 def unknown_encoding(content: MessageContent, section: Sequence[int]) -> str | None:
     """The encoding of that part if BINARY cannot undo it (RFC 3516 §4.3), else None;
-    the part is found as pymap finds it (a missing one: None, pymap answers empty)."""
+    the part is found as pymap finds it (a missing one: None, pymap answers empty). The
+    whole message (no section) is decoded part by part (imap_view/binary_message.py):
+    the first of its parts' encodings that cannot be undone."""
+    if not section:
+        unknown = (_encoding(part) for part in content.walk())
+        return next((encoding for encoding in unknown if encoding not in KNOWN), None)
     part = content
     for number in section:
         if part.body.has_nested:
@@ -80,8 +112,7 @@ def unknown_encoding(content: MessageContent, section: Sequence[int]) -> str | N
             part = part.body.nested[number - 1]
         elif number != 1:
             return None
-    header = part.header.parsed.content_transfer_encoding
-    encoding = str(header).strip().lower() if header is not None else "7bit"
+    encoding = _encoding(part)
     return None if encoding in KNOWN else encoding
 
 

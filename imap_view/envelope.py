@@ -1,7 +1,8 @@
 """ENVELOPE as RFC 3501 §7.4.2 writes it, in 7-bit unless the session enabled UTF8=ACCEPT.
 
 pymap 0.36 sends the subject and display names decoded, as raw UTF-8 literals,
-and re-formats the date as an INTERNALDATE. RFC 6855 §3 allows UTF-8 there only
+and re-formats the date as an INTERNALDATE; here the Date goes out as written, as
+Dovecot sends it. RFC 6855 §3 allows UTF-8 there only
 after `ENABLE UTF8=ACCEPT`; before, the header goes out as stored (RFC 2047
 encoded-words), as Dovecot does. A session that enabled it
 (imap_view/session_commands.py) loads messages whose envelope has `utf8` on.
@@ -18,7 +19,7 @@ from pymap.mime import MessageContent
 from pymap.parsing.primitives import List, Nil, String
 from pymap.parsing.response.fetch import EnvelopeStructure
 
-from imap_view.header_text import seven_bit_text, stored_text
+from imap_view.header_text import raw_header, seven_bit_text, stored_text
 
 __all__ = ["envelope_of"]
 
@@ -31,6 +32,10 @@ class _Envelope(EnvelopeStructure):
     # The subject as it goes on the wire; `subject` stays the decoded text, which is
     # what SEARCH SUBJECT matches (pymap's search reads it from this structure).
     wire_subject: object | None = None
+    # The Date as written, unfolded (pymap's `date` is the email package's reading,
+    # which SEARCH SENTON compares; its text is the date formatted anew: a weekday
+    # put right, a comment dropped).
+    wire_date: str | None = None
     _wire: bytes | None = None  # formatted once (see `envelope_of`)
 
     def __bytes__(self) -> bytes:
@@ -43,7 +48,8 @@ class _Envelope(EnvelopeStructure):
 
     @property
     def _value(self) -> Writeable:
-        date = String.build(str(self.date)) if self.date else Nil()
+        written = self.wire_date or (str(self.date) if self.date else None)
+        date = String.build(written) if written else Nil()
         subject = self.subject if self.utf8 else self.wire_subject
         return List(
             [
@@ -135,4 +141,5 @@ def _made(msg: MessageContent, utf8: bool) -> _Envelope:
     )
     if not utf8:
         envelope.wire_subject = stored_text(msg, b"subject", parsed.subject)
+    envelope.wire_date = raw_header(msg, b"date")
     return envelope

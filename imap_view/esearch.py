@@ -11,24 +11,27 @@ and the reply is §3.1's:
     * ESEARCH (TAG "a1") UID MIN 4 MAX 9 ALL 4:6,9 COUNT 4
 
 MIN, MAX and ALL are left out when nothing was found, COUNT is then 0. ALL is a
-sequence set, ranges joined (`4:6,9`). With a MODSEQ search key, RFC 7162 §3.1.5 adds
-`MODSEQ n`: the mod-sequence of the one message MIN or MAX returns, the higher of the
-two when only those were asked for, else the highest of all found.
+sequence set, ranges joined (`4:6,9`). ESORT (RFC 5267 §3) answers SORT RETURN with
+the same response, its numbers in the sort's order (imap_view/sort_state.py). With a
+MODSEQ search key, RFC 7162 §3.1.5 adds `MODSEQ n`: the mod-sequence of the one
+message MIN or MAX returns, the higher of the two when only those were asked for, else
+the highest of all found.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pymap.interfaces.message import MessageInterface
 from pymap.parsing.command.select import SearchCommand
 from pymap.parsing.response import UntaggedResponse
-from pymap.parsing.specials import SequenceSet
 
 from imap_view.condstore import Found
 from imap_view.extensions import wire_modseq
 from imap_view.message import Message
 from imap_view.search_charset import RETURNS
 
-__all__ = ["esearch_response", "return_options"]
+__all__ = ["esearch_response", "ordered_set", "return_options"]
 
 
 def return_options(cmd: SearchCommand) -> list[bytes]:
@@ -37,7 +40,7 @@ def return_options(cmd: SearchCommand) -> list[bytes]:
 
 
 def _modseq(
-    returns: list[bytes], found: Found, lowest: MessageInterface, highest: MessageInterface
+    returns: Sequence[bytes], found: Found, lowest: MessageInterface, highest: MessageInterface
 ) -> int:
     """RFC 7162 §3.1.5: which messages' mod-sequence MODSEQ reports."""
     if b"ALL" in returns or b"COUNT" in returns:
@@ -50,10 +53,31 @@ def _modseq(
     return max(m.modseq for m in chosen if isinstance(m, Message)) if chosen else 0
 
 
-def esearch_response(tag: bytes, uid: bool, returns: list[bytes], found: Found) -> UntaggedResponse:
+def ordered_set(numbers: Sequence[int]) -> bytes:
+    """A sequence set that keeps the numbers' order (ESORT's ALL, RFC 5267 §3.1): runs
+    of consecutive ascending numbers as ranges, as Dovecot writes it (`4,2,5:7`)."""
+    runs: list[bytes] = []
+    start = 0
+    for at in range(1, len(numbers) + 1):
+        if at == len(numbers) or numbers[at] != numbers[at - 1] + 1:
+            first, last = numbers[start], numbers[at - 1]
+            runs.append(b"%d" % first if first == last else b"%d:%d" % (first, last))
+            start = at
+    return b",".join(runs)
+
+
+def esearch_response(
+    tag: bytes,
+    uid: bool,
+    returns: Sequence[bytes],
+    found: Found,
+    order: Sequence[int] | None = None,
+) -> UntaggedResponse:
     """`* ESEARCH (TAG "tag") [UID] …` for what the search found (pymap's
-    ESearchResponse leaves out the word ESEARCH)."""
-    numbers = found.numbers(uid=uid)  # ascending: sequence order is UID order
+    ESearchResponse leaves out the word ESEARCH); with `order` (the numbers as SORT
+    ordered them, RFC 5267 §3.1), MIN and MAX are the first and the last in that order,
+    and ALL keeps it."""
+    numbers = found.numbers(uid=uid) if order is None else list(order)
     parts = [b'ESEARCH (TAG "%s")' % tag]  # a tag has no `"` or `\\` (RFC 3501 §9)
     if uid:
         parts.append(b"UID")
@@ -62,10 +86,11 @@ def esearch_response(tag: bytes, uid: bool, returns: list[bytes], found: Found) 
     if numbers and b"MAX" in returns:
         parts.append(b"MAX %d" % numbers[-1])
     if numbers and b"ALL" in returns:
-        parts.append(b"ALL " + bytes(SequenceSet.build(numbers, uid=uid)))
+        parts.append(b"ALL " + ordered_set(numbers))
     if b"COUNT" in returns:
         parts.append(b"COUNT %d" % len(numbers))
     if numbers and found.by_modseq:
-        lowest, highest = found.messages[0][1], found.messages[-1][1]
+        by_number = dict(zip(found.numbers(uid=uid), (m for _, m in found.messages), strict=True))
+        lowest, highest = by_number[numbers[0]], by_number[numbers[-1]]
         parts.append(b"MODSEQ %d" % wire_modseq(_modseq(returns, found, lowest, highest)))
     return UntaggedResponse(b" ".join(parts))

@@ -9,7 +9,8 @@ command's attributes become a `FetchPlan` once: one function per attribute givin
 `NAME value` bytes from the message, the selected mailbox and the loaded content.
 UID, FLAGS (bytes kept per flag set), MODSEQ, ENVELOPE (formatted once per content,
 imap_view/envelope.py), RFC822.SIZE and a whole `BODY[]` are written directly; every
-other attribute through pymap's own value classes, so its bytes stay pymap's. A
+other attribute through pymap's own value classes, so its bytes stay pymap's (BODY's
+without NUL, imap_view/body_values.py). A
 message's line is then one join (RFC 3501 §7.4.2: `* n FETCH (att val …)`).
 
 A `FetchLine` still merges like pymap's `FetchResponse` with the `FETCH (FLAGS)` a
@@ -32,6 +33,7 @@ from pymap.parsing.specials import FetchAttribute, FetchRequirement, FetchValue
 from pymap.parsing.specials.flag import Flag
 from pymap.selected import SelectedMailbox
 
+from imap_view.body_values import BODY_VALUES, without_nul
 from imap_view.extensions import wire_modseq
 from imap_view.kept_fetch import kept_only
 from imap_view.message import KeptLoaded, Message
@@ -98,7 +100,12 @@ _SIMPLE: Mapping[bytes, type[DynamicFetchValue]] = MappingProxyType(
     {**simple_attributes(), b"MODSEQ": _ModseqValue, b"FLAGS": _FlagsValue, b"UID": _UidValue}
 )
 _LOADED: Mapping[bytes, type[DynamicLoadedFetchValue]] = MappingProxyType(
-    {**loaded_attributes(), b"BINARY": _BinaryValue, b"BINARY.PEEK": _BinaryValue}
+    {
+        **loaded_attributes(),
+        **BODY_VALUES,  # never a NUL in a literal (imap_view/body_values.py)
+        b"BINARY": _BinaryValue,
+        b"BINARY.PEEK": _BinaryValue,
+    }
 )
 
 
@@ -172,7 +179,7 @@ def _whole_body(name: bytes) -> Render:
     def render(message: MessageInterface, selected: SelectedMailbox, loaded: Loaded) -> bytes:
         if loaded is None:
             return name + b" " + MessageAttributes.placeholder
-        data = bytes(loaded.get_body(None, False))
+        data = without_nul(bytes(loaded.get_body(None, False)))
         return b"%b {%d}\r\n%b" % (name, len(data), data)
 
     return render

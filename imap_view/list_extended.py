@@ -4,9 +4,9 @@
 Archive, Trash); `LIST "" "*" RETURN (SPECIAL-USE CHILDREN STATUS (MESSAGES UNSEEN))`
 lists every folder with its counts, a `* STATUS` after each `* LIST`, so a client
 learns the whole account in one round trip. `SUBSCRIBED` selects the subscribed
-folders (imap_view/mailbox_set.py: every folder nobody unsubscribed) and marks them
-`\\Subscribed`. `\\HasChildren`/`\\HasNoChildren` are always given (RFC 3348,
-pymap's list tree). The command replaces pymap's LIST, and `CheckedLsubCommand`
+names (imap_view/mailbox_set.py) and marks them `\\Subscribed`, `RECURSIVEMATCH` adds
+CHILDINFO (imap_view/list_subscribed.py). `\\HasChildren`/`\\HasNoChildren` are always
+given (RFC 3348, pymap's list tree). The command replaces pymap's LIST, and `CheckedLsubCommand`
 pymap's LSUB, so that both decode their patterns with imap_view/mailbox_names.py: a
 pattern that is no valid name lists nothing (as Dovecot), and a LIST whose patterns
 are all such answers OK with no lines.
@@ -214,23 +214,21 @@ def listed_line(
     attributes: list[bytes],
     *,
     subscribed: bool = True,
+    childinfo: bool = False,
 ) -> ExtendedListResponse | None:
     """One folder's LIST line under the command's options, or None if they leave it out.
 
-    RFC 5258 §3: SUBSCRIBED selects subscribed mailboxes (`subscribed`), so a parent
-    that is no mailbox (`Sessions`, `\\Noselect`) is left out, unless RECURSIVEMATCH
-    asks for parents of subscribed ones (then with CHILDINFO, §3.5). RFC 6154 §3:
+    RFC 5258 §3: SUBSCRIBED selects subscribed mailboxes (`subscribed`), and with
+    RECURSIVEMATCH the names whose CHILDINFO says a subscribed one is below them
+    (`childinfo`, §3.5; imap_view/list_subscribed.py decides both). RFC 6154 §3:
     SPECIAL-USE selects the folders with a special use.
     """
-    selectable = b"Noselect" not in attributes
     if b"SPECIAL-USE" in cmd.selection and not SPECIAL_USES & set(attributes):
         return None
-    extended = b""
     selecting = b"SUBSCRIBED" in cmd.selection
-    if selecting and not (selectable and subscribed):
-        if b"RECURSIVEMATCH" not in cmd.selection or b"HasChildren" not in attributes:
-            return None
-        extended = b'("CHILDINFO" ("SUBSCRIBED"))'
-    if selectable and subscribed and (selecting or b"SUBSCRIBED" in cmd.returns):
+    if selecting and not (subscribed or childinfo):
+        return None
+    extended = b'("CHILDINFO" ("SUBSCRIBED"))' if childinfo else b""
+    if subscribed and (selecting or b"SUBSCRIBED" in cmd.returns):
         attributes = [*attributes, b"Subscribed"]
     return ExtendedListResponse(name, delimiter, attributes, extended)

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 from pymap.listtree import ListEntry, ListTree
 
-__all__ = ["PatternListTree", "matches"]
+__all__ = ["PatternListTree", "matches", "matches_any"]
 
 
 def _closure(pattern: str, positions: set[int]) -> set[int]:
@@ -60,6 +60,19 @@ def matches(pattern: str, name: str, delimiter: str) -> bool:
     return len(pattern) in positions
 
 
+def matches_any(ref_name: str, patterns: Iterable[str], name: str, delimiter: str) -> bool:
+    """Whether `name` matches one of LIST's patterns, each joined to the reference name
+    (RFC 3501 §6.3.8), as `PatternListTree.list_matching` matches it."""
+    for pattern in patterns:
+        joined = ref_name + pattern
+        if name == "INBOX":
+            if matches(joined.upper(), name, delimiter):
+                return True
+        elif matches(joined, name, delimiter):
+            return True
+    return False
+
+
 class PatternListTree(ListTree):
     """pymap's list tree (the names, `\\HasChildren`, `\\Noselect` parents) whose
     `list_matching` uses `matches` instead of a backtracking regular expression."""
@@ -71,10 +84,6 @@ class PatternListTree(ListTree):
         self._separator = delimiter
 
     def list_matching(self, ref_name: str, filter_: str) -> Iterable[ListEntry]:
-        pattern = ref_name + filter_
         for entry in self.list():
-            if entry.name == "INBOX":
-                if matches(pattern.upper(), "INBOX", self._separator):
-                    yield entry
-            elif matches(pattern, entry.name, self._separator):
+            if matches_any(ref_name, (filter_,), entry.name, self._separator):
                 yield entry

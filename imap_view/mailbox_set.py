@@ -6,7 +6,8 @@ conversation; and the human's own folders (core/mailboxes/personal.py), which CR
 RENAME and DELETE make, rename and remove — the others are the gateway's and refuse
 them. A folder is found again by its id, never its name, so a selected folder
 survives a rename. SUBSCRIBE and UNSUBSCRIBE are remembered per name; a folder
-nobody said anything of counts as subscribed.
+nobody said anything of counts as subscribed, but one made by CREATE starts
+unsubscribed (RFC 3501 §6.3.3, as Dovecot: core/mailboxes/personal.py).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from core.mailboxes.personal import (
 from imap_view.backend import Backend
 from imap_view.freshness import Freshness
 from imap_view.list_patterns import PatternListTree
+from imap_view.list_subscribed import SubscribedListTree
 from imap_view.mailbox import MailboxData, folder_id_of, mailbox_id
 from imap_view.replies import refusal_for
 
@@ -88,7 +90,7 @@ class MailboxSet(MailboxSetInterface["MailboxData"]):
         return existing | {name for name, subscribed in said.items() if subscribed}
 
     async def list_subscribed(self) -> ListTree:
-        return PatternListTree(DELIMITER).update(*sorted(await self.subscribed_names()))
+        return SubscribedListTree(DELIMITER).update(*sorted(await self.subscribed_names()))
 
     async def set_subscribed(self, name: str, subscribed: bool) -> None:
         await self._write(lambda session: set_subscribed(session, self.owner, name, subscribed))
@@ -110,8 +112,11 @@ class MailboxSet(MailboxSetInterface["MailboxData"]):
         return MailboxData(folder, self.owner, self._backend, self._freshness)
 
     async def add_mailbox(self, name: str) -> ObjectId:
-        """RFC 3501 §6.3.3 CREATE: a folder of the human's own."""
-        created = await self._write(lambda session: create_folder(session, self.owner, name))
+        """RFC 3501 §6.3.3 CREATE: a folder of the human's own, not subscribed (the
+        client SUBSCRIBEs it if it wants it in LSUB, as with Dovecot)."""
+        created = await self._write(
+            lambda session: create_folder(session, self.owner, name, subscribed=False)
+        )
         return mailbox_id(created.id)
 
     async def delete_mailbox(self, name: str) -> None:

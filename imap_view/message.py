@@ -15,6 +15,8 @@ from pymap.mime import MessageContent
 from pymap.parsing.response.fetch import BodyStructure, EnvelopeStructure
 from pymap.parsing.specials import FetchRequirement, Flag, ObjectId
 
+from imap_view.binary_message import binary_message
+from imap_view.decoders import decoded
 from imap_view.envelope import envelope_of
 from imap_view.kept_fetch import KeptMessage
 from imap_view.structure import EMPTY, body_structure
@@ -182,27 +184,57 @@ class LoadedMessage(BaseLoadedMessage):
             return msg.body.nested[0]
         return None
 
+    def _headed(self, section: Sequence[int] | None) -> MessageContent | None:
+        """The message whose header `HEADER`, `n.HEADER` and their `.FIELDS` name: the
+        whole one, or the one a message/rfc822 part (or a digest's part) carries."""
+        carried = self._carried(section)
+        if carried is not None:
+            return carried
+        try:
+            msg = self._get_subpart(section)
+        except (IndexError, ValueError):
+            return None
+        if not section:
+            return msg
+        return msg.body.nested[0] if msg.is_rfc822 else None
+
     def get_message_headers(
         self,
         section: Sequence[int] | None = None,
         subset: Collection[bytes] | None = None,
         inverse: bool = False,
     ) -> Writeable:
-        carried = self._carried(section)
-        if carried is None:
-            return super().get_message_headers(section, subset, inverse)
+        """pymap's, but `HEADER.FIELDS.NOT` ends with the empty line only when the header
+        has one, as Dovecot answers (a header with no body: `{0}` when nothing is left);
+        `HEADER.FIELDS` always ends with one (RFC 3501 §6.4.5's subset of the header)."""
+        msg = self._headed(section)
+        if msg is None:
+            return Writeable.empty()
         if subset is None:
-            return carried.header
+            return msg.header
         fields = (
-            bytes(value)
-            for key, value in carried.header.folded
-            if inverse != (key.upper() in subset)
+            bytes(value) for key, value in msg.header.folded if inverse != (key.upper() in subset)
         )
-        return Writeable.concat((Writeable.concat(fields), Writeable.wrap(b"\r\n")))
+        end = b"\r\n" if not inverse or _has_empty_line(bytes(msg.header)) else b""
+        return Writeable.concat((Writeable.concat(fields), Writeable.wrap(end)))
 
     def get_message_text(self, section: Sequence[int] | None = None) -> Writeable:
         carried = self._carried(section)
         return super().get_message_text(section) if carried is None else carried.body
+
+    def get_body(self, section: Sequence[int] | None = None, binary: bool = False) -> Writeable:
+        """`BINARY[]` of the whole message: every part decoded (imap_view/binary_message.py;
+        pymap decoded the top level's body alone and kept its header). `BINARY[n]`: the
+        part decoded by imap_view/decoders.py's `decoded`."""
+        if not binary:
+            return super().get_body(section, binary)
+        if not section:
+            return Writeable.wrap(binary_message(bytes(super().get_body(None, False))))
+        try:
+            part = self._get_subpart(section)
+        except (IndexError, ValueError):  # no such part (pymap's "no content" is a ValueError)
+            return Writeable.empty()
+        return decoded(part)
 
     @classmethod
     def _get_envelope_structure(cls, msg: MessageContent) -> EnvelopeStructure:
@@ -217,6 +249,11 @@ class LoadedMessage(BaseLoadedMessage):
         return body_structure(
             msg, cls._get_envelope_structure, cls._get_size_with_lines, utf8=cls.utf8
         )
+
+
+def _has_empty_line(header: bytes) -> bool:
+    """Whether a header section (as pymap keeps it) ends with the empty line."""
+    return header in (b"\r\n", b"\n") or header.endswith((b"\n\r\n", b"\n\n"))
 
 
 def _carries_a_message(msg: MessageContent) -> bool:

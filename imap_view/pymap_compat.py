@@ -103,6 +103,8 @@ INTERNALS: dict[str, tuple[str, ...]] = {
     "pymap.imap:IMAPConnection": ("_print",),
     "pymap.imap:IMAPServer": ("_config", "_login"),
     "pymap.config:IMAPConfig": ("_tls_enabled",),
+    "pymap.parsing.command.auth:AppendCommand": ("_parse_msg",),
+    "pymap.search:DateSearchCriteria": ("_get_msg_date",),
     "pymap.parsing.command.select:FetchCommand": ("_check_macros",),
     "pymap.parsing.command.select:SearchCommand": ("_parse_charset", "_parse_options"),
     "pymap.parsing:Parseable": ("_whitespace_length",),

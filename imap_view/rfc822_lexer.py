@@ -28,11 +28,12 @@ def is_atext(char: str) -> bool:
 class Lexer:
     """A cursor over one header value (`text`, `position`)."""
 
-    __slots__ = ("position", "text")
+    __slots__ = ("last_comment", "position", "text")
 
     def __init__(self, text: str, position: int = 0) -> None:
         self.text = text
         self.position = position
+        self.last_comment = ""  # the text of the last comment passed (Dovecot keeps it)
 
     @property
     def current(self) -> str:
@@ -47,18 +48,25 @@ class Lexer:
         return is_atext(self.current)
 
     def _comment(self) -> int:
-        """Past a comment (RFC 5322 §3.2.2: nested, quoted pairs), cursor on its `(`."""
+        """Past a comment (RFC 5322 §3.2.2: nested, quoted pairs), cursor on its `(`;
+        its text (inner parentheses kept, quoted pairs undone) is `last_comment`."""
         text, depth = self.text, 0
         position = self.position
+        kept: list[str] = []
+        start = position + 1
         while position < len(text):
             char = text[position]
             if char == "\\":
+                kept.append(text[start:position])
                 position += 1
+                start = position
             elif char == "(":
                 depth += 1
             elif char == ")":
                 depth -= 1
                 if depth == 0:
+                    kept.append(text[start:position])
+                    self.last_comment = "".join(kept)
                     self.position = position + 1
                     return 1 if self.more else 0
             position += 1

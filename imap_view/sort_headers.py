@@ -21,7 +21,14 @@ from datetime import UTC, datetime
 
 from imap_view.rfc822_lexer import Lexer
 
-__all__ = ["MISSING_MAILBOX", "first_mailbox", "message_ids", "sent_time"]
+__all__ = [
+    "MISSING_MAILBOX",
+    "angle_address",
+    "first_mailbox",
+    "local_part",
+    "message_ids",
+    "sent_time",
+]
 
 MISSING_MAILBOX = "MISSING_MAILBOX"
 _MONTHS = ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC")
@@ -30,34 +37,50 @@ _WHITE = str.maketrans("", "", " \t\r\n")
 _ID_STOP = re.compile(r'[>"(]')  # what ends the plain reading of a msg-id
 
 
-def _angle_mailbox(lexer: Lexer) -> tuple[str | None, int]:
-    """angle-addr, cursor on its `<`: "<" [route ":"] local-part "@" domain ">"."""
+def _angle(lexer: Lexer) -> tuple[str | None, str | None, int]:
+    """angle-addr, cursor on its `<`: "<" [route ":"] local-part "@" domain ">";
+    (mailbox, domain, what the lexer returned: -1 when it is not one)."""
     lexer.position += 1
     if lexer.skip() <= 0:
-        return None, -1
+        return None, None, -1
     if lexer.current == "@":  # obs-route: "@a,@b:" before the address
         colon = lexer.text.find(":", lexer.position)
         if colon == -1:
-            return None, -1
+            return None, None, -1
         lexer.position = colon + 1
         if lexer.skip() <= 0:
-            return None, -1
-    mailbox = None
+            return None, None, -1
+    mailbox = domain = None
     if lexer.current != ">":
-        mailbox, found = _local_part(lexer)
+        mailbox, found = local_part(lexer)
         if found <= 0:
-            return mailbox, -1
-        if lexer.current == "@" and lexer.domain([]) <= 0:
-            return mailbox, -1
+            return mailbox, None, -1
+        if lexer.current == "@":
+            written: list[str] = []
+            if lexer.domain(written) <= 0:
+                return mailbox, None, -1
+            domain = "".join(written)
     if lexer.current != ">":
-        return mailbox, -1
+        return mailbox, domain, -1
     lexer.position += 1
-    return mailbox, lexer.skip()
+    return mailbox, domain, lexer.skip()
 
 
-def _local_part(lexer: Lexer) -> tuple[str | None, int]:
+def _angle_mailbox(lexer: Lexer) -> tuple[str | None, int]:
+    mailbox, _, found = _angle(lexer)
+    return mailbox, found
+
+
+def angle_address(lexer: Lexer) -> tuple[str | None, str | None, bool]:
+    """angle-addr, cursor on its `<`: (mailbox, domain, whether it was read whole)."""
+    mailbox, domain, found = _angle(lexer)
+    return mailbox, domain, found >= 0
+
+
+def local_part(lexer: Lexer, *, partial: bool = False) -> tuple[str | None, int]:
     """dot-atom / quoted-string / obs-local-part, dots allowed anywhere (Dovecot's
-    non-strict reading: `john..doe`, a trailing dot)."""
+    non-strict reading: `john..doe`, a trailing dot). None when it is none, or, with
+    `partial`, what was read of it (Dovecot keeps that)."""
     out: list[str] = []
     if lexer.current == '"':
         found = lexer.quoted(out)
@@ -75,13 +98,13 @@ def _local_part(lexer: Lexer) -> tuple[str | None, int]:
             found = lexer.atom(out)
             if found <= 0 or lexer.current != ".":
                 break
-    return (None if found < 0 else "".join(out)), found
+    return (None if found < 0 and not partial else "".join(out)), found
 
 
 def _addr_spec_mailbox(lexer: Lexer) -> str | None:
     """addr-spec, or what Dovecot makes of a bare word: its mailbox (None: none)."""
     quoted = lexer.current == '"'
-    mailbox, found = _local_part(lexer)
+    mailbox, found = local_part(lexer)
     if found != 0 and lexer.current == "@":
         domain: list[str] = []
         if lexer.domain(domain) < 0:

@@ -2,7 +2,8 @@
 
 `HeaderKeys` is what the header fields give: the sent date (§2.2; None when the Date
 cannot be read, the caller then takes INTERNALDATE), the base subject (§2.1) and
-whether it is a reply or forward, the first From, To and Cc mailbox, all case-mapped
+whether it is a reply or forward, the first From, To and Cc mailbox and the first From
+and To display name (RFC 5957, imap_view/sort_display.py), all case-mapped
 (imap_view/casemap.py), and what THREAD=REFERENCES links by: the Message-ID and the
 references (those of References, else the first of In-Reply-To, as Dovecot reads
 them). INTERNALDATE and the size are not among them: the database gives those at each
@@ -24,8 +25,9 @@ from typing import Final, NamedTuple
 from core.mime.headers import header_fields
 from core.rendering.sort_rows import RenderedFields
 from imap_view.base_subject import base_subject
-from imap_view.casemap import casemap, header_text
+from imap_view.casemap import casemap, decode_words, header_text
 from imap_view.opaque import FIELD_LINES
+from imap_view.sort_display import first_display
 from imap_view.sort_headers import first_mailbox, message_ids, sent_time
 
 __all__ = ["HeaderKeys", "SortKeyCache", "keys_of_fields", "keys_of_header"]
@@ -44,6 +46,14 @@ class HeaderKeys(NamedTuple):
     cc: str
     message_id: str | None
     references: tuple[str, ...]
+    display_from: str = ""  # RFC 5957 (imap_view/sort_display.py)
+    display_to: str = ""
+
+
+def _display(field: str) -> str:
+    """RFC 5957's key; Dovecot decodes the field before it reads the address in it
+    (its mail_get_first_header_utf8)."""
+    return casemap(first_display(decode_words(field)))
 
 
 def _keys(
@@ -52,11 +62,16 @@ def _keys(
     addresses: tuple[str, str, str],
     message_id: str,
     references: list[str],
+    shown: tuple[str, str] | None = None,
 ) -> HeaderKeys:
     base, reply = base_subject(subject)
     ids = message_ids(message_id)
     sender, to, cc = (casemap(first_mailbox(field)) for field in addresses)
-    return HeaderKeys(date, base, reply, sender, to, cc, ids[0] if ids else None, tuple(references))
+    shown_from, shown_to = shown or (_display(addresses[0]), _display(addresses[1]))
+    return HeaderKeys(
+        date, base, reply, sender, to, cc, ids[0] if ids else None, tuple(references),
+        shown_from, shown_to,
+    )  # fmt: skip
 
 
 def keys_of_header(header: bytes) -> HeaderKeys:
@@ -85,18 +100,28 @@ def keys_of_header(header: bytes) -> HeaderKeys:
 def keys_of_fields(fields: RenderedFields) -> HeaderKeys:
     """The keys of a rendering, from the values its header is written from: the same
     keys `keys_of_header` reads from the rendered header (tests/unit/test_imap_sort_keys.py)."""
+    # A display name of the rendering's is a name of the address grammar (or none, for
+    # an outside party): read back from the header, it is the name as it is.
+    shown = (
+        casemap(fields.sender_name) if fields.sender_name else _display(fields.sender),
+        casemap(fields.to_name) if fields.to_name else _display(fields.to),
+    )
     return _keys(
         fields.subject,
         int(fields.date.timestamp()),  # the Date field has whole seconds
         (fields.sender, fields.to, fields.cc or ""),
         fields.message_id,
         message_ids(" ".join(fields.references)),
+        shown,
     )
 
 
 def _weight(keys: HeaderKeys) -> int:
     """About what one entry holds, in bytes."""
-    strings = (keys.subject, keys.from_, keys.to, keys.cc, keys.message_id or "")
+    strings = (
+        keys.subject, keys.from_, keys.to, keys.cc, keys.message_id or "",
+        keys.display_from, keys.display_to,
+    )  # fmt: skip
     return 200 + sum(sys.getsizeof(s) for s in strings) + 60 * len(keys.references)
 
 

@@ -54,6 +54,8 @@ _ORDERS: Final[dict[bytes, Callable[[Sortable], int | str]]] = {
     b"ARRIVAL": lambda item: item.arrival,
     b"CC": lambda item: item.keys.cc,
     b"DATE": lambda item: item.sent,
+    b"DISPLAYFROM": lambda item: item.keys.display_from,  # RFC 5957
+    b"DISPLAYTO": lambda item: item.keys.display_to,
     b"FROM": lambda item: item.keys.from_,
     b"SIZE": lambda item: item.size,
     b"SUBJECT": lambda item: item.keys.subject,

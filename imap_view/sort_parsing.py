@@ -6,6 +6,12 @@
     sort-criterion  = ["REVERSE" SP] sort-key
     search-criteria = charset 1*(SP search-key)
 
+ESORT (RFC 5267 §3) puts RETURN options before the criteria, as ESEARCH puts them on
+SEARCH (imap_view/search_charset.py: MIN, MAX, ALL, COUNT; `RETURN ()` is ALL; any other
+is `BAD`):
+
+    sort =/ ["UID" SP] "SORT" SP "RETURN" SP "(" [opt *(SP opt)] ")" SP sort-criteria …
+
 The search keys are SEARCH's, read by the same parser (imap_view/condstore_parsing.py:
 MODSEQ anywhere, NOT, OR and parentheses at most 32 deep), and the charset, which SORT
 and THREAD require, is checked as SEARCH checks it (imap_view/search_charset.py): one
@@ -27,6 +33,7 @@ from pymap.parsing.exceptions import NotParseable
 from pymap.parsing.specials import AString, SearchKey
 
 from imap_view.condstore_parsing import ModseqSearchKey
+from imap_view.search_charset import RETURNS
 from imap_view.sort_order import SORT_KEYS, Criterion
 
 __all__ = [
@@ -39,8 +46,9 @@ __all__ = [
 ]
 
 ALGORITHMS: Final = (b"ORDEREDSUBJECT", b"REFERENCES")  # RFC 5256 §3
-MAX_CRITERIA: Final = 16  # words in a sort-criteria list: seven keys, each reversed, fit
+MAX_CRITERIA: Final = 18  # words in a sort-criteria list: nine keys, each reversed, fit
 _CRITERIA = re.compile(rb" *\(([A-Za-z ]*)\)")
+_RETURN = re.compile(rb"RETURN +\(([A-Za-z ]*)\) ", re.I)
 _ALGORITHM = re.compile(rb" *([A-Za-z]+)")
 
 
@@ -114,12 +122,22 @@ class SortCommand(_SearchCriteria):
         program: list[Criterion],
         keys: list[SearchKey],
         charset: str | None,
+        returns: tuple[bytes, ...] | None = None,
     ) -> None:
         super().__init__(tag, keys, charset)
         self.program = tuple(program)
+        self.returns = returns  # ESORT's options; None: a plain SORT
 
     @classmethod
     def parse(cls, buf: memoryview, params: Params) -> tuple[SortCommand, memoryview]:
+        returns = None
+        if bytes(buf[:8]).upper() == b" RETURN ":
+            listed = _RETURN.match(buf, 1)
+            words = [] if listed is None else listed.group(1).upper().split()
+            if listed is None or not set(words) <= set(RETURNS):
+                raise NotParseable(buf)
+            returns = tuple(dict.fromkeys(words or [b"ALL"]))
+            buf = buf[listed.end(0) - 1 :]
         match = _CRITERIA.match(buf)
         if match is None:
             raise NotParseable(buf)
@@ -129,7 +147,7 @@ class SortCommand(_SearchCriteria):
             raise NotParseable(buf) from exc
         _, buf = Space.parse(buf[match.end(0) :], params)
         keys, charset, buf = cls._criteria(buf, params)
-        return cls(params.tag, program, keys, charset), buf
+        return cls(params.tag, program, keys, charset, returns), buf
 
 
 class UidSortCommand(SortCommand):

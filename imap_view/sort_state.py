@@ -10,7 +10,8 @@ MODSEQ anywhere, the same limits), then:
 * THREAD builds the threads the same way (imap_view/sort_order.py,
   imap_view/thread_references.py): `* THREAD (1 2)(3 (4)(5))`;
 * SEARCH RETURN (MIN MAX ALL COUNT) answers `* ESEARCH (TAG "t") [UID] …` instead of
-  `* SEARCH` (imap_view/esearch.py).
+  `* SEARCH` (imap_view/esearch.py), and so does SORT RETURN (ESORT, RFC 5267 §3), its
+  numbers in the sort's order.
 A charset no converter knows is `NO [BADCHARSET (UTF-8 US-ASCII)]` (RFC 5256 §3, as
 SEARCH, RFC 3501 §6.4.4).
 """
@@ -76,6 +77,10 @@ class SortState(CondstoreState):
         items = await self._keyed(found, uid=cmd.uid, size=sized)
         program: Sequence[Criterion] = cmd.program
         numbers = await asyncio.to_thread(sorted_numbers, items, program)
+        if cmd.returns is not None:  # ESORT (RFC 5267 §3.1)
+            esort = esearch_response(cmd.tag, cmd.uid, cmd.returns, found, numbers)
+            found.response.add_untagged(esort)
+            return found.response, found.updates
         text = b" ".join([b"SORT", *(b"%d" % number for number in numbers)])
         if found.by_modseq and numbers:  # RFC 7162 §3.1.5, as SEARCH
             text += b" (MODSEQ %d)" % wire_modseq(found.highest_modseq())

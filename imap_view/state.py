@@ -26,9 +26,12 @@ from pymap.parsing.response.specials import ExpungeResponse
 from pymap.selected import SelectedMailbox
 
 from core.errors import DomainError
+from core.mailboxes.folder_names import DELIMITER
+from imap_view.condstore_enabling import announce_highest, highest_of
 from imap_view.extensions import wire_modseq
 from imap_view.flag_announcements import first
 from imap_view.list_extended import CheckedLsubCommand, ExtendedListCommand, listed_line
+from imap_view.list_subscribed import subscribed_selection
 from imap_view.mailbox_names import InvalidName
 from imap_view.pymap_compat import untagged
 from imap_view.replies import refusal_for
@@ -65,13 +68,21 @@ class GatewayState(SortState):
         rest, not pymap's `[SERVERBUG]` and a closed connection.
 
         A mailbox argument that is no valid name (imap_view/mailbox_names.py) is a
-        `NO` as Dovecot answers it, once the command is allowed in this state."""
+        `NO` as Dovecot answers it, once the command is allowed in this state.
+
+        The command that switches CONDSTORE on while a mailbox is selected starts its
+        reply with `* OK [HIGHESTMODSEQ n]` (imap_view/condstore_enabling.py)."""
         if isinstance(cmd, InvalidCommand) and isinstance(cmd.parse_exc, InvalidName):
             return self._invalid_name(cmd, cmd.parse_exc)
+        session = self._session
+        condstore_before = isinstance(session, Session) and session.extensions.condstore
+        highest = None if condstore_before else highest_of(self._selected)
         try:
             response = await super().do_command(cmd)
         except DomainError as exc:
             return refusal_for(exc).get_response(cmd.tag)
+        if isinstance(session, Session) and session.extensions.condstore and not condstore_before:
+            announce_highest(cmd, response, highest)
         selected = self._selected
         if isinstance(selected, GatewaySelected):  # a new keyword's `* FLAGS` before its FETCH
             first(response, selected.announced)
@@ -146,21 +157,23 @@ class GatewayState(SortState):
             )
             for name, delimiter, attributes in listed:
                 found.setdefault(name, (delimiter, list(attributes)))
-            if b"SUBSCRIBED" in cmd.selection:  # RFC 5258 §3: subscribed, not there
-                said, updates = await self.session.list_mailboxes(
-                    cmd.ref_name, pattern, subscribed=True, selected=updates
-                )
-                for name, delimiter, attributes in said:
-                    if name not in found and b"Noselect" not in attributes:
-                        found[name] = (delimiter, [b"NonExistent"])
-        response = ResponseOk(cmd.tag, b"LIST completed.")
-        subscribed: set[str] | None = None
+        subscribed: frozenset[str] | None = None
         if b"SUBSCRIBED" in cmd.selection or b"SUBSCRIBED" in cmd.returns:
-            subscribed = await self.gateway_session.subscribed_names()
+            subscribed = frozenset(await self.gateway_session.subscribed_names())
+        chosen = None
+        if subscribed is not None and b"SUBSCRIBED" in cmd.selection:
+            recursive = b"RECURSIVEMATCH" in cmd.selection
+            chosen = subscribed_selection(
+                subscribed, cmd.ref_name, cmd.patterns, DELIMITER, recursive=recursive
+            )
+            for name in sorted(chosen.matching | chosen.with_children):  # RFC 5258 §3
+                found.setdefault(name, (DELIMITER, [b"NonExistent"]))
+        response = ResponseOk(cmd.tag, b"LIST completed.")
         for name, (delimiter, attributes) in found.items():
             line = listed_line(
                 cmd, name, delimiter, attributes,
                 subscribed=subscribed is None or name in subscribed,
+                childinfo=chosen is not None and chosen.childinfo(name),
             )  # fmt: skip
             if line is None:
                 continue

@@ -12,6 +12,10 @@ parent of the inferiors.
 Subscriptions (RFC 3501 §6.3.6/§6.3.7) are what SUBSCRIBE and UNSUBSCRIBE said of a
 name, kept whether or not the name exists; a folder nobody said anything of
 counts as subscribed, so clients that list only subscribed folders see every one.
+A folder made by IMAP's CREATE starts unsubscribed instead (RFC 3501 §6.3.3
+subscribes nothing; Dovecot neither), unless its name was said of before; that mark
+is forgotten when the folder is deleted (an absent name is unsubscribed anyway), so
+such marks are never more than the folders.
 """
 
 from __future__ import annotations
@@ -111,8 +115,12 @@ def _is_gateway_name(name: str) -> bool:
 _FIXED: Final = frozenset(fixed.casefold() for fixed in FIXED_NAMES.values())
 
 
-def create_folder(session: Session, owner: str, name: str) -> PersonalFolder:
-    """A new folder; NameTaken when the name is in use, LimitReached past MAX_FOLDERS."""
+def create_folder(
+    session: Session, owner: str, name: str, *, subscribed: bool = True
+) -> PersonalFolder:
+    """A new folder; NameTaken when the name is in use, LimitReached past MAX_FOLDERS.
+    With `subscribed=False` (IMAP's CREATE) it counts as unsubscribed unless its name
+    was SUBSCRIBEd or UNSUBSCRIBEd before."""
     name = personal_name(name)
     count = session.scalar(
         select(func.count()).where(ImapFolder.owner == owner, ImapFolder.name.is_not(None))
@@ -138,6 +146,12 @@ def create_folder(session: Session, owner: str, name: str) -> PersonalFolder:
     )
     if folder_id is None:  # skipped by the unique (owner, name) index: it exists
         raise NameTaken(f"you have a folder {name!r} already")
+    if not subscribed:  # bounded by MAX_FOLDERS, not MAX_SUBSCRIPTIONS: see the module doc
+        session.execute(
+            backend_of(session)
+            .insert_or_skip(ImapSubscription.__table__)  # type: ignore[arg-type]
+            .values(owner=owner, name=name, subscribed=False)
+        )
     wake_after_commit(session, [owner])  # IMAP sessions list it
     return PersonalFolder(int(folder_id), key, name)
 
@@ -212,6 +226,13 @@ def delete_folder(session: Session, owner: str, name: str) -> int:
     if filed:
         refile_mails(session, filed, owner, folder.key, ARCHIVE)
     session.execute(delete(ImapFolder).where(ImapFolder.id == folder.id))
+    session.execute(  # an absent name is unsubscribed anyway
+        delete(ImapSubscription).where(
+            ImapSubscription.owner == owner,
+            ImapSubscription.name == folder.name,
+            ImapSubscription.subscribed.is_(False),
+        )
+    )
     wake_after_commit(session, [owner])
     return len(filed)
 

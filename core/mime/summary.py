@@ -175,10 +175,11 @@ def _addresses(headers: list[BaseHeader] | None) -> list[list[str | None]] | Non
 
 def _envelope(headers: _Headers) -> Json:
     date = headers.first(b"date")
+    written = headers.raw(b"date")  # env-date as written (ASCII), as Dovecot sends it
     subject, subject7 = headers.text(b"subject")
     in_reply_to, message_id = headers.first(b"in-reply-to"), headers.first(b"message-id")
     envelope: Json = {
-        "date": str(date) if date else None,
+        "date": written if written else (str(date) if date else None),
         "subject": subject,
         "subject7": subject7,
         "in-reply-to": None if in_reply_to is None else str(in_reply_to),

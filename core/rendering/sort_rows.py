@@ -71,6 +71,8 @@ class RenderedFields:
     cc: str | None  # the first Cc, if any
     message_id: str
     references: tuple[str, ...]  # the parent chain's Message-IDs, oldest first
+    sender_name: str = ""  # the display names the rendering writes (RFC 5957's keys)
+    to_name: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +152,8 @@ def rendered_fields(
         cc[0].email(domain) if cc else None,
         mail.message_id,
         tuple(references),
+        sender.name,
+        to.name,
     )
 
 

@@ -16,10 +16,10 @@ They must be equal, but for the differences `ALLOWED` lists with their reasons
 Then the messages of tests/support/sort_corpus.py (both lists) join them (submitted by four users,
 with the headers SORT and THREAD read; their FETCH items are not compared), each
 APPENDed to Dovecot with the INTERNALDATE the gateway gave it, and `SORTS` (every key,
-REVERSE, several keys, search criteria, UID SORT), both THREAD algorithms (also with
-criteria, and UID THREAD) and ESEARCH are asked of both servers over the whole mailbox:
-the answers must be the same (RFC 5256, RFC 4731). SQLite only: nothing compared
-depends on the database.
+REVERSE, several keys, search criteria, UID SORT, DISPLAYFROM and DISPLAYTO), both
+THREAD algorithms (also with criteria, and UID THREAD), ESEARCH and ESORT are asked of
+both servers over the whole mailbox: the answers must be the same (RFC 5256, RFC 4731,
+RFC 5267, RFC 5957). SQLite only: nothing compared depends on the database.
 """
 
 from __future__ import annotations
@@ -99,7 +99,8 @@ def _deliver(port: int, user: str, messages: list[bytes]) -> None:
             client.sendmail(user, [user], raw)
 
 
-# What SORT, THREAD and SEARCH RETURN are asked (RFC 5256 §3, RFC 4731 §3.1).
+# What SORT, THREAD, SEARCH RETURN and SORT RETURN are asked (RFC 5256 §3, RFC 4731 §3.1,
+# RFC 5267 §3, RFC 5957: DISPLAYFROM and DISPLAYTO).
 SORTS = [
     b"SORT (SUBJECT) UTF-8 ALL", b"SORT (DATE) UTF-8 ALL", b"SORT (ARRIVAL) UTF-8 ALL",
     b"SORT (FROM) UTF-8 ALL", b"SORT (TO) UTF-8 ALL", b"SORT (CC) UTF-8 ALL",
@@ -113,6 +114,12 @@ SORTS = [
     b"THREAD ORDEREDSUBJECT US-ASCII SUBJECT re", b"THREAD REFERENCES UTF-8 SUBJECT nothing",
     b"SEARCH RETURN (MIN MAX ALL COUNT) SUBJECT launch", b"UID SEARCH RETURN () NOT SUBJECT re",
     b"SEARCH RETURN (COUNT MIN) SUBJECT nothing",
+    b"SORT (DISPLAYFROM) UTF-8 ALL", b"SORT (DISPLAYTO) UTF-8 ALL",
+    b"SORT (REVERSE DISPLAYTO DATE) UTF-8 ALL", b"UID SORT (DISPLAYFROM SUBJECT) UTF-8 ALL",
+    b"SORT RETURN (MIN MAX COUNT ALL) (DISPLAYFROM SUBJECT) UTF-8 ALL",
+    b"SORT RETURN (ALL) (REVERSE DATE) UTF-8 NOT SUBJECT launch",
+    b"UID SORT RETURN () (SUBJECT DATE) UTF-8 ALL",
+    b"SORT RETURN (COUNT MIN) (SIZE) UTF-8 SUBJECT nothing",
 ]  # fmt: skip
 _ESEARCH_TAG = re.compile(rb'^\(TAG "[^"]*"\) ?')
 

@@ -7,7 +7,7 @@ import imaplib
 import re
 
 import pytest
-from sqlalchemy import insert
+from sqlalchemy import insert, select
 
 from core.mailboxes.personal import MAX_SUBSCRIPTIONS
 from core.store.models import ImapSubscription
@@ -114,7 +114,9 @@ async def test_create_twice_is_already_exists(api: Api) -> None:
 async def test_subscriptions_are_remembered_per_name(api: Api) -> None:
     await api.human("jianf")
     async with imap_login(api.gateway, "jianf") as imap:
-        await imap.ok("create", '"Lists"')
+        await imap.ok("create", '"Lists"')  # RFC 3501 §6.3.3: not subscribed (as Dovecot)
+        assert "Lists" not in listed(await imap.ok("lsub", '""', '"*"'))
+        await imap.ok("subscribe", '"Lists"')
         assert "Lists" in listed(await imap.ok("lsub", '""', '"*"'))
         await imap.ok("unsubscribe", '"Lists"')
         assert "Lists" not in listed(await imap.ok("lsub", '""', '"*"'))
@@ -123,6 +125,30 @@ async def test_subscriptions_are_remembered_per_name(api: Api) -> None:
     async with imap_login(api.gateway, "jianf") as imap:
         subscribed = listed(await imap.ok("lsub", '""', '"*"'))
     assert "Lists" not in subscribed and "Not yet made" in subscribed and "INBOX" in subscribed
+
+
+async def test_a_folder_made_elsewhere_counts_as_subscribed(api: Api) -> None:
+    """A folder of the web UI or REST is in LSUB at once; one CREATE made is not, and
+    the mark that says so goes with the folder when it is deleted, so that no more such
+    marks are kept than there are folders."""
+    jianf = await api.human("jianf")
+    made = await jianf.post("/api/v1/me/folders", json={"name": "From the web"})
+    assert made.status_code == 201, made.text
+    store = api.gateway.store
+    assert store is not None
+    async with imap_login(api.gateway, "jianf") as imap:
+        assert "From the web" in listed(await imap.ok("lsub", '""', '"*"'))
+        for n in range(3):
+            await imap.ok("create", f'"Made {n}"')
+            await imap.ok("delete", f'"Made {n}"')
+        await imap.ok("create", '"Kept"')
+        assert "Kept" not in listed(await imap.ok("lsub", '""', '"*"'))
+    rows = await store.read(
+        lambda session: session.execute(
+            select(ImapSubscription.name, ImapSubscription.subscribed)
+        ).all()
+    )
+    assert [tuple(row) for row in rows] == [("Kept", False)], rows
 
 
 async def test_each_human_has_their_own_folders(api: Api) -> None:

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from imap_view.sort_display import first_display
 from imap_view.sort_headers import MISSING_MAILBOX, first_mailbox, message_ids, sent_time
 from tests.support.margin import within_margin
 
@@ -121,3 +122,30 @@ HOSTILE = [
 @pytest.mark.parametrize("value", HOSTILE, ids=lambda s: repr(s[:8]))
 def test_hostile_values_are_read_within_the_margin(value: str) -> None:
     within_margin(lambda: (first_mailbox(value), sent_time(value), message_ids(value)))
+
+
+@pytest.mark.parametrize(
+    ("value", "key"),
+    [
+        ("foo bar <a@b.c>", "foo bar"),  # RFC 5957 §2: the display name
+        ("<only@x.y>", "only@x.y"),  # none: addr-mailbox@addr-host
+        ('"" <empty@x.y>', "empty@x.y"),
+        ('"Quoted, Name" <q@x.y>', "Quoted, Name"),
+        ("bob@example.org (Bob)", "Bob"),  # Dovecot: a comment after an addr-spec names it
+        ("(lead) carol@example.org", "carol@example.org"),  # … one before it does not
+        ("x@y (c1) (c2)", "c2"),  # the last
+        ("Two Words", "Two Words"),  # words that are no address: a name
+        ("john. doe@example.com", "john.  doe"),  # what Dovecot read of it, and the rest
+        ('"quoted"', "quoted"),
+        ("d", "d@"),  # a bare word: a mailbox with an empty domain
+        ("broken <a@b", "broken"),
+        ("zed@[1.2.3.4]", "zed@[1.2.3.4]"),
+        ("<@route.x:r@x.y>", "r@x.y"),
+        ("undisclosed-recipients:;", "undisclosed-recipients"),  # a group: its name
+        ("", ""),
+    ],
+)
+def test_first_display(value: str, key: str) -> None:
+    """SORT=DISPLAY's key as Dovecot reads it (checked against Dovecot 2.3 by the
+    differential tests: tests/integration/test_imap_dovecot_diff.py)."""
+    assert first_display(value) == key

@@ -1,7 +1,7 @@
 """SORT, THREAD and SEARCH RETURN as the gateway's command table parses them
-(imap_view/sort_parsing.py, imap_view/search_charset.py): RFC 5256 §4's and RFC 4731's
-grammar, a program read back as written, every drawn line a command or a BAD (never
-an exception), and long hostile lines parsed within the margin."""
+(imap_view/sort_parsing.py, imap_view/search_charset.py): RFC 5256 §4's, RFC 4731's and
+RFC 5267's (ESORT) grammar, a program read back as written, every drawn line a command
+or a BAD (never an exception), and long hostile lines parsed within the margin."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pymap.parsing.command import Command
 from pymap.parsing.commands import InvalidCommand
 
 from imap_view.config import GatewayImapConfig
+from imap_view.esearch import ordered_set
 from imap_view.search_charset import RETURNS
 from imap_view.sort_order import SORT_KEYS, Criterion
 from imap_view.sort_parsing import (
@@ -81,6 +82,11 @@ def test_an_unknown_charset_makes_a_refusal() -> None:
         b"a SEARCH RETURN (SAVE) ALL",  # SEARCHRES is not offered
         b"a SEARCH RETURN ALL",
         b"a SEARCH RETURN (MIN",
+        b"a SORT RETURN (SAVE) (DATE) UTF-8 ALL",  # ESORT's options are ESEARCH's four
+        b"a SORT RETURN (PARTIAL 1:5) (DATE) UTF-8 ALL",  # CONTEXT=SORT is not offered
+        b"a SORT RETURN ALL (DATE) UTF-8 ALL",
+        b"a SORT RETURN (MIN) UTF-8 ALL",  # no criteria after the options
+        b"a THREAD RETURN (ALL) REFERENCES UTF-8 ALL",
     ],
 )
 def test_malformed_lines_are_bad(line: bytes) -> None:
@@ -94,6 +100,27 @@ def test_search_return_options() -> None:
     assert [o for o in RETURNS if empty.options.has(o)] == [b"ALL"]  # type: ignore[attr-defined]
     plain = parse(b"a SEARCH ALL")
     assert not plain.options  # type: ignore[attr-defined]
+
+
+def test_sort_return_options() -> None:
+    """RFC 5267 §3: ESORT's RETURN before the criteria; `()` is ALL; a plain SORT has none."""
+    command = parse(b"a UID SORT return (count MIN min) (REVERSE DISPLAYFROM) UTF-8 ALL")
+    assert isinstance(command, SortCommand) and command.returns == (b"COUNT", b"MIN")
+    assert command.program == (Criterion(b"DISPLAYFROM", True),)
+    empty = parse(b"a SORT RETURN () (DISPLAYTO) UTF-8 ALL")
+    assert isinstance(empty, SortCommand) and empty.returns == (b"ALL",)
+    plain = parse(b"a SORT (DATE) UTF-8 ALL")
+    assert isinstance(plain, SortCommand) and plain.returns is None
+
+
+@pytest.mark.parametrize(
+    ("numbers", "written"),
+    [([4, 2, 1, 3, 5], b"4,2,1,3,5"), ([1, 2, 3, 5, 6, 7], b"1:3,5:7"), ([7, 6, 5], b"7,6,5"),
+     ([9], b"9"), ([3, 4, 1, 2], b"3:4,1:2")],
+)  # fmt: skip
+def test_esort_all_keeps_the_order(numbers: list[int], written: bytes) -> None:
+    """RFC 5267 §3.1: ALL in the sort's order; ascending runs as ranges, as Dovecot."""
+    assert ordered_set(numbers) == written
 
 
 _criteria = st.lists(
