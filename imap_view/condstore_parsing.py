@@ -51,6 +51,24 @@ _LIST_END = re.compile(rb" *\)")
 # How deep NOT, OR and parentheses may nest. pymap has no bound, and a 64 KiB line of
 # `(` would run Python out of stack; no client nests a search half as deep.
 MAX_NESTING = 32
+# How many search keys one command may give, nested ones counted. Each takes pymap
+# ~25 µs to parse, on the event loop: a 64 KiB line of `ALL ` (16,000 keys) held it
+# for 0.4 s. No client writes a thousand keys into one search.
+MAX_SEARCH_KEYS = 1_000
+
+
+class KeyBudget:
+    """The search keys a command has left to give (`MAX_SEARCH_KEYS` to start)."""
+
+    __slots__ = ("left",)
+
+    def __init__(self) -> None:
+        self.left = MAX_SEARCH_KEYS
+
+    def spend(self, buf: memoryview) -> None:
+        if self.left == 0:
+            raise NotParseable(buf)
+        self.left -= 1
 
 
 class ModseqFetchAttribute(FetchAttribute):
@@ -123,13 +141,18 @@ class ModseqSearchKey(SearchKey):
     stand inside them; every other key is pymap's."""
 
     @classmethod
-    def parse(cls, buf: memoryview, params: Params) -> tuple[SearchKey, memoryview]:
-        return cls._parse_nested(buf, params, 0)
+    def parse(
+        cls, buf: memoryview, params: Params, budget: KeyBudget | None = None
+    ) -> tuple[SearchKey, memoryview]:
+        """One search-key; `budget`, the command's, is spent on it and on every key
+        nested in it."""
+        return cls._parse_nested(buf, params, 0, budget or KeyBudget())
 
     @classmethod
     def _parse_nested(
-        cls, buf: memoryview, params: Params, depth: int
+        cls, buf: memoryview, params: Params, depth: int, budget: KeyBudget
     ) -> tuple[SearchKey, memoryview]:
+        budget.spend(buf)
         rest = buf[cls._whitespace_length(buf) :]
         modseq = _MODSEQ_KEY.match(rest)
         if modseq is not None:
@@ -144,19 +167,19 @@ class ModseqSearchKey(SearchKey):
         if depth == MAX_NESTING:
             raise NotParseable(buf)
         if inverse is not None:  # "NOT" SP search-key
-            key, after = cls._parse_nested(rest[inverse.end(0) :], params, depth + 1)
+            key, after = cls._parse_nested(rest[inverse.end(0) :], params, depth + 1, budget)
             return cls(key.value, key.filter, not key.inverse), after
         if either is not None:  # "OR" SP search-key SP search-key
-            left, after = cls._parse_nested(rest[either.end(0) :], params, depth + 1)
+            left, after = cls._parse_nested(rest[either.end(0) :], params, depth + 1, budget)
             _, after = Space.parse(after, params)
-            right, after = cls._parse_nested(after, params, depth + 1)
+            right, after = cls._parse_nested(after, params, depth + 1, budget)
             return cls(b"OR", (left, right)), after
-        keys, after = cls._parse_list(rest[1:], params, depth + 1)
+        keys, after = cls._parse_list(rest[1:], params, depth + 1, budget)
         return cls(b"KEYSET", frozenlist(keys)), after
 
     @classmethod
     def _parse_list(
-        cls, buf: memoryview, params: Params, depth: int
+        cls, buf: memoryview, params: Params, depth: int, budget: KeyBudget
     ) -> tuple[list[SearchKey], memoryview]:
         """After "(": search-key *(SP search-key) ")" (RFC 3501 §9; never empty)."""
         keys: list[SearchKey] = []
@@ -168,7 +191,7 @@ class ModseqSearchKey(SearchKey):
                 raise NotParseable(buf)
             if params.list_limit is not None and len(keys) == params.list_limit:
                 raise NotParseable(buf)
-            key, buf = cls._parse_nested(buf, params, depth)
+            key, buf = cls._parse_nested(buf, params, depth, budget)
             keys.append(key)
 
 
@@ -180,10 +203,11 @@ class ModseqSearchCommand(SearchCommand):
         options, buf = cls._parse_options(buf, params)
         charset, buf = cls._parse_charset(buf, params)
         keys: list[SearchKey] = []
+        key_params, budget = params.copy(charset=charset), KeyBudget()
         while True:
             try:
                 _, buf = Space.parse(buf, params)
-                key, buf = ModseqSearchKey.parse(buf, params.copy(charset=charset))
+                key, buf = ModseqSearchKey.parse(buf, key_params, budget)
                 keys.append(key)
             except NotParseable:
                 if not keys:

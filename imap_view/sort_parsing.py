@@ -32,7 +32,7 @@ from pymap.parsing.command import CommandSelect
 from pymap.parsing.exceptions import NotParseable
 from pymap.parsing.specials import AString, SearchKey
 
-from imap_view.condstore_parsing import ModseqSearchKey
+from imap_view.condstore_parsing import KeyBudget, ModseqSearchKey
 from imap_view.search_charset import RETURNS
 from imap_view.sort_order import SORT_KEYS, Criterion
 
@@ -95,11 +95,12 @@ class _SearchCriteria(CommandSelect):
         except (UnicodeError, LookupError):
             return [], None, buf[0:0]
         keys: list[SearchKey] = []
+        key_params, budget = params.copy(charset=charset), KeyBudget()
         try:
             while True:
                 try:
                     _, after = Space.parse(buf, params)
-                    key, buf = ModseqSearchKey.parse(after, params.copy(charset=charset))
+                    key, buf = ModseqSearchKey.parse(after, key_params, budget)
                 except NotParseable:
                     if not keys:
                         raise

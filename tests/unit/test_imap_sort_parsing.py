@@ -12,6 +12,7 @@ from pymap.parsing import Params
 from pymap.parsing.command import Command
 from pymap.parsing.commands import InvalidCommand
 
+from imap_view.condstore_parsing import MAX_SEARCH_KEYS
 from imap_view.config import GatewayImapConfig
 from imap_view.esearch import ordered_set
 from imap_view.search_charset import RETURNS
@@ -173,3 +174,19 @@ HOSTILE = [
 @pytest.mark.parametrize("line", HOSTILE, ids=lambda line: repr(line[:24]))
 def test_hostile_lines_are_parsed_within_the_margin(line: bytes) -> None:
     within_margin(lambda: parse(line))
+
+
+@pytest.mark.parametrize(
+    "command", [b"SORT (DATE) UTF-8", b"UID THREAD REFERENCES UTF-8", b"SEARCH", b"UID SEARCH"]
+)
+def test_a_thousand_search_keys_at_most_nested_ones_counted(command: bytes) -> None:
+    """Each key costs pymap ~25 µs of the event loop to parse: one command gives at
+    most `MAX_SEARCH_KEYS`, however they are nested."""
+    most = b" ".join([b"a1", command, b"ALL " * (MAX_SEARCH_KEYS - 1) + b"UNSEEN"])
+    assert not isinstance(parse(most), InvalidCommand)
+    for over in (
+        b"ALL " * MAX_SEARCH_KEYS + b"UNSEEN",
+        b"(" + b"ALL " * MAX_SEARCH_KEYS + b"ALL)",
+        b"NOT (" + b"SEEN " * (MAX_SEARCH_KEYS // 2) + b"OR (" + b"ALL " * 600 + b"ALL) ALL)",
+    ):
+        assert isinstance(parse(b" ".join([b"a1", command, over])), InvalidCommand), over[:20]
