@@ -67,19 +67,21 @@ def _params(params: dict[str, str]) -> bytes:
 
 
 def _addresses(items: list[list[Any]] | None, utf8: bool) -> bytes:
-    """An address list, a group between its start and end markers (RFC 3501 §7.4.2)."""
+    """An address list (core/mime/envelope_addresses.py's items), a group between its
+    start and end markers (RFC 3501 §7.4.2)."""
     if not items:
         return NIL
     out = []
     for item in items:
         kind = item[0]
         if kind == "a":
-            _, name, name7, user, host = item
+            _, name, name7, route, mailbox, host = item
             if not utf8 and name7 is not None:
                 name = name7
-            out.append(_list([_string(name), NIL, _string(user), _string(host)]))
+            out.append(_list([_string(name), _string(route), _string(mailbox), _string(host)]))
         elif kind == "g":
-            out.append(_list([NIL, NIL, _string(item[1] if utf8 else item[2]), NIL]))
+            _, name, name7 = item
+            out.append(_list([NIL, NIL, _string(name if utf8 or name7 is None else name7), NIL]))
         else:
             out.append(b"(NIL NIL NIL NIL)")
     return _list(out)

@@ -104,6 +104,7 @@ INTERNALS: dict[str, tuple[str, ...]] = {
     "pymap.imap:IMAPServer": ("_config", "_login"),
     "pymap.config:IMAPConfig": ("_tls_enabled",),
     "pymap.parsing.command.select:FetchCommand": ("_check_macros",),
+    "pymap.parsing.specials:FetchAttribute": ("_parse_section",),
     "pymap.parsing.command.select:SearchCommand": ("_parse_charset", "_parse_options"),
     "pymap.parsing:Parseable": ("_whitespace_length",),
     "pymap.parsing.response.fetch:BodyStructure": ("_value",),

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
-from imap_view.rfc822_lexer import Lexer
+from core.mime.rfc822_lexer import Lexer
 
 __all__ = ["MISSING_MAILBOX", "first_mailbox", "message_ids", "sent_time"]
 

@@ -27,7 +27,7 @@ from core.mime.summary import summarize
 
 __all__ = ["KEPT_VERSION", "KeptStructure", "kept_structure", "summary_of"]
 
-KEPT_VERSION: Final = 1
+KEPT_VERSION: Final = 2
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,21 +1,26 @@
 """RFC 5322 §3.2 lexical tokens read the way Dovecot 2.3 reads them (src/lib-mail/rfc822-parser.c).
 
-SORT and THREAD read the first address of From/To/Cc, the Date and the message
-identifiers (imap_view/sort_headers.py); Dovecot, the differential test's oracle, reads
-them leniently (white space around dots, comments anywhere, 8-bit octets as atext),
-and the same lenience here gives the same keys. Each reader returns what Dovecot's
-does: 1 when text remains after the token and the white space and comments that follow
-it, 0 at the end, -1 when there is no such token (or a comment or quoted string is
-never closed). Every reader moves forward only, so a value is read in linear time.
+The address lists of ENVELOPE and SEARCH (core/mime/addresses.py) and SORT's and
+THREAD's keys (imap_view/sort_headers.py) are read with it; Dovecot, the differential
+tests' oracle, reads them leniently (white space around dots, comments anywhere, 8-bit
+octets as atext), and the same lenience here gives the same values. Each reader
+returns what Dovecot's does: 1 when text remains after the token and the white space
+and comments that follow it, 0 at the end, -1 when there is no such token (or a comment
+or quoted string is never closed). Every reader moves forward only, so a value is read
+in linear time; comments nest to any depth without recursion.
 """
 
 from __future__ import annotations
+
+import re
 
 __all__ = ["Lexer", "is_atext"]
 
 # RFC 5322 §3.2.3 atext, and every non-ASCII character (RFC 6532 §3.2: UTF8-non-ascii).
 _ATEXT = frozenset("!#$%&'*+-/=?^_`{|}~")
 _WHITE = frozenset(" \t\r\n")
+# A quoted pair of a comment: the backslash dropped, unless CR, LF or NUL follows it.
+_QUOTED_PAIR = re.compile(r"\\([^\r\n\0])", re.S)
 
 
 def is_atext(char: str) -> bool:
@@ -28,11 +33,14 @@ def is_atext(char: str) -> bool:
 class Lexer:
     """A cursor over one header value (`text`, `position`)."""
 
-    __slots__ = ("position", "text")
+    __slots__ = ("comment", "position", "text")
 
     def __init__(self, text: str, position: int = 0) -> None:
         self.text = text
         self.position = position
+        # Where the text of the last comment passed lies (inside its outer parentheses):
+        # an address without a display name takes it for one (`comment_text`).
+        self.comment: tuple[int, int] | None = None
 
     @property
     def current(self) -> str:
@@ -47,22 +55,45 @@ class Lexer:
         return is_atext(self.current)
 
     def _comment(self) -> int:
-        """Past a comment (RFC 5322 §3.2.2: nested, quoted pairs), cursor on its `(`."""
+        """Past a comment (RFC 5322 §3.2.2: nested, quoted pairs), cursor on its `(`.
+        One never closed ends the value; its text is what Dovecot had read of it by
+        then (up to its last quoted pair or line break)."""
         text, depth = self.text, 0
-        position = self.position
-        while position < len(text):
+        start = position = self.position + 1
+        cut, length = start, len(text)
+        while position < length:
             char = text[position]
             if char == "\\":
-                position += 1
+                if position + 1 >= length:
+                    break
+                if text[position + 1] not in "\r\n\0":
+                    cut = position
+                    position += 1
+            elif char == "\n":
+                cut = position + 1
             elif char == "(":
                 depth += 1
             elif char == ")":
-                depth -= 1
                 if depth == 0:
+                    self.comment = (start, position)
                     self.position = position + 1
                     return 1 if self.more else 0
+                depth -= 1
             position += 1
+        self.comment = (start, cut)
+        self.position = length
         return -1
+
+    def comment_text(self) -> str:
+        """The last comment's text: quoted pairs undone, folding line breaks dropped,
+        NUL as U+FFFD, nested comments kept with their parentheses ("" for none)."""
+        if self.comment is None:
+            return ""
+        start, end = self.comment
+        text = self.text[start:end]
+        if "\\" in text:
+            text = _QUOTED_PAIR.sub(r"\1", text)
+        return text.replace("\r\n", "").replace("\n", "").replace("\0", "\ufffd")
 
     def skip(self) -> int:
         """Past white space and comments (CFWS)."""
@@ -135,6 +166,7 @@ class Lexer:
                 position += 1
                 start = position
             position += 1
+        self.position = len(text)  # never closed: the value ends here
         return -1
 
     def phrase(self, out: list[str]) -> int:
@@ -158,9 +190,25 @@ class Lexer:
             return -1
         if self.current != "[":
             return self.dot_atom(out)
-        close = self.text.find("]", self.position)
-        if close == -1 or "[" in self.text[self.position + 1 : close]:
-            return -1
-        out.append(self.text[self.position : close + 1])
-        self.position = close + 1
-        return self.skip()
+        return self._literal(out)
+
+    def _literal(self, out: list[str]) -> int:
+        """domain-literal, cursor on its `[`: kept as written, its quoted pairs too,
+        folding line breaks dropped; a `[` inside ends it unread."""
+        text, length = self.text, len(self.text)
+        position = self.position + 1
+        while position < length:
+            char = text[position]
+            if char == "[":
+                self.position = position
+                return -1
+            if char == "]":
+                literal = text[self.position : position + 1]
+                out.append(literal.replace("\r\n", "").replace("\n", ""))
+                self.position = position + 1
+                return self.skip()
+            if char == "\\":
+                position += 1
+            position += 1
+        self.position = length
+        return -1
