@@ -18,7 +18,10 @@ __all__ = ["Lexer", "is_atext"]
 
 # RFC 5322 §3.2.3 atext, and every non-ASCII character (RFC 6532 §3.2: UTF8-non-ascii).
 _ATEXT = frozenset("!#$%&'*+-/=?^_`{|}~")
-_WHITE = frozenset(" \t\r\n")
+_ATEXT_CLASS = "A-Za-z0-9!#$%&'*+\\-/=?^_`{|}~\x80-\U0010ffff"
+_ATOM = re.compile(f"[{_ATEXT_CLASS}]+")
+_ATOM_OR_DOT = re.compile(f"[{_ATEXT_CLASS}.]*")
+_WHITE_RUN = re.compile("[ \t\r\n]*")
 # A quoted pair of a comment: the backslash dropped, unless CR, LF or NUL follows it.
 _QUOTED_PAIR = re.compile(r"\\([^\r\n\0])", re.S)
 
@@ -97,49 +100,44 @@ class Lexer:
 
     def skip(self) -> int:
         """Past white space and comments (CFWS)."""
-        while self.more:
-            char = self.current
-            if char in _WHITE:
-                self.position += 1
-            elif char == "(":
-                if self._comment() < 0:
-                    return -1
-            else:
-                return 1
-        return 0
+        text, length = self.text, len(self.text)
+        position = _WHITE_RUN.match(text, self.position).end()  # type: ignore[union-attr]
+        while position < length and text[position] == "(":
+            self.position = position
+            if self._comment() < 0:
+                return -1
+            position = _WHITE_RUN.match(text, self.position).end()  # type: ignore[union-attr]
+        self.position = position
+        return 1 if position < length else 0
 
     def atom(self, out: list[str]) -> int:
         """1*atext, then CFWS."""
-        if not self.atext():
+        found = _ATOM.match(self.text, self.position)
+        if found is None:
             return -1
-        start = self.position
-        while self.atext():
-            self.position += 1
-        out.append(self.text[start : self.position])
-        return self.skip() if self.more else 0
+        out.append(found.group())
+        self.position = found.end()
+        return self.skip()
 
     def atom_or_dot(self, out: list[str]) -> int:
         """atext and dots (maybe none), then CFWS: a word of an obs-phrase."""
-        start = self.position
-        while self.atext() or self.current == ".":
-            self.position += 1
-        out.append(self.text[start : self.position])
-        return self.skip() if self.more else 0
+        found = _ATOM_OR_DOT.match(self.text, self.position)
+        assert found is not None  # it matches the empty string
+        out.append(found.group())
+        self.position = found.end()
+        return self.skip()
 
     def dot_atom(self, out: list[str]) -> int:
         """1*atext *("." 1*atext), white space allowed around the dots (RFC 822)."""
-        if not self.atext():
-            return -1
         while True:
-            start = self.position
-            while self.atext():
-                self.position += 1
-            if start == self.position:
+            found = _ATOM.match(self.text, self.position)
+            if found is None:
                 return -1
-            out.append(self.text[start : self.position])
-            found = self.skip()
-            if found <= 0 or self.current != ".":
-                return found
+            out.append(found.group())
+            self.position = found.end()
+            after = self.skip()
+            if after <= 0 or self.current != ".":
+                return after
             self.position += 1
             out.append(".")
             if self.skip() <= 0:
