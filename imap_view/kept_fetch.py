@@ -92,7 +92,7 @@ def envelope_bytes(envelope: Json, utf8: bool) -> bytes:
     sender, reply_to = envelope["sender"], envelope["reply-to"]
     return _list(
         [
-            _string(envelope["date"]) if envelope["date"] else NIL,
+            _string(envelope["date"]),
             _string(envelope["subject"] if utf8 else envelope["subject7"]),
             _addresses(envelope["from"], utf8),
             _addresses(envelope["from"] if sender is None else sender, utf8),

@@ -119,6 +119,15 @@ class _Headers:
             return value.decode("ascii") if value.isascii() else None
         return None
 
+    def as_written(self, name: bytes) -> str | None:
+        """The first `name` field's value as written, its line breaks taken out and the
+        white space before it (Dovecot's ENVELOPE date), its octets as UTF-8."""
+        for key, lines in self._fields:
+            if key == name:
+                value = self._data[lines[0][0] : lines[-1][1]].partition(b":")[2]
+                return header_text(value.replace(b"\r", b"").replace(b"\n", b"").lstrip(b" \t"))
+        return None
+
     def values(self, name: bytes) -> list[str]:
         """Every `name` field's value as written (line breaks kept), its octets as UTF-8."""
         data = self._data
@@ -150,11 +159,10 @@ class _Headers:
 
 
 def _envelope(headers: _Headers) -> Json:
-    date = headers.first(b"date")
     subject, subject7 = headers.text(b"subject")
     in_reply_to, message_id = headers.first(b"in-reply-to"), headers.first(b"message-id")
     envelope: Json = {
-        "date": str(date) if date else None,
+        "date": headers.as_written(b"date"),
         "subject": None if subject is None else humane(subject),
         "subject7": None if subject7 is None else humane(subject7),
         "in-reply-to": None if in_reply_to is None else str(in_reply_to),

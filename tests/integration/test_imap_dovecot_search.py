@@ -73,8 +73,9 @@ async def _answers(port: int, user: str, password: str) -> Answers:
         for line in COMMANDS:
             answers[line] = _found(await session.command(line))
         for line in FETCHES:
-            items: dict[int, dict[bytes, Value]] = fetch_items(await session.command(line))
-            answers[line] = items
+            fetched: dict[int, dict[bytes, Value]] = fetch_items(await session.command(line))
+            for number, items in fetched.items():
+                answers[line + b" #%d" % number] = items
         return answers
     finally:
         await session.raw.close()

@@ -166,6 +166,15 @@ uuword
 """
     ),
     _MIXED,
+    _crlf(
+        """Date:   thu,  15 feb 07 1:2:3 EST (a zone)\t
+Subject: \t a  subject
+  folded   twice
+From: dated@example.org
+
+a date as written
+"""
+    ),
 ]
 
 _ADDRESSED = [
