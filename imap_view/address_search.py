@@ -6,7 +6,7 @@ reads each field of that name as an address list (core/mime/addresses.py), write
 list back in one normal form (src/lib-mail/message-address.c,
 `message_address_write`):
 
-    Real Name <user@domain>, "Name, quoted" <@route:user@domain>, group: <a@b>, <c@d>;
+    "Real Name" <user@domain>, Name <@route:user@domain>, group: <a@b>, <c@d>;
 
 then decodes its encoded-words and matches in i;unicode-casemap (imap_view/casemap.py).
 So a name given as a comment (`user@domain (Real Name)`) is found, a group by its

@@ -26,6 +26,7 @@ from pymap.parsing.command.select import FetchCommand, SearchCommand
 from pymap.parsing.exceptions import NotParseable
 from pymap.parsing.primitives import List
 from pymap.parsing.specials import FetchAttribute, FetchRequirement, SearchKey, SequenceSet
+from pymap.parsing.specials.fetchattr import FetchPartial
 from pymap.parsing.specials.options import ExtensionOptions
 
 from imap_view.fetch_sections import listed_label, with_listed_headers
@@ -59,19 +60,28 @@ class ModseqFetchAttribute(FetchAttribute):
     """pymap's FETCH item, MODSEQ (RFC 7162 §3.1.4.1) too: metadata, no content.
     BINARY.PEEK is answered as BINARY, a header list as written (below)."""
 
+    def __init__(
+        self,
+        attribute: bytes,
+        section: FetchAttribute.Section | None = None,
+        partial: FetchPartial | None = None,
+    ) -> None:
+        super().__init__(attribute, section, partial)
+        self._answered: FetchAttribute | None = None
+
     @property
     def for_response(self) -> FetchAttribute:
         """RFC 3516 §4.2: the reply to `BINARY.PEEK[1]` is `BINARY[1]`, as `BODY.PEEK[1]`'s
         is `BODY[1]` (RFC 3501 §7.4.2); pymap 0.36.7 answered `BINARY.PEEK[1]`, which
         imapclient stored as a value. A partial keeps only its origin, as pymap's."""
-        made: FetchAttribute | None = self.__dict__.get("_answered")
+        made = self._answered
         if made is None:
             answered = super().for_response
             value = b"BINARY" if answered.value == b"BINARY.PEEK" else answered.value
             made = answered
             if value != answered.value or type(answered) is not ModseqFetchAttribute:
                 made = ModseqFetchAttribute(value, answered.section, answered.partial)
-            self.__dict__["_answered"] = made
+            self._answered = made
         return made
 
     @property

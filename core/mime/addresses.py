@@ -50,14 +50,6 @@ class Address:
     mailbox: str | None
     domain: str | None
 
-    @property
-    def group_start(self) -> bool:
-        return self.domain is None and self.mailbox is not None
-
-    @property
-    def group_end(self) -> bool:
-        return self.domain is None and self.mailbox is None
-
 
 GROUP_END: Final = Address(None, None, None, None)
 

@@ -123,7 +123,8 @@ def test_any_value_is_read_and_every_group_closes(value: str) -> None:
         else:
             assert item.mailbox is not None and item.domain  # filled, as Dovecot fills it
     assert depth == 0
-    assert address_items([value]) == (address_items([value]) or None)
+    kept = address_items([value])
+    assert kept is None or len(kept) == len(items)
 
 
 HOSTILE = [
