@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import re
 
-from imap_view.casemap import casemap, decode_words
+from core.mime.header_decoding import decode_words
+from imap_view.casemap import casemap
 
 __all__ = ["base_subject", "packed"]
 

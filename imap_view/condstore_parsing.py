@@ -26,7 +26,10 @@ from pymap.parsing.command.select import FetchCommand, SearchCommand
 from pymap.parsing.exceptions import NotParseable
 from pymap.parsing.primitives import List
 from pymap.parsing.specials import FetchAttribute, FetchRequirement, SearchKey, SequenceSet
+from pymap.parsing.specials.fetchattr import FetchPartial
 from pymap.parsing.specials.options import ExtensionOptions
+
+from imap_view.fetch_sections import listed_label, with_listed_headers
 
 __all__ = [
     "ModseqFetchAttribute",
@@ -73,23 +76,49 @@ class KeyBudget:
 
 class ModseqFetchAttribute(FetchAttribute):
     """pymap's FETCH item, MODSEQ (RFC 7162 §3.1.4.1) too: metadata, no content.
-    BINARY.PEEK is answered as BINARY (below)."""
+    BINARY.PEEK is answered as BINARY, a header list as written (below)."""
+
+    def __init__(
+        self,
+        attribute: bytes,
+        section: FetchAttribute.Section | None = None,
+        partial: FetchPartial | None = None,
+    ) -> None:
+        super().__init__(attribute, section, partial)
+        self._answered: FetchAttribute | None = None
 
     @property
     def for_response(self) -> FetchAttribute:
         """RFC 3516 §4.2: the reply to `BINARY.PEEK[1]` is `BINARY[1]`, as `BODY.PEEK[1]`'s
         is `BODY[1]` (RFC 3501 §7.4.2); pymap 0.36.7 answered `BINARY.PEEK[1]`, which
         imapclient stored as a value. A partial keeps only its origin, as pymap's."""
-        answered = super().for_response
-        if answered.value != b"BINARY.PEEK":
-            return answered
-        return FetchAttribute(b"BINARY", answered.section, answered.partial)
+        made = self._answered
+        if made is None:
+            answered = super().for_response
+            value = b"BINARY" if answered.value == b"BINARY.PEEK" else answered.value
+            made = answered
+            if value != answered.value or type(answered) is not ModseqFetchAttribute:
+                made = ModseqFetchAttribute(value, answered.section, answered.partial)
+            self._answered = made
+        return made
+
+    @property
+    def raw(self) -> bytes:
+        """pymap's label, a header list as the client wrote it (imap_view/fetch_sections.py)."""
+        return listed_label(super().raw, self.section)
 
     @property
     def requirement(self) -> FetchRequirement:
         if self.attribute == b"MODSEQ":
             return FetchRequirement.METADATA
         return super().requirement
+
+    @classmethod
+    def _parse_section(
+        cls, buf: memoryview, params: Params
+    ) -> tuple[FetchAttribute.Section, memoryview]:
+        section, after = super()._parse_section(buf, params)
+        return with_listed_headers(section, buf[: len(buf) - len(after)], params), after
 
     @classmethod
     def parse(cls, buf: memoryview, params: Params) -> tuple[FetchAttribute, memoryview]:

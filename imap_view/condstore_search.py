@@ -17,11 +17,19 @@ from pymap.interfaces.message import LoadedMessageInterface, MessageInterface
 from pymap.parsing.specials import SearchKey
 from pymap.search import SearchCriteria, SearchCriteriaSet, SearchParams
 
+from imap_view.content_search import ADDRESS_KEYS, TEXT_KEYS, AddressCriteria, TextCriteria
 from imap_view.extensions import stored_modseq
 from imap_view.message import Message
 from imap_view.sent_dates import OPERATORS, SentDateCriteria
 
-__all__ = ["GatewayCriteriaSet", "ModseqCriteria", "criteria_of", "keys_within", "uses_modseq"]
+__all__ = [
+    "GatewayCriteriaSet",
+    "ModseqCriteria",
+    "criteria_of",
+    "criteria_within",
+    "keys_within",
+    "uses_modseq",
+]
 
 MODSEQ = b"MODSEQ"
 
@@ -89,7 +97,8 @@ class GatewayCriteriaSet(SearchCriteriaSet):
 
 def criteria_of(key: SearchKey, params: SearchParams) -> SearchCriteria:
     """The criterion of one key, as pymap's `SearchCriteria.of`, MODSEQ understood also
-    inside NOT, OR and parentheses."""
+    inside NOT, OR and parentheses; FROM, TO, CC, BCC, BODY and TEXT matched as
+    Dovecot matches them (imap_view/content_search.py)."""
     name = key.value
     if name in params.disabled:
         raise SearchNotAllowed(key)
@@ -104,7 +113,23 @@ def criteria_of(key: SearchKey, params: SearchParams) -> SearchCriteria:
         return _Either(criteria_of(left, params), criteria_of(right, params), params)
     if name in OPERATORS:  # a Date no one can read is the epoch (imap_view/sent_dates.py)
         return SentDateCriteria(key.filter_datetime, OPERATORS[name], params)
+    if name in ADDRESS_KEYS:
+        return AddressCriteria(name, key.filter_str, params)
+    if name in TEXT_KEYS:
+        return TextCriteria(name, key.filter_str, params)
     return SearchCriteria.of(key, params)
+
+
+def criteria_within(criteria: Iterable[SearchCriteria]) -> Iterator[SearchCriteria]:
+    """Every criterion of a search, those inside NOT, OR and parentheses too."""
+    for criterion in criteria:
+        yield criterion
+        if isinstance(criterion, _Not):
+            yield from criteria_within([criterion.inner])
+        elif isinstance(criterion, _Either):
+            yield from criteria_within([criterion.left, criterion.right])
+        elif isinstance(criterion, GatewayCriteriaSet):
+            yield from criteria_within(criterion.all_criteria)
 
 
 def keys_within(keys: Iterable[SearchKey]) -> Iterator[SearchKey]:

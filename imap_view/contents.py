@@ -241,6 +241,10 @@ class Contents:
             await self.load([mail_seq])
         return self._command.get(mail_seq)
 
+    def loaded(self, mail_seq: int) -> MessageContent | None:
+        """A mail's content if the running command loaded it (`load`), else None."""
+        return self._command.get(mail_seq)
+
     def bytes_of(self, mail_seq: int) -> bytes | None:
         """A loaded mail's bytes: kept unparsed (`bytes_only`), else its parsed content's."""
         data = self._bytes.get(mail_seq)

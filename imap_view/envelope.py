@@ -1,145 +1,88 @@
-"""ENVELOPE as RFC 3501 §7.4.2 writes it, in 7-bit unless the session enabled UTF8=ACCEPT.
+"""ENVELOPE of a parsed message, written from the same values a kept summary holds.
 
-pymap 0.36 sends the subject and display names decoded, as raw UTF-8 literals,
-and re-formats the date as an INTERNALDATE; here the Date goes out as written, as
-Dovecot sends it. RFC 6855 §3 allows UTF-8 there only
-after `ENABLE UTF8=ACCEPT`; before, the header goes out as stored (RFC 2047
-encoded-words), as Dovecot does. A session that enabled it
-(imap_view/session_commands.py) loads messages whose envelope has `utf8` on.
+RFC 3501 §7.4.2 gives the layout; the values are read as a message's kept summary
+reads them (core/mime/summary.py `envelope_summary`: the Date as written, the subject
+and display names as the message carries them, RFC 2047 encoded-words, in 7-bit unless
+the session enabled UTF8=ACCEPT (RFC 6855 §3), the address lists as Dovecot reads
+them) and written by the same function (imap_view/kept_fetch.py), so a message
+answers alike whether its summary was kept or it was parsed. pymap 0.36 sent the
+subject and display names decoded, as raw UTF-8, re-formatted the date as an
+INTERNALDATE and left out display names given as comments and source routes.
+
+The values are read in the worker thread that parses the content
+(imap_view/parsed_contents.py, `prepare_envelopes`), not on the event loop.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from email.headerregistry import Address, AddressHeader, SingleAddressHeader
+from typing import Any
 from weakref import WeakKeyDictionary
 
-from pymap.bytes import Writeable, WriteStream
+from pymap.bytes import WriteStream
 from pymap.mime import MessageContent
-from pymap.parsing.primitives import List, Nil, String
 from pymap.parsing.response.fetch import EnvelopeStructure
 
-from imap_view.header_text import raw_header, seven_bit_text, stored_text
+from core.mime.summary import envelope_summary
+from imap_view.kept_fetch import envelope_bytes
+from imap_view.opaque import OpaqueContent
 
-__all__ = ["envelope_of"]
+__all__ = ["envelope_of", "prepare_envelopes"]
 
 
 class _Envelope(EnvelopeStructure):
-    """The date as written (RFC 3501 §7.4.2: env-date is the Date header), the
-    subject and display names as the message carries them (see module doc)."""
+    """pymap's envelope holding the parsed Date and the decoded subject (what SEARCH's
+    SENTBEFORE, SENTON, SENTSINCE and SUBJECT read of it), written as its kept
+    values are (see module doc)."""
 
-    utf8 = False
-    # The subject as it goes on the wire; `subject` stays the decoded text, which is
-    # what SEARCH SUBJECT matches (pymap's search reads it from this structure).
-    wire_subject: object | None = None
-    # The Date as written, unfolded (pymap's `date` is the email package's reading,
-    # which SEARCH SENTON compares; its text is the date formatted anew: a weekday
-    # put right, a comment dropped).
-    wire_date: str | None = None
-    _wire: bytes | None = None  # formatted once (see `envelope_of`)
+    wire: bytes = b""
 
     def __bytes__(self) -> bytes:
-        if self._wire is None:
-            self._wire = bytes(self._value)
-        return self._wire
+        return self.wire
 
     def write(self, writer: WriteStream) -> None:
-        writer.write(bytes(self))
-
-    @property
-    def _value(self) -> Writeable:
-        written = self.wire_date or (str(self.date) if self.date else None)
-        date = String.build(written) if written else Nil()
-        subject = self.subject if self.utf8 else self.wire_subject
-        return List(
-            [
-                date,
-                String.build(subject),
-                self._list(self.from_) or Nil(),
-                # RFC 3501 §7.4.2: a Sender or Reply-To absent, or present but
-                # empty, is the From member.
-                self._list(self.sender) or self._list(self.from_) or Nil(),
-                self._list(self.reply_to) or self._list(self.from_) or Nil(),
-                self._list(self.to) or Nil(),
-                self._list(self.cc) or Nil(),
-                self._list(self.bcc) or Nil(),
-                String.build(self.in_reply_to),
-                String.build(self.message_id),
-            ]
-        )
-
-    def _list(self, headers: Sequence[AddressHeader] | None) -> List | None:
-        """The addresses, or None for none; a group (RFC 5322 §3.4) between its start,
-        `(NIL NIL "name" NIL)`, and its end, `(NIL NIL NIL NIL)`, as RFC 3501 §7.4.2
-        writes it. A single-address header with no address or several (`Sender: `)
-        gives what it has: its `address` would raise."""
-        items: list[Writeable] = []
-        for header in headers or ():
-            if isinstance(header, SingleAddressHeader):
-                items.extend(self._address(address) for address in header.addresses)
-                continue
-            for group in header.groups:
-                if group.display_name is None:
-                    items.extend(self._address(address) for address in group.addresses)
-                    continue
-                name = group.display_name if self.utf8 else seven_bit_text(group.display_name)
-                items.append(List([Nil(), Nil(), String.build(name), Nil()]))
-                items.extend(self._address(address) for address in group.addresses)
-                items.append(List([Nil(), Nil(), Nil(), Nil()]))
-        return List(items) if items else None
-
-    def _address(self, address: Address) -> List:
-        """address = "(" addr-name SP addr-adl SP addr-mailbox SP addr-host ")"."""
-        name = address.display_name or None
-        if name is not None and not self.utf8:
-            name = seven_bit_text(name)
-        return List(
-            [
-                String.build(name),
-                Nil(),
-                String.build(address.username),
-                String.build(address.domain),
-            ]
-        )
+        writer.write(self.wire)
 
 
-class _Utf8Envelope(_Envelope):
-    utf8 = True
-
-
-# The envelope of each parsed content, by UTF8=ACCEPT: a content is shared by every
-# session (imap_view/content_cache.py) and its envelope never changes, so it is built
-# and formatted once — a message list (`FETCH 1:n (FLAGS ENVELOPE)`) formatted every
-# envelope's addresses anew on every FETCH, most of that command's time.
+# A content's ENVELOPE values, and its envelope by UTF8=ACCEPT: a content is shared by
+# every session (imap_view/content_cache.py) and never changes, so both are made once
+# (a message list, `FETCH 1:n (FLAGS ENVELOPE)`, writes every message's envelope).
+_VALUES: WeakKeyDictionary[MessageContent, dict[str, Any]] = WeakKeyDictionary()
 _ENVELOPES: tuple[WeakKeyDictionary[MessageContent, _Envelope], ...] = (
     WeakKeyDictionary(),
     WeakKeyDictionary(),
 )
 
 
+def _values(msg: MessageContent) -> dict[str, Any]:
+    values = _VALUES.get(msg)
+    if values is None:
+        if isinstance(msg, OpaqueContent):
+            values = envelope_summary(bytes(msg), opaque=True)
+        else:
+            values = envelope_summary(bytes(msg.header))
+        _VALUES[msg] = values
+    return values
+
+
+def prepare_envelopes(content: MessageContent) -> None:
+    """Read the ENVELOPE values of a content and of every message it carries; CPU work
+    (the address lists, the email package on the Date and Subject) for the worker
+    thread that parses it, before the content is shared."""
+    _values(content)
+    for part in content.walk():
+        kind = part.body.content_type
+        if kind.maintype == "message" and kind.subtype == "rfc822" and part.body.has_nested:
+            _values(part.body.nested[0])
+
+
 def envelope_of(msg: MessageContent, *, utf8: bool = False) -> EnvelopeStructure:
     known = _ENVELOPES[utf8]
     envelope = known.get(msg)
     if envelope is None:
-        envelope = known[msg] = _made(msg, utf8)
-    return envelope
-
-
-def _made(msg: MessageContent, utf8: bool) -> _Envelope:
-    parsed = msg.header.parsed
-    envelope = (_Utf8Envelope if utf8 else _Envelope)(
-        parsed.date,
-        parsed.subject,
-        parsed.from_,
-        parsed.sender,
-        parsed.reply_to,
-        parsed.to,
-        parsed.cc,
-        parsed.bcc,
-        parsed.in_reply_to,
-        parsed.message_id,
-    )
-    if not utf8:
-        envelope.wire_subject = stored_text(msg, b"subject", parsed.subject)
-    envelope.wire_date = raw_header(msg, b"date")
+        parsed = msg.header.parsed
+        envelope = _Envelope(
+            parsed.date, parsed.subject, None, None, None, None, None, None, None, None
+        )
+        envelope.wire = envelope_bytes(_values(msg), utf8)
+        known[msg] = envelope
     return envelope

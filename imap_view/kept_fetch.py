@@ -67,19 +67,21 @@ def _params(params: dict[str, str]) -> bytes:
 
 
 def _addresses(items: list[list[Any]] | None, utf8: bool) -> bytes:
-    """An address list, a group between its start and end markers (RFC 3501 §7.4.2)."""
+    """An address list (core/mime/envelope_addresses.py's items), a group between its
+    start and end markers (RFC 3501 §7.4.2)."""
     if not items:
         return NIL
     out = []
     for item in items:
         kind = item[0]
         if kind == "a":
-            _, name, name7, user, host = item
+            _, name, name7, route, mailbox, host = item
             if not utf8 and name7 is not None:
                 name = name7
-            out.append(_list([_string(name), NIL, _string(user), _string(host)]))
+            out.append(_list([_string(name), _string(route), _string(mailbox), _string(host)]))
         elif kind == "g":
-            out.append(_list([NIL, NIL, _string(item[1] if utf8 else item[2]), NIL]))
+            _, name, name7 = item
+            out.append(_list([NIL, NIL, _string(name if utf8 or name7 is None else name7), NIL]))
         else:
             out.append(b"(NIL NIL NIL NIL)")
     return _list(out)
@@ -90,7 +92,7 @@ def envelope_bytes(envelope: Json, utf8: bool) -> bytes:
     sender, reply_to = envelope["sender"], envelope["reply-to"]
     return _list(
         [
-            _string(envelope["date"]) if envelope["date"] else NIL,
+            _string(envelope["date"]),
             _string(envelope["subject"] if utf8 else envelope["subject7"]),
             _addresses(envelope["from"], utf8),
             _addresses(envelope["from"] if sender is None else sender, utf8),

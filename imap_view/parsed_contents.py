@@ -16,17 +16,19 @@ from core.rendering.batch import render_loaded
 from core.rendering.stored import RenderInputs
 from imap_view.backend import Backend
 from imap_view.content_cache import memory_of
+from imap_view.envelope import prepare_envelopes
 from imap_view.opaque import opaque_content
 from imap_view.parts import content_of
 
 __all__ = ["content_of_bytes", "render_and_parse"]
 
 
-# The headers pymap parses (lazily, on the content object) for ENVELOPE and BODYSTRUCTURE,
-# which mail clients fetch for every message: parsed here, they double what a content holds.
+# The headers pymap parses (lazily, on the content object) for BODYSTRUCTURE and for
+# SEARCH's SUBJECT and SENT* keys, which mail clients fetch for every message: parsed
+# here, they double what a content holds. ENVELOPE's values are read here too
+# (imap_view/envelope.py).
 _TYPED_HEADERS = (
-    "content_type", "date", "subject", "from_", "sender", "reply_to", "to", "cc", "bcc",
-    "in_reply_to", "message_id", "content_disposition", "content_language",
+    "content_type", "date", "subject", "content_disposition", "content_language",
     "content_location", "content_id", "content_description", "content_transfer_encoding",
 )  # fmt: skip
 
@@ -34,13 +36,18 @@ _TYPED_HEADERS = (
 def content_of_bytes(data: bytes, opaque: bool | None) -> MessageContent:
     """Parsed (its structure walked under the MIME bounds, core/mime/structure.py, and
     made pymap's content, imap_view/parts.py), or, over the bounds (its stored mark,
-    else the walk stops at a bound), one part made without parsing (imap_view/opaque.py)."""
+    else the walk stops at a bound), one part made without parsing (imap_view/opaque.py);
+    its ENVELOPE values read (imap_view/envelope.py). Run it in a worker thread."""
     structure = None if opaque else mime_structure(data)
+    content: MessageContent
     if structure is None or structure.opaque:
         IMAP_OPAQUE_READS.inc()
-        return opaque_content(data)
-    IMAP_MESSAGE_PARSES.inc()
-    return content_of(data, structure)
+        content = opaque_content(data)
+    else:
+        IMAP_MESSAGE_PARSES.inc()
+        content = content_of(data, structure)
+    prepare_envelopes(content)
+    return content
 
 
 def _measured(data: bytes, opaque: bool | None) -> tuple[MessageContent, int]:

@@ -106,6 +106,7 @@ INTERNALS: dict[str, tuple[str, ...]] = {
     "pymap.parsing.command.auth:AppendCommand": ("_parse_msg",),
     "pymap.search:DateSearchCriteria": ("_get_msg_date",),
     "pymap.parsing.command.select:FetchCommand": ("_check_macros",),
+    "pymap.parsing.specials:FetchAttribute": ("_parse_section",),
     "pymap.parsing.command.select:SearchCommand": ("_parse_charset", "_parse_options"),
     "pymap.parsing:Parseable": ("_whitespace_length",),
     "pymap.parsing.response.fetch:BodyStructure": ("_value",),

@@ -9,6 +9,7 @@ one statement, and SEARCH loads content once for all candidates. The writes
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 
@@ -29,8 +30,9 @@ from core.mailboxes.expunged import expunged_since
 from core.store.bus import Subscription
 from imap_view.append import appended_uids
 from imap_view.backend import Backend
-from imap_view.condstore_search import GatewayCriteriaSet, keys_within
+from imap_view.condstore_search import GatewayCriteriaSet, criteria_within, keys_within
 from imap_view.config import GatewayImapConfig
+from imap_view.content_search import ContentCriteria, judge
 from imap_view.contents import Contents
 from imap_view.decoders import unknown_encoding
 from imap_view.extensions import Extensions
@@ -227,6 +229,7 @@ class Session(BaseSession[Message]):
         content = not requirement.has_none(FetchRequirement.CONTENT)
         if content:
             await self._contents.load(m.mail_seq for _, m in candidates)
+            await self._judge(search, candidates)
         dates = _uses_internal_date(keys)
         if dates:
             await self._contents.load_dates(m.mail_seq for _, m in candidates)
@@ -241,6 +244,19 @@ class Session(BaseSession[Message]):
             if search.matches(number, message, loaded):
                 found.append((number, message))
         return found, updated
+
+    async def _judge(
+        self, search: GatewayCriteriaSet, candidates: Sequence[tuple[int, Message]]
+    ) -> None:
+        """The verdicts of the keys matched in content (FROM, BODY …) on every candidate,
+        in one worker-thread pass: decoding text costs in proportion to the messages."""
+        criteria = [
+            c for c in criteria_within(search.all_criteria) if isinstance(c, ContentCriteria)
+        ]
+        if criteria:
+            loaded = self._contents.loaded
+            contents = [(m.mail_seq, loaded(m.mail_seq)) for _, m in candidates]
+            await asyncio.to_thread(judge, criteria, contents)
 
     async def sortables(
         self,

@@ -4,7 +4,7 @@
   address" (RFC 3501 §7.4.2): the local part, unquoted; a group's name when the field
   starts with a group (RFC 3501 writes a group's start as an address whose
   addr-mailbox is its name); `MISSING_MAILBOX` for an address that has none, as
-  Dovecot fills it in (src/lib-mail/message-address.c).
+  Dovecot fills it in (core/mime/addresses.py reads the list as Dovecot does).
 * `sent_time`: RFC 5256 §2.2's sent date, the Date field (RFC 5322 §3.3) in seconds
   since the epoch, read leniently (`.` between hours and minutes, two-digit years,
   RFC 822 zone names; an unknown zone is UTC) or None when it cannot be read
@@ -19,124 +19,22 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
-from imap_view.rfc822_lexer import Lexer
+from core.mime.addresses import MISSING_MAILBOX, address_list
+from core.mime.rfc822_lexer import Lexer
 
-__all__ = [
-    "MISSING_MAILBOX",
-    "angle_address",
-    "first_mailbox",
-    "local_part",
-    "message_ids",
-    "sent_time",
-]
+__all__ = ["MISSING_MAILBOX", "first_mailbox", "message_ids", "sent_time"]
 
-MISSING_MAILBOX = "MISSING_MAILBOX"
 _MONTHS = ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC")
 _ZONES = {"E": -5 * 60, "C": -6 * 60, "M": -7 * 60, "P": -8 * 60}  # RFC 822 §5.1 [ECMP][SD]T
 _WHITE = str.maketrans("", "", " \t\r\n")
 _ID_STOP = re.compile(r'[>"(]')  # what ends the plain reading of a msg-id
 
 
-def _angle(lexer: Lexer) -> tuple[str | None, str | None, int]:
-    """angle-addr, cursor on its `<`: "<" [route ":"] local-part "@" domain ">";
-    (mailbox, domain, what the lexer returned: -1 when it is not one)."""
-    lexer.position += 1
-    if lexer.skip() <= 0:
-        return None, None, -1
-    if lexer.current == "@":  # obs-route: "@a,@b:" before the address
-        colon = lexer.text.find(":", lexer.position)
-        if colon == -1:
-            return None, None, -1
-        lexer.position = colon + 1
-        if lexer.skip() <= 0:
-            return None, None, -1
-    mailbox = domain = None
-    if lexer.current != ">":
-        mailbox, found = local_part(lexer)
-        if found <= 0:
-            return mailbox, None, -1
-        if lexer.current == "@":
-            written: list[str] = []
-            if lexer.domain(written) <= 0:
-                return mailbox, None, -1
-            domain = "".join(written)
-    if lexer.current != ">":
-        return mailbox, domain, -1
-    lexer.position += 1
-    return mailbox, domain, lexer.skip()
-
-
-def _angle_mailbox(lexer: Lexer) -> tuple[str | None, int]:
-    mailbox, _, found = _angle(lexer)
-    return mailbox, found
-
-
-def angle_address(lexer: Lexer) -> tuple[str | None, str | None, bool]:
-    """angle-addr, cursor on its `<`: (mailbox, domain, whether it was read whole)."""
-    mailbox, domain, found = _angle(lexer)
-    return mailbox, domain, found >= 0
-
-
-def local_part(lexer: Lexer, *, partial: bool = False) -> tuple[str | None, int]:
-    """dot-atom / quoted-string / obs-local-part, dots allowed anywhere (Dovecot's
-    non-strict reading: `john..doe`, a trailing dot). None when it is none, or, with
-    `partial`, what was read of it (Dovecot keeps that)."""
-    out: list[str] = []
-    if lexer.current == '"':
-        found = lexer.quoted(out)
-    else:
-        found = -1
-        while True:
-            while lexer.current == ".":
-                out.append(".")
-                lexer.position += 1
-                if not lexer.more:
-                    return "".join(out), 0
-                found = 1
-            if lexer.current == "@":
-                break
-            found = lexer.atom(out)
-            if found <= 0 or lexer.current != ".":
-                break
-    return (None if found < 0 and not partial else "".join(out)), found
-
-
-def _addr_spec_mailbox(lexer: Lexer) -> str | None:
-    """addr-spec, or what Dovecot makes of a bare word: its mailbox (None: none)."""
-    quoted = lexer.current == '"'
-    mailbox, found = local_part(lexer)
-    if found != 0 and lexer.current == "@":
-        domain: list[str] = []
-        if lexer.domain(domain) < 0:
-            return None  # a mailbox without a domain is taken for a display name
-        return mailbox
-    if found < 0:
-        return mailbox
-    words: list[str] = []
-    lexer.phrase(words)
-    if "".join(words):  # more words after the first: a display name, no address
-        return None
-    return None if quoted else mailbox
-
-
 def first_mailbox(value: str) -> str:
     """The addr-mailbox of the first address of an address list (see module doc)."""
-    lexer = Lexer(value)
-    if lexer.skip() <= 0:
-        return ""
-    words: list[str] = []
-    if lexer.phrase(words) > 0 and lexer.current == ":":  # group = display-name ":" …
-        return "".join(words)
-    lexer.position = 0
-    lexer.skip()
-    words = []
-    if lexer.phrase(words) > 0 and lexer.current == "<":  # name-addr
-        mailbox, _ = _angle_mailbox(lexer)
-    else:
-        lexer.position = 0
-        lexer.skip()
-        mailbox = _addr_spec_mailbox(lexer)
-    return MISSING_MAILBOX if mailbox is None else mailbox
+    addresses = address_list(value, limit=1)
+    mailbox = addresses[0].mailbox if addresses else None
+    return "" if mailbox is None else mailbox
 
 
 def _zone_minutes(zone: str) -> int:

@@ -22,10 +22,11 @@ from collections import OrderedDict
 from collections.abc import Hashable
 from typing import Final, NamedTuple
 
+from core.mime.header_decoding import decode_words, header_text
 from core.mime.headers import header_fields
 from core.rendering.sort_rows import RenderedFields
 from imap_view.base_subject import base_subject
-from imap_view.casemap import casemap, decode_words, header_text
+from imap_view.casemap import casemap
 from imap_view.opaque import FIELD_LINES
 from imap_view.sort_display import first_display
 from imap_view.sort_headers import first_mailbox, message_ids, sent_time

@@ -27,7 +27,7 @@ from core.mime.summary import summarize
 
 __all__ = ["KEPT_VERSION", "KeptStructure", "kept_structure", "summary_of"]
 
-KEPT_VERSION: Final = 2  # 2: ENVELOPE's Date as written
+KEPT_VERSION: Final = 2  # 2: ENVELOPE as Dovecot writes it (Date as written, addresses, names)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,9 +8,11 @@ listing. Here they are read once, when a message is stored, as plain JSON-able d
 (`summarize`), from the parts the bounded walk found (core/mime/structure.py): each
 header the way pymap hands it to the email package (its lines decoded as ASCII with
 `surrogateescape`, `email.policy.SMTP`'s `header_source_parse`, the default
-`HeaderRegistry`), so the values equal those IMAP would get by parsing at read time.
-Text that is not ASCII is kept decoded and, beside it, in 7-bit (core/mime/encoded_words.py,
-for a session without UTF8=ACCEPT, RFC 6855 §3).
+`HeaderRegistry`), so the values equal those IMAP would get by parsing at read time;
+the address lists as Dovecot reads them (core/mime/envelope_addresses.py), with which
+IMAP's parsing path writes ENVELOPE too (`envelope_summary`). Text that is not ASCII
+is kept decoded and, beside it, in 7-bit (core/mime/encoded_words.py, for a session
+without UTF8=ACCEPT, RFC 6855 §3).
 
 A message over the bounds is summarised as IMAP serves it, one part
 (`opaque_summary`, docs/imap.md "Opaque messages"): the fields found within the
@@ -19,18 +21,13 @@ header's first `SCAN_BYTES`, each folded over at most `FIELD_LINES` lines.
 
 from __future__ import annotations
 
-from email.headerregistry import (
-    Address,
-    AddressHeader,
-    BaseHeader,
-    ContentDispositionHeader,
-    ContentTypeHeader,
-    SingleAddressHeader,
-)
+from email.headerregistry import BaseHeader, ContentDispositionHeader, ContentTypeHeader
 from email.policy import SMTP
 from typing import Any, Final
 
 from core.mime.encoded_words import is_ascii, seven_bit_text
+from core.mime.envelope_addresses import address_items, humane
+from core.mime.header_decoding import header_text
 from core.mime.headers import REGISTRY, Field, header_fields, header_split
 from core.mime.structure import Part, Structure
 
@@ -39,6 +36,7 @@ __all__ = [
     "FIELD_LINES",
     "KEPT_FIELDS",
     "SCAN_BYTES",
+    "envelope_summary",
     "opaque_summary",
     "summarize",
 ]
@@ -121,6 +119,24 @@ class _Headers:
             return value.decode("ascii") if value.isascii() else None
         return None
 
+    def as_written(self, name: bytes) -> str | None:
+        """The first `name` field's value as written, its line breaks taken out and the
+        white space before it (Dovecot's ENVELOPE date), its octets as UTF-8."""
+        for key, lines in self._fields:
+            if key == name:
+                value = self._data[lines[0][0] : lines[-1][1]].partition(b":")[2]
+                return header_text(value.replace(b"\r", b"").replace(b"\n", b"").lstrip(b" \t"))
+        return None
+
+    def values(self, name: bytes) -> list[str]:
+        """Every `name` field's value as written (line breaks kept), its octets as UTF-8."""
+        data = self._data
+        return [
+            header_text(data[lines[0][0] : lines[-1][1]].partition(b":")[2])
+            for key, lines in self._fields
+            if key == name
+        ]
+
     def text(self, name: bytes) -> tuple[str | None, str | None]:
         """(the decoded text, the text as written when ASCII, else encoded again)."""
         header = self.first(name)
@@ -142,51 +158,18 @@ class _Headers:
         ]
 
 
-def _name(text: str | None) -> list[str | None]:
-    """A display name, decoded and in 7-bit (None when it is ASCII already)."""
-    if not text:
-        return [None, None]
-    return [text, None if is_ascii(text) else seven_bit_text(text)]
-
-
-def _address(address: Address) -> list[str | None]:
-    return ["a", *_name(address.display_name), address.username, address.domain]
-
-
-def _addresses(headers: list[BaseHeader] | None) -> list[list[str | None]] | None:
-    """RFC 3501 §7.4.2's address list: a group between its start and end markers."""
-    if headers is None:
-        return None
-    items: list[list[str | None]] = []
-    for header in headers:
-        if isinstance(header, SingleAddressHeader):
-            items.append(_address(header.address))
-            continue
-        assert isinstance(header, AddressHeader)
-        for group in header.groups:
-            if group.display_name is None:
-                items.extend(_address(address) for address in group.addresses)
-                continue
-            items.append(["g", group.display_name, seven_bit_text(group.display_name)])
-            items.extend(_address(address) for address in group.addresses)
-            items.append(["e"])
-    return items
-
-
 def _envelope(headers: _Headers) -> Json:
-    date = headers.first(b"date")
-    written = headers.raw(b"date")  # env-date as written (ASCII), as Dovecot sends it
     subject, subject7 = headers.text(b"subject")
     in_reply_to, message_id = headers.first(b"in-reply-to"), headers.first(b"message-id")
     envelope: Json = {
-        "date": written if written else (str(date) if date else None),
-        "subject": subject,
-        "subject7": subject7,
+        "date": headers.as_written(b"date"),
+        "subject": None if subject is None else humane(subject),
+        "subject7": None if subject7 is None else humane(subject7),
         "in-reply-to": None if in_reply_to is None else str(in_reply_to),
         "message-id": None if message_id is None else str(message_id),
     }
     for name in _ADDRESSES:
-        envelope[name] = _addresses(headers.all(name.encode()))
+        envelope[name] = address_items(headers.values(name.encode()))
     return envelope
 
 
@@ -263,17 +246,33 @@ def summarize(data: bytes, structure: Structure) -> Json:
     }
 
 
-def opaque_summary(data: bytes) -> Json:
-    """A message over the bounds, as IMAP serves it: its header's first fields, one
-    text/plain part holding the body as it is (8-bit: utf-8, 8bit)."""
-    fields_end, body_start = header_split(data)
+def envelope_summary(header: bytes, *, opaque: bool = False) -> Json:
+    """ENVELOPE's values as kept, of a header section (a message's, or one a
+    message/rfc822 part carries), or of a whole message over the bounds (`opaque`):
+    IMAP's parsing path writes ENVELOPE from them too (imap_view/envelope.py)."""
+    if opaque:
+        return _envelope(_opaque_headers(header))
+    return _envelope(_Headers(header, header_fields(header, 0, len(header))))
+
+
+def _opaque_headers(data: bytes) -> _Headers:
+    """ENVELOPE's fields within the header's first `SCAN_BYTES`, each folded over at most
+    `FIELD_LINES` lines."""
+    fields_end, _ = header_split(data)
     scan_end = fields_end
     if scan_end > SCAN_BYTES:
         scan_end = data.rfind(b"\n", 0, SCAN_BYTES) + 1
     fields = header_fields(data, 0, scan_end, wanted=ENVELOPE_FIELDS, max_field_lines=FIELD_LINES)
+    return _Headers(data, fields)
+
+
+def opaque_summary(data: bytes) -> Json:
+    """A message over the bounds, as IMAP serves it: its header's first fields, one
+    text/plain part holding the body as it is (8-bit: utf-8, 8bit)."""
+    _, body_start = header_split(data)
     body = data[body_start:]
     eight_bit = not body.isascii()
-    headers = _Headers(data, fields)
+    headers = _opaque_headers(data)
     return {
         "size": len(data),
         "envelope": _envelope(headers),

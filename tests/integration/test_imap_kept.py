@@ -6,14 +6,17 @@ chunks between which the event loop runs its other tasks."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 from prometheus_client import REGISTRY
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from core.archive.importing import import_messages
 from core.archive.sources import EmlFiles
+from core.mime.kept import KEPT_VERSION, kept_structure, summary_of
+from core.rendering.backfill import Filler
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 from core.store.models import MessageStructure
@@ -149,3 +152,56 @@ async def test_a_long_listing_lets_the_loop_run_between_its_chunks(tmp_path: Pat
     assert len(fetch_items(response)) == 300
     assert last - first >= 300 // 64
     assert {first + n for n in range(1, int(last - first) + 1)} <= set(seen)
+
+
+OLD_ROW = (
+    b"From: user@domain (Real Name)\r\nTo: <@route:x@y>\r\nSubject: kept long ago\r\n"
+    b"Date: Thu, 03 Dec 2026 08:00:00 +0000\r\nMessage-ID: <old-row@example.org>\r\n\r\nbody\r\n"
+)
+
+
+async def test_a_structure_kept_by_an_older_version_is_made_anew(
+    database_url: str, tmp_path: Path
+) -> None:
+    """A row kept by an older `KEPT_VERSION` (here ENVELOPE without the name given as a
+    comment, nor the route, as version 1 kept them) is never served: IMAP makes the
+    structure anew from the bytes, and the backfill replaces the row."""
+    async with running_gateway(database_url, tmp_path / "data", background_jobs=False) as gateway:
+        api = Api(gateway)
+        try:
+            await api.human("alice")
+        finally:
+            await api.close()
+        store, blobs = gateway.store, BlobStore(gateway.settings.attachments_dir)
+        assert store is not None
+        made = kept_structure(OLD_ROW)
+        assert made.summary is not None
+        old = summary_of(made.summary)
+        old["envelope"]["from"] = [["a", None, None, "user", "domain"]]
+        old["envelope"]["to"] = [["a", None, None, "x", "y"]]
+        client = await _Client.selected(gateway)
+        try:
+            await client.command(b"APPEND INBOX {%d+}\r\n%b" % (len(OLD_ROW), OLD_ROW))
+            await store.write(
+                lambda session: session.execute(
+                    update(MessageStructure).values(version=1, summary=json.dumps(old))
+                )
+            )
+            before = _metric("agentmail_imap_kept_made_total")
+            first = await client.command(b"FETCH 1 (ENVELOPE)")
+            assert b'(("Real Name" NIL "user" "domain"))' in first, first
+            assert b'((NIL "@route" "x" "y"))' in first, first
+            assert _metric("agentmail_imap_kept_made_total") - before == 1
+
+            filled = await Filler(store, blobs, D, pause=0.0).backfill()
+            assert filled.originals == 1
+            assert await store.read(_the_row) == (KEPT_VERSION, made.summary)
+        finally:
+            await client.raw.close()
+
+
+def _the_row(session: Session) -> tuple[int, str | None]:
+    [(version, summary)] = session.execute(
+        select(MessageStructure.version, MessageStructure.summary)
+    ).all()
+    return int(version), summary

@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from core.mime.header_decoding import decode_words, header_text
 from imap_view.base_subject import base_subject, packed
-from imap_view.casemap import casemap, decode_words, header_text
+from imap_view.casemap import casemap
 from tests.support.margin import within_margin
 
 D = unicodedata.normalize("NFD", "É")  # É as i;unicode-casemap writes it: E and U+0301
