@@ -13,7 +13,7 @@ from typing import ClassVar, Literal
 # What is wrong with one input, in words a client can translate (docs/api.md "Errors").
 FieldCode = Literal[
     "missing",  # required and absent
-    "too_long",  # text or list over `limit` characters or items
+    "too_long",  # text, a list or a file over `limit` characters, items or bytes
     "too_short",  # text or list under `limit` characters or items
     "too_large",  # a number over `limit`
     "too_small",  # a number under `limit`
