@@ -138,6 +138,27 @@ async def test_a_conversation_subject_is_one_short_line(api: Api) -> None:
         assert fields_of(response, 422, "invalid_request") == [expected], change
 
 
+async def test_a_search_names_its_query(api: Api) -> None:
+    human = await api.human("jianf")
+    for query, expected in [
+        ("is:maybe", {"field": "q", "code": "format"}),
+        ("x" * 501, {"field": "q", "code": "too_long", "limit": 500}),
+    ]:
+        response = await human.get("/api/v1/me/search", params={"q": query})
+        assert fields_of(response, 422, "invalid_request") == [expected], query
+
+
+async def test_a_key_lifetime_is_named(api: Api) -> None:
+    human = await api.human("jianf")
+    for body, expected in [
+        ({"lifecycle": "timed", "expires_in": "soon"}, {"field": "expires_in", "code": "format"}),
+        ({"lifecycle": "timed"}, {"field": "expires_in", "code": "missing"}),
+        ({"lifecycle": "timed", "expires_in": "0s"}, {"field": "expires_in", "code": "format"}),
+    ]:
+        response = await human.post("/api/v1/me/keys", json=body)
+        assert fields_of(response, 422, "invalid_request") == [expected], body
+
+
 async def test_refusals_about_no_input_carry_no_fields(api: Api) -> None:
     human = await api.human("jianf")
     for body in ("[]", "null", '"text"'):
