@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from core.address import normalize_alias, parse_address, parse_native
 from core.errors import DraftChanged, Forbidden, InvalidRequest, NotFound
+from core.mail.conversations import MAX_ALIAS
 from core.mail.reading import PREVIEW_CHARS
 from core.mail.send import DEFAULT_LIMITS, MAX_CC, SendRequest, send_mail
 from core.mail.subjects import MAX_SUBJECT, one_line
@@ -60,7 +61,9 @@ class DraftInput(BaseModel):
     subject: str = Field("", max_length=MAX_SUBJECT)
     body: str = ""
     reply_to: str | None = Field(None, max_length=64, description="mail_id this draft answers.")
-    session_alias: str | None = Field(None, max_length=64, description="Alias for a new one.")
+    session_alias: str | None = Field(
+        None, max_length=MAX_ALIAS, description="Alias for a new one."
+    )
     budget: BudgetInput | None = Field(None, description="Round-trip budget of a new one.")
 
 

@@ -20,6 +20,7 @@ from core.identity.endpoints import Endpoint, resolve_endpoint, sender_endpoint
 from core.mail.attachments import MAX_PER_MAIL, check_claimable
 from core.mail.auto_rule import check_auto, check_auto_conversation
 from core.mail.conversation_rows import ConversationRow
+from core.mail.conversations import MAX_ALIAS
 from core.mail.naming import Proposal, extract_proposal
 from core.mail.new_mail import Permission, Sending, store_new_mail
 from core.mail.reading import forwardable_mail, visible_mail
@@ -52,7 +53,9 @@ class SendRequest(BaseModel):
         max_length=64,
         description="A conversation you take part in, to continue it (checked like an alias).",
     )
-    session_alias: str | None = Field(None, description="Alias for a new conversation.")
+    session_alias: str | None = Field(
+        None, max_length=MAX_ALIAS, description="Alias for a new conversation."
+    )
     from_workspace: str | None = Field(None, description="Agents: the workspace sending.")
     budget: BudgetInput | None = Field(None, description="Round-trip budget of a new conversation.")
     mail_type: Literal["normal", "question", "final_summary", "turn_failed"] = Field(

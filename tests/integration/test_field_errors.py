@@ -39,6 +39,10 @@ SEND_CASES: list[tuple[dict[str, Any], list[dict[str, Any]]]] = [
         [{"field": "attachment_ids", "code": "too_long", "limit": 50}],
     ),
     (
+        {"to": "builder@ModelRouter.new", "session_alias": "a" * 65},
+        [{"field": "session_alias", "code": "too_long", "limit": 64}],
+    ),
+    (
         {"to": "jianf@", "subject": "two\nlines"},
         [{"field": "subject", "code": "format"}],
     ),

@@ -54,6 +54,7 @@ export const limits = {
     "SendRequest": {
       "attachment_ids": {"maxItems":50},
       "budget": {"maximum":1000000,"minimum":1},
+      "session_alias": {"maxLength":64},
       "session_id": {"maxLength":64},
       "subject": {"maxLength":998},
     },
@@ -70,6 +71,7 @@ export const limits = {
   parameters: {
     "GET /api/v1/addresses/check": {
       "address": {"maxLength":1200},
+      "reply_to": {"maxLength":64},
     },
     "GET /api/v1/addresses/suggest": {
       "limit": {"maximum":100,"minimum":1},
@@ -100,6 +102,7 @@ export const limits = {
     },
     "GET /api/v1/me/addresses/check": {
       "address": {"maxLength":1200},
+      "reply_to": {"maxLength":64},
     },
     "GET /api/v1/me/addresses/suggest": {
       "limit": {"maximum":100,"minimum":1},
