@@ -6,7 +6,8 @@
 import i18next, { type TFunction } from "i18next";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ApiError, type FieldCode, type FieldError } from "@/api";
-import { resources } from "@/lib/i18n";
+import en from "@/locales/en.json";
+import zh from "@/locales/zh.json";
 import { byteSize, errorText, fieldText } from "./errorText";
 
 /** Pydantic's and the gateway's English, which must never reach a person as it is. */
@@ -46,6 +47,7 @@ const translators: Record<"en" | "zh", TFunction> = {} as Record<"en" | "zh", TF
 beforeAll(async () => {
   for (const language of ["en", "zh"] as const) {
     const instance = i18next.createInstance();
+    const resources = { en: { translation: en }, zh: { translation: zh } };
     await instance.init({ resources, lng: language, fallbackLng: false, interpolation: { escapeValue: false } });
     translators[language] = instance.t;
   }
