@@ -1,6 +1,6 @@
 /**
  * Compose asks `GET /me/addresses/check` when a To or Cc field is left and
- * before sending, and shows the API's message under the field; a deliverable
+ * before sending, and says the API's refusal under the field; a deliverable
  * address shows nothing, and the check never stops a send from being tried.
  */
 import { QueryClient } from "@tanstack/react-query";

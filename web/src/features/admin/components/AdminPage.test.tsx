@@ -35,7 +35,7 @@ describe("users", () => {
     expect(within(admin).getByRole("checkbox")).toBeChecked();
   });
 
-  it("resets a password, with the API's message for a short one", async () => {
+  it("resets a password, saying the API's refusal of a short one", async () => {
     renderUi(<AdminPage />);
     const jianf = await userRow("jianf");
     await userEvent.click(within(jianf).getByRole("button", { name: "Reset password: jianf" }));
