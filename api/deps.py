@@ -100,6 +100,20 @@ async def current_principal(request: Request) -> Principal:
     return cached
 
 
+async def signed_in_human(request: Request) -> Principal | None:
+    """The human the login cookie signs in, or None (no cookie, or a login that has
+    ended): for the one route that asks without requiring anyone (`GET /auth/session`).
+    Only the cookie is read: a key in `Authorization` (a one-time one) is not spent."""
+    token = request.cookies.get(SESSION_COOKIE)
+    if not token or not token.startswith(TOKEN_PREFIX["login"]):
+        return None
+    try:
+        principal = await authenticate(request.app.state.store, token)
+    except AuthenticationFailed:
+        return None
+    return principal if principal.via == "login" else None
+
+
 # Each kind of caller below is ONE dependency that calls `current_principal` itself
 # rather than a chain of `Depends`: FastAPI (0.165) solves every dependency of the
 # chain on every request, recomputing its cache key and kind each time, so a chain of
@@ -173,3 +187,4 @@ IdempotencyKeyHeader = Annotated[
         "with a different request it is 422 `idempotency_key_reused`.",
     ),
 ]
+SignedIn = Annotated[Principal | None, Depends(signed_in_human)]

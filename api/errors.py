@@ -1,4 +1,5 @@
-"""How errors look over HTTP: always JSON `{"error": {"code", "message"}}`.
+"""How errors look over HTTP: always JSON `{"error": {"code", "message"}}`, with
+`fields` beside them when the refusal is about particular inputs.
 
 Domain errors map to status codes here and nowhere else; a test checks that
 every domain error has a mapping. The codes are documented in docs/api.md.
@@ -6,11 +7,14 @@ every domain error has a mapping. The codes are documented in docs/api.md.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from api.field_problems import field_problems
 from api.headers import SECURITY_HEADERS
 from core import errors as domain
 from core import metrics
@@ -41,6 +45,7 @@ STATUS: dict[type[domain.DomainError], int] = {
 }
 
 STORAGE_RETRY_SECONDS = 60  # a full disk is freed by a person, not within seconds
+MAX_FIELDS = 20  # a body of 10,000 wrong items answers with the first few
 
 # Codes for errors that only exist at the HTTP layer.
 HTTP_CODES = {
@@ -55,13 +60,25 @@ HTTP_CODES = {
 }
 
 
+def field_json(problem: domain.FieldProblem) -> dict[str, object]:
+    found: dict[str, object] = {"field": problem.field, "code": problem.code}
+    if problem.limit is not None:
+        found["limit"] = problem.limit
+    return found
+
+
 def error_response(
-    status: int, code: str, message: str, headers: dict[str, str] | None = None
+    status: int,
+    code: str,
+    message: str,
+    headers: dict[str, str] | None = None,
+    fields: Sequence[domain.FieldProblem] = (),
 ) -> JSONResponse:
     metrics.REFUSALS.labels("rest", code).inc()
-    return JSONResponse(
-        {"error": {"code": code, "message": message}}, status_code=status, headers=headers
-    )
+    error: dict[str, object] = {"code": code, "message": message}
+    if fields:
+        error["fields"] = [field_json(problem) for problem in fields]
+    return JSONResponse({"error": error}, status_code=status, headers=headers)
 
 
 async def _domain_error(_request: Request, exc: Exception) -> JSONResponse:
@@ -77,7 +94,7 @@ async def _domain_error(_request: Request, exc: Exception) -> JSONResponse:
         headers = {"Connection": "close"}
     if status == 401:
         headers = {"WWW-Authenticate": "Bearer"}
-    return error_response(status, exc.code, exc.message, headers)
+    return error_response(status, exc.code, exc.message, headers, exc.fields)
 
 
 def _location(loc: tuple[object, ...]) -> str:
@@ -99,7 +116,9 @@ async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
             "send the request body as JSON, with 'Content-Type: application/json'",
         )
     message = "; ".join(f"{_location(tuple(p['loc']))}: {p['msg']}" for p in problems[:10])
-    return error_response(422, "invalid_request", message)
+    return error_response(
+        422, "invalid_request", message, fields=field_problems(problems[:MAX_FIELDS])
+    )
 
 
 async def _http_error(_request: Request, exc: Exception) -> JSONResponse:

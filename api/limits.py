@@ -21,12 +21,18 @@ from typing import Any
 
 from starlette.types import Message, Receive, Scope, Send
 
+from api.uploads import FIELD as UPLOAD_FIELD
+from api.uploads import MULTIPART_OVERHEAD
+
 _BAD_TEXT = re.compile("[\x00\ud800-\udfff]")
 BODYLESS = {"GET", "HEAD", "OPTIONS"}
 
 
-def _error(code: str, message: str) -> bytes:
-    return json.dumps({"error": {"code": code, "message": message}}).encode()
+def _error(code: str, message: str, fields: list[dict[str, Any]] | None = None) -> bytes:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if fields:
+        error["fields"] = fields
+    return json.dumps({"error": error}).encode()
 
 
 def _first_bad_text(value: Any, where: str = "body") -> str | None:
@@ -69,7 +75,7 @@ async def guarded_body(
         if declared.isdigit() and int(declared) > upload_limit:
             # Uploads are large: let the client finish sending so it sees the 413.
             await _drain(receive, {"more_body": True}, 4 * upload_limit + 65536)
-            await _too_large(send, upload_limit)
+            await _upload_too_large(send, upload_limit - MULTIPART_OVERHEAD)
             return None
         return receive
     if declared.isdigit() and int(declared) > limit:
@@ -103,6 +109,13 @@ async def guarded_body(
 async def _too_large(send: Send, limit: int) -> None:
     message = f"request body over {limit} bytes"
     await _respond(send, 413, _error("payload_too_large", message), close=True)
+
+
+async def _upload_too_large(send: Send, limit: int) -> None:
+    """As the upload route says it once the file passes its limit (api/uploads.py)."""
+    message = f"an attachment is at most {limit} bytes"
+    fields = [{"field": UPLOAD_FIELD, "code": "too_long", "limit": limit}]
+    await _respond(send, 413, _error("payload_too_large", message, fields), close=True)
 
 
 def _text_problem(body: bytes) -> str | None:

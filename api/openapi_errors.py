@@ -14,7 +14,7 @@ first built, not written on each route:
 * what only the route's service knows (409, 429, 415, a 404 from the body):
   the small table `SPECIFIC` below, checked against the routes by a test.
 
-Every error has the one body `{"error": {"code", "message"}}` (`ErrorResponse`);
+Every error has the one body `{"error": {"code", "message", "fields"?}}` (`ErrorResponse`);
 a route's own declaration of a status wins over the derived one. Each error
 response is declared once, in `components.responses` (`NotFound`…), and an
 operation refers to it by `$ref` (OpenAPI 3.1 §4.8.16): the generated clients
@@ -30,18 +30,49 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.dependencies.models import Dependant
 from pydantic import BaseModel, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from api.allow import install_allow_header
 from api.deps import PRINCIPAL_DEPENDENCIES, SESSION_COOKIE
 from api.route_table import ApiRoute, api_routes
+from core.errors import FieldCode
 
 PREFIX = "/api/v1"
 UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
+def _left_out_when_absent(schema: dict[str, Any]) -> None:
+    """An optional key that is left out, never `null`: no default in the schema."""
+    schema.pop("default", None)
+
+
+class FieldError(BaseModel):
+    """One input a refusal is about, as data a client can put in its own words."""
+
+    field: str = Field(
+        description="The input's dotted name: `subject`, `cc.2`, `workspaces.0.path`, `limit`."
+    )
+    code: FieldCode = Field(description="What is wrong with it; docs/api.md lists the words.")
+    limit: int | SkipJsonSchema[None] = Field(
+        None,
+        json_schema_extra=_left_out_when_absent,
+        description="The bound passed: characters or items for `too_long` and `too_short`, "
+        "the largest or smallest value allowed for `too_large` and `too_small`.",
+    )
+
+
 class ErrorDetail(BaseModel):
     code: str = Field(description="A stable snake_case word; docs/api.md lists them all.")
-    message: str = Field(description="For people: what went wrong and what to do instead.")
+    message: str = Field(
+        description="For developers and logs: what went wrong and what to do instead, in "
+        "English. A client that shows refusals to people says them from `code` and "
+        "`fields` in its own words."
+    )
+    fields: list[FieldError] = Field(
+        default_factory=list,
+        description="The inputs the refusal is about, when it is about particular ones "
+        "(every 422 of a request's shape; some refusals of values). Left out when empty.",
+    )
 
 
 class ErrorResponse(BaseModel):

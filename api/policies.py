@@ -71,6 +71,7 @@ POLICIES: dict[Route, Policy] = {
     ("GET", f"{_V1}/docs/start.js"): "anonymous",
     # auth and accounts
     ("POST", f"{_V1}/auth/login"): "anonymous",
+    ("GET", f"{_V1}/auth/session"): "anonymous",
     ("POST", f"{_V1}/auth/logout"): "human",
     ("GET", f"{_V1}/me"): "human",
     ("POST", f"{_V1}/me/keys"): "human",

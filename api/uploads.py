@@ -14,7 +14,7 @@ from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.exceptions import HTTPException
 
-from core.errors import InvalidRequest, PayloadTooLarge
+from core.errors import FieldProblem, InvalidRequest, PayloadTooLarge
 from core.store.blobs import BlobWriter
 
 if TYPE_CHECKING:
@@ -135,7 +135,10 @@ async def receive_upload(request: Request, writer: BlobWriter) -> UploadedPart:
         async for chunk in chunks:
             received += len(chunk)
             if received > body_limit:
-                raise PayloadTooLarge(f"an attachment is at most {writer.limit} bytes")
+                raise PayloadTooLarge(
+                    f"an attachment is at most {writer.limit} bytes",
+                    FieldProblem(FIELD, "too_long", writer.limit),
+                )
             parser.write(chunk)
             for data in parts.data:
                 await writer.write(data)

@@ -24,6 +24,7 @@ from core.errors import InvalidAddress
 
 __all__ = [
     "ABUSE",
+    "MAX_NAME_LENGTH",
     "MAX_PATH_LENGTH",
     "NEW_SESSION",
     "POSTMASTER",
@@ -50,8 +51,9 @@ ABUSE: Final = "abuse"
 ROLE_NAMES: Final = frozenset({POSTMASTER, ABUSE})
 RESERVED_NAMES: Final = ROLE_NAMES
 MAX_PATH_LENGTH: Final = 1024
+MAX_NAME_LENGTH: Final = 64
 
-_NAME_RE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_NAME_RE: Final = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._-]{{0,{MAX_NAME_LENGTH - 1}}}")
 _SESSION_RE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 _NAME_RULE: Final = (
     "a name is 1-64 of A-Z a-z 0-9 . _ - starting with a letter or digit,"

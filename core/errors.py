@@ -7,7 +7,34 @@ and a human-readable message; every transport maps them to its own replies
 
 from __future__ import annotations
 
-from typing import ClassVar
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+# What is wrong with one input, in words a client can translate (docs/api.md "Errors").
+FieldCode = Literal[
+    "missing",  # required and absent
+    "too_long",  # text, a list or a file over `limit` characters, items or bytes
+    "too_short",  # text or list under `limit` characters or items
+    "too_large",  # a number over `limit`
+    "too_small",  # a number under `limit`
+    "format",  # not of the form this field takes (a pattern, one line, a duration)
+    "type",  # a value of the wrong type
+    "choice",  # not one of the values this field takes
+    "unknown",  # no such field
+    "invalid",  # refused for a reason of its own
+    "wrong",  # does not match what the gateway holds (a current password)
+    "taken",  # in use already
+    "reserved",  # a name the gateway keeps for itself
+]
+
+
+@dataclass(frozen=True)
+class FieldProblem:
+    """One input a refusal is about: its dotted name, what is wrong, and the bound."""
+
+    field: str
+    code: FieldCode
+    limit: int | None = None
 
 
 class DomainError(Exception):
@@ -15,9 +42,10 @@ class DomainError(Exception):
 
     code: ClassVar[str] = "error"
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *fields: FieldProblem) -> None:
         super().__init__(message)
         self.message = message
+        self.fields = fields
 
 
 class InvalidAddress(DomainError, ValueError):

@@ -13,6 +13,7 @@ from api.deps import (
     Human,
     LoginGuardDep,
     SettingsDep,
+    SignedIn,
     StoreDep,
 )
 from core.identity import accounts
@@ -40,6 +41,12 @@ class MeLimits(BaseModel):
 
 class MeOut(UserOut):
     limits: MeLimits
+
+
+class SessionOut(BaseModel):
+    user: UserView | None = Field(
+        description="The human signed in, or null: no login (or one that has ended)."
+    )
 
 
 @router.post("/auth/login")
@@ -87,3 +94,14 @@ async def whoami(human: Human, store: StoreDep, settings: SettingsDep) -> MeOut:
     user = await accounts.get_user(store, human.name)
     limits = MeLimits(max_attachment_bytes=settings.max_attachment_bytes)
     return MeOut(user=accounts.user_view(user, settings.domain), limits=limits)
+
+
+@router.get("/auth/session")
+async def session(caller: SignedIn, store: StoreDep, settings: SettingsDep) -> SessionOut:
+    """Who is signed in, if anyone, never refused: a page asks this before it knows
+    whether to show the login form, where `GET /me`'s `401` would be an error in the
+    browser's console on every visit."""
+    if caller is None:
+        return SessionOut(user=None)
+    user = await accounts.get_user(store, caller.name)
+    return SessionOut(user=accounts.user_view(user, settings.domain))

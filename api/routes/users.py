@@ -6,6 +6,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from api.deps import Admin, SettingsDep, StoreDep
+from core.address import MAX_NAME_LENGTH
 from core.identity import accounts, agents, passwords
 from core.views import AgentView, BudgetInput, UserView
 
@@ -13,7 +14,7 @@ router = APIRouter(tags=["admin"])
 
 
 class NewUser(BaseModel):
-    name: str
+    name: str = Field(max_length=MAX_NAME_LENGTH)
     password: str = Field(
         min_length=accounts.MIN_PASSWORD_LENGTH, max_length=accounts.MAX_PASSWORD_LENGTH
     )

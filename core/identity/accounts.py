@@ -9,7 +9,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from core.address import RESERVED_NAMES, Address, normalize_name
-from core.errors import AuthenticationFailed, InvalidRequest, NameTaken, NotFound
+from core.errors import AuthenticationFailed, FieldProblem, InvalidRequest, NameTaken, NotFound
 from core.identity.keys import revoke_token
 from core.identity.security import (
     check_password,
@@ -64,7 +64,10 @@ def lock_names(session: Session) -> None:
 def refuse_reserved_name(name: str) -> None:
     """`postmaster` signs the gateway's own notices (RFC 5321 §4.5.1): nobody may take it."""
     if name in RESERVED_NAMES:
-        raise NameTaken(f"the name '{name}' is reserved for the gateway itself")
+        raise NameTaken(
+            f"the name '{name}' is reserved for the gateway itself",
+            FieldProblem("name", "reserved"),
+        )
 
 
 def name_in_use(session: Session, name: str) -> bool:
@@ -83,7 +86,10 @@ async def create_user(store: Store, name: str, password: str, *, is_admin: bool 
     def run(session: Session) -> User:
         lock_names(session)
         if name_in_use(session, name):
-            raise NameTaken(f"the name '{name}' is already taken by a human or an agent")
+            raise NameTaken(
+                f"the name '{name}' is already taken by a human or an agent",
+                FieldProblem("name", "taken"),
+            )
         session.add(user)
         return user
 

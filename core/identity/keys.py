@@ -16,7 +16,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from core.durations import parse_duration
-from core.errors import AuthenticationFailed, Forbidden, InvalidRequest, NotFound
+from core.errors import AuthenticationFailed, FieldProblem, Forbidden, InvalidRequest, NotFound
 from core.identity.security import new_token, token_sha256
 from core.principal import Principal
 from core.store.credentials import not_a_credential_change
@@ -55,6 +55,14 @@ def key_view(key: Key) -> KeyView:
     )
 
 
+def _lifetime(expires_in: str | int | float) -> timedelta:
+    """`expires_in` as a duration; its refusal names the field."""
+    try:
+        return parse_duration(expires_in)
+    except InvalidRequest as error:
+        raise InvalidRequest(error.message, FieldProblem("expires_in", "format")) from error
+
+
 async def issue_key(
     store: Store,
     *,
@@ -73,10 +81,16 @@ async def issue_key(
     if lifecycle not in ("permanent", "one_time", "timed"):
         raise InvalidRequest("lifecycle must be permanent, one_time or timed")
     if lifecycle == "timed" and expires_in is None:
-        raise InvalidRequest("a timed key needs expires_in (e.g. 3600 or '1h')")
+        raise InvalidRequest(
+            "a timed key needs expires_in (e.g. 3600 or '1h')",
+            FieldProblem("expires_in", "missing"),
+        )
     if lifecycle == "permanent" and expires_in is not None:
-        raise InvalidRequest("a permanent key does not expire: use lifecycle 'timed'")
-    expires_at = utcnow() + parse_duration(expires_in) if expires_in is not None else None
+        raise InvalidRequest(
+            "a permanent key does not expire: use lifecycle 'timed'",
+            FieldProblem("expires_in", "invalid"),
+        )
+    expires_at = utcnow() + _lifetime(expires_in) if expires_in is not None else None
     if token is not None and (len(token) < MIN_CLIENT_KEY_LENGTH or not token.isprintable()):
         raise InvalidRequest(
             f"a client-generated key must be at least {MIN_CLIENT_KEY_LENGTH} printable characters"

@@ -13,7 +13,7 @@ from __future__ import annotations
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from core.errors import Forbidden, NotFound
+from core.errors import AuthenticationFailed, FieldProblem, Forbidden, NotFound
 from core.identity.accounts import check_new_password, lock_names
 from core.identity.login_guard import LoginGuard
 from core.identity.logins import end_logins
@@ -42,9 +42,17 @@ async def set_password(store: Store, name: str, password: str, *, keep: str | No
 async def change_password(
     store: Store, guard: LoginGuard, human: Principal, current: str, new: str, address: str
 ) -> None:
-    """The user's own change: the current password first (throttled like a login)."""
+    """The user's own change: the current password first (throttled like a login).
+
+    A wrong one is refused as a login is, naming the field: the caller's own
+    credential is good, and a client tells the two apart by `current_password`."""
     check_new_password(new)
-    await guard.check(store, human.name, current, address, "web")
+    try:
+        await guard.check(store, human.name, current, address, "web")
+    except AuthenticationFailed as error:
+        raise AuthenticationFailed(
+            "the current password is wrong", FieldProblem("current_password", "wrong")
+        ) from error
     keep = human.key_id if human.via == "login" else None
     await set_password(store, human.name, new, keep=keep)
 

@@ -18,10 +18,11 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from core.address import normalize_alias
-from core.errors import Forbidden, InvalidRequest, NotFound
+from core.errors import Forbidden, NotFound
 from core.mail.conversation_rows import ConversationState
 from core.mail.conversation_views import conversation_views
 from core.mail.reading import conversation_mails
+from core.mail.subjects import MAX_SUBJECT, checked_subject
 from core.principal import Principal
 from core.store.engine import Store
 from core.store.events import emit
@@ -201,10 +202,10 @@ class SessionChange(BaseModel):
     """What a human may change on a conversation; fields left out stay as they are."""
 
     session_alias: str | None = Field(
-        None, description="New alias; null with `clear_alias` removes it."
+        None, max_length=MAX_ALIAS, description="New alias; null with `clear_alias` removes it."
     )
     clear_alias: bool = False
-    subject: str | None = None
+    subject: str | None = Field(None, max_length=MAX_SUBJECT)
     status: Literal["active", "completed"] | None = None
     budget_limit: BudgetInput | None = Field(
         None, description="New round-trip budget: a number of rounds or 'unlimited'."
@@ -283,13 +284,6 @@ def status_from_requests(session: Session, conv_id: str) -> str:
     )
     unanswered = session.scalar(select(question.is_not(None) & ~answered))
     return "waiting" if unanswered else "active"
-
-
-def checked_subject(subject: str) -> str:
-    subject = subject.strip()
-    if len(subject) > 998 or "\n" in subject or "\r" in subject:
-        raise InvalidRequest("a subject is one line of at most 998 characters")
-    return subject
 
 
 async def conversation_detail(

@@ -20,8 +20,10 @@ from sqlalchemy.orm import Session
 
 from core.address import normalize_alias, parse_address, parse_native
 from core.errors import DraftChanged, Forbidden, InvalidRequest, NotFound
+from core.mail.conversations import MAX_ALIAS
 from core.mail.reading import PREVIEW_CHARS
 from core.mail.send import DEFAULT_LIMITS, MAX_CC, SendRequest, send_mail
+from core.mail.subjects import MAX_SUBJECT, one_line
 from core.mailboxes.uids import DRAFTS, take_uids
 from core.principal import Principal
 from core.settings import Limits
@@ -56,10 +58,12 @@ class DraftInput(BaseModel):
 
     to: str | None = Field(None, description="One address, native or email form.")
     cc: list[str] = Field(default_factory=list, description="More recipients.")
-    subject: str = Field("", max_length=998)
+    subject: str = Field("", max_length=MAX_SUBJECT)
     body: str = ""
     reply_to: str | None = Field(None, max_length=64, description="mail_id this draft answers.")
-    session_alias: str | None = Field(None, max_length=64, description="Alias for a new one.")
+    session_alias: str | None = Field(
+        None, max_length=MAX_ALIAS, description="Alias for a new one."
+    )
     budget: BudgetInput | None = Field(None, description="Round-trip budget of a new one.")
 
 
@@ -77,8 +81,7 @@ def _columns(draft: DraftInput, domain: str) -> dict[str, Any]:
     cc = [text.strip() for text in draft.cc if text.strip()]
     if len(cc) > MAX_CC:
         raise InvalidRequest(f"at most {MAX_CC} cc recipients")
-    if "\n" in draft.subject or "\r" in draft.subject:
-        raise InvalidRequest("a subject is one line")
+    one_line(draft.subject)
     alias = _blank(draft.session_alias)
     return {
         "to": _address(to, domain) if to is not None else None,

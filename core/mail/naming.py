@@ -23,7 +23,6 @@ from core.errors import AlreadyDecided, Forbidden, NotFound
 from core.mail.conversation_rows import ConversationState
 from core.mail.conversations import (
     MAX_ALIAS,
-    checked_subject,
     conversation_view,
     emit_session_update,
     lock_creation,
@@ -31,6 +30,7 @@ from core.mail.conversations import (
     rename_to,
     visible_conversation,
 )
+from core.mail.subjects import checked_subject
 from core.principal import Principal
 from core.store.engine import Store
 from core.store.models import AliasProposal, new_id, utcnow
@@ -176,7 +176,7 @@ async def sync_conversation(
 ) -> SessionView:
     """A platform writes back its own naming; ignored where a human has renamed."""
     wanted_alias = normalize_alias(alias) if alias is not None else None
-    wanted_title = checked_subject(title) if title is not None else None
+    wanted_title = checked_subject(title, "title") if title is not None else None
 
     def run(session: Session) -> SessionView:
         conv = visible_conversation(session, principal, conv_id, lock=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from core.errors import InvalidRequest
+from core.errors import FieldProblem, InvalidRequest
 
 MAX_QUERY_CHARS = 500
 MAX_TERMS = 10
@@ -53,7 +53,10 @@ class SearchQuery:
 def parse_query(text: str) -> SearchQuery:
     """Filters (`key:value`, a value may be quoted) and terms (words or quoted phrases)."""
     if len(text) > MAX_QUERY_CHARS:
-        raise InvalidRequest(f"a search is at most {MAX_QUERY_CHARS} characters")
+        raise InvalidRequest(
+            f"a search is at most {MAX_QUERY_CHARS} characters",
+            FieldProblem("q", "too_long", MAX_QUERY_CHARS),
+        )
     query = SearchQuery()
     tokens = _tokens(text)
     for phrase, word in tokens:
@@ -120,5 +123,6 @@ def _add_filter(query: SearchQuery, key: str, value: str) -> None:
     else:
         raise InvalidRequest(
             f"unknown search filter {key}:{value}: use from:, to:, alias:, is:unread, is:read, "
-            "has:attachment, type:permission|question|summary|forward|normal"
+            "has:attachment, type:permission|question|summary|forward|normal",
+            FieldProblem("q", "format"),
         )

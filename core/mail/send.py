@@ -20,10 +20,12 @@ from core.identity.endpoints import Endpoint, resolve_endpoint, sender_endpoint
 from core.mail.attachments import MAX_PER_MAIL, check_claimable
 from core.mail.auto_rule import check_auto, check_auto_conversation
 from core.mail.conversation_rows import ConversationRow
+from core.mail.conversations import MAX_ALIAS
 from core.mail.naming import Proposal, extract_proposal
 from core.mail.new_mail import Permission, Sending, store_new_mail
 from core.mail.reading import forwardable_mail, visible_mail
 from core.mail.routing import Target, choose_conversation
+from core.mail.subjects import MAX_SUBJECT, one_line
 from core.principal import Principal
 from core.settings import Limits
 from core.store.engine import Store
@@ -43,7 +45,7 @@ MailType = Literal[
 class SendRequest(BaseModel):
     to: str = Field(description="One address, native (`builder@ModelRouter`) or email form.")
     cc: list[str] = Field(default_factory=list, description="More recipients.")
-    subject: str = Field("", max_length=998)
+    subject: str = Field("", max_length=MAX_SUBJECT)
     body: str = ""
     reply_to: str | None = Field(None, description="mail_id this mail answers.")
     session_id: str | None = Field(
@@ -51,7 +53,9 @@ class SendRequest(BaseModel):
         max_length=64,
         description="A conversation you take part in, to continue it (checked like an alias).",
     )
-    session_alias: str | None = Field(None, description="Alias for a new conversation.")
+    session_alias: str | None = Field(
+        None, max_length=MAX_ALIAS, description="Alias for a new conversation."
+    )
     from_workspace: str | None = Field(None, description="Agents: the workspace sending.")
     budget: BudgetInput | None = Field(None, description="Round-trip budget of a new conversation.")
     mail_type: Literal["normal", "question", "final_summary", "turn_failed"] = Field(
@@ -171,8 +175,7 @@ def mail_writer(
     cc_addresses = [parse_address(text, domain) for text in request.cc]
     if len(cc_addresses) > MAX_CC:
         raise InvalidRequest(f"at most {MAX_CC} cc recipients")
-    if "\n" in request.subject or "\r" in request.subject:
-        raise InvalidRequest("a subject is one line")
+    one_line(request.subject)
 
     if forward_of is not None and request.reply_to is not None:
         raise InvalidRequest("a forward is not a reply: give reply_to or forward, not both")

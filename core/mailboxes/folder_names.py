@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 from typing import Final
 
-from core.errors import InvalidRequest, LimitReached, NameTaken
+from core.errors import FieldProblem, InvalidRequest, LimitReached, NameTaken
 from core.mailboxes.uids import ARCHIVE, DECISION, DRAFTS, INBOX, SENT, TRASH
 
 __all__ = [
@@ -46,6 +46,9 @@ MAX_DEPTH: Final = 16
 MAX_WIRE_OCTETS: Final = 1024
 _RESERVED: Final = frozenset(name.casefold() for name in [*FIXED_NAMES.values(), SESSIONS])
 _WILDCARDS: Final = frozenset("*%")  # LIST's (RFC 3501 §6.3.8): a name with one cannot be listed
+# The refusals' inputs: `name` in the folder requests of the REST API.
+_NAME_FORMAT: Final = FieldProblem("name", "format")
+_NAME_RESERVED: Final = FieldProblem("name", "reserved")
 
 
 def personal_name(name: str) -> str:
@@ -60,21 +63,25 @@ def personal_name(name: str) -> str:
     if levels[0].casefold() == "inbox":
         levels[0] = "INBOX"
     if any(not level for level in levels):
-        raise InvalidRequest(f"a folder name has no empty level: {name!r}")
+        raise InvalidRequest(f"a folder name has no empty level: {name!r}", _NAME_FORMAT)
     if any(_control(char) or char in _WILDCARDS for char in name):
-        raise InvalidRequest("a folder name holds no control character, '*' or '%'")
+        raise InvalidRequest("a folder name holds no control character, '*' or '%'", _NAME_FORMAT)
     if any(len(level) > MAX_LEVEL_CHARS for level in levels):
-        raise LimitReached(f"a folder name's level is at most {MAX_LEVEL_CHARS} characters")
+        raise LimitReached(
+            f"a folder name's level is at most {MAX_LEVEL_CHARS} characters",
+            FieldProblem("name", "too_long", MAX_LEVEL_CHARS),
+        )
     if len(levels) > MAX_DEPTH:
         raise LimitReached(f"folders nest at most {MAX_DEPTH} levels deep")
     if len(modified_utf7(name)) > MAX_WIRE_OCTETS:
         raise LimitReached(f"a folder name is at most {MAX_WIRE_OCTETS} octets in IMAP's form")
     if len(levels) == 1 and levels[0].casefold() in _RESERVED:
-        raise NameTaken(f"{name!r} is one of the gateway's folders")
+        raise NameTaken(f"{name!r} is one of the gateway's folders", _NAME_RESERVED)
     if levels[0].casefold() == SESSIONS.casefold():
         raise InvalidRequest(
             f"{name!r} is the gateway's own: INBOX, Sent, Drafts, Archive, Trash, "
-            "Needs decision and Sessions/… are reserved"
+            "Needs decision and Sessions/… are reserved",
+            _NAME_RESERVED,
         )
     return DELIMITER.join(levels)
 

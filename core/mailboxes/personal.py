@@ -26,7 +26,7 @@ from typing import Final
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
-from core.errors import InvalidRequest, LimitReached, NameTaken, NotFound
+from core.errors import FieldProblem, InvalidRequest, LimitReached, NameTaken, NotFound
 from core.mailboxes.folder_names import (
     DELIMITER,
     FIXED_NAMES,
@@ -113,6 +113,7 @@ def _is_gateway_name(name: str) -> bool:
 
 
 _FIXED: Final = frozenset(fixed.casefold() for fixed in FIXED_NAMES.values())
+_NAME_TAKEN: Final = FieldProblem("name", "taken")  # the folder requests' `name`
 
 
 def create_folder(
@@ -145,7 +146,7 @@ def create_folder(
         select(ImapFolder.id).where(ImapFolder.owner == owner, ImapFolder.key == key)
     )
     if folder_id is None:  # skipped by the unique (owner, name) index: it exists
-        raise NameTaken(f"you have a folder {name!r} already")
+        raise NameTaken(f"you have a folder {name!r} already", _NAME_TAKEN)
     if not subscribed:  # bounded by MAX_FOLDERS, not MAX_SUBSCRIPTIONS: see the module doc
         session.execute(
             backend_of(session)
@@ -162,14 +163,16 @@ def rename_folder(session: Session, owner: str, before: str, after: str) -> Pers
     folder = _by_name(session, owner, before)
     after = personal_name(after)
     if after == folder.name:
-        raise NameTaken(f"the folder is called {after!r} already")
+        raise NameTaken(f"the folder is called {after!r} already", _NAME_TAKEN)
     if after.startswith(folder.name + DELIMITER):
-        raise InvalidRequest("a folder cannot be moved inside itself")
+        raise InvalidRequest(
+            "a folder cannot be moved inside itself", FieldProblem("name", "invalid")
+        )
     taken = session.scalar(
         select(ImapFolder.id).where(ImapFolder.owner == owner, ImapFolder.name == after)
     )
     if taken is not None:
-        raise NameTaken(f"you have a folder {after!r} already")
+        raise NameTaken(f"you have a folder {after!r} already", _NAME_TAKEN)
     renamed = [
         (other, after + other.name[len(folder.name) :])
         for other in personal_folders(session, owner)

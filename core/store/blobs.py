@@ -45,7 +45,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
-from core.errors import PayloadTooLarge
+from core.errors import FieldProblem, PayloadTooLarge
 from core.store.disk_full import is_disk_full, storage_full
 
 _UPLOAD_PREFIX = ".upload-"
@@ -200,7 +200,10 @@ class BlobWriter:
     async def write(self, chunk: bytes) -> None:
         if self.size + len(chunk) > self.limit:
             await asyncio.to_thread(self._discard)
-            raise PayloadTooLarge(f"an attachment is at most {self.limit} bytes")
+            raise PayloadTooLarge(
+                f"an attachment is at most {self.limit} bytes",
+                FieldProblem("file", "too_long", self.limit),
+            )
         self.size += len(chunk)
         self._buffer.append(chunk)
         self._buffered += len(chunk)

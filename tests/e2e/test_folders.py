@@ -1,6 +1,6 @@
 """Folders of one's own in the browser, at both sizes (docs/api.md "Folders").
 
-A user makes a folder (a reserved name is refused first, in the gateway's words),
+A user makes a folder (a reserved name is refused first, said in the user's words),
 moves a mail into it with "Move to…", finds it there and no longer in the inbox,
 renames the folder and deletes it: the mail is then in Archive. A folder made over
 IMAP (imaplib CREATE) appears in the navigation once the tab is back in view, as when
@@ -82,7 +82,7 @@ async def test_a_folder_is_made_filled_renamed_and_deleted(desk: Desk, size: Siz
     await name.fill("Trash")
     await dialog.get_by_role("button", name="Create").click()
     await expect(dialog.get_by_role("alert")).to_have_text(
-        "'Trash' is one of the gateway's folders"
+        "This is one of the gateway's own folders. Choose another name."
     )
     await expect(name).to_have_attribute("aria-invalid", "true")
     await name.fill("Clients/Acme")

@@ -63,7 +63,12 @@ def test_each_error_response_is_declared_once(document: dict[str, Any]) -> None:
 
 
 def test_authenticated_routes_declare_401_403_and_their_security(document: dict[str, Any]) -> None:
-    public = {("GET", "/api/v1/health"), ("GET", "/api/v1/version"), ("POST", "/api/v1/auth/login")}
+    public = {
+        ("GET", "/api/v1/health"),
+        ("GET", "/api/v1/version"),
+        ("POST", "/api/v1/auth/login"),
+        ("GET", "/api/v1/auth/session"),  # never a 401: who is signed in, or null
+    }
     for method, path, operation in _operations(document):
         if (method, path) in public:
             assert "security" not in operation and "403" not in operation["responses"]

@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 
 from tests.support.gateway import Api
+from tests.support.refusals import assert_fields_shape
 
 COOKIE = "agentmail_session"
 WORKSPACE = ("ModelRouter", "/home/u/ModelRouter")
@@ -33,7 +34,8 @@ def assert_error(response: httpx.Response, status: int, code: str | None = None)
     assert response.status_code == status, (where, response.status_code, response.text)
     body = response.json()
     assert set(body) == {"error"}, (where, body)
-    assert set(body["error"]) == {"code", "message"}, (where, body)
+    assert set(body["error"]) - {"fields"} == {"code", "message"}, (where, body)
+    assert_fields_shape(body["error"], where)
     assert isinstance(body["error"]["message"], str) and body["error"]["message"], (where, body)
     if code is not None:
         assert body["error"]["code"] == code, (where, body)

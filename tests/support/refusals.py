@@ -1,7 +1,8 @@
 """What a refusal must look like, for the bad-input tests.
 
-A 4xx with exactly `{"error": {"code": <snake_case>, "message": <text>}}`, never
-a 500; and the two parties those tests send as.
+A 4xx with exactly `{"error": {"code": <snake_case>, "message": <text>}}` (and
+`fields`, well formed, when the refusal is about particular inputs), never a 500;
+and the two parties those tests send as.
 """
 
 from __future__ import annotations
@@ -9,10 +10,11 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Awaitable, Iterable
-from typing import Any
+from typing import Any, get_args
 
 import httpx
 
+from core.errors import FieldCode
 from tests.support.gateway import Api
 
 CODE = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)*")
@@ -22,7 +24,8 @@ WORKSPACES = (("ModelRouter", "/home/u/ModelRouter"), ("infra", "/srv/infra"))
 def assert_error_shape(
     response: httpx.Response, status: int | None = None, code: str | None = None
 ) -> str:
-    """Exactly `{"error": {"code", "message"}}`, a 4xx (this status and code); the message."""
+    """Exactly `{"error": {"code", "message", "fields"?}}`, a 4xx (this status and code);
+    the message."""
     where = f"{response.request.method} {response.request.url.path}"
     if status is None:
         assert 400 <= response.status_code < 500, (where, response.status_code, response.text)
@@ -32,13 +35,32 @@ def assert_error_shape(
     body = response.json()
     assert isinstance(body, dict) and set(body) == {"error"}, (where, body)
     error = body["error"]
-    assert isinstance(error, dict) and set(error) == {"code", "message"}, (where, body)
+    assert isinstance(error, dict) and set(error) - {"fields"} == {"code", "message"}, (where, body)
+    assert_fields_shape(error, where)
     assert isinstance(error["code"], str) and CODE.fullmatch(error["code"]), (where, body)
     assert isinstance(error["message"], str) and error["message"].strip(), (where, body)
     if code is not None:
         assert error["code"] == code, (where, body)
     message: str = error["message"]
     return message
+
+
+FIELD_CODES = frozenset(get_args(FieldCode))
+
+
+def assert_fields_shape(error: dict[str, Any], where: str) -> None:
+    """`fields`, when present: a non-empty list of `{field, code, limit?}` in the
+    documented words (docs/api.md "Errors"), the limit an integer."""
+    if "fields" not in error:
+        return
+    fields = error["fields"]
+    assert isinstance(fields, list) and fields, (where, error)
+    for item in fields:
+        assert isinstance(item, dict) and set(item) - {"limit"} == {"field", "code"}, (where, item)
+        assert isinstance(item["field"], str) and item["field"], (where, item)
+        assert item["code"] in FIELD_CODES, (where, item)
+        if "limit" in item:
+            assert type(item["limit"]) is int, (where, item)
 
 
 def problem(response: httpx.Response) -> str | None:

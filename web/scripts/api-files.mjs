@@ -14,7 +14,7 @@
 // operation that refers to it.
 
 const LIMIT = 300;
-const HEADER =
+export const HEADER =
   "// Generated from the gateway's OpenAPI document by `npm run gen:api`. Do not edit.\n";
 const identifier = (text) => text.replace(/[^A-Za-z0-9]+/g, "_");
 const lineCount = (text) => text.split("\n").length - 1;

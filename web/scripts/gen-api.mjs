@@ -5,7 +5,8 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
-import { schemaFiles, interfaceFiles, indexFile } from "./api-files.mjs";
+import { HEADER, schemaFiles, interfaceFiles, indexFile } from "./api-files.mjs";
+import { limitsFile } from "./limits-file.mjs";
 
 const web = join(dirname(fileURLToPath(import.meta.url)), "..");
 const repo = join(web, "..");
@@ -30,6 +31,7 @@ const files = {
   ...interfaceFiles(document, generated, "paths"),
   ...interfaceFiles(document, generated, "operations"),
   "../schema.d.ts": indexFile(),
+  "limits.ts": limitsFile(document, HEADER),
 };
 const wanted = Object.fromEntries(
   Object.entries(files).map(([name, text]) => [join(root, name), text]),

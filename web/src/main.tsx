@@ -7,12 +7,15 @@ import { followSystemTheme } from "@/lib/theme";
 import "./index.css";
 
 followSystemTheme();
-initI18n();
 const root = document.getElementById("root");
-if (root) {
+// Painted once the reader's language is at hand (English is; another is fetched).
+// Not a top-level await: the lazy chunks import from this one, which could not then
+// be a chunk they share.
+void initI18n().then(() => {
+  if (!root) return;
   createRoot(root).render(
     <StrictMode>
       <App queryClient={createQueryClient()} />
     </StrictMode>,
   );
-}
+});

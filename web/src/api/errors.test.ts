@@ -33,6 +33,33 @@ describe("toApiError", () => {
     expect(error.message).toBe(message);
   });
 
+  it("keeps the inputs a refusal names, and only well-formed ones", () => {
+    const error = toApiError(422, {
+      error: {
+        code: "invalid_request",
+        message: "subject: String should have at most 998 characters",
+        fields: [
+          { field: "subject", code: "too_long", limit: 998 },
+          { field: "to", code: "missing" },
+          { field: "cc.1", code: "a_word_from_a_newer_gateway" },
+          { field: 3, code: "missing" },
+          "subject",
+        ],
+      },
+    });
+    expect(error.fields).toEqual([
+      { field: "subject", code: "too_long", limit: 998 },
+      { field: "to", code: "missing" },
+      { field: "cc.1", code: "invalid" },
+    ]);
+    expect(error.field("to")).toEqual({ field: "to", code: "missing" });
+    expect(error.field("body")).toBeUndefined();
+    expect(toApiError(401, { error: { code: "unauthorized", message: "x", fields: "nope" } }).fields).toEqual([]);
+    expect(toApiError(404, { error: { code: "not_found", message: "x" } }).fields).toEqual([]);
+    const text = '{"error":{"code":"unauthorized","message":"x","fields":[{"field":"current_password","code":"wrong"}]}}';
+    expect(toApiError(401, text).field("current_password")?.code).toBe("wrong");
+  });
+
   it("recognises only the documented shape", () => {
     expect(isApiErrorBody({ error: { code: "x", message: "y" } })).toBe(true);
     expect(isApiErrorBody({ error: { code: "x" } })).toBe(false);

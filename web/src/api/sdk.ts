@@ -35,6 +35,8 @@ export function createSdk(options: ClientOptions = {}) {
       unwrap(client.POST("/api/v1/auth/login", { body: { username, password } })),
     logout: () => unwrap(client.POST("/api/v1/auth/logout")),
     me: () => unwrap(client.GET("/api/v1/me")),
+    /** Who the login cookie signs in, or `{user: null}`: never a 401 (a console error in a browser). */
+    signedIn: () => unwrap(client.GET("/api/v1/auth/session")),
     changePassword: (current_password: string, new_password: string) =>
       unwrap(client.POST("/api/v1/me/password", { body: { current_password, new_password } })),
     mailSettings: () => unwrap(client.GET("/api/v1/me/mail-settings")),

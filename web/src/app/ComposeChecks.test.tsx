@@ -1,6 +1,6 @@
 /**
  * Compose asks `GET /me/addresses/check` when a To or Cc field is left and
- * before sending, and shows the API's message under the field; a deliverable
+ * before sending, and says the API's refusal under the field; a deliverable
  * address shows nothing, and the check never stops a send from being tried.
  */
 import { QueryClient } from "@tanstack/react-query";
@@ -41,7 +41,7 @@ describe("the address check in compose", () => {
     await userEvent.type(to, "nobody@");
     await userEvent.click(within(dialog).getByLabelText("Subject"));
     const message = await within(dialog).findByRole("alert");
-    expect(message).toHaveTextContent("undeliverable: nobody is called 'nobody'");
+    expect(message).toHaveTextContent("Nobody has this name, so the mail cannot be delivered.");
     expect(to).toHaveAttribute("aria-invalid", "true");
     expect(to.getAttribute("aria-describedby")).toBe(message.id);
     expect(checks()).toEqual(["GET /api/v1/me/addresses/check?address=nobody%40"]);
@@ -61,7 +61,7 @@ describe("the address check in compose", () => {
     await userEvent.type(cc, "ana@, ghost@");
     await userEvent.click(within(dialog).getByLabelText("Subject"));
     const message = await within(dialog).findByRole("alert");
-    expect(message).toHaveTextContent("ghost@: undeliverable: nobody is called 'ghost'");
+    expect(message).toHaveTextContent("ghost@: Nobody has this name, so the mail cannot be delivered.");
     expect(message).not.toHaveTextContent("ana@");
     expect(cc).toHaveAttribute("aria-invalid", "true");
     expect(checks()).toEqual(expect.arrayContaining([
@@ -76,7 +76,7 @@ describe("the address check in compose", () => {
     // Ctrl+Enter sends from the To field itself: it is never left.
     await userEvent.keyboard("{Control>}{Enter}{/Control}");
     const message = await within(dialog).findByRole("alert");
-    expect(message).toHaveTextContent("undeliverable: agent 'builder' has no workspace 'Nowhere'");
+    expect(message).toHaveTextContent("The agent has no workspace by that name or path.");
     expect(checks()).toContain("GET /api/v1/me/addresses/check?address=builder%40Nowhere");
     await waitFor(() => expect(gateway.calls).toContain("POST /api/v1/me/mail/send"));
     expect(within(dialog).getAllByRole("alert")).toHaveLength(1);

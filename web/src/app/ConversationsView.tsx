@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
+import { limits } from "@/api";
 import { EmptyState } from "@/components/EmptyState";
 import { ErrorNote } from "@/components/ErrorNote";
 import { Loading } from "@/components/Loading";
@@ -16,6 +17,9 @@ import { ListHeader } from "./ListHeader";
 import { SplitView } from "./SplitView";
 import { useKeyboard } from "./useKeyboard";
 
+/** The filter matches here, in subjects and aliases: longer than any subject matches nothing. */
+const MAX_FILTER = limits.schemas.SendRequest.subject.maxLength;
+
 function ConversationDetail({ sessionId }: { sessionId: string }) {
   const { i18n } = useTranslation();
   const query = useQuery(sessionQuery(sessionId));
@@ -23,7 +27,7 @@ function ConversationDetail({ sessionId }: { sessionId: string }) {
   if (query.isError) return <ErrorNote error={query.error} className="m-4" />;
   return (
     <div className="flex flex-col gap-4 p-4 md:p-6">
-      <h2 className="text-xl font-semibold">{query.data.session.subject}</h2>
+      <h2 className="text-xl font-semibold wrap-anywhere">{query.data.session.subject}</h2>
       <ConversationHeader sessionId={sessionId} />
       <ol className="flex flex-col gap-3">
         {query.data.mails.map((mail) => (
@@ -62,6 +66,7 @@ export function ConversationsView({ sessionId, me }: { sessionId: string | null;
             title={t("nav.conversations")}
             label={t("search.filterConversations")}
             placeholder={t("search.filterPlaceholder")}
+            maxLength={MAX_FILTER}
             value={filter}
             onChange={setFilter}
             inputRef={filterRef}

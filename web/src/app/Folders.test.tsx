@@ -87,7 +87,7 @@ describe("folders of my own in the app", () => {
   it("says so when a folder is gone (deleted elsewhere)", async () => {
     act(() => navigate("/folders/nope"));
     renderApp();
-    expect(await screen.findByRole("alert")).toHaveTextContent("no folder nope");
+    expect(await screen.findByRole("alert")).toHaveTextContent("This folder is gone: it was deleted, here or elsewhere.");
   });
 
   describe("on a phone", () => {

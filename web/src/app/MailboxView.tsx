@@ -6,7 +6,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useCallback, useMemo, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
-import type { Mail, Session, User } from "@/api";
+import { limits, type Mail, type Session, type User } from "@/api";
 import { EmptyState } from "@/components/EmptyState";
 import { ErrorNote } from "@/components/ErrorNote";
 import { Loading } from "@/components/Loading";
@@ -25,6 +25,8 @@ import { ListHeader } from "./ListHeader";
 import { MailPane, useMailCommands } from "./MailPane";
 import { SplitView } from "./SplitView";
 import { useKeyboard } from "./useKeyboard";
+
+const MAX_QUERY = limits.parameters["GET /api/v1/me/search"].q.maxLength;
 
 export function MailboxView({ mailbox, mailId, me }: { mailbox: Mailbox; mailId: string | null; me: User }) {
   const { t } = useTranslation();
@@ -87,6 +89,7 @@ export function MailboxView({ mailbox, mailId, me }: { mailbox: Mailbox; mailId:
       title={title}
       label={t("search.label")}
       placeholder={t("search.placeholder")}
+      maxLength={MAX_QUERY}
       hint={t("search.hint")}
       value={text}
       onChange={setText}
@@ -99,7 +102,11 @@ export function MailboxView({ mailbox, mailId, me }: { mailbox: Mailbox; mailId:
   if (search.active) body = <SearchResults search={search} selectedId={selected} onOpen={(hit) => openMail(hit.mail_id)} />;
   else if (folder === "drafts") body = <DraftList />;
   else if (list.isPending) body = <Loading />;
-  else if (list.isError) body = <ErrorNote error={list.error} className="m-4" />;
+  else if (list.isError) {
+    // Only a personal folder can be gone from under the list (deleted here or over IMAP).
+    const words = folder ? undefined : { codes: { not_found: t("folders.gone") } };
+    body = <ErrorNote error={list.error} className="m-4" words={words} />;
+  }
   else if (mails.length === 0) body = <EmptyState title={folder ? t(`empty.${folder}`) : t("empty.folder")} />;
   else
     body = (

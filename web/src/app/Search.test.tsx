@@ -84,9 +84,9 @@ describe("search", () => {
   });
 
   it.each([
-    ["an unknown filter value", "is:maybe", "unknown search filter is:maybe: use from:, to:, alias:, is:unread, is:read, has:attachment"],
-    ["a query over 500 characters", "x".repeat(501), "q: String should have at most 500 characters"],
-  ])("shows the API's message for %s inline", async (_name, q, message) => {
+    ["an unknown filter value", "is:maybe", "Unknown search filter. Use from:, to:, alias:, is:unread, is:read, has:attachment or type:."],
+    ["a query over 500 characters", "x".repeat(501), "Search: at most 500 characters."],
+  ])("says the API's refusal of %s inline, in the user's words", async (_name, q, message) => {
     renderApp();
     const box = await searchBox();
     fireEvent.change(box, { target: { value: q } });

@@ -1,21 +1,13 @@
 import { useTranslation } from "react-i18next";
-import { ApiError } from "@/api";
+import { errorText, type ErrorWords } from "@/lib/errorText";
 
-/** An error as the user reads it: the API's own message when there is one. */
-export function ErrorNote({ error, className = "", id }: { error: unknown; className?: string; id?: string }) {
+/** An error as the user reads it: the API's refusal in their language (src/lib/errorText.ts). */
+export function ErrorNote({ error, className = "", id, words }: { error: unknown; className?: string; id?: string; words?: ErrorWords }) {
   const { t } = useTranslation();
   if (!error) return null;
-  const message =
-    error instanceof ApiError
-      ? error.code === "network_error"
-        ? t("errors.network")
-        : error.message
-      : error instanceof Error
-        ? error.message
-        : t("errors.unknown");
   return (
     <p id={id} role="alert" className={`rounded-md border border-danger bg-danger-soft px-3 py-2 text-sm text-danger ${className}`}>
-      {message}
+      {errorText(error, t, words)}
     </p>
   );
 }

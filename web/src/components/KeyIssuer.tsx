@@ -89,7 +89,7 @@ export function KeyIssuer({ onIssue, clientKey }: KeyIssuerProps) {
           {t("keys.issue")}
         </Button>
       </form>
-      <ErrorNote error={error} />
+      <ErrorNote error={error} words={{ fields: { "expires_in.format": () => t("errors.specific.duration") } }} />
       {issued?.key ? (
         <div role="status" className="flex flex-col gap-1 rounded-md border border-warn bg-warn-soft p-3 text-sm">
           <p>{t("keys.shownOnce")}</p>

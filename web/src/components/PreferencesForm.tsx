@@ -38,7 +38,7 @@ export function PreferencesForm() {
           id={ids.language}
           className={select}
           value={i18n.language === "zh" ? "zh" : "en"}
-          onChange={(e) => setLanguage(e.target.value as Language)}
+          onChange={(e) => void setLanguage(e.target.value as Language)}
         >
           <option value="en">English</option>
           <option value="zh">简体中文</option>

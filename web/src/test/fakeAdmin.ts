@@ -16,7 +16,8 @@ export function resetFakeAdmin(): void {
 type Json = (body: unknown, status?: number) => Response;
 
 export function answerAdmin(method: string, path: string, body: unknown, json: Json): Response | null {
-  const refuse = (status: number, code: string, message: string) => json({ error: { code, message } }, status);
+  const refuse = (status: number, code: string, message: string, fields?: { field: string; code: string; limit?: number }[]) =>
+    json({ error: fields ? { code, message, fields } : { code, message } }, status);
   if (method === "GET" && path === "/api/v1/admin/users") {
     return json({ users: users().map((u) => ({ ...u, is_admin: admins.has(u.name) })) });
   }
@@ -26,7 +27,11 @@ export function answerAdmin(method: string, path: string, body: unknown, json: J
     if (!users().some((u) => u.name === name)) return refuse(404, "not_found", `no user named '${name}'`);
     if (method === "POST" && user[2]) {
       const { new_password } = body as { new_password: string };
-      if (new_password.length < 8) return refuse(422, "invalid_request", "new_password: String should have at least 8 characters");
+      if (new_password.length < 8) {
+        return refuse(422, "invalid_request", "new_password: String should have at least 8 characters", [
+          { field: "new_password", code: "too_short", limit: 8 },
+        ]);
+      }
       return json({ status: "changed" });
     }
     if (method === "PATCH" && !user[2]) {

@@ -64,12 +64,14 @@ export function placed(mail: Mail): Mail {
 }
 
 function refuseName(name: string, json: Json, except?: string): Response | null {
-  const refuse = (status: number, code: string, message: string) => json({ error: { code, message } }, status);
+  // As core/mailboxes/folder_names.py names the input of each refusal.
+  const refuse = (status: number, code: string, message: string, problem: string) =>
+    json({ error: { code, message, fields: [{ field: "name", code: problem }] } }, status);
   const levels = name.replace(/\/$/, "").split("/");
-  if (levels.some((level) => !level)) return refuse(422, "invalid_request", `a folder name has no empty level: '${name}'`);
-  if (/[*%\u0000-\u001f\u007f]/.test(name)) return refuse(422, "invalid_request", "a folder name holds no control character, '*' or '%'");
-  if (levels.length === 1 && RESERVED.has(name.toLowerCase())) return refuse(409, "name_taken", `'${name}' is one of the gateway's folders`);
-  if (folders.some((f) => f.name === name && f.folder_id !== except)) return refuse(409, "name_taken", `you have a folder '${name}' already`);
+  if (levels.some((level) => !level)) return refuse(422, "invalid_request", `a folder name has no empty level: '${name}'`, "format");
+  if (/[*%\u0000-\u001f\u007f]/.test(name)) return refuse(422, "invalid_request", "a folder name holds no control character, '*' or '%'", "format");
+  if (levels.length === 1 && RESERVED.has(name.toLowerCase())) return refuse(409, "name_taken", `'${name}' is one of the gateway's folders`, "reserved");
+  if (folders.some((f) => f.name === name && f.folder_id !== except)) return refuse(409, "name_taken", `you have a folder '${name}' already`, "taken");
   return null;
 }
 

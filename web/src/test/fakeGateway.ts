@@ -32,8 +32,9 @@ const { calls, bodies } = gateway;
 
 const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
-const refuse = (status: number, code: string, message: string, headers: Record<string, string> = {}) =>
-  json({ error: { code, message } }, status, headers);
+type Fields = { field: string; code: string; limit?: number }[];
+const refuse = (status: number, code: string, message: string, headers: Record<string, string> = {}, fields: Fields = []) =>
+  json({ error: fields.length ? { code, message, fields } : { code, message } }, status, headers);
 
 /** A mail as the store has it now: a question I replied to is answered (IMAP's \Answered). */
 const current = (mail: Mail): Mail => (gateway.answered.has(mail.mail_id) ? { ...mail, answered: true } : mail);
@@ -58,14 +59,18 @@ function listed(status: string | null): Mail[] {
 
 function changePassword(body: { current_password: string; new_password: string }): Response {
   if (body.new_password.length < 8) {
-    return refuse(422, "invalid_request", "new_password: String should have at least 8 characters");
+    return refuse(422, "invalid_request", "new_password: String should have at least 8 characters", {}, [
+      { field: "new_password", code: "too_short", limit: 8 },
+    ]);
   }
   if (gateway.failedPasswords >= THROTTLE_AFTER) {
     return refuse(429, "rate_limited", "too many failed logins: try again in 60 s", { "Retry-After": "60" });
   }
   if (body.current_password !== CURRENT_PASSWORD) {
     gateway.failedPasswords += 1;
-    return refuse(401, "unauthorized", "wrong user name or password", { "WWW-Authenticate": "Bearer" });
+    return refuse(401, "unauthorized", "the current password is wrong", { "WWW-Authenticate": "Bearer" }, [
+      { field: "current_password", code: "wrong" },
+    ]);
   }
   return json({ status: "changed" });
 }
@@ -78,6 +83,7 @@ async function answer(request: Request): Promise<Response> {
     const text = await request.text();
     bodies[path] = text ? JSON.parse(text) : null;
   }
+  if (path === "GET /api/v1/auth/session") return json({ user: gateway.signedIn ? user : null });
   if (!gateway.signedIn && path !== "POST /api/v1/auth/login") {
     return refuse(401, "unauthorized", "authentication required");
   }

@@ -1,7 +1,7 @@
 /**
  * `GET /me/search` as the real route answers it (api/routes/search.py,
  * core/mail/search_query.py, core/mail/search.py): the same filters, the same
- * 422 messages, substring terms, `limit`/`offset` paging and the snippet.
+ * 422 refusals (naming `q`), substring terms, `limit`/`offset` paging and the snippet.
  */
 import type { Mail, SearchResults } from "@/api";
 
@@ -14,8 +14,13 @@ const TYPES: Record<string, string> = {
   normal: "normal", summary: "final_summary", final_summary: "final_summary", forward: "forward",
 };
 
-type Outcome = { status: 200; body: SearchResults } | { status: 422; body: { error: { code: string; message: string } } };
-const refuse = (message: string): Outcome => ({ status: 422, body: { error: { code: "invalid_request", message } } });
+type Refusal = { error: { code: string; message: string; fields: { field: string; code: string; limit?: number }[] } };
+type Outcome = { status: 200; body: SearchResults } | { status: 422; body: Refusal };
+// As the gateway names `q` in each refusal (core/mail/search_query.py).
+const refuse = (message: string, problem: { field: string; code: string; limit?: number }): Outcome => ({
+  status: 422,
+  body: { error: { code: "invalid_request", message, fields: [problem] } },
+});
 const name = (address: string) => address.split("@", 1)[0]?.toLowerCase() ?? "";
 
 function snippet(body: string, terms: string[]): string {
@@ -28,7 +33,9 @@ function snippet(body: string, terms: string[]): string {
 
 export function search(mails: Mail[], params: URLSearchParams): Outcome {
   const q = params.get("q") ?? "";
-  if (q.length > MAX_QUERY_CHARS) return refuse(`q: String should have at most ${MAX_QUERY_CHARS} characters`);
+  if (q.length > MAX_QUERY_CHARS) {
+    return refuse(`q: String should have at most ${MAX_QUERY_CHARS} characters`, { field: "q", code: "too_long", limit: MAX_QUERY_CHARS });
+  }
   const limit = Number(params.get("limit") ?? 20);
   const offset = Number(params.get("offset") ?? 0);
   const checks: ((mail: Mail) => boolean)[] = [];
@@ -53,6 +60,7 @@ export function search(mails: Mail[], params: URLSearchParams): Outcome {
       return refuse(
         `unknown search filter ${key}:${filter[2]?.trim()}: use from:, to:, alias:, is:unread, is:read, ` +
           "has:attachment, type:permission|question|summary|forward|normal",
+        { field: "q", code: "format" },
       );
     }
   }

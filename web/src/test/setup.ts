@@ -1,7 +1,12 @@
 import "@testing-library/jest-dom/vitest";
 import { cleanup, configure } from "@testing-library/react";
 import { afterEach, vi } from "vitest";
-import i18n from "@/lib/i18n";
+import i18n, { addLanguage } from "@/lib/i18n";
+import zh from "@/locales/zh.json";
+
+// Every language at hand from the start, as a page has its own once loaded: a test
+// switches language without waiting.
+addLanguage("zh", zh);
 
 // Files share their worker's modules (vite.config.ts, isolate: false): after each test
 // the UI is unmounted and speaks English again, as a file that starts expects.

@@ -101,6 +101,11 @@ export interface schemas_auth {
         /** Security */
         security: ("ssl/tls" | "starttls" | "none") | null;
     };
+    /** SessionOut */
+    SessionOut: {
+        /** @description The human signed in, or null: no login (or one that has ended). */
+        user: components["schemas"]["UserView"] | null;
+    };
     /** UserOut */
     UserOut: {
         user: components["schemas"]["UserView"];

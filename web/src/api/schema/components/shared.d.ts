@@ -62,8 +62,13 @@ export interface schemas_shared {
          */
         code: string;
         /**
+         * Fields
+         * @description The inputs the refusal is about, when it is about particular ones (every 422 of a request's shape; some refusals of values). Left out when empty.
+         */
+        fields?: components["schemas"]["FieldError"][];
+        /**
          * Message
-         * @description For people: what went wrong and what to do instead.
+         * @description For developers and logs: what went wrong and what to do instead, in English. A client that shows refusals to people says them from `code` and `fields` in its own words.
          */
         message: string;
     };
@@ -73,6 +78,28 @@ export interface schemas_shared {
      */
     ErrorResponse: {
         error: components["schemas"]["ErrorDetail"];
+    };
+    /**
+     * FieldError
+     * @description One input a refusal is about, as data a client can put in its own words.
+     */
+    FieldError: {
+        /**
+         * Code
+         * @description What is wrong with it; docs/api.md lists the words.
+         * @enum {string}
+         */
+        code: "missing" | "too_long" | "too_short" | "too_large" | "too_small" | "format" | "type" | "choice" | "unknown" | "invalid" | "wrong" | "taken" | "reserved";
+        /**
+         * Field
+         * @description The input's dotted name: `subject`, `cc.2`, `workspaces.0.path`, `limit`.
+         */
+        field: string;
+        /**
+         * Limit
+         * @description The bound passed: characters or items for `too_long` and `too_short`, the largest or smallest value allowed for `too_large` and `too_small`.
+         */
+        limit?: number;
     };
     /** MailList */
     MailList: {

@@ -59,6 +59,27 @@ export interface operations_auth {
             422: components["responses"]["UnprocessableEntity"];
         };
     };
+    session_api_v1_auth_session_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionOut"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+        };
+    };
     whoami_api_v1_me_get: {
         parameters: {
             query?: never;

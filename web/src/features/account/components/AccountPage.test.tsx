@@ -67,25 +67,36 @@ describe("the password change", () => {
     expect(screen.getByLabelText("Current password")).toHaveValue("");
   });
 
-  it("shows a too-short new password's message under the new password", async () => {
+  it("says a too-short new password under the new password, before asking the server", async () => {
     renderPage();
     await fill(CURRENT_PASSWORD, "short");
-    const message = await screen.findByText("new_password: String should have at least 8 characters");
-    expect(screen.getByLabelText("New password")).toHaveAttribute("aria-describedby", message.id);
+    const message = await screen.findByText("New password: at least 8 characters.");
+    expect(screen.getByLabelText("New password")).toHaveAttribute("aria-describedby", expect.stringContaining(message.id));
+    expect(screen.getByLabelText("New password")).toHaveAccessibleDescription("At least 8 characters. New password: at least 8 characters.");
+    expect(gateway.calls).not.toContain("POST /api/v1/me/password");
   });
 
-  it("shows a wrong current password's message under the current password", async () => {
+  it("says a wrong current password under the current password", async () => {
     renderPage();
     await fill("not-my-password", "a-longer-secret");
-    const message = await screen.findByText("wrong user name or password");
+    const message = await screen.findByText("The current password is wrong.");
     expect(screen.getByLabelText("Current password")).toHaveAttribute("aria-describedby", message.id);
+  });
+
+  it("tells a login that ended apart from a wrong current password", async () => {
+    renderPage();
+    await screen.findByLabelText("Current password");
+    gateway.signedIn = false; // the login ended elsewhere: a 401 that names no field
+    await fill(CURRENT_PASSWORD, "a-longer-secret");
+    expect(await screen.findByRole("alert")).toHaveTextContent("Your sign-in has ended. Sign in again.");
+    expect(screen.getByLabelText("Current password")).not.toHaveAttribute("aria-describedby");
   });
 
   it("says when it is throttled, and waits out Retry-After before trying again", async () => {
     gateway.failedPasswords = 5;
     renderPage();
     await fill("not-my-password", "a-longer-secret");
-    expect(await screen.findByRole("alert")).toHaveTextContent("too many failed logins: try again in 60 s");
+    expect(await screen.findByRole("alert")).toHaveTextContent("Too many attempts. Try again later.");
     const button = screen.getByRole("button", { name: /Try again in \d+ s/ });
     expect(button).toBeDisabled();
     // Counting down from Retry-After (60), however slow this machine is.

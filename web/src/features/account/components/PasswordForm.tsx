@@ -1,25 +1,32 @@
 /**
  * Change my password (`POST /me/password`): the current one, the new one
- * twice. The API's refusals appear where they belong: a wrong current
- * password under that field, a too-short new one under the new, a throttle
- * (429) with the time left from `Retry-After`, the button waiting it out.
+ * twice. The API's refusals appear where they belong, by the inputs they
+ * name (`fields`): a wrong current password under that field, a too-short
+ * new one under the new (said here before asking, from the API's bound), a
+ * throttle (429) with the time left from `Retry-After`, the button waiting
+ * it out. A 401 that names no field is a login that has ended.
  */
 import { useId, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { ApiError } from "@/api";
+import { ApiError, limits, type FieldError } from "@/api";
 import { Button } from "@/components/Button";
 import { ErrorNote } from "@/components/ErrorNote";
+import { fieldText } from "@/lib/errorText";
 import { sdk } from "@/lib/sdk";
 import { useNow } from "@/lib/useNow";
 
-const MAX_PASSWORD = 1024;
+const BOUNDS = limits.schemas.PasswordChange;
 
 type Field = "current" | "next" | "confirm";
+const API_FIELDS: Record<string, Field> = { current_password: "current", new_password: "next" };
 
-function fieldOf(error: unknown): Field | null {
+/** The form's input a refusal names, and what it says is wrong there. */
+function problemOf(error: unknown): { at: Field; problem: FieldError } | null {
   if (!(error instanceof ApiError)) return null;
-  if (error.status === 401) return "current";
-  if (error.status === 422) return "next";
+  for (const problem of error.fields) {
+    const at = API_FIELDS[problem.field];
+    if (at) return { at, problem };
+  }
   return null;
 }
 
@@ -40,13 +47,18 @@ export function PasswordForm() {
   const set = (field: Field, value: string) => {
     setValues((old) => ({ ...old, [field]: value }));
     setChanged(false);
-    if (field !== "current" || fieldOf(error) === "current") setError(null);
+    if (field !== "current" || problemOf(error)?.at === "current") setError(null);
     if (field !== "current") setMismatch(false);
   };
 
   async function submit() {
     setChanged(false);
     setError(null);
+    if (values.next.length < BOUNDS.new_password.minLength) {
+      const problem: FieldError = { field: "new_password", code: "too_short", limit: BOUNDS.new_password.minLength };
+      setError(new ApiError(422, "invalid_request", "", null, [problem]));
+      return;
+    }
     if (values.next !== values.confirm) {
       setMismatch(true);
       return;
@@ -67,9 +79,11 @@ export function PasswordForm() {
     }
   }
 
-  const at = fieldOf(error);
-  const messageOf = (field: Field) => (at === field && error instanceof ApiError ? error.message : null);
-  const input = (field: Field, label: string, message: string | null, autoComplete: string) => (
+  const found = problemOf(error);
+  const at = found?.at ?? null;
+  const messageOf = (field: Field) => (found && found.at === field ? fieldText(found.problem, t) : null);
+  const maxLength = { current: BOUNDS.current_password.maxLength, next: BOUNDS.new_password.maxLength, confirm: BOUNDS.new_password.maxLength };
+  const input = (field: Field, label: string, message: string | null, autoComplete: string, hint?: string) => (
     <div className="flex flex-col gap-1">
       <label htmlFor={ids[field]} className="text-sm font-medium">
         {label}
@@ -80,12 +94,17 @@ export function PasswordForm() {
         value={values[field]}
         onChange={(e) => set(field, e.target.value)}
         autoComplete={autoComplete}
-        maxLength={MAX_PASSWORD}
+        maxLength={maxLength[field]}
         required
         aria-invalid={message ? true : undefined}
-        aria-describedby={message ? `${ids[field]}-error` : undefined}
+        aria-describedby={[hint ? `${ids[field]}-hint` : "", message ? `${ids[field]}-error` : ""].join(" ").trim() || undefined}
         className="min-h-10 rounded-md border border-line bg-canvas px-2 text-sm max-md:min-h-11"
       />
+      {hint ? (
+        <p id={`${ids[field]}-hint`} className="text-xs text-muted">
+          {hint}
+        </p>
+      ) : null}
       {message ? (
         <p id={`${ids[field]}-error`} role="alert" className="text-sm text-danger">
           {message}
@@ -103,12 +122,12 @@ export function PasswordForm() {
       }}
     >
       {input("current", t("password.current"), messageOf("current"), "current-password")}
-      {input("next", t("password.new"), messageOf("next"), "new-password")}
+      {input("next", t("password.new"), messageOf("next"), "new-password", t("password.minHint", { limit: BOUNDS.new_password.minLength }))}
       {input("confirm", t("password.confirm"), mismatch ? t("password.mismatch") : null, "new-password")}
       {error && at === null && !(error instanceof ApiError && error.status === 429) ? <ErrorNote error={error} /> : null}
-      {throttled && error instanceof ApiError ? (
+      {throttled ? (
         <p role="alert" className="text-sm text-danger">
-          {error.message}
+          {t("errors.code.rateLimited")}
         </p>
       ) : null}
       <Button type="submit" variant="primary" className="self-start" disabled={busy || throttled}>

@@ -31,18 +31,18 @@ describe("users", () => {
     await waitFor(() => expect(within(jianf).getByRole("checkbox")).not.toBeChecked());
     const admin = await userRow("admin");
     await userEvent.click(within(admin).getByRole("checkbox"));
-    expect(await within(admin).findByRole("alert")).toHaveTextContent("the last admin keeps the admin flag");
+    expect(await within(admin).findByRole("alert")).toHaveTextContent("The last admin keeps the admin flag: make another admin first.");
     expect(within(admin).getByRole("checkbox")).toBeChecked();
   });
 
-  it("resets a password, with the API's message for a short one", async () => {
+  it("resets a password, saying the API's refusal of a short one", async () => {
     renderUi(<AdminPage />);
     const jianf = await userRow("jianf");
     await userEvent.click(within(jianf).getByRole("button", { name: "Reset password: jianf" }));
     const input = within(jianf).getByLabelText("New password for jianf");
     await userEvent.type(input, "short");
     await userEvent.click(within(jianf).getByRole("button", { name: "Set password" }));
-    expect(await within(jianf).findByRole("alert")).toHaveTextContent("new_password: String should have at least 8 characters");
+    expect(await within(jianf).findByRole("alert")).toHaveTextContent("New password: at least 8 characters.");
     await userEvent.clear(input);
     await userEvent.type(input, "a-longer-secret");
     await userEvent.click(within(jianf).getByRole("button", { name: "Set password" }));

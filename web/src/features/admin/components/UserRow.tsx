@@ -5,10 +5,12 @@
  */
 import { useId, useState } from "react";
 import { useTranslation } from "react-i18next";
-import type { User } from "@/api";
+import { limits, type User } from "@/api";
 import { Button } from "@/components/Button";
 import { ErrorNote } from "@/components/ErrorNote";
 import { sdk } from "@/lib/sdk";
+
+const BOUNDS = limits.schemas.PasswordReset.new_password;
 
 export function UserRow({ user, onChanged }: { user: User; onChanged: () => void }) {
   const { t } = useTranslation();
@@ -65,12 +67,16 @@ export function UserRow({ user, onChanged }: { user: User; onChanged: () => void
               id={ids.password}
               type="password"
               autoComplete="new-password"
-              maxLength={1024}
+              maxLength={BOUNDS.maxLength}
               required
+              aria-describedby={`${ids.password}-hint`}
               value={password}
               onChange={(e) => setPassword(e.target.value)}
               className="min-h-10 rounded-md border border-line bg-canvas px-2 text-sm max-md:min-h-11"
             />
+            <p id={`${ids.password}-hint`} className="text-xs text-muted">
+              {t("password.minHint", { limit: BOUNDS.minLength })}
+            </p>
           </div>
           <Button type="submit" variant="primary">
             {t("admin.setPassword")}
@@ -85,7 +91,8 @@ export function UserRow({ user, onChanged }: { user: User; onChanged: () => void
           {t("admin.passwordReset", { name: user.name })}
         </p>
       ) : null}
-      <ErrorNote error={error} />
+      {/* The flag is refused (403) only when this is the last admin's. */}
+      <ErrorNote error={error} words={{ codes: { forbidden: t("admin.lastAdmin") } }} />
     </li>
   );
 }

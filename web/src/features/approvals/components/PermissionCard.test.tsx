@@ -91,7 +91,7 @@ describe("PermissionCard", () => {
     const onDecide = vi.fn().mockRejectedValue(new ApiError(422, "invalid_decision", "pick one of: approve, reject"));
     renderUi(<PermissionCard mail={request()} me="jianf" onDecide={onDecide} />);
     fireEvent.click(screen.getByRole("button", { name: "approve" }));
-    expect(await screen.findByRole("alert")).toHaveTextContent("pick one of: approve, reject");
+    expect(await screen.findByRole("alert")).toHaveTextContent("This is not one of the request's options.");
     expect(screen.getByRole("region")).toHaveAttribute("data-state", "open");
   });
 

@@ -84,7 +84,7 @@ export function PermissionCard({ mail, me, onDecide, compact }: PermissionCardPr
         </span>
         {state === "open" && mail.expires_at ? <ExpiryCountdown expiresAt={mail.expires_at} now={now} /> : null}
       </header>
-      <Heading className="text-lg font-semibold break-words">{mail.subject}</Heading>
+      <Heading className="text-lg font-semibold wrap-anywhere">{mail.subject}</Heading>
       {context ? <Markdown text={context} className={compact ? "line-clamp-4 text-sm" : "text-sm"} /> : null}
       {mail.action ? (
         <figure className="flex flex-col gap-1">

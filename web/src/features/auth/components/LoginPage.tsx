@@ -1,6 +1,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import { useTranslation } from "react-i18next";
+import { limits } from "@/api";
 import { Button } from "@/components/Button";
 import { ErrorNote } from "@/components/ErrorNote";
 import { sdk } from "@/lib/sdk";
@@ -50,6 +51,7 @@ export function LoginPage() {
             required
             autoFocus
             value={username}
+            maxLength={limits.schemas.LoginBody.username.maxLength}
             onChange={(e) => setUsername(e.target.value)}
             className="min-h-11 rounded-md border border-line bg-canvas px-3"
           />
@@ -64,11 +66,12 @@ export function LoginPage() {
             autoComplete="current-password"
             required
             value={password}
+            maxLength={limits.schemas.LoginBody.password.maxLength}
             onChange={(e) => setPassword(e.target.value)}
             className="min-h-11 rounded-md border border-line bg-canvas px-3"
           />
         </div>
-        <ErrorNote error={error} />
+        <ErrorNote error={error} words={{ codes: { unauthorized: t("errors.code.wrongLogin") } }} />
         <Button type="submit" variant="primary" disabled={busy} className="min-h-11">
           {busy ? t("login.signingIn") : t("login.signIn")}
         </Button>

@@ -6,6 +6,7 @@
  */
 import { useId } from "react";
 import { useTranslation } from "react-i18next";
+import { limits } from "@/api";
 import { aliasFromSubject, isValidAlias } from "../aliasFromSubject";
 
 export interface AliasFieldProps {
@@ -44,7 +45,7 @@ export function AliasField({ value, onChange, subject, to }: AliasFieldProps) {
         value={shown}
         onChange={(e) => onChange(e.target.value)}
         placeholder={t("compose.aliasFromSubject")}
-        maxLength={64}
+        maxLength={limits.schemas.SendRequest.session_alias.maxLength}
         autoComplete="off"
         spellCheck={false}
         aria-invalid={invalid || undefined}

@@ -128,7 +128,7 @@ describe("the line under To", () => {
     await userEvent.type(to, "X");
     expect(to.getAttribute("aria-describedby")).toBeNull();
     await userEvent.click(within(dialog).getByLabelText("Subject"));
-    expect(await within(dialog).findByRole("alert")).toHaveTextContent("no workspace 'ModelRouterX'");
+    expect(await within(dialog).findByRole("alert")).toHaveTextContent("The agent has no workspace by that name or path.");
     expect(to).toHaveValue("builder@ModelRouterX");
   });
 

@@ -90,7 +90,7 @@ describe("the Cc field's suggestions", () => {
     await userEvent.click(within(dialog).getByLabelText("Subject"));
     const message = await within(dialog).findByRole("alert");
     expect(within(message).getAllByRole("listitem").map((li) => li.textContent)).toEqual([
-      "ghost@: undeliverable: nobody is called 'ghost'",
+      "ghost@: Nobody has this name, so the mail cannot be delivered.",
     ]);
     expect(cc).toHaveAttribute("aria-invalid", "true");
     expect(cc.getAttribute("aria-describedby")).toBe(message.id);

@@ -1,8 +1,8 @@
 /**
  * New mail, reply, reply-all and forward in one window. An undeliverable
- * address is explained inline under its field with the API's own message:
- * checked when the field is left and before sending. The check never blocks
- * the send (the send decides, and refuses with the same message). Under To a
+ * address is explained inline under its field, the API's refusal said in the
+ * user's words: checked when the field is left and before sending. The check
+ * never blocks the send (the send decides, and refuses the same way). Under To a
  * line says where the mail goes (a new conversation, or which one it continues
  * and its rounds left); a `….new` address gets an alias field. A file that could
  * not be attached blocks the send until it is removed.
@@ -10,10 +10,12 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { ApiError, type Budget, type DraftInput } from "@/api";
+import { ApiError, limits as bounds, type Budget, type DraftInput } from "@/api";
 import { Button } from "@/components/Button";
 import { ErrorNote } from "@/components/ErrorNote";
+import { LengthCount, nearLimit } from "@/components/LengthCount";
 import { Modal } from "@/components/Modal";
+import { errorText } from "@/lib/errorText";
 import { sdk } from "@/lib/sdk";
 import { splitAddresses } from "../addressList";
 import { uploadLimitsQuery } from "../api/queries";
@@ -28,6 +30,7 @@ import { AliasField, aliasProblem, aliasToSend } from "./AliasField";
 import { AttachmentPicker, type Upload } from "./AttachmentPicker";
 import { MarkdownEditor } from "./MarkdownEditor";
 
+const MAX_SUBJECT = bounds.schemas.SendRequest.subject.maxLength;
 const ADDRESS_ERRORS = new Set(["invalid_address", "unknown_recipient", "unknown_workspace", "unknown_alias"]);
 const OPENS_NEW = /\.new$/i;
 
@@ -78,7 +81,7 @@ export function ComposeDialog({ request, me }: { request: ComposeRequest; me: st
   const ccProblems = checks.problems(splitAddresses(cc));
   const checkedProblem = toProblem !== null || ccProblems.length > 0;
   // The send's own refusal of an address, unless a check already explains it under its field.
-  const sendAddressError = error instanceof ApiError && ADDRESS_ERRORS.has(error.code) ? error.message : null;
+  const sendAddressError = error instanceof ApiError && ADDRESS_ERRORS.has(error.code) ? errorText(error, t) : null;
   const addressError = toProblem ?? (checkedProblem ? null : sendAddressError);
   const uploading = uploads.some((u) => !u.attachment && !u.error);
   const failedUpload = uploads.some((u) => u.error);
@@ -158,8 +161,11 @@ export function ComposeDialog({ request, me }: { request: ComposeRequest; me: st
             value={subject}
             onChange={(e) => setSubject(e.target.value)}
             autoFocus={Boolean(to)}
+            maxLength={MAX_SUBJECT}
+            aria-describedby={nearLimit(subject.length, MAX_SUBJECT) ? `${ids.subject}-count` : undefined}
             className="min-h-10 rounded-md border border-line bg-canvas px-2 text-sm max-md:min-h-11"
           />
+          <LengthCount id={`${ids.subject}-count`} length={subject.length} max={MAX_SUBJECT} />
         </div>
         {opensNew ? <AliasField value={alias} onChange={setAlias} subject={subject} to={to} /> : null}
         <MarkdownEditor value={body} onChange={setBody} />

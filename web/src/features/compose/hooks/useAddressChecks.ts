@@ -7,13 +7,18 @@
  */
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useState } from "react";
-import type { AddressCheck } from "@/api";
+import { useTranslation } from "react-i18next";
+import { ApiError, type AddressCheck } from "@/api";
+import { errorText } from "@/lib/errorText";
 import { addressCheckQuery } from "../api/queries";
 
 export type AddressProblem = { address: string; message: string };
 
 export function useAddressChecks() {
+  const { t } = useTranslation();
   const queryClient = useQueryClient();
+  // The verdict's refusal, said as the send's would be (by its code).
+  const say = useCallback((error: { code: string; message: string }) => errorText(new ApiError(422, error.code, error.message), t), [t]);
   const [verdicts, setVerdicts] = useState<Record<string, AddressCheck>>({});
 
   const check = useCallback(
@@ -30,9 +35,9 @@ export function useAddressChecks() {
       );
       const found = answers.filter((a): a is AddressCheck => a !== null);
       setVerdicts((old) => ({ ...old, ...Object.fromEntries(found.map((a) => [a.address, a])) }));
-      return found.flatMap((a) => (a.deliverable || !a.error ? [] : [{ address: a.address, message: a.error.message }]));
+      return found.flatMap((a) => (a.deliverable || !a.error ? [] : [{ address: a.address, message: say(a.error) }]));
     },
-    [queryClient],
+    [queryClient, say],
   );
 
   /** The problems to show under a field: those of the addresses it holds now and were checked. */
@@ -40,9 +45,9 @@ export function useAddressChecks() {
     (addresses: string[]): AddressProblem[] =>
       addresses.flatMap((raw) => {
         const verdict = verdicts[raw.trim()];
-        return verdict && !verdict.deliverable && verdict.error ? [{ address: verdict.address, message: verdict.error.message }] : [];
+        return verdict && !verdict.deliverable && verdict.error ? [{ address: verdict.address, message: say(verdict.error) }] : [];
       }),
-    [verdicts],
+    [verdicts, say],
   );
 
   return { check, problems };

@@ -1,8 +1,17 @@
-/** The conversation's alias, renamed in place: click, type, Enter (Escape cancels). */
+/**
+ * The conversation's alias, renamed in place: click, type, Enter (Escape cancels).
+ * An alias that breaks the grammar is said at once, in the words the gateway's
+ * refusal would get (ARCHITECTURE.md, "Grammar").
+ */
 import { useEffect, useId, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
+import { limits } from "@/api";
 import { Button } from "@/components/Button";
 import { ErrorNote } from "@/components/ErrorNote";
+import { LengthCount, nearLimit } from "@/components/LengthCount";
+
+const MAX_ALIAS = limits.schemas.SessionChange.session_alias.maxLength;
+const ALIAS = /^[a-z0-9][a-z0-9_-]*$/;
 
 export interface AliasEditorProps {
   alias: string | null;
@@ -15,6 +24,7 @@ export function AliasEditor({ alias, onRename }: AliasEditorProps) {
   const [editing, setEditing] = useState(false);
   const [value, setValue] = useState(alias ?? "");
   const [error, setError] = useState<unknown>(null);
+  const [malformed, setMalformed] = useState(false);
   const [saving, setSaving] = useState(false);
   const input = useRef<HTMLInputElement>(null);
 
@@ -29,6 +39,7 @@ export function AliasEditor({ alias, onRename }: AliasEditorProps) {
         onClick={() => {
           setValue(alias ?? "");
           setError(null);
+          setMalformed(false);
           setEditing(true);
         }}
         className="inline-flex min-h-8 items-center gap-1 rounded px-1 font-mono text-sm text-accent hover:bg-raised max-md:min-h-11"
@@ -45,6 +56,10 @@ export function AliasEditor({ alias, onRename }: AliasEditorProps) {
     const next = value.trim().toLowerCase();
     if (!next || next === alias) {
       setEditing(false);
+      return;
+    }
+    if (!ALIAS.test(next) || next === "new") {
+      setMalformed(true);
       return;
     }
     setSaving(true);
@@ -73,18 +88,32 @@ export function AliasEditor({ alias, onRename }: AliasEditorProps) {
         id={inputId}
         ref={input}
         value={value}
-        onChange={(e) => setValue(e.target.value)}
+        onChange={(e) => {
+          setValue(e.target.value);
+          setMalformed(false);
+          setError(null);
+        }}
         onKeyDown={(e) => {
           if (e.key === "Escape") setEditing(false);
         }}
-        pattern="[A-Za-z0-9][A-Za-z0-9_\-]{0,63}"
-        className="min-h-8 rounded-md border border-line bg-canvas px-2 font-mono text-sm max-md:min-h-11"
+        maxLength={MAX_ALIAS}
+        autoComplete="off"
+        spellCheck={false}
+        aria-invalid={malformed || Boolean(error) || undefined}
+        aria-describedby={nearLimit(value.length, MAX_ALIAS) ? `${inputId}-count` : undefined}
+        className="min-h-8 min-w-0 max-w-full rounded-md border border-line bg-canvas px-2 font-mono text-sm max-md:min-h-11"
       />
+      <LengthCount id={`${inputId}-count`} length={value.length} max={MAX_ALIAS} />
       <Button type="submit" variant="primary" disabled={saving}>
         {t("common.save")}
       </Button>
       <Button onClick={() => setEditing(false)}>{t("common.cancel")}</Button>
-      <ErrorNote error={error} className="w-full" />
+      {malformed ? (
+        <p role="alert" className="w-full text-sm text-danger">
+          {t("errors.specific.aliasRule")}
+        </p>
+      ) : null}
+      <ErrorNote error={error} className="w-full" words={{ codes: { invalid_address: t("errors.specific.aliasRule") } }} />
     </form>
   );
 }

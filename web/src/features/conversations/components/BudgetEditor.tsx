@@ -1,9 +1,11 @@
 /** Change a conversation's round-trip budget: a new limit, unlimited, or reset the count. */
 import { useId, useState } from "react";
 import { useTranslation } from "react-i18next";
-import type { Budget, SessionChange } from "@/api";
+import { limits, type Budget, type SessionChange } from "@/api";
 import { Button } from "@/components/Button";
 import { ErrorNote } from "@/components/ErrorNote";
+
+const BOUNDS = limits.schemas.SessionChange.budget_limit;
 
 export interface BudgetEditorProps {
   limit: Budget;
@@ -45,11 +47,13 @@ export function BudgetEditor({ limit, used, onChange, onDone }: BudgetEditorProp
         <input
           id={inputId}
           type="number"
-          min={1}
+          min={BOUNDS.minimum}
+          max={BOUNDS.maximum}
           inputMode="numeric"
           value={value}
           placeholder={t("budget.unlimited")}
-          onChange={(e) => setValue(e.target.value)}
+          // Held to the API's bound as it is typed: more than the most is the most.
+          onChange={(e) => setValue(Number(e.target.value) > BOUNDS.maximum ? String(BOUNDS.maximum) : e.target.value)}
           className="min-h-9 w-24 rounded-md border border-line bg-canvas px-2 text-sm max-md:min-h-11"
         />
         <Button type="submit" variant="primary">

@@ -43,7 +43,7 @@ export function ConversationList({ selectedId, onOpen, filter = "", me }: Conver
             className={`m-2 flex w-[calc(100%-1rem)] flex-col gap-1 rounded-lg border p-3 text-left ${s.session_id === selectedId ? "border-accent bg-accent-soft" : "border-line bg-surface hover:bg-raised"}`}
           >
             <span className="flex items-start gap-2">
-              <span className="line-clamp-2 flex-1 font-medium">{s.subject || t("mail.noSubject")}</span>
+              <span className="line-clamp-2 min-w-0 flex-1 font-medium wrap-anywhere">{s.subject || t("mail.noSubject")}</span>
               <span className="shrink-0 text-xs text-muted">{formatTime(s.latest?.created_at ?? s.updated_at, i18n.language)}</span>
             </span>
             <span className="flex flex-wrap items-center gap-2 text-xs text-muted">

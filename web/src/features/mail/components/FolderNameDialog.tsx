@@ -2,17 +2,20 @@
  * A folder's name, new or changed: one field, levels separated by `/`. The gateway
  * is the judge of a name (docs/api.md, "Folders"): its refusal — the name is taken,
  * has an empty level or a `*`, the 1,000 folders are reached — is shown under the
- * field in its own words, and the dialog stays open to try again.
+ * field, said from the inputs it names, and the dialog stays open to try again.
  */
 import { useMutation } from "@tanstack/react-query";
 import { useId, useState, type RefObject } from "react";
 import { useTranslation } from "react-i18next";
+import { limits } from "@/api";
 import { Button } from "@/components/Button";
 import { ErrorNote } from "@/components/ErrorNote";
+import { LengthCount, nearLimit } from "@/components/LengthCount";
 import { Modal } from "@/components/Modal";
+import { fieldText, type ErrorWords } from "@/lib/errorText";
 
-/** The API's bound on a name (1,024 characters; the gateway checks the rest). */
-const MAX_NAME = 1024;
+/** The API's bound on a name (the gateway checks the rest). */
+const MAX_NAME = limits.schemas.FolderName.name.maxLength;
 
 export interface FolderNameDialogProps {
   open: boolean;
@@ -42,6 +45,17 @@ interface NameFormProps {
 
 function NameForm({ submitLabel, initialName, onSubmit, onDone }: NameFormProps) {
   const { t } = useTranslation();
+  const words: ErrorWords = {
+    codes: { limit_reached: t("errors.specific.folderLimits") },
+    fields: {
+      "name.format": () => t("errors.specific.folderNameFormat"),
+      // The whole name's bound is the input's; the gateway's other is a level's.
+      "name.too_long": (problem) => (problem.limit === MAX_NAME ? fieldText(problem, t) : t("errors.specific.folderNameLevel", { limit: problem.limit })),
+      "name.reserved": () => t("errors.specific.folderNameReserved"),
+      "name.taken": () => t("errors.specific.folderNameTaken"),
+      "name.invalid": () => t("errors.specific.folderInsideItself"),
+    },
+  };
   const id = useId();
   const [name, setName] = useState(initialName);
   const save = useMutation({ mutationFn: onSubmit, onSuccess: onDone });
@@ -70,13 +84,14 @@ function NameForm({ submitLabel, initialName, onSubmit, onDone }: NameFormProps)
           autoFocus
           spellCheck={false}
           aria-invalid={save.isError || undefined}
-          aria-describedby={`${id}-hint${save.isError ? ` ${id}-error` : ""}`}
+          aria-describedby={`${id}-hint${nearLimit(name.length, MAX_NAME) ? ` ${id}-count` : ""}${save.isError ? ` ${id}-error` : ""}`}
           className="min-h-10 rounded-md border border-line bg-canvas px-2 text-sm max-md:min-h-11"
         />
         <p id={`${id}-hint`} className="text-xs text-muted">
           {t("folders.nameHint")}
         </p>
-        <ErrorNote error={save.error} id={`${id}-error`} />
+        <LengthCount id={`${id}-count`} length={name.length} max={MAX_NAME} />
+        <ErrorNote error={save.error} id={`${id}-error`} words={words} />
       </div>
       <div className="flex justify-end gap-2">
         <Button onClick={onDone}>{t("common.cancel")}</Button>

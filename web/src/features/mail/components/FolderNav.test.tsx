@@ -60,7 +60,7 @@ describe("the folders in the navigation", () => {
     expect(leaf.closest("a")).toHaveClass("min-w-0");
   });
 
-  it("makes a folder, showing the gateway's refusal in its words first", async () => {
+  it("makes a folder, showing the gateway's refusal in the user's words first", async () => {
     renderUi(<FolderNav currentFolderId={null} />);
     await userEvent.click(await screen.findByRole("button", { name: "New folder" }));
     const dialog = await screen.findByRole("dialog", { name: "New folder" });
@@ -70,14 +70,16 @@ describe("the folders in the navigation", () => {
 
     await userEvent.type(name, "Trash");
     await userEvent.click(within(dialog).getByRole("button", { name: "Create" }));
-    expect(await within(dialog).findByRole("alert")).toHaveTextContent("'Trash' is one of the gateway's folders");
+    expect(await within(dialog).findByRole("alert")).toHaveTextContent("This is one of the gateway's own folders. Choose another name.");
     expect(name).toHaveAttribute("aria-invalid", "true");
-    expect(name).toHaveAccessibleDescription(/Put \/ between levels.*'Trash' is one of the gateway's folders/);
+    expect(name).toHaveAccessibleDescription(/Put \/ between levels.*This is one of the gateway's own folders/);
 
     await userEvent.clear(name);
     await userEvent.type(name, "Projects//2027");
     await userEvent.click(within(dialog).getByRole("button", { name: "Create" }));
-    expect(await within(dialog).findByRole("alert")).toHaveTextContent("a folder name has no empty level: 'Projects//2027'");
+    expect(await within(dialog).findByRole("alert")).toHaveTextContent(
+      "A folder name has no empty level (“a//b”) and no control character, “*” or “%”.",
+    );
 
     await userEvent.clear(name);
     expect(within(dialog).queryByRole("alert")).toBeNull(); // typing again clears the refusal
@@ -104,7 +106,7 @@ describe("the folders in the navigation", () => {
 
     await userEvent.clear(name);
     await userEvent.type(name, "Projects{Enter}");
-    expect(await within(dialog).findByRole("alert")).toHaveTextContent("you have a folder 'Projects' already");
+    expect(await within(dialog).findByRole("alert")).toHaveTextContent("You have a folder of this name already.");
 
     await userEvent.clear(name);
     await userEvent.type(name, "Bills{Enter}");

@@ -55,7 +55,7 @@ export function MailActions({ mail, onReply, onArchive, onDelete, onRestore, onM
           </Button>
         ) : null}
       </div>
-      <ErrorNote error={move.error} />
+      <ErrorNote error={move.error} words={{ codes: { not_found: t("folders.moveGone") } }} />
     </div>
   );
 }

@@ -32,7 +32,7 @@ export function MailCard({ mail, selected, outgoing, onOpen, session, me, unread
       className={`m-2 flex w-[calc(100%-1rem)] flex-col gap-1.5 rounded-lg border p-3 text-left shadow-sm ${selected ? "border-accent bg-accent-soft" : "border-line bg-surface hover:bg-raised"}`}
     >
       <span className="flex items-start gap-2">
-        <span className={`line-clamp-2 flex-1 ${unread ? "font-semibold" : "font-medium"}`}>{mail.subject || t("mail.noSubject")}</span>
+        <span className={`line-clamp-2 min-w-0 flex-1 wrap-anywhere ${unread ? "font-semibold" : "font-medium"}`}>{mail.subject || t("mail.noSubject")}</span>
         <span className="shrink-0 text-xs text-muted tabular-nums">{formatTime(time, i18n.language)}</span>
       </span>
       <span className="flex flex-wrap items-center gap-2 text-xs text-muted">

@@ -27,7 +27,7 @@ export function MailReader({ mail, conversation, body, thread, ...actions }: Mai
       {conversation}
       <header className="flex flex-col gap-1">
         <div className="flex flex-wrap items-center gap-2">
-          <h2 id="mail-subject" className="text-xl font-semibold break-words">
+          <h2 id="mail-subject" className="min-w-0 max-w-full text-xl font-semibold wrap-anywhere">
             {mail.subject || t("mail.noSubject")}
           </h2>
           <MailStatusTag mail={mail} />

@@ -120,7 +120,7 @@ describe("Move to…", () => {
     const receipts = await within(menu).findByRole("menuitem", { name: "Receipts" });
     await act(() => fetch(new Request("http://localhost/api/v1/me/folders/f1", { method: "DELETE" }))); // another tab deleted it
     await userEvent.click(receipts);
-    expect(await screen.findByRole("alert")).toHaveTextContent("no folder f1");
+    expect(await screen.findByRole("alert")).toHaveTextContent("The folder or the mail is gone, so nothing was moved.");
     expect(onMoved).not.toHaveBeenCalled();
   });
 

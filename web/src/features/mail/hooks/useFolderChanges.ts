@@ -6,7 +6,7 @@ import { mailKeys } from "../api/keys";
  * Make, rename and delete folders of my own. Each resolves once the folder list is
  * fetched again, so a dialog closes on the list as it now is; a refusal (`409
  * name_taken`, `422 invalid_request`, `422 limit_reached`, `404`) rejects with the
- * API's message for the dialog to show.
+ * API's error, for the dialog to say by the input it names.
  */
 export function useFolderChanges() {
   const queryClient = useQueryClient();
