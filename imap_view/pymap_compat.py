@@ -26,6 +26,8 @@ from typing import Any
 from pymap.bytes import BytesFormat
 from pymap.fetch import DynamicLoadedFetchValue, MessageAttributes
 from pymap.interfaces.message import CachedMessage
+from pymap.message import BaseLoadedMessage
+from pymap.mime import MessageContent
 from pymap.parsing.response import CommandResponse, UntaggedResponse
 from pymap.parsing.response.specials import ListResponse
 from pymap.parsing.specials import SequenceSet
@@ -40,6 +42,7 @@ __all__ = [
     "forget_rendered",
     "list_response_name",
     "loaded_attributes",
+    "loaded_content",
     "loaded_data",
     "loaded_message_getter",
     "mergeable",
@@ -93,6 +96,7 @@ INTERNALS: dict[str, tuple[str, ...]] = {
     "pymap.parsing.response.specials:ListResponse": ("_name",),
     "pymap.message:BaseMessage": ("_email_id", "_thread_id", "_permanent_flags", "_flags_key"),
     "pymap.message:BaseLoadedMessage": (
+        "_content",
         "_get_subpart",
         "_get_envelope_structure",
         "_get_size_with_lines",
@@ -243,6 +247,12 @@ def loaded_data(value: DynamicLoadedFetchValue, loaded: Any, *, binary: bool = F
 
 def loaded_message_getter(value: DynamicLoadedFetchValue) -> Any:
     return value._get_loaded
+
+
+def loaded_content(loaded: BaseLoadedMessage) -> MessageContent | None:
+    """The parsed content a loaded message holds, None when it was loaded without
+    (pymap's `content` raises then)."""
+    return loaded._content
 
 
 # Formatting and LIST.
