@@ -24,9 +24,8 @@ from typing import Any
 
 from pymap.interfaces.message import CachedMessage
 from pymap.parsing.command import Command
-from pymap.parsing.primitives import List, Number
 from pymap.parsing.response import ResponseBye, UntaggedResponse
-from pymap.parsing.response.specials import ExistsResponse, ExpungeResponse, FetchResponse
+from pymap.parsing.response.specials import ExistsResponse, ExpungeResponse
 from pymap.parsing.specials import FetchAttribute, FetchValue, SequenceSet
 from pymap.selected import SelectedMailbox, SynchronizedMessages, _Frozen
 
@@ -34,11 +33,10 @@ from imap_view.extensions import Extensions, wire_modseq
 from imap_view.flag_announcements import AnnouncedFlags
 from imap_view.freshness import Stamp
 from imap_view.pymap_compat import message_by_uid
+from imap_view.ready_fetch import ReadyFetch, ReadyValue, flags_value, uid_value
 
 __all__ = ["GatewayMessages", "GatewaySelected", "VanishedResponse", "modseq_value"]
 
-_FLAGS = FetchAttribute(b"FLAGS")
-_UID = FetchAttribute(b"UID")
 MODSEQ = FetchAttribute(b"MODSEQ")
 _NO_KWARGS: dict[str, Any] = {}  # `_kwargs`, which pymap keeps and never reads
 
@@ -59,7 +57,7 @@ class VanishedResponse(UntaggedResponse):
 
 def modseq_value(stored: int) -> FetchValue:
     """RFC 7162 §3.1.4.1: `MODSEQ (<value>)`."""
-    return FetchValue.of(MODSEQ, List([Number(wire_modseq(stored))]))
+    return ReadyValue(MODSEQ, b"MODSEQ (%d)" % wire_modseq(stored))
 
 
 class GatewayMessages(SynchronizedMessages):
@@ -210,9 +208,9 @@ class GatewaySelected(SelectedMailbox):
         with_uid = with_uid or self.extensions.qresync
         for uid, _ in groupby(sorted(changed)):
             message = cache[uid]
-            data = [FetchValue.of(_FLAGS, List(message.get_flags(session_flags), sort=True))]
+            data: list[FetchValue] = [flags_value(message.get_flags(session_flags))]
             if with_uid:
-                data.append(FetchValue.of(_UID, Number(uid)))
+                data.append(uid_value(uid))
             if self.condstore:
                 data.append(modseq_value(getattr(message, "modseq", 0)))
-            yield FetchResponse(after.seqs_cache[uid], data)
+            yield ReadyFetch(after.seqs_cache[uid], data)
