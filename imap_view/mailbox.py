@@ -73,6 +73,10 @@ _FLAG_SETS = {
     bits: frozenset(flag for flag, on in zip(_ORDER, bits, strict=True) if on)
     for bits in itertools.product((False, True), repeat=len(_ORDER))
 }
+# Flag sets with keywords, made once per process (every command that reads a change
+# makes the changed messages): bounded, started again past the limit.
+_WITH_KEYWORDS: dict[tuple[frozenset[Flag], tuple[str, ...]], frozenset[Flag]] = {}
+_WITH_KEYWORDS_MAX = 4096
 
 
 class _Snapshot(MailboxSnapshot):
@@ -99,7 +103,9 @@ class _Snapshot(MailboxSnapshot):
 def made_messages(messages: Sequence[FolderMessage]) -> list[Message]:
     """The messages of a folder that keeps flags (not Drafts), unbound."""
     sets = _FLAG_SETS
-    with_keywords: dict[tuple[frozenset[Flag], tuple[str, ...]], frozenset[Flag]] = {}
+    with_keywords = _WITH_KEYWORDS
+    if len(with_keywords) > _WITH_KEYWORDS_MAX:
+        with_keywords.clear()
     made = []
     for uid, seq, seen, flagged, answered, deleted, draft, keywords, modseq in messages:
         flags = sets[seen, flagged, answered, deleted, draft]

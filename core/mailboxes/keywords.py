@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from core.errors import InvalidRequest
 from core.store.models import Delivery, DeliveryKeyword, table_of
 from core.store.port import insert_or_skip
+from core.store.prepared import Prepared, Row
 
 __all__ = [
     "KeywordLimits",
@@ -58,12 +59,8 @@ def keywords_of(session: Session, owner: str, mail_seqs: Sequence[int]) -> dict[
     found: dict[int, list[str]] = {}
     if not mail_seqs:
         return found
-    rows = session.execute(
-        select(DeliveryKeyword.mail_seq, DeliveryKeyword.keyword)
-        .where(DeliveryKeyword.recipient == owner, DeliveryKeyword.mail_seq.in_(list(mail_seqs)))
-        .order_by(DeliveryKeyword.mail_seq, DeliveryKeyword.keyword)
-    )
-    for seq, keyword in rows:
+    params = {"owner": owner, "seqs": list(mail_seqs)}
+    for seq, keyword in _OF_MAILS.run(session.connection(), params):
         found.setdefault(int(seq), []).append(keyword)
     return found
 
@@ -115,7 +112,7 @@ def change_keywords(
             by_mails.setdefault(tuple(dict.fromkeys(seqs)), []).append(keyword)
     for seqs, keywords in by_mails.items():
         params = {"owner": owner, "keywords": keywords, "seqs": list(seqs)}
-        changed.update(int(row[0]) for row in connection.execute(_REMOVE, params))
+        changed.update(int(row[0]) for row in _REMOVE.run(connection, params))
     wanted = {keyword: list(seqs) for keyword, seqs in added.items() if seqs}
     if not wanted:
         return changed
@@ -124,7 +121,7 @@ def change_keywords(
     mails = sorted({seq for seqs in wanted.values() for seq in seqs})
     held: dict[int, set[str]] = {}
     params = {"owner": owner, "keywords": sorted(wanted), "seqs": mails}
-    for seq, keyword in connection.execute(_HELD, params):
+    for seq, keyword in _HELD.run(connection, params):
         held.setdefault(int(seq), set()).update([keyword] if keyword is not None else [])
     rows: list[dict[str, Any]] = [
         {"recipient": owner, "mail_seq": seq, "keyword": keyword}
@@ -144,7 +141,7 @@ def change_keywords(
 # cost more than running it.
 _KEYWORDS = table_of(DeliveryKeyword)
 _DELIVERIES = table_of(Delivery)
-_REMOVE = (
+_REMOVE = Prepared(
     delete(_KEYWORDS)
     .where(
         _KEYWORDS.c.recipient == bindparam("owner"),
@@ -155,7 +152,7 @@ _REMOVE = (
 )
 # The mails `owner` received among `seqs` (a row each, or one per keyword of
 # `keywords` already set on it): a keyword is added where it is not there yet.
-_HELD = (
+_HELD = Prepared(
     select(_DELIVERIES.c.mail_seq, _KEYWORDS.c.keyword)
     .select_from(
         _DELIVERIES.outerjoin(
@@ -172,10 +169,20 @@ _HELD = (
         _DELIVERIES.c.mail_seq.in_(bindparam("seqs", expanding=True)),
     )
 )
-_DISTINCT = select(func.count(distinct(_KEYWORDS.c.keyword))).where(
-    _KEYWORDS.c.recipient == bindparam("owner")
+_OF_MAILS = Prepared(
+    select(_KEYWORDS.c.mail_seq, _KEYWORDS.c.keyword)
+    .where(
+        _KEYWORDS.c.recipient == bindparam("owner"),
+        _KEYWORDS.c.mail_seq.in_(bindparam("seqs", expanding=True)),
+    )
+    .order_by(_KEYWORDS.c.mail_seq, _KEYWORDS.c.keyword)
 )
-_MOST = (
+_DISTINCT = Prepared(
+    select(func.count(distinct(_KEYWORDS.c.keyword))).where(
+        _KEYWORDS.c.recipient == bindparam("owner")
+    )
+)
+_MOST = Prepared(
     select(func.count())
     .select_from(_KEYWORDS)
     .where(
@@ -191,9 +198,13 @@ _MOST = (
 def _check_counts(session: Session, owner: str, seqs: set[int], limits: KeywordLimits) -> None:
     """After the insert, in the same transaction: past a limit the whole write is refused."""
     connection = session.connection()
-    distinct_count = connection.execute(_DISTINCT, {"owner": owner}).scalar()
-    if (distinct_count or 0) > limits.per_user:
+    distinct_count = _scalar(_DISTINCT.first(connection, {"owner": owner}))
+    if distinct_count > limits.per_user:
         raise InvalidRequest(f"at most {limits.per_user} different keywords per user")
-    most = connection.execute(_MOST, {"owner": owner, "seqs": sorted(seqs)}).scalar()
-    if (most or 0) > limits.per_mail:
+    most = _scalar(_MOST.first(connection, {"owner": owner, "seqs": sorted(seqs)}))
+    if most > limits.per_mail:
         raise InvalidRequest(f"at most {limits.per_mail} keywords on one mail")
+
+
+def _scalar(row: Row | None) -> int:
+    return int(row[0] or 0) if row is not None else 0

@@ -20,13 +20,14 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Final
 
-from sqlalchemy import Update, bindparam, or_, select, update
+from sqlalchemy import bindparam, or_, select, update
 from sqlalchemy.orm import Session
 
 from core.mailboxes.keywords import KeywordLimits, change_keywords
 from core.mailboxes.personal import is_personal
 from core.mailboxes.uids import ARCHIVE, INBOX, SENT, TRASH, refile_mails, touch, unfile_mails
 from core.store.models import Delivery, table_of
+from core.store.prepared import Prepared
 
 __all__ = [
     "FILED_IN_SENT",
@@ -211,7 +212,7 @@ def set_flags(
     connection = session.connection()
     for assigned, seqs in sorted(alike.items()):
         params = {"owner": owner, "seqs": seqs}
-        changed.update(int(row[0]) for row in connection.execute(_flag_update(assigned), params))
+        changed.update(int(row[0]) for row in _flag_update(assigned).run(connection, params))
     touch(session, owner, sorted(changed))  # the owner's IMAP sessions see the new flags
 
 
@@ -219,12 +220,12 @@ _DELIVERIES = table_of(Delivery)
 
 
 @cache
-def _flag_update(values: tuple[tuple[str, bool], ...]) -> Update:
+def _flag_update(values: tuple[tuple[str, bool], ...]) -> Prepared:
     """The UPDATE giving these flag values (sorted (flag, value) pairs: at most 3^5
     statements, each built once) to `owner`'s deliveries of mails `seqs`; the mails
     it changed (a mail that had them all already is not one)."""
     columns = [(_DELIVERIES.c[FLAG_COLUMNS[flag].key], value) for flag, value in values]
-    return (
+    return Prepared(
         update(_DELIVERIES)
         .where(
             _DELIVERIES.c.recipient == bindparam("owner"),

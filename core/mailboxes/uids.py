@@ -256,19 +256,19 @@ def touch(session: Session, owner: str, mail_seqs: Sequence[int]) -> None:
         return
     connection = session.connection()
     params = {"owner": owner, "seqs": list(mail_seqs)}
-    ids = [int(row[0]) for row in connection.execute(_HOLDING, params)]
+    ids = [int(row[0]) for row in _HOLDING.run(connection, params)]
     if not ids:
         return
     wake_after_commit(session, [owner])
-    connection.execute(_TOUCH_FOLDERS, {"ids": ids})
-    connection.execute(_TOUCH_UIDS, {"ids": ids, "seqs": params["seqs"]})
+    _TOUCH_FOLDERS.run(connection, {"ids": ids})
+    _TOUCH_UIDS.run(connection, {"ids": ids, "seqs": params["seqs"]})
 
 
 # `touch`'s statements, built once (a STORE runs them in the writer thread). The
 # folders are locked in the global (owner, key) order before they are advanced
 # (see file_mails).
 _FOLDERS, _UIDS = table_of(ImapFolder), table_of(ImapUid)
-_HOLDING = (
+_HOLDING = Prepared(
     select(_FOLDERS.c.id)
     .where(
         _FOLDERS.c.id.in_(
@@ -283,12 +283,12 @@ _HOLDING = (
     .order_by(_FOLDERS.c.key)
     .with_for_update()
 )
-_TOUCH_FOLDERS = (
+_TOUCH_FOLDERS = Prepared(
     update(_FOLDERS)
     .where(_FOLDERS.c.id.in_(bindparam("ids", expanding=True)))
     .values(highest_modseq=_FOLDERS.c.highest_modseq + 1)
 )
-_TOUCH_UIDS = (
+_TOUCH_UIDS = Prepared(
     update(_UIDS)
     .where(
         _UIDS.c.folder_id.in_(bindparam("ids", expanding=True)),
