@@ -20,6 +20,7 @@ is pymap's, built from the same values.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
 from types import MappingProxyType
 
 from pymap.bytes import MaybeBytes, WriteStream
@@ -28,7 +29,7 @@ from pymap.interfaces.message import LoadedMessageInterface, MessageInterface
 from pymap.parsing.primitives import List, LiteralString, Number
 from pymap.parsing.response import UntaggedResponse
 from pymap.parsing.response.specials import FetchResponse
-from pymap.parsing.specials import FetchAttribute, FetchRequirement, FetchValue
+from pymap.parsing.specials import DateTime, FetchAttribute, FetchRequirement, FetchValue
 from pymap.parsing.specials.flag import Flag
 from pymap.selected import SelectedMailbox
 
@@ -162,6 +163,23 @@ def _body_structure(message: MessageInterface, selected: SelectedMailbox, loaded
     return b"BODYSTRUCTURE " + bytes(loaded.get_body_structure().extended)
 
 
+# INTERNALDATE as written, by date: a message's never changes, and pymap formatted it
+# with strftime for every line. Bounded: started again past this many.
+_DATES: dict[tuple[datetime, timedelta | None], bytes] = {}
+_DATES_MAX = 65_536
+
+
+def _internal_date(message: MessageInterface, selected: SelectedMailbox, loaded: Loaded) -> bytes:
+    when = message.internal_date
+    key = (when, when.utcoffset())  # equal times in two zones are written apart
+    written = _DATES.get(key)
+    if written is None:
+        if len(_DATES) >= _DATES_MAX:
+            _DATES.clear()
+        written = _DATES[key] = b"INTERNALDATE " + bytes(DateTime(when))
+    return written
+
+
 def _size(message: MessageInterface, selected: SelectedMailbox, loaded: Loaded) -> bytes:
     if loaded is None:
         return b"RFC822.SIZE " + MessageAttributes.placeholder
@@ -220,6 +238,7 @@ _DIRECT: Mapping[bytes, Render] = MappingProxyType(
         b"MODSEQ": _modseq,
         b"ENVELOPE": _envelope,
         b"BODYSTRUCTURE": _body_structure,
+        b"INTERNALDATE": _internal_date,
     }
 )
 _WHOLE = frozenset({b"BODY", b"BODY.PEEK", b"RFC822"})

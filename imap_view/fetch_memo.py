@@ -33,7 +33,7 @@ Render = Callable[[MessageInterface, SelectedMailbox, Loaded], bytes]
 MAX_ITEMS: Final = 16  # items kept per content; past it, the oldest goes
 MAX_BYTES: Final = 64 * 1024  # an item's bytes past this are formatted each time
 
-_KEPT: WeakKeyDictionary[object, dict[tuple[FetchAttribute, bool], bytes]] = WeakKeyDictionary()
+_KEPT: WeakKeyDictionary[object, dict[tuple[bytes, bool], bytes]] = WeakKeyDictionary()
 
 
 def _source(loaded: Loaded) -> tuple[object, bool] | None:
@@ -50,6 +50,8 @@ def _source(loaded: Loaded) -> tuple[object, bool] | None:
 
 def remembered(attribute: FetchAttribute, render: Render) -> Render:
     """`render` of an item that reads the content alone, its bytes kept per content."""
+    name = bytes(attribute)  # its key: pymap hashes an attribute anew each time
+    keys = ((name, False), (name, True))
 
     def render_once(message: MessageInterface, selected: SelectedMailbox, loaded: Loaded) -> bytes:
         source = _source(loaded)
@@ -59,7 +61,7 @@ def remembered(attribute: FetchAttribute, render: Render) -> Render:
         items = _KEPT.get(owner)
         if items is None:
             items = _KEPT[owner] = {}
-        key = (attribute, utf8)
+        key = keys[utf8]
         data = items.get(key)
         if data is None:
             data = render(message, selected, loaded)

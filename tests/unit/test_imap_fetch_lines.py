@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from contextlib import ExitStack
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
+from pymap.backend.dict.mailbox import Message as DictMessage
 from pymap.mime import MessageContent
 from pymap.parsing import Params
 from pymap.parsing.command.select import FetchCommand
@@ -148,3 +150,16 @@ def test_an_item_of_a_content_is_formatted_once() -> None:
     assert render(message, selected, first) is render(message, selected, second)
     big = remembered(part, lambda m, s, loaded: b"x" * (MAX_BYTES + 1))  # not kept
     assert big(message, selected, first) is not big(message, selected, second)
+
+
+def test_internaldate_is_written_as_pymap_wrote_it() -> None:
+    """INTERNALDATE kept per date and zone (imap_view/fetch_lines.py): the same moment
+    in two zones is written in each."""
+    attributes = _attributes(b"UID INTERNALDATE")
+    selected = selected_mailbox()
+    plan = FetchPlan(attributes)
+    moment = datetime(2026, 12, 4, 9, 30, 5, tzinfo=UTC)
+    for when in (moment, moment.astimezone(timezone(timedelta(hours=8))), moment, moment):
+        message = DictMessage(7, when, frozenset())  # pymap's own, holding its date
+        reference = GatewayAttributes(message, selected, attributes, plan.requirement)
+        assert plan.line(1, message, selected, None) == _pymaps_line(1, reference, None)
