@@ -237,6 +237,9 @@ class MailboxData(MailboxDataInterface[Message]):
             if not selected.hide_expunged:  # what a FETCH, STORE or SEARCH held back
                 selected.add_updates((), ())  # (RFC 3501 §7.4.1) is told now
             return selected
+        shared = self.shared_changes(selected)
+        if shared is not None:  # read by another session of the owner's
+            return self.apply_changes(selected, shared)
         read = self.changes_reader(selected)
         if read is None:  # Drafts, or not selected through `select`
             self._wakes.clear()
@@ -250,6 +253,18 @@ class MailboxData(MailboxDataInterface[Message]):
 
     def is_fresh(self, selected: SelectedMailbox) -> bool:
         return isinstance(selected, GatewaySelected) and self._freshness.holds(selected.fresh)
+
+    def shared_changes(self, selected: SelectedMailbox) -> StampedChanges | None:
+        """What changed since the session's mod-sequence as another session of the
+        owner's read it, while that read holds (imap_view/shared_reads.py); None where
+        the session reads itself."""
+        known = selected.mod_sequence
+        if not isinstance(known, int) or self.folder.key == DRAFTS or self.is_fresh(selected):
+            return None
+        found = self._backend.shared_reads.changes(self.folder.id, known, self._freshness)
+        if found is not None:
+            self._wakes.clear()  # no wake since the read began (it holds): none is lost
+        return found
 
     def changes_reader(self, selected: SelectedMailbox) -> Transaction[StampedChanges] | None:
         """The read of what changed since the session's mod-sequence, to run in a
@@ -266,6 +281,9 @@ class MailboxData(MailboxDataInterface[Message]):
 
     def apply_changes(self, selected: SelectedMailbox, read: StampedChanges) -> SelectedMailbox:
         stamp, changes = read
+        known = selected.mod_sequence  # what the changes were read after
+        if isinstance(known, int):
+            self._backend.shared_reads.offer(self.folder.id, known, stamp, changes)
         if changes.gone:  # deleted by another session: pymap says `* BYE` (as Dovecot)
             selected.set_deleted()
             return selected

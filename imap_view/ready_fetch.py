@@ -21,10 +21,24 @@ from pymap.parsing.specials.flag import Flag
 
 from imap_view.fetch_lines import flag_list
 
-__all__ = ["ReadyFetch", "ReadyValue", "flags_value", "uid_value"]
+__all__ = ["FixedAttribute", "ReadyFetch", "ReadyValue", "flags_value", "uid_value"]
 
-_FLAGS = FetchAttribute(b"FLAGS")
-_UID = FetchAttribute(b"UID")
+
+class FixedAttribute(FetchAttribute):
+    """FLAGS, UID, MODSEQ: an attribute whose hash is worked out once. pymap's is a
+    tuple's hash made anew each time, and a line's values are a dictionary by
+    attribute, compared (by hash) at every merge."""
+
+    def __init__(self, name: bytes) -> None:
+        super().__init__(name)
+        self.fixed_hash = super().__hash__()
+
+    def __hash__(self) -> int:
+        return self.fixed_hash
+
+
+_FLAGS = FixedAttribute(b"FLAGS")
+_UID = FixedAttribute(b"UID")
 
 
 class ReadyValue(FetchValue):

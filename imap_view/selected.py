@@ -26,18 +26,24 @@ from pymap.interfaces.message import CachedMessage
 from pymap.parsing.command import Command
 from pymap.parsing.response import ResponseBye, UntaggedResponse
 from pymap.parsing.response.specials import ExistsResponse, ExpungeResponse
-from pymap.parsing.specials import FetchAttribute, FetchValue, SequenceSet
+from pymap.parsing.specials import FetchValue, SequenceSet
 from pymap.selected import SelectedMailbox, SynchronizedMessages, _Frozen
 
 from imap_view.extensions import Extensions, wire_modseq
 from imap_view.flag_announcements import AnnouncedFlags
 from imap_view.freshness import Stamp
 from imap_view.pymap_compat import message_by_uid
-from imap_view.ready_fetch import ReadyFetch, ReadyValue, flags_value, uid_value
+from imap_view.ready_fetch import (
+    FixedAttribute,
+    ReadyFetch,
+    ReadyValue,
+    flags_value,
+    uid_value,
+)
 
 __all__ = ["GatewayMessages", "GatewaySelected", "VanishedResponse", "modseq_value"]
 
-MODSEQ = FetchAttribute(b"MODSEQ")
+MODSEQ = FixedAttribute(b"MODSEQ")
 _NO_KWARGS: dict[str, Any] = {}  # `_kwargs`, which pymap keeps and never reads
 
 
