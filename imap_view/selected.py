@@ -32,7 +32,7 @@ from pymap.selected import SelectedMailbox, SynchronizedMessages, _Frozen
 from imap_view.extensions import Extensions, wire_modseq
 from imap_view.flag_announcements import AnnouncedFlags
 from imap_view.freshness import Stamp
-from imap_view.pymap_compat import message_by_uid
+from imap_view.pymap_compat import message_by_uid, uid_set
 from imap_view.ready_fetch import (
     FixedAttribute,
     ReadyFetch,
@@ -68,19 +68,26 @@ def modseq_value(stored: int) -> FetchValue:
 
 class GatewayMessages(SynchronizedMessages):
     """pymap's synchronized messages, counting their changes (`generation`), so that a
-    fork can tell in O(1) that the view it would copy is the one it copied last."""
+    fork can tell in O(1) that the view it would copy is the one it copied last. An
+    update of nothing changes nothing (every UID command of a session with nothing
+    new adds none: the fork then copied and compared the whole view)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.generation = 0
 
     def _update(self, messages: Iterable[CachedMessage]) -> None:
-        self.generation += 1
-        super()._update(messages)
+        messages = list(messages)
+        if messages:
+            self.generation += 1
+            super()._update(messages)
 
     def _remove(self, uids: Iterable[int], pending: bool) -> None:
-        self.generation += 1
+        uids = list(uids)
+        held = len(uid_set(self))
         super()._remove(uids, pending)
+        if (pending and uids) or len(uid_set(self)) != held:
+            self.generation += 1
 
 
 def _frozen(selected: SelectedMailbox) -> _Frozen:
