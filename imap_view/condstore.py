@@ -217,10 +217,10 @@ class CondstoreState(ConnectionState):
             if gone is not None:
                 response.add_untagged(gone)
         plan = plan_of(attributes)  # imap_view/fetch_lines.py
-        for number, message in messages:
-            if message.expunged:
-                response.code = ResponseCode.of(b"EXPUNGEISSUED")
-            response.add_untagged(FetchLine(number, message, self.selected, plan))
+        lines = [FetchLine(number, message, self.selected, plan) for number, message in messages]
+        if any(line.message.expunged for line in lines):
+            response.code = ResponseCode.of(b"EXPUNGEISSUED")
+        response.add_lines(lines)
         return response, updates
 
     async def do_store(self, cmd: StoreCommand) -> _CommandRet:

@@ -38,6 +38,7 @@ from imap_view.fetch_memo import remembered
 from imap_view.kept_fetch import kept_only
 from imap_view.message import KeptLoaded, Message
 from imap_view.pymap_compat import (
+    as_untagged,
     loaded_attributes,
     loaded_data,
     simple_attributes,
@@ -352,7 +353,7 @@ class FetchLine(UntaggedResponse):
         plan: FetchPlan,
         merged: Mapping[FetchAttribute, FetchValue] | None = None,
     ) -> None:
-        super().__init__()
+        as_untagged(self)  # pymap's UntaggedResponse.__init__(), without its chain
         self.seq = number
         self.message = message
         self.selected = selected

@@ -67,17 +67,21 @@ class Message(BaseMessage):
         self._contents = contents
 
     def bound(self, contents: Contents) -> Message:
-        """This message as seen by the session that owns `contents`."""
+        """This message as seen by the session that owns `contents`: a copy, its
+        fields set directly (a FETCH binds every message it lists)."""
         if self._contents is contents:
             return self
-        return Message(
-            self.uid,
-            self._permanent_flags,
-            mail_seq=self.mail_seq,
-            contents=contents,
-            expunged=self.expunged,
-            modseq=self.modseq,
-        )
+        copy = object.__new__(Message)
+        copy.uid = self.uid  # type: ignore[misc]
+        copy.expunged = self.expunged  # type: ignore[misc]
+        copy._email_id = _NO_ID
+        copy._thread_id = _NO_ID
+        copy._permanent_flags = self._permanent_flags
+        copy._flags_key = self._flags_key
+        copy.mail_seq = self.mail_seq
+        copy.modseq = self.modseq
+        copy._contents = contents
+        return copy
 
     @property
     def _session_contents(self) -> Contents:

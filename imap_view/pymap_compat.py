@@ -37,6 +37,7 @@ __all__ = [
     "INTERNALS",
     "REPLACED",
     "InternalMissing",
+    "as_untagged",
     "check",
     "fix_join_arg",
     "forget_rendered",
@@ -90,6 +91,7 @@ INTERNALS: dict[str, tuple[str, ...]] = {
     "pymap.selected:_Frozen": ("uids", "seqs_cache", "flags", "recent", "sflags", "is_deleted"),
     "pymap.parsing.specials:SequenceSet": ("_get_range",),
     "pymap.parsing.response:CommandResponse": ("_untagged", "_mergeable", "_raw"),
+    "pymap.parsing.response:Response": ("_code", "_text", "_raw"),
     "pymap.fetch:MessageAttributes": ("_simple_attrs", "_loaded_attrs"),
     "pymap.fetch:DynamicLoadedFetchValue": ("_get_data", "_get_loaded"),
     "pymap.bytes:BytesFormat": ("_fix_join_arg", "_fix_format_arg"),
@@ -228,6 +230,18 @@ def replace_untagged(
 def forget_rendered(response: CommandResponse) -> None:
     """Drop the response's rendered bytes after its lines changed."""
     response._raw = None
+
+
+def as_untagged(response: UntaggedResponse) -> None:
+    """What `UntaggedResponse.__init__()` sets (no text, code, condition or hook),
+    set directly: a FETCH makes one response per message, and pymap's chain of
+    initializers was a tenth of a listing's time."""
+    fields: Any = response
+    fields.tag = b"*"
+    fields._code = None
+    fields._text = b""
+    fields._raw = None
+    fields.writing_hook = None
 
 
 # FETCH attributes and values.
