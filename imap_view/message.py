@@ -15,8 +15,10 @@ from pymap.mime import MessageContent
 from pymap.parsing.response.fetch import BodyStructure, EnvelopeStructure
 from pymap.parsing.specials import FetchRequirement, Flag, ObjectId
 
+from imap_view.content_facts import searched_texts, size_of
 from imap_view.envelope import envelope_of
 from imap_view.kept_fetch import KeptMessage
+from imap_view.pymap_compat import loaded_content
 from imap_view.structure import EMPTY, body_structure
 
 if TYPE_CHECKING:  # imap_view.contents needs the backend, whose selections hold messages
@@ -203,6 +205,21 @@ class LoadedMessage(BaseLoadedMessage):
             if inverse != (key.upper() in subset)
         )
         return Writeable.concat((Writeable.concat(fields), Writeable.wrap(b"\r\n")))
+
+    def get_size(self, section: Sequence[int] | None = None) -> int:
+        """pymap's, the whole message's counted once per content (imap_view/content_facts.py)."""
+        content = None if section else loaded_content(self)
+        return size_of(content) if content is not None else super().get_size(section)
+
+    def contains(self, value: bytes) -> bool:
+        """pymap's SEARCH TEXT/BODY test (each part's header, a text part's body: the
+        value anywhere, ASCII letters in either case, as `re.I` on bytes) over texts
+        lower-cased once per content (imap_view/content_facts.py)."""
+        content = loaded_content(self)
+        if content is None:
+            return False
+        wanted = value.lower()
+        return any(wanted in text for text in searched_texts(content))
 
     def get_message_text(self, section: Sequence[int] | None = None) -> Writeable:
         carried = self._carried(section)
