@@ -292,7 +292,12 @@ class FetchPlan:
         self._renders = [_render_of(a) for a in self.attributes]
         # Whole messages and sizes only (mbsync's `UID FETCH n (BODY.PEEK[])`): their
         # bytes are all it writes, so they are loaded unparsed (imap_view/contents.py).
-        self.whole = self.loads and whole_only(self.attributes)
+        # Sizes alone are a listing's: the kept summaries hold them.
+        self.whole = (
+            self.loads
+            and whole_only(self.attributes)
+            and any(_is_whole(a) for a in self.attributes)
+        )
         # A listing: loaded as kept summaries (imap_view/kept_contents.py).
         self.kept = self.loads and not self.whole and kept_only(self.attributes)
 
