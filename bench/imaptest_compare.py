@@ -38,6 +38,7 @@ import asyncio
 import sys
 from pathlib import Path
 
+from _children import start_py_spy
 from _cli import add_database_url, reproduce
 from _db import console
 from _imap_fill import PASSWORD, READER, copy_to_dovecot, fill_over_rest, gateway_run
@@ -163,7 +164,9 @@ async def stress(
     mbox = workdir / "append.mbox"
     write_append_mbox(mbox, 100, f"{READER}@{DOMAIN}")
     common = [f"clients={args.clients}", f"msgs={args.messages}", f"mbox={mbox}", "seed=1"]
-    for mix, states in MIXES.items():
+    for number, (mix, states) in enumerate(MIXES.items()):
+        if args.mix and mix not in args.mix:
+            continue
         tail = [*common, *states, "logout=0"]
         say(f"\nstress, mix {mix!r}: imaptest {' '.join(a for a in tail if a != f'mbox={mbox}')}")
         runs: dict[str, StressRun] = {}
@@ -174,7 +177,13 @@ async def stress(
                 say(f"    {name:8}{line}")
 
             before = await cpus[target.name].sample()
+            spy = None
+            if args.py_spy and target.name == "gateway":
+                output = Path(f"{args.py_spy}.{number}")
+                spy = await start_py_spy(cpus[target.name].pid, output, args.seconds)
             run = await run_stress(imaptest, target, tail, workdir, args.seconds, progress)
+            if spy is not None:
+                await spy.wait()
             run.cpu_seconds = ServerCpu.spent(before, await cpus[target.name].sample())
             run.load = load_average()
             runs[target.name] = run
@@ -279,6 +288,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seconds", type=float, default=30.0, help="a stress run (30)")
     parser.add_argument("--messages", type=int, default=100, help="INBOX for the stress (100)")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (rawlogs)")
+    parser.add_argument(
+        "--mix",
+        action="append",
+        choices=list(MIXES),
+        help="a stress mix to run (repeatable; all when omitted)",
+    )
+    parser.add_argument(
+        "--py-spy",
+        metavar="PREFIX",
+        default="",
+        help="profile the gateway's stress runs with py-spy into PREFIX.<mix> (raw stacks)",
+    )
     add_database_url(parser)
     args = parser.parse_args(argv)
     if min(args.clients, args.messages, args.error_lines) < 1 or args.seconds < 1:

@@ -15,6 +15,7 @@ from imap_view.config import GatewayImapConfig
 from imap_view.content_cache import ContentCache
 from imap_view.kept_contents import KeptCache
 from imap_view.selection_base import SelectionBases
+from imap_view.shared_reads import SharedReads
 from imap_view.sort_keys import SortKeyCache
 
 __all__ = ["Backend"]
@@ -32,6 +33,8 @@ class Backend:
     selections: SelectionBases = field(default_factory=SelectionBases)  # and its messages
     sort_keys: SortKeyCache = field(default_factory=SortKeyCache)  # originals' SORT keys
     kept: KeptCache = field(default_factory=KeptCache)  # listings' kept summaries
+    # What one session of a human read, for their others (changes, content keys).
+    shared_reads: SharedReads = field(default_factory=SharedReads)
     # Where structures made at read time go to be written (core/rendering/backfill.py);
     # None: not written (a gateway without background jobs).
     kept_writes: KeptQueue | None = None

@@ -10,7 +10,8 @@ session enabled UTF8=ACCEPT (mailbox names, imap_view/mailbox_names.py): RFC 350
 is kept, by those, and a later line with the same bytes gets a copy of it carrying
 its own tag. A FETCH is kept by its line without its sequence set too: a line that
 differs only there (a client fetching one message per command) gets a copy carrying
-its own set, parsed by pymap's `SequenceSet.parse`.
+its own set, read as pymap reads it (`_sequence_set`; a set outside RFC 3501 §9's
+strict grammar sends the line to pymap's parse).
 
 Only the commands named in `_KEPT` are kept: those that read (never LOGIN or
 AUTHENTICATE, whose lines hold secrets, nor APPEND's message), and only lines with
@@ -32,6 +33,7 @@ from pymap.parsing.command import Command
 from pymap.parsing.commands import Commands, InvalidCommand
 from pymap.parsing.exceptions import NotParseable
 from pymap.parsing.specials import SequenceSet, Tag
+from pymap.parsing.specials.sequenceset import MaxValue
 
 from imap_view.mailbox_names import UTF8_NAMES
 
@@ -91,9 +93,9 @@ class KeptCommands(Commands):
         if fetch is not None:  # the same FETCH of other messages
             shape = (fetch.group(1).upper(), fetch.group(3), *key[1:])
             kept = self._kept.get(shape)
-            if kept is not None:
+            if kept is not None and _SET.fullmatch(fetch.group(2)) is not None:
                 uid = fetch.group(1)[:1] in b"Uu"
-                numbers, _ = SequenceSet.parse(memoryview(fetch.group(2)), params.copy(uid=uid))
+                numbers = _sequence_set(fetch.group(2), uid)
                 command = _copy(kept, tag)
                 command.sequence_set = numbers  # type: ignore[attr-defined]
                 return command, buf[len(buf) :]
@@ -105,6 +107,25 @@ class KeptCommands(Commands):
             if shape is not None:
                 self._kept[shape] = command
         return command, left
+
+
+# RFC 3501 §9 `sequence-set`, strictly (no empty element, no trailing comma).
+_NUMBER = rb"(?:[1-9][0-9]*|\*)"
+_SET = re.compile(rb"%b(?::%b)?(?:,%b(?::%b)?)*" % ((_NUMBER,) * 4))
+_STAR = MaxValue()  # `*`
+
+
+def _sequence_set(text: bytes, uid: bool) -> SequenceSet:
+    """`SequenceSet.parse` of a set `_SET` matches: the same elements (a number, `*` as
+    `MaxValue`, a pair for a range), without a regular expression per element. A set
+    it does not match is parsed with its line by pymap (which refuses a line whose
+    set ends in a comma, and takes the same set alone)."""
+    elements: list[int | MaxValue | tuple[int | MaxValue, int | MaxValue]] = []
+    for part in text.split(b","):
+        first, colon, second = part.partition(b":")
+        low: int | MaxValue = _STAR if first == b"*" else int(first)
+        elements.append((low, _STAR if second == b"*" else int(second)) if colon else low)
+    return SequenceSet(elements, uid=uid)
 
 
 def _copy(kept: Command, tag: Tag) -> Command:

@@ -35,7 +35,6 @@ from pymap.parsing.response import (
 from pymap.parsing.response.code import MailboxId, PermanentFlags, UidNext, UidValidity, Unseen
 from pymap.parsing.response.specials import (
     ExistsResponse,
-    FetchResponse,
     FlagsResponse,
     RecentResponse,
     SearchResponse,
@@ -51,6 +50,7 @@ from imap_view.fetch_ok import FetchOk
 from imap_view.flag_announcements import AnnouncedFlags
 from imap_view.message import Message
 from imap_view.qresync import QresyncParameters, changed_fetches, vanished_response
+from imap_view.ready_fetch import ReadyFetch, flags_value, uid_value
 from imap_view.selected import MODSEQ, GatewaySelected, modseq_value
 from imap_view.session import Session
 
@@ -58,7 +58,6 @@ __all__ = ["CondstoreState", "Found", "Searching"]
 
 _CommandRet = tuple[CommandResponse, SelectedMailbox | None]
 _FLAGS = FetchAttribute(b"FLAGS")
-_UID = FetchAttribute(b"UID")
 _NOMODSEQ = b": this mailbox keeps no mod-sequences (NOMODSEQ)."
 
 
@@ -218,10 +217,10 @@ class CondstoreState(ConnectionState):
             if gone is not None:
                 response.add_untagged(gone)
         plan = plan_of(attributes)  # imap_view/fetch_lines.py
-        for number, message in messages:
-            if message.expunged:
-                response.code = ResponseCode.of(b"EXPUNGEISSUED")
-            response.add_untagged(FetchLine(number, message, self.selected, plan))
+        lines = [FetchLine(number, message, self.selected, plan) for number, message in messages]
+        if any(line.message.expunged for line in lines):
+            response.code = ResponseCode.of(b"EXPUNGEISSUED")
+        response.add_lines(lines)
         return response, updates
 
     async def do_store(self, cmd: StoreCommand) -> _CommandRet:
@@ -258,13 +257,12 @@ class CondstoreState(ConnectionState):
                 continue
             data: list[FetchValue] = []
             if not cmd.silent:
-                flags = message.get_flags(selected.session_flags)
-                data.append(FetchValue.of(_FLAGS, List(flags, sort=True)))
+                data.append(flags_value(message.get_flags(selected.session_flags)))
             if cmd.uid:
-                data.append(FetchValue.of(_UID, Number(message.uid)))
+                data.append(uid_value(message.uid))
             if condstore:
                 data.append(modseq_value(message.modseq))
-            response.add_untagged(FetchResponse(number, data))
+            response.add_untagged(ReadyFetch(number, data))
         if failed:  # RFC 7162 §3.1.3: the messages left alone, as numbers or UIDs
             modified_set = bytes(SequenceSet.build(failed, uid=cmd.uid))
             response.code = ResponseCode.of(b"MODIFIED " + modified_set)

@@ -30,7 +30,7 @@ from core.rendering.stored import RenderInputs
 from core.store.engine import Transaction
 from core.store.raw_messages import originals_within
 from imap_view.backend import Backend
-from imap_view.freshness import Freshness, Stamp
+from imap_view.freshness import Freshness
 from imap_view.kept_contents import load_kept
 from imap_view.kept_fetch import KeptMessage
 from imap_view.message_sets import FOLLOWING
@@ -58,10 +58,10 @@ class Contents:
         # The mail a client fetching whole messages in order asks for next: when it
         # does, the bytes of those after it are read along (`READ_AHEAD_BYTES`).
         self._next_whole: int | None = None
-        # Content keys read while nothing was committed for the owner since `_keys_read`
-        # (imap_view/freshness.py): a key changes with a rename or a decision, which wake.
-        self._keys: dict[int, tuple[object, ...]] = {}
-        self._keys_read: Stamp | None = None
+        # Content keys are the human's, shared by their sessions (imap_view/shared_reads.py):
+        # read while nothing was committed for them, a key changes with a rename or a
+        # decision, which wake.
+        self._keys = backend.shared_reads.keys_of(owner)
         # RFC 6855 UTF8=ACCEPT, once a session can ENABLE it: ENVELOPE and
         # BODYSTRUCTURE then carry UTF-8 instead of encoded-words (imap_view/message.py).
         self.utf8_accept = False
@@ -143,7 +143,7 @@ class Contents:
                 )
             )
             for seq, data in read_ahead.items():
-                cache.put_raw(self._keys[seq], data)
+                cache.put_raw(self._keys.keys[seq], data)
         elif unrendered:
             loaded = await backend.store.read(lambda session: load_many(session, unrendered, marks))
         if bytes_only:
@@ -166,7 +166,7 @@ class Contents:
     def _ahead(self, following: Callable[[], Iterable[int]]) -> list[int]:
         """The next mails a client fetching whole messages one at a time will ask for
         whose keys are read and whose bytes are not in the cache: originals, read ahead."""
-        contents, keys = self._backend.contents, self._keys
+        contents, keys = self._backend.contents, self._keys.keys
         ahead: list[int] = []
         for seq in following():
             key = keys.get(seq)
@@ -185,22 +185,23 @@ class Contents:
         """The content keys of `wanted` (see `load`), and what `alongside` read. An
         original's key (its seq alone) never changes, so it outlives a commit for the
         owner; a rendering's (its alias, its permission state) is read again."""
-        if not self._freshness.holds(self._keys_read):
-            self._keys, self._keys_read = _originals(self._keys), None
-        known = self._keys
+        known = self._keys.current(self._freshness)
         unknown = [seq for seq in wanted if seq not in known]
         extra = None
+        read: dict[int, tuple[object, ...]] = {}
         if unknown or alongside is not None:
             if unknown:
                 ahead = (s for s in following() if s not in known and not is_draft_seq(s))
                 unknown += list(islice(ahead, FOLLOWING))
             stamp = self._freshness.stamp()
             read, extra = await self._backend.store.read(content_keys_and(unknown, alongside))
-            if self._keys_read is None or self._keys_read.generation != stamp.generation:
-                self._keys, self._keys_read = _originals(self._keys), stamp
-            self._keys.update(read)
-            known = {**known, **read}
-        return {seq: known[seq] for seq in wanted if seq in known}, extra
+            self._keys.add(read, stamp)
+        found = {}
+        for seq in wanted:
+            key = read.get(seq) or known.get(seq)
+            if key is not None:
+                found[seq] = key
+        return found, extra
 
     async def load_kept(
         self,
@@ -255,8 +256,3 @@ class Contents:
     def release(self) -> None:
         """The command is done (the process-wide cache keeps what it can)."""
         self._command, self._bytes, self._kept = {}, {}, {}
-
-
-def _originals(keys: dict[int, tuple[object, ...]]) -> dict[int, tuple[object, ...]]:
-    """The keys of mails served as their original bytes: `(seq,)`, never changed."""
-    return {seq: key for seq, key in keys.items() if len(key) == 1}

@@ -21,6 +21,7 @@ is pymap's, built from the same values.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
 from types import MappingProxyType
 
 from pymap.bytes import MaybeBytes, WriteStream
@@ -29,19 +30,22 @@ from pymap.interfaces.message import LoadedMessageInterface, MessageInterface
 from pymap.parsing.primitives import List, LiteralString, Number
 from pymap.parsing.response import UntaggedResponse
 from pymap.parsing.response.specials import FetchResponse
-from pymap.parsing.specials import FetchAttribute, FetchRequirement, FetchValue
+from pymap.parsing.specials import DateTime, FetchAttribute, FetchRequirement, FetchValue
 from pymap.parsing.specials.flag import Flag
 from pymap.selected import SelectedMailbox
 
 from imap_view.body_values import BODY_VALUES, without_nul
 from imap_view.extensions import wire_modseq
+from imap_view.fetch_memo import remembered
 from imap_view.kept_fetch import kept_only
 from imap_view.message import KeptLoaded, Message
 from imap_view.pymap_compat import (
+    as_untagged,
     loaded_attributes,
     loaded_data,
     simple_attributes,
 )
+from imap_view.pymap_speedups import value_part
 
 __all__ = ["FetchLine", "FetchPlan", "GatewayAttributes", "flag_list", "plan_of"]
 
@@ -167,6 +171,23 @@ def _body_structure(message: MessageInterface, selected: SelectedMailbox, loaded
     return b"BODYSTRUCTURE " + bytes(loaded.get_body_structure().extended)
 
 
+# INTERNALDATE as written, by date: a message's never changes, and pymap formatted it
+# with strftime for every line. Bounded: started again past this many.
+_DATES: dict[tuple[datetime, timedelta | None], bytes] = {}
+_DATES_MAX = 65_536
+
+
+def _internal_date(message: MessageInterface, selected: SelectedMailbox, loaded: Loaded) -> bytes:
+    when = message.internal_date
+    key = (when, when.utcoffset())  # equal times in two zones are written apart
+    written = _DATES.get(key)
+    if written is None:
+        if len(_DATES) >= _DATES_MAX:
+            _DATES.clear()
+        written = _DATES[key] = b"INTERNALDATE " + bytes(DateTime(when))
+    return written
+
+
 def _size(message: MessageInterface, selected: SelectedMailbox, loaded: Loaded) -> bytes:
     if loaded is None:
         return b"RFC822.SIZE " + MessageAttributes.placeholder
@@ -186,21 +207,36 @@ def _whole_body(name: bytes) -> Render:
 
 
 def _pymaps(attribute: FetchAttribute) -> Render:
-    """Any other attribute, by pymap's (or GatewayAttributes') own value class."""
+    """Any other attribute, by pymap's (or GatewayAttributes') own value class, written
+    as `DynamicFetchValue.__bytes__` writes it (imap_view/pymap_speedups.py) with the
+    attribute's name formatted once per plan (pymap made `for_response` anew for every
+    value, its header list sorted and joined each time)."""
     simple = _SIMPLE.get(attribute.value)
     loaded_type = _LOADED.get(attribute.value)
+    prefix = bytes(attribute.for_response) + b" "
+    if simple is not None:
+        simple_type = simple
 
-    def render(message: MessageInterface, selected: SelectedMailbox, loaded: Loaded) -> bytes:
-        value: FetchValue
-        if simple is not None:
-            value = simple(attribute, message=message, selected=selected)
-        elif loaded_type is not None:
-            value = loaded_type(attribute, message=message, get_loaded=_Provider(loaded))
-        else:
-            raise KeyError(attribute.value)
-        return bytes(value)
+        def simple_value(
+            message: MessageInterface, selected: SelectedMailbox, loaded: Loaded
+        ) -> bytes:
+            value = simple_type(attribute, message=message, selected=selected).get_value()
+            data: bytes = prefix + value_part(value)
+            return data
 
-    return render
+        return simple_value
+    if loaded_type is None:
+        raise KeyError(attribute.value)
+    value_type = loaded_type
+
+    def loaded_value(message: MessageInterface, selected: SelectedMailbox, loaded: Loaded) -> bytes:
+        if loaded is None:
+            return prefix + MessageAttributes.placeholder
+        value = value_type(attribute, message=message, get_loaded=_Provider(loaded))
+        data: bytes = prefix + value_part(value.get_value(loaded))
+        return data
+
+    return loaded_value
 
 
 _DIRECT: Mapping[bytes, Render] = MappingProxyType(
@@ -210,6 +246,7 @@ _DIRECT: Mapping[bytes, Render] = MappingProxyType(
         b"MODSEQ": _modseq,
         b"ENVELOPE": _envelope,
         b"BODYSTRUCTURE": _body_structure,
+        b"INTERNALDATE": _internal_date,
     }
 )
 _WHOLE = frozenset({b"BODY", b"BODY.PEEK", b"RFC822"})
@@ -226,12 +263,17 @@ def _render_of(attribute: FetchAttribute) -> Render:
     name = attribute.value
     direct = _DIRECT.get(name)
     if direct is not None:
-        return direct
+        return remembered(attribute, direct) if name in _OF_CONTENT else direct
     if name == b"RFC822.SIZE":
-        return _size
+        return remembered(attribute, _size)
     if _is_whole(attribute):
         return _whole_body(bytes(attribute.for_response))
-    return _pymaps(attribute)
+    if name in _SIMPLE:
+        return _pymaps(attribute)
+    return remembered(attribute, _pymaps(attribute))  # BODY[…], RFC822.HEADER, BINARY …
+
+
+_OF_CONTENT = frozenset({b"ENVELOPE", b"BODYSTRUCTURE"})  # read from the content alone
 
 
 def whole_only(attributes: Iterable[FetchAttribute]) -> bool:
@@ -257,14 +299,40 @@ class FetchPlan:
         self._renders = [_render_of(a) for a in self.attributes]
         # Whole messages and sizes only (mbsync's `UID FETCH n (BODY.PEEK[])`): their
         # bytes are all it writes, so they are loaded unparsed (imap_view/contents.py).
-        self.whole = self.loads and whole_only(self.attributes)
+        # Sizes alone are a listing's: the kept summaries hold them.
+        self.whole = (
+            self.loads
+            and whole_only(self.attributes)
+            and any(_is_whole(a) for a in self.attributes)
+        )
         # A listing: loaded as kept summaries (imap_view/kept_contents.py).
         self.kept = self.loads and not self.whole and kept_only(self.attributes)
 
     def line(
-        self, number: int, message: MessageInterface, selected: SelectedMailbox, loaded: Loaded
+        self,
+        number: int,
+        message: MessageInterface,
+        selected: SelectedMailbox,
+        loaded: Loaded,
+        merged: Mapping[FetchAttribute, FetchValue] | None = None,
     ) -> bytes:
-        values = b" ".join([render(message, selected, loaded) for render in self._renders])
+        """The message's line; with `merged` (values a command's untagged updates gave
+        for it), those values in place of the plan's for the same attributes and the
+        others after, as pymap's `FetchResponse.merge` orders them."""
+        if merged:
+            values = b" ".join(
+                [
+                    *(
+                        bytes(merged[attribute])
+                        if attribute in merged
+                        else render(message, selected, loaded)
+                        for attribute, render in zip(self.attributes, self._renders, strict=True)
+                    ),
+                    *(bytes(v) for a, v in merged.items() if a not in self.attributes),
+                ]
+            )
+        else:
+            values = b" ".join([render(message, selected, loaded) for render in self._renders])
         return b"* %d FETCH (%b)\r\n" % (number, values)
 
 
@@ -285,16 +353,24 @@ def plan_of(attributes: Sequence[FetchAttribute]) -> FetchPlan:
 
 
 class FetchLine(UntaggedResponse):
-    """One message's FETCH response, written by its command's plan."""
+    """One message's FETCH response, written by its command's plan; `merged`, the
+    values of the command's untagged `FETCH` updates for the same message (another
+    session's STORE changed its flags), whose values win."""
 
     def __init__(
-        self, number: int, message: MessageInterface, selected: SelectedMailbox, plan: FetchPlan
+        self,
+        number: int,
+        message: MessageInterface,
+        selected: SelectedMailbox,
+        plan: FetchPlan,
+        merged: Mapping[FetchAttribute, FetchValue] | None = None,
     ) -> None:
-        super().__init__()
+        as_untagged(self)  # pymap's UntaggedResponse.__init__(), without its chain
         self.seq = number
         self.message = message
         self.selected = selected
         self.plan = plan
+        self.merged = merged
 
     @property
     def text(self) -> bytes:
@@ -304,13 +380,12 @@ class FetchLine(UntaggedResponse):
     def merge_key(self) -> int:
         return self.seq
 
-    def merge(self, other: FetchResponse) -> FetchResponse:  # type: ignore[override]
-        """pymap's merge (the other's values win), of pymap's values of this line."""
+    def merge(self, other: FetchResponse) -> FetchLine:  # type: ignore[override]
+        """pymap's merge (the other's values win), still written by the plan."""
         if other.seq != self.seq:
             raise ValueError(other)
-        values = self.values()
-        data = {value.attribute: value for value in values} | other.data
-        return FetchResponse(self.seq, data.values(), writing_hook=values.load_hook())
+        merged = other.data if not self.merged else {**self.merged, **other.data}
+        return FetchLine(self.seq, self.message, self.selected, self.plan, merged)
 
     def values(self) -> GatewayAttributes:
         plan = self.plan
@@ -318,7 +393,10 @@ class FetchLine(UntaggedResponse):
 
     def as_fetch_response(self) -> FetchResponse:
         values = self.values()
-        return FetchResponse(self.seq, values, writing_hook=values.load_hook())
+        if not self.merged:
+            return FetchResponse(self.seq, values, writing_hook=values.load_hook())
+        data = {value.attribute: value for value in values} | dict(self.merged)
+        return FetchResponse(self.seq, data.values(), writing_hook=values.load_hook())
 
     async def async_write(self, writer: WriteStream) -> None:
         plan = self.plan
@@ -330,8 +408,8 @@ class FetchLine(UntaggedResponse):
             loaded = await message.load_kept(plan.requirement)
         elif plan.loads:
             loaded = await message.load_content(plan.requirement)
-        writer.write(plan.line(self.seq, self.message, self.selected, loaded))
+        writer.write(plan.line(self.seq, self.message, self.selected, loaded, self.merged))
 
     def write(self, writer: WriteStream) -> None:
         """Outside `async_write` (a log line): content values as pymap's placeholder."""
-        writer.write(self.plan.line(self.seq, self.message, self.selected, None))
+        writer.write(self.plan.line(self.seq, self.message, self.selected, None, self.merged))

@@ -51,6 +51,23 @@ class FetchOk(ResponseOk):
             lines[index] = kept.merge(response)
         forget_rendered(self)
 
+    def add_lines(self, lines: list[FetchLine]) -> None:
+        """The command's own lines, one per message (no two of the same message, none
+        yet of the updates, which come after): appended, and filed for the merges."""
+        if untagged(self):
+            self.add_untagged(*lines)
+            return
+        untagged(self).extend(lines)
+        table = mergeable(self)
+        for index, line in enumerate(lines):
+            table[(FetchResponse, line.seq)] = index
+        forget_rendered(self)
+
+    @property
+    def is_terminal(self) -> bool:
+        """pymap asks every untagged line; a FETCH line never ends the session."""
+        return any(line.is_terminal for line in untagged(self) if not isinstance(line, FetchLine))
+
     async def async_write(self, writer: WriteStream) -> None:
         """pymap's (each untagged line, then the tagged one), pausing every `CHUNK`."""
         pause: Callable[[], Awaitable[None]] | None = getattr(writer, "pause", None)

@@ -9,6 +9,12 @@ while the count is g: a NOOP, a STATUS or a LIST of an idle session, or one poll
 a quiet mailbox, needs no store read at all, and a busy gateway does not spend a
 thread hand-off and a query per command to learn that nothing changed.
 
+The same holds across the sessions of one human: every session of theirs is woken
+by the same commits, counted once per human (`Wakes`), so a read another session
+took while that count stood still is the truth for this one too
+(imap_view/shared_reads.py: five sessions of one human read a change once, not five
+times).
+
 Only a process that writes the store without this gateway's bus can change what a
 session shows unseen: another gateway process on the same SQLite file, or the CLI
 (`agentmail import`). So a kept read also ages out after `MAX_AGE` seconds, after
@@ -33,10 +39,12 @@ MAX_AGE = 2.0  # seconds a read is trusted without a wake-up (writers outside th
 
 @dataclass(frozen=True, slots=True)
 class Stamp:
-    """When a read began: the session's wake count then, and the monotonic clock."""
+    """When a read began: the session's wake count then, the monotonic clock, and the
+    human's wake count (the same for all their sessions)."""
 
     generation: int
     at: float
+    shared: int = -1
 
 
 class Freshness:
@@ -50,7 +58,7 @@ class Freshness:
     def stamp(self) -> Stamp:
         """Take it before the read it vouches for: a commit after it wakes, one before
         it is in the read."""
-        return Stamp(self.wakes.wakes, time.monotonic())
+        return Stamp(self.wakes.wakes, time.monotonic(), self.wakes.shared.count)
 
     def holds(self, stamp: Stamp | None) -> bool:
         """Whether nothing can have changed for the session since `stamp`."""
@@ -67,7 +75,23 @@ class Freshness:
         if self.wakes.wakes != stamp.generation + 1:
             return None
         self.wakes.clear()
-        return Stamp(stamp.generation + 1, stamp.at)
+        # The human's count moved by that same wake-up, unless another session's came too.
+        shared = stamp.shared + 1 if self.wakes.shared.count == stamp.shared + 1 else -1
+        return Stamp(stamp.generation + 1, stamp.at, shared if stamp.shared >= 0 else -1)
+
+    def holds_shared(self, stamp: Stamp | None) -> bool:
+        """Whether nothing can have changed for the human since `stamp`, taken by any
+        of their sessions."""
+        return (
+            stamp is not None
+            and stamp.shared == self.wakes.shared.count
+            and time.monotonic() - stamp.at < self.max_age
+        )
+
+    def own(self, stamp: Stamp) -> Stamp:
+        """Another session's `stamp` that `holds_shared` as this session's: no wake
+        came since, so this session's count then was its count now."""
+        return Stamp(self.wakes.wakes, stamp.at, stamp.shared)
 
     async def read(self, key: Hashable, read: Callable[[], Awaitable[T]]) -> T:
         """`read()`, or what it gave last time while that still holds."""

@@ -197,7 +197,7 @@ class KeptMessage:
     """One message's kept summary (its JSON), each FETCH item formatted once and kept
     (by UTF8=ACCEPT); the JSON is parsed only to format, and not kept parsed."""
 
-    __slots__ = ["_formatted", "text"]
+    __slots__ = ["__weakref__", "_formatted", "text"]
 
     def __init__(self, text: str) -> None:
         self.text = text

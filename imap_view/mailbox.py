@@ -76,6 +76,10 @@ _FLAG_SETS = {
     bits: frozenset(flag for flag, on in zip(_ORDER, bits, strict=True) if on)
     for bits in itertools.product((False, True), repeat=len(_ORDER))
 }
+# Flag sets with keywords, made once per process (every command that reads a change
+# makes the changed messages): bounded, started again past the limit.
+_WITH_KEYWORDS: dict[tuple[frozenset[Flag], tuple[str, ...]], frozenset[Flag]] = {}
+_WITH_KEYWORDS_MAX = 4096
 
 
 class _Snapshot(MailboxSnapshot):
@@ -102,7 +106,9 @@ class _Snapshot(MailboxSnapshot):
 def made_messages(messages: Sequence[FolderMessage]) -> list[Message]:
     """The messages of a folder that keeps flags (not Drafts), unbound."""
     sets = _FLAG_SETS
-    with_keywords: dict[tuple[frozenset[Flag], tuple[str, ...]], frozenset[Flag]] = {}
+    with_keywords = _WITH_KEYWORDS
+    if len(with_keywords) > _WITH_KEYWORDS_MAX:
+        with_keywords.clear()
     made = []
     for uid, seq, seen, flagged, answered, deleted, draft, keywords, modseq in messages:
         flags = sets[seen, flagged, answered, deleted, draft]
@@ -236,6 +242,9 @@ class MailboxData(MailboxDataInterface[Message]):
             if not selected.hide_expunged:  # what a FETCH, STORE or SEARCH held back
                 selected.add_updates((), ())  # (RFC 3501 §7.4.1) is told now
             return selected
+        shared = self.shared_changes(selected)
+        if shared is not None:  # read by another session of the owner's
+            return self.apply_changes(selected, shared)
         read = self.changes_reader(selected)
         if read is None:  # Drafts, or not selected through `select`
             self._wakes.clear()
@@ -252,6 +261,18 @@ class MailboxData(MailboxDataInterface[Message]):
 
     def is_fresh(self, selected: SelectedMailbox) -> bool:
         return isinstance(selected, GatewaySelected) and self._freshness.holds(selected.fresh)
+
+    def shared_changes(self, selected: SelectedMailbox) -> StampedChanges | None:
+        """What changed since the session's mod-sequence as another session of the
+        owner's read it, while that read holds (imap_view/shared_reads.py); None where
+        the session reads itself."""
+        known = selected.mod_sequence
+        if not isinstance(known, int) or self.folder.key == DRAFTS or self.is_fresh(selected):
+            return None
+        found = self._backend.shared_reads.changes(self.folder.id, known, self._freshness)
+        if found is not None:
+            self._wakes.clear()  # no wake since the read began (it holds): none is lost
+        return found
 
     def changes_reader(self, selected: SelectedMailbox) -> Transaction[StampedChanges] | None:
         """The read of what changed since the session's mod-sequence, to run in a
@@ -270,6 +291,9 @@ class MailboxData(MailboxDataInterface[Message]):
         self, selected: SelectedMailbox, read: StampedChanges
     ) -> SelectedMailbox:
         stamp, changes = read
+        known = selected.mod_sequence  # what the changes were read after
+        if isinstance(known, int):
+            self._backend.shared_reads.offer(self.folder.id, known, stamp, changes)
         if changes.gone:  # deleted by another session: pymap says `* BYE` (as Dovecot)
             selected.set_deleted()
             return selected

@@ -16,9 +16,11 @@ from pymap.parsing.response.fetch import BodyStructure, EnvelopeStructure
 from pymap.parsing.specials import FetchRequirement, Flag, ObjectId
 
 from imap_view.binary_message import binary_message
+from imap_view.content_facts import searched_texts, size_of
 from imap_view.decoders import decoded
 from imap_view.envelope import envelope_of
 from imap_view.kept_fetch import KeptMessage
+from imap_view.pymap_compat import loaded_content
 from imap_view.structure import EMPTY, body_structure
 
 if TYPE_CHECKING:  # imap_view.contents needs the backend, whose selections hold messages
@@ -69,17 +71,21 @@ class Message(BaseMessage):
         self._contents = contents
 
     def bound(self, contents: Contents) -> Message:
-        """This message as seen by the session that owns `contents`."""
+        """This message as seen by the session that owns `contents`: a copy, its
+        fields set directly (a FETCH binds every message it lists)."""
         if self._contents is contents:
             return self
-        return Message(
-            self.uid,
-            self._permanent_flags,
-            mail_seq=self.mail_seq,
-            contents=contents,
-            expunged=self.expunged,
-            modseq=self.modseq,
-        )
+        copy = object.__new__(Message)
+        copy.uid = self.uid  # type: ignore[misc]
+        copy.expunged = self.expunged  # type: ignore[misc]
+        copy._email_id = _NO_ID
+        copy._thread_id = _NO_ID
+        copy._permanent_flags = self._permanent_flags
+        copy._flags_key = self._flags_key
+        copy.mail_seq = self.mail_seq
+        copy.modseq = self.modseq
+        copy._contents = contents
+        return copy
 
     @property
     def _session_contents(self) -> Contents:
@@ -217,6 +223,21 @@ class LoadedMessage(BaseLoadedMessage):
         )
         end = b"\r\n" if not inverse or _has_empty_line(bytes(msg.header)) else b""
         return Writeable.concat((Writeable.concat(fields), Writeable.wrap(end)))
+
+    def get_size(self, section: Sequence[int] | None = None) -> int:
+        """pymap's, the whole message's counted once per content (imap_view/content_facts.py)."""
+        content = None if section else loaded_content(self)
+        return size_of(content) if content is not None else super().get_size(section)
+
+    def contains(self, value: bytes) -> bool:
+        """pymap's SEARCH TEXT/BODY test (each part's header, a text part's body: the
+        value anywhere, ASCII letters in either case, as `re.I` on bytes) over texts
+        lower-cased once per content (imap_view/content_facts.py)."""
+        content = loaded_content(self)
+        if content is None:
+            return False
+        wanted = value.lower()
+        return any(wanted in text for text in searched_texts(content))
 
     def get_message_text(self, section: Sequence[int] | None = None) -> Writeable:
         carried = self._carried(section)

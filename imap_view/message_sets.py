@@ -10,7 +10,8 @@ keeps (imap_view/pymap_compat.py), so a command costs what it names.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import cast
 
 from pymap.parsing.specials import SequenceSet
 from pymap.selected import SelectedMailbox
@@ -41,12 +42,8 @@ def messages_in(selected: SelectedMailbox, sequence_set: SequenceSet) -> list[tu
             positions.update(range(bisect_left(ordered, low), bisect_right(ordered, high)))
         else:
             positions.update(range(max(low, 1) - 1, min(high, count)))
-    found = []
-    for position in sorted(positions):
-        message = cache[ordered[position]]
-        assert isinstance(message, Message)
-        found.append((position + 1, message))
-    return found
+    messages = cast(Mapping[int, Message], cache)  # a gateway session's view holds Messages
+    return [(position + 1, messages[ordered[position]]) for position in sorted(positions)]
 
 
 def following(

@@ -44,6 +44,7 @@ __all__ = [
     "loaded_value_bytes",
     "original_interpolate",
     "params_copy",
+    "value_part",
 ]
 
 _original_mod = BytesFormat.__mod__
@@ -64,7 +65,7 @@ def interpolate(self: BytesFormat, other: Any) -> bytes:
     raise NotImplementedError()
 
 
-def _part(value: MaybeBytes) -> Any:
+def value_part(value: MaybeBytes) -> Any:
     """`BytesFormat._fix_format_arg`: a `numbers.Number` as it is (`%b` then refuses it,
     as pymap's does), anything else as its bytes."""
     return value if isinstance(value, Number) else bytes(value)
@@ -73,14 +74,14 @@ def _part(value: MaybeBytes) -> Any:
 def dynamic_value_bytes(self: DynamicFetchValue) -> bytes:
     """`DynamicFetchValue.__bytes__` (FLAGS, UID, MODSEQ of every FETCH line) as one
     `%` on bytes instead of a `BytesFormat` built and applied per value."""
-    return b"%b %b" % (bytes(self.attribute.for_response), _part(self.get_value()))
+    return b"%b %b" % (bytes(self.attribute.for_response), value_part(self.get_value()))
 
 
 def loaded_value_bytes(self: DynamicLoadedFetchValue) -> bytes:
     """`DynamicLoadedFetchValue.__bytes__` (ENVELOPE, BODY[] …) the same way."""
     loaded = loaded_message_getter(self).loaded_msg
     value = MessageAttributes.placeholder if loaded is None else self.get_value(loaded)
-    return b"%b %b" % (bytes(self.attribute.for_response), _part(value))
+    return b"%b %b" % (bytes(self.attribute.for_response), value_part(value))
 
 
 def params_copy(

@@ -20,20 +20,18 @@ from dataclasses import dataclass
 
 from pymap.parsing import Params
 from pymap.parsing.exceptions import NotParseable
-from pymap.parsing.primitives import List, Number
+from pymap.parsing.primitives import List
 from pymap.parsing.response import UntaggedResponse
-from pymap.parsing.response.specials import FetchResponse
-from pymap.parsing.specials import FetchAttribute, FetchValue, SequenceSet
+from pymap.parsing.specials import SequenceSet
 
 from imap_view.message import Message
 from imap_view.pymap_compat import message_by_uid, sequence_range, sorted_uids
+from imap_view.ready_fetch import ReadyFetch, flags_value, uid_value
 from imap_view.selected import GatewaySelected, VanishedResponse, modseq_value
 
 __all__ = ["QresyncParameters", "changed_fetches", "vanished_response"]
 
 _MAX_MODSEQ = 9_223_372_036_854_775_807
-_FLAGS = FetchAttribute(b"FLAGS")
-_UID = FetchAttribute(b"UID")
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,10 +137,6 @@ def changed_fetches(
         assert isinstance(message, Message)
         if message.modseq <= since or not any(uid in span for span in ranges):
             continue
-        data = [
-            FetchValue.of(_FLAGS, List(message.get_flags(flags), sort=True)),
-            FetchValue.of(_UID, Number(uid)),
-            modseq_value(message.modseq),
-        ]
-        found.append(FetchResponse(number, data))
+        data = [flags_value(message.get_flags(flags)), uid_value(uid), modseq_value(message.modseq)]
+        found.append(ReadyFetch(number, data))
     return found

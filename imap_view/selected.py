@@ -24,7 +24,6 @@ from typing import Any
 
 from pymap.interfaces.message import CachedMessage
 from pymap.parsing.command import Command
-from pymap.parsing.primitives import List, Number
 from pymap.parsing.response import ResponseBye, UntaggedResponse
 from pymap.parsing.response.specials import (
     ExistsResponse,
@@ -38,13 +37,18 @@ from pymap.selected import SelectedMailbox, SynchronizedMessages, _Frozen
 from imap_view.extensions import Extensions, wire_modseq
 from imap_view.flag_announcements import AnnouncedFlags
 from imap_view.freshness import Stamp
-from imap_view.pymap_compat import message_by_uid
+from imap_view.pymap_compat import message_by_uid, uid_set
+from imap_view.ready_fetch import (
+    FixedAttribute,
+    ReadyFetch,
+    ReadyValue,
+    flags_value,
+    uid_value,
+)
 
 __all__ = ["GatewayMessages", "GatewaySelected", "VanishedResponse", "modseq_value"]
 
-_FLAGS = FetchAttribute(b"FLAGS")
-_UID = FetchAttribute(b"UID")
-MODSEQ = FetchAttribute(b"MODSEQ")
+MODSEQ = FixedAttribute(b"MODSEQ")
 _NO_KWARGS: dict[str, Any] = {}  # `_kwargs`, which pymap keeps and never reads
 
 
@@ -64,24 +68,31 @@ class VanishedResponse(UntaggedResponse):
 
 def modseq_value(stored: int) -> FetchValue:
     """RFC 7162 §3.1.4.1: `MODSEQ (<value>)`."""
-    return FetchValue.of(MODSEQ, List([Number(wire_modseq(stored))]))
+    return ReadyValue(MODSEQ, b"MODSEQ (%d)" % wire_modseq(stored))
 
 
 class GatewayMessages(SynchronizedMessages):
     """pymap's synchronized messages, counting their changes (`generation`), so that a
-    fork can tell in O(1) that the view it would copy is the one it copied last."""
+    fork can tell in O(1) that the view it would copy is the one it copied last. An
+    update of nothing changes nothing (every UID command of a session with nothing
+    new adds none: the fork then copied and compared the whole view)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.generation = 0
 
     def _update(self, messages: Iterable[CachedMessage]) -> None:
-        self.generation += 1
-        super()._update(messages)
+        messages = list(messages)
+        if messages:
+            self.generation += 1
+            super()._update(messages)
 
     def _remove(self, uids: Iterable[int], pending: bool) -> None:
-        self.generation += 1
+        uids = list(uids)
+        held = len(uid_set(self))
         super()._remove(uids, pending)
+        if (pending and uids) or len(uid_set(self)) != held:
+            self.generation += 1
 
 
 def _frozen(selected: SelectedMailbox) -> _Frozen:
@@ -219,9 +230,9 @@ class GatewaySelected(SelectedMailbox):
         with_uid = with_uid or self.extensions.qresync
         for uid, _ in groupby(sorted(changed)):
             message = cache[uid]
-            data = [FetchValue.of(_FLAGS, List(message.get_flags(session_flags), sort=True))]
+            data: list[FetchValue] = [flags_value(message.get_flags(session_flags))]
             if with_uid:
-                data.append(FetchValue.of(_UID, Number(uid)))
+                data.append(uid_value(uid))
             if self.condstore:
                 data.append(modseq_value(getattr(message, "modseq", 0)))
-            yield FetchResponse(after.seqs_cache[uid], data)
+            yield ReadyFetch(after.seqs_cache[uid], data)

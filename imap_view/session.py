@@ -174,7 +174,9 @@ class Session(BaseSession[Message]):
             if not requirement.has_none(FetchRequirement.CONTENT):
                 plan = plan_of(command.attributes)  # made once per FETCH items
                 seqs = (m.mail_seq for _, m in wanted)
-                reader = mailbox.changes_reader(selected)  # read with the keys: one read
+                shared = mailbox.shared_changes(selected)  # another session read them
+                # Else read with the keys: one read.
+                reader = mailbox.changes_reader(selected) if shared is None else None
                 ahead = partial(_following_seqs, selected, wanted)
                 if plan.kept:  # a listing
                     changes = await self._contents.load_kept(
@@ -188,6 +190,8 @@ class Session(BaseSession[Message]):
                         following=ahead,
                     )
                     await self._check_binary(command, wanted)
+                if shared is not None:
+                    changes = shared
                 if changes is not None:
                     updated = await mailbox.apply_changes(selected, changes)
                     return _fresh(updated, wanted, self._contents), updated

@@ -84,33 +84,32 @@ async def store_flags(
     *,
     unchanged_since: tuple[int, int] | None = None,
 ) -> set[int]:
-    """STORE of the kept flags and keywords on a whole set: one statement per flag (or
-    keyword) and value. `\\Recent` is not kept.
+    """STORE of the kept flags and keywords on a whole set.
+
+    Every message the STORE changes, as the session sees it, is given the same
+    values: with FLAGS each kept flag as listed and its keywords (every keyword it
+    drops removed), with +FLAGS or -FLAGS those it names. So `set_flags`
+    (core/mailboxes/placement.py) writes them in one statement per kind, and a
+    stored row that has them already is left as it is. `\\Recent` is not kept.
 
     With `unchanged_since` (folder id, stored mod-sequence: RFC 7162 §3.1.3's
     UNCHANGEDSINCE) a message changed after it is left alone; the mail seqs of those
     are returned (the MODIFIED ones), tested in the same transaction as the write.
     """
     flags = frozenset(f for f in flags if f in KEPT_FLAGS or not f.is_system)
-    changes: dict[tuple[str, bool], list[int]] = {}
-    added: dict[str, list[int]] = {}
-    removed: dict[str, list[int]] = {}
+    changing: list[int] = []
+    dropped: set[Flag] = set()  # keywords FLAGS takes off some message
     for message in messages:
         if is_draft_seq(message.mail_seq):
             continue  # a draft keeps no flags
         before = message.permanent_flags
         after = mode.apply(before, flags)
-        for flag, name in KEPT_FLAGS.items():
-            if (flag in after) != (flag in before):
-                changes.setdefault((name, flag in after), []).append(message.mail_seq)
-        for flag in after - before:
-            if not flag.is_system:
-                added.setdefault(str(flag), []).append(message.mail_seq)
-        for flag in before - after:
-            if not flag.is_system:
-                removed.setdefault(str(flag), []).append(message.mail_seq)
-    if not (changes or added or removed) and unchanged_since is None:
+        if after != before:
+            changing.append(message.mail_seq)
+            dropped.update(f for f in before - after if not f.is_system)
+    if not changing and unchanged_since is None:
         return set()
+    changes, added, removed = _given(flags, mode, changing, dropped)
     wanted = [m.mail_seq for m in messages if not is_draft_seq(m.mail_seq)]
 
     def write(session: Session) -> set[int]:
@@ -133,6 +132,22 @@ async def store_flags(
         return await store.write(write)
     except DomainError as exc:  # a keyword past its limits: nothing was changed
         raise refusal_for(exc) from exc
+
+
+def _given(
+    flags: frozenset[Flag], mode: FlagOp, seqs: list[int], dropped: set[Flag]
+) -> tuple[dict[tuple[str, bool], list[int]], dict[str, list[int]], dict[str, list[int]]]:
+    """What `store_flags` gives the mails `seqs`: (flag, value), keywords added and
+    keywords removed, each for all of them."""
+    keywords = {str(f) for f in flags if not f.is_system}
+    if mode == FlagOp.REPLACE:
+        changes = {(name, flag in flags): seqs for flag, name in KEPT_FLAGS.items()}
+        gone = {str(f) for f in dropped} - keywords
+        return changes, dict.fromkeys(keywords, seqs), dict.fromkeys(gone, seqs)
+    value = mode == FlagOp.ADD
+    changes = {(name, value): seqs for flag, name in KEPT_FLAGS.items() if flag in flags}
+    named = dict.fromkeys(keywords, seqs)
+    return (changes, named, {}) if value else (changes, {}, named)
 
 
 def _without(by_key: dict[K, list[int]], left_out: set[int]) -> dict[K, list[int]]:

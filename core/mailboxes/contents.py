@@ -25,6 +25,7 @@ from core.mailboxes.keywords import all_keywords_of, keywords_in_use, keywords_o
 from core.mailboxes.uids import DRAFTS
 from core.store.engine import Store
 from core.store.models import Delivery, ImapExpunged, ImapFolder, ImapUid, Mail
+from core.store.prepared import Prepared
 
 __all__ = [
     "FolderChanges",
@@ -225,13 +226,15 @@ async def _drafts_state(store: Store, owner: str, folder: FolderInfo) -> FolderS
 
 # Built once: every IMAP command runs these, and building a statement costs more
 # than running it when nothing changed.
-_COUNTERS = select(
-    ImapFolder.next_uid,
-    ImapFolder.highest_modseq,
-    ImapFolder.vanished_horizon,
-    ImapFolder.recent_uid,
-).where(ImapFolder.id == bindparam("folder_id"))
-_CHANGED = (
+_COUNTERS = Prepared(
+    select(
+        ImapFolder.next_uid,
+        ImapFolder.highest_modseq,
+        ImapFolder.vanished_horizon,
+        ImapFolder.recent_uid,
+    ).where(ImapFolder.id == bindparam("folder_id"))
+)
+_CHANGED = Prepared(
     select(
         ImapUid.uid,
         ImapUid.mail_seq,
@@ -249,7 +252,7 @@ _CHANGED = (
     .where(ImapUid.folder_id == bindparam("folder_id"), ImapUid.modseq > bindparam("since"))
     .order_by(ImapUid.uid)
 )
-_EXPUNGED = (
+_EXPUNGED = Prepared(
     select(ImapExpunged.uid)
     .where(
         ImapExpunged.folder_id == bindparam("folder_id"),
@@ -272,8 +275,9 @@ def read_changes(
     session: Session, owner: str, folder: FolderInfo, since_modseq: int
 ) -> FolderChanges:
     """`folder_changes` inside a read the caller runs (so one read can do more)."""
+    connection = session.connection()
     params = {"owner": owner, "folder_id": folder.id, "since": since_modseq}
-    row = session.execute(_COUNTERS, params).first()
+    row = _COUNTERS.first(connection, {"folder_id": folder.id})
     if row is None:
         return FolderChanges(1, since_modseq, [], [], gone=True)
     next_uid, modseq, horizon, recent_uid = (int(v) for v in row)
@@ -282,8 +286,8 @@ def read_changes(
     whole = since_modseq < horizon  # what left since was pruned: read the folder whole
     if whole:
         params["since"] = -1
-    gone = [] if whole else [int(uid) for uid in session.scalars(_EXPUNGED, params)]
-    rows = list(session.execute(_CHANGED, params))
+    gone = [] if whole else [int(r[0]) for r in _EXPUNGED.run(connection, params)]
+    rows = _CHANGED.run(connection, params)
     keywords = keywords_of(session, owner, [int(row[1]) for row in rows])
     changed = [_message(row, keywords) for row in rows]
     return FolderChanges(next_uid, modseq, changed, gone, whole, recent_uid=recent_uid)
@@ -299,6 +303,9 @@ async def folder_message(
 
 
 _DATES_CHUNK = 10_000  # bound parameters per statement (SQLite allows 32,766)
+_DATES = Prepared(
+    select(Mail.seq, Mail.created_at).where(Mail.seq.in_(bindparam("seqs", expanding=True)))
+)
 
 
 async def created_dates(store: Store, mail_seqs: Sequence[int]) -> dict[int, datetime]:
@@ -307,10 +314,10 @@ async def created_dates(store: Store, mail_seqs: Sequence[int]) -> dict[int, dat
 
     def run(session: Session) -> dict[int, datetime]:
         found: dict[int, datetime] = {}
+        connection = session.connection()
         for start in range(0, len(seqs), _DATES_CHUNK):
             chunk = seqs[start : start + _DATES_CHUNK]
-            query = select(Mail.seq, Mail.created_at).where(Mail.seq.in_(chunk))
-            found.update((int(seq), at) for seq, at in session.execute(query))
+            found.update((int(seq), at) for seq, at in _DATES.run(connection, {"seqs": chunk}))
         return found
 
     return await store.read(run) if seqs else {}

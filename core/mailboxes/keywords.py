@@ -13,16 +13,17 @@ FLAGS response lists them), each so long (`KeywordLimits`, from the settings).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, distinct, func, select
+from sqlalchemy import and_, bindparam, delete, distinct, func, select
 from sqlalchemy.orm import Session
 
 from core.errors import InvalidRequest
 from core.store.models import Delivery, DeliveryKeyword, table_of
-from core.store.port import backend_of
+from core.store.port import insert_or_skip
+from core.store.prepared import Prepared, Row
 
 __all__ = [
     "KeywordLimits",
@@ -58,12 +59,8 @@ def keywords_of(session: Session, owner: str, mail_seqs: Sequence[int]) -> dict[
     found: dict[int, list[str]] = {}
     if not mail_seqs:
         return found
-    rows = session.execute(
-        select(DeliveryKeyword.mail_seq, DeliveryKeyword.keyword)
-        .where(DeliveryKeyword.recipient == owner, DeliveryKeyword.mail_seq.in_(list(mail_seqs)))
-        .order_by(DeliveryKeyword.mail_seq, DeliveryKeyword.keyword)
-    )
-    for seq, keyword in rows:
+    params = {"owner": owner, "seqs": list(mail_seqs)}
+    for seq, keyword in _OF_MAILS.run(session.connection(), params):
         found.setdefault(int(seq), []).append(keyword)
     return found
 
@@ -103,69 +100,111 @@ def change_keywords(
 
     Only on mails `owner` received (a delivery of theirs); raises InvalidRequest,
     changing nothing, past a limit. The caller records the change (uids.touch).
+    Keywords given the same mails are removed by one statement, and every keyword
+    is added by one read of what is there and one insert, whatever their number:
+    an IMAP STORE names a few keywords for a set of messages.
     """
     changed: set[int] = set()
+    connection = session.connection()
+    by_mails: dict[tuple[int, ...], list[str]] = {}
     for keyword, seqs in sorted(removed.items()):
         if seqs:
-            changed.update(
-                session.scalars(
-                    delete(DeliveryKeyword)
-                    .where(
-                        DeliveryKeyword.recipient == owner,
-                        DeliveryKeyword.keyword == keyword,
-                        DeliveryKeyword.mail_seq.in_(list(seqs)),
-                    )
-                    .returning(DeliveryKeyword.mail_seq)
-                )
-            )
+            by_mails.setdefault(tuple(dict.fromkeys(seqs)), []).append(keyword)
+    for seqs, keywords in by_mails.items():
+        params = {"owner": owner, "keywords": keywords, "seqs": list(seqs)}
+        changed.update(int(row[0]) for row in _REMOVE.run(connection, params))
     wanted = {keyword: list(seqs) for keyword, seqs in added.items() if seqs}
     if not wanted:
         return changed
     for keyword in wanted:
         check_keyword(keyword, limits)
-    received = _received(session, owner, {seq for seqs in wanted.values() for seq in seqs})
+    mails = sorted({seq for seqs in wanted.values() for seq in seqs})
+    held: dict[int, set[str]] = {}
+    params = {"owner": owner, "keywords": sorted(wanted), "seqs": mails}
+    for seq, keyword in _HELD.run(connection, params):
+        held.setdefault(int(seq), set()).update([keyword] if keyword is not None else [])
     rows: list[dict[str, Any]] = [
         {"recipient": owner, "mail_seq": seq, "keyword": keyword}
         for keyword, seqs in sorted(wanted.items())
         for seq in dict.fromkeys(seqs)
-        if seq in received
+        if seq in held and keyword not in held[seq]
     ]
     if not rows:
         return changed
-    inserted = session.scalars(
-        backend_of(session)
-        .insert_or_skip(table_of(DeliveryKeyword))
-        .values(rows)
-        .returning(table_of(DeliveryKeyword).c.mail_seq)
-    )
-    changed.update(int(seq) for seq in inserted)
+    insert_or_skip(session, _KEYWORDS).run(connection, rows)
+    changed.update(row["mail_seq"] for row in rows)
     _check_counts(session, owner, {row["mail_seq"] for row in rows}, limits)
     return changed
 
 
-def _received(session: Session, owner: str, seqs: Iterable[int]) -> set[int]:
-    query = select(Delivery.mail_seq).where(
-        Delivery.recipient == owner, Delivery.mail_seq.in_(list(seqs))
+# Built once: a STORE runs them in the writer thread, and building a statement
+# cost more than running it.
+_KEYWORDS = table_of(DeliveryKeyword)
+_DELIVERIES = table_of(Delivery)
+_REMOVE = Prepared(
+    delete(_KEYWORDS)
+    .where(
+        _KEYWORDS.c.recipient == bindparam("owner"),
+        _KEYWORDS.c.keyword.in_(bindparam("keywords", expanding=True)),
+        _KEYWORDS.c.mail_seq.in_(bindparam("seqs", expanding=True)),
     )
-    return {int(seq) for seq in session.scalars(query)}
+    .returning(_KEYWORDS.c.mail_seq)
+)
+# The mails `owner` received among `seqs` (a row each, or one per keyword of
+# `keywords` already set on it): a keyword is added where it is not there yet.
+_HELD = Prepared(
+    select(_DELIVERIES.c.mail_seq, _KEYWORDS.c.keyword)
+    .select_from(
+        _DELIVERIES.outerjoin(
+            _KEYWORDS,
+            and_(
+                _KEYWORDS.c.recipient == _DELIVERIES.c.recipient,
+                _KEYWORDS.c.mail_seq == _DELIVERIES.c.mail_seq,
+                _KEYWORDS.c.keyword.in_(bindparam("keywords", expanding=True)),
+            ),
+        )
+    )
+    .where(
+        _DELIVERIES.c.recipient == bindparam("owner"),
+        _DELIVERIES.c.mail_seq.in_(bindparam("seqs", expanding=True)),
+    )
+)
+_OF_MAILS = Prepared(
+    select(_KEYWORDS.c.mail_seq, _KEYWORDS.c.keyword)
+    .where(
+        _KEYWORDS.c.recipient == bindparam("owner"),
+        _KEYWORDS.c.mail_seq.in_(bindparam("seqs", expanding=True)),
+    )
+    .order_by(_KEYWORDS.c.mail_seq, _KEYWORDS.c.keyword)
+)
+_DISTINCT = Prepared(
+    select(func.count(distinct(_KEYWORDS.c.keyword))).where(
+        _KEYWORDS.c.recipient == bindparam("owner")
+    )
+)
+_MOST = Prepared(
+    select(func.count())
+    .select_from(_KEYWORDS)
+    .where(
+        _KEYWORDS.c.recipient == bindparam("owner"),
+        _KEYWORDS.c.mail_seq.in_(bindparam("seqs", expanding=True)),
+    )
+    .group_by(_KEYWORDS.c.mail_seq)
+    .order_by(func.count().desc())
+    .limit(1)
+)
 
 
 def _check_counts(session: Session, owner: str, seqs: set[int], limits: KeywordLimits) -> None:
     """After the insert, in the same transaction: past a limit the whole write is refused."""
-    distinct_count = session.scalar(
-        select(func.count(distinct(DeliveryKeyword.keyword))).where(
-            DeliveryKeyword.recipient == owner
-        )
-    )
-    if (distinct_count or 0) > limits.per_user:
+    connection = session.connection()
+    distinct_count = _scalar(_DISTINCT.first(connection, {"owner": owner}))
+    if distinct_count > limits.per_user:
         raise InvalidRequest(f"at most {limits.per_user} different keywords per user")
-    most = session.scalar(
-        select(func.count())
-        .select_from(DeliveryKeyword)
-        .where(DeliveryKeyword.recipient == owner, DeliveryKeyword.mail_seq.in_(list(seqs)))
-        .group_by(DeliveryKeyword.mail_seq)
-        .order_by(func.count().desc())
-        .limit(1)
-    )
-    if (most or 0) > limits.per_mail:
+    most = _scalar(_MOST.first(connection, {"owner": owner, "seqs": sorted(seqs)}))
+    if most > limits.per_mail:
         raise InvalidRequest(f"at most {limits.per_mail} keywords on one mail")
+
+
+def _scalar(row: Row | None) -> int:
+    return int(row[0] or 0) if row is not None else 0

@@ -17,15 +17,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Final
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, or_, select, update
 from sqlalchemy.orm import Session
 
 from core.mailboxes.keywords import KeywordLimits, change_keywords
 from core.mailboxes.personal import is_personal
 from core.mailboxes.uids import ARCHIVE, INBOX, SENT, TRASH, refile_mails, touch, unfile_mails
-from core.store.models import Delivery
+from core.store.models import Delivery, table_of
+from core.store.prepared import Prepared
 
 __all__ = [
     "FILED_IN_SENT",
@@ -190,25 +192,46 @@ def set_flags(
     """Set (`True`) or clear flags of `owner`'s deliveries: {(flag, value): mail seqs},
     and add or remove keywords ({keyword: mail seqs}, core/mailboxes/keywords.py).
 
-    One statement per flag and value, whatever the number of mails; a mail
-    `owner` only sent has no delivery and so keeps no flags. One mod-sequence
-    for the lot, so other IMAP sessions see flags and keywords change together.
+    One statement per set of flag values that mails are given alike, whatever the
+    number of mails (an IMAP STORE gives every message the same); a mail `owner`
+    only sent has no delivery and so keeps no flags. One mod-sequence for the lot,
+    so other IMAP sessions see flags and keywords change together.
     """
     changed: set[int] = set()
     if added or removed:
         changed |= change_keywords(
             session, owner, added or {}, removed or {}, limits or KeywordLimits()
         )
+    given: dict[int, dict[str, bool]] = {}
     for (flag, value), seqs in sorted(changes.items()):
-        if not seqs:
-            continue
-        column = FLAG_COLUMNS[flag]
-        changed.update(
-            session.scalars(
-                update(Delivery)
-                .where(Delivery.recipient == owner, Delivery.mail_seq.in_(seqs), column != value)
-                .values({column.key: value})
-                .returning(Delivery.mail_seq)
-            )
-        )
+        for seq in seqs:
+            given.setdefault(seq, {})[flag] = value
+    alike: dict[tuple[tuple[str, bool], ...], list[int]] = {}
+    for seq, values in given.items():
+        alike.setdefault(tuple(sorted(values.items())), []).append(seq)
+    connection = session.connection()
+    for assigned, seqs in sorted(alike.items()):
+        params = {"owner": owner, "seqs": seqs}
+        changed.update(int(row[0]) for row in _flag_update(assigned).run(connection, params))
     touch(session, owner, sorted(changed))  # the owner's IMAP sessions see the new flags
+
+
+_DELIVERIES = table_of(Delivery)
+
+
+@cache
+def _flag_update(values: tuple[tuple[str, bool], ...]) -> Prepared:
+    """The UPDATE giving these flag values (sorted (flag, value) pairs: at most 3^5
+    statements, each built once) to `owner`'s deliveries of mails `seqs`; the mails
+    it changed (a mail that had them all already is not one)."""
+    columns = [(_DELIVERIES.c[FLAG_COLUMNS[flag].key], value) for flag, value in values]
+    return Prepared(
+        update(_DELIVERIES)
+        .where(
+            _DELIVERIES.c.recipient == bindparam("owner"),
+            _DELIVERIES.c.mail_seq.in_(bindparam("seqs", expanding=True)),
+            or_(*(column != value for column, value in columns)),
+        )
+        .values({column.key: value for column, value in columns})
+        .returning(_DELIVERIES.c.mail_seq)
+    )

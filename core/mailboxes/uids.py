@@ -254,36 +254,52 @@ def touch(session: Session, owner: str, mail_seqs: Sequence[int]) -> None:
     """
     if not mail_seqs:
         return
-    folders, uids = table_of(ImapFolder), table_of(ImapUid)
-    seqs = list(mail_seqs)
-    holding = (
-        select(uids.c.folder_id)
-        .join(folders, folders.c.id == uids.c.folder_id)
-        .where(folders.c.owner == owner, uids.c.mail_seq.in_(seqs))
-    )
-    # Locked in the global (owner, key) order before they are advanced (see file_mails).
-    ids = list(
-        session.scalars(
-            select(folders.c.id)
-            .where(folders.c.id.in_(holding))
-            .order_by(folders.c.key)
-            .with_for_update()
-        )
-    )
+    connection = session.connection()
+    params = {"owner": owner, "seqs": list(mail_seqs)}
+    ids = [int(row[0]) for row in _HOLDING.run(connection, params)]
     if not ids:
         return
     wake_after_commit(session, [owner])
-    session.execute(
-        update(folders)
-        .where(folders.c.id.in_(ids))
-        .values(highest_modseq=folders.c.highest_modseq + 1)
+    _TOUCH_FOLDERS.run(connection, {"ids": ids})
+    _TOUCH_UIDS.run(connection, {"ids": ids, "seqs": params["seqs"]})
+
+
+# `touch`'s statements, built once (a STORE runs them in the writer thread). The
+# folders are locked in the global (owner, key) order before they are advanced
+# (see file_mails).
+_FOLDERS, _UIDS = table_of(ImapFolder), table_of(ImapUid)
+_HOLDING = Prepared(
+    select(_FOLDERS.c.id)
+    .where(
+        _FOLDERS.c.id.in_(
+            select(_UIDS.c.folder_id)
+            .join(_FOLDERS, _FOLDERS.c.id == _UIDS.c.folder_id)
+            .where(
+                _FOLDERS.c.owner == bindparam("owner"),
+                _UIDS.c.mail_seq.in_(bindparam("seqs", expanding=True)),
+            )
+        )
     )
-    current = select(folders.c.highest_modseq).where(folders.c.id == uids.c.folder_id)
-    session.execute(
-        update(uids)
-        .where(uids.c.folder_id.in_(ids), uids.c.mail_seq.in_(seqs))
-        .values(modseq=current.scalar_subquery())
+    .order_by(_FOLDERS.c.key)
+    .with_for_update()
+)
+_TOUCH_FOLDERS = Prepared(
+    update(_FOLDERS)
+    .where(_FOLDERS.c.id.in_(bindparam("ids", expanding=True)))
+    .values(highest_modseq=_FOLDERS.c.highest_modseq + 1)
+)
+_TOUCH_UIDS = Prepared(
+    update(_UIDS)
+    .where(
+        _UIDS.c.folder_id.in_(bindparam("ids", expanding=True)),
+        _UIDS.c.mail_seq.in_(bindparam("seqs", expanding=True)),
     )
+    .values(
+        modseq=select(_FOLDERS.c.highest_modseq)
+        .where(_FOLDERS.c.id == _UIDS.c.folder_id)
+        .scalar_subquery()
+    )
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,7 +338,6 @@ def _advance(session: Session, owner: str, key: str, count: int) -> Taken | None
 
 # Built once with bound parameters: every mail a human sends or receives runs it
 # two or three times, and building the statement cost more than running it.
-_FOLDERS = table_of(ImapFolder)
 _ADVANCE = Prepared(
     update(_FOLDERS)
     .where(_FOLDERS.c.owner == bindparam("b_owner"), _FOLDERS.c.key == bindparam("b_key"))

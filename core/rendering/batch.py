@@ -22,6 +22,7 @@ from core.rendering.stored import MAX_REFERENCES, RenderInputs, parts_of
 from core.store.blobs import BlobStore
 from core.store.engine import Transaction
 from core.store.models import Attachment, Conversation, Mail
+from core.store.prepared import Prepared
 from core.store.raw_messages import marked_originals_of
 
 T = TypeVar("T")
@@ -127,7 +128,7 @@ def content_key(seq: int, item: bytes | RenderInputs) -> tuple[object, ...]:
     )
 
 
-_KEYS = (
+_KEYS = Prepared(
     select(
         Mail.seq,
         Mail.raw_sha256.is_not(None),
@@ -147,7 +148,7 @@ _KEYS = (
 def content_keys(session: Session, seqs: Sequence[int]) -> dict[int, tuple[object, ...]]:
     """`content_key` of each mail from a few columns, without loading the mails: a
     cache that holds their contents needs nothing more (unknown seqs are left out)."""
-    rows = session.execute(_KEYS, {"seqs": list(seqs)})
+    rows = _KEYS.run(session.connection(), {"seqs": list(seqs)})
     return {int(row[0]): (int(row[0]),) if row[1] else (int(row[0]), *row[2:]) for row in rows}
 
 

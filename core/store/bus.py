@@ -39,6 +39,17 @@ class StoredEvent:
 Pushed = tuple[str, StoredEvent]  # (recipient, event), as one transaction inserted them
 
 
+class Wakes:
+    """How many times a recipient was woken in this process, shared by all their
+    subscriptions: what one of them read while the count stood still holds for each
+    (IMAP's sessions of one human share their reads, imap_view/shared_reads.py)."""
+
+    __slots__ = ["count"]
+
+    def __init__(self) -> None:
+        self.count = 0
+
+
 class Subscription:
     """A recipient's wake-up flag. Clear it, read, then wait: no wake is lost.
 
@@ -49,8 +60,11 @@ class Subscription:
     until then, imap_view/freshness.py).
     """
 
-    def __init__(self, recipient: str, *, events: bool = False) -> None:
+    def __init__(
+        self, recipient: str, *, events: bool = False, shared: Wakes | None = None
+    ) -> None:
         self.recipient = recipient
+        self.shared = shared if shared is not None else Wakes()  # the recipient's count
         self.keeps_events = events
         self.complete = False
         self.generation = 0  # advanced whenever rows may exist that were not pushed
@@ -100,6 +114,9 @@ class Subscription:
 class EventBus:
     def __init__(self) -> None:
         self._subscriptions: dict[str, set[Subscription]] = {}
+        # Kept when the last subscription goes: a count must never start again (a read
+        # stamped with an old count would hold).
+        self._wakes: dict[str, Wakes] = {}
         self._through: int | None = None  # every event id up to here was pushed
         self.closed = False
 
@@ -110,7 +127,8 @@ class EventBus:
 
     @contextmanager
     def subscribe(self, recipient: str, *, events: bool = False) -> Iterator[Subscription]:
-        subscription = Subscription(recipient, events=events)
+        shared = self._wakes.setdefault(recipient, Wakes())
+        subscription = Subscription(recipient, events=events, shared=shared)
         self._subscriptions.setdefault(recipient, set()).add(subscription)
         try:
             yield subscription
@@ -138,6 +156,7 @@ class EventBus:
     def publish(self, recipients: Iterable[str]) -> None:
         """Another process or replica wrote rows for these recipients: they read them."""
         for recipient in recipients:
+            self._woken(recipient)
             for subscription in self._subscriptions.get(recipient, ()):
                 subscription.stale()
                 subscription.wake()
@@ -145,6 +164,8 @@ class EventBus:
     def publish_all(self) -> None:
         """Wake every stream: after a lost cross-replica link, each re-reads from its cursor."""
         self._all_stale()
+        for wakes in self._wakes.values():
+            wakes.count += 1
         for subscriptions in self._subscriptions.values():
             for subscription in subscriptions:
                 subscription.wake()
@@ -156,5 +177,11 @@ class EventBus:
 
     def _wake(self, recipients: Iterable[str]) -> None:
         for recipient in recipients:
+            self._woken(recipient)
             for subscription in self._subscriptions.get(recipient, ()):
                 subscription.wake()
+
+    def _woken(self, recipient: str) -> None:
+        wakes = self._wakes.get(recipient)
+        if wakes is not None:
+            wakes.count += 1

@@ -1,7 +1,8 @@
 """Fixed statements of the hot paths, built once at import and run the backend's fastest way.
 
-A `Prepared` statement is a Core statement (INSERT, UPDATE or SELECT with bound
-parameters only) that the domain defines once and runs with plain values. Where
+A `Prepared` statement is a Core statement (INSERT, UPDATE, DELETE or SELECT with
+bound parameters only, lists for the expanding ones of an `IN`) that the domain
+defines once and runs with plain values. Where
 it runs is the backend's choice: a backend may register a runner for its
 dialect (SQLite's runs it on the driver's cursor, core/store/sqlite/cursor.py);
 otherwise it goes through `Connection.execute` as any Core statement. Either
@@ -13,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
-from sqlalchemy import Executable
+from sqlalchemy import BindParameter, Executable
 from sqlalchemy.engine import Connection, Dialect
+from sqlalchemy.sql import visitors
 from sqlalchemy.sql.dml import UpdateBase
 from sqlalchemy.sql.selectable import SelectBase
 
@@ -33,7 +35,17 @@ class Prepared:
             raise ValueError("statements on credentials go through Core (credential watch)")
         self.statement = statement
         self.returns = isinstance(statement, SelectBase) or bool(statement.exported_columns)
-        self.forms: dict[tuple[str, ...], Any] = {}
+        # The expanding `IN` parameters (`bindparam(..., expanding=True)`): given lists.
+        self.lists = tuple(
+            sorted(
+                {
+                    element.key
+                    for element in visitors.iterate(statement)
+                    if isinstance(element, BindParameter) and element.expanding
+                }
+            )
+        )
+        self.forms: dict[tuple[object, ...], Any] = {}
 
     def first(self, connection: Connection, params: Params) -> Row | None:
         rows = self.run(connection, params)

@@ -19,6 +19,7 @@ import sqlalchemy
 from sqlalchemy.engine import Connection, Dialect, Engine
 from sqlalchemy.engine.default import DefaultDialect
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.util import concurrency
 
 T = TypeVar("T")
@@ -34,6 +35,7 @@ _REQUIRED: tuple[tuple[object, str], ...] = (
     (DefaultDialect, "do_rollback_to_savepoint"),
     (DBAPIError, "instance"),
     (concurrency, "greenlet_spawn"),
+    (SQLCompiler, "_process_parameters_for_postcompile"),
 )
 
 
@@ -88,3 +90,11 @@ def greenlet_spawn(fn: Callable[..., T], *args: Any) -> Coroutine[Any, Any, T]:
     async driver (asyncpg) await on the loop."""
     spawn: Callable[..., Coroutine[Any, Any, T]] = concurrency.greenlet_spawn
     return spawn(fn, *args)
+
+
+def expanded_in_lists(compiled: SQLCompiler, params: dict[str, Any]) -> tuple[str, list[str]]:
+    """The SQL of `compiled` with each expanding `IN` parameter written out for the
+    length of its list in `params`, and the parameter names by position (`seqs_1`,
+    `seqs_2` … for `seqs`), as Core expands them when it executes."""
+    expanded = compiled._process_parameters_for_postcompile(params)
+    return expanded.statement, list(expanded.positiontup or ())

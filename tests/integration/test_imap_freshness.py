@@ -97,7 +97,7 @@ async def test_one_message_per_command_reads_the_keys_once(quiet_api: Api) -> No
     """mbsync's pull: `UID FETCH n (BODY.PEEK[])` per message. The first command's read
     takes the following messages' content keys along; the contents are cached already."""
     api = quiet_api
-    await _mails(api, 12)
+    mails = await _mails(api, 12)
     store = api.gateway.store
     assert store is not None
     warm = await RawImap.open(api.gateway.imap_port)
@@ -106,6 +106,9 @@ async def test_one_message_per_command_reads_the_keys_once(quiet_api: Api) -> No
         await warm.login("jianf")
         await warm.command(b"s EXAMINE INBOX")
         await warm.command(b"f FETCH 1:* (BODY.PEEK[])")  # rendered and cached for everyone
+        # A commit for jianf: the renderings' keys the warm session read no longer hold.
+        jianf = await api.login("jianf", PASSWORD)
+        ok(await jianf.post(f"/api/v1/me/mail/{mails[0]}/read"))
         await pull.login("jianf")
         await pull.command(b"s SELECT INBOX")
         with statements(store) as first:
@@ -119,3 +122,32 @@ async def test_one_message_per_command_reads_the_keys_once(quiet_api: Api) -> No
     finally:
         await warm.close()
         await pull.close()
+
+
+async def test_the_sessions_of_one_human_read_a_change_once(quiet_api: Api) -> None:
+    """A commit wakes every session of the human; the first to look reads what changed,
+    the others take its read (imap_view/shared_reads.py) and show the same change."""
+    api = quiet_api
+    mails = await _mails(api, 3)
+    store = api.gateway.store
+    assert store is not None
+    first, second = (
+        await RawImap.open(api.gateway.imap_port),
+        await RawImap.open(api.gateway.imap_port),
+    )
+    try:
+        for raw in (first, second):
+            await raw.login("jianf")
+            await raw.command(b"s SELECT INBOX")
+        jianf = await api.login("jianf", PASSWORD)
+        ok(await jianf.post(f"/api/v1/me/mail/{mails[1]}/read"))  # commits, wakes both
+        with statements(store) as read:
+            one = await first.command(b"n NOOP")
+        with statements(store) as taken:
+            other = await second.command(b"n NOOP")
+        assert read, "the first woken session reads what changed"
+        assert taken == [], taken
+        assert _seen_fetch(one) and _seen_fetch(other), (one, other)
+    finally:
+        await first.close()
+        await second.close()

@@ -53,3 +53,28 @@ async def test_a_wake_from_another_replica_makes_its_streams_read() -> None:
         assert not x.complete and y.complete
         bus.publish_all()
         assert not y.complete
+
+
+async def test_a_recipients_wakes_are_counted_once_for_all_their_subscriptions() -> None:
+    """`Wakes`: every wake of the recipient, by push, another replica or all at once,
+    moves the count all their subscriptions share; nobody else's does, and the count
+    never starts again (a read stamped with an old count must not hold)."""
+    bus = EventBus()
+    with bus.subscribe("x") as one, bus.subscribe("x") as two, bus.subscribe("y") as other:
+        assert one.shared is two.shared and one.shared is not other.shared
+        counts = []
+        bus.push([], ["x"])
+        counts.append(one.shared.count)
+        bus.publish(["x"])  # another replica's commit
+        counts.append(one.shared.count)
+        bus.publish_all()
+        counts.append(one.shared.count)
+        bus.push([], ["y"])
+        counts.append(one.shared.count)
+        assert counts == [1, 2, 3, 3]
+        assert (one.wakes, two.wakes) == (3, 3)
+        shared = one.shared
+    with bus.subscribe("x") as again:
+        assert again.shared is shared and again.shared.count == 3
+        bus.push([], ["x"])
+        assert again.shared.count == 4

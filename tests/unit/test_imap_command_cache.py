@@ -110,3 +110,19 @@ def test_lines_that_write_hold_secrets_or_literals_are_not_kept(line: bytes) -> 
         commands.parse(memoryview(b"a " + head + b"\r\n"), params)
         commands.parse(memoryview(b"a " + head + b"\r\n"), Params())
     assert not commands._kept  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "numbers",
+    [b"1", b"1:5", b"*", b"5:*", b"*:3", b"3:2", b"1,3:4,10:*", b"12345678901", b"1,", b"1,,2"],
+)
+def test_a_fetch_of_other_messages_reads_their_set_as_pymap(numbers: bytes) -> None:
+    """The set of a kept FETCH's copy: read without pymap's parse where it is strictly
+    RFC 3501 §9's; any other line parsed whole by pymap (a set ending in a comma or
+    with an empty element makes the line invalid): the same command either way."""
+    commands = _commands()
+    commands.parse(memoryview(b"a1 UID FETCH 1 (FLAGS)\r\n"), Params())
+    line = b"b2 UID FETCH %b (FLAGS)\r\n" % numbers
+    fresh, _ = Commands.parse(commands, memoryview(line), Params())
+    again, _ = commands.parse(memoryview(line), Params())
+    assert type(again) is type(fresh) and _state(again) == _state(fresh)

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from contextlib import ExitStack
+from datetime import UTC, datetime, timedelta, timezone
+
 import pytest
+from pymap.backend.dict.mailbox import Message as DictMessage
 from pymap.mime import MessageContent
 from pymap.parsing import Params
 from pymap.parsing.command.select import FetchCommand
-from pymap.parsing.primitives import List
+from pymap.parsing.primitives import List, Number
 from pymap.parsing.response import ResponseOk
 from pymap.parsing.response.specials import FetchResponse
 from pymap.parsing.specials import FetchAttribute, FetchRequirement, FetchValue
@@ -14,6 +19,7 @@ from pymap.parsing.specials.flag import Flag, Flagged, Seen
 
 from imap_view.condstore_parsing import ModseqFetchCommand
 from imap_view.fetch_lines import FetchLine, FetchPlan, GatewayAttributes
+from imap_view.fetch_memo import MAX_BYTES, remembered
 from imap_view.fetch_ok import FetchOk
 from imap_view.message import LoadedMessage, Message
 from tests.support.pymap_selected import selected_mailbox
@@ -45,11 +51,16 @@ def _attributes(items: bytes) -> list[FetchAttribute]:
     return list(command.attributes)
 
 
-def _pymaps_line(number: int, values: GatewayAttributes, loaded: LoadedMessage | None) -> bytes:
+def _pymaps_line(number: int, values: Iterable[FetchValue], loaded: LoadedMessage | None) -> bytes:
+    """pymap's FETCH line of these values, with the message loaded (a value reads the
+    loaded message from its provider: one provider for all of a message's values)."""
     response = FetchResponse(number, values)
     if loaded is None:
         return bytes(response)
-    with values._get_loaded.apply(loaded):
+    providers = {id(p): p for v in values if (p := getattr(v, "_get_loaded", None)) is not None}
+    with ExitStack() as stack:
+        for provider in providers.values():
+            stack.enter_context(provider.apply(loaded))
         return bytes(response)
 
 
@@ -84,3 +95,71 @@ def test_a_line_merges_with_the_updates_fetch_as_pymaps_did() -> None:
     theirs.add_untagged(update)
     assert bytes(ours) == bytes(theirs)
     assert bytes(ours).count(b"* 2 FETCH") == 1
+
+
+@pytest.mark.parametrize("items", ITEMS)
+def test_a_merged_line_writes_what_pymaps_merge_wrote(items: bytes) -> None:
+    """Another session's STORE adds `FETCH (FLAGS …)` updates for messages the FETCH
+    lists: the line stays the plan's, with the update's values in pymap's order."""
+    attributes = _attributes(items)
+    selected = selected_mailbox()
+    message = Message(4321, frozenset({Seen}), mail_seq=9, modseq=17)
+    loaded = LoadedMessage(message, FetchRequirement.CONTENT, MessageContent.parse(RAW))
+    plan = FetchPlan(attributes)
+    update = FetchResponse(
+        3,
+        [
+            FetchValue.of(FetchAttribute(b"FLAGS"), List([Flagged])),
+            FetchValue.of(FetchAttribute(b"UID"), Number(4321)),
+            FetchValue.of(FetchAttribute(b"MODSEQ"), List([Number(19)])),
+        ],
+    )
+    merged = FetchLine(3, message, selected, plan).merge(update)
+    assert isinstance(merged, FetchLine)
+    again = merged.merge(again_update())
+    reference = GatewayAttributes(message, selected, attributes, plan.requirement)
+    for line, updates in ((merged, [update]), (again, [update, again_update()])):
+        data = {value.attribute: value for value in reference}
+        for each in updates:
+            data |= each.data
+        expected = _pymaps_line(3, data.values(), loaded)
+        assert plan.line(3, message, selected, loaded, line.merged) == expected
+
+
+def again_update() -> FetchResponse:
+    return FetchResponse(3, [FetchValue.of(FetchAttribute(b"FLAGS"), List([]))])
+
+
+def test_an_item_of_a_content_is_formatted_once() -> None:
+    """The bytes of an item read from the content are kept beside that content
+    (imap_view/fetch_memo.py): the same object again, another content's its own."""
+    attributes = _attributes(b"BODY.PEEK[HEADER] BODYSTRUCTURE")
+    selected = selected_mailbox()
+    message = Message(1, frozenset(), mail_seq=1)
+    plan = FetchPlan(attributes)
+    content = MessageContent.parse(RAW)
+    first = LoadedMessage(message, FetchRequirement.CONTENT, content)
+    second = LoadedMessage(message, FetchRequirement.CONTENT, content)
+    other = LoadedMessage(
+        message, FetchRequirement.CONTENT, MessageContent.parse(RAW.replace(b"h=C3=A9", b"ho"))
+    )
+    one, two, three = (plan.line(1, message, selected, x) for x in (first, second, other))
+    assert one == two and one != three
+    text, part = _attributes(b"BODY.PEEK[TEXT] BODY.PEEK[1]")
+    render = remembered(text, lambda m, s, loaded: bytes(List([Number(len(RAW))])))
+    assert render(message, selected, first) is render(message, selected, second)
+    big = remembered(part, lambda m, s, loaded: b"x" * (MAX_BYTES + 1))  # not kept
+    assert big(message, selected, first) is not big(message, selected, second)
+
+
+def test_internaldate_is_written_as_pymap_wrote_it() -> None:
+    """INTERNALDATE kept per date and zone (imap_view/fetch_lines.py): the same moment
+    in two zones is written in each."""
+    attributes = _attributes(b"UID INTERNALDATE")
+    selected = selected_mailbox()
+    plan = FetchPlan(attributes)
+    moment = datetime(2026, 12, 4, 9, 30, 5, tzinfo=UTC)
+    for when in (moment, moment.astimezone(timezone(timedelta(hours=8))), moment, moment):
+        message = DictMessage(7, when, frozenset())  # pymap's own, holding its date
+        reference = GatewayAttributes(message, selected, attributes, plan.requirement)
+        assert plan.line(1, message, selected, None) == _pymaps_line(1, reference, None)

@@ -101,3 +101,32 @@ def test_credentials_are_never_prepared() -> None:
     users = Table("users", MetaData(), Column("name", String, primary_key=True))
     with pytest.raises(ValueError, match="credential"):
         Prepared(update(users).values(name="x"))
+
+
+LISTED = Prepared(
+    update(THINGS)
+    .where(
+        THINGS.c.seq.in_(bindparam("seqs", expanding=True)),
+        THINGS.c.name.not_in(bindparam("names", expanding=True)),
+    )
+    .values(count=THINGS.c.count + 1)
+    .returning(THINGS.c.seq)
+)
+
+
+def test_in_lists_as_core_expands_them(engine: Engine) -> None:
+    """A list for an expanding `IN` parameter: one form per power of two, padded with
+    its last value; empty or past `MAX_LISTED`, Core expands it. Same rows as Core."""
+    names = [f"n{i}" for i in range(40)]
+    with engine.begin() as connection:
+        INSERT_MANY.run(connection, [{"name": n, "tags": [], "at": WHEN} for n in names])
+        for seqs in ([3], [1, 2], [5, 6, 7], list(range(1, 18)), [], list(range(1, 5000))):
+            for left_out in (["n0"], ["n1", "n2", "n3"]):
+                params = {"seqs": seqs, "names": left_out}
+                ours = sorted(row[0] for row in LISTED.run(connection, params))
+                statement = LISTED.statement
+                core = sorted(row[0] for row in connection.execute(statement, params))
+                assert ours == core
+                assert ours == sorted(s for s in seqs if s <= 40 and f"n{s - 1}" not in left_out)
+    lengths = {key[-2:] for key in LISTED.forms}  # (names' length, seqs' length) bucketed
+    assert lengths == {(1, 1), (4, 1), (1, 2), (4, 2), (1, 4), (4, 4), (1, 32), (4, 32)}
