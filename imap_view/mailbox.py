@@ -244,7 +244,7 @@ class MailboxData(MailboxDataInterface[Message]):
             return selected
         shared = self.shared_changes(selected)
         if shared is not None:  # read by another session of the owner's
-            return self.apply_changes(selected, shared)
+            return await self.apply_changes(selected, shared)
         read = self.changes_reader(selected)
         if read is None:  # Drafts, or not selected through `select`
             self._wakes.clear()

@@ -28,10 +28,9 @@ from pymap.parsing.response import ResponseBye, UntaggedResponse
 from pymap.parsing.response.specials import (
     ExistsResponse,
     ExpungeResponse,
-    FetchResponse,
     RecentResponse,
 )
-from pymap.parsing.specials import FetchAttribute, FetchValue, SequenceSet
+from pymap.parsing.specials import FetchValue, SequenceSet
 from pymap.selected import SelectedMailbox, SynchronizedMessages, _Frozen
 
 from imap_view.extensions import Extensions, wire_modseq
