@@ -2,7 +2,8 @@
 
     .venv/bin/python bench/imaptest_compare.py [--only fetch,list] [--error-lines 8] [--keep]
     .venv/bin/python bench/imaptest_compare.py --stress [--clients 5 --seconds 30 --messages 100]
-                                               [--no-compliance]
+                                               [--no-compliance] [--mix 'imaptest default']
+                                               [--py-spy PREFIX]
 
 1. Starts the gateway (`agentmail serve`, its own process, a fresh SQLite data dir or
    `--database-url`, free ports) with the human alice made over the admin API, and a
@@ -25,6 +26,8 @@
    generated mbox). Prints per command commands/s and mean milliseconds (imaptest
    times each command from sending to its tagged reply, and gives means only), the
    errors imaptest reported by kind, the server's CPU ms per command, and the ratios.
+   `--mix` runs the named mixes alone; `--py-spy PREFIX` records the gateway's stress
+   runs with py-spy (the thread holding the GIL, raw stacks) into PREFIX.<mix number>.
 
 Nothing here is part of `make test` or CI; `make imaptest` runs it (IMAPTEST_ARGS).
 imaptest is built from source: docs/testing.md, "imaptest". Exit status 2 when imaptest,

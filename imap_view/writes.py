@@ -31,7 +31,7 @@ from sqlalchemy.orm import Session
 
 from core.errors import DomainError
 from core.mailboxes.drafts import delete_drafts, is_draft_seq
-from core.mailboxes.keywords import KeywordLimits
+from core.mailboxes.keywords import Keeping, KeywordLimits
 from core.mailboxes.personal import is_personal
 from core.mailboxes.placement import (
     change_placement,
@@ -84,11 +84,13 @@ async def store_flags(
     *,
     unchanged_since: tuple[int, int] | None = None,
 ) -> set[int]:
-    """STORE of the kept flags and keywords on a whole set.
+    """STORE of the kept flags and keywords on a whole set (RFC 3501 §6.4.6).
 
-    Every message the STORE changes, as the session sees it, is given the same
-    values: with FLAGS each kept flag as listed and its keywords (every keyword it
-    drops removed), with +FLAGS or -FLAGS those it names. So `set_flags`
+    Every message of the set is given the values the command names, whatever the
+    session last saw of it (another session may have changed it since; Dovecot
+    applies a STORE to the flags a message has, tests/integration/
+    test_imap_store_oracle.py): with FLAGS each kept flag as listed, its keywords
+    and no other, with +FLAGS or -FLAGS those it names. So `set_flags`
     (core/mailboxes/placement.py) writes them in one statement per kind, and a
     stored row that has them already is left as it is. `\\Recent` is not kept.
 
@@ -97,35 +99,29 @@ async def store_flags(
     are returned (the MODIFIED ones), tested in the same transaction as the write.
     """
     flags = frozenset(f for f in flags if f in KEPT_FLAGS or not f.is_system)
-    changing: list[int] = []
-    dropped: set[Flag] = set()  # keywords FLAGS takes off some message
-    for message in messages:
-        if is_draft_seq(message.mail_seq):
-            continue  # a draft keeps no flags
-        before = message.permanent_flags
-        after = mode.apply(before, flags)
-        if after != before:
-            changing.append(message.mail_seq)
-            dropped.update(f for f in before - after if not f.is_system)
-    if not changing and unchanged_since is None:
+    wanted = [m.mail_seq for m in messages if not is_draft_seq(m.mail_seq)]  # drafts: none
+    if not wanted:
         return set()
-    changes, added, removed = _given(flags, mode, changing, dropped)
-    wanted = [m.mail_seq for m in messages if not is_draft_seq(m.mail_seq)]
+    changes, added, removed = _given(flags, mode, wanted)
 
     def write(session: Session) -> set[int]:
         modified: set[int] = set()
         if unchanged_since is not None:
             folder_id, modseq = unchanged_since
             modified = changed_after(session, owner, folder_id, wanted, modseq)
-        kept_changes, kept_added, kept_removed = (
+        keeping = None
+        if mode == FlagOp.REPLACE:  # FLAGS: no keyword but those it lists stays
+            kept = [seq for seq in wanted if seq not in modified]
+            keeping = Keeping(kept, frozenset(added))
+        set_flags(
+            session,
+            owner,
             _without(changes, modified),
-            _without(added, modified),
-            _without(removed, modified),
+            added=_without(added, modified),
+            removed=_without(removed, modified),
+            keeping=keeping,
+            limits=limits,
         )
-        if kept_changes or kept_added or kept_removed:
-            set_flags(
-                session, owner, kept_changes, added=kept_added, removed=kept_removed, limits=limits
-            )
         return modified
 
     try:
@@ -135,15 +131,14 @@ async def store_flags(
 
 
 def _given(
-    flags: frozenset[Flag], mode: FlagOp, seqs: list[int], dropped: set[Flag]
+    flags: frozenset[Flag], mode: FlagOp, seqs: list[int]
 ) -> tuple[dict[tuple[str, bool], list[int]], dict[str, list[int]], dict[str, list[int]]]:
     """What `store_flags` gives the mails `seqs`: (flag, value), keywords added and
-    keywords removed, each for all of them."""
+    keywords removed (FLAGS removes the others: `Keeping`)."""
     keywords = {str(f) for f in flags if not f.is_system}
     if mode == FlagOp.REPLACE:
         changes = {(name, flag in flags): seqs for flag, name in KEPT_FLAGS.items()}
-        gone = {str(f) for f in dropped} - keywords
-        return changes, dict.fromkeys(keywords, seqs), dict.fromkeys(gone, seqs)
+        return changes, dict.fromkeys(keywords, seqs), {}
     value = mode == FlagOp.ADD
     changes = {(name, value): seqs for flag, name in KEPT_FLAGS.items() if flag in flags}
     named = dict.fromkeys(keywords, seqs)

@@ -26,6 +26,7 @@ from core.store.port import insert_or_skip
 from core.store.prepared import Prepared, Row
 
 __all__ = [
+    "Keeping",
     "KeywordLimits",
     "change_keywords",
     "check_keyword",
@@ -45,6 +46,14 @@ class KeywordLimits:
     per_mail: int = 32
     per_user: int = 256
     length: int = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Keeping:
+    """Of these mails, every keyword but `keywords` goes (IMAP's `STORE … FLAGS`)."""
+
+    mail_seqs: Sequence[int]
+    keywords: frozenset[str]
 
 
 def check_keyword(keyword: str, limits: KeywordLimits) -> None:
@@ -95,8 +104,10 @@ def change_keywords(
     added: Mapping[str, Sequence[int]],
     removed: Mapping[str, Sequence[int]],
     limits: KeywordLimits,
+    keeping: Keeping | None = None,
 ) -> set[int]:
-    """Add and remove `owner`'s keywords ({keyword: mail seqs}); the mails that changed.
+    """Add and remove `owner`'s keywords ({keyword: mail seqs}, and what `keeping` does
+    not keep); the mails that changed.
 
     Only on mails `owner` received (a delivery of theirs); raises InvalidRequest,
     changing nothing, past a limit. The caller records the change (uids.touch).
@@ -113,6 +124,14 @@ def change_keywords(
     for seqs, keywords in by_mails.items():
         params = {"owner": owner, "keywords": keywords, "seqs": list(seqs)}
         changed.update(int(row[0]) for row in _REMOVE.run(connection, params))
+    if keeping is not None and keeping.mail_seqs:
+        params = {"owner": owner, "seqs": list(keeping.mail_seqs)}
+        if keeping.keywords:
+            params["keywords"] = sorted(keeping.keywords)
+            others = _REMOVE_OTHERS.run(connection, params)
+        else:
+            others = _REMOVE_ALL.run(connection, params)
+        changed.update(int(row[0]) for row in others)
     wanted = {keyword: list(seqs) for keyword, seqs in added.items() if seqs}
     if not wanted:
         return changed
@@ -147,6 +166,23 @@ _REMOVE = Prepared(
         _KEYWORDS.c.recipient == bindparam("owner"),
         _KEYWORDS.c.keyword.in_(bindparam("keywords", expanding=True)),
         _KEYWORDS.c.mail_seq.in_(bindparam("seqs", expanding=True)),
+    )
+    .returning(_KEYWORDS.c.mail_seq)
+)
+_REMOVE_ALL = Prepared(
+    delete(_KEYWORDS)
+    .where(
+        _KEYWORDS.c.recipient == bindparam("owner"),
+        _KEYWORDS.c.mail_seq.in_(bindparam("seqs", expanding=True)),
+    )
+    .returning(_KEYWORDS.c.mail_seq)
+)
+_REMOVE_OTHERS = Prepared(
+    delete(_KEYWORDS)
+    .where(
+        _KEYWORDS.c.recipient == bindparam("owner"),
+        _KEYWORDS.c.mail_seq.in_(bindparam("seqs", expanding=True)),
+        _KEYWORDS.c.keyword.not_in(bindparam("keywords", expanding=True)),
     )
     .returning(_KEYWORDS.c.mail_seq)
 )

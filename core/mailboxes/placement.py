@@ -23,7 +23,7 @@ from typing import Final
 from sqlalchemy import bindparam, or_, select, update
 from sqlalchemy.orm import Session
 
-from core.mailboxes.keywords import KeywordLimits, change_keywords
+from core.mailboxes.keywords import Keeping, KeywordLimits, change_keywords
 from core.mailboxes.personal import is_personal
 from core.mailboxes.uids import ARCHIVE, INBOX, SENT, TRASH, refile_mails, touch, unfile_mails
 from core.store.models import Delivery, table_of
@@ -188,9 +188,11 @@ def set_flags(
     added: Mapping[str, Sequence[int]] | None = None,
     removed: Mapping[str, Sequence[int]] | None = None,
     limits: KeywordLimits | None = None,
+    keeping: Keeping | None = None,
 ) -> None:
     """Set (`True`) or clear flags of `owner`'s deliveries: {(flag, value): mail seqs},
-    and add or remove keywords ({keyword: mail seqs}, core/mailboxes/keywords.py).
+    and add or remove keywords ({keyword: mail seqs}, or all but some: `keeping`,
+    core/mailboxes/keywords.py).
 
     One statement per set of flag values that mails are given alike, whatever the
     number of mails (an IMAP STORE gives every message the same); a mail `owner`
@@ -198,9 +200,9 @@ def set_flags(
     so other IMAP sessions see flags and keywords change together.
     """
     changed: set[int] = set()
-    if added or removed:
+    if added or removed or keeping:
         changed |= change_keywords(
-            session, owner, added or {}, removed or {}, limits or KeywordLimits()
+            session, owner, added or {}, removed or {}, limits or KeywordLimits(), keeping
         )
     given: dict[int, dict[str, bool]] = {}
     for (flag, value), seqs in sorted(changes.items()):

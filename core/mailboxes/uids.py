@@ -8,16 +8,13 @@ that row's lock until commit. So a later UID can never commit before an earlier
 one in the same folder (a client that saw UID n never later finds a new UID
 below n), and folders of different humans never wait for each other.
 
-Change tracking (RFC 7162 §3.1 mod-sequences, without advertising CONDSTORE):
-under the same lock each folder's `highest_modseq` advances once per
-transaction that changes it — a mail filed (`file_mails`), taken out
-(`unfile_mails`, leaving an `imap_expunged` record) or its flags changed
-(`touch`) — and the message rows changed take that value. A session that knows
-the folder at mod-sequence m reads only the rows and records above m.
-Whoever changes a flag IMAP shows calls `touch(session, owner, mail_seqs)` in
-the same transaction.
-
-Only humans have folders: agents read mail over REST, never IMAP.
+Change tracking (RFC 7162 §3.1 mod-sequences): under the same lock each folder's
+`highest_modseq` advances once per transaction that changes it — a mail filed
+(`file_mails`), taken out (`unfile_mails`, leaving an `imap_expunged` record) or its
+flags changed (`touch`) — and the message rows changed take that value. A session
+that knows the folder at mod-sequence m reads only the rows and records above m.
+Whoever changes a flag IMAP shows calls `touch(session, owner, mail_seqs)` in the
+same transaction. Only humans have folders: agents read mail over REST, never IMAP.
 """
 
 from __future__ import annotations

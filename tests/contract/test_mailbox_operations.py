@@ -25,7 +25,7 @@ from core.mail.reading import inbox
 from core.mailboxes.drafts import delete_drafts
 from core.mailboxes.expunged import prune_expunged
 from core.mailboxes.folders import ensure_folders, list_folders
-from core.mailboxes.keywords import KeywordLimits
+from core.mailboxes.keywords import Keeping, KeywordLimits
 from core.mailboxes.own_folders import create_own_folder, delete_own_folder, rename_own_folder
 from core.mailboxes.personal import create_folder, delete_folder, rename_folder, set_subscribed
 from core.mailboxes.placement import change_placement, hide_in_trash, set_flags, unmark
@@ -61,11 +61,16 @@ async def _store_flags(
     changes: dict[tuple[str, bool], list[int]],
     added: dict[str, list[int]] | None = None,
     removed: dict[str, list[int]] | None = None,
+    keeping: Keeping | None = None,
 ) -> None:
-    """IMAP's STORE of ana's: flags set or cleared, keywords added or removed."""
+    """IMAP's STORE of ana's: flags set or cleared, keywords added or removed (or, for
+    `STORE … FLAGS`, all but those it lists)."""
 
     def write(session: Session) -> None:
-        set_flags(session, "ana", changes, added=added, removed=removed, limits=KeywordLimits())
+        limits = KeywordLimits()
+        set_flags(
+            session, "ana", changes, added=added, removed=removed, keeping=keeping, limits=limits
+        )
 
     await store.write(write)
 
@@ -87,6 +92,15 @@ async def imap_flags(store: Store) -> None:
     await _store_flags(store, {("flagged", True): two, ("answered", True): two}, {"$label1": two})
     await _store_flags(store, {("flagged", False): two[:1]}, removed={"$label1": two[:1]})
     await _store_flags(store, {("seen", True): seqs[2:3]})  # BODY[] without PEEK
+    await _store_flags(store, {}, {"$junk": seqs[:3], "$label2": seqs[1:3]})
+    # `STORE 1:3 FLAGS (\Seen $label2)`: of the keywords only $label2 stays; then none.
+    await _store_flags(
+        store,
+        {(flag, flag == "seen"): seqs[:3] for flag in ("seen", "flagged", "answered")},
+        {"$label2": seqs[:3]},
+        keeping=Keeping(seqs[:3], frozenset({"$label2"})),
+    )
+    await _store_flags(store, {}, keeping=Keeping(seqs[1:2], frozenset()))
     await inbox(store, D, ANA, status="unread", mark_read=True, limit=1)
     await inbox(store, D, BUILDER, mark_read=True)
 
