@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, bindparam, delete, distinct, func, select
+from sqlalchemy import BindParameter, ColumnElement, and_, bindparam, delete, distinct, func, select
 from sqlalchemy.orm import Session
 
 from core.errors import InvalidRequest
@@ -160,32 +160,19 @@ def change_keywords(
 # cost more than running it.
 _KEYWORDS = table_of(DeliveryKeyword)
 _DELIVERIES = table_of(Delivery)
-_REMOVE = Prepared(
-    delete(_KEYWORDS)
-    .where(
-        _KEYWORDS.c.recipient == bindparam("owner"),
-        _KEYWORDS.c.keyword.in_(bindparam("keywords", expanding=True)),
-        _KEYWORDS.c.mail_seq.in_(bindparam("seqs", expanding=True)),
-    )
-    .returning(_KEYWORDS.c.mail_seq)
-)
-_REMOVE_ALL = Prepared(
-    delete(_KEYWORDS)
-    .where(
-        _KEYWORDS.c.recipient == bindparam("owner"),
-        _KEYWORDS.c.mail_seq.in_(bindparam("seqs", expanding=True)),
-    )
-    .returning(_KEYWORDS.c.mail_seq)
-)
-_REMOVE_OTHERS = Prepared(
-    delete(_KEYWORDS)
-    .where(
-        _KEYWORDS.c.recipient == bindparam("owner"),
-        _KEYWORDS.c.mail_seq.in_(bindparam("seqs", expanding=True)),
-        _KEYWORDS.c.keyword.not_in(bindparam("keywords", expanding=True)),
-    )
-    .returning(_KEYWORDS.c.mail_seq)
-)
+_OWNED = _KEYWORDS.c.recipient == bindparam("owner")
+_AMONG = _KEYWORDS.c.mail_seq.in_(bindparam("seqs", expanding=True))
+_NAMED: BindParameter[list[str]] = bindparam("keywords", expanding=True)
+
+
+def _removal(*where: ColumnElement[bool]) -> Prepared:
+    """The keywords of `owner`'s mails `seqs` that `where` picks, removed; their mails."""
+    return Prepared(delete(_KEYWORDS).where(_OWNED, _AMONG, *where).returning(_KEYWORDS.c.mail_seq))
+
+
+_REMOVE = _removal(_KEYWORDS.c.keyword.in_(_NAMED))
+_REMOVE_ALL = _removal()
+_REMOVE_OTHERS = _removal(_KEYWORDS.c.keyword.not_in(_NAMED))
 # The mails `owner` received among `seqs` (a row each, or one per keyword of
 # `keywords` already set on it): a keyword is added where it is not there yet.
 _HELD = Prepared(
