@@ -136,15 +136,7 @@ async def _run(sessions: list[RawImap]) -> Transcript:
 
 async def _dovecot_transcript(workdir: Path) -> Transcript:
     async with running_dovecot(workdir) as dovecot:
-        sessions = []
-        for _ in range(3):
-            reader, writer = await asyncio.open_connection(
-                dovecot.host, dovecot.port, ssl=dovecot.ssl_context()
-            )
-            raw = RawImap(reader, writer)
-            raw.greeting = await raw.line()
-            await raw.login(dovecot.user, dovecot.password)
-            sessions.append(raw)
+        sessions = [await RawImap.dovecot(dovecot) for _ in range(3)]
         try:
             return await _run(sessions)
         finally:

@@ -207,16 +207,7 @@ async def test_the_replies_take_dovecots_shape(tmp_path: Path) -> None:
     async with running_dovecot(tmp_path) as dovecot:
         dovecot.place("1.test", MULTIPART)
         dovecot.place("2.test", MULTIPART)
-        connections = []
-        for _ in range(2):
-            reader, writer = await asyncio.open_connection(
-                dovecot.host, dovecot.port, ssl=dovecot.ssl_context()
-            )
-            raw = RawImap(reader, writer)
-            raw.greeting = await raw.line()
-            await raw.login(dovecot.user, dovecot.password)
-            assert (await raw.command(b"s SELECT INBOX"))[-1].startswith(b"s OK")
-            connections.append(raw)
+        connections = [await RawImap.dovecot(dovecot, b"INBOX") for _ in range(2)]
         theirs = await _run_script(connections)
         for connection in connections:
             await connection.close()

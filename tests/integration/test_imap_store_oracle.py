@@ -10,7 +10,6 @@ FETCH then shows must be the same on both servers.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from pathlib import Path
 
@@ -72,16 +71,7 @@ async def test_a_store_changes_the_flags_the_message_has(tmp_path: Path) -> None
         await api.close()
     async with running_dovecot(tmp_path) as dovecot:
         dovecot.place("1.test:2,", BODY)
-        connections = []
-        for _ in range(2):
-            reader, writer = await asyncio.open_connection(
-                dovecot.host, dovecot.port, ssl=dovecot.ssl_context()
-            )
-            raw = RawImap(reader, writer)
-            raw.greeting = await raw.line()
-            await raw.login(dovecot.user, dovecot.password)
-            assert (await raw.command(b"s SELECT INBOX"))[-1].startswith(b"s OK")
-            connections.append(raw)
+        connections = [await RawImap.dovecot(dovecot, b"INBOX") for _ in range(2)]
         theirs = await _run(connections)
         for raw in connections:
             await raw.close()

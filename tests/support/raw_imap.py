@@ -10,8 +10,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tests.support.gateway import PASSWORD
+
+if TYPE_CHECKING:
+    from tests.support.dovecot import Dovecot
 
 CHUNK = b"a" * 65_536
 
@@ -42,6 +46,21 @@ class RawImap:
         writer = asyncio.StreamWriter(transport, protocol, reader, loop)
         raw = cls(reader, writer)
         raw.greeting = await raw.line()
+        return raw
+
+    @classmethod
+    async def dovecot(cls, server: Dovecot, select: bytes | None = None) -> RawImap:
+        """A session on the test's Dovecot, logged in (and `select`ed when given): the
+        differential tests open theirs as they open the gateway's."""
+        reader, writer = await asyncio.open_connection(
+            server.host, server.port, ssl=server.ssl_context()
+        )
+        raw = cls(reader, writer)
+        raw.greeting = await raw.line()
+        await raw.login(server.user, server.password)
+        if select is not None:
+            reply = await raw.command(b"s SELECT " + select)
+            assert reply[-1].startswith(b"s OK"), reply
         return raw
 
     async def send(self, data: bytes) -> None:
