@@ -105,3 +105,14 @@ async def animations_while(page: Page, action: Any, ms: int = 600) -> dict[str, 
 async def mail_rows(page: Page) -> int:
     count: int = await page.evaluate(MAIL_ROWS)
     return count
+
+
+async def settled(page: Page) -> None:
+    """Wait until every running transition and animation has finished.
+
+    A box measured mid-transition (the phone's reading pane slides in) sits
+    where it is passing through, not where it comes to rest.
+    """
+    await page.evaluate(
+        "() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null)))"
+    )

@@ -26,6 +26,7 @@ import pytest
 from playwright.async_api import ConsoleMessage, Page, Response, Route, expect
 
 from tests.e2e.desk import Desk
+from tests.e2e.probes import settled
 from tests.support.gateway import PASSWORD, Api, running_gateway
 from tests.support.http import AGENT_SEND, HUMAN_SEND, ok
 
@@ -290,6 +291,7 @@ async def test_a_long_subject_wraps_and_the_phone_has_no_slash_key(desk: Desk) -
     await page.locator(f"[data-mail-id='{sent['mail_id']}']").click()
     heading = page.locator("#mail-subject")
     await expect(heading).to_have_text(word)
+    await settled(page)
     right = await heading.evaluate("(el) => el.getBoundingClientRect().right")
     width = await page.evaluate("() => window.innerWidth")
     scrolled = await page.evaluate("() => document.documentElement.scrollWidth")
