@@ -130,11 +130,24 @@ typecheck: $(STAMP)
 PYTEST_WORKERS ?= 3
 ## One file per worker at a time, heaviest files first (tests/support/file_order.py).
 PYTEST_DIST := --dist loadfile --no-loadscope-reorder
-pytest: $(STAMP) services
+pytest: $(STAMP) services push-service
 	@scripts/timed "pytest unit + domain + contract" $(BIN)/pytest -n $(PYTEST_WORKERS) \
 		$(PYTEST_DIST) tests/unit tests/domain tests/contract
 	@scripts/timed "pytest integration" $(BIN)/pytest -n $(PYTEST_WORKERS) $(PYTEST_DIST) \
 		tests/integration
+
+## The local Web Push service tests/integration/test_web_push.py posts to (npm's
+## web-push-testing), pinned by tests/support/push_service/package.json + its lock and
+## installed from the npm registry like the web UI's packages; the test runs offline.
+PUSH_SERVICE := tests/support/push_service
+.PHONY: push-service
+push-service: $(PUSH_SERVICE)/node_modules/.package-lock.json
+
+$(PUSH_SERVICE)/node_modules/.package-lock.json: $(PUSH_SERVICE)/package-lock.json
+	@if ! command -v npm >/dev/null 2>&1; then \
+		if [ "$${CI:-}" = true ]; then echo "npm not found: CI runs the Web Push test" >&2; exit 1; fi; \
+		echo "npm not found: tests/integration/test_web_push.py is skipped"; exit 0; fi; \
+	$(TIMED) "npm ci (push service)" sh -c 'cd $(PUSH_SERVICE) && npm ci --no-audit --no-fund'
 
 ## `make pytest` that writes each file's seconds to tests/file_seconds.json, the order
 ## the files start in: run it on an idle machine after adding or much changing a test file.

@@ -77,6 +77,10 @@ POLICIES: dict[Route, Policy] = {
     ("POST", f"{_V1}/me/keys"): "human",
     ("GET", f"{_V1}/me/keys"): "human",
     ("DELETE", f"{_V1}/me/keys/{{key_id}}"): "owner",
+    ("GET", f"{_V1}/me/push"): "human",
+    ("GET", f"{_V1}/me/push/subscriptions"): "human",
+    ("POST", f"{_V1}/me/push/subscriptions"): "human",
+    ("DELETE", f"{_V1}/me/push/subscriptions/{{subscription_id}}"): "owner",
     # admin
     ("POST", f"{_V1}/admin/users"): "admin",
     ("GET", f"{_V1}/admin/users"): "admin",

@@ -110,6 +110,11 @@ class Settings(BaseSettings):
         " process such as the CLI is seen after at most this long).",
     )
     cookie_secure: bool = Field(False, description="Send the login cookie only over HTTPS.")
+    push_allow_private_endpoints: bool = Field(
+        False,
+        description="Accept Web Push endpoints over plain http and on loopback or private"
+        " hosts (a local push service in tests); never on a gateway people use.",
+    )
     default_budget: int = Field(
         20, description="Round-trip budget given to newly registered agents."
     )

@@ -324,3 +324,13 @@ class AddressCheck(View):
     kind: Literal["human", "agent"] | None
     error: ErrorView | None
     reaches: AddressReach | None
+
+
+class PushSubscriptionView(View):
+    """A browser subscribed to Web Push (core/push/); the endpoint's path is a secret of
+    the push service and is not shown, only its host."""
+
+    subscription_id: str
+    push_service: str = Field(description="The host of the push service.")
+    user_agent: str
+    created_at: datetime

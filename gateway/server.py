@@ -39,6 +39,8 @@ from core.mail.attachments import collect_unsent
 from core.mail.idempotency import prune_idempotency_keys
 from core.mailboxes.expunged import prune_expunged
 from core.mailboxes.keywords import KeywordLimits
+from core.push.keys import ensure_vapid_key
+from core.push.sender import PushSender
 from core.rendering.backfill import Filler, KeptQueue
 from core.settings import Settings
 from core.store.blobs import BlobStore
@@ -149,6 +151,7 @@ class Gateway:
             self.generated_admin_password = await ensure_admin(
                 store, settings.admin_user, settings.admin_password
             )
+            await ensure_vapid_key(store)  # Web Push: one key pair for every replica
         # One guess budget for all: guessing over the web, SMTP and IMAP at once is no faster.
         throttle = LoginThrottle()
         guard = guard_from_settings(settings, throttle)
@@ -179,6 +182,14 @@ class Gateway:
         self._every(settings.heartbeat_seconds / 3, self._sweep_presence)
         self._every(3600, self._prune_events)
         self._every(1.0, self._expire_requests)
+        # Web Push: the jobs queued with requests and questions, sent by one replica each.
+        pushes = PushSender(
+            store,
+            contact=f"mailto:postmaster@{settings.domain}",
+            allow_private=settings.push_allow_private_endpoints,
+        )
+        self._stack.push_async_callback(pushes.close)
+        self._every(1.0, pushes.run_once)
         ttl_seconds = settings.attachment_ttl_hours * 3600
         self._every(min(3600.0, max(1.0, ttl_seconds / 4)), self._collect_attachments)
         if self._background_jobs:
@@ -343,7 +354,7 @@ class Gateway:
             return self._sockets.pop(name)
         return bind_tcp(self.settings.host, port, self.settings.listen_backlog, name)
 
-    def _every(self, seconds: float, job: Callable[[], Awaitable[None]]) -> None:
+    def _every(self, seconds: float, job: Callable[[], Awaitable[object]]) -> None:
         if not self._background_jobs:
             return
 

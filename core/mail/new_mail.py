@@ -31,6 +31,8 @@ from core.mail.naming import Proposal, record_proposal
 from core.mailboxes.placement import set_flags
 from core.mailboxes.uids import file_mail, new_mail_placements, uid_validity_now
 from core.principal import Principal
+from core.push.jobs import queue_pushes
+from core.push.payload import PUSHED_TYPES, request_payload
 from core.store.engine import wake_after_commit
 from core.store.events import emit
 from core.store.models import Delivery, Mail, isoformat, table_of
@@ -86,7 +88,26 @@ def store_new_mail(
     created: bool,
     domain: str,
 ) -> SendResult:
-    """Write the mail's rows, its attachments and flags, the conversation; queue its events."""
+    """Write the mail's rows, its attachments and flags, the conversation; queue its
+    events, and the Web Push of a request or question to the people it asks."""
+    result = _store(session, mail, values, conv, created, domain)
+    if mail.mail_type in PUSHED_TYPES:
+        asked = [n for e in (mail.target, *mail.cc) if e.agent is None for n in e.recipients]
+        payload = request_payload(
+            mail.mail_type, result.mail_id, result.session_id, mail.sender.name
+        )
+        queue_pushes(session, [n for n in asked if n != mail.sender.name], payload)
+    return result
+
+
+def _store(
+    session: Session,
+    mail: Sending,
+    values: dict[str, Any],
+    conv: ConversationRow,
+    created: bool,
+    domain: str,
+) -> SendResult:
     sender, target = mail.sender, mail.target
     # One delivery per name; a role mailbox (postmaster@) is delivered to its readers.
     recipients = dict.fromkeys(target.recipients, "to")

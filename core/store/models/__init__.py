@@ -31,6 +31,7 @@ from core.store.models.mail import (
     Participant,
     RawMessage,
 )
+from core.store.models.push import PushJob, PushSubscription
 from core.store.models.structures import MessageStructure, RenderedStructure
 
 __all__ = [
@@ -54,6 +55,8 @@ __all__ = [
     "MessageStructure",
     "Meta",
     "Participant",
+    "PushJob",
+    "PushSubscription",
     "RawMessage",
     "RenderedStructure",
     "SeqType",

@@ -1,0 +1,131 @@
+"""Push jobs: written with the mail they tell of, claimed by one replica, then settled.
+
+A job row is written in the transaction of the permission request or question, so a
+push is sent for every committed request and for none that rolled back. After COMMIT
+any replica may claim due jobs: `FOR UPDATE SKIP LOCKED` on PostgreSQL lets replicas
+claiming at once take different rows; SQLite has one writer, and the claim is one
+atomic UPDATE (it ignores the locking clause). A claim is a lease: a replica that
+dies mid-send leaves the job to be claimed again when the lease ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+from sqlalchemy import delete, insert, or_, select, update
+from sqlalchemy.orm import Session
+
+from core.push.message import Target
+from core.store.models import PushJob, PushSubscription, table_of, utcnow
+
+Outcome = Literal["sent", "retry", "gone", "dropped"]
+LEASE = timedelta(minutes=2)
+MAX_ATTEMPTS = 8  # over about half an hour of backoff
+_JOBS = table_of(PushJob)
+
+
+@dataclass(frozen=True, slots=True)
+class Claimed:
+    job_id: int
+    subscription_id: str
+    owner: str
+    attempts: int
+    payload: dict[str, Any]
+    target: Target
+
+
+def queue_pushes(session: Session, people: Iterable[str], payload: dict[str, Any]) -> None:
+    """In the mail's own transaction: one job for each subscription of these people."""
+    names = list(dict.fromkeys(people))
+    if not names:
+        return
+    ids = session.scalars(
+        select(PushSubscription.id).where(PushSubscription.owner.in_(names))
+    ).all()
+    if ids:
+        now = utcnow()
+        rows = [
+            {
+                "subscription_id": i,
+                "payload": payload,
+                "attempts": 0,
+                "due_at": now,
+                "created_at": now,
+            }
+            for i in ids
+        ]
+        session.execute(insert(_JOBS), rows)
+
+
+def any_due(session: Session, now: datetime) -> bool:
+    """A cheap read first: most rounds find nothing and write nothing."""
+    return session.scalar(select(_JOBS.c.id).where(*_due(now)).limit(1)) is not None
+
+
+def _due(now: datetime) -> tuple[Any, ...]:
+    return (
+        _JOBS.c.due_at <= now,
+        or_(_JOBS.c.claimed_until.is_(None), _JOBS.c.claimed_until < now),
+    )
+
+
+def claim(session: Session, now: datetime, limit: int) -> list[Claimed]:
+    """Take up to `limit` due jobs for this replica, each counted as one attempt."""
+    chosen = (
+        select(_JOBS.c.id)
+        .where(*_due(now))
+        .order_by(_JOBS.c.id)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    )
+    taken = session.execute(
+        update(_JOBS)
+        .where(_JOBS.c.id.in_(chosen.scalar_subquery()))
+        .values(claimed_until=now + LEASE, attempts=_JOBS.c.attempts + 1)
+        .returning(_JOBS.c.id, _JOBS.c.subscription_id, _JOBS.c.attempts, _JOBS.c.payload)
+    ).all()
+    if not taken:
+        return []
+    subscriptions = {
+        row.id: row
+        for row in session.scalars(
+            select(PushSubscription).where(
+                PushSubscription.id.in_({job.subscription_id for job in taken})
+            )
+        )
+    }
+    claimed = []
+    for job_id, subscription_id, attempts, payload in sorted(taken):
+        sub = subscriptions.get(subscription_id)
+        if sub is not None:
+            target = Target(sub.endpoint, sub.p256dh, sub.auth)
+            claimed.append(Claimed(job_id, subscription_id, sub.owner, attempts, payload, target))
+    return claimed
+
+
+def backoff(attempts: int) -> timedelta:
+    """5 s after the first failure, doubling, at most 10 minutes."""
+    return timedelta(seconds=min(600, 5 * 2 ** (attempts - 1)))
+
+
+def settle(session: Session, results: list[tuple[Claimed, Outcome]], now: datetime) -> None:
+    """Record what each push came to: done, to be tried again, or its subscription gone."""
+    done = [job.job_id for job, outcome in results if outcome in ("sent", "dropped")]
+    gone = [job.subscription_id for job, outcome in results if outcome == "gone"]
+    for job, outcome in results:
+        if outcome == "retry" and job.attempts >= MAX_ATTEMPTS:
+            done.append(job.job_id)
+        elif outcome == "retry":
+            session.execute(
+                update(_JOBS)
+                .where(_JOBS.c.id == job.job_id)
+                .values(due_at=now + backoff(job.attempts), claimed_until=None)
+            )
+    if gone:  # 404/410: the browser unsubscribed; its other jobs go with it (CASCADE)
+        session.execute(delete(_JOBS).where(_JOBS.c.subscription_id.in_(gone)))
+        session.execute(delete(PushSubscription).where(PushSubscription.id.in_(gone)))
+    if done:
+        session.execute(delete(_JOBS).where(_JOBS.c.id.in_(done)))
