@@ -55,6 +55,7 @@ CONSUMING = {
     ("DELETE", f"{V1}/me/drafts/{{draft_id}}"),
     ("POST", f"{V1}/me/drafts/{{draft_id}}/send"),
     ("DELETE", f"{V1}/me/folders/{{folder_id}}"),
+    ("DELETE", f"{V1}/me/push/subscriptions/{{subscription_id}}"),
 }
 
 
@@ -94,7 +95,8 @@ def _app(world: World) -> FastAPI:
 # A path naming something that belongs to someone (a conversation, a mail, a file, a
 # draft, one's own key) must say that only they reach it.
 OWNED = re.compile(
-    r"\{(session_id|mail_id|attachment_id|draft_id|proposal_id|folder_id)\}|/me/keys/"
+    r"\{(session_id|mail_id|attachment_id|draft_id|proposal_id|folder_id|subscription_id)\}"
+    r"|/me/keys/"
 )
 
 
@@ -138,6 +140,8 @@ async def _url(world: World, route: Route) -> str:
         values["folder_id"] = await world.fresh_folder()
     if "{login_id}" in path:
         values["login_id"] = await world.fresh_login()
+    if "{subscription_id}" in path:
+        values["subscription_id"] = await world.fresh_push_subscription()
     if "{proposal_id}" in path:
         values["proposal_id"] = await world.fresh_proposal()
     missing = set(re.findall(r"\{(\w+)\}", path)) - set(values)

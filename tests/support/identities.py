@@ -52,6 +52,7 @@ class World:
     builder: httpx.AsyncClient | None = None
     proposals: int = 0
     folders: int = 0
+    push_subscriptions: int = 0
 
     def by_label(self, label: str) -> Identity:
         return next(i for i in self.identities if i.label == label)
@@ -78,6 +79,20 @@ class World:
         listed = ok(await client.get(f"{V1}/me/logins"))["logins"]
         login_id: str = next(login["login_id"] for login in listed if login["current"])
         return login_id
+
+    async def fresh_push_subscription(self) -> str:
+        """A push subscription of Alice's, to be revoked by the request (on loopback's
+        discard port: the matrix gateway allows it, and nothing listens there)."""
+        assert self.alice is not None
+        self.push_subscriptions += 1
+        body = {
+            "endpoint": f"https://127.0.0.1:9/push/matrix-{self.push_subscriptions}",
+            "keys": {"p256dh": "B" + "A" * 86, "auth": "A" * 22},
+        }
+        made = await self.alice.post(f"{V1}/me/push/subscriptions", json=body)
+        assert made.status_code == 201, made.text
+        subscription_id: str = made.json()["subscription_id"]
+        return subscription_id
 
     async def fresh_proposal(self) -> str:
         """An alias proposal by `builder` in the conversation, pending."""
@@ -209,6 +224,7 @@ async def matrix_world(data: Path) -> AsyncIterator[World]:
         data / "data",
         login_failures_per_address=1000,
         login_delay_seconds=0,
+        push_allow_private_endpoints=True,
     ) as gateway:
         api = Api(gateway)
         try:
