@@ -121,6 +121,10 @@ async function answer(request: Request): Promise<Response> {
       return json({ keys: [{ key_id: "k1", kind: "user", label: "thunderbird", lifecycle: "permanent", owner: "jianf", active: true, created_at: "2026-12-01T09:00:00Z", expires_at: null, revoked_at: null, used_at: null }] });
     case "GET /api/v1/me/mail-settings":
       return json(mailSettings);
+    case "GET /api/v1/me/push/subscriptions":
+      return json({ subscriptions: [{ subscription_id: "p1", push_service: "fcm.googleapis.com", user_agent: "Chrome on Android", created_at: "2026-12-01T09:00:00Z" }] });
+    case "DELETE /api/v1/me/push/subscriptions/p1":
+      return json({ status: "revoked" });
     case "POST /api/v1/me/password":
       return changePassword(bodies[path] as { current_password: string; new_password: string });
     case "GET /api/v1/me/permissions":

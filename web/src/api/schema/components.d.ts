@@ -12,6 +12,7 @@ import type { schemas_mail_search } from "./components/mail_search";
 import type { schemas_mail_tree } from "./components/mail_tree";
 import type { schemas_meta } from "./components/meta";
 import type { schemas_permissions } from "./components/permissions";
+import type { schemas_push } from "./components/push";
 import type { schemas_sessions } from "./components/sessions";
 import type { schemas_shared } from "./components/shared";
 import type { responses } from "./components/responses";
@@ -39,5 +40,6 @@ export interface schemas
         schemas_mail_tree,
         schemas_meta,
         schemas_permissions,
+        schemas_push,
         schemas_sessions,
         schemas_shared {}

@@ -47,6 +47,10 @@ export const limits = {
       "cc": {"maxItems":50},
       "question": {"maxLength":998,"minLength":1},
     },
+    "PushKeys": {
+      "auth": {"maxLength":32,"minLength":16},
+      "p256dh": {"maxLength":100,"minLength":80},
+    },
     "RegisterBody": {
       "platform": {"maxLength":64},
       "workspaces": {"minItems":1},
@@ -62,6 +66,9 @@ export const limits = {
       "budget_limit": {"maximum":1000000,"minimum":1},
       "session_alias": {"maxLength":64},
       "subject": {"maxLength":998},
+    },
+    "SubscriptionBody": {
+      "endpoint": {"maxLength":2048,"minLength":1},
     },
     "Workspace": {
       "name": {"maxLength":256,"minLength":1},

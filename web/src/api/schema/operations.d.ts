@@ -15,6 +15,7 @@ import type { operations_my_folders } from "./operations/my_folders";
 import type { operations_my_mail } from "./operations/my_mail";
 import type { operations_my_sessions } from "./operations/my_sessions";
 import type { operations_permissions } from "./operations/permissions";
+import type { operations_push } from "./operations/push";
 import type { operations_sessions } from "./operations/sessions";
 
 export interface operations
@@ -34,4 +35,5 @@ export interface operations
         operations_my_mail,
         operations_my_sessions,
         operations_permissions,
+        operations_push,
         operations_sessions {}

@@ -15,6 +15,7 @@ import type { paths_my_folders } from "./paths/my_folders";
 import type { paths_my_mail } from "./paths/my_mail";
 import type { paths_my_sessions } from "./paths/my_sessions";
 import type { paths_permissions } from "./paths/permissions";
+import type { paths_push } from "./paths/push";
 import type { paths_sessions } from "./paths/sessions";
 
 export interface paths
@@ -34,4 +35,5 @@ export interface paths
         paths_my_mail,
         paths_my_sessions,
         paths_permissions,
+        paths_push,
         paths_sessions {}

@@ -1,6 +1,7 @@
 /**
  * The Account page: who I am, the settings for a mail client with a test
- * mail to myself, my password, my preferences, my user keys, signing out.
+ * mail to myself, my password, my preferences, push notifications, my user keys,
+ * signing out.
  */
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
@@ -14,6 +15,7 @@ import { sdk } from "@/lib/sdk";
 import { accountKeys, keysQuery } from "../api/queries";
 import { MailClientSettings } from "./MailClientSettings";
 import { PasswordForm } from "./PasswordForm";
+import { PushSection } from "./PushSection";
 import { TestMailButton } from "./TestMailButton";
 
 export function AccountPage({ me, onLogout }: { me: User; onLogout: () => void }) {
@@ -49,6 +51,7 @@ export function AccountPage({ me, onLogout }: { me: User; onLogout: () => void }
         <h2 className="text-lg font-semibold">{t("prefs.title")}</h2>
         <PreferencesForm />
       </section>
+      <PushSection />
       <section className="flex flex-col gap-3">
         <h2 className="text-lg font-semibold">{t("account.keys")}</h2>
         <p className="text-sm text-muted">{t("account.keysHint")}</p>
