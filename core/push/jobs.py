@@ -23,7 +23,7 @@ from core.store.models import PushJob, PushSubscription, table_of, utcnow
 
 Outcome = Literal["sent", "retry", "gone", "dropped"]
 LEASE = timedelta(minutes=2)
-MAX_ATTEMPTS = 8  # over about half an hour of backoff
+MAX_ATTEMPTS = 8  # about ten minutes of backoff
 _JOBS = table_of(PushJob)
 
 
