@@ -3,7 +3,9 @@ delivered to it through the DevTools protocol (`ServiceWorker.deliverPushMessage
 a push service would) shows a notification naming the request, and the URL its click
 opens is the request, which opens in the desk.
 
-The gateway's half (encryption, VAPID, the push service's answers) is
+Debian's Chromium has no push service here: the page's subscription fails (and says
+so), while the worker is registered, which is what this half needs. The gateway's
+half (encryption, VAPID, the push service's answers) is
 tests/integration/test_web_push.py; here the payload is the one the gateway sends.
 """
 
