@@ -61,7 +61,7 @@ export function useLiveUpdates(enabled: boolean): LiveState {
           const mail = data as Partial<NewMailEvent>;
           if (name === "new_mail" && mail.mail_type === "permission_request" && mail.mail_id) {
             const id = mail.mail_id;
-            notify(i18n.t("notify.title"), mail.subject ?? "", () => navigate(`/decisions/${encodeURIComponent(id)}`));
+            notify(i18n.t("notify.title"), mail.subject ?? "", () => navigate(`/decisions/${encodeURIComponent(id)}`), `agentmail-${id}`);
           }
         });
       }

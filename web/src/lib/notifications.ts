@@ -23,9 +23,11 @@ export function disableNotifications(): void {
   writePreference(KEY, null);
 }
 
-export function notify(title: string, body: string, onClick: () => void): void {
+/** `tag`: the service worker's push of the same request uses it too (`agentmail-<mail id>`),
+ * so a browser that gets both shows one notification. */
+export function notify(title: string, body: string, onClick: () => void, tag = `agentmail-${title}`): void {
   if (!notificationsOn() || document.visibilityState === "visible") return;
-  const notification = new Notification(title, { body, tag: `agentmail-${title}` });
+  const notification = new Notification(title, { body, tag });
   notification.onclick = () => {
     window.focus();
     onClick();
