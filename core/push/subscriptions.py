@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from core.errors import FieldProblem, LimitReached, NotFound
+from core.errors import LimitReached, NotFound
 from core.push.endpoints import check_endpoint
 from core.store.engine import Store
 from core.store.models import PushSubscription, utcnow
@@ -46,10 +46,7 @@ async def subscribe(
         session.execute(delete(PushSubscription).where(PushSubscription.endpoint == endpoint))
         count = session.scalar(select(func.count()).where(PushSubscription.owner == owner))
         if (count or 0) >= MAX_SUBSCRIPTIONS:
-            raise LimitReached(
-                f"at most {MAX_SUBSCRIPTIONS} push subscriptions: revoke one first",
-                FieldProblem("endpoint", "too_long", MAX_SUBSCRIPTIONS),
-            )
+            raise LimitReached(f"at most {MAX_SUBSCRIPTIONS} push subscriptions: revoke one first")
         row = PushSubscription(
             owner=owner,
             endpoint=endpoint,

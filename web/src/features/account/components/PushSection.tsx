@@ -57,7 +57,10 @@ export function PushSection() {
           {t("push.failed")}
         </p>
       ) : error ? (
-        <ErrorNote error={error} words={{ fields: { "endpoint.invalid": () => t("push.endpointRefused") } }} />
+        <ErrorNote
+          error={error}
+          words={{ codes: { limit_reached: t("push.tooMany") }, fields: { "endpoint.invalid": () => t("push.endpointRefused") } }}
+        />
       ) : null}
       {subscriptions.isError ? <ErrorNote error={subscriptions.error} /> : null}
       {list.length === 0 ? (
