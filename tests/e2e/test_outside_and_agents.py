@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Page, expect
 
+from tests.e2e.axe import serious_violations
 from tests.e2e.desk import Desk
 from tests.support.cli import agentmail, summary
 from tests.support.http import AGENT_SEND, HUMAN_SEND, ok
@@ -144,3 +145,34 @@ async def test_the_agent_page_lists_every_conversation_and_the_activity(desk: De
     await desk.screenshot(page, "agent-page", "desktop", "light")
     await activity.get_by_role("button").first.click()
     await expect(page).to_have_url(re.compile(rf"/conversations/{sessions[0]}$"))
+
+
+async def test_the_agent_page_and_an_outside_mail_pass_axe_on_a_phone(
+    desk: Desk, tmp_path: Path
+) -> None:
+    """At 390x844 in the dark theme: axe (contrast included) finds nothing serious, and
+    neither page is wider than the screen."""
+    await desk.human()
+    builder = await desk.agent("builder", ("ws", "/srv/ws"))
+    agent = desk.agent_name("builder")
+    await _import(desk, tmp_path, f"{agent}+ws@{DOMAIN}")
+    [session] = await _conversations(desk, agent, 1)
+    failed = {"to": f"{desk.name}@", "subject": "Turn failed " + "x" * 80, "body": "timed out",
+              "mail_type": "turn_failed", "session_id": session}  # fmt: skip
+    ok(await builder.post(AGENT_SEND, json=failed))
+    wide = "() => document.documentElement.scrollWidth <= window.innerWidth"
+
+    page = await desk.open("phone", "dark", bypass_csp=True, path=f"/agents/{agent}")
+    await page.get_by_role("button", name="Failures").click()
+    await expect(page.get_by_test_id("agent-activity")).to_contain_text("Turn failed")
+    failing = await serious_violations(page, "agent page (phone, dark)")
+    assert await page.evaluate(wide)
+    await desk.screenshot(page, "agent-page", "phone", "dark")
+
+    await page.goto("/inbox")
+    await page.get_by_role("region", name="Mail").get_by_text(f"Invoice {desk.unique}").click()
+    await expect(page.locator("#mail-subject")).to_have_text(f"Invoice {desk.unique}")
+    await expect(page.get_by_test_id("outside-reply-note")).to_be_visible()
+    failing += await serious_violations(page, "an outside sender's mail (phone, dark)")
+    assert await page.evaluate(wide)
+    assert not failing, "\n".join(failing)
