@@ -100,6 +100,8 @@ POLICIES: dict[Route, Policy] = {
     ("POST", f"{_V1}/agent/heartbeat"): "agent",
     ("DELETE", f"{_V1}/agent/workspaces/{{name}}"): "agent",
     ("GET", f"{_V1}/agents"): "authenticated",
+    # an agent's activity, in the caller's conversations (an admin: all)
+    ("GET", f"{_V1}/me/agents/{{name}}/activity"): "human",
     # mail: agents under /mail, humans under /me/mail
     ("POST", f"{_V1}/mail/send"): "agent",
     ("GET", f"{_V1}/mail/inbox"): "agent",

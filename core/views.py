@@ -126,6 +126,24 @@ class SessionView(View):
     )
 
 
+class ActivityItem(View):
+    """One thing an agent did, for its page: a mail it sent (core/mail/agent_activity.py)."""
+
+    mail_id: str
+    session_id: str
+    session_alias: str | None
+    subject: str
+    mail_type: str
+    excerpt: str = Field(description="The start of the body as one plain line.")
+    created_at: datetime
+    permission_state: str | None = Field(
+        None, description="A permission request's state: open, decided or expired."
+    )
+    decision: str | None = None
+    decided_by: str | None = None
+    decided_at: datetime | None = None
+
+
 class AttachmentRef(View):
     """An attachment as a mail lists it; download it by `attachment_id`."""
 

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, Field
 
-from api.deps import Agent, AgentKey, AnyPrincipal, SettingsDep, StoreDep
+from api.deps import Agent, AgentKey, AnyPrincipal, Human, SettingsDep, StoreDep
+from api.paging import Offset
 from core.identity import agents, workspaces
 from core.identity.workspaces import Workspace
-from core.views import AgentView
+from core.mail.agent_activity import ActivityKind, agent_activity
+from core.views import ActivityItem, AgentView
 
 router = APIRouter(tags=["agents"])
 
@@ -32,6 +34,11 @@ class Registered(BaseModel):
 
 class AgentList(BaseModel):
     agents: list[AgentView]
+
+
+class ActivityPage(BaseModel):
+    items: list[ActivityItem]
+    total: int
 
 
 @router.post("/agent/register")
@@ -71,3 +78,18 @@ async def list_agents(
 ) -> AgentList:
     found = await agents.list_agents(store, status)
     return AgentList(agents=[agents.agent_view(agent, settings.domain) for agent in found])
+
+
+@router.get("/me/agents/{name}/activity")
+async def activity(
+    name: Annotated[str, Path(max_length=64)],
+    caller: Human,
+    store: StoreDep,
+    kind: ActivityKind = "turns",
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    offset: Offset = 0,
+) -> ActivityPage:
+    """The agent's recent turns, decisions or failures, newest first: in the conversations
+    the caller takes part in (an admin: all of them). An unknown agent is 404."""
+    items, total = await agent_activity(store, caller, name, kind, limit, offset)
+    return ActivityPage(items=items, total=total)

@@ -38,8 +38,14 @@ def sessions_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
         status: Literal["active", "waiting", "completed"] | None = None,
         limit: Annotated[int, Query(ge=1, le=500)] = 50,
         offset: Offset = 0,
+        participant: Annotated[
+            str | None,
+            Query(max_length=64, description="Only those this agent or person takes part in."),
+        ] = None,
     ) -> SessionList:
-        views, total = await conversations.list_conversations(store, caller, status, limit, offset)
+        views, total = await conversations.list_conversations(
+            store, caller, status, limit, offset, participant
+        )
         return SessionList(sessions=views, total=total)
 
     @router.get("/{session_id}")

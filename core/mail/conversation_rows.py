@@ -177,10 +177,11 @@ def insert_conversation(
     created_by: str,
     created_at: datetime | None = None,
     default_key: str | None = None,
+    status: str = "active",
 ) -> ConversationRow:
     """A new conversation row (the caller holds the creation lock and chose the alias)."""
     when = created_at or utcnow()
-    row = ConversationRow(new_id(), alias, subject.strip(), "active", budget_limit, 0, when)
+    row = ConversationRow(new_id(), alias, subject.strip(), status, budget_limit, 0, when)
     values = {
         "id": row.id,
         "alias": alias,

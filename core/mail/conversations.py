@@ -179,12 +179,22 @@ def visible_conversation(
 
 
 async def list_conversations(
-    store: Store, principal: Principal, status: str | None, limit: int, offset: int
+    store: Store,
+    principal: Principal,
+    status: str | None,
+    limit: int,
+    offset: int,
+    participant: str | None = None,
 ) -> tuple[list[SessionView], int]:
+    """The caller's conversations, newest first; `participant`: those someone else
+    (an agent, for its page) takes part in too."""
     mine = select(Participant.session_id).where(Participant.name == principal.name)
     query = select(Conversation).where(Conversation.id.in_(mine))
     if status is not None:
         query = query.where(Conversation.status == status)
+    if participant is not None:
+        theirs = select(Participant.session_id).where(Participant.name == participant.lower())
+        query = query.where(Conversation.id.in_(theirs))
 
     def run(session: Session) -> tuple[list[SessionView], int]:
         total = session.scalar(select(func.count()).select_from(query.subquery()))

@@ -5,7 +5,9 @@ Maildir, `.eml` files or an IMAP mailbox, many per transaction. Who sent it, to
 whom, when, and which mail it answers are given by the archive, so nothing is
 decided or limited here: no round of a budget, no rate limit, no hop count (history
 is not a new exchange), and no `new_mail` event (an archive is not news, and ten
-thousand events would flood every stream). Deliveries start read.
+thousand events would flood every stream). Deliveries start read, and a conversation
+an import opens starts `completed`: an archive's thread is nobody's open work (a new
+mail in it reopens it, as in any completed conversation).
 """
 
 from __future__ import annotations
@@ -120,7 +122,13 @@ def import_writer(mails: Sequence[ImportedMail]) -> Callable[[Session], list[Sto
                 budget = initial_budget(None, mail.sender, mail.to)
                 subject = thread_subject(mail.subject)
                 conv_id = open_conversation(
-                    session, subject, None, budget, mail.sender.name, mail.created_at
+                    session,
+                    subject,
+                    None,
+                    budget,
+                    mail.sender.name,
+                    mail.created_at,
+                    status="completed",
                 ).id
             here = Stored(new_id(), conv_id)
             known.setdefault(mail.message_id, here)

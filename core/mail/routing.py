@@ -136,10 +136,12 @@ def open_conversation(
     created_at: datetime | None = None,
     *,
     default_key: str | None = None,
+    status: str = "active",
 ) -> ConversationRow:
     """A new conversation named `session_alias`, else after its subject (made unique).
 
-    The caller holds `lock_creation`; an import passes the time of its first mail.
+    The caller holds `lock_creation`; an import passes the time of its first mail and
+    `completed` (an archive's thread is history, not open work).
     """
     alias, source = None, None
     if session_alias is not None:
@@ -155,4 +157,5 @@ def open_conversation(
         created_by=created_by,
         created_at=created_at,
         default_key=default_key,
+        status=status,
     )

@@ -17,8 +17,10 @@ from typing import Any
 from sqlalchemy import (
     ColumnElement,
     Select,
+    String,
     TextClause,
     and_,
+    cast,
     column,
     exists,
     false,
@@ -32,6 +34,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session, aliased
 
+from core.identity.external import EXTERNAL_NAME, MAILTO
 from core.mail.addressed import AgentWorkspaces, agent_workspaces
 from core.mail.attachments import attachments_of
 from core.mail.reading import mail_view
@@ -66,6 +69,19 @@ def _name_part(value: str) -> str:
     return value.split("@", 1)[0] or value
 
 
+def _outside(name: Any, path: Any, value: str) -> ColumnElement[bool]:
+    """An outside sender or `to` (the empty name, its address in the path:
+    core/identity/external.py) whose address contains the whole value: `from:bob`
+    and `from:bob@example.com` both find `bob@example.com`."""
+    return and_(name == EXTERNAL_NAME, func.lower(path).like(_like(value), escape="\\"))
+
+
+def _outside_cc(value: str) -> ColumnElement[bool]:
+    """An outside address in the mail's cc list (stored `mailto:bob@example.com`)."""
+    pattern = "%" + MAILTO + _like(value)  # `%mailto:%bob%`, over the list's JSON text
+    return func.lower(cast(Mail.cc, String)).like(pattern, escape="\\")
+
+
 def _fts_phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
@@ -94,12 +110,23 @@ def search_statements(
         or_(Mail.from_name == me, mine.id.is_not(None))
     ]
     for sender in query.senders:
-        where.append(func.lower(Mail.from_name).like(_like(_name_part(sender)), escape="\\"))
+        where.append(
+            or_(
+                func.lower(Mail.from_name).like(_like(_name_part(sender)), escape="\\"),
+                _outside(Mail.from_name, Mail.from_path, sender),
+            )
+        )
     for recipient in query.recipients:
         to = aliased(Delivery)
         pattern = _like(_name_part(recipient))
         where.append(
-            exists().where(to.mail_seq == Mail.seq, func.lower(to.recipient).like(pattern, "\\"))
+            or_(
+                exists().where(
+                    to.mail_seq == Mail.seq, func.lower(to.recipient).like(pattern, "\\")
+                ),
+                _outside(Mail.to_name, Mail.to_path, recipient),
+                _outside_cc(recipient),
+            )
         )
     if query.aliases:
         where.append(func.lower(Conversation.alias).in_(query.aliases))

@@ -14,6 +14,7 @@ export type TreeQuery = Query<"mail_tree_api_v1_me_mail__mail_id__tree_get">;
 export type PermissionsQuery = Query<"my_requests_api_v1_me_permissions_get">;
 export type SessionsQuery = Query<"list_sessions_api_v1_me_sessions_get">;
 export type SearchQuery = Query<"search_api_v1_me_search_get">;
+export type ActivityQuery = Query<"activity_api_v1_me_agents__name__activity_get">;
 export type MailAction = "read" | "unread" | "archive" | "unarchive" | "delete" | "restore";
 export type KeyLifecycle = "permanent" | "one_time" | "timed";
 
@@ -155,6 +156,8 @@ export function createSdk(options: ClientOptions = {}) {
       ),
     contacts: () => unwrap(client.GET("/api/v1/me/contacts")),
     agents: () => unwrap(client.GET("/api/v1/agents")),
+    agentActivity: (name: string, query: ActivityQuery = {}) =>
+      unwrap(client.GET("/api/v1/me/agents/{name}/activity", { params: { path: { name }, query } })),
     // admin
     users: () => unwrap(client.GET("/api/v1/admin/users")),
     createUser: (name: string, password: string, is_admin: boolean) =>

@@ -32,6 +32,7 @@ export type Participant = Schemas["ParticipantView"];
 export type Candidate = Schemas["Candidate"];
 export type Contact = Schemas["Contact"];
 export type Agent = Schemas["AgentView"];
+export type ActivityItem = Schemas["ActivityItem"];
 export type User = Schemas["UserView"];
 export type Key = Schemas["KeyView"];
 export type IssuedKey = Schemas["IssuedKey"];

@@ -26,6 +26,7 @@ import { Loading } from "@/components/Loading";
 const AccountPage = lazy(() => import("@/features/account/components/AccountPage").then((m) => ({ default: m.AccountPage })));
 const AdminPage = lazy(() => import("@/features/admin/components/AdminPage").then((m) => ({ default: m.AdminPage })));
 const AgentsView = lazy(() => import("./AgentsView").then((m) => ({ default: m.AgentsView })));
+const AgentView = lazy(() => import("./AgentView").then((m) => ({ default: m.AgentView })));
 const ComposeDialog = lazy(() =>
   import("@/features/compose/components/ComposeDialog").then((m) => ({ default: m.ComposeDialog })),
 );
@@ -75,7 +76,7 @@ export function AppShell({ me }: { me: User }) {
       view = <ConversationsView sessionId={route.sessionId} me={me.name} />;
       break;
     case "agents":
-      view = <AgentsView />;
+      view = route.name ? <AgentView key={route.name} name={route.name} /> : <AgentsView />;
       break;
     case "admin":
       view = me.is_admin ? <AdminPage /> : null;

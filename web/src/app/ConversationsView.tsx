@@ -10,12 +10,13 @@ import { sessionQuery } from "@/features/conversations/api/queries";
 import { ConversationHeader } from "@/features/conversations/components/ConversationHeader";
 import { ConversationList } from "@/features/conversations/components/ConversationList";
 import { MailStatusTag } from "@/features/mail/components/MailStatusTag";
-import { addressName, formatDateTime } from "@/lib/format";
+import { formatDateTime } from "@/lib/format";
 import { navigate } from "@/lib/router";
 import { useNarrow } from "@/lib/useMediaQuery";
 import { ListHeader } from "./ListHeader";
 import { SplitView } from "./SplitView";
 import { useKeyboard } from "./useKeyboard";
+import { PartyName } from "@/components/PartyName";
 
 /** The filter matches here, in subjects and aliases: longer than any subject matches nothing. */
 const MAX_FILTER = limits.schemas.SendRequest.subject.maxLength;
@@ -37,8 +38,8 @@ function ConversationDetail({ sessionId }: { sessionId: string }) {
               className="flex w-full flex-wrap items-baseline gap-2 text-left text-sm max-md:min-h-11"
               onClick={() => navigate(`/inbox/${encodeURIComponent(mail.mail_id)}`)}
             >
-              <span className="font-semibold">{addressName(mail.from)}</span>
-              <span className="text-muted">→ {addressName(mail.to)}</span>
+              <span className="font-semibold"><PartyName address={mail.from} /></span>
+              <span className="text-muted">→ <PartyName address={mail.to} /></span>
               <MailStatusTag mail={mail} />
               <span className="ml-auto text-xs text-muted">{formatDateTime(mail.created_at, i18n.language)}</span>
             </button>

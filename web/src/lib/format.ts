@@ -24,8 +24,20 @@ export function formatDateTime(iso: string, language = "en"): string {
   return new Intl.DateTimeFormat(language, { dateStyle: "medium", timeStyle: "short" }).format(date);
 }
 
-/** `builder@ModelRouter.fix-leak` → `builder`: the name part, for compact lists. */
+/** How the API writes an address outside the gateway (imported mail): `mailto:bob@example.com`. */
+const OUTSIDE = "mailto:";
+
+/** Whether an address is outside the gateway: nobody logs in as it and no mail reaches it. */
+export function isOutside(address: string): boolean {
+  return address.toLowerCase().startsWith(OUTSIDE);
+}
+
+/**
+ * `builder@ModelRouter.fix-leak` → `builder`: the name part, for compact lists.
+ * An outside address is its whole mail address (`mailto:bob@example.com` → `bob@example.com`).
+ */
 export function addressName(address: string): string {
+  if (isOutside(address)) return address.slice(OUTSIDE.length);
   const at = address.indexOf("@");
   return at > 0 ? address.slice(0, at) : address;
 }

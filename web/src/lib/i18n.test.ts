@@ -39,6 +39,8 @@ function sourceFiles(dir: string): string[] {
 // Keys built at run time, with every value they can take.
 const DYNAMIC: Record<string, string[]> = {
   "account.security.": ["ssl/tls", "starttls", "none"],
+  "agentPage.kind.": ["turns", "decisions", "failures"],
+  "agentPage.none.": ["turns", "decisions", "failures"],
   "compose.kind.": ["agent", "human", "conversation"],
   "compose.reach.": ["default", "alias", "reply"],
   "compose.title.": ["new", "reply", "replyAll", "forward", "draft"],

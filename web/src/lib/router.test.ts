@@ -19,7 +19,7 @@ describe("routes", () => {
   });
 
   it("round-trips", () => {
-    for (const path of ["/inbox/abc", "/sent", "/decisions/m%2F1", "/conversations/s1", "/agents", "/folders/f1", "/folders/f1/m%2F1"]) {
+    for (const path of ["/inbox/abc", "/sent", "/decisions/m%2F1", "/conversations/s1", "/agents", "/agents/builder", "/folders/f1", "/folders/f1/m%2F1"]) {
       expect(routePath(parseRoute(path))).toBe(path);
     }
   });

@@ -39,7 +39,7 @@ export type Route =
   | { view: "folder"; folderId: string; mailId: string | null }
   | { view: "decisions"; mailId: string | null }
   | { view: "conversations"; sessionId: string | null }
-  | { view: "agents" }
+  | { view: "agents"; name?: string }
   | { view: "admin" }
   | { view: "account" }
   | { view: "login" };
@@ -59,7 +59,7 @@ export function parseRoute(path: string): Route {
     case "conversations":
       return { view: "conversations", sessionId: id };
     case "agents":
-      return { view: "agents" };
+      return id ? { view: "agents", name: id } : { view: "agents" };
     case "admin":
       return { view: "admin" };
     case "account":
@@ -82,6 +82,8 @@ export function routePath(route: Route): string {
       return `/decisions${tail(route.mailId)}`;
     case "conversations":
       return `/conversations${tail(route.sessionId)}`;
+    case "agents":
+      return `/agents${tail(route.name ?? null)}`;
     default:
       return `/${route.view}`;
   }

@@ -115,6 +115,11 @@ export const limits = {
       "limit": {"maximum":100,"minimum":1},
       "q": {"maxLength":1200},
     },
+    "GET /api/v1/me/agents/{name}/activity": {
+      "limit": {"maximum":100,"minimum":1},
+      "name": {"maxLength":64},
+      "offset": {"maximum":2147483647,"minimum":0},
+    },
     "GET /api/v1/me/contacts": {
       "limit": {"maximum":500,"minimum":1},
       "offset": {"maximum":2147483647,"minimum":0},
@@ -151,6 +156,7 @@ export const limits = {
     "GET /api/v1/me/sessions": {
       "limit": {"maximum":500,"minimum":1},
       "offset": {"maximum":2147483647,"minimum":0},
+      "participant": {"maxLength":64},
     },
     "POST /api/v1/permission/request": {
       "Idempotency-Key": {"maxLength":255,"minLength":1},
@@ -163,6 +169,7 @@ export const limits = {
     "GET /api/v1/sessions": {
       "limit": {"maximum":500,"minimum":1},
       "offset": {"maximum":2147483647,"minimum":0},
+      "participant": {"maxLength":64},
     },
   },
 } as const;

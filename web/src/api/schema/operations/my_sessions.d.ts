@@ -8,6 +8,8 @@ export interface operations_my_sessions {
                 limit?: number;
                 /** @description Items to skip. */
                 offset?: number;
+                /** @description Only those this agent or person takes part in. */
+                participant?: string | null;
                 status?: ("active" | "waiting" | "completed") | null;
             };
             header?: never;

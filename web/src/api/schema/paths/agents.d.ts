@@ -74,4 +74,25 @@ export interface paths_agents {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/agents/{name}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Activity
+         * @description The agent's recent turns, decisions or failures, newest first: in the conversations
+         *     the caller takes part in (an admin: all of them). An unknown agent is 404.
+         */
+        get: operations["activity_api_v1_me_agents__name__activity_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }

@@ -1,4 +1,5 @@
 import { useTranslation } from "react-i18next";
+import { NavLink } from "@/components/NavLink";
 
 /** An open conversation an agent takes part in, as the Agents page lists it. */
 export interface AgentConversation {
@@ -11,7 +12,16 @@ export interface AgentConversation {
 const SHOWN_CONVERSATIONS = 5;
 
 /** An agent's open conversations on its card, the ones waiting on a human first. */
-export function AgentConversations({ conversations, onOpen }: { conversations: AgentConversation[]; onOpen?: (sessionId: string) => void }) {
+export function AgentConversations({
+  conversations,
+  onOpen,
+  more,
+}: {
+  conversations: AgentConversation[];
+  onOpen?: (sessionId: string) => void;
+  /** The agent's page, with all of its conversations and its activity. */
+  more?: string;
+}) {
   const { t } = useTranslation();
   if (conversations.length === 0) return null;
   const shown = [...conversations]
@@ -37,6 +47,11 @@ export function AgentConversations({ conversations, onOpen }: { conversations: A
           </li>
         ))}
       </ul>
+      {more ? (
+        <NavLink href={more} current={false} className="self-start rounded px-1 text-xs text-accent hover:underline max-md:py-3">
+          {t("agents.all")}
+        </NavLink>
+      ) : null}
     </div>
   );
 }

@@ -3,6 +3,7 @@ import { useTranslation } from "react-i18next";
 import { EmptyState } from "@/components/EmptyState";
 import { ErrorNote } from "@/components/ErrorNote";
 import { Loading } from "@/components/Loading";
+import { NavLink } from "@/components/NavLink";
 import { PresenceDot } from "@/components/PresenceDot";
 import { formatDateTime } from "@/lib/format";
 import { agentsQuery } from "../api/queries";
@@ -39,7 +40,11 @@ export function AgentsPage({ onWrite, conversationsOf, onOpenConversation }: Age
           <li key={agent.agent_id} className="flex flex-col gap-2 rounded-lg border border-line bg-surface p-3">
             <div className="flex items-center gap-2">
               <PresenceDot online={agent.status === "online"} />
-              <h2 className="font-semibold">{agent.agent_name}</h2>
+              <h2 className="min-w-0 font-semibold">
+                <NavLink href={`/agents/${encodeURIComponent(agent.agent_name)}`} current={false} className="text-accent hover:underline">
+                  {agent.agent_name}
+                </NavLink>
+              </h2>
               {agent.platform ? <span className="rounded bg-raised px-1.5 text-xs text-muted">{agent.platform}</span> : null}
             </div>
             <p className="text-xs text-muted">
@@ -71,6 +76,7 @@ export function AgentsPage({ onWrite, conversationsOf, onOpenConversation }: Age
             </ul>
             <AgentConversations
               conversations={conversationsOf?.(agent.agent_name) ?? []}
+              more={`/agents/${encodeURIComponent(agent.agent_name)}`}
               {...(onOpenConversation ? { onOpen: onOpenConversation } : {})}
             />
           </li>

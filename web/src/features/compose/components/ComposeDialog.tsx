@@ -29,6 +29,7 @@ import { AddressReachLine } from "./AddressReachLine";
 import { AliasField, aliasProblem, aliasToSend } from "./AliasField";
 import { AttachmentPicker, type Upload } from "./AttachmentPicker";
 import { MarkdownEditor } from "./MarkdownEditor";
+import { OutsideReplyNote } from "./OutsideReplyNote";
 
 const MAX_SUBJECT = bounds.schemas.SendRequest.subject.maxLength;
 const ADDRESS_ERRORS = new Set(["invalid_address", "unknown_recipient", "unknown_workspace", "unknown_alias"]);
@@ -143,6 +144,7 @@ export function ComposeDialog({ request, me }: { request: ComposeRequest; me: st
           onLeave={() => void checks.check([to], start.replyTo)}
           description={(id) => (reach ? <AddressReachLine id={id} reach={reach} address={to.trim()} /> : null)}
         />
+        <OutsideReplyNote outside={start.outside} nobody={!start.to} />
         <AddressField
           label={t("compose.cc")}
           value={cc}

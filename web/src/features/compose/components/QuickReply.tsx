@@ -13,6 +13,7 @@ import { needsReply } from "@/lib/needsReply";
 import { sdk } from "@/lib/sdk";
 import { openCompose } from "../hooks/composeStore";
 import { initialFields } from "../hooks/initialFields";
+import { OutsideReplyNote } from "./OutsideReplyNote";
 
 export function QuickReply({ mail, me }: { mail: Mail; me: string }) {
   const { t } = useTranslation();
@@ -25,6 +26,9 @@ export function QuickReply({ mail, me }: { mail: Mail; me: string }) {
   const [sent, setSent] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const fields = initialFields({ mode: "reply", mail }, me);
+
+  // An outside sender and nobody else of the gateway's on the mail: nothing to reply to.
+  if (!fields.to) return <OutsideReplyNote outside={fields.outside} nobody />;
 
   if (!open) {
     return (
@@ -81,6 +85,7 @@ export function QuickReply({ mail, me }: { mail: Mail; me: string }) {
         autoFocus={question}
         className="rounded-md border border-line bg-canvas p-2 font-mono text-sm"
       />
+      <OutsideReplyNote outside={fields.outside} nobody={false} />
       <ErrorNote error={error} />
       <div className="flex flex-wrap items-center gap-2">
         <Button type="submit" variant="primary" disabled={sending || !body.trim()}>

@@ -1,5 +1,5 @@
 import type { Mail } from "@/api";
-import { addressName } from "@/lib/format";
+import { addressName, isOutside } from "@/lib/format";
 import type { ComposeRequest } from "./composeStore";
 
 export interface ComposeFields {
@@ -11,6 +11,8 @@ export interface ComposeFields {
   replyTo: string | null;
   /** A `.new` address's alias as the person typed it; null: the gateway makes it from the subject. */
   sessionAlias: string | null;
+  /** Outside addresses (imported mail) a reply leaves out: the gateway sends no mail outside. */
+  outside: string[];
 }
 
 const prefixed = (prefix: string, subject: string) =>
@@ -18,12 +20,25 @@ const prefixed = (prefix: string, subject: string) =>
 
 function quote(mail: Mail): string {
   const body = (mail.body ?? mail.body_preview).split("\n").map((line) => `> ${line}`);
-  return `\n\n${mail.from} (${mail.created_at}):\n${body.join("\n")}`;
+  const from = isOutside(mail.from) ? addressName(mail.from) : mail.from;
+  return `\n\n${from} (${mail.created_at}):\n${body.join("\n")}`;
 }
 
-/** The fields a compose window starts with: a reply goes to `from` (its alias keeps the conversation). */
+/**
+ * The fields a compose window starts with: a reply goes to `from` (its alias keeps the
+ * conversation), reply-all to the rest as cc; outside addresses are left out and named.
+ */
 export function initialFields(request: ComposeRequest, me: string): ComposeFields {
-  const empty: ComposeFields = { to: "", cc: [], subject: "", body: "", budget: "", replyTo: null, sessionAlias: null };
+  const empty: ComposeFields = {
+    to: "",
+    cc: [],
+    subject: "",
+    body: "",
+    budget: "",
+    replyTo: null,
+    sessionAlias: null,
+    outside: [],
+  };
   switch (request.mode) {
     case "new":
       return { ...empty, to: request.to ?? "" };
@@ -37,6 +52,7 @@ export function initialFields(request: ComposeRequest, me: string): ComposeField
         budget: d.budget == null ? "" : String(d.budget),
         replyTo: d.reply_to,
         sessionAlias: d.session_alias,
+        outside: [],
       };
     }
     case "forward":
@@ -46,12 +62,16 @@ export function initialFields(request: ComposeRequest, me: string): ComposeField
       const mail = request.mail;
       const mine = (address: string) => addressName(address).toLowerCase() === me.toLowerCase();
       const sentByMe = mine(mail.from);
-      const to = sentByMe ? mail.to : mail.from;
-      const cc =
-        request.mode === "replyAll"
-          ? [mail.to, ...mail.cc].filter((a) => !mine(a) && a !== to)
-          : [];
-      return { ...empty, to, cc, subject: prefixed("Re:", mail.subject), body: quote(mail), replyTo: mail.mail_id };
+      const first = sentByMe ? mail.to : mail.from;
+      const others = [mail.to, ...mail.cc].filter((a) => !mine(a) && a !== first);
+      // The gateway mails nobody outside: such a sender's reply goes to the first one
+      // of the gateway's own participants instead (none: an empty To, explained).
+      const outside = [first, ...others].filter(isOutside);
+      const inside = others.filter((a) => !isOutside(a));
+      const to = isOutside(first) ? (inside[0] ?? "") : first;
+      const cc = request.mode === "replyAll" ? inside.filter((a) => a !== to) : [];
+      const base = { ...empty, subject: prefixed("Re:", mail.subject), body: quote(mail), replyTo: mail.mail_id };
+      return { ...base, to, cc, outside: request.mode === "replyAll" ? outside : outside.filter((a) => a === first) };
     }
   }
 }

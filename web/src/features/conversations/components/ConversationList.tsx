@@ -6,8 +6,9 @@ import { EmptyState } from "@/components/EmptyState";
 import { ErrorNote } from "@/components/ErrorNote";
 import { Loading } from "@/components/Loading";
 import { ParticipantNames } from "@/components/ParticipantNames";
-import { addressName, formatTime } from "@/lib/format";
+import { formatTime } from "@/lib/format";
 import { sessionsQuery } from "../api/queries";
+import { PartyName } from "@/components/PartyName";
 
 export interface ConversationListProps {
   selectedId: string | null;
@@ -55,7 +56,7 @@ export function ConversationList({ selectedId, onOpen, filter = "", me }: Conver
             </span>
             {s.latest ? (
               <span className="line-clamp-2 text-sm text-muted">
-                <span className="font-medium text-ink">{addressName(s.latest.from)}</span>
+                <span className="font-medium text-ink"><PartyName address={s.latest.from} /></span>
                 {s.latest.excerpt ? `: ${s.latest.excerpt}` : null}
               </span>
             ) : null}

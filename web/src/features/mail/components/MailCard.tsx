@@ -2,7 +2,8 @@ import { useTranslation } from "react-i18next";
 import type { Session } from "@/api";
 import { BudgetBadge } from "@/components/BudgetBadge";
 import { ParticipantNames } from "@/components/ParticipantNames";
-import { addressName, formatTime } from "@/lib/format";
+import { PartyName } from "@/components/PartyName";
+import { formatTime } from "@/lib/format";
 import type { MailItemProps } from "./MailRow";
 import { MailStatusTag } from "./MailStatusTag";
 
@@ -20,7 +21,7 @@ export interface MailCardProps extends MailItemProps {
 export function MailCard({ mail, selected, outgoing, onOpen, session, me, unread = mail.status === "unread" }: MailCardProps) {
   const { t, i18n } = useTranslation();
   const latest = session?.latest;
-  const sender = addressName(latest ? latest.from : outgoing ? mail.to : mail.from);
+  const sender = latest ? latest.from : outgoing ? mail.to : mail.from;
   const excerpt = latest ? latest.excerpt : mail.body_preview;
   const time = latest ? latest.created_at : mail.created_at;
   return (
@@ -41,7 +42,7 @@ export function MailCard({ mail, selected, outgoing, onOpen, session, me, unread
         {session ? <ParticipantNames participants={session.participant_details ?? []} {...(me ? { except: me } : {})} /> : null}
       </span>
       <span className="line-clamp-2 text-sm text-muted">
-        <span className="font-medium text-ink">{sender}</span>
+        <span className="font-medium text-ink"><PartyName address={sender} /></span>
         {excerpt ? `: ${excerpt}` : null}
       </span>
       <span className="flex items-center gap-2">

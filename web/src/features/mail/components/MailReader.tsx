@@ -11,6 +11,7 @@ import { formatDateTime } from "@/lib/format";
 import { AttachmentList } from "./AttachmentList";
 import { MailActions, type MailActionsProps } from "./MailActions";
 import { MailStatusTag } from "./MailStatusTag";
+import { PartyName } from "@/components/PartyName";
 
 export interface MailReaderProps extends Omit<MailActionsProps, "mail"> {
   mail: Mail;
@@ -34,13 +35,20 @@ export function MailReader({ mail, conversation, body, thread, ...actions }: Mai
         </div>
         <dl className="grid grid-cols-[auto_1fr] gap-x-3 text-sm">
           <dt className="text-muted">{t("mail.from")}</dt>
-          <dd className="font-mono break-all" title={mail.from_email}>{mail.from}</dd>
+          <dd className="font-mono break-all" title={mail.from_email}><PartyName address={mail.from} full /></dd>
           <dt className="text-muted">{t("mail.to")}</dt>
-          <dd className="font-mono break-all" title={mail.to_email}>{mail.to}</dd>
+          <dd className="font-mono break-all" title={mail.to_email}><PartyName address={mail.to} full /></dd>
           {mail.cc.length > 0 ? (
             <>
               <dt className="text-muted">{t("mail.cc")}</dt>
-              <dd className="font-mono break-all">{mail.cc.join(", ")}</dd>
+              <dd className="font-mono break-all">
+                {mail.cc.map((address, i) => (
+                  <span key={address}>
+                    {i > 0 ? ", " : null}
+                    <PartyName address={address} full />
+                  </span>
+                ))}
+              </dd>
             </>
           ) : null}
           <dt className="text-muted">{t("mail.date")}</dt>

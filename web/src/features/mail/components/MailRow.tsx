@@ -1,8 +1,9 @@
 import { useTranslation } from "react-i18next";
 import type { Mail } from "@/api";
 import { MailRowFrame } from "@/components/MailRowFrame";
-import { addressName, formatTime } from "@/lib/format";
+import { addressName, formatTime, isOutside } from "@/lib/format";
 import { MailStatusTag } from "./MailStatusTag";
+import { OutsideMark } from "@/components/PartyName";
 
 export interface MailItemProps {
   mail: Mail;
@@ -16,7 +17,8 @@ export interface MailItemProps {
 
 export function MailRow({ mail, selected, outgoing, onOpen, unread = mail.status === "unread" }: MailItemProps) {
   const { t, i18n } = useTranslation();
-  const who = outgoing ? t("mail.toWhom", { name: addressName(mail.to) }) : addressName(mail.from);
+  const party = outgoing ? mail.to : mail.from;
+  const who = outgoing ? t("mail.toWhom", { name: addressName(party) }) : addressName(party);
   return (
     <MailRowFrame
       mailId={mail.mail_id}
@@ -26,6 +28,7 @@ export function MailRow({ mail, selected, outgoing, onOpen, unread = mail.status
       firstLine={
         <>
           <span className={`truncate ${unread ? "font-semibold" : ""}`}>{who}</span>
+          {isOutside(party) ? <OutsideMark /> : null}
           <span className="ml-auto shrink-0 text-xs text-muted tabular-nums">{formatTime(mail.created_at, i18n.language)}</span>
         </>
       }

@@ -1,8 +1,9 @@
 import { useTranslation } from "react-i18next";
 import type { SearchHit } from "@/api";
 import { MailRowFrame } from "@/components/MailRowFrame";
-import { addressName, formatTime } from "@/lib/format";
+import { formatTime } from "@/lib/format";
 import { MarkedText } from "./MarkedText";
+import { PartyName } from "@/components/PartyName";
 
 export interface SearchHitRowProps {
   hit: SearchHit;
@@ -24,7 +25,7 @@ export function SearchHitRow({ hit, terms, selected, onOpen }: SearchHitRowProps
       onOpen={() => onOpen(hit)}
       firstLine={
         <>
-          <span className={`truncate ${unread ? "font-semibold" : ""}`}>{addressName(hit.from)}</span>
+          <span className={`truncate ${unread ? "font-semibold" : ""}`}><PartyName address={hit.from} /></span>
           {hit.session_alias ? <span className="truncate font-mono text-xs text-muted">#{hit.session_alias}</span> : null}
           <span className="ml-auto shrink-0 text-xs text-muted tabular-nums">{formatTime(hit.created_at, i18n.language)}</span>
         </>
