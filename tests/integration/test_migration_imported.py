@@ -23,7 +23,7 @@ _MAIL = (
 
 
 def _old_conversations(connection: Connection) -> None:
-    command.upgrade(alembic_config(connection), "0027r")
+    command.upgrade(alembic_config(connection), "0028p")
     for conv, status, by in [
         ("from-outside", "active", ""),
         ("to-outside", "waiting", "ana"),

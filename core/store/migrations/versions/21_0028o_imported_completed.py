@@ -18,7 +18,7 @@ from __future__ import annotations
 from alembic import op
 
 revision = "0028o"
-down_revision = "0027r"
+down_revision = "0028p"
 branch_labels = None
 depends_on = None
 
