@@ -165,7 +165,9 @@ class MailView(View):
     cc_email: list[str]
     subject: str
     body: str | None = Field(None, description="Full Markdown body (omitted in listings).")
-    body_preview: str
+    body_preview: str = Field(description="The body as plain text, at most 200 characters.")
+    tasks_done: int = Field(0, description="Its Markdown task-list items checked (`- [x]`).")
+    tasks_total: int = Field(0, description="Its Markdown task-list items, checked or not.")
     mail_type: str
     auto: bool
     message_id: str
