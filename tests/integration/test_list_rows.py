@@ -9,6 +9,7 @@ import httpx
 from sqlalchemy import select, update
 
 from core.mail.excerpt_backfill import fill_excerpts
+from core.mail.list_rows import MailRowList
 from core.store.models import Mail
 from tests.support.gateway import PASSWORD, Api
 from tests.support.http import AGENT_MAIL, HUMAN_MAIL, HUMAN_SEND, ok
@@ -68,7 +69,8 @@ async def test_rows_carry_what_a_row_shows_with_the_inbox_paging(api: Api) -> No
         await _send(human, HUMAN_SEND, "builder@ModelRouter", subject=f"m{n}", body=f"**b{n}**")
     inbox = f"{AGENT_MAIL}/inbox/rows"
     page = ok(await builder.get(inbox, params={"limit": 2, "offset": 1}))
-    assert page["total"] == 5
+    assert (page["total"], page["total_exact"], page["has_more"]) == (5, True, True)
+    MailRowList.model_validate(page)  # what the OpenAPI document says it is
     assert [r["subject"] for r in page["rows"]] == ["m3", "m2"]
     row = page["rows"][0]
     assert set(row) == {
@@ -85,6 +87,8 @@ async def test_rows_carry_what_a_row_shows_with_the_inbox_paging(api: Api) -> No
     assert row["attachment_count"] == 0
     oldest = ok(await builder.get(inbox, params={"order": "oldest", "limit": 1}))
     assert [r["subject"] for r in oldest["rows"]] == ["m0"]
+    last = ok(await builder.get(inbox, params={"offset": 3, "limit": 2}))
+    assert ([r["subject"] for r in last["rows"]], last["has_more"]) == (["m1", "m0"], False)
     await builder.post(f"{AGENT_MAIL}/{row['mail_id']}/read")
     unread = ok(await builder.get(inbox, params={"status": "unread"}))
     assert (unread["total"], row["mail_id"] in {r["mail_id"] for r in unread["rows"]}) == (4, False)
