@@ -125,3 +125,22 @@ async def test_the_backfill_fills_mail_stored_without_an_excerpt(api: Api) -> No
     assert await fill_excerpts(store, pause=0) == 0  # nothing left: a restart does nothing
     rows = ok(await builder.get(f"{AGENT_MAIL}/inbox/rows"))["rows"]
     assert rows[0]["excerpt"] == "n6 a"
+
+
+async def test_a_conversation_says_its_unread_mail_and_latest_task_list(api: Api) -> None:
+    human = await api.human("jianf")
+    builder = await api.agent("builder")
+    first = await _send(human, HUMAN_SEND, "builder@ModelRouter", subject="tasks", body="go")
+    reply = {"to": "jianf@", "reply_to": first["mail_id"]}
+    tasked = await _send(builder, f"{AGENT_MAIL}/send", **reply, body="- [x] a\n- [ ] b\n- [ ] c")
+    await _send(builder, f"{AGENT_MAIL}/send", **reply, body="**Done** for now")
+    [conversation] = ok(await human.get("/api/v1/me/sessions"))["sessions"]
+    assert conversation["unread"] == 2
+    assert conversation["tasks"] == {"mail_id": tasked["mail_id"], "done": 1, "total": 3}
+    assert conversation["latest"]["excerpt"] == "Done for now"
+    assert conversation["budget_used"] == 2
+    ok(await human.post(f"{HUMAN_MAIL}/{tasked['mail_id']}/read"))
+    [conversation] = ok(await human.get("/api/v1/me/sessions"))["sessions"]
+    assert conversation["unread"] == 1
+    [theirs] = ok(await builder.get("/api/v1/sessions"))["sessions"]
+    assert (theirs["unread"], theirs["tasks"]["total"]) == (1, 3)
