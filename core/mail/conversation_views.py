@@ -72,7 +72,7 @@ def conversation_views(
                 budget_remaining=budget_remaining(conv),
                 participants=members[conv.id],
                 created_by=conv.created_by,
-                mail_count=stat.count,
+                mail_count=stat.mails,
                 created_at=conv.created_at,
                 updated_at=conv.updated_at,
                 latest=None
@@ -94,7 +94,7 @@ def conversation_views(
 
 
 class _Stats(NamedTuple):
-    count: int
+    mails: int
     newest: int
     unread: int
     tasked: int  # the newest seq with a task list, 0 for none
