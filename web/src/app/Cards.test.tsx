@@ -47,6 +47,22 @@ describe("cards", () => {
     expect(gateway.calls.some((c) => c.startsWith("GET /api/v1/agents"))).toBe(false);
   });
 
+  it("are one per conversation, with its unread mail and task progress, and open its newest mail", async () => {
+    writePreference("view", "cards");
+    act(() => navigate("/inbox"));
+    renderApp();
+    const card = await screen.findByRole("button", { name: /The leak is fixed/ });
+    // Three mails of the inbox, one conversation: one card.
+    const list = screen.getByRole("region", { name: "Mail" });
+    expect(within(list).getAllByRole("button")).toHaveLength(1);
+    expect(await within(card).findByText("1 unread")).toBeInTheDocument();
+    expect(within(card).getByText("1/3")).toBeInTheDocument();
+    expect(within(card).getByText("1 of 3 tasks done")).toBeInTheDocument();
+    expect(card).not.toHaveTextContent("**");
+    await userEvent.click(card);
+    expect(window.location.pathname).toBe("/inbox/m1");
+  });
+
   it("in Conversations show the latest sender and excerpt and the dots, from the list alone", async () => {
     act(() => navigate("/conversations"));
     renderApp();
