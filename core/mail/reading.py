@@ -66,8 +66,8 @@ def mail_view(
         subject=mail.subject,
         body=mail.body if full_body else None,
         body_preview=preview,
-        tasks_done=mail.tasks_done,
-        tasks_total=mail.tasks_total,
+        tasks_done=mail.tasks_done or 0,  # a row not flushed yet has no defaults
+        tasks_total=mail.tasks_total or 0,
         mail_type=mail.mail_type,
         auto=mail.auto,
         message_id=mail.message_id,
