@@ -7,7 +7,8 @@ gateway serves (api/app.py: middleware, authentication by user key, routing,
 serialisation and compression included), timed with `time.process_time()`: the CPU
 of this process, so on SQLite the database's work too, on PostgreSQL only the
 gateway's side (the server's is its own process). The client's share (httpx
-building the request and reading the answer) is in every case, the baseline too.
+building the request and reading the answer) is in every case, the baseline too;
+`GET /me` shows that floor (a request, its key checked, a small answer).
 """
 
 from __future__ import annotations
@@ -92,6 +93,7 @@ async def _one_size(database_url: str | None, mails: int, runs: int, warmup: int
             base = "/api/v1/me/mail"
             cases: dict[str, Request] = {
                 "baseline: GET /me/mail/{id}": lambda: client.get(f"{base}/{some}"),
+                "floor: GET /me (authenticated, no mail)": lambda: client.get("/api/v1/me"),
                 ROWS_CASE: lambda: client.get(f"{base}/inbox/rows", params={"limit": 50}),
                 "GET /me/mail/inbox?limit=50": lambda: client.get(
                     f"{base}/inbox", params={"limit": 50}
