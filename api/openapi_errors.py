@@ -132,6 +132,8 @@ SPECIFIC: dict[tuple[str, str], set[int]] = {
     ("POST", "/me/attachments"): {415},
     ("GET", "/mail/inbox"): {404},  # a `folder_id` that is none of the caller's
     ("GET", "/me/mail/inbox"): {404},
+    ("GET", "/mail/inbox/rows"): {404},
+    ("GET", "/me/mail/inbox/rows"): {404},
     ("POST", "/me/folders"): {409},  # a name in use, or the gateway's own
     ("PATCH", "/me/folders/{folder_id}"): {409},
 }

@@ -18,6 +18,12 @@
    of the page and the count statements, which show the index they use.
 
 Goal (docs/performance.md): under 10 ms each on SQLite. See bench/README.md.
+
+With `--rows` it measures the list endpoints instead (bench/_inbox_rows.py): CPU per
+request through the application in process, at `--rows-sizes` mails (10,000 and
+100,000), for `GET /me/mail/inbox/rows`, the full `GET /me/mail/inbox` and the
+baseline `GET /me/mail/{id}`, with the ratio to the baseline. Goal: ≤ 2 ms for the
+newest 50 rows of 10,000.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from _db import (
     settle,
     timing_table,
 )
+from _inbox_rows import rows_bench
 from sqlalchemy import select
 
 from core.mail import reading
@@ -67,6 +74,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--database-url", default="", help="PostgreSQL server; default SQLite")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
+    parser.add_argument("--rows", action="store_true", help="the list endpoints, CPU per request")
+    parser.add_argument("--rows-sizes", default="10000,100000", help="mails, comma-separated")
     return parser.parse_args(argv)
 
 
@@ -131,6 +140,11 @@ async def print_plans(store: Store, name: str) -> None:
 
 
 async def main(args: argparse.Namespace) -> None:
+    if args.rows:
+        sizes = [int(size) for size in args.rows_sizes.split(",")]
+        await rows_bench(args.database_url or None, sizes, args.runs, args.warmup)
+        console.print(f"reproduce: {reproduce('bench/inbox.py', args, parse_args([]))}")
+        return
     async with fresh_store(args.database_url or None, args.keep) as (store, described):
         started = time.perf_counter()
         console.print(f"filling {args.mails:,} mails for {args.recipients:,} recipients + 1 heavy")

@@ -101,6 +101,14 @@ class LatestMail(View):
     created_at: datetime
 
 
+class TaskProgress(View):
+    """The Markdown task list of a conversation's newest mail that has one."""
+
+    mail_id: str
+    done: int
+    total: int
+
+
 class ParticipantBrief(View):
     name: str
     kind: Literal["human", "agent"]
@@ -121,6 +129,10 @@ class SessionView(View):
     created_at: datetime
     updated_at: datetime
     latest: LatestMail | None = None
+    unread: int = Field(0, description="Its mails delivered to you and unread (not in Trash).")
+    tasks: TaskProgress | None = Field(
+        None, description="The task list of its newest mail you may see that has one."
+    )
     participant_details: list[ParticipantBrief] = Field(
         default_factory=list, description="`participants` with their kind and presence."
     )
@@ -183,7 +195,9 @@ class MailView(View):
     cc_email: list[str]
     subject: str
     body: str | None = Field(None, description="Full Markdown body (omitted in listings).")
-    body_preview: str
+    body_preview: str = Field(description="The body as plain text, at most 200 characters.")
+    tasks_done: int = Field(0, description="Its Markdown task-list items checked (`- [x]`).")
+    tasks_total: int = Field(0, description="Its Markdown task-list items, checked or not.")
     mail_type: str
     auto: bool
     message_id: str

@@ -36,6 +36,7 @@ from core.identity.security import set_bcrypt_rounds
 from core.identity.signed_in import CHECK_EVERY_SECONDS, SignedIn
 from core.identity.throttle import ConnectionsPerAddress, LoginThrottle
 from core.mail.attachments import collect_unsent
+from core.mail.excerpt_backfill import fill_excerpts
 from core.mail.idempotency import prune_idempotency_keys
 from core.mailboxes.expunged import prune_expunged
 from core.mailboxes.keywords import KeywordLimits
@@ -194,6 +195,8 @@ class Gateway:
         self._every(min(3600.0, max(1.0, ttl_seconds / 4)), self._collect_attachments)
         if self._background_jobs:
             self._tasks.append(asyncio.create_task(self._fill(filler), name="kept structures"))
+            # The list rows' excerpts of mail stored before them (core/mail/excerpt_backfill.py).
+            self._tasks.append(asyncio.create_task(self._fill_excerpts(), name="excerpts"))
         # Serving from now on: any stall of this loop over 250 ms is logged and counted
         # (start-up's imports and migrations, before any client, are not).
         watchdog = LoopWatchdog()
@@ -376,6 +379,17 @@ class Gateway:
                 await filler.run()
             except Exception:
                 log.exception("kept structures: the backfill failed; again in a minute")
+                await asyncio.sleep(60)
+
+    async def _fill_excerpts(self) -> None:
+        """Once; a failure is logged and tried again later (what was filled stays filled)."""
+        assert self.store is not None
+        while True:
+            try:
+                await fill_excerpts(self.store)
+                return
+            except Exception:
+                log.exception("excerpts: the backfill failed; again in a minute")
                 await asyncio.sleep(60)
 
     async def _sweep_presence(self) -> None:

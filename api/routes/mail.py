@@ -14,9 +14,10 @@ from api.idempotency import replay_header
 from api.paging import Offset
 from api.send_handler import HANDLED
 from core.errors import Forbidden
-from core.mail import placing, reading
+from core.mail import list_rows, placing, reading
 from core.mail.forward import ForwardRequest, forward_mail
 from core.mail.idempotency import Outcome, idempotency_key, write_once
+from core.mail.list_rows import MailRowList
 from core.mail.send import SendRequest, mail_writer
 from core.principal import Principal
 from core.settings import Settings
@@ -103,9 +104,52 @@ def mail_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
             store, settings.domain, caller, limit=limit, offset=offset, include_body=include_body
         )
 
+    _add_row_routes(router, Caller)
     _add_reading_routes(router, Caller)
     _add_state_routes(router, Caller)
     return router
+
+
+def _add_row_routes(router: APIRouter, Caller: Any) -> None:
+    """The lists' rows: what a row shows (excerpt, tasks, attachment count), nothing more."""
+
+    @router.get("/inbox/rows", response_model=MailRowList)
+    async def inbox_rows(
+        caller: Caller,
+        store: StoreDep,
+        status: reading.InboxStatus = "all",
+        limit: Annotated[int, Query(ge=1, le=500)] = 50,
+        offset: Offset = 0,
+        order: reading.Order = "newest",
+        folder_id: Annotated[str | None, Query(max_length=64)] = None,
+    ) -> Response:
+        """The inbox (or archive, Trash, a folder of yours) as list rows, as `/inbox` pages."""
+        return _json(
+            await list_rows.inbox_rows(
+                store,
+                caller,
+                status=status,
+                limit=limit,
+                offset=offset,
+                order=order,
+                folder_id=folder_id,
+            )
+        )
+
+    @router.get("/sent/rows", response_model=MailRowList)
+    async def sent_rows(
+        caller: Caller,
+        store: StoreDep,
+        limit: Annotated[int, Query(ge=1, le=500)] = 50,
+        offset: Offset = 0,
+    ) -> Response:
+        """The mail you sent as list rows, newest first."""
+        return _json(await list_rows.sent_rows(store, caller, limit=limit, offset=offset))
+
+
+def _json(content: bytes) -> Response:
+    """A body the domain wrote as JSON already (core/mail/list_rows.py)."""
+    return Response(content, media_type="application/json")
 
 
 def _add_reading_routes(router: APIRouter, Caller: Any) -> None:

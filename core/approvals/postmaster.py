@@ -14,6 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from core.address import POSTMASTER, Address, party_address
+from core.mail.excerpt import excerpt_values
 from core.store.events import emit
 from core.store.models import Conversation, Delivery, Mail, isoformat, new_id, utcnow
 
@@ -47,6 +48,7 @@ def write_notice(
         cc=[],
         subject=subject,
         body=body,
+        **excerpt_values(body),
         mail_type=NOTICE,
         auto=True,
         hops=0,

@@ -37,6 +37,7 @@ from core.errors import NotFound
 from core.identity.external import EXTERNAL_NAME
 from core.mail.conversation_rows import insert_conversation
 from core.mail.conversations import add_participants, lock_creation
+from core.mail.excerpt import excerpt_values
 from core.mail.imported import FILED
 from core.mailboxes.keywords import KeywordLimits, change_keywords
 from core.mailboxes.placement import FILED_IN_SENT, Placement, placement_in
@@ -213,6 +214,7 @@ def _mail_row(
         "cc": [],
         "subject": parsed.subject,
         "body": parsed.body,
+        **excerpt_values(parsed.body),
         "mail_type": FILED,
         "message_id": parsed.message_id or synthetic_message_id(original.data, domain),
         "raw_sha256": original.sha256,

@@ -1,8 +1,9 @@
 """Conversations as a viewer sees them, a page at a time in a fixed number of statements.
 
 A conversation list shows, per conversation, how many of its mails the viewer
-may see, the newest of them (sender, excerpt, time) and who takes part (kind and
-presence). Asking per conversation would be N+1 statements; here each is one
+may see and how many of those are unread, the newest of them (sender, plain
+excerpt, time), the task list of the newest that has one, and who takes part
+(kind and presence). Asking per conversation would be N+1 statements; here each is one
 statement for the whole page (tests/integration/test_session_list.py counts them):
 the counts and newest seqs grouped, those mails, the participants, the agents
 among them, the humans' recent web logins.
@@ -12,15 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import timedelta
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import and_, case, false, func, or_, select
 from sqlalchemy.orm import Session
 
 from core.identity.external import stored_party
 from core.mail.conversation_rows import ConversationState
 from core.store.models import Agent, Conversation, Delivery, Key, Mail, Participant, utcnow
-from core.views import LatestMail, ParticipantBrief, SessionView
+from core.views import LatestMail, ParticipantBrief, SessionView, TaskProgress
 
 EXCERPT_CHARS = 140
 # A human counts as online while one of their web logins was used this recently
@@ -57,8 +58,9 @@ def conversation_views(
     briefs = _briefs(session, sorted({name for group in members.values() for name in group}))
     views = []
     for conv in convs:
-        count, newest = stats.get(conv.id, (0, 0))
-        row = latest.get(newest)
+        stat = stats.get(conv.id, _Stats(0, 0, 0, 0))
+        row = latest.get(stat.newest)
+        tasked = latest.get(stat.tasked)
         views.append(
             SessionView(
                 session_id=conv.id,
@@ -70,7 +72,7 @@ def conversation_views(
                 budget_remaining=budget_remaining(conv),
                 participants=members[conv.id],
                 created_by=conv.created_by,
-                mail_count=count,
+                mail_count=stat.mails,
                 created_at=conv.created_at,
                 updated_at=conv.updated_at,
                 latest=None
@@ -81,38 +83,60 @@ def conversation_views(
                     excerpt=excerpt(row[4] or ""),
                     created_at=row[5],
                 ),
+                unread=stat.unread,
+                tasks=None
+                if tasked is None
+                else TaskProgress(mail_id=tasked[1], done=tasked[6], total=tasked[7]),
                 participant_details=[briefs[name] for name in members[conv.id]],
             )
         )
     return views
 
 
+class _Stats(NamedTuple):
+    mails: int
+    newest: int
+    unread: int
+    tasked: int  # the newest seq with a task list, 0 for none
+
+
 def _mail_stats(
     session: Session, ids: list[str], viewer: str
-) -> tuple[dict[str, tuple[int, int]], dict[int, Any]]:
-    """Per conversation, the viewer's mails counted and the newest seq; those mails."""
-    seen = or_(
-        Mail.from_name == viewer,
-        Mail.seq.in_(select(Delivery.mail_seq).where(Delivery.recipient == viewer)),
-    )
+) -> tuple[dict[str, _Stats], dict[int, Any]]:
+    """Per conversation, the viewer's mails counted, the newest seq, the unread ones and
+    the newest with a task list, in one grouped statement; those mails in another."""
+    mine = and_(Delivery.mail_seq == Mail.seq, Delivery.recipient == viewer)
+    unread = case((and_(Delivery.is_read == false(), Delivery.deleted == false()), 1), else_=0)
     stats = {
-        conv_id: (int(count), int(newest))
-        for conv_id, count, newest in session.execute(
-            select(Mail.session_id, func.count(), func.max(Mail.seq))
-            .where(Mail.session_id.in_(ids), seen)
+        conv_id: _Stats(int(count), int(newest), int(unread or 0), int(tasked or 0))
+        for conv_id, count, newest, unread, tasked in session.execute(
+            select(
+                Mail.session_id,
+                func.count(),
+                func.max(Mail.seq),
+                func.sum(unread),
+                func.max(case((Mail.tasks_total > 0, Mail.seq))),
+            )
+            .outerjoin(Delivery, mine)
+            .where(
+                Mail.session_id.in_(ids),
+                or_(Mail.from_name == viewer, Delivery.id.is_not(None)),
+            )
             .group_by(Mail.session_id)
         )
     }
-    newest_seqs = [newest for _, newest in stats.values()]
+    seqs = {seq for stat in stats.values() for seq in (stat.newest, stat.tasked) if seq}
     latest_rows = session.execute(
         select(
             Mail.seq,
             Mail.id,
             Mail.from_name,
             Mail.from_path,
-            func.substr(Mail.body, 1, EXCERPT_CHARS * 4),
+            func.coalesce(Mail.excerpt, func.substr(Mail.body, 1, EXCERPT_CHARS * 4)),
             Mail.created_at,
-        ).where(Mail.seq.in_(newest_seqs))
+            Mail.tasks_done,
+            Mail.tasks_total,
+        ).where(Mail.seq.in_(sorted(seqs)))
     ).all()
     return stats, {row[0]: row for row in latest_rows}
 

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 from core.address import normalize_alias, parse_address, parse_native
 from core.errors import DraftChanged, Forbidden, InvalidRequest, NotFound
 from core.mail.conversations import MAX_ALIAS
+from core.mail.excerpt import excerpt_of
 from core.mail.reading import PREVIEW_CHARS
 from core.mail.send import DEFAULT_LIMITS, MAX_CC, SendRequest, send_mail
 from core.mail.subjects import MAX_SUBJECT, one_line
@@ -111,7 +112,7 @@ def draft_view(draft: Draft, domain: str, *, full_body: bool = True) -> DraftVie
         cc_email=[a.email(domain) for a in cc],
         subject=draft.subject,
         body=draft.body if full_body else None,
-        body_preview=" ".join(draft.body.split())[:PREVIEW_CHARS],
+        body_preview=excerpt_of(draft.body, PREVIEW_CHARS).text,
         reply_to=draft.reply_to,
         session_alias=draft.session_alias,
         budget=_budget(draft.budget),

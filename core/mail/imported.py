@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 from core.identity.endpoints import Endpoint
 from core.identity.external import EXTERNAL_NAME, stored_cc
 from core.mail.conversations import add_participants, lock_creation
+from core.mail.excerpt import excerpt_values
 from core.mail.routing import initial_budget, open_conversation
 from core.mailboxes.uids import Placement, file_mails, new_mail_placements
 from core.store.models import Attachment, Conversation, Delivery, Mail, new_id, table_of
@@ -221,6 +222,7 @@ def _mail_row(mail: ImportedMail, here: Stored, parent_id: str | None) -> dict[s
         "cc": [stored_cc(e) for e in mail.cc],
         "subject": mail.subject.strip(),
         "body": mail.body,
+        **excerpt_values(mail.body),
         "mail_type": "normal",
         "auto": False,
         "hops": 0,

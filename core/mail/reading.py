@@ -46,7 +46,10 @@ def mail_view(
     status: Status | None = None
     if delivery is not None:
         status = delivery_status(delivery)
-    preview = " ".join(mail.body.split())[:PREVIEW_CHARS]
+    # Plain text kept at store time; the body's start until the backfill reaches it.
+    preview = (
+        mail.excerpt if mail.excerpt is not None else " ".join(mail.body.split())[:PREVIEW_CHARS]
+    )
     return MailView(
         mail_id=mail.id,
         seq=mail.seq,
@@ -63,6 +66,8 @@ def mail_view(
         subject=mail.subject,
         body=mail.body if full_body else None,
         body_preview=preview,
+        tasks_done=mail.tasks_done or 0,  # a row not flushed yet has no defaults
+        tasks_total=mail.tasks_total or 0,
         mail_type=mail.mail_type,
         auto=mail.auto,
         message_id=mail.message_id,
@@ -117,7 +122,7 @@ def delivery_of(session: Session, principal: Principal, mail: Mail) -> Delivery 
     )
 
 
-def _inbox_filter(
+def inbox_filter(
     name: str, status: InboxStatus, folder: str | None = None
 ) -> list[ColumnElement[bool]]:
     """Conditions on the recipient's deliveries only: an index prefix for every status.
@@ -159,7 +164,7 @@ def inbox_statements(
     inbox, and the count never touches `mails`: every delivery has its mail and
     every mail its conversation (foreign keys), so the joins cannot change it.
     """
-    mine = _inbox_filter(name, status, folder)
+    mine = inbox_filter(name, status, folder)
     count_query = select(func.count()).select_from(Delivery).where(*mine)
     ordering = Delivery.mail_seq.desc() if order == "newest" else Delivery.mail_seq.asc()
     page = (

@@ -37,6 +37,7 @@ from sqlalchemy.orm import Session, aliased
 from core.identity.external import EXTERNAL_NAME, MAILTO
 from core.mail.addressed import AgentWorkspaces, agent_workspaces
 from core.mail.attachments import attachments_of
+from core.mail.excerpt import MAX_PARSED_CHARS, excerpt_of
 from core.mail.reading import mail_view
 from core.mail.search_query import SearchQuery, parse_query
 from core.principal import Principal
@@ -180,8 +181,9 @@ def search_statements(
 
 
 def snippet(body: str, terms: list[str]) -> str:
-    """The body around the first term found (whitespace collapsed), else its start."""
-    flat = " ".join(body.split())
+    """The body's plain text (no Markdown, core/mail/excerpt.py) around the first term
+    found, else its start."""
+    flat = excerpt_of(body, limit=MAX_PARSED_CHARS).text
     lowered = flat.lower()
     found = [i for i in (lowered.find(t.lower()) for t in terms) if i >= 0]
     start = max(0, min(found) - SNIPPET_CHARS // 4) if found else 0

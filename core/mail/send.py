@@ -21,6 +21,7 @@ from core.mail.attachments import MAX_PER_MAIL, check_claimable
 from core.mail.auto_rule import check_auto, check_auto_conversation
 from core.mail.conversation_rows import ConversationRow
 from core.mail.conversations import MAX_ALIAS
+from core.mail.excerpt import excerpt_values
 from core.mail.naming import Proposal, extract_proposal
 from core.mail.new_mail import Permission, Sending, store_new_mail
 from core.mail.reading import forwardable_mail, visible_mail
@@ -202,6 +203,7 @@ def mail_writer(
         route,
         body,
         proposal,
+        excerpt_values(body),  # parsed here, outside the transaction's locks
     )
 
     def run(session: Session) -> SendResult:
@@ -231,6 +233,7 @@ class _Checked:
     route: Target
     body: str
     proposal: Proposal | None
+    listed: dict[str, object]  # the excerpt and task counts (core/mail/excerpt.py)
 
 
 def _write(session: Session, send: _Checked) -> SendResult:
@@ -307,6 +310,7 @@ def _mail_values(
             else request.subject.strip() or conv.subject
         ),
         "body": send.body,
+        **send.listed,
         "mail_type": mail.mail_type,
         "auto": request.auto,
         "hops": mail.hops,

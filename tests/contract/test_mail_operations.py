@@ -3,7 +3,7 @@ the rows they leave must be the same (tests/contract/rows.py compares every tabl
 whichever way each backend writes them (core/store/port.py).
 
 Sends, replies and conversations; permission requests decided, expired; forwards and
-drafts; renames, proposals and platform naming; events pruned.
+drafts; renames, proposals and platform naming; events pruned; excerpts backfilled.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from core.approvals.permissions import (
@@ -23,6 +23,7 @@ from core.approvals.permissions import (
 from core.errors import AlreadyDecided, NotFound
 from core.mail.conversations import SessionChange, update_conversation
 from core.mail.drafts import DraftInput, delete_draft, replace_draft, save_draft, send_draft
+from core.mail.excerpt_backfill import fill_excerpts
 from core.mail.forward import ForwardRequest, forward_mail
 from core.mail.naming import decide_proposal, sync_conversation
 from core.mail.placing import set_delivery_state
@@ -192,6 +193,19 @@ async def events_pruned(store: Store) -> None:
     await send(store, ANA, "builder@ws", "three")
 
 
+async def excerpts_filled(store: Store) -> None:
+    """Mail stored without an excerpt (before the columns existed) is filled by the
+    backfill, in batches, as a send would have kept it; a second run finds nothing."""
+    await send(store, ANA, "builder@ws", "plan", body="## Plan\n\n- [x] **a**\n- [ ] b")
+    await send(store, BUILDER, "ana@", "done", body="Done: see [the log](https://x.example)")
+    listed = select(Mail.seq, Mail.excerpt).order_by(Mail.seq)
+    kept = await store.read(lambda s: s.execute(listed).all())
+    await store.write(lambda s: s.execute(update(Mail).values(excerpt=None)))
+    assert await fill_excerpts(store, pause=0, batch_rows=1) == 2
+    assert await store.read(lambda s: s.execute(listed).all()) == kept
+    assert await fill_excerpts(store, pause=0) == 0
+
+
 SCENARIOS: list[Scenario] = [
     sends,
     sends_in_one_transaction,
@@ -201,6 +215,7 @@ SCENARIOS: list[Scenario] = [
     conversation_changes,
     naming,
     events_pruned,
+    excerpts_filled,
 ]
 
 

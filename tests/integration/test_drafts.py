@@ -56,7 +56,7 @@ async def test_save_list_read_replace_and_delete(api: Api) -> None:
     assert (full["cc"], full["cc_email"]) == (["alice@"], [f"alice@{D}"])
     assert full["subject"] == "Add a health check"
     assert (full["session_alias"], full["budget"]) == ("health-check", 3)
-    assert full["body_preview"] == "## Need Add `/health`."
+    assert full["body_preview"] == "Need Add /health."  # plain text, as lists show it
 
     # Newest first; bodies only on request, or when reading one draft.
     drafts = await listed(jianf)

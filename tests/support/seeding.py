@@ -20,10 +20,12 @@ from sqlalchemy import Table as SqlTable
 from sqlalchemy import func, insert, select, text
 from sqlalchemy.orm import Session
 
+from core.mail.excerpt import excerpt_values
 from core.store.engine import Store
 from core.store.models import Conversation, Delivery, Mail, table_of, utcnow
 
 BODY = "A mail body of a few lines, as agents write them. " * 4
+LISTED = excerpt_values(BODY)  # what the write path keeps beside a body (core/mail/excerpt.py)
 
 
 async def bulk_insert(store: Store, table: SqlTable, rows: Iterable[dict[str, Any]]) -> None:
@@ -103,6 +105,7 @@ async def fill_inbox(
                     "cc": [],
                     "subject": f"mail {seq - start + 1}",
                     "body": BODY,
+                    **LISTED,
                     "message_id": f"<{mail_id}@{fill.domain}>",
                     "created_at": now,
                 }

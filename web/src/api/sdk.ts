@@ -10,6 +10,7 @@ import { uploadAttachment, type UploadOptions } from "./upload";
 
 type Query<Op extends keyof operations> = NonNullable<operations[Op]["parameters"]["query"]>;
 export type InboxQuery = Query<"inbox_api_v1_me_mail_inbox_get">;
+export type RowsQuery = Query<"inbox_rows_api_v1_me_mail_inbox_rows_get">;
 export type TreeQuery = Query<"mail_tree_api_v1_me_mail__mail_id__tree_get">;
 export type PermissionsQuery = Query<"my_requests_api_v1_me_permissions_get">;
 export type SessionsQuery = Query<"list_sessions_api_v1_me_sessions_get">;
@@ -51,6 +52,10 @@ export function createSdk(options: ClientOptions = {}) {
       unwrap(client.GET("/api/v1/me/mail/inbox", { params: { query } })),
     sent: (query: { limit?: number; offset?: number } = {}) =>
       unwrap(client.GET("/api/v1/me/mail/sent", { params: { query } })),
+    inboxRows: (query: RowsQuery = {}) =>
+      unwrap(client.GET("/api/v1/me/mail/inbox/rows", { params: { query } })),
+    sentRows: (query: { limit?: number; offset?: number } = {}) =>
+      unwrap(client.GET("/api/v1/me/mail/sent/rows", { params: { query } })),
     mail: (mail_id: string) => unwrap(client.GET("/api/v1/me/mail/{mail_id}", mail(mail_id))),
     tree: (mail_id: string, query: TreeQuery = {}) =>
       unwrap(

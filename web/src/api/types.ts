@@ -5,6 +5,9 @@ type Schemas = components["schemas"];
 
 export type Mail = Schemas["MailView"];
 export type MailList = Schemas["MailList"];
+/** A mail as a list row shows it (`GET /me/mail/inbox/rows`): no body, no addresses' email forms. */
+export type ListedMail = Schemas["MailRowView"];
+export type MailRowList = Schemas["MailRowList"];
 export type TreeChunk = Schemas["TreeChunk"];
 export type TreeMail = Schemas["TreeMail"];
 export type AttachmentRef = Schemas["AttachmentRef"];

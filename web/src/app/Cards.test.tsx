@@ -4,7 +4,7 @@
  * online dot, with no request of their own; the dots follow `agent_online`.
  */
 import { QueryClient } from "@tanstack/react-query";
-import { act, render, screen, within } from "@testing-library/react";
+import { act, render, screen, waitFor, within } from "@testing-library/react";
 import userEventLib from "@testing-library/user-event";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { initI18n } from "@/lib/i18n";
@@ -45,6 +45,25 @@ describe("cards", () => {
     // One conversation list for every card; no directory of agents.
     expect(gateway.calls.filter((c) => c.startsWith("GET /api/v1/me/sessions"))).toHaveLength(1);
     expect(gateway.calls.some((c) => c.startsWith("GET /api/v1/agents"))).toBe(false);
+  });
+
+  it("are one per conversation, with its unread mail and task progress, and open its newest mail", async () => {
+    writePreference("view", "cards");
+    act(() => navigate("/inbox"));
+    renderApp();
+    const card = await screen.findByRole("button", { name: /The leak is fixed/ });
+    // Three mails of the inbox, one conversation: one card.
+    const list = screen.getByRole("region", { name: "Mail" });
+    expect(within(list).getAllByRole("button")).toHaveLength(1);
+    expect(await within(card).findByText("1 unread")).toBeInTheDocument();
+    expect(within(card).getByText("1/3")).toBeInTheDocument();
+    expect(within(card).getByText("1 of 3 tasks done")).toBeInTheDocument();
+    expect(card).not.toHaveTextContent("**");
+    await userEvent.click(card);
+    expect(window.location.pathname).toBe("/inbox/m1");
+    // Opening the unread mail marks it read, and the cards' unread counts are asked for again.
+    await waitFor(() => expect(gateway.calls).toContain("POST /api/v1/me/mail/m1/read"));
+    await waitFor(() => expect(gateway.calls.filter((c) => c.startsWith("GET /api/v1/me/sessions")).length).toBeGreaterThan(1));
   });
 
   it("in Conversations show the latest sender and excerpt and the dots, from the list alone", async () => {

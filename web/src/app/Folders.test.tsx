@@ -45,7 +45,7 @@ describe("folders of my own in the app", () => {
     await waitFor(() => expect(document.title).toBe("(1) Projects · AgentMail"));
     const row = await within(mailList()).findByRole("button", { name: /Which branch/ });
     await waitFor(() => expect(within(row).getByText("Unread")).toBeInTheDocument());
-    expect(gateway.calls).toContain(`GET /api/v1/me/mail/inbox?folder_id=${projects?.folder_id}&status=all&limit=200&offset=0`);
+    expect(gateway.calls).toContain(`GET /api/v1/me/mail/inbox/rows?folder_id=${projects?.folder_id}&status=all&limit=50&offset=0`);
 
     await userEvent.click(row);
     expect(window.location.pathname).toBe(`/folders/${projects?.folder_id}/m3`);

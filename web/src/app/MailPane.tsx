@@ -2,7 +2,7 @@
  * One mail in the reading pane, composed from the features: the mail itself,
  * its conversation's header, a permission card when it is a request, the tree.
  */
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
 import type { Mail, User } from "@/api";
 import { ErrorNote } from "@/components/ErrorNote";
@@ -11,6 +11,7 @@ import { PermissionCard } from "@/features/approvals/components/PermissionCard";
 import { useDecide } from "@/features/approvals/hooks/useDecide";
 import { QuickReply } from "@/features/compose/components/QuickReply";
 import { openCompose } from "@/features/compose/hooks/composeStore";
+import { sessionKeys } from "@/features/conversations/api/keys";
 import { ConversationHeader } from "@/features/conversations/components/ConversationHeader";
 import { ConversationTree } from "@/features/conversations/components/ConversationTree";
 import { mailKeys } from "@/features/mail/api/keys";
@@ -27,11 +28,19 @@ export interface MailPaneProps {
   onOpenMail: (mailId: string) => void;
 }
 
+/** The conversation cards count unread mail: a mail's new state refreshes them too. */
+function useRecountConversations() {
+  const queryClient = useQueryClient();
+  return () => void queryClient.invalidateQueries({ queryKey: sessionKeys.lists() });
+}
+
 export function useMailCommands(mail: Mail | undefined, onGone: () => void) {
   const action = useMailAction();
+  const recount = useRecountConversations();
   const run = (name: "archive" | "delete" | "restore" | "unread") => {
     if (!mail) return;
     void action.mutateAsync({ mailId: mail.mail_id, action: name }).then(() => {
+      recount();
       if (name !== "unread") onGone();
     });
   };
@@ -49,6 +58,7 @@ export function MailPane({ mailId, me, onGone, onOpenMail }: MailPaneProps) {
   const mail = query.data;
   const decide = useDecide(me.name, mailKeys.detail(mailId));
   const mark = useMailAction();
+  const recount = useRecountConversations();
   const commands = useMailCommands(mail, onGone);
 
   // A filed mail says `archived` read or not: its folder's unread listing tells.
@@ -56,7 +66,7 @@ export function MailPane({ mailId, me, onGone, onOpenMail }: MailPaneProps) {
   const folderUnread = useQuery({ ...folderUnreadQuery(folderId ?? ""), enabled: Boolean(folderId) });
   const unread = mail?.status === "unread" || Boolean(folderUnread.data?.includes(mailId));
   useEffect(() => {
-    if (unread) mark.mutate({ mailId, action: "read" });
+    if (unread) mark.mutate({ mailId, action: "read" }, { onSuccess: recount });
     // Once per opened unread mail; `mark` is a new object every render.
   }, [mailId, unread]);
 

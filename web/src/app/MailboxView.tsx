@@ -6,13 +6,14 @@
 import { useQuery } from "@tanstack/react-query";
 import { useCallback, useMemo, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { limits, type Mail, type Session, type User } from "@/api";
+import { limits, type ListedMail, type Session, type User } from "@/api";
 import { EmptyState } from "@/components/EmptyState";
 import { ErrorNote } from "@/components/ErrorNote";
 import { Loading } from "@/components/Loading";
 import { DraftList } from "@/features/compose/components/DraftList";
 import { sessionsQuery } from "@/features/conversations/api/queries";
 import { folderUnreadQuery, foldersQuery, mailQuery } from "@/features/mail/api/queries";
+import { onePerConversation } from "@/features/mail/conversationCards";
 import { MailList } from "@/features/mail/components/MailList";
 import { ViewToggle } from "@/features/mail/components/ViewToggle";
 import { useFolder } from "@/features/mail/hooks/useFolder";
@@ -46,9 +47,10 @@ export function MailboxView({ mailbox, mailId, me }: { mailbox: Mailbox; mailId:
   const sessions = useQuery({ ...sessionsQuery(), enabled: mode === "cards" });
   const open = useQuery({ ...mailQuery(mailId ?? ""), enabled: Boolean(mailId) });
 
-  const { mails } = list;
+  // Cards are conversations: each one's newest mail in the folder stands for it.
+  const mails = useMemo(() => (mode === "cards" ? onePerConversation(list.mails) : list.mails), [mode, list.mails]);
   // What j / k walk through: the results while searching, else the folder.
-  const shown: Mail[] = search.active ? search.hits : mails;
+  const shown: { mail_id: string }[] = search.active ? search.hits : mails;
   const bySession = useMemo(() => new Map((sessions.data?.sessions ?? []).map((s) => [s.session_id, s])), [sessions.data]);
 
   const pathOf = useCallback((id: string | null) => mailboxPath(folder ?? { folderId: ownId ?? "" }, id), [folder, ownId]);
@@ -117,7 +119,7 @@ export function MailboxView({ mailbox, mailId, me }: { mailbox: Mailbox; mailId:
         outgoing={folder === "sent"}
         onOpen={(m) => openMail(m.mail_id)}
         onNearEnd={list.loadMore}
-        {...(ownId ? { isUnread: (m: Mail) => unreadIds.has(m.mail_id) } : {})}
+        {...(ownId ? { isUnread: (m: ListedMail) => unreadIds.has(m.mail_id) } : {})}
         sessionOf={(id): Session | undefined => bySession.get(id)}
         me={me.name}
       />

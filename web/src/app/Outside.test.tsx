@@ -1,6 +1,6 @@
 import { screen } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import { base } from "@/test/fixtures";
+import { base, listedOf } from "@/test/fixtures";
 import { renderUi } from "@/test/render";
 import { QuickReply } from "@/features/compose/components/QuickReply";
 import { MailRow } from "@/features/mail/components/MailRow";
@@ -10,7 +10,7 @@ const fromBob = { ...base, from: "mailto:bob@example.com", from_email: "bob@exam
 
 describe("outside senders of imported mail", () => {
   it("are shown by address with a mark, never as mailto:", () => {
-    renderUi(<MailRow mail={fromBob} selected={false} onOpen={() => {}} />);
+    renderUi(<MailRow mail={listedOf(fromBob)} selected={false} onOpen={() => {}} />);
     expect(screen.getByText("bob@example.com")).toBeInTheDocument();
     expect(screen.getByText("outside")).toBeInTheDocument();
     expect(screen.getByText("(outside the gateway)")).toBeInTheDocument();

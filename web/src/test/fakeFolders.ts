@@ -5,6 +5,7 @@
  * the state routes move it as the real ones do (restore goes back where it was).
  */
 import type { Mail, MailFolder } from "@/api";
+import { rowsOf } from "./fixtures";
 
 type Json = (body: unknown, status?: number) => Response;
 type Status = NonNullable<Mail["status"]>;
@@ -142,7 +143,8 @@ export function answerFolders(method: string, url: URL, body: unknown, json: Jso
     return json({ mail_id: mail.mail_id, status: statusOf(p) });
   }
   const folderId = url.searchParams.get("folder_id");
-  if (method === "GET" && path === "/api/v1/me/mail/inbox" && folderId !== null) {
+  const rows = path === "/api/v1/me/mail/inbox/rows";
+  if (method === "GET" && (path === "/api/v1/me/mail/inbox" || rows) && folderId !== null) {
     if (!folders.some((f) => f.folder_id === folderId)) return notFound(`folder ${folderId}`);
     const unreadOnly = url.searchParams.get("status") === "unread";
     const filed = mails
@@ -151,7 +153,7 @@ export function answerFolders(method: string, url: URL, body: unknown, json: Jso
         return m.status != null && p.folder === folderId && !p.deleted && (!unreadOnly || !p.read);
       })
       .map(placed);
-    return json({ mails: filed, total: filed.length });
+    return json(rows ? rowsOf(filed) : { mails: filed, total: filed.length });
   }
   return null;
 }

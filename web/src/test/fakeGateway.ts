@@ -5,7 +5,7 @@
  */
 import { vi } from "vitest";
 import type { Mail } from "@/api";
-import { agent, base, mailSettings, permissionMail, questionMail, session, user } from "./fixtures";
+import { agent, base, mailSettings, permissionMail, questionMail, rowsOf, session, user } from "./fixtures";
 import { checkAddress } from "./fakeAddresses";
 import { answerAdmin, resetFakeAdmin } from "./fakeAdmin";
 import { answerFolders, placed, resetFakeFolders } from "./fakeFolders";
@@ -107,8 +107,12 @@ async function answer(request: Request): Promise<Response> {
       const mails = listed(url.searchParams.get("status"));
       return json({ mails, total: mails.length });
     }
+    case "GET /api/v1/me/mail/inbox/rows":
+      return json(rowsOf(listed(url.searchParams.get("status"))));
     case "GET /api/v1/me/mail/sent":
       return json({ mails: [], total: 0 });
+    case "GET /api/v1/me/mail/sent/rows":
+      return json(rowsOf([]));
     case "GET /api/v1/me/search": {
       const outcome = search([...inbox(), ...gateway.searchable], url.searchParams);
       return json(outcome.body, outcome.status);

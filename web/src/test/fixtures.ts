@@ -1,5 +1,5 @@
 /** The fake gateway's data: the mails, the conversation and the agent the app tests see. */
-import type { Mail, Session } from "@/api";
+import type { ListedMail, Mail, Session } from "@/api";
 
 export const base: Mail = {
   mail_id: "m1", session_id: "s1", session_alias: "fix-leak", seq: 1,
@@ -26,6 +26,7 @@ export const session: Session = {
   budget_used: 2, budget_remaining: 1, participants: ["jianf", "builder"], created_by: "jianf", mail_count: 3,
   created_at: "2026-12-01T09:00:00Z", updated_at: "2026-12-01T11:00:00Z",
   latest: { mail_id: "m3", from: "builder@ModelRouter.fix-leak", excerpt: "Should I fix it on main or on release-2?", created_at: "2026-12-01T11:00:00Z" },
+  unread: 1, tasks: { mail_id: "m3", done: 1, total: 3 },
   participant_details: [
     { name: "jianf", kind: "human", online: true },
     { name: "builder", kind: "agent", online: true },
@@ -44,3 +45,19 @@ export const mailSettings = {
   imap: { host: "mail.example.org", port: 993, security: "ssl/tls", ports: [{ port: 993, security: "ssl/tls" }, { port: 143, security: "starttls" }] },
   username: "jianf", address: "jianf@", email: "jianf@agentmail.localhost",
 };
+
+/** A mail as the list rows endpoints give it (`GET /me/mail/inbox/rows`). */
+export function listedOf(mail: Mail): ListedMail {
+  return {
+    mail_id: mail.mail_id, session_id: mail.session_id, session_alias: mail.session_alias,
+    from: mail.from, to: mail.to, subject: mail.subject, excerpt: mail.body_preview,
+    created_at: mail.created_at, mail_type: mail.mail_type, auto: mail.auto,
+    permission_state: mail.permission_state ?? null, delivery: mail.delivery === undefined ? "to" : mail.delivery,
+    status: mail.status ?? null, flagged: mail.flagged ?? null, answered: mail.answered ?? null,
+    folder_id: mail.folder_id ?? null, attachment_count: mail.attachments?.length ?? 0,
+    tasks_done: mail.tasks_done ?? 0, tasks_total: mail.tasks_total ?? 0,
+  };
+}
+
+/** A page of list rows. */
+export const rowsOf = (mails: Mail[]) => ({ rows: mails.map(listedOf), total: mails.length, total_exact: true, has_more: false });

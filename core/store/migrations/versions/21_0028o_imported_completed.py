@@ -1,7 +1,7 @@
 """imported conversations: threads with an outside participant are history, not open work
 
 Revision ID: 0028o
-Revises: 0027r
+Revises: 0028p
 Create Date: 2026-12-04
 
 An import (mbox, Maildir, IMAP) opens its conversations `completed` (core/mail/imported.py):

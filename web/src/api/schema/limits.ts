@@ -100,10 +100,19 @@ export const limits = {
       "limit": {"maximum":500,"minimum":1},
       "offset": {"maximum":2147483647,"minimum":0},
     },
+    "GET /api/v1/mail/inbox/rows": {
+      "folder_id": {"maxLength":64},
+      "limit": {"maximum":500,"minimum":1},
+      "offset": {"maximum":2147483647,"minimum":0},
+    },
     "POST /api/v1/mail/send": {
       "Idempotency-Key": {"maxLength":255,"minLength":1},
     },
     "GET /api/v1/mail/sent": {
+      "limit": {"maximum":500,"minimum":1},
+      "offset": {"maximum":2147483647,"minimum":0},
+    },
+    "GET /api/v1/mail/sent/rows": {
       "limit": {"maximum":500,"minimum":1},
       "offset": {"maximum":2147483647,"minimum":0},
     },
@@ -137,10 +146,19 @@ export const limits = {
       "limit": {"maximum":500,"minimum":1},
       "offset": {"maximum":2147483647,"minimum":0},
     },
+    "GET /api/v1/me/mail/inbox/rows": {
+      "folder_id": {"maxLength":64},
+      "limit": {"maximum":500,"minimum":1},
+      "offset": {"maximum":2147483647,"minimum":0},
+    },
     "POST /api/v1/me/mail/send": {
       "Idempotency-Key": {"maxLength":255,"minLength":1},
     },
     "GET /api/v1/me/mail/sent": {
+      "limit": {"maximum":500,"minimum":1},
+      "offset": {"maximum":2147483647,"minimum":0},
+    },
+    "GET /api/v1/me/mail/sent/rows": {
       "limit": {"maximum":500,"minimum":1},
       "offset": {"maximum":2147483647,"minimum":0},
     },

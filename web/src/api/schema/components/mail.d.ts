@@ -1,4 +1,5 @@
 // Generated from the gateway's OpenAPI document by `npm run gen:api`. Do not edit.
+import type { components } from "../components";
 
 export interface schemas_mail {
     /** DeliveryState */
@@ -38,6 +39,79 @@ export interface schemas_mail {
          * To
          * @description One address, native or email form.
          */
+        to: string;
+    };
+    /** MailRowList */
+    MailRowList: {
+        /**
+         * Has More
+         * @description Rows after this page: ask with `offset` + `limit`.
+         */
+        has_more: boolean;
+        /** Rows */
+        rows: components["schemas"]["MailRowView"][];
+        /**
+         * Total
+         * @description Mails in the list, counted up to 1,000.
+         */
+        total: number;
+        /**
+         * Total Exact
+         * @description False: more than `total` (counting stops there).
+         */
+        total_exact: boolean;
+    };
+    /**
+     * MailRowView
+     * @description A mail as a list row shows it; `GET …/mail/{mail_id}` has the rest.
+     */
+    MailRowView: {
+        /** Answered */
+        answered?: boolean | null;
+        /** Attachment Count */
+        attachment_count: number;
+        /** Auto */
+        auto: boolean;
+        /**
+         * Created At
+         * Format: date-time
+         */
+        created_at: string;
+        /**
+         * Delivery
+         * @description Null in Sent.
+         */
+        delivery: ("to" | "cc") | null;
+        /**
+         * Excerpt
+         * @description The body as plain text, at most 200 characters.
+         */
+        excerpt: string;
+        /** Flagged */
+        flagged?: boolean | null;
+        /** Folder Id */
+        folder_id?: string | null;
+        /** From */
+        from: string;
+        /** Mail Id */
+        mail_id: string;
+        /** Mail Type */
+        mail_type: string;
+        /** Permission State */
+        permission_state: ("open" | "decided" | "expired") | null;
+        /** Session Alias */
+        session_alias: string | null;
+        /** Session Id */
+        session_id: string;
+        /** Status */
+        status?: ("unread" | "read" | "archived" | "deleted") | null;
+        /** Subject */
+        subject: string;
+        /** Tasks Done */
+        tasks_done: number;
+        /** Tasks Total */
+        tasks_total: number;
+        /** To */
         to: string;
     };
     /** SendRequest */

@@ -52,7 +52,10 @@ export interface schemas_mail_tree {
          * @description Full Markdown body (omitted in listings).
          */
         body?: string | null;
-        /** Body Preview */
+        /**
+         * Body Preview
+         * @description The body as plain text, at most 200 characters.
+         */
         body_preview: string;
         /** Cc */
         cc: string[];
@@ -118,6 +121,18 @@ export interface schemas_mail_tree {
         status?: ("unread" | "read" | "archived" | "deleted") | null;
         /** Subject */
         subject: string;
+        /**
+         * Tasks Done
+         * @description Its Markdown task-list items checked (`- [x]`).
+         * @default 0
+         */
+        tasks_done?: number;
+        /**
+         * Tasks Total
+         * @description Its Markdown task-list items, checked or not.
+         * @default 0
+         */
+        tasks_total?: number;
         /** To */
         to: string;
         /** To Email */

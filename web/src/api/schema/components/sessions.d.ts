@@ -145,6 +145,14 @@ export interface schemas_sessions {
         status: "active" | "waiting" | "completed";
         /** Subject */
         subject: string;
+        /** @description The task list of its newest mail you may see that has one. */
+        tasks?: components["schemas"]["TaskProgress"] | null;
+        /**
+         * Unread
+         * @description Its mails delivered to you and unread (not in Trash).
+         * @default 0
+         */
+        unread?: number;
         /**
          * Updated At
          * Format: date-time
@@ -163,5 +171,17 @@ export interface schemas_sessions {
          * @description The platform's title for it.
          */
         title?: string | null;
+    };
+    /**
+     * TaskProgress
+     * @description The Markdown task list of a conversation's newest mail that has one.
+     */
+    TaskProgress: {
+        /** Done */
+        done: number;
+        /** Mail Id */
+        mail_id: string;
+        /** Total */
+        total: number;
     };
 }

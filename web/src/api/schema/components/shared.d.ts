@@ -125,7 +125,10 @@ export interface schemas_shared {
          * @description Full Markdown body (omitted in listings).
          */
         body?: string | null;
-        /** Body Preview */
+        /**
+         * Body Preview
+         * @description The body as plain text, at most 200 characters.
+         */
         body_preview: string;
         /** Cc */
         cc: string[];
@@ -186,6 +189,18 @@ export interface schemas_shared {
         status?: ("unread" | "read" | "archived" | "deleted") | null;
         /** Subject */
         subject: string;
+        /**
+         * Tasks Done
+         * @description Its Markdown task-list items checked (`- [x]`).
+         * @default 0
+         */
+        tasks_done?: number;
+        /**
+         * Tasks Total
+         * @description Its Markdown task-list items, checked or not.
+         * @default 0
+         */
+        tasks_total?: number;
         /** To */
         to: string;
         /** To Email */

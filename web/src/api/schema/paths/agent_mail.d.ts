@@ -184,6 +184,26 @@ export interface paths_agent_mail {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/mail/inbox/rows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Inbox Rows
+         * @description The inbox (or archive, Trash, a folder of yours) as list rows, as `/inbox` pages.
+         */
+        get: operations["inbox_rows_api_v1_mail_inbox_rows_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/mail/send": {
         parameters: {
             query?: never;
@@ -210,6 +230,26 @@ export interface paths_agent_mail {
         };
         /** Sent */
         get: operations["sent_api_v1_mail_sent_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mail/sent/rows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sent Rows
+         * @description The mail you sent as list rows, newest first.
+         */
+        get: operations["sent_rows_api_v1_mail_sent_rows_get"];
         put?: never;
         post?: never;
         delete?: never;

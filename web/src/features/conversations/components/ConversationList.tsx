@@ -2,6 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import type { Session } from "@/api";
 import { BudgetBadge } from "@/components/BudgetBadge";
+import { TaskBadge } from "@/components/TaskBadge";
 import { EmptyState } from "@/components/EmptyState";
 import { ErrorNote } from "@/components/ErrorNote";
 import { Loading } from "@/components/Loading";
@@ -21,7 +22,7 @@ export interface ConversationListProps {
 /**
  * Every conversation I take part in, the most recently active first, as cards:
  * subject, alias, status, participants (agents with their online dot), the
- * latest sender and excerpt, the budget. All from the list's own items.
+ * latest sender and excerpt, the budget, the newest task list's progress, unread mail. All from the list's own items.
  */
 export function ConversationList({ selectedId, onOpen, filter = "", me }: ConversationListProps) {
   const { t, i18n } = useTranslation();
@@ -53,6 +54,8 @@ export function ConversationList({ selectedId, onOpen, filter = "", me }: Conver
               <ParticipantNames participants={s.participant_details ?? []} {...(me ? { except: me } : {})} />
               <span>{t("session.mailCount", { count: s.mail_count })}</span>
               <BudgetBadge limit={s.budget_limit} used={s.budget_used} remaining={s.budget_remaining} />
+              {s.tasks ? <TaskBadge done={s.tasks.done} total={s.tasks.total} /> : null}
+              {s.unread ? <span className="font-semibold text-accent">{t("mail.unreadCount", { count: s.unread })}</span> : null}
             </span>
             {s.latest ? (
               <span className="line-clamp-2 text-sm text-muted">

@@ -1,33 +1,35 @@
 import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
-import type { Mail } from "@/api";
+import type { ListedMail } from "@/api";
 import type { Mailbox } from "@/lib/router";
 import { sdk } from "@/lib/sdk";
 import { mailKeys } from "./keys";
 
 /** The first page fills the screen quickly; later ones are bigger (the API's most), so
- * scrolling a long folder to its end asks the gateway less often. */
-export const PAGE = 200;
+ * scrolling a long folder to its end asks the gateway less often. Pages are list rows
+ * (`…/rows`): what a row shows, no bodies. */
+export const PAGE = 50;
 export const NEXT_PAGE = 500;
 
 export interface FolderPage {
-  mails: Mail[];
-  total: number;
+  mails: ListedMail[];
+  hasMore: boolean;
 }
 
 async function listFolder(folder: Mailbox, offset: number): Promise<FolderPage> {
   const limit = offset === 0 ? PAGE : NEXT_PAGE;
-  if (typeof folder !== "string") return sdk.inbox({ folder_id: folder.folderId, status: "all", limit, offset });
+  const page = (list: { rows: ListedMail[]; has_more: boolean }): FolderPage => ({ mails: list.rows, hasMore: list.has_more });
+  if (typeof folder !== "string") return page(await sdk.inboxRows({ folder_id: folder.folderId, status: "all", limit, offset }));
   switch (folder) {
     case "inbox":
-      return sdk.inbox({ status: "all", limit, offset });
+      return page(await sdk.inboxRows({ status: "all", limit, offset }));
     case "archive":
-      return sdk.inbox({ status: "archived", limit, offset });
+      return page(await sdk.inboxRows({ status: "archived", limit, offset }));
     case "trash":
-      return sdk.inbox({ status: "deleted", limit, offset });
+      return page(await sdk.inboxRows({ status: "deleted", limit, offset }));
     case "sent":
-      return sdk.sent({ limit, offset });
+      return page(await sdk.sentRows({ limit, offset }));
     case "drafts":
-      return { mails: [], total: 0 }; // drafts have their own listing (compose feature)
+      return { mails: [], hasMore: false }; // drafts have their own listing (compose feature)
   }
 }
 
@@ -37,10 +39,8 @@ export const folderQuery = (folder: Mailbox) =>
     queryKey: mailKeys.list(folder),
     queryFn: ({ pageParam }) => listFolder(folder, pageParam),
     initialPageParam: 0,
-    getNextPageParam: (last: FolderPage, pages: FolderPage[]) => {
-      const loaded = pages.reduce((count, page) => count + page.mails.length, 0);
-      return last.mails.length > 0 && loaded < last.total ? loaded : undefined;
-    },
+    getNextPageParam: (last: FolderPage, pages: FolderPage[]) =>
+      last.hasMore ? pages.reduce((count, page) => count + page.mails.length, 0) : undefined,
   });
 
 export const unreadCountQuery = () =>
@@ -76,5 +76,5 @@ export const folderUnreadQuery = (folderId: string) =>
   queryOptions({
     queryKey: mailKeys.folderUnread(folderId),
     queryFn: async () =>
-      (await sdk.inbox({ folder_id: folderId, status: "unread", limit: NEXT_PAGE })).mails.map((m) => m.mail_id),
+      (await sdk.inboxRows({ folder_id: folderId, status: "unread", limit: NEXT_PAGE })).rows.map((m) => m.mail_id),
   });

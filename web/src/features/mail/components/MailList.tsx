@@ -5,24 +5,24 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useRef } from "react";
 import { useTranslation } from "react-i18next";
-import type { Mail, Session } from "@/api";
+import type { ListedMail, Session } from "@/api";
 import type { ViewMode } from "../hooks/useViewMode";
 import { MailCard } from "./MailCard";
 import { MailRow } from "./MailRow";
 
 export interface MailListProps {
-  mails: Mail[];
+  mails: ListedMail[];
   selectedId: string | null;
   mode: ViewMode;
   outgoing?: boolean;
-  onOpen: (mail: Mail) => void;
+  onOpen: (mail: ListedMail) => void;
   /** The rows on screen come within a screenful of the last one loaded: load more. */
   onNearEnd?: () => void;
   sessionOf?: (sessionId: string) => Session | undefined;
   /** My name, left out of the cards' participants. */
   me?: string;
   /** Whether a mail is unread, where its status cannot say (a filed mail is `archived`). */
-  isUnread?: (mail: Mail) => boolean;
+  isUnread?: (mail: ListedMail) => boolean;
 }
 
 export function MailList({ mails, selectedId, mode, outgoing, onOpen, onNearEnd, sessionOf, me, isUnread }: MailListProps) {
@@ -31,7 +31,7 @@ export function MailList({ mails, selectedId, mode, outgoing, onOpen, onNearEnd,
   const virtualizer = useVirtualizer({
     count: mails.length,
     getScrollElement: () => scroller.current,
-    estimateSize: () => (mode === "cards" ? 150 : 76),
+    estimateSize: () => (mode === "cards" ? 160 : 76),
     overscan: 8,
     // Until the column is measured, assume it is as tall as the window: the first paint has rows.
     initialRect: { width: 380, height: typeof window === "undefined" ? 800 : window.innerHeight },

@@ -1,16 +1,16 @@
 import { useTranslation } from "react-i18next";
-import type { Mail } from "@/api";
+import type { ListedMail } from "@/api";
 import { MailRowFrame } from "@/components/MailRowFrame";
 import { addressName, formatTime, isOutside } from "@/lib/format";
 import { MailStatusTag } from "./MailStatusTag";
 import { OutsideMark } from "@/components/PartyName";
 
 export interface MailItemProps {
-  mail: Mail;
+  mail: ListedMail;
   selected: boolean;
   /** Sent mail shows who it went to; everything else who sent it. */
   outgoing?: boolean;
-  onOpen: (mail: Mail) => void;
+  onOpen: (mail: ListedMail) => void;
   /** Shown as unread; by default when its status says so. */
   unread?: boolean;
 }
@@ -37,7 +37,7 @@ export function MailRow({ mail, selected, outgoing, onOpen, unread = mail.status
         <span className={`truncate text-sm ${unread ? "font-semibold" : ""}`}>{mail.subject || t("mail.noSubject")}</span>
         <MailStatusTag mail={mail} />
       </span>
-      <span className="truncate text-xs text-muted">{mail.body_preview}</span>
+      <span className="truncate text-xs text-muted">{mail.excerpt}</span>
     </MailRowFrame>
   );
 }

@@ -3,7 +3,7 @@ import type { Mail } from "@/api";
 import { needsReply } from "@/lib/needsReply";
 
 /** What a mail is waiting for, in a word: a decision, a reply (an agent's question I have not answered), or nothing. */
-export function MailStatusTag({ mail }: { mail: Mail }) {
+export function MailStatusTag({ mail }: { mail: Pick<Mail, "mail_type" | "permission_state" | "answered" | "delivery"> }) {
   const { t } = useTranslation();
   if (mail.mail_type === "permission_request") {
     const state = mail.permission_state ?? "open";

@@ -1,0 +1,37 @@
+// Generated from the gateway's OpenAPI document by `npm run gen:api`. Do not edit.
+import type { components } from "../../components";
+
+export interface operations_my_mail_inbox_rows {
+    inbox_rows_api_v1_me_mail_inbox_rows_get: {
+        parameters: {
+            query?: {
+                folder_id?: string | null;
+                limit?: number;
+                /** @description Items to skip. */
+                offset?: number;
+                order?: "newest" | "oldest";
+                status?: "unread" | "read" | "all" | "archived" | "deleted";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailRowList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+        };
+    };
+}
