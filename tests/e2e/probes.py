@@ -116,3 +116,66 @@ async def settled(page: Page) -> None:
     await page.evaluate(
         "() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null)))"
     )
+
+
+# What sticks out past the right edge: the document, if it is wider than the window,
+# and each element that pokes out while its parent does not (the outermost one, so a
+# long word is one line). An element pokes out when its box, cut by the ancestors that
+# hide their overflow (an ellipsis), ends beyond the window or beyond the nearest
+# ancestor that scrolls (a wide table in a scroll box: a person would have to scroll
+# sideways to read it). Code blocks scroll sideways by design: they cut, like hidden.
+OVERFLOWING = (
+    "() => {"
+    + _NAME
+    + """
+  const width = innerWidth;
+  const found = [];
+  const root = document.documentElement;
+  if (root.scrollWidth > width) found.push(`document is ${root.scrollWidth} px wide`);
+  const memo = new Map();
+  const beyond = (el) => {
+    if (!el || el === document.body || el === root) return 0;
+    if (memo.has(el)) return memo.get(el);
+    const style = getComputedStyle(el);
+    const r = el.getBoundingClientRect();
+    let over = 0;
+    const shown = style.display !== 'contents' && style.visibility !== 'hidden';
+    if (shown && r.width > 1 && r.height > 1) {
+      let right = r.right;
+      let limit = width;
+      for (let up = el.parentElement; up && up !== document.body; up = up.parentElement) {
+        const overflow = getComputedStyle(up).overflowX;
+        if (overflow === 'visible') continue;
+        const box = up.getBoundingClientRect();
+        if (overflow === 'hidden' || overflow === 'clip' || up.tagName === 'PRE') {
+          right = Math.min(right, box.right);
+          continue;
+        }
+        limit = Math.min(limit, box.left + up.clientLeft + up.clientWidth);  // it scrolls
+        break;
+      }
+      over = right - limit;
+    }
+    memo.set(el, over);
+    return over;
+  };
+  for (const el of document.body.querySelectorAll('*')) {
+    const over = beyond(el);
+    if (over <= 0.5) continue;
+    if (beyond(el.parentElement) > 0.5) continue;
+    const cls = (el.getAttribute('class') || '').split(/\\s+/).slice(0, 4).join('.');
+    found.push(`${el.tagName.toLowerCase()}${cls ? '.' + cls : ''} "${nameOf(el)}" ` +
+      `pokes out ${Math.round(over)} px`);
+  }
+  return found;
+}"""
+)
+
+
+async def overflowing(page: Page) -> list[str]:
+    """Everything wider than the screen, named (empty when the page fits).
+
+    Measure after `settled(page)`: a pane sliding in overhangs by its offset.
+    """
+    result: list[str] = await page.evaluate(OVERFLOWING)
+    return result

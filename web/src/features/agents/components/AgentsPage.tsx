@@ -36,10 +36,10 @@ export function AgentsPage({ onWrite, conversationsOf, onOpenConversation }: Age
       <h1 className="mb-3 text-xl font-semibold">{t("nav.agents")}</h1>
       <ul className="grid gap-3 md:grid-cols-2 xl:grid-cols-3">
         {agents.map((agent) => (
-          <li key={agent.agent_id} className="flex flex-col gap-2 rounded-lg border border-line bg-surface p-3">
+          <li key={agent.agent_id} className="flex min-w-0 flex-col gap-2 rounded-lg border border-line bg-surface p-3">
             <div className="flex items-center gap-2">
               <PresenceDot online={agent.status === "online"} />
-              <h2 className="font-semibold">{agent.agent_name}</h2>
+              <h2 className="min-w-0 font-semibold wrap-anywhere">{agent.agent_name}</h2>
               {agent.platform ? <span className="rounded bg-raised px-1.5 text-xs text-muted">{agent.platform}</span> : null}
             </div>
             <p className="text-xs text-muted">
@@ -51,8 +51,8 @@ export function AgentsPage({ onWrite, conversationsOf, onOpenConversation }: Age
             <ul className="flex flex-col gap-1">
               {agent.workspaces.map((ws) => (
                 <li key={ws.address} className="flex flex-wrap items-center gap-2 text-sm">
-                  <span className="font-mono">{ws.address}</span>
-                  <span className="truncate text-xs text-muted" title={ws.path}>
+                  <span className="min-w-0 font-mono wrap-anywhere">{ws.address}</span>
+                  <span className="max-w-full min-w-0 truncate text-xs text-muted" title={ws.path}>
                     {ws.path}
                   </span>
                   <span className="ml-auto flex">

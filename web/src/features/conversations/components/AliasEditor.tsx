@@ -42,10 +42,10 @@ export function AliasEditor({ alias, onRename }: AliasEditorProps) {
           setMalformed(false);
           setEditing(true);
         }}
-        className="inline-flex min-h-8 items-center gap-1 rounded px-1 font-mono text-sm text-accent hover:bg-raised max-md:min-h-11"
-        title={t("session.rename")}
+        className="inline-flex min-h-8 max-w-full min-w-0 items-center gap-1 rounded px-1 font-mono text-sm text-accent hover:bg-raised max-md:min-h-11"
+        title={`#${alias ?? t("session.noAlias")} · ${t("session.rename")}`}
       >
-        #{alias ?? t("session.noAlias")}
+        <span className="truncate">#{alias ?? t("session.noAlias")}</span>
         <span className="sr-only">{t("session.rename")}</span>
         <span aria-hidden="true" className="text-xs text-muted">✎</span>
       </button>
