@@ -1,4 +1,5 @@
 /** Narrow screens: the main places within thumb reach, the rest in a drawer. */
+import { Icon } from "@/components/Icon";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { CountBadge } from "@/components/CountBadge";
@@ -25,7 +26,7 @@ export function BottomNav({ active, counts, isAdmin, currentFolderId }: NavProps
             onNavigate={() => setDrawer(false)}
             className={`flex min-h-12 items-center gap-3 rounded-md px-3 ${active === item.id ? "bg-accent-soft text-accent" : "hover:bg-raised"}`}
           >
-            <span aria-hidden="true">{item.icon}</span>
+            <Icon name={item.icon} className="size-5" />
             {t(item.labelKey)}
           </NavLink>
         </li>
@@ -42,9 +43,7 @@ export function BottomNav({ active, counts, isAdmin, currentFolderId }: NavProps
         const count = item.count ? counts[item.count] : undefined;
         return (
           <NavLink key={item.id} href={hrefOf(item)} current={active === item.id} className={`${cell} ${active === item.id ? "text-accent" : "text-muted"}`}>
-            <span aria-hidden="true" className="text-lg">
-              {item.icon}
-            </span>
+            <Icon name={item.icon} className="size-5" />
             <span className="flex items-center gap-1">
               {t(item.labelKey)}
               <CountBadge value={count} label={t("nav.countLabel", { count: count ?? 0 })} />
@@ -53,15 +52,11 @@ export function BottomNav({ active, counts, isAdmin, currentFolderId }: NavProps
         );
       })}
       <button type="button" className={`${cell} text-muted`} onClick={() => openCompose({ mode: "new" })}>
-        <span aria-hidden="true" className="text-lg">
-          ✏
-        </span>
+        <Icon name="compose" className="size-5" />
         {t("compose.new")}
       </button>
       <button type="button" className={`${cell} text-muted`} onClick={() => setDrawer(true)} aria-haspopup="dialog">
-        <span aria-hidden="true" className="text-lg">
-          ☰
-        </span>
+        <Icon name="menu" className="size-5" />
         {t("nav.more")}
       </button>
       <Modal open={drawer} onOpenChange={setDrawer} title={t("nav.more")}>

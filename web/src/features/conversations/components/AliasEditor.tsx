@@ -3,6 +3,7 @@
  * An alias that breaks the grammar is said at once, in the words the gateway's
  * refusal would get (ARCHITECTURE.md, "Grammar").
  */
+import { Icon } from "@/components/Icon";
 import { useEffect, useId, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { limits } from "@/api";
@@ -47,7 +48,7 @@ export function AliasEditor({ alias, onRename }: AliasEditorProps) {
       >
         <span className="truncate">#{alias ?? t("session.noAlias")}</span>
         <span className="sr-only">{t("session.rename")}</span>
-        <span aria-hidden="true" className="text-xs text-muted">✎</span>
+        <Icon name="edit" className="size-3 text-muted" />
       </button>
     );
   }
