@@ -9,9 +9,9 @@ const CELL = "p-2 max-md:p-0 max-md:text-muted";
 /** Keys (never the secret itself) with their state, each revocable while active.
  * On a phone each row is a small card: the label (or key id) on a line of its own,
  * wrapped, then lifecycle, date and state, with Revoke at the end. */
-export function KeyTable({ keys, onRevoke }: { keys: Key[]; onRevoke: (keyId: string) => void }) {
+export function KeyTable({ keys, onRevoke, empty }: { keys: Key[]; onRevoke: (keyId: string) => void; empty?: string }) {
   const { t, i18n } = useTranslation();
-  if (keys.length === 0) return <p className="text-sm text-muted">{t("keys.none")}</p>;
+  if (keys.length === 0) return <p className="text-sm text-muted">{empty ?? t("keys.none")}</p>;
   return (
     <div className="md:overflow-x-auto">
       <table className="w-full text-left text-sm max-md:block">

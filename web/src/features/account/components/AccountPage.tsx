@@ -60,7 +60,9 @@ export function AccountPage({ me, onLogout }: { me: User; onLogout: () => void }
           }}
         />
         {keys.isError ? <ErrorNote error={keys.error} /> : null}
-        <KeyTable keys={keys.data ?? []} onRevoke={(id) => void sdk.revokeKey(id).then(refresh)} />
+        {keys.data ? (
+          <KeyTable keys={keys.data} empty={t("keys.noneMine")} onRevoke={(id) => void sdk.revokeKey(id).then(refresh)} />
+        ) : null}
       </section>
     </div>
   );

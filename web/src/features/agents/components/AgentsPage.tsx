@@ -30,7 +30,15 @@ export function AgentsPage({ onWrite, conversationsOf, onOpenConversation }: Age
   const agents = [...query.data].sort(
     (a, b) => Number(b.status === "online") - Number(a.status === "online") || a.agent_name.localeCompare(b.agent_name),
   );
-  if (agents.length === 0) return <EmptyState title={t("agents.none")} hint={t("agents.noneHint")} />;
+  if (agents.length === 0) {
+    return (
+      <EmptyState title={t("agents.none")} hint={t("agents.noneHint")}>
+        <a href="/api/v1/docs" target="_blank" rel="noopener" className="inline-flex min-h-11 items-center text-accent underline">
+          {t("agents.docs")}
+        </a>
+      </EmptyState>
+    );
+  }
   return (
     <div className="overflow-y-auto p-4">
       <h1 className="mb-3 text-xl font-semibold">{t("nav.agents")}</h1>
@@ -40,7 +48,7 @@ export function AgentsPage({ onWrite, conversationsOf, onOpenConversation }: Age
             <div className="flex items-center gap-2">
               <PresenceDot online={agent.status === "online"} />
               <h2 className="min-w-0 font-semibold wrap-anywhere">{agent.agent_name}</h2>
-              {agent.platform ? <span className="rounded bg-raised px-1.5 text-xs text-muted">{agent.platform}</span> : null}
+              {agent.platform ? <span data-chip="" className="max-w-[40%] truncate rounded bg-raised px-1.5 text-xs text-muted" title={agent.platform}>{agent.platform}</span> : null}
             </div>
             <p className="text-xs text-muted">
               {agent.status === "online" ? t("agents.online") : t("agents.offline")}

@@ -1,5 +1,5 @@
 import type { Mail } from "@/api";
-import { addressName } from "@/lib/format";
+import { addressName, formatDateTime } from "@/lib/format";
 import type { ComposeRequest } from "./composeStore";
 
 export interface ComposeFields {
@@ -16,13 +16,14 @@ export interface ComposeFields {
 const prefixed = (prefix: string, subject: string) =>
   subject.toLowerCase().startsWith(prefix.toLowerCase()) ? subject : `${prefix} ${subject}`;
 
-function quote(mail: Mail): string {
+/** The mail answered, quoted under a line saying who wrote it and when, in the reader's words. */
+function quote(mail: Mail, language: string): string {
   const body = (mail.body ?? mail.body_preview).split("\n").map((line) => `> ${line}`);
-  return `\n\n${mail.from} (${mail.created_at}):\n${body.join("\n")}`;
+  return `\n\n${mail.from} (${formatDateTime(mail.created_at, language)}):\n${body.join("\n")}`;
 }
 
 /** The fields a compose window starts with: a reply goes to `from` (its alias keeps the conversation). */
-export function initialFields(request: ComposeRequest, me: string): ComposeFields {
+export function initialFields(request: ComposeRequest, me: string, language = "en"): ComposeFields {
   const empty: ComposeFields = { to: "", cc: [], subject: "", body: "", budget: "", replyTo: null, sessionAlias: null };
   switch (request.mode) {
     case "new":
@@ -51,7 +52,7 @@ export function initialFields(request: ComposeRequest, me: string): ComposeField
         request.mode === "replyAll"
           ? [mail.to, ...mail.cc].filter((a) => !mine(a) && a !== to)
           : [];
-      return { ...empty, to, cc, subject: prefixed("Re:", mail.subject), body: quote(mail), replyTo: mail.mail_id };
+      return { ...empty, to, cc, subject: prefixed("Re:", mail.subject), body: quote(mail, language), replyTo: mail.mail_id };
     }
   }
 }
