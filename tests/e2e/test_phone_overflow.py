@@ -4,7 +4,7 @@ One desk seeded once with everything long (tests/e2e/long_data.py), then every
 route walked at both sizes: the document is no wider than the window and no
 element's visible box ends beyond it (tests/e2e/probes.py `overflowing`, which
 names what sticks out). A view joins the walk as one entry of `STOPS`: its name
-and how to get there (a path, or steps on the page) and what says it is there.
+and how to get there (a path, or steps on the page) and what says it is there. Each stop's picture is web/screenshots/long-VIEW-SIZE-light.png.
 """
 
 from __future__ import annotations
@@ -126,10 +126,8 @@ async def walk(desk: Desk, seed: LongDesk, size: Size) -> list[str]:
     for stop in STOPS:
         await stop.reach(page, seed)
         await settled(page)
-        wide = await overflowing(page)
-        if wide:
-            await desk.screenshot(page, f"overflow-{stop.name.replace(' ', '-')}", size, "light")
-        found += [f"{size} {stop.name}: {what}" for what in wide]
+        found += [f"{size} {stop.name}: {what}" for what in await overflowing(page)]
+        await desk.screenshot(page, f"long-{stop.name.replace(' ', '-')}", size, "light")
     return found
 
 

@@ -33,7 +33,8 @@ export function BottomNav({ active, counts, isAdmin, currentFolderId }: NavProps
       ))}
     </ul>
   );
-  const cell = "relative flex min-h-14 min-w-11 flex-1 flex-col items-center justify-center gap-0.5 text-xs";
+  // Each cell as wide as its label needs, the rest shared: "Conversations" fits at 320 px.
+  const cell = "relative flex min-h-14 min-w-11 flex-auto flex-col items-center justify-center gap-0.5 px-1 text-center text-xs leading-tight";
   return (
     <nav
       aria-label={t("nav.label")}
@@ -44,8 +45,9 @@ export function BottomNav({ active, counts, isAdmin, currentFolderId }: NavProps
         return (
           <NavLink key={item.id} href={hrefOf(item)} current={active === item.id} className={`${cell} ${active === item.id ? "text-accent" : "text-muted"}`}>
             <Icon name={item.icon} className="size-5" />
-            <span className="flex items-center gap-1">
-              {t(item.labelKey)}
+            {t(item.labelKey)}
+            {/* On the icon's corner, not beside the label: the label keeps the cell's width. */}
+            <span className="absolute top-1 left-1/2 ml-1.5 flex">
               <CountBadge value={count} label={t("nav.countLabel", { count: count ?? 0 })} />
             </span>
           </NavLink>

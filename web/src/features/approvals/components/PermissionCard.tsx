@@ -118,6 +118,7 @@ export function PermissionCard({ mail, me, onDecide, compact }: PermissionCardPr
                 key={option}
                 variant={index === 0 ? "primary" : "secondary"}
                 disabled={pending !== null}
+                className="max-w-full wrap-anywhere"
                 onClick={() => void decide(option)}
               >
                 {pending === option ? t("permission.sending") : option}

@@ -66,7 +66,7 @@ export function ConversationHeader({ sessionId, onOpenConversation }: { sessionI
           </Button>
         </span>
       </div>
-      <p className="text-sm text-muted">
+      <p className="text-sm text-muted wrap-anywhere">
         {t("session.participants")}: {session.participants.map(addressName).join(", ")} ·{" "}
         {t("session.mailCount", { count: session.mail_count })}
       </p>
