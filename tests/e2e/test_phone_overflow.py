@@ -1,10 +1,12 @@
 """At 320x640 and 390x844, with long data, no view is wider than the screen.
 
 One desk seeded once with everything long (tests/e2e/long_data.py), then every
-route walked at both sizes: the document is no wider than the window and no
-element's visible box ends beyond it (tests/e2e/probes.py `overflowing`, which
-names what sticks out). A view joins the walk as one entry of `STOPS`: its name
-and how to get there (a path, or steps on the page) and what says it is there. Each stop's picture is web/screenshots/long-VIEW-SIZE-light.png.
+route walked at both sizes: the document is no wider than the window, no element
+pokes out of it (or of the box that scrolls it) and no text runs out of its
+element (tests/e2e/probes.py `overflowing`, which names what it finds). A view
+joins the walk as one entry of `STOPS`: its name and how to get there (a path,
+or steps on the page) and what says it is there. Each stop's picture is
+web/screenshots/long-VIEW-SIZE-light.png.
 """
 
 from __future__ import annotations
@@ -83,6 +85,17 @@ async def search(page: Page, seed: LongDesk) -> None:
     await expect(found.first).to_be_visible()
 
 
+def view_mode(name: str) -> Reach:
+    """The inbox as cards or as a list (the choice is remembered: the walk sets it back)."""
+
+    async def reach(page: Page, seed: LongDesk) -> None:
+        await go(page, "/inbox")
+        await page.get_by_role("button", name=name, exact=True).click()
+        await expect(page.locator("[data-mail-id]").first).to_be_visible()
+
+    return reach
+
+
 async def drawer(page: Page, seed: LongDesk) -> None:
     await go(page, "/inbox")
     await page.get_by_role("button", name="More").click()
@@ -96,6 +109,8 @@ async def close_drawer(page: Page, seed: LongDesk) -> None:
 
 STOPS: list[Stop] = [
     path_stop("inbox", lambda s: "/inbox", first_row),
+    Stop("inbox as cards", view_mode("Cards")),
+    Stop("inbox as a list", view_mode("List")),
     path_stop("mail", lambda s: f"/inbox/{s.reply}", subject_shown),
     path_stop("thread", lambda s: f"/inbox/{s.forward}", subject_shown),
     path_stop("permission", lambda s: f"/inbox/{s.request}", subject_shown),
