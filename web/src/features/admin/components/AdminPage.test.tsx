@@ -54,7 +54,7 @@ describe("users", () => {
 describe("agent keys", () => {
   it("with none yet, says what to do: issue one for an agent's bridge", async () => {
     renderUi(<AdminPage />);
-    expect(await screen.findByText(/No agent keys yet\. Issue one above/)).toBeInTheDocument();
+    expect(await screen.findByText(/No agent keys yet: issue one above/)).toBeInTheDocument();
   });
 
   it("registers a client-generated key as given", async () => {
