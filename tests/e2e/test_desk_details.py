@@ -1,5 +1,8 @@
 """The desk's small things: closing a conversation with Undo, images that are never
 fetched, status chips on one line, and an offline dot that shows in the dark.
+
+Only the axe test's context bypasses the CSP (to inject axe); the others run under
+the gateway's real policy.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import pytest
 from playwright.async_api import ConsoleMessage, Request, expect
 
 from core.identity.agents import mark_silent_agents_offline
+from tests.e2e.axe import serious_violations
 from tests.e2e.desk import Desk, Theme
 from tests.e2e.probes import settled
 from tests.support.http import AGENT_SEND, HUMAN_SEND, ok
@@ -42,6 +46,25 @@ async def test_close_conversation_then_undo_reopens_it(desk: Desk) -> None:
     await expect(toast).to_have_count(0)
     session = f"/api/v1/me/sessions/{sent['session_id']}"
     assert ok(await human.get(session))["session"]["status"] == "active"
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+async def test_the_undo_toast_passes_axe(desk: Desk, theme: Theme) -> None:
+    """axe (contrast included) with the toast up; the pointer rests on Undo meanwhile,
+    which holds the toast (lib/toast.ts TOAST_MS would end it on a slow machine)."""
+    human = await desk.human()
+    await desk.agent("toaster", ("app", "/srv/app"))
+    to = f"{desk.agent_name('toaster')}@app.new"
+    sent = ok(await human.post(HUMAN_SEND, json={"to": to, "subject": "Toast", "body": "."}))
+    page = await desk.open("phone", theme, bypass_csp=True, path=f"/sent/{sent['mail_id']}")
+    header = page.get_by_role("region", name="Conversation", exact=True)
+    await header.get_by_role("button", name="Close conversation").click()
+    toast = page.get_by_role("status").filter(has_text="Conversation closed.")
+    await toast.get_by_role("button", name="Undo").hover()
+    failing = await serious_violations(page, f"undo toast ({theme})")
+    await desk.screenshot(page, "undo-toast", "phone", theme)
+    await expect(toast.get_by_role("button", name="Undo")).to_be_visible()
+    assert not failing, "\n".join(failing)
 
 
 async def test_a_remote_image_is_a_placeholder_and_never_requested(desk: Desk) -> None:
