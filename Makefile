@@ -202,14 +202,14 @@ CHROMIUM := /usr/bin/chromium
 ## `make test` ends with the browser suite, after the web UI's checks.
 test: e2e
 
-## Debian's Chromium, which the e2e suite drives (never a downloaded browser build), and an
-## emoji font for the UI's icons in the screenshots.
+## Debian's Chromium, which the e2e suite drives (never a downloaded browser build). The
+## UI's icons are SVG (lucide), so no emoji font is needed.
 ## As root (CI) it is installed with apt; otherwise say how, and fail under CI=true.
 chromium:
 	@if [ -x $(CHROMIUM) ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ]; then \
 		$(TIMED) "apt-get install chromium" sh -c 'apt-get update -q && \
-			DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium fonts-noto-color-emoji'; \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium'; \
 	else \
 		echo "$(CHROMIUM) not found: the e2e suite needs Debian's Chromium (sudo apt-get install -y chromium)" >&2; \
 		if [ "$${CI:-}" = true ]; then exit 1; fi; \

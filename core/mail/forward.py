@@ -8,6 +8,9 @@ across conversations.
 
 from __future__ import annotations
 
+from datetime import UTC
+from email.utils import format_datetime
+
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -18,7 +21,7 @@ from core.mail.send import DEFAULT_LIMITS, SendRequest, send_mail
 from core.principal import Principal
 from core.settings import Limits
 from core.store.engine import Store
-from core.store.models import Conversation, isoformat
+from core.store.models import Conversation
 from core.views import MailView, SendResult
 
 MAX_SUBJECT = 998
@@ -35,12 +38,16 @@ class ForwardRequest(BaseModel):
 
 
 def quote_forward(text: str, original: MailView) -> str:
-    """The caller's text, then the original as a Markdown block quote: who, when, subject, body."""
+    """The caller's text, then the original as a Markdown block quote: who, when, subject, body.
+
+    The date is written as a mail's own Date header is (RFC 5322 section 3.3), which
+    people and mail clients read, not as the API's RFC 3339 timestamp.
+    """
     facts = [f"> - **From:** {original.from_}", f"> - **To:** {original.to}"]
     if original.cc:
         facts.append(f"> - **Cc:** {', '.join(original.cc)}")
     facts += [
-        f"> - **Date:** {isoformat(original.created_at)}",
+        f"> - **Date:** {format_datetime(original.created_at.astimezone(UTC))}",
         f"> - **Subject:** {original.subject}",
     ]
     body = original.body or ""

@@ -26,7 +26,7 @@ from tests.support.gateway import PASSWORD, Api
 from tests.support.seeding import InboxFill, fill_inbox
 
 TRACING = os.environ.get("AGENTMAIL_E2E_TRACE") == "1"
-Size = Literal["desktop", "phone"]
+Size = Literal["desktop", "phone", "small"]  # small: a 320 px phone
 Theme = Literal["light", "dark"]
 
 
@@ -122,7 +122,7 @@ class Desk:
             locale="en-US",
             timezone_id="UTC",
             bypass_csp=bypass_csp,
-            has_touch=size == "phone",
+            has_touch=size != "desktop",
             is_mobile=False,
         )
         context.set_default_timeout(15_000)

@@ -116,3 +116,84 @@ async def settled(page: Page) -> None:
     await page.evaluate(
         "() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null)))"
     )
+
+
+# What sticks out past the right edge: the document, if it is wider than the window,
+# each element that pokes out while its parent does not (the outermost one, so a long
+# word is one line), and text that runs out of its element's box (a word too long to
+# wrap, in a box that fits). A box pokes out when it, cut by the ancestors that hide
+# their overflow (an ellipsis), ends beyond the window or beyond the nearest ancestor
+# that scrolls (a wide table in a scroll box: a person would have to scroll sideways
+# to read it). Code blocks scroll sideways by design: they cut, like hidden.
+OVERFLOWING = (
+    "() => {"
+    + _NAME
+    + """
+  const width = innerWidth;
+  const found = [];
+  const root = document.documentElement;
+  if (root.scrollWidth > width) found.push(`document is ${root.scrollWidth} px wide`);
+  // How far `right` (of a box inside `from`, or of `from` itself) ends beyond what shows.
+  const overhang = (right, from) => {
+    let limit = width;
+    for (let up = from; up && up !== document.body; up = up.parentElement) {
+      const overflow = getComputedStyle(up).overflowX;
+      if (overflow === 'visible') continue;
+      const box = up.getBoundingClientRect();
+      if (overflow === 'hidden' || overflow === 'clip' || up.tagName === 'PRE') {
+        right = Math.min(right, box.right);
+        continue;
+      }
+      limit = Math.min(limit, box.left + up.clientLeft + up.clientWidth);  // it scrolls
+      break;
+    }
+    return right - limit;
+  };
+  const memo = new Map();
+  const beyond = (el) => {
+    if (!el || el === document.body || el === root) return 0;
+    if (memo.has(el)) return memo.get(el);
+    const style = getComputedStyle(el);
+    const r = el.getBoundingClientRect();
+    const shown = style.display !== 'contents' && style.visibility !== 'hidden';
+    const over = shown && r.width > 1 && r.height > 1 ? overhang(r.right, el.parentElement) : 0;
+    memo.set(el, over);
+    return over;
+  };
+  const describe = (el) => {
+    const cls = (el.getAttribute('class') || '').split(/\\s+/).slice(0, 4).join('.');
+    return `${el.tagName.toLowerCase()}${cls ? '.' + cls : ''} "${nameOf(el)}"`;
+  };
+  for (const el of document.body.querySelectorAll('*')) {
+    const over = beyond(el);
+    if (over <= 0.5 || beyond(el.parentElement) > 0.5) continue;
+    found.push(`${describe(el)} pokes out ${Math.round(over)} px`);
+  }
+  const texts = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const reported = new Set();
+  for (let node = texts.nextNode(); node; node = texts.nextNode()) {
+    const el = node.parentElement;
+    if (!node.data.trim() || !el || reported.has(el) || beyond(el) > 0.5) continue;
+    const style = getComputedStyle(el);
+    if (style.visibility === 'hidden') continue;
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    const r = range.getBoundingClientRect();
+    if (r.width <= 1 || r.height <= 1) continue;  // sr-only text, clipped to nothing
+    const over = overhang(r.right, el);
+    if (over <= 0.5) continue;
+    reported.add(el);
+    found.push(`text of ${describe(el)} runs out ${Math.round(over)} px`);
+  }
+  return found;
+}"""
+)
+
+
+async def overflowing(page: Page) -> list[str]:
+    """Everything wider than the screen, named (empty when the page fits).
+
+    Measure after `settled(page)`: a pane sliding in overhangs by its offset.
+    """
+    result: list[str] = await page.evaluate(OVERFLOWING)
+    return result

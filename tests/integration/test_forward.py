@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+from email.utils import format_datetime
 from typing import Any
 
 import httpx
 
 from tests.support.gateway import Api
 from tests.support.http import AGENT_MAIL, HUMAN_MAIL, HUMAN_SEND, ok, refused
+
+
+def rfc5322(stamp: str) -> str:
+    """The API's RFC 3339 time as a mail's Date header writes it."""
+    return format_datetime(datetime.fromisoformat(stamp))
+
 
 HUMAN_FILES = "/api/v1/me/attachments"
 AGENT_FILES = "/api/v1/attachments"
@@ -64,7 +72,7 @@ async def test_forward_quotes_the_original_and_carries_its_attachments(api: Api)
         ">\n"
         "> - **From:** jianf@.fix-leak\n"
         "> - **To:** builder@ModelRouter.fix-leak\n"
-        f"> - **Date:** {seen['created_at']}\n"
+        f"> - **Date:** {rfc5322(seen['created_at'])}\n"
         "> - **Subject:** Fix the leak\n"
         ">\n"
         "> line one\n"

@@ -23,7 +23,8 @@ CHROMIUM_ARGS = [
 ]
 DESKTOP = {"width": 1440, "height": 900}
 PHONE = {"width": 390, "height": 844}
-SIZES = {"desktop": DESKTOP, "phone": PHONE}
+SMALL_PHONE = {"width": 320, "height": 640}
+SIZES = {"desktop": DESKTOP, "phone": PHONE, "small": SMALL_PHONE}
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 WEB_DIST = REPOSITORY / "web" / "dist"

@@ -122,7 +122,8 @@ describe("the app", () => {
     expect(within(dialog).getByRole("combobox", { name: "To" })).toHaveValue("builder@ModelRouter.fix-leak");
     expect(within(dialog).getByLabelText("Subject")).toHaveValue("Re: The leak is fixed");
     const body = within(dialog).getByLabelText<HTMLTextAreaElement>("Message (Markdown)");
-    expect(body.value).toContain("builder@ModelRouter.fix-leak (2026-12-01T10:00:00Z):\n> Fixed in **auth.py**.");
+    const when = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "short" }).format(new Date("2026-12-01T10:00:00Z"));
+    expect(body.value).toContain(`builder@ModelRouter.fix-leak (${when}):\n> Fixed in **auth.py**.`);
     expect(within(dialog).queryByLabelText("Round-trip budget")).not.toBeInTheDocument();
     await userEvent.click(within(dialog).getByRole("button", { name: "Send" }));
     await waitFor(() => expect(gateway.bodies["POST /api/v1/me/mail/send"]).toMatchObject({ reply_to: "m1", to: "builder@ModelRouter.fix-leak" }));

@@ -21,6 +21,7 @@ import { useKeyboard } from "./useKeyboard";
 import { useLiveUpdates } from "./useLiveUpdates";
 import { useSignInAgainOn401 } from "./useSignInAgainOn401";
 import { Loading } from "@/components/Loading";
+import { Toaster } from "@/components/Toaster";
 
 // Pages and dialogs that are not the first paint load when first used.
 const AccountPage = lazy(() => import("@/features/account/components/AccountPage").then((m) => ({ default: m.AccountPage })));
@@ -106,6 +107,7 @@ export function AppShell({ me }: { me: User }) {
         </Suspense>
       ) : null}
       <ShortcutHelp open={help} onOpenChange={setHelp} />
+      <Toaster />
     </div>
   );
 }

@@ -1,4 +1,5 @@
 /** Narrow screens: the main places within thumb reach, the rest in a drawer. */
+import { Icon } from "@/components/Icon";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { CountBadge } from "@/components/CountBadge";
@@ -25,14 +26,15 @@ export function BottomNav({ active, counts, isAdmin, currentFolderId }: NavProps
             onNavigate={() => setDrawer(false)}
             className={`flex min-h-12 items-center gap-3 rounded-md px-3 ${active === item.id ? "bg-accent-soft text-accent" : "hover:bg-raised"}`}
           >
-            <span aria-hidden="true">{item.icon}</span>
+            <Icon name={item.icon} className="size-5" />
             {t(item.labelKey)}
           </NavLink>
         </li>
       ))}
     </ul>
   );
-  const cell = "relative flex min-h-14 min-w-11 flex-1 flex-col items-center justify-center gap-0.5 text-xs";
+  // Each cell as wide as its label needs, the rest shared: "Conversations" fits at 320 px.
+  const cell = "relative flex min-h-14 min-w-11 flex-auto flex-col items-center justify-center gap-0.5 px-1 text-center text-xs leading-tight";
   return (
     <nav
       aria-label={t("nav.label")}
@@ -42,26 +44,21 @@ export function BottomNav({ active, counts, isAdmin, currentFolderId }: NavProps
         const count = item.count ? counts[item.count] : undefined;
         return (
           <NavLink key={item.id} href={hrefOf(item)} current={active === item.id} className={`${cell} ${active === item.id ? "text-accent" : "text-muted"}`}>
-            <span aria-hidden="true" className="text-lg">
-              {item.icon}
-            </span>
-            <span className="flex items-center gap-1">
-              {t(item.labelKey)}
+            <Icon name={item.icon} className="size-5" />
+            {t(item.labelKey)}
+            {/* On the icon's corner, not beside the label: the label keeps the cell's width. */}
+            <span className="absolute top-1 left-1/2 ml-1.5 flex">
               <CountBadge value={count} label={t("nav.countLabel", { count: count ?? 0 })} />
             </span>
           </NavLink>
         );
       })}
       <button type="button" className={`${cell} text-muted`} onClick={() => openCompose({ mode: "new" })}>
-        <span aria-hidden="true" className="text-lg">
-          ✏
-        </span>
+        <Icon name="compose" className="size-5" />
         {t("compose.new")}
       </button>
       <button type="button" className={`${cell} text-muted`} onClick={() => setDrawer(true)} aria-haspopup="dialog">
-        <span aria-hidden="true" className="text-lg">
-          ☰
-        </span>
+        <Icon name="menu" className="size-5" />
         {t("nav.more")}
       </button>
       <Modal open={drawer} onOpenChange={setDrawer} title={t("nav.more")}>

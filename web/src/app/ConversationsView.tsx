@@ -38,8 +38,8 @@ function ConversationDetail({ sessionId }: { sessionId: string }) {
               className="flex w-full flex-wrap items-baseline gap-2 text-left text-sm max-md:min-h-11"
               onClick={() => navigate(`/inbox/${encodeURIComponent(mail.mail_id)}`)}
             >
-              <span className="font-semibold"><PartyName address={mail.from} /></span>
-              <span className="text-muted">→ <PartyName address={mail.to} /></span>
+              <span className="min-w-0 font-semibold wrap-anywhere"><PartyName address={mail.from} /></span>
+              <span className="min-w-0 text-muted wrap-anywhere">→ <PartyName address={mail.to} /></span>
               <MailStatusTag mail={mail} />
               <span className="ml-auto text-xs text-muted">{formatDateTime(mail.created_at, i18n.language)}</span>
             </button>

@@ -1,3 +1,4 @@
+import { Icon } from "@/components/Icon";
 import { useTranslation } from "react-i18next";
 import { Button } from "@/components/Button";
 import { CountBadge } from "@/components/CountBadge";
@@ -39,7 +40,7 @@ export function Sidebar({ active, counts, isAdmin, currentFolderId, live }: NavP
               current={active === item.id}
               className={`flex min-h-9 items-center gap-2 rounded-md px-2 text-sm ${active === item.id ? "bg-accent-soft font-medium text-accent" : "hover:bg-raised"}`}
             >
-              <span aria-hidden="true">{item.icon}</span>
+              <Icon name={item.icon} />
               {t(item.labelKey)}
               <CountBadge value={count} label={t("nav.countLabel", { count: count ?? 0 })} />
             </NavLink>

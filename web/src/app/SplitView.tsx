@@ -4,6 +4,7 @@
  * (its scroll position and selection survive), and the back button exists only
  * while the pane is open. Both sit inside the app's one `<main>` (AppShell).
  */
+import { Icon } from "@/components/Icon";
 import type { ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { useNarrow } from "@/lib/useMediaQuery";
@@ -43,7 +44,7 @@ export function SplitView({ list, detail, onBack, listLabel }: SplitViewProps) {
           <>
             <div className="sticky top-0 z-10 border-b border-line bg-surface/95 px-2 py-1">
               <button type="button" onClick={onBack} className="inline-flex min-h-11 min-w-11 items-center gap-1 rounded-md px-2 text-accent">
-                <span aria-hidden="true">‹</span> {t("common.back")}
+                <Icon name="back" className="size-5" /> {t("common.back")}
               </button>
             </div>
             {detail}

@@ -32,7 +32,7 @@ export function BudgetBadge({ limit, used, remaining, onClick }: BudgetBadgeProp
   const left = typeof remaining === "number" ? remaining : Math.max(0, limit - used);
   const level = budgetLevel(left);
   const label = t("budget.label", { left, limit });
-  const className = `inline-flex items-center gap-1 rounded-full border px-2 py-0.5 text-xs font-medium tabular-nums ${STYLE[level]}`;
+  const className = `inline-flex items-center gap-1 rounded-full border px-2 py-0.5 text-xs font-medium whitespace-nowrap tabular-nums ${STYLE[level]}`;
   const content = (
     <>
       <span aria-hidden="true">↻ {t("budget.short", { left, limit })}</span>

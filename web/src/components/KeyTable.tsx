@@ -3,14 +3,19 @@ import type { Key } from "@/api";
 import { formatDateTime } from "@/lib/format";
 import { Button } from "./Button";
 
-/** Keys (never the secret itself) with their state, each revocable while active. */
-export function KeyTable({ keys, onRevoke }: { keys: Key[]; onRevoke: (keyId: string) => void }) {
+const CARD = "max-md:flex max-md:flex-wrap max-md:items-center max-md:gap-x-3 max-md:gap-y-1 max-md:py-2";
+const CELL = "p-2 max-md:p-0 max-md:text-muted";
+
+/** Keys (never the secret itself) with their state, each revocable while active.
+ * On a phone each row is a small card: the label (or key id) on a line of its own,
+ * wrapped, then lifecycle, date and state, with Revoke at the end. */
+export function KeyTable({ keys, onRevoke, empty }: { keys: Key[]; onRevoke: (keyId: string) => void; empty?: string }) {
   const { t, i18n } = useTranslation();
-  if (keys.length === 0) return <p className="text-sm text-muted">{t("keys.none")}</p>;
+  if (keys.length === 0) return <p className="text-sm text-muted">{empty ?? t("keys.none")}</p>;
   return (
-    <div className="overflow-x-auto">
-      <table className="w-full text-left text-sm">
-        <thead className="text-muted">
+    <div className="md:overflow-x-auto">
+      <table className="w-full text-left text-sm max-md:block">
+        <thead className="text-muted max-md:sr-only">
           <tr>
             <th className="p-2 font-medium">{t("keys.label")}</th>
             <th className="p-2 font-medium">{t("keys.lifecycle")}</th>
@@ -21,14 +26,16 @@ export function KeyTable({ keys, onRevoke }: { keys: Key[]; onRevoke: (keyId: st
             </th>
           </tr>
         </thead>
-        <tbody>
+        <tbody className="max-md:block">
           {keys.map((key) => (
-            <tr key={key.key_id} className="border-t border-line">
-              <td className="p-2">{key.label || <span className="font-mono text-muted">{key.key_id}</span>}</td>
-              <td className="p-2">{t(`keys.${key.lifecycle}`)}</td>
-              <td className="p-2">{formatDateTime(key.created_at, i18n.language)}</td>
-              <td className="p-2">{key.active ? t("keys.active") : t("keys.inactive")}</td>
-              <td className="p-2 text-right">
+            <tr key={key.key_id} className={`border-t border-line ${CARD}`}>
+              <td className="p-2 wrap-anywhere max-md:basis-full max-md:p-0 max-md:font-medium">
+                {key.label || <span className="font-mono text-muted">{key.key_id}</span>}
+              </td>
+              <td className={CELL}>{t(`keys.${key.lifecycle}`)}</td>
+              <td className={CELL}>{formatDateTime(key.created_at, i18n.language)}</td>
+              <td className={CELL}>{key.active ? t("keys.active") : t("keys.inactive")}</td>
+              <td className="p-2 text-right max-md:ml-auto max-md:p-0">
                 {key.active ? (
                   <Button variant="danger" onClick={() => onRevoke(key.key_id)}>
                     {t("keys.revoke")}

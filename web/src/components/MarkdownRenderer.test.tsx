@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { renderUi } from "@/test/render";
+import { BlockedImage } from "./BlockedImage";
 import { MarkdownRenderer as Markdown } from "./MarkdownRenderer";
 
 declare global {
@@ -34,7 +35,8 @@ const ON_ATTRIBUTE = /^on/i;
 
 function assertInert(root: HTMLElement) {
   for (const tag of ["script", "iframe", "object", "embed", "form", "svg", "math", "style"]) {
-    expect(root.querySelector(tag), tag).toBeNull();
+    // The app's own icons (lucide, hidden from assistive technology) are the only SVG.
+    expect(root.querySelector(tag === "svg" ? "svg:not(.lucide[aria-hidden=true])" : tag), tag).toBeNull();
   }
   for (const element of Array.from(root.querySelectorAll("*"))) {
     for (const attribute of Array.from(element.attributes)) {
@@ -79,6 +81,18 @@ describe("Markdown", () => {
     expect(code).toHaveClass("language-python");
     expect(code?.querySelector(".hljs-keyword")).toHaveTextContent("def");
     expect(code?.querySelector(".hljs-comment")).toHaveTextContent("# fix");
+    assertInert(container);
+  });
+
+  it("shows an image as a placeholder naming its host, and never asks for it", async () => {
+    const text = "![build graph](https://tracker.example.com/pixel.png?user=1) and ![](/local.png)";
+    const { container, findAllByText } = renderUi(<Markdown text={text} image={BlockedImage} />);
+    expect(container.querySelector("img")).toBeNull();
+    const blocked = container.querySelectorAll("[data-blocked-image]");
+    expect(blocked).toHaveLength(2);
+    expect(blocked[0]).toHaveTextContent("Image from tracker.example.com blocked · build graph");
+    expect(blocked[1]).toHaveTextContent(`Image from ${window.location.host} blocked`);
+    await findAllByText(/blocked/);
     assertInert(container);
   });
 

@@ -1,9 +1,10 @@
 /**
  * A mail body as GitHub-flavoured Markdown. Raw HTML never renders: it is shown
  * as text, and rehype-sanitize strips anything unsafe that is left;
- * links leave the app in a new tab with no opener and no referrer.
+ * links leave the app in a new tab with no opener and no referrer. An image is
+ * never an <img>: `image` stands for it (the app's BlockedImage), so nothing is fetched.
  */
-import type { ComponentProps } from "react";
+import { useMemo, type ComponentProps, type ComponentType } from "react";
 import ReactMarkdown, { defaultUrlTransform, type Components } from "react-markdown";
 import rehypeSanitize, { defaultSchema } from "rehype-sanitize";
 import remarkGfm from "remark-gfm";
@@ -22,11 +23,6 @@ function SafeLink({ href, children, ...rest }: ComponentProps<"a"> & { node?: un
       {children}
     </a>
   );
-}
-
-function SafeImage({ src, alt, ...rest }: ComponentProps<"img"> & { node?: unknown }) {
-  const { node: _node, ...props } = rest as typeof rest & { node?: unknown };
-  return <img {...props} src={src} alt={alt ?? ""} loading="lazy" referrerPolicy="no-referrer" />;
 }
 
 /** A code block scrolls sideways on a narrow screen: focusable, so a keyboard can
@@ -57,7 +53,11 @@ function htmlAsText() {
   return (tree: MdNode) => walk(tree);
 }
 
-const components: Components = { a: SafeLink, img: SafeImage, pre: ScrollableCode };
+/** What stands for an image: the app's placeholder (BlockedImage), given by `Markdown`
+ * so that this lazily loaded chunk imports nothing the first paint also needs. */
+export type ImageStandIn = ComponentType<{ src?: string | undefined; alt?: string | undefined }>;
+
+const AltText: ImageStandIn = ({ alt }) => (alt ? <span>{alt}</span> : null);
 
 function urlTransform(url: string): string {
   const safe = defaultUrlTransform(url);
@@ -65,7 +65,14 @@ function urlTransform(url: string): string {
 }
 
 /** Rendered Markdown (GFM, sanitised, code highlighted); load it through `Markdown`. */
-export function MarkdownRenderer({ text, className = "" }: { text: string; className?: string }) {
+export function MarkdownRenderer({ text, className = "", image = AltText }: { text: string; className?: string; image?: ImageStandIn }) {
+  const components: Components = useMemo(() => {
+    const Img = image;
+    const img = ({ src, alt }: ComponentProps<"img"> & { node?: unknown }) => (
+      <Img src={typeof src === "string" ? src : undefined} alt={alt} />
+    );
+    return { a: SafeLink, img, pre: ScrollableCode };
+  }, [image]);
   return (
     <div className={`prose-mail ${className}`}>
       <ReactMarkdown

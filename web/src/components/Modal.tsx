@@ -1,4 +1,5 @@
 /** A dialog on Radix's primitive: focus trap, Escape, aria wiring come with it. */
+import { Icon } from "./Icon";
 import * as Dialog from "@radix-ui/react-dialog";
 import type { ReactNode, RefObject } from "react";
 import { useTranslation } from "react-i18next";
@@ -36,7 +37,7 @@ export function Modal({ open, onOpenChange, title, description, children, wide, 
               className="inline-flex min-h-9 min-w-9 items-center justify-center rounded-md text-muted hover:bg-raised max-md:min-h-11 max-md:min-w-11"
               aria-label={t("common.close")}
             >
-              ✕
+              <Icon name="close" className="size-5" />
             </Dialog.Close>
           </div>
           {description ? (

@@ -10,9 +10,9 @@ export function ParticipantNames({ participants, except }: { participants: Parti
   const shown = participants.filter((p) => p.name.toLowerCase() !== except?.toLowerCase());
   if (shown.length === 0) return null;
   return (
-    <span className="inline-flex flex-wrap items-center gap-x-2">
+    <span className="inline-flex max-w-full min-w-0 flex-wrap items-center gap-x-2">
       {shown.map((p) => (
-        <span key={p.name} className="inline-flex items-center gap-1">
+        <span key={p.name} className="inline-flex max-w-full min-w-0 items-center gap-1 wrap-anywhere">
           {p.kind === "agent" ? <PresenceDot online={p.online} /> : null}
           {p.name}
         </span>

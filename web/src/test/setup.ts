@@ -28,6 +28,8 @@ globalThis.ResizeObserver ??= class {
 
 // Warm the lazily loaded Markdown renderer, so tests do not wait on the import.
 await import("@/components/MarkdownRenderer");
+// And the icons, which then render at once.
+await (await import("@/components/Icon")).iconsReady;
 
 // jsdom lays nothing out, so the real virtualizer would render no row: every test gets
 // one that renders them all, 80 px apart.

@@ -27,7 +27,7 @@ export function AccountPage({ me, onLogout }: { me: User; onLogout: () => void }
     <div className="flex flex-col gap-6 overflow-y-auto p-4 md:p-6">
       <section className="flex flex-col gap-2">
         <h1 className="text-xl font-semibold">{t("nav.account")}</h1>
-        <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
+        <dl className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-1 text-sm wrap-anywhere">
           <dt className="text-muted">{t("account.name")}</dt>
           <dd>{me.name}</dd>
           <dt className="text-muted">{t("account.address")}</dt>
@@ -63,7 +63,9 @@ export function AccountPage({ me, onLogout }: { me: User; onLogout: () => void }
           }}
         />
         {keys.isError ? <ErrorNote error={keys.error} /> : null}
-        <KeyTable keys={keys.data ?? []} onRevoke={(id) => void sdk.revokeKey(id).then(refresh)} />
+        {keys.data ? (
+          <KeyTable keys={keys.data} empty={t("keys.noneMine")} onRevoke={(id) => void sdk.revokeKey(id).then(refresh)} />
+        ) : null}
       </section>
     </div>
   );

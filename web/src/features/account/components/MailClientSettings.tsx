@@ -25,7 +25,7 @@ export function MailClientSettings() {
         <MailServerBlock title={t("account.imap")} server={imap} />
         <MailServerBlock title={t("account.smtp")} server={smtp} />
       </div>
-      <dl className="grid grid-cols-[auto_1fr] items-center gap-x-3 gap-y-1 text-sm">
+      <dl className="grid grid-cols-[auto_minmax(0,1fr)] items-center gap-x-3 gap-y-1 text-sm wrap-anywhere">
         <SettingRow term={t("account.username")} value={username} copyLabel={t("account.username")} />
         <SettingRow term={t("account.email")} value={email} copyLabel={t("account.email")} />
         <SettingRow term={t("account.address")} value={address} copyLabel={t("account.address")} />

@@ -15,7 +15,7 @@ export function MailServerBlock({ title, server }: { title: string; server: Mail
       {server.port === null ? (
         <p className="text-sm text-muted">{t("account.serverOff")}</p>
       ) : (
-        <dl className="grid grid-cols-[auto_1fr] items-center gap-x-3 gap-y-1 text-sm">
+        <dl className="grid grid-cols-[auto_minmax(0,1fr)] items-center gap-x-3 gap-y-1 text-sm wrap-anywhere">
           <SettingRow term={t("account.host")} value={server.host} copyLabel={`${title} ${t("account.host")}`} />
           <SettingRow term={t("account.port")} value={String(server.port)} copyLabel={`${title} ${t("account.port")}`} />
           <div className="contents">

@@ -52,6 +52,11 @@ describe("users", () => {
 });
 
 describe("agent keys", () => {
+  it("with none yet, says what to do: issue one for an agent's bridge", async () => {
+    renderUi(<AdminPage />);
+    expect(await screen.findByText(/No agent keys yet: issue one above/)).toBeInTheDocument();
+  });
+
   it("registers a client-generated key as given", async () => {
     renderUi(<AdminPage />);
     await userEvent.type(await screen.findByLabelText("Client-generated key (optional)"), "amk_made_by_the_agent");

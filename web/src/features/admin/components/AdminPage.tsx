@@ -30,6 +30,7 @@ export function AdminPage() {
             <UserRow key={u.user_id} user={u} onChanged={() => void refreshUsers()} />
           ))}
         </ul>
+        {users.data?.length === 1 ? <p className="text-sm text-muted">{t("admin.onlyYou")}</p> : null}
       </section>
       <section className="flex flex-col gap-3">
         <h2 className="text-lg font-semibold">{t("admin.agentKeys")}</h2>
@@ -43,7 +44,9 @@ export function AdminPage() {
           }}
         />
         {keys.isError ? <ErrorNote error={keys.error} /> : null}
-        <KeyTable keys={keys.data ?? []} onRevoke={(id) => void sdk.revokeAgentKey(id).then(refreshKeys)} />
+        {keys.data ? (
+          <KeyTable keys={keys.data} empty={t("keys.noneAgents")} onRevoke={(id) => void sdk.revokeAgentKey(id).then(refreshKeys)} />
+        ) : null}
       </section>
       <DefaultBudgets />
     </div>

@@ -16,7 +16,7 @@ function BudgetRow({ agent, onSaved }: { agent: Agent; onSaved: () => void }) {
   const [error, setError] = useState<unknown>(null);
   return (
     <li className="flex flex-wrap items-center gap-2 p-2 text-sm">
-      <label htmlFor={id} className="min-w-32 font-medium">
+      <label htmlFor={id} className="min-w-32 font-medium wrap-anywhere">
         {agent.agent_name}
       </label>
       <input

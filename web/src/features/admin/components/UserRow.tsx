@@ -36,8 +36,8 @@ export function UserRow({ user, onChanged }: { user: User; onChanged: () => void
   return (
     <li className="flex flex-col gap-2 p-2 text-sm">
       <div className="flex flex-wrap items-center gap-3">
-        <span className="font-medium">{user.name}</span>
-        <span className="font-mono text-muted">{user.email}</span>
+        <span className="min-w-0 font-medium wrap-anywhere">{user.name}</span>
+        <span className="min-w-0 font-mono text-muted wrap-anywhere">{user.email}</span>
         <label htmlFor={ids.admin} className="ml-auto flex min-h-9 items-center gap-2 max-md:min-h-11">
           <input id={ids.admin} type="checkbox" checked={user.is_admin} onChange={(e) => toggleAdmin(e.target.checked)} />
           {t("admin.isAdmin")}

@@ -38,9 +38,9 @@ export function AgentConversations({
               onClick={() => onOpen?.(c.sessionId)}
               className="flex min-h-8 w-full items-center gap-2 rounded px-1 text-left text-sm hover:bg-raised max-md:min-h-11"
             >
-              {c.alias ? <span className="font-mono text-xs text-muted">#{c.alias}</span> : null}
-              <span className="truncate">{c.subject || t("mail.noSubject")}</span>
-              <span className={`ml-auto shrink-0 text-xs ${c.status === "waiting" ? "text-warn" : "text-muted"}`}>
+              {c.alias ? <span className="max-w-[40%] truncate font-mono text-xs text-muted">#{c.alias}</span> : null}
+              <span className="min-w-0 flex-1 truncate">{c.subject || t("mail.noSubject")}</span>
+              <span className={`ml-auto shrink-0 text-xs whitespace-nowrap ${c.status === "waiting" ? "text-warn" : "text-muted"}`}>
                 {t(`session.status.${c.status}`)}
               </span>
             </button>

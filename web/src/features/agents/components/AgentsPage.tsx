@@ -31,21 +31,29 @@ export function AgentsPage({ onWrite, conversationsOf, onOpenConversation }: Age
   const agents = [...query.data].sort(
     (a, b) => Number(b.status === "online") - Number(a.status === "online") || a.agent_name.localeCompare(b.agent_name),
   );
-  if (agents.length === 0) return <EmptyState title={t("agents.none")} hint={t("agents.noneHint")} />;
+  if (agents.length === 0) {
+    return (
+      <EmptyState title={t("agents.none")} hint={t("agents.noneHint")}>
+        <a href="/api/v1/docs" target="_blank" rel="noopener" className="inline-flex min-h-11 items-center text-accent underline">
+          {t("agents.docs")}
+        </a>
+      </EmptyState>
+    );
+  }
   return (
     <div className="overflow-y-auto p-4">
       <h1 className="mb-3 text-xl font-semibold">{t("nav.agents")}</h1>
       <ul className="grid gap-3 md:grid-cols-2 xl:grid-cols-3">
         {agents.map((agent) => (
-          <li key={agent.agent_id} className="flex flex-col gap-2 rounded-lg border border-line bg-surface p-3">
+          <li key={agent.agent_id} className="flex min-w-0 flex-col gap-2 rounded-lg border border-line bg-surface p-3">
             <div className="flex items-center gap-2">
               <PresenceDot online={agent.status === "online"} />
-              <h2 className="min-w-0 font-semibold">
+              <h2 className="min-w-0 font-semibold wrap-anywhere">
                 <NavLink href={`/agents/${encodeURIComponent(agent.agent_name)}`} current={false} className="text-accent hover:underline">
                   {agent.agent_name}
                 </NavLink>
               </h2>
-              {agent.platform ? <span className="rounded bg-raised px-1.5 text-xs text-muted">{agent.platform}</span> : null}
+              {agent.platform ? <span data-chip="" className="max-w-[40%] truncate rounded bg-raised px-1.5 text-xs text-muted" title={agent.platform}>{agent.platform}</span> : null}
             </div>
             <p className="text-xs text-muted">
               {agent.status === "online" ? t("agents.online") : t("agents.offline")}
@@ -56,8 +64,8 @@ export function AgentsPage({ onWrite, conversationsOf, onOpenConversation }: Age
             <ul className="flex flex-col gap-1">
               {agent.workspaces.map((ws) => (
                 <li key={ws.address} className="flex flex-wrap items-center gap-2 text-sm">
-                  <span className="font-mono">{ws.address}</span>
-                  <span className="truncate text-xs text-muted" title={ws.path}>
+                  <span className="min-w-0 font-mono wrap-anywhere">{ws.address}</span>
+                  <span className="max-w-full min-w-0 truncate text-xs text-muted" title={ws.path}>
                     {ws.path}
                   </span>
                   <span className="ml-auto flex">

@@ -79,7 +79,7 @@ export function PermissionCard({ mail, me, onDecide, compact }: PermissionCardPr
       className={`flex flex-col gap-3 rounded-lg border-2 bg-surface p-4 ${FRAME[state]}`}
     >
       <header className="flex flex-wrap items-baseline justify-between gap-2">
-        <span className="text-xs font-semibold tracking-wide text-muted uppercase">
+        <span className="min-w-0 text-xs font-semibold tracking-wide text-muted uppercase wrap-anywhere">
           {t("permission.title", { agent: addressName(mail.from) })}
         </span>
         {state === "open" && mail.expires_at ? <ExpiryCountdown expiresAt={mail.expires_at} now={now} /> : null}
@@ -118,6 +118,7 @@ export function PermissionCard({ mail, me, onDecide, compact }: PermissionCardPr
                 key={option}
                 variant={index === 0 ? "primary" : "secondary"}
                 disabled={pending !== null}
+                className="max-w-full wrap-anywhere"
                 onClick={() => void decide(option)}
               >
                 {pending === option ? t("permission.sending") : option}

@@ -151,8 +151,8 @@ export function AddressField(props: AddressFieldProps) {
               }}
               className={`flex min-h-11 cursor-pointer flex-col justify-center px-3 py-1 ${index === active ? "bg-accent-soft" : "hover:bg-raised"}`}
             >
-              <span className="font-mono text-sm">{option.address}</span>
-              <span className="text-xs text-muted">
+              <span className="font-mono text-sm wrap-anywhere">{option.address}</span>
+              <span className="text-xs text-muted wrap-anywhere">
                 {t(`compose.kind.${option.kind}`)}
                 {option.isNew ? ` · ${t("compose.newConversation")}` : ""}
                 {option.description ? ` · ${option.description}` : ""}

@@ -42,10 +42,10 @@ function parseBudget(text: string): Budget | null {
 }
 
 export function ComposeDialog({ request, me }: { request: ComposeRequest; me: string }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const ids = { subject: useId(), budget: useId(), blocked: useId() };
   const queryClient = useQueryClient();
-  const start = useMemo(() => initialFields(request, me), [request, me]);
+  const start = useMemo(() => initialFields(request, me, i18n.language), [request, me, i18n.language]);
   const [to, setTo] = useState(start.to);
   const [cc, setCc] = useState(start.cc.join(", "));
   const [subject, setSubject] = useState(start.subject);

@@ -35,7 +35,7 @@ export function QuickReply({ mail, me }: { mail: Mail; me: string }) {
       <button
         type="button"
         onClick={() => setOpen(true)}
-        className="mt-2 min-h-11 w-full rounded-md border border-line bg-surface px-3 text-left text-sm text-muted hover:bg-raised"
+        className="mt-2 min-h-11 w-full rounded-md border border-line bg-surface px-3 text-left text-sm text-muted wrap-anywhere hover:bg-raised"
       >
         {t("reply.placeholder", { name: fields.to })}
       </button>

@@ -1,5 +1,5 @@
 import type { Mail } from "@/api";
-import { addressName, isOutside } from "@/lib/format";
+import { addressName, formatDateTime, isOutside } from "@/lib/format";
 import type { ComposeRequest } from "./composeStore";
 
 export interface ComposeFields {
@@ -18,17 +18,18 @@ export interface ComposeFields {
 const prefixed = (prefix: string, subject: string) =>
   subject.toLowerCase().startsWith(prefix.toLowerCase()) ? subject : `${prefix} ${subject}`;
 
-function quote(mail: Mail): string {
+/** The mail answered, quoted under a line saying who wrote it and when, in the reader's words. */
+function quote(mail: Mail, language: string): string {
   const body = (mail.body ?? mail.body_preview).split("\n").map((line) => `> ${line}`);
   const from = isOutside(mail.from) ? addressName(mail.from) : mail.from;
-  return `\n\n${from} (${mail.created_at}):\n${body.join("\n")}`;
+  return `\n\n${from} (${formatDateTime(mail.created_at, language)}):\n${body.join("\n")}`;
 }
 
 /**
  * The fields a compose window starts with: a reply goes to `from` (its alias keeps the
  * conversation), reply-all to the rest as cc; outside addresses are left out and named.
  */
-export function initialFields(request: ComposeRequest, me: string): ComposeFields {
+export function initialFields(request: ComposeRequest, me: string, language = "en"): ComposeFields {
   const empty: ComposeFields = {
     to: "",
     cc: [],
@@ -70,7 +71,7 @@ export function initialFields(request: ComposeRequest, me: string): ComposeField
       const inside = others.filter((a) => !isOutside(a));
       const to = isOutside(first) ? (inside[0] ?? "") : first;
       const cc = request.mode === "replyAll" ? inside.filter((a) => a !== to) : [];
-      const base = { ...empty, subject: prefixed("Re:", mail.subject), body: quote(mail), replyTo: mail.mail_id };
+      const base = { ...empty, subject: prefixed("Re:", mail.subject), body: quote(mail, language), replyTo: mail.mail_id };
       return { ...base, to, cc, outside: request.mode === "replyAll" ? outside : outside.filter((a) => a === first) };
     }
   }

@@ -3,6 +3,7 @@
  * An alias that breaks the grammar is said at once, in the words the gateway's
  * refusal would get (ARCHITECTURE.md, "Grammar").
  */
+import { Icon } from "@/components/Icon";
 import { useEffect, useId, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { limits } from "@/api";
@@ -42,12 +43,12 @@ export function AliasEditor({ alias, onRename }: AliasEditorProps) {
           setMalformed(false);
           setEditing(true);
         }}
-        className="inline-flex min-h-8 items-center gap-1 rounded px-1 font-mono text-sm text-accent hover:bg-raised max-md:min-h-11"
-        title={t("session.rename")}
+        className="inline-flex min-h-8 max-w-full min-w-0 items-center gap-1 rounded px-1 font-mono text-sm text-accent hover:bg-raised max-md:min-h-11"
+        title={`#${alias ?? t("session.noAlias")} · ${t("session.rename")}`}
       >
-        #{alias ?? t("session.noAlias")}
+        <span className="truncate">#{alias ?? t("session.noAlias")}</span>
         <span className="sr-only">{t("session.rename")}</span>
-        <span aria-hidden="true" className="text-xs text-muted">✎</span>
+        <Icon name="edit" className="size-3 text-muted" />
       </button>
     );
   }

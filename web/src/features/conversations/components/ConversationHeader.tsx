@@ -1,6 +1,7 @@
 /**
  * A conversation's header: subject, alias (rename in place), status (close /
  * reopen), participants and the round-trip budget (click to change it).
+ * "Close conversation" acts at once and offers Undo in a toast, which reopens it.
  */
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
@@ -8,6 +9,7 @@ import { useTranslation } from "react-i18next";
 import { BudgetBadge } from "@/components/BudgetBadge";
 import { Button } from "@/components/Button";
 import { addressName } from "@/lib/format";
+import { showToast } from "@/lib/toast";
 import { sessionQuery } from "../api/queries";
 import { useChangeSession } from "../hooks/useChangeSession";
 import { AliasEditor } from "./AliasEditor";
@@ -28,11 +30,18 @@ export function ConversationHeader({ sessionId, onOpenConversation }: { sessionI
   if (!data) return null;
   const session = data.session;
   const closed = session.status === "completed";
+  const close = async () => {
+    await change.mutateAsync({ status: "completed" });
+    showToast({
+      message: t("session.closed"),
+      action: { label: t("common.undo"), run: () => void change.mutateAsync({ status: "active" }) },
+    });
+  };
   return (
     <section aria-label={t("session.header")} className="flex flex-col gap-2 rounded-lg border border-line bg-surface p-3">
       <div className="flex flex-wrap items-center gap-2">
         <AliasEditor alias={session.session_alias} onRename={(alias) => change.mutateAsync({ session_alias: alias })} />
-        <span className={`rounded px-2 py-0.5 text-xs font-medium ${STATUS_STYLE[session.status]}`}>
+        <span data-chip="" className={`rounded px-2 py-0.5 text-xs font-medium whitespace-nowrap ${STATUS_STYLE[session.status]}`}>
           {t(`session.status.${session.status}`)}
         </span>
         <BudgetBadge
@@ -52,12 +61,12 @@ export function ConversationHeader({ sessionId, onOpenConversation }: { sessionI
               {t("session.open")}
             </Button>
           ) : null}
-          <Button onClick={() => void change.mutateAsync({ status: closed ? "active" : "completed" })}>
+          <Button onClick={() => void (closed ? change.mutateAsync({ status: "active" }) : close())}>
             {closed ? t("session.reopen") : t("session.close")}
           </Button>
         </span>
       </div>
-      <p className="text-sm text-muted">
+      <p className="text-sm text-muted wrap-anywhere">
         {t("session.participants")}: {session.participants.map(addressName).join(", ")} ·{" "}
         {t("session.mailCount", { count: session.mail_count })}
       </p>

@@ -49,7 +49,7 @@ export function ConversationList({ selectedId, onOpen, filter = "", me }: Conver
               <span className="shrink-0 text-xs text-muted">{formatTime(s.latest?.created_at ?? s.updated_at, i18n.language)}</span>
             </span>
             <span className="flex flex-wrap items-center gap-2 text-xs text-muted">
-              {s.session_alias ? <span className="font-mono">#{s.session_alias}</span> : null}
+              {s.session_alias ? <span className="max-w-full truncate font-mono">#{s.session_alias}</span> : null}
               <span>{t(`session.status.${s.status}`)}</span>
               <ParticipantNames participants={s.participant_details ?? []} {...(me ? { except: me } : {})} />
               <span>{t("session.mailCount", { count: s.mail_count })}</span>

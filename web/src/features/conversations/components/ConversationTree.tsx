@@ -6,7 +6,7 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import type { TreeMail } from "@/api";
 import { Button } from "@/components/Button";
-import { formatTime } from "@/lib/format";
+import { addressName, formatTime } from "@/lib/format";
 import { sdk } from "@/lib/sdk";
 import { sessionKeys } from "../api/keys";
 import { PartyName } from "@/components/PartyName";
@@ -50,9 +50,15 @@ export function ConversationTree({ mailId, onOpen }: { mailId: string; onOpen: (
               aria-current={m.depth === 0 ? "true" : undefined}
               className={`flex w-full min-h-9 items-center gap-2 rounded px-2 text-left text-sm max-md:min-h-11 ${m.depth === 0 ? "bg-accent-soft font-medium" : "hover:bg-raised"}`}
             >
-              <span className="shrink-0"><PartyName address={m.from} /></span>
-              <span className="truncate text-muted">{m.subject}</span>
-              {m.session_alias ? <span className="shrink-0 font-mono text-xs text-muted">#{m.session_alias}</span> : null}
+              <span className="max-w-[35%] shrink-0 truncate" title={addressName(m.from)}>
+                <PartyName address={m.from} />
+              </span>
+              <span className="min-w-12 flex-1 truncate text-muted">{m.subject}</span>
+              {m.session_alias ? (
+                <span className="max-w-[25%] truncate font-mono text-xs text-muted" title={`#${m.session_alias}`}>
+                  #{m.session_alias}
+                </span>
+              ) : null}
               <span className="ml-auto shrink-0 text-xs text-muted">{formatTime(m.created_at, i18n.language)}</span>
             </button>
           </li>

@@ -1,3 +1,4 @@
+import { Icon } from "@/components/Icon";
 import { useTranslation } from "react-i18next";
 import type { AttachmentRef } from "@/api";
 import { formatSize } from "@/lib/format";
@@ -18,7 +19,7 @@ export function AttachmentList({ attachments }: { attachments: AttachmentRef[] }
               download={a.filename}
               className="inline-flex min-h-11 items-center gap-2 rounded-md border border-line bg-surface px-3 py-1.5 text-sm hover:bg-raised"
             >
-              <span aria-hidden="true">📎</span>
+              <Icon name="attachment" />
               <span className="max-w-60 truncate">{a.filename}</span>
               <span className="text-xs text-muted">{formatSize(a.size, i18n.language)}</span>
               <span className="sr-only">{t("mail.download")}</span>

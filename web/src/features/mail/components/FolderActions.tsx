@@ -3,6 +3,7 @@
  * dialog; when the dialog closes, focus comes back to this button (the menu item that
  * opened it is gone by then).
  */
+import { Icon } from "@/components/Icon";
 import * as Menu from "@radix-ui/react-dropdown-menu";
 import { useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
@@ -39,7 +40,7 @@ export function FolderActions({ folder, hasInferiors, current, onNavigate }: Fol
           title={t("folders.actions", { name: folder.name })}
           className="inline-flex size-8 shrink-0 items-center justify-center rounded-md text-muted hover:bg-raised max-md:size-11 md:opacity-0 md:group-hover:opacity-100 md:focus-visible:opacity-100 md:data-[state=open]:opacity-100"
         >
-          <span aria-hidden="true">⋯</span>
+          <Icon name="actions" />
         </Menu.Trigger>
         <Menu.Portal>
           <Menu.Content align="end" sideOffset={4} className={MENU_CONTENT}>

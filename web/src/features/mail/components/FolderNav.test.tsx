@@ -46,7 +46,7 @@ describe("the folders in the navigation", () => {
     expect(screen.queryByRole("link", { name: /^Clients/ })).toBeNull();
     const clients = within(folderList()).getByText("Clients");
     expect(within(clients.closest("li") as HTMLElement).getByRole("link", { name: /^Acme/ })).toHaveAttribute("aria-current", "page");
-    expect(rows()).toEqual(["📂Clients", "📁Acme", "📁Projects", "📁2026", "📁Receipts4, 4 unread"]);
+    expect(rows()).toEqual(["Clients", "Acme", "Projects", "2026", "Receipts4, 4 unread"]);
     expect(await link("Receipts")).toHaveAccessibleName(/^Receipts\W*4 unread$/);
   });
 
@@ -124,7 +124,7 @@ describe("the folders in the navigation", () => {
     await userEvent.clear(name);
     await userEvent.type(name, "Projects/Receipts{Enter}");
     await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
-    expect(rows()).toEqual(["📁Projects", "📁Receipts"]);
+    expect(rows()).toEqual(["Projects", "Receipts"]);
     expect(within((await link("Projects")).closest("li") as HTMLElement).getByRole("link", { name: /^Receipts/ })).toHaveAttribute(
       "href",
       "/folders/f2",

@@ -5,6 +5,7 @@
  * the tooltip, and deep levels stop moving right after a few steps, so neither widens
  * the column.
  */
+import { Icon } from "@/components/Icon";
 import { useTranslation } from "react-i18next";
 import { CountBadge } from "@/components/CountBadge";
 import { NavLink } from "@/components/NavLink";
@@ -48,7 +49,7 @@ function FolderTreeItem({ node, depth, currentFolderId, onNavigate }: { node: Fo
             onNavigate={onNavigate}
             className={`flex min-h-9 min-w-0 flex-1 items-center gap-2 rounded-md pr-2 text-sm max-md:min-h-12 max-md:text-base ${indent} ${current ? "bg-accent-soft font-medium text-accent" : "hover:bg-raised"}`}
           >
-            <span aria-hidden="true">📁</span>
+            <Icon name="folder" />
             <span className="truncate" title={node.path}>
               {node.label}
             </span>
@@ -58,7 +59,7 @@ function FolderTreeItem({ node, depth, currentFolderId, onNavigate }: { node: Fo
         </div>
       ) : (
         <span className={`flex min-h-9 min-w-0 items-center gap-2 pr-2 text-sm text-muted max-md:min-h-12 max-md:text-base ${indent}`} title={node.path}>
-          <span aria-hidden="true">📂</span>
+          <Icon name="folderOpen" />
           <span className="truncate">{node.label}</span>
         </span>
       )}

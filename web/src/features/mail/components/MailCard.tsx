@@ -44,7 +44,7 @@ export function MailCard({ mail, selected, outgoing, onOpen, session, me, unread
         <span className="shrink-0 text-xs text-muted tabular-nums">{formatTime(time, i18n.language)}</span>
       </span>
       <span className="flex flex-wrap items-center gap-2 text-xs text-muted">
-        {mail.session_alias ? <span className="font-mono wrap-anywhere">#{mail.session_alias}</span> : null}
+        {mail.session_alias ? <span className="max-w-full truncate font-mono">#{mail.session_alias}</span> : null}
         {session ? <span>{t(`session.status.${session.status}`)}</span> : null}
         {session ? <ParticipantNames participants={session.participant_details ?? []} {...(me ? { except: me } : {})} /> : null}
       </span>

@@ -5,6 +5,7 @@
  * in the navigation, showing their last level; each one's accessible name is its
  * whole name (`Projects/2026`), and a parent that is only a prefix is a label.
  */
+import { Icon } from "@/components/Icon";
 import * as Menu from "@radix-ui/react-dropdown-menu";
 import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
@@ -33,9 +34,7 @@ export function MoveToMenu({ mail, onMove, disabled }: MoveToMenuProps) {
   // Each row's name is said whole (its visible text is the last level, and a mark).
   const nameOf = (name: string, isHere: boolean) => (isHere ? t("move.here", { name }) : name);
   const check = (
-    <span aria-hidden="true" className="ml-auto shrink-0 text-accent">
-      ✓
-    </span>
+    <Icon name="check" className="ml-auto size-4 text-accent" />
   );
   return (
     <Menu.Root modal={false}>
@@ -71,7 +70,7 @@ export function MoveToMenu({ mail, onMove, disabled }: MoveToMenuProps) {
             if (!folder) {
               return (
                 <Menu.Label key={node.path} className={`${MENU_ITEM} text-muted ${indent}`} title={node.path}>
-                  <span aria-hidden="true">📂</span>
+                  <Icon name="folderOpen" />
                   <span className="truncate">{node.label}</span>
                 </Menu.Label>
               );
@@ -88,7 +87,7 @@ export function MoveToMenu({ mail, onMove, disabled }: MoveToMenuProps) {
                 aria-label={nameOf(node.path, isHere)}
                 onSelect={() => onMove(target)}
               >
-                <span aria-hidden="true">📁</span>
+                <Icon name="folder" />
                 <span className="truncate">{node.label}</span>
                 {isHere ? check : null}
               </Menu.Item>
