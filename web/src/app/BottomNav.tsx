@@ -9,7 +9,7 @@ import { FolderNav } from "@/features/mail/components/FolderNav";
 import { aroundFolders, hrefOf, NAV_ITEMS, type NavItem } from "./navItems";
 import { visibleItems, type NavProps } from "./Sidebar";
 
-const PRIMARY = ["inbox", "decisions", "conversations"];
+const PRIMARY = ["queue", "inbox", "decisions", "conversations"];
 
 export function BottomNav({ active, counts, isAdmin, currentFolderId }: NavProps) {
   const { t } = useTranslation();

@@ -5,11 +5,12 @@ export interface NavItem {
   labelKey: string;
   icon: string;
   route: Route;
-  count?: "unread" | "decisions";
+  count?: "unread" | "decisions" | "queue";
   adminOnly?: boolean;
 }
 
 export const NAV_ITEMS: NavItem[] = [
+  { id: "queue", labelKey: "nav.queue", icon: "📌", route: { view: "queue" }, count: "queue" },
   { id: "inbox", labelKey: "nav.inbox", icon: "📥", route: { view: "mail", folder: "inbox", mailId: null }, count: "unread" },
   { id: "decisions", labelKey: "nav.decisions", icon: "⚖", route: { view: "decisions", mailId: null }, count: "decisions" },
   { id: "sent", labelKey: "nav.sent", icon: "📤", route: { view: "mail", folder: "sent", mailId: null } },
