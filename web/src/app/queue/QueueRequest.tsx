@@ -43,7 +43,6 @@ export function QueueRequest({ mail, me, onHold }: QueueRequestProps) {
 
   return (
     // The frame takes the keys of the card inside it; it is focusable so a keyboard reaches it.
-    // eslint-disable-next-line jsx-a11y/no-noninteractive-tabindex
     <div
       ref={frame}
       tabIndex={0}
