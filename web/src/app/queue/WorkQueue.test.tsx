@@ -76,3 +76,15 @@ it("raises a budget in place with a reason", async () => {
     expect(gateway.bodies["PATCH /api/v1/me/sessions/s1"]).toEqual({ budget_limit: 8, reason: "finish the tests" }),
   );
 });
+
+it("sends a held decision at once when the page is left for another view", async () => {
+  localStorage.setItem("agentmail.undoWindowMs", "60000");
+  renderApp();
+  const request = await screen.findByRole("group", { name: /^Request:/ });
+  act(() => request.focus());
+  await userEvent.keyboard("1{Enter}");
+  expect(await screen.findByText("Decided “approve”: sending in a moment")).toBeInTheDocument();
+  expect(gateway.calls).not.toContain(DECIDE);
+  act(() => navigate("/inbox"));
+  await waitFor(() => expect(gateway.calls).toContain(DECIDE));
+});
