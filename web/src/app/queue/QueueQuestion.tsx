@@ -22,7 +22,7 @@ export function QueueQuestion({ mail, me }: { mail: Mail; me: string }) {
         {mail.subject}
       </a>
       {mail.body_preview ? <p className="line-clamp-3 text-sm wrap-anywhere">{mail.body_preview}</p> : null}
-      <QuickReply mail={mail} me={me} />
+      <QuickReply mail={mail} me={me} focus={false} />
     </article>
   );
 }

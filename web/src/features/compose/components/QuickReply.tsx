@@ -14,7 +14,8 @@ import { sdk } from "@/lib/sdk";
 import { openCompose } from "../hooks/composeStore";
 import { initialFields } from "../hooks/initialFields";
 
-export function QuickReply({ mail, me }: { mail: Mail; me: string }) {
+/** `focus` false: open for a question but not focused (a page listing several, "Needs you"). */
+export function QuickReply({ mail, me, focus = true }: { mail: Mail; me: string; focus?: boolean }) {
   const { t } = useTranslation();
   const id = useId();
   const queryClient = useQueryClient();
@@ -78,7 +79,7 @@ export function QuickReply({ mail, me }: { mail: Mail; me: string }) {
           setSent(false);
         }}
         rows={4}
-        autoFocus={question}
+        autoFocus={question && focus}
         className="rounded-md border border-line bg-canvas p-2 font-mono text-sm"
       />
       <ErrorNote error={error} />
