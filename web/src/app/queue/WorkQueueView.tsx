@@ -74,7 +74,7 @@ export function WorkQueueView({ me }: { me: User }) {
           }}
           className="self-start text-sm text-accent underline max-md:min-h-11"
         >
-          {t("queue.toMailbox")}
+          {t("nav.inbox")} →
         </a>
       </div>
       <UndoToast held={held} onUndo={(mailId) => store.undo(mailId)} />

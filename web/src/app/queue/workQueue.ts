@@ -60,19 +60,18 @@ export interface WorkQueue {
 
 export function useWorkQueue(): WorkQueue {
   const requests = useQuery(permissionsQuery("open"));
-  const questions = useQuery(questionsQuery());
+  const questions = useQuery(questionsQuery()).data ?? [];
   const sessions = useQuery(sessionsQuery());
-  const failures = useQuery(failuresQuery());
+  const failures = useQuery(failuresQuery()).data ?? [];
   const all = sessions.data?.sessions ?? [];
   const queue = {
     requests: requests.data?.mails ?? [],
-    questions: questions.data ?? [],
+    questions,
     budgets: lowBudget(all),
-    failures: failures.data ?? [],
+    failures,
     offline: offlineAgents(all),
-    pending: requests.isPending || questions.isPending || sessions.isPending || failures.isPending,
+    // The two that decide whether the page is empty; a search still on its way only adds.
+    pending: requests.isPending || sessions.isPending,
   };
-  const count =
-    queue.requests.length + queue.questions.length + queue.budgets.length + queue.failures.length + queue.offline.length;
-  return { ...queue, count };
+  return { ...queue, count: Object.values(queue).reduce((sum, list) => sum + (Array.isArray(list) ? list.length : 0), 0) };
 }
