@@ -15,7 +15,8 @@ import { ExpiryCountdown } from "./ExpiryCountdown";
 export function NeedsDecisionList({ selected, onOpen }: { selected: string | null; onOpen: (mailId: string) => void }) {
   const { t } = useTranslation();
   const query = useQuery(permissionsQuery("open"));
-  const now = useNow(true);
+  // The clock ticks only while a listed request has an expiry to count down.
+  const now = useNow(query.data?.mails.some((mail) => Boolean(mail.expires_at)) ?? false);
   if (query.isPending) return <Loading />;
   if (query.isError) return <ErrorNote error={query.error} className="m-4" />;
   if (query.data.mails.length === 0) {
