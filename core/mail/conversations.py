@@ -41,6 +41,7 @@ from core.views import BudgetInput, SessionDetail, SessionView
 
 _CREATION_LOCK_KEY = 0x61676D63  # "agmc": serialises alias and default-conversation creation
 MAX_ALIAS = 64
+MAX_REASON = 500  # why a conversation was changed (a raised budget), shown to its participants
 Endpoint = tuple[str, str]  # (name, workspace name; "" for humans)
 
 
@@ -221,6 +222,11 @@ class SessionChange(BaseModel):
         None, description="New round-trip budget: a number of rounds or 'unlimited'."
     )
     reset_budget_used: bool = Field(False, description="Start counting rounds from 0 again.")
+    reason: str | None = Field(
+        None,
+        max_length=MAX_REASON,
+        description="Why (a raised budget, say); carried in the `session_update` event.",
+    )
 
 
 async def update_conversation(
@@ -255,7 +261,12 @@ async def update_conversation(
         if change.reset_budget_used:
             conv.budget_used = 0
         conv.updated_at = utcnow()
-        emit_session_update(session, conv, participants(session, conv.id))
+        # Who changed it and why reach every participant: an agent learns that its
+        # budget was raised, and on what terms, without a mail.
+        said: dict[str, object] = {"changed_by": principal.name}
+        if change.reason and change.reason.strip():
+            said["reason"] = change.reason.strip()
+        emit_session_update(session, conv, participants(session, conv.id), said)
         return conversation_view(session, conv, principal.name)
 
     return await store.write(run)

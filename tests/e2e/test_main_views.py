@@ -3,7 +3,7 @@ critical violation, and a screenshot of each goes to web/screenshots/.
 
 One walk per size and theme over a small, realistic desk (an agent's reply, an
 open permission request, a report with a table): the login page, inbox, a mail,
-the permission card, Needs decision, a conversation, compose with the address
+the permission card, Needs you, Needs decision, a conversation, compose with the address
 suggestions open, search results, agents, admin and account. The theme comes
 from the system (`color_scheme` of the context, which the UI follows); the
 account page's switch is also tried. These contexts bypass the CSP to inject
@@ -154,6 +154,11 @@ async def test_every_main_view_passes_axe(desk: Desk, size: Size, theme: Theme) 
         card = page.get_by_role("region", name="Permission request")
         await expect(card).to_have_attribute("data-state", "open")
 
+    async def queue() -> None:
+        await go(page, "/")
+        await expect(page.get_by_role("heading", name="Needs you", level=1)).to_be_visible()
+        await expect(page.get_by_test_id("queue-request").first).to_be_visible()
+
     async def decisions() -> None:
         await go(page, "/decisions")
         await expect(page.get_by_text("May I deploy the fix to production?").first).to_be_visible()
@@ -193,6 +198,7 @@ async def test_every_main_view_passes_axe(desk: Desk, size: Size, theme: Theme) 
         "inbox": inbox,
         "mail": mail,
         "permission": permission,
+        "queue": queue,
         "decisions": decisions,
         "conversation": conversation,
         "compose": compose,

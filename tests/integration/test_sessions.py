@@ -104,3 +104,30 @@ async def test_sync_and_proposal_endpoints(api: Api) -> None:
         )["session_alias"]
         == "fix-login"
     )
+
+
+async def test_raised_budget_tells_the_agent_who_and_why(api: Api) -> None:
+    jianf = await api.human("jianf")
+    builder = await api.agent("builder")
+    first = await send(jianf, HUMAN_SEND, "builder@", session_alias="raise", budget=1)
+    url = f"/api/v1/me/sessions/{first['session_id']}"
+    await send(builder, AGENT_SEND, "jianf@", reply_to=first["mail_id"])
+    refused(
+        await builder.post(
+            AGENT_SEND,
+            json={"to": "jianf@", "subject": "more", "body": "", "reply_to": first["mail_id"]},
+        ),
+        429,
+        "budget_exhausted",
+    )
+
+    async with open_stream(builder) as agent_stream:
+        ok(await jianf.patch(url, json={"budget_limit": 3, "reason": "  one more pass  "}))
+        event = (await agent_stream.next_of("session_update")).json
+    assert (event["budget_limit"], event["changed_by"], event["reason"]) == (
+        3,
+        "jianf",
+        "one more pass",
+    )
+    await send(builder, AGENT_SEND, "jianf@", reply_to=first["mail_id"])
+    refused(await jianf.patch(url, json={"reason": "x" * 501}), 422, "invalid_request")

@@ -36,6 +36,9 @@ export interface SessionUpdateEvent {
   budget_used: number;
   updated_at: string;
   alias_proposal?: { proposal_id: string; alias: string; reason: string };
+  /** A human's change: who made it, and why when they said (a raised budget). */
+  changed_by?: string;
+  reason?: string;
 }
 
 export interface AgentOnlineEvent {

@@ -75,7 +75,10 @@ describe("the app", () => {
   it("lists Needs decision oldest first, as the server orders it", async () => {
     act(() => navigate("/decisions"));
     renderApp();
-    await screen.findByRole("button", { name: "Open the mail" });
+    const list = await screen.findByRole("list", { name: "Needs decision" });
+    // A row in the list; the card (once) in the pane.
+    expect(await within(list).findAllByRole("button")).not.toHaveLength(0);
+    expect(await screen.findAllByRole("region", { name: "Permission request" })).toHaveLength(1);
     expect(gateway.calls).toContain("GET /api/v1/me/permissions?state=open&order=oldest&limit=500");
   });
 

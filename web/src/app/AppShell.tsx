@@ -4,6 +4,7 @@ import { lazy, Suspense, useState } from "react";
 import { useTranslation } from "react-i18next";
 import type { User } from "@/api";
 import { permissionsQuery } from "@/features/approvals/api/queries";
+import { useWorkQueue } from "./queue/workQueue";
 import { openCompose, useComposeRequest } from "@/features/compose/hooks/composeStore";
 import { foldersQuery, unreadCountQuery } from "@/features/mail/api/queries";
 import { navigate, useRoute } from "@/lib/router";
@@ -28,6 +29,9 @@ const AccountPage = lazy(() => import("@/features/account/components/AccountPage
 const AdminPage = lazy(() => import("@/features/admin/components/AdminPage").then((m) => ({ default: m.AdminPage })));
 const AgentsView = lazy(() => import("./AgentsView").then((m) => ({ default: m.AgentsView })));
 const AgentView = lazy(() => import("./AgentView").then((m) => ({ default: m.AgentView })));
+const WorkQueueView = lazy(() =>
+  import("./queue/WorkQueueView").then((m) => ({ default: m.WorkQueueView })),
+);
 const ComposeDialog = lazy(() =>
   import("@/features/compose/components/ComposeDialog").then((m) => ({ default: m.ComposeDialog })),
 );
@@ -43,6 +47,7 @@ export function AppShell({ me }: { me: User }) {
   useSignInAgainOn401();
   const unread = useQuery(unreadCountQuery()).data;
   const decisions = useQuery(permissionsQuery("open")).data?.total;
+  const queue = useWorkQueue().count;
   const folders = useQuery(foldersQuery()).data;
   const active = activeNavId(route);
   const currentFolderId = route.view === "folder" ? route.folderId : null;
@@ -51,6 +56,7 @@ export function AppShell({ me }: { me: User }) {
   useKeyboard({
     c: () => openCompose({ mode: "new" }),
     "?": () => setHelp(true),
+    "g n": () => navigate("/"),
     "g i": () => navigate("/inbox"),
     "g d": () => navigate("/decisions"),
   });
@@ -64,6 +70,9 @@ export function AppShell({ me }: { me: User }) {
 
   let view;
   switch (route.view) {
+    case "queue":
+      view = <WorkQueueView me={me} />;
+      break;
     case "mail":
       view = <MailboxView key={route.folder} mailbox={route.folder} mailId={route.mailId} me={me} />;
       break;
@@ -88,7 +97,7 @@ export function AppShell({ me }: { me: User }) {
     default:
       view = <MailboxView mailbox="inbox" mailId={null} me={me} />;
   }
-  const counts = { unread, decisions };
+  const counts = { unread, decisions, queue };
   const nav = { active, counts, isAdmin: me.is_admin, currentFolderId };
   return (
     <div className="flex h-full flex-col md:flex-row">

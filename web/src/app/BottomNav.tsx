@@ -10,7 +10,8 @@ import { FolderNav } from "@/features/mail/components/FolderNav";
 import { aroundFolders, hrefOf, NAV_ITEMS, type NavItem } from "./navItems";
 import { visibleItems, type NavProps } from "./Sidebar";
 
-const PRIMARY = ["inbox", "decisions", "conversations"];
+// Needs you lists the open requests, so Needs decision waits in "More" on a phone.
+const PRIMARY = ["queue", "inbox", "conversations"];
 
 export function BottomNav({ active, counts, isAdmin, currentFolderId }: NavProps) {
   const { t } = useTranslation();

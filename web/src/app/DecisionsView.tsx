@@ -1,19 +1,24 @@
+import { useQuery } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import type { User } from "@/api";
 import { EmptyState } from "@/components/EmptyState";
 import { NotificationToggle } from "@/components/NotificationToggle";
+import { permissionsQuery } from "@/features/approvals/api/queries";
 import { NeedsDecisionList } from "@/features/approvals/components/NeedsDecisionList";
 import { navigate } from "@/lib/router";
 import { useNarrow } from "@/lib/useMediaQuery";
 import { MailPane } from "./MailPane";
 import { SplitView } from "./SplitView";
 
-/** "Needs decision": every open request, oldest first; a request opens as its mail. */
+/** "Needs decision": every open request, oldest first, as rows; the chosen one (on a wide
+ * screen the oldest, until another is picked) opens as its mail, with its card, in the pane. */
 export function DecisionsView({ mailId, me }: { mailId: string | null; me: User }) {
   const { t } = useTranslation();
   const narrow = useNarrow();
   const open = (id: string) => navigate(`/decisions/${encodeURIComponent(id)}`);
   const close = () => navigate("/decisions");
+  const oldest = useQuery(permissionsQuery("open")).data?.mails[0]?.mail_id ?? null;
+  const shown = mailId ?? (narrow ? null : oldest);
   return (
     <SplitView
       listLabel={t("nav.decisions")}
@@ -26,12 +31,12 @@ export function DecisionsView({ mailId, me }: { mailId: string | null; me: User 
               <NotificationToggle />
             </span>
           </header>
-          <NeedsDecisionList me={me.name} onOpen={open} />
+          <NeedsDecisionList selected={shown} onOpen={open} />
         </>
       }
       detail={
-        mailId ? (
-          <MailPane mailId={mailId} me={me} onGone={close} onOpenMail={(id) => navigate(`/inbox/${encodeURIComponent(id)}`)} />
+        shown ? (
+          <MailPane key={shown} mailId={shown} me={me} onGone={close} onOpenMail={(id) => navigate(`/inbox/${encodeURIComponent(id)}`)} />
         ) : narrow ? null : (
           <EmptyState title={t("permission.pick")} />
         )

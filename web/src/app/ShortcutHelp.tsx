@@ -11,6 +11,7 @@ export const SHORTCUTS: readonly (readonly [string, string])[] = [
   ["e", "shortcuts.archive"],
   ["#", "shortcuts.delete"],
   ["/", "shortcuts.search"],
+  ["g n", "shortcuts.queue"],
   ["g i", "shortcuts.inbox"],
   ["g d", "shortcuts.decisions"],
   ["Esc", "shortcuts.close"],

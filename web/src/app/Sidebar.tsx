@@ -11,6 +11,7 @@ import { aroundFolders, hrefOf, NAV_ITEMS, type NavItem } from "./navItems";
 export interface Counts {
   unread?: number | undefined;
   decisions?: number | undefined;
+  queue?: number | undefined;
 }
 
 export function visibleItems(isAdmin: boolean): NavItem[] {

@@ -45,6 +45,7 @@ describe("accessibility", () => {
   it.each([
     ["inbox with a mail open", "/inbox/m1", "The leak is fixed"],
     ["a permission card", "/inbox/m2", "May I restart the server?"],
+    ["needs you", "/", "Which branch?"],
     ["needs decision", "/decisions", "Needs decision"],
     ["conversations", "/conversations/s1", "Fix the leak"],
     ["agents", "/agents", "builder"],

@@ -6,11 +6,12 @@ export interface NavItem {
   labelKey: string;
   icon: IconName;
   route: Route;
-  count?: "unread" | "decisions";
+  count?: "unread" | "decisions" | "queue";
   adminOnly?: boolean;
 }
 
 export const NAV_ITEMS: NavItem[] = [
+  { id: "queue", labelKey: "nav.queue", icon: "queue", route: { view: "queue" }, count: "queue" },
   { id: "inbox", labelKey: "nav.inbox", icon: "inbox", route: { view: "mail", folder: "inbox", mailId: null }, count: "unread" },
   { id: "decisions", labelKey: "nav.decisions", icon: "decisions", route: { view: "decisions", mailId: null }, count: "decisions" },
   { id: "sent", labelKey: "nav.sent", icon: "sent", route: { view: "mail", folder: "sent", mailId: null } },

@@ -16,6 +16,7 @@ import {
   Inbox,
   LayoutGrid,
   List,
+  ListTodo,
   Menu,
   MessagesSquare,
   Paperclip,
@@ -31,6 +32,7 @@ import {
 import type { IconName } from "./iconNames";
 
 const GLYPHS: Record<IconName, LucideIcon> = {
+  queue: ListTodo,
   inbox: Inbox,
   decisions: Scale,
   sent: Send,

@@ -1,5 +1,6 @@
 /** The icons the app shows, by what they mean (components/Glyph.tsx draws them). */
 export type IconName =
+  | "queue"
   | "inbox"
   | "decisions"
   | "sent"

@@ -4,7 +4,8 @@ import { mailboxPath, parseRoute, routePath } from "./router";
 
 describe("routes", () => {
   it.each([
-    ["/", { view: "mail", folder: "inbox", mailId: null }],
+    ["/", { view: "queue" }],
+    ["/inbox", { view: "mail", folder: "inbox", mailId: null }],
     ["/inbox/abc", { view: "mail", folder: "inbox", mailId: "abc" }],
     ["/trash", { view: "mail", folder: "trash", mailId: null }],
     ["/decisions/m%2F1", { view: "decisions", mailId: "m/1" }],

@@ -35,6 +35,7 @@ export type Folder = "inbox" | "sent" | "archive" | "trash" | "drafts";
  * which stays when the folder is renamed). */
 export type Mailbox = Folder | { folderId: string };
 export type Route =
+  | { view: "queue" }
   | { view: "mail"; folder: Folder; mailId: string | null }
   | { view: "folder"; folderId: string; mailId: string | null }
   | { view: "decisions"; mailId: string | null }
@@ -52,6 +53,8 @@ export function parseRoute(path: string): Route {
     return { view: "mail", folder: head as Folder, mailId: id };
   }
   switch (head) {
+    case "":
+      return { view: "queue" };
     case "folders":
       return id ? { view: "folder", folderId: id, mailId: second } : { view: "mail", folder: "inbox", mailId: null };
     case "decisions":
@@ -74,6 +77,8 @@ export function parseRoute(path: string): Route {
 export function routePath(route: Route): string {
   const tail = (id: string | null) => (id ? `/${encodeURIComponent(id)}` : "");
   switch (route.view) {
+    case "queue":
+      return "/";
     case "mail":
       return `/${route.folder}${tail(route.mailId)}`;
     case "folder":

@@ -137,6 +137,11 @@ async function answer(request: Request): Promise<Response> {
       return json({ mail_id: "m1", status: "read" });
     case "GET /api/v1/me/sessions/s1":
       return json({ session, mails: inbox() });
+    case "PATCH /api/v1/me/sessions/s1": {
+      const change = bodies[path] as { budget_limit?: number };
+      const limit = change.budget_limit ?? session.budget_limit;
+      return json({ ...session, budget_limit: limit, budget_remaining: Number(limit) - session.budget_used });
+    }
     case "GET /api/v1/me/sessions/s1/proposals":
       return json({ proposals: [] });
     case "GET /api/v1/me/addresses/suggest":

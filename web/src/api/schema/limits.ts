@@ -64,6 +64,7 @@ export const limits = {
     },
     "SessionChange": {
       "budget_limit": {"maximum":1000000,"minimum":1},
+      "reason": {"maxLength":500},
       "session_alias": {"maxLength":64},
       "subject": {"maxLength":998},
     },

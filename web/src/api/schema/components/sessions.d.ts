@@ -81,6 +81,11 @@ export interface schemas_sessions {
          */
         clear_alias?: boolean;
         /**
+         * Reason
+         * @description Why (a raised budget, say); carried in the `session_update` event.
+         */
+        reason?: string | null;
+        /**
          * Reset Budget Used
          * @description Start counting rounds from 0 again.
          * @default false

@@ -15,7 +15,8 @@ import { openCompose } from "../hooks/composeStore";
 import { initialFields } from "../hooks/initialFields";
 import { OutsideReplyNote } from "./OutsideReplyNote";
 
-export function QuickReply({ mail, me }: { mail: Mail; me: string }) {
+/** `focus` false: open for a question but not focused (a page listing several, "Needs you"). */
+export function QuickReply({ mail, me, focus = true }: { mail: Mail; me: string; focus?: boolean }) {
   const { t } = useTranslation();
   const id = useId();
   const queryClient = useQueryClient();
@@ -82,7 +83,7 @@ export function QuickReply({ mail, me }: { mail: Mail; me: string }) {
           setSent(false);
         }}
         rows={4}
-        autoFocus={question}
+        autoFocus={question && focus}
         className="rounded-md border border-line bg-canvas p-2 font-mono text-sm"
       />
       <OutsideReplyNote outside={fields.outside} nobody={false} />
