@@ -108,6 +108,7 @@ async def close_drawer(page: Page, seed: LongDesk) -> None:
 
 
 STOPS: list[Stop] = [
+    path_stop("needs you", lambda s: "/", heading("Permission requests")),
     path_stop("inbox", lambda s: "/inbox", first_row),
     Stop("inbox as cards", view_mode("Cards")),
     Stop("inbox as a list", view_mode("List")),
@@ -122,6 +123,7 @@ STOPS: list[Stop] = [
     path_stop("decisions", lambda s: "/decisions", heading("Needs decision")),
     path_stop("decision", lambda s: f"/decisions/{s.request}", subject_shown),
     path_stop("agents", lambda s: "/agents", heading("Agents")),
+    path_stop("agent", lambda s: f"/agents/{s.agent}", heading("Recent activity")),
     path_stop("admin", lambda s: "/admin", heading("Agent keys")),
     path_stop("account", lambda s: "/account", heading("Account")),
     Stop("compose", compose),

@@ -72,7 +72,7 @@ export function QuickReply({ mail, me, focus = true }: { mail: Mail; me: string;
         }
       }}
     >
-      <label htmlFor={id} className="text-sm font-medium">
+      <label htmlFor={id} className="text-sm font-medium wrap-anywhere">
         {question ? t("reply.answer", { name: fields.to }) : t("reply.label", { name: fields.to })}
       </label>
       <textarea
