@@ -11,7 +11,7 @@ import { CountBadge } from "@/components/CountBadge";
 import { NavLink } from "@/components/NavLink";
 import { routePath } from "@/lib/router";
 import type { FolderNode } from "../folderTree";
-import { FolderActions } from "./FolderActions";
+import { FolderActions } from "./LazyMenus";
 
 const INDENT = ["pl-2", "pl-5", "pl-8", "pl-11"];
 

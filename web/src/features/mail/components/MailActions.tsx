@@ -3,7 +3,7 @@ import type { Mail } from "@/api";
 import { Button } from "@/components/Button";
 import { ErrorNote } from "@/components/ErrorNote";
 import { useMoveMail } from "../hooks/useMoveMail";
-import { MoveToMenu } from "./MoveToMenu";
+import { MoveToMenu } from "./LazyMenus";
 
 export type ReplyMode = "reply" | "replyAll" | "forward";
 
