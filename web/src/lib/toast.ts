@@ -4,7 +4,7 @@
  * the message outlives the view that showed it: closing a conversation and then
  * leaving it still leaves the Undo at hand.
  */
-import { useSyncExternalStore } from "react";
+import { createSlot } from "./slot";
 
 export interface Toast {
   id: number;
@@ -16,34 +16,19 @@ export interface Toast {
 /** How long a toast stays, unless its action is used or it is dismissed earlier. */
 export const TOAST_MS = 8_000;
 
-let current: Toast | null = null;
-let counter = 0;
-const listeners = new Set<() => void>();
-
-function emit() {
-  for (const listener of listeners) listener();
-}
+const slot = createSlot<Omit<Toast, "id">>();
 
 export function showToast(toast: Omit<Toast, "id">): void {
-  counter += 1;
-  current = { ...toast, id: counter };
-  emit();
+  slot.set(toast);
 }
 
 /** Dismiss `id` (or whatever shows, without an id); a newer toast stays. */
 export function dismissToast(id?: number): void {
+  const current = slot.get();
   if (current === null || (id !== undefined && current.id !== id)) return;
-  current = null;
-  emit();
+  slot.clear();
 }
 
 export function useToast(): Toast | null {
-  return useSyncExternalStore(
-    (listener) => {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    () => current,
-    () => null,
-  );
+  return slot.use();
 }

@@ -2,8 +2,8 @@
  * Which compose window is open, if any. A tiny external store so anything
  * (a button, a keyboard shortcut, the reading pane) can open it.
  */
-import { useSyncExternalStore } from "react";
 import type { Draft, Mail } from "@/api";
+import { createSlot } from "@/lib/slot";
 
 export type ComposeRequest =
   | { mode: "new"; to?: string }
@@ -15,32 +15,16 @@ export interface OpenCompose {
   request: ComposeRequest;
 }
 
-let current: OpenCompose | null = null;
-let counter = 0;
-const listeners = new Set<() => void>();
-
-function emit() {
-  for (const listener of listeners) listener();
-}
+const slot = createSlot<{ request: ComposeRequest }>();
 
 export function openCompose(request: ComposeRequest): void {
-  counter += 1;
-  current = { id: counter, request };
-  emit();
+  slot.set({ request });
 }
 
 export function closeCompose(): void {
-  current = null;
-  emit();
+  slot.clear();
 }
 
 export function useComposeRequest(): OpenCompose | null {
-  return useSyncExternalStore(
-    (listener) => {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    () => current,
-    () => null,
-  );
+  return slot.use();
 }
