@@ -113,28 +113,7 @@ def import_writer(mails: Sequence[ImportedMail]) -> Callable[[Session], list[Sto
         if not writing:
             return [None] * len(mails)
         known = stored_by_message_id(session, {m for mail in writing for m in mail.replies_to})
-        placed: list[tuple[Stored, str | None]] = []
-        newest: dict[str, datetime] = {}
-        for mail in writing:
-            parent = next((known[m] for m in mail.replies_to if m in known), None)
-            if parent is not None:
-                conv_id = parent.session_id
-            else:
-                budget = initial_budget(None, mail.sender, mail.to)
-                subject = thread_subject(mail.subject)
-                conv_id = open_conversation(
-                    session,
-                    subject,
-                    None,
-                    budget,
-                    mail.sender.name,
-                    mail.created_at,
-                    status="completed",
-                ).id
-            here = Stored(new_id(), conv_id)
-            known.setdefault(mail.message_id, here)
-            placed.append((here, parent.mail_id if parent is not None else None))
-            newest[conv_id] = max(mail.created_at, newest.get(conv_id, mail.created_at))
+        placed, newest = _place(session, writing, known)
         session.flush()  # the new conversations, which the rows below refer to
         for mail in writing:
             keep_original(session, mail.raw)
@@ -179,6 +158,37 @@ def import_writer(mails: Sequence[ImportedMail]) -> Callable[[Session], list[Sto
         return [None if mail.message_id in already else next(written) for mail in mails]
 
     return run
+
+
+def _place(
+    session: Session, writing: Sequence[ImportedMail], known: dict[str, Stored]
+) -> tuple[list[tuple[Stored, str | None]], dict[str, datetime]]:
+    """Each mail's place (its id, its conversation, the mail it answers) and each
+    conversation's newest time. An import's conversations open completed: mail of
+    the past is not open work; a later mail reopens one as usual."""
+    placed: list[tuple[Stored, str | None]] = []
+    newest: dict[str, datetime] = {}
+    for mail in writing:
+        parent = next((known[m] for m in mail.replies_to if m in known), None)
+        if parent is not None:
+            conv_id = parent.session_id
+        else:
+            budget = initial_budget(None, mail.sender, mail.to)
+            subject = thread_subject(mail.subject)
+            conv_id = open_conversation(
+                session,
+                subject,
+                None,
+                budget,
+                mail.sender.name,
+                mail.created_at,
+                status="completed",
+            ).id
+        here = Stored(new_id(), conv_id)
+        known.setdefault(mail.message_id, here)
+        placed.append((here, parent.mail_id if parent is not None else None))
+        newest[conv_id] = max(mail.created_at, newest.get(conv_id, mail.created_at))
+    return placed, newest
 
 
 def thread_subject(subject: str) -> str:

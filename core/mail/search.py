@@ -87,26 +87,10 @@ def _fts_phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def search_statements(
-    dialect: str,
-    principal: Principal,
-    query: SearchQuery,
-    limit: int,
-    offset: int,
-    count_cap: int = COUNT_CAP,
-) -> tuple[Select[Any], Select[Any], Select[Any]]:
-    """The capped count, the ranked page and the newest-first page of a search
-    (bench/search.py times exactly these).
-
-    Ranking needs every match scored, and counting a word found in most mail
-    reads its whole index entry: over a large mailbox neither is fast. So the count
-    stops at `count_cap` + 1 matches, walking the newest first (which the index
-    gives in order, stopping early), and a search with more matches than
-    `count_cap` is listed newest first instead of ranked: a word that common does not
-    rank anything usefully; another word or a filter narrows it.
-    """
-    mine = aliased(Delivery)
-    me = principal.name
+def _filters(query: SearchQuery, mine: Any, me: str) -> list[ColumnElement[bool] | TextClause]:
+    """The conditions a mail meets besides its words: mine (sent by me or delivered to
+    me, `mine` being my delivery), and the query's from:, to:, #alias, type:, is: and
+    has: filters; from: and to: match an outside address too."""
     where: list[ColumnElement[bool] | TextClause] = [
         or_(Mail.from_name == me, mine.id.is_not(None))
     ]
@@ -137,6 +121,30 @@ def search_statements(
         where.append(mine.is_read == (false() if query.unread else true()))
     if query.has_attachment:
         where.append(exists().where(Attachment.mail_seq == Mail.seq))
+    return where
+
+
+def search_statements(
+    dialect: str,
+    principal: Principal,
+    query: SearchQuery,
+    limit: int,
+    offset: int,
+    count_cap: int = COUNT_CAP,
+) -> tuple[Select[Any], Select[Any], Select[Any]]:
+    """The capped count, the ranked page and the newest-first page of a search
+    (bench/search.py times exactly these).
+
+    Ranking needs every match scored, and counting a word found in most mail
+    reads its whole index entry: over a large mailbox neither is fast. So the count
+    stops at `count_cap` + 1 matches, walking the newest first (which the index
+    gives in order, stopping early), and a search with more matches than
+    `count_cap` is listed newest first instead of ranked: a word that common does not
+    rank anything usefully; another word or a filter narrows it.
+    """
+    mine = aliased(Delivery)
+    me = principal.name
+    where = _filters(query, mine, me)
     indexed = [t for t in query.terms if len(t) >= TRIGRAM]
     order: list[Any] = []
     joined = False

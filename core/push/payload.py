@@ -14,12 +14,13 @@ PUSHED_TYPES = ("permission_request", "question")
 
 
 def request_payload(kind: str, mail_id: str, session_id: str, sender: str) -> dict[str, Any]:
-    """`url` is a path of the web UI: Needs decision for a request, the inbox for a question."""
+    """`url` is a path of the web UI: Needs decision for a request, the inbox for a question.
+    The notification names the conversation by its id's first 8 characters (web/public/sw.js),
+    as the web UI shows an unnamed one."""
     where = "decisions" if kind == "permission_request" else "inbox"
     return {
         "kind": kind,
         "agent": sender,
-        "conversation": session_id[:8],  # as the web UI shows an unnamed conversation
         "session_id": session_id,
         "mail_id": mail_id,
         "url": f"/{where}/{mail_id}",

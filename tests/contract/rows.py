@@ -26,6 +26,8 @@ _DRAWN = {"password_hash", "token_sha256", "uid_validity"}
 # `meta` values that name an event id (core/store/events.py): the id itself is the
 # database's own number, but which stored events lie at or below it is not.
 _EVENT_MARKS = {"events_pruned_through"}
+# `meta` values drawn at random: the gateway's VAPID key (core/push/keys.py).
+_DRAWN_META = {"vapid_private_key"}
 # Tables whose rows are named by their unique columns rather than their rank: one
 # transaction filing mail into several new conversations creates their folders in
 # the order of the conversations' random ids (core/mailboxes/uids.py locks and
@@ -92,6 +94,8 @@ def _plain(found: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, A
                 mark = int(row["value"])
                 below = sum(1 for event in found["events"] if event["id"] <= mark)
                 out["value"] = f"<events at or below it: {below}>"
+            if table.name == "meta" and row["key"] in _DRAWN_META:
+                out["value"] = "<drawn>"
             rows.append(out)
         plain[table.name] = rows
     return plain

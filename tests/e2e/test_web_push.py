@@ -65,7 +65,6 @@ async def test_a_push_shows_a_notification_that_opens_the_request(desk: Desk) ->
     payload = {
         "kind": "permission_request",
         "agent": desk.agent_name("builder"),
-        "conversation": asked["session_id"][:8],
         "session_id": asked["session_id"],
         "mail_id": asked["mail_id"],
         "url": f"/decisions/{asked['mail_id']}",

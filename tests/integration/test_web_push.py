@@ -82,7 +82,6 @@ async def test_a_permission_request_and_a_question_are_pushed_without_their_text
     assert pushed == {
         "kind": "permission_request",
         "agent": "builder",
-        "conversation": asked["session_id"][:8],  # not the alias: made from the question
         "session_id": asked["session_id"],
         "mail_id": asked["mail_id"],
         "url": f"/decisions/{asked['mail_id']}",

@@ -1,7 +1,7 @@
 /*
  * AgentMail's service worker: Web Push only (no fetch handler, nothing cached).
  *
- * A push names a permission request or a question (kind, agent, conversation, a path of
+ * A push names a permission request or a question (kind, agent, conversation id, a path of
  * the web UI) and never its text: the notification says who asks, and a click opens the
  * request in a tab of this origin, signing in first if needed (docs/web.md, "Web Push").
  */
@@ -43,7 +43,7 @@ self.addEventListener("push", (event) => {
   const title = words[kind](text(data.agent, "AgentMail"));
   event.waitUntil(
     self.registration.showNotification(title, {
-      body: words.body(text(data.conversation, "")),
+      body: words.body(text(data.session_id, "").slice(0, 8)),
       tag: `agentmail-${text(data.mail_id, kind)}`,
       icon: "/favicon.svg",
       data: { url: target(data.url), kind, mailId: text(data.mail_id, "") },

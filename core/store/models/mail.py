@@ -69,8 +69,10 @@ class Mail(Base):
     # What a list row shows of the body (core/mail/excerpt.py), made when it is stored;
     # NULL until the backfill reaches a mail stored before the columns existed.
     excerpt: Mapped[str | None] = mapped_column(String(256), default=None)
-    tasks_done: Mapped[int] = mapped_column(Integer, default=0)
-    tasks_total: Mapped[int] = mapped_column(Integer, default=0)
+    # Filled by the database when a writer leaves them out (a Core insert written before
+    # the columns existed, e.g. an old-schema test): no Python default to send.
+    tasks_done: Mapped[int] = mapped_column(Integer, server_default="0")
+    tasks_total: Mapped[int] = mapped_column(Integer, server_default="0")
     mail_type: Mapped[str] = mapped_column(String(32), default="normal")
     auto: Mapped[bool] = mapped_column(Boolean, default=False)
     # Consecutive agent-to-agent mails up to this one (a human's mail resets it to 0).
