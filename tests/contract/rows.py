@@ -20,7 +20,11 @@ from core.store.models import Base
 _ID = re.compile(
     r"[0-9a-f]{64}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32}"
 )
-_TIME = re.compile(r"\d{4}-\d\d-\d\dT[0-9:.]+(?:[+-]\d\d:\d\d|Z)?")
+# A time as ISO 8601, or as a mail's Date (RFC 5322 §3.3, e.g. in a forward's quote).
+_TIME = re.compile(
+    r"\d{4}-\d\d-\d\dT[0-9:.]+(?:[+-]\d\d:\d\d|Z)?"
+    r"|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d? [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d [+-]\d{4}"
+)
 # Drawn at random or from the clock, whatever the database.
 _DRAWN = {"password_hash", "token_sha256", "uid_validity"}
 # `meta` values that name an event id (core/store/events.py): the id itself is the
