@@ -21,6 +21,7 @@ from api.uploads import MULTIPART_OVERHEAD
 from core.identity.login_guard import LoginGuard, guard_from_settings
 from core.identity.signed_in import SignedIn
 from core.identity.throttle import LoginThrottle
+from core.secrets.configured import secret_box
 from core.settings import Settings
 from core.store.blobs import BlobStore
 from core.store.engine import Store
@@ -54,6 +55,7 @@ def create_app(
     app.state.settings = settings
     app.state.store = store
     app.state.blobs = BlobStore(settings.attachments_dir)
+    app.state.secrets = secret_box(settings)
     app.state.listeners = Listeners()  # the gateway fills it once SMTP and IMAP are bound
     app.state.login_guard = guard or guard_from_settings(settings, LoginThrottle())
     app.state.signed_in = signed_in

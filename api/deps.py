@@ -12,6 +12,7 @@ from core.identity.login_guard import LoginGuard
 from core.identity.security import TOKEN_PREFIX
 from core.mail.idempotency import MAX_KEY_LENGTH
 from core.principal import Principal
+from core.secrets.box import SecretBox
 from core.settings import Settings
 from core.store.blobs import BlobStore
 from core.store.engine import Store
@@ -32,6 +33,11 @@ async def get_settings(request: Request) -> Settings:
     return settings
 
 
+async def get_secrets(request: Request) -> SecretBox:
+    box: SecretBox = request.app.state.secrets
+    return box
+
+
 async def get_blobs(request: Request) -> BlobStore:
     blobs: BlobStore = request.app.state.blobs
     return blobs
@@ -49,6 +55,7 @@ async def client_address(request: Request) -> str:
 
 
 StoreDep = Annotated[Store, Depends(get_store)]
+SecretsDep = Annotated[SecretBox, Depends(get_secrets)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 BlobsDep = Annotated[BlobStore, Depends(get_blobs)]
 LoginGuardDep = Annotated[LoginGuard, Depends(get_login_guard)]

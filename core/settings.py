@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -110,6 +110,13 @@ class Settings(BaseSettings):
         " process such as the CLI is seen after at most this long).",
     )
     cookie_secure: bool = Field(False, description="Send the login cookie only over HTTPS.")
+    secret_key: SecretStr | None = Field(
+        None,
+        min_length=32,
+        description="Seals the secrets kept in the database (VAPID, DKIM and reply-token keys,"
+        " webhook secrets); at least 32 characters, the same on every replica. Unset: a key"
+        " file made in the data dir at first start (one machine only).",
+    )
     push_allow_private_endpoints: bool = Field(
         False,
         description="Accept Web Push endpoints over plain http and on loopback or private"

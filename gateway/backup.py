@@ -8,6 +8,8 @@ The archive is an uncompressed tar (attachments are mostly compressed already):
                             is a consistent snapshot while the gateway goes on writing
     database.pgdump         PostgreSQL: `pg_dump --format=custom` (one snapshot too)
     attachments/ab/cd/<sha256>   the attachment files (core/store/blobs.py)
+    secret.key              the data dir's key file, when no AGENTMAIL_SECRET_KEY is set: the
+                            key the database's secrets are sealed with (core/secrets/)
 
 Order matters while the gateway runs: the database is copied first, then the files.
 Files are never changed once written and only unsent uploads are ever removed, so
@@ -42,6 +44,7 @@ from typing import Any, BinaryIO
 from sqlalchemy import create_engine, select
 from sqlalchemy.engine import make_url
 
+from core.secrets.box import KEY_FILE_NAME
 from core.settings import Settings
 from core.store.engine import Store, database_url
 from core.store.migrate import head_revisions
@@ -160,6 +163,9 @@ def backup(settings: Settings, archive: Path) -> Summary:
         summary = Summary(database=kind)
         with _private_file(archive) as file, tarfile.open(fileobj=file, mode="w") as tar:
             members = [(snapshot, snapshot.name)]
+            key_file = settings.data_dir / KEY_FILE_NAME
+            if settings.secret_key is None and key_file.is_file():
+                members.append((key_file, KEY_FILE_NAME))  # without it, no secret opens
             if blobs.is_dir():
                 members += [
                     (path, f"{ATTACHMENTS}/{path.relative_to(blobs).as_posix()}")

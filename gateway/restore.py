@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import sqlite3
@@ -29,6 +30,7 @@ from typing import IO, Any
 from sqlalchemy import create_engine, inspect
 from sqlalchemy.engine import make_url
 
+from core.secrets.box import KEY_FILE_NAME
 from core.settings import Settings
 from core.store.engine import database_url
 from gateway.backup import (
@@ -87,7 +89,8 @@ def _verify(
     """Every listed member present, of its size and checksum; nothing unlisted."""
     names = set(members) - {MANIFEST}
     listed = set(manifest["files"])
-    strange = [n for n in listed if n not in (SQLITE_MEMBER, PG_MEMBER) and not _BLOB.match(n)]
+    known = (SQLITE_MEMBER, PG_MEMBER, KEY_FILE_NAME)
+    strange = [n for n in listed if n not in known and not _BLOB.match(n)]
     if strange:  # never a path outside the attachments directory (`../`, absolute)
         raise BackupError(f"the manifest names unexpected files: {sorted(strange)[:5]}")
     if names != listed:
@@ -178,6 +181,13 @@ def restore(settings: Settings, archive: Path, *, force: bool = False) -> Summar
                 _restore_sqlite(copy, Path(make_url(url).database or ""))
             else:
                 _restore_postgres(copy, url, force)
+        if KEY_FILE_NAME in members:  # the key the backed-up secrets were sealed with
+            key_file = settings.data_dir / KEY_FILE_NAME
+            settings.data_dir.mkdir(parents=True, exist_ok=True)
+            key_file.unlink(missing_ok=True)
+            with os.fdopen(os.open(key_file, os.O_WRONLY | os.O_CREAT, 0o600), "wb") as out:
+                with _open(tar, members[KEY_FILE_NAME]) as member:
+                    shutil.copyfileobj(member, out)
         for name in manifest["files"]:
             if not name.startswith(f"{ATTACHMENTS}/"):
                 continue

@@ -43,6 +43,8 @@ from core.mailboxes.keywords import KeywordLimits
 from core.push.keys import ensure_vapid_key
 from core.push.sender import PushSender
 from core.rendering.backfill import Filler, KeptQueue
+from core.secrets.configured import secret_box
+from core.secrets.stored import check_secret_key
 from core.settings import Settings
 from core.store.blobs import BlobStore
 from core.store.engine import Store, database_url
@@ -152,7 +154,11 @@ class Gateway:
             self.generated_admin_password = await ensure_admin(
                 store, settings.admin_user, settings.admin_password
             )
-            await ensure_vapid_key(store)  # Web Push: one key pair for every replica
+        # Secrets kept in the database, sealed under a key every replica must share.
+        self.secrets = secret_box(settings)
+        await check_secret_key(store, self.secrets)
+        if self.worker is None:
+            await ensure_vapid_key(store, self.secrets)  # Web Push: one key pair for all
         # One guess budget for all: guessing over the web, SMTP and IMAP at once is no faster.
         throttle = LoginThrottle()
         guard = guard_from_settings(settings, throttle)
@@ -186,6 +192,7 @@ class Gateway:
         # Web Push: the jobs queued with requests and questions, sent by one replica each.
         pushes = PushSender(
             store,
+            self.secrets,
             contact=f"mailto:postmaster@{settings.domain}",
             allow_private=settings.push_allow_private_endpoints,
         )

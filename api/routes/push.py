@@ -10,7 +10,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
-from api.deps import Human, SettingsDep, StoreDep
+from api.deps import Human, SecretsDep, SettingsDep, StoreDep
 from core.push import subscriptions
 from core.push.endpoints import MAX_ENDPOINT_CHARS
 from core.push.keys import ensure_vapid_key, public_key_of
@@ -44,8 +44,8 @@ class SubscriptionList(BaseModel):
 
 
 @router.get("/me/push")
-async def push_info(_human: Human, store: StoreDep) -> PushInfo:
-    return PushInfo(public_key=public_key_of(await ensure_vapid_key(store)))
+async def push_info(_human: Human, store: StoreDep, secrets: SecretsDep) -> PushInfo:
+    return PushInfo(public_key=public_key_of(await ensure_vapid_key(store, secrets)))
 
 
 @router.get("/me/push/subscriptions")

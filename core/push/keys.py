@@ -3,7 +3,7 @@
 A browser subscribes with the public key as its `applicationServerKey`, and its push
 service accepts only pushes signed with the matching private key: a key per process
 would break every subscription made through another replica, or before a restart.
-So the first start writes the pair into a `meta` row and every replica reads it.
+So the first start writes the pair, sealed, into a `meta` row and every replica reads it.
 """
 
 from __future__ import annotations
@@ -12,12 +12,10 @@ import base64
 
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-from sqlalchemy import select
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import Session
 
+from core.secrets.box import SecretBox
+from core.secrets.stored import ensure_secret
 from core.store.engine import Store
-from core.store.models import Meta
 
 _KEY = "vapid_private_key"
 
@@ -48,21 +46,7 @@ def public_key_of(raw: str) -> str:
     return b64url(point)
 
 
-async def ensure_vapid_key(store: Store) -> str:
-    """The stored private key; made now when there is none. Replicas starting together
-    each try to insert theirs and all read back the one that was first."""
-
-    def run(session: Session) -> str:
-        dialect = postgresql if store.dialect == "postgresql" else sqlite
-        insert = dialect.insert(Meta).values(key=_KEY, value=_new_private_key())
-        session.execute(insert.on_conflict_do_nothing(index_elements=["key"]))
-        value = session.scalar(select(Meta.value).where(Meta.key == _KEY))
-        assert value is not None
-        return value
-
-    existing = await read_vapid_key(store)
-    return existing if existing is not None else await store.write(run)
-
-
-async def read_vapid_key(store: Store) -> str | None:
-    return await store.read(lambda s: s.scalar(select(Meta.value).where(Meta.key == _KEY)))
+async def ensure_vapid_key(store: Store, box: SecretBox) -> str:
+    """The stored private key; made now when there is none (core/secrets/stored.py)."""
+    key = await ensure_secret(store, box, _KEY, lambda: _new_private_key().encode("ascii"))
+    return key.decode("ascii")

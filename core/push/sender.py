@@ -19,6 +19,7 @@ from core.push.endpoints import check_endpoint
 from core.push.jobs import Claimed, Outcome, any_due, claim, settle
 from core.push.keys import ensure_vapid_key
 from core.push.message import push_request
+from core.secrets.box import SecretBox
 from core.store.engine import Store
 from core.store.models import utcnow
 
@@ -39,8 +40,9 @@ def outcome_of(status: int) -> Outcome:
 class PushSender:
     """One per gateway process; replicas share the jobs through the database."""
 
-    def __init__(self, store: Store, *, contact: str, allow_private: bool) -> None:
+    def __init__(self, store: Store, box: SecretBox, *, contact: str, allow_private: bool) -> None:
         self.store = store
+        self.box = box
         self.contact = contact  # the VAPID `sub`: whom a push service may write to
         self.allow_private = allow_private
         self._key: str | None = None
@@ -55,7 +57,7 @@ class PushSender:
         if not await self.store.read(lambda s: any_due(s, now)):
             return 0
         if self._key is None:
-            self._key = await ensure_vapid_key(self.store)
+            self._key = await ensure_vapid_key(self.store, self.box)
         jobs = await self.store.write(lambda s: claim(s, now, BATCH))
         if not jobs:
             return 0

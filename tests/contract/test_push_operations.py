@@ -10,8 +10,10 @@ from __future__ import annotations
 import pytest
 
 from core.errors import NotFound
-from core.push.keys import ensure_vapid_key, read_vapid_key
+from core.push.keys import ensure_vapid_key
 from core.push.subscriptions import list_subscriptions, revoke_subscription, subscribe
+from core.secrets.box import SecretBox
+from core.secrets.stored import read_secret
 from core.store.engine import Store
 from tests.contract.scenario import ANA, BUILDER, assert_same_rows, send
 from tests.support.two_stores import Stores
@@ -20,14 +22,16 @@ from tests.support.two_stores import Stores
 ENDPOINT = "http://127.0.0.1:9/push/"
 P256DH = "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM"
 AUTH = "tBHItJI5svbpez7KI4CCXg"
+BOX = SecretBox(b"the contract suite's secret key, 32+ characters")
 
 
 async def keys_and_subscriptions(store: Store) -> None:
     """The key made at the first start and kept at the next; ana's two devices, the
     first subscribed again (replaced), one revoked (not by bo); a request and a
     question from builder queue a push for each device of ana's."""
-    first = await ensure_vapid_key(store)
-    assert await ensure_vapid_key(store) == first == await read_vapid_key(store)
+    first = await ensure_vapid_key(store, BOX)
+    stored = await read_secret(store, BOX, "vapid_private_key")
+    assert await ensure_vapid_key(store, BOX) == first == (stored or b"").decode()
     phone = await subscribe(
         store, "ana", ENDPOINT + "phone", P256DH, AUTH, "phone", allow_private=True
     )

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from core.push.jobs import LEASE, MAX_ATTEMPTS, Claimed, Outcome, claim, queue_pushes, settle
 from core.push.keys import ensure_vapid_key, public_key_of
 from core.push.subscriptions import subscribe
+from core.secrets.box import SecretBox
 from core.store.engine import Store
 from core.store.models import PushJob, PushSubscription, utcnow
 
@@ -106,7 +107,8 @@ async def test_settling_retries_drops_and_forgets(store: Store) -> None:
 
 
 async def test_every_replica_reads_one_vapid_key(store: Store) -> None:
-    keys = await asyncio.gather(*(ensure_vapid_key(store) for _ in range(4)))
+    box = SecretBox(b"a replica's secret key, 32+ characters long")
+    keys = await asyncio.gather(*(ensure_vapid_key(store, box) for _ in range(4)))
     assert len(set(keys)) == 1
-    assert await ensure_vapid_key(store) == keys[0]
+    assert await ensure_vapid_key(store, box) == keys[0]
     assert len(public_key_of(keys[0])) == 87  # 65 bytes, base64url

@@ -5,7 +5,8 @@ into an empty data dir (and, on PostgreSQL, an empty database); a gateway on
 the restored data has the same mails, attachments (byte for byte), keys and
 read states as the source had for everything written before the backup began,
 and nothing the source never had. A restore into a target with data is refused
-unless --force; a damaged archive is refused before anything is written.
+unless --force; a damaged archive is refused before anything is written. The data dir's
+secret key file travels with the backup: the restored gateway opens the sealed secrets.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ import asyncio
 import io
 import stat
 import tarfile
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -28,6 +31,14 @@ from tests.support.gateway import PASSWORD, Api, running_gateway
 from tests.support.http import ok
 
 HUMAN_FILES = "/api/v1/me/attachments"
+
+
+@pytest.fixture
+async def gateway(database_url: str, tmp_path: Path) -> AsyncIterator[Gateway]:
+    """A gateway with no secret key set: its secrets are sealed with the data dir's key
+    file, which the backup must carry for a restored gateway to open them."""
+    async with running_gateway(database_url, tmp_path / "data", secret_key=None) as running:
+        yield running
 
 
 def _state(session: Session) -> dict[str, Any]:
@@ -102,7 +113,8 @@ async def test_backup_under_load_restores_the_same_data(
         assert before["reads"] <= restored["reads"] <= after["reads"]
         assert restored["keys"] == after["keys"]
 
-        async with running_gateway(target, restored_dir) as copy:
+        # No secret key set: the restored data dir's key file must open the secrets.
+        async with running_gateway(target, restored_dir, secret_key=None) as copy:
             restored_api = Api(copy)
             try:
                 again = await restored_api.login("jianf", PASSWORD)

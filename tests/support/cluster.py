@@ -31,6 +31,8 @@ async def replicas(
         values = serve_env(database_url, root / f"replica-{number}")
         values["AGENTMAIL_ATTACHMENTS_DIR"] = str(root / "attachments")
         values["AGENTMAIL_LOG_LEVEL"] = "warning"
+        # Replicas share the key the database's secrets are sealed with (core/secrets/).
+        values["AGENTMAIL_SECRET_KEY"] = "the test cluster's shared secret key, 32+ chars"
         # The test server's max_connections (100) is shared with other suites.
         values["AGENTMAIL_DATABASE_CONNECTIONS"] = "12"
         values.update(env)

@@ -17,6 +17,9 @@ ADMIN_PASSWORD = "admin-password"
 PASSWORD = "password123"
 
 
+TEST_SECRET_KEY = "the test gateways' shared secret key, 32+ characters"
+
+
 @asynccontextmanager
 async def running_gateway(
     database_url: str, data_dir: Path, *, background_jobs: bool = True, **settings: Any
@@ -32,6 +35,9 @@ async def running_gateway(
         "admin_password": ADMIN_PASSWORD,
         "sse_ping_seconds": 15.0,
         "bcrypt_rounds": 4,
+        # Gateways of one test may share a database from separate data dirs, as replicas
+        # do: they share the key its secrets are sealed with (None: the data dir's file).
+        "secret_key": TEST_SECRET_KEY,
     }
     values.update(settings)
     gateway = Gateway(Settings(**values), background_jobs=background_jobs)
