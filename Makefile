@@ -199,8 +199,14 @@ dist: $(STAMP) web
 .PHONY: e2e chromium
 CHROMIUM := /usr/bin/chromium
 
-## `make test` ends with the browser suite, after the web UI's checks.
-test: e2e
+## `make test` ends with the browser suite and the platform suite side by side, after the
+## web UI's checks: both mostly wait on other processes (Chromium, the agent platforms),
+## so together they take little longer than the longer one alone. Each one's output is
+## printed whole when it ends (make -O).
+test: e2e-and-platforms
+.PHONY: e2e-and-platforms
+e2e-and-platforms:
+	@$(MAKE) --no-print-directory -j2 -Otarget e2e platforms
 
 ## Debian's Chromium, which the e2e suite drives (never a downloaded browser build). The
 ## UI's icons are SVG (lucide), so no emoji font is needed.
@@ -227,8 +233,8 @@ e2e: $(STAMP) chromium
 # ── The platform suite (tests/platforms, docs/bridges.md) ─────────────────────
 .PHONY: platforms platforms-long platforms-install
 
-## `make test` runs the bridges against the real agent platforms too.
-test: platforms
+## `make test` runs the bridges against the real agent platforms too (beside the browser
+## suite: e2e-and-platforms above).
 
 ## opencode, pi and Claude Code, pinned in tests/platforms/<platform>/package.json (npm) and
 ## the test extras (PyPI), installed before the suite: it runs offline.
