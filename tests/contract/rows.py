@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import DateTime, Integer, Table, select
 from sqlalchemy.orm import Session
 
+from core.secrets.box import is_sealed
 from core.store.engine import Store
 from core.store.models import Base
 
@@ -30,8 +31,8 @@ _DRAWN = {"password_hash", "token_sha256", "uid_validity"}
 # `meta` values that name an event id (core/store/events.py): the id itself is the
 # database's own number, but which stored events lie at or below it is not.
 _EVENT_MARKS = {"events_pruned_through"}
-# `meta` values drawn at random: the gateway's VAPID key (core/push/keys.py).
-_DRAWN_META = {"vapid_private_key"}
+# `meta` values drawn at random: every sealed secret (core/secrets/), each sealed with a
+# random nonce.
 # Tables whose rows are named by their unique columns rather than their rank: one
 # transaction filing mail into several new conversations creates their folders in
 # the order of the conversations' random ids (core/mailboxes/uids.py locks and
@@ -98,7 +99,7 @@ def _plain(found: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, A
                 mark = int(row["value"])
                 below = sum(1 for event in found["events"] if event["id"] <= mark)
                 out["value"] = f"<events at or below it: {below}>"
-            if table.name == "meta" and row["key"] in _DRAWN_META:
+            if table.name == "meta" and is_sealed(str(row["value"])):
                 out["value"] = "<drawn>"
             rows.append(out)
         plain[table.name] = rows
