@@ -164,3 +164,27 @@ async def test_an_endpoint_failing_in_a_row_is_disabled_and_its_owner_told(
     ok(await builder.post(AGENT_SEND, json={"to": "jianf@", "subject": "on", "body": "b"}))
     fifth = (await receiver.wait_for(5))[4].verified(hook["secret"])
     assert fifth["data"]["subject"] == "on"  # nothing was queued while it was disabled
+
+
+async def test_an_admins_endpoint_hears_everyones_events_once_each(
+    api: Api, receiver: Receiver
+) -> None:
+    admin = await api.admin()
+    await api.human("jianf")
+    await api.human("bob")
+    builder = await api.agent("builder")
+    made = await admin.post(
+        "/api/v1/admin/webhooks", json={"url": receiver.url, "events": ["mail.received"]}
+    )
+    assert made.status_code == 201, made.text
+    hook = made.json()
+    assert hook["scope"] == "all"
+    both = {"to": "jianf@", "cc": ["bob@"], "subject": "To both", "body": "b"}
+    ok(await builder.post(AGENT_SEND, json=both))
+    ok(await builder.post(AGENT_SEND, json={"to": "bob@", "subject": "Bob's", "body": "b"}))
+    first, second = [r.verified(hook["secret"]) for r in await receiver.wait_for(2)]
+    assert first["data"]["subject"] == "To both"
+    assert first["data"]["recipients"] == ["jianf", "bob"]  # one change, one webhook
+    assert second["data"]["subject"] == "Bob's" and second["data"]["recipients"] == ["bob"]
+    listed = await _settled(admin, f"/api/v1/admin/webhooks/{hook['webhook_id']}")
+    assert len(listed) == 2
