@@ -16,7 +16,8 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from core.push.message import Target
-from core.store.leases import claim_due, due
+from core.store import leases
+from core.store.leases import claim_due
 from core.store.models import PushJob, PushSubscription, table_of, utcnow
 
 Outcome = Literal["sent", "retry", "gone", "dropped"]
@@ -59,8 +60,7 @@ def queue_pushes(session: Session, people: Iterable[str], payload: dict[str, Any
 
 
 def any_due(session: Session, now: datetime) -> bool:
-    """A cheap read first: most rounds find nothing and write nothing."""
-    return session.scalar(select(_JOBS.c.id).where(*due(_JOBS, now)).limit(1)) is not None
+    return leases.any_due(session, _JOBS, now)
 
 
 def claim(session: Session, now: datetime, limit: int) -> list[Claimed]:

@@ -25,6 +25,14 @@ def due(jobs: Table, now: datetime) -> tuple[ColumnElement[bool], ...]:
     )
 
 
+def any_due(
+    session: Session, jobs: Table, now: datetime, where: Sequence[ColumnElement[bool]] = ()
+) -> bool:
+    """A cheap read first: most rounds find nothing and write nothing."""
+    found = select(jobs.c.id).where(*due(jobs, now), *where).limit(1)
+    return session.scalar(found) is not None
+
+
 def claim_due(
     session: Session,
     jobs: Table,

@@ -19,9 +19,10 @@ from typing import Any
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
+from core.store import leases
 from core.store.engine import Store
 from core.store.events import emit
-from core.store.leases import claim_due, due
+from core.store.leases import claim_due
 from core.store.models import WebhookDelivery, WebhookEndpoint, isoformat, table_of, utcnow
 
 LEASE = timedelta(minutes=2)
@@ -61,9 +62,7 @@ class Outcome:
 
 
 def any_due(session: Session, now: datetime) -> bool:
-    """A cheap read first: most rounds find nothing and write nothing."""
-    found = select(_DELIVERIES.c.id).where(*due(_DELIVERIES, now), *_OWED).limit(1)
-    return session.scalar(found) is not None
+    return leases.any_due(session, _DELIVERIES, now, _OWED)
 
 
 def claim(session: Session, now: datetime, limit: int) -> list[Claimed]:

@@ -13,25 +13,11 @@ import pytest
 
 from tests.support.gateway import Api, running_gateway
 from tests.support.http import ok, refused
+from tests.support.private_targets import REFUSED_URLS
 
 HOOKS = "/api/v1/me/webhooks"
 ADMIN_HOOKS = "/api/v1/admin/webhooks"
 PUBLIC = "https://1.1.1.1/hooks"  # taken, and never posted to: no event reaches its owner
-REFUSED_URLS = [
-    "http://hooks.example.com/x",  # not https
-    "https://127.0.0.1/x",  # loopback
-    "https://localhost/x",  # a name resolving to loopback
-    "https://[::1]/x",
-    "https://10.0.0.7/x",  # private
-    "https://192.168.1.2/x",
-    "https://169.254.169.254/latest",  # link-local (a cloud's metadata service)
-    "https://[fe80::1]/x",
-    "https://[::ffff:127.0.0.1]/x",  # loopback written as IPv6
-    "https://240.0.0.1/x",  # reserved
-    "https://user:pw@hooks.example.com/x",
-    "ftp://hooks.example.com/x",
-    "not a url",
-]
 
 
 @pytest.fixture
