@@ -7,8 +7,8 @@ that is the difference a person sees. What is compressed (RFC 9110 §8.4):
   body message: FastAPI's JSON responses), to a client that accepts gzip;
 - never a streamed answer (SSE, attachment downloads: they are not JSON or not whole),
   an answer that sets a cookie, nor an answer to another method. Secrets are only
-  ever answered to POST (an issued key, a login), so no compressed answer mixes a
-  secret with text an attacker chose (BREACH).
+  ever answered to POST (an issued key, a login, a webhook's signing secret), so no
+  compressed answer mixes a secret with text an attacker chose (BREACH).
 
 The web UI's files are compressed once at build (`web/scripts/precompress.mjs`:
 brotli and gzip beside each file); `precompressed` picks the variant a client

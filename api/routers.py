@@ -38,6 +38,7 @@ from api.routes import (
     sessions,
     tree,
     users,
+    webhooks,
 )
 from api.routes import health as probes
 from core.version import VERSION
@@ -60,6 +61,7 @@ _API_ROUTERS = (
     tree.human_router,
     permissions.router,
     push.router,
+    webhooks.router,
     sessions.shared_router,
     sessions.human_router,
     directory.shared_router,

@@ -122,6 +122,26 @@ class Settings(BaseSettings):
         description="Accept Web Push endpoints over plain http and on loopback or private"
         " hosts (a local push service in tests); never on a gateway people use.",
     )
+    webhook_allow_private_endpoints: bool = Field(
+        False,
+        description="Accept webhook endpoints over plain http and on loopback or private"
+        " hosts (a local receiver in tests); never on a gateway people use.",
+    )
+    webhook_max_attempts: int = Field(
+        8, ge=1, le=20, description="Tries of one webhook delivery before it is given up on."
+    )
+    webhook_retry_seconds: float = Field(
+        60.0,
+        gt=0,
+        description="The wait after a webhook delivery's first failed try; each next wait is"
+        " three times longer, with jitter (8 tries span about a day).",
+    )
+    webhook_disable_after: int = Field(
+        20,
+        ge=1,
+        description="Webhook deliveries given up on in a row after which the endpoint is"
+        " disabled (its owner is told).",
+    )
     default_budget: int = Field(
         20, description="Round-trip budget given to newly registered agents."
     )

@@ -52,6 +52,8 @@ from core.store.events import prune_events
 from core.store.migrate import migrate
 from core.store.models import utcnow
 from core.store.replicas import ReplicaListener
+from core.webhooks.deliveries import RetryPolicy, prune_deliveries
+from core.webhooks.sender import WebhookSender
 from gateway.http_connections import AnswerCutRequests, ConnectionGuard, guarded_protocol
 from gateway.listener_probe import Listener, ListenerCheck, connect_host
 from gateway.loop_watchdog import LoopWatchdog
@@ -198,6 +200,20 @@ class Gateway:
         )
         self._stack.push_async_callback(pushes.close)
         self._every(1.0, pushes.run_once)
+        # Webhooks: the deliveries queued with each event, posted by one replica each.
+        hooks = WebhookSender(
+            store,
+            self.secrets,
+            allow_private=settings.webhook_allow_private_endpoints,
+            policy=RetryPolicy(
+                max_attempts=settings.webhook_max_attempts,
+                base_seconds=settings.webhook_retry_seconds,
+                disable_after=settings.webhook_disable_after,
+            ),
+        )
+        self._stack.push_async_callback(hooks.close)
+        if self._background_jobs:
+            self._tasks.append(asyncio.create_task(hooks.run(), name="webhooks"))
         ttl_seconds = settings.attachment_ttl_hours * 3600
         self._every(min(3600.0, max(1.0, ttl_seconds / 4)), self._collect_attachments)
         if self._background_jobs:
@@ -412,6 +428,7 @@ class Gateway:
     async def _prune_events(self) -> None:
         assert self.store is not None
         await prune_events(self.store, timedelta(days=self.settings.event_retention_days))
+        await prune_deliveries(self.store, timedelta(days=self.settings.event_retention_days))
         await prune_idempotency_keys(self.store)
         retention = timedelta(days=self.settings.imap_expunge_retention_days)
         await prune_expunged(self.store, retention)  # QRESYNC's (core/mailboxes/expunged.py)

@@ -38,6 +38,7 @@ from core.store.models import (
 )
 from core.store.port import backend_of, insert_or_skip
 from core.views import BudgetInput, SessionDetail, SessionView
+from core.webhooks.queue import watch
 
 _CREATION_LOCK_KEY = 0x61676D63  # "agmc": serialises alias and default-conversation creation
 MAX_ALIAS = 64
@@ -141,6 +142,7 @@ def emit_session_update(
     audience: list[str],
     extra: dict[str, object] | None = None,
 ) -> None:
+    watch(session)
     emit(
         session,
         audience,

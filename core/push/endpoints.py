@@ -1,4 +1,4 @@
-"""Which push endpoints the gateway will post to.
+"""Which URLs the gateway will post to: push endpoints, and webhook endpoints alike.
 
 A subscription's endpoint is a URL the browser's push service made, but the gateway
 takes it from a client: without a check, anyone with a login could make the gateway
@@ -6,6 +6,9 @@ post to its own loopback or the private network behind it (SSRF). So an endpoint
 https, and its host (every address a name resolves to) is a global one; the admin
 setting `AGENTMAIL_PUSH_ALLOW_PRIVATE_ENDPOINTS` lifts both rules, for a local push
 service in tests.
+
+Webhook endpoints (core/webhooks/) are checked by the same rules, under their own admin
+setting, `AGENTMAIL_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS`.
 
 The check runs when the subscription is made and again before each push (a name may
 resolve elsewhere later); the push itself connects to whatever the name resolves to
@@ -24,8 +27,12 @@ from core.errors import FieldProblem, InvalidRequest
 MAX_ENDPOINT_CHARS = 2048
 
 
-def _refused(reason: str) -> InvalidRequest:
-    return InvalidRequest(f"push endpoint refused: {reason}", FieldProblem("endpoint", "invalid"))
+class _Refusal:
+    def __init__(self, what: str, field: str) -> None:
+        self.what, self.field = what, field
+
+    def __call__(self, reason: str) -> InvalidRequest:
+        return InvalidRequest(f"{self.what} refused: {reason}", FieldProblem(self.field, "invalid"))
 
 
 def _global(address: str) -> bool:
@@ -35,7 +42,7 @@ def _global(address: str) -> bool:
     return ip.is_global and not ip.is_multicast
 
 
-async def _addresses(host: str, port: int) -> list[str]:
+async def _addresses(host: str, port: int, refused: _Refusal) -> list[str]:
     try:
         ipaddress.ip_address(host)
     except ValueError:
@@ -46,27 +53,31 @@ async def _addresses(host: str, port: int) -> list[str]:
     try:
         found = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError) as error:
-        raise _refused(f"the host {host!r} does not resolve") from error
+        raise refused(f"the host {host!r} does not resolve") from error
     return [str(info[4][0]) for info in found]
 
 
-async def check_endpoint(endpoint: str, *, allow_private: bool) -> None:
-    """Raise `InvalidRequest` unless the gateway may post pushes to `endpoint`."""
+async def check_endpoint(
+    endpoint: str, *, allow_private: bool, what: str = "push endpoint", field: str = "endpoint"
+) -> None:
+    """Raise `InvalidRequest` (a problem of `field`) unless the gateway may post to
+    `endpoint`."""
+    refused = _Refusal(what, field)
     if len(endpoint) > MAX_ENDPOINT_CHARS:
-        raise _refused(f"longer than {MAX_ENDPOINT_CHARS} characters")
+        raise refused(f"longer than {MAX_ENDPOINT_CHARS} characters")
     try:
         parts = urlsplit(endpoint)
         port = parts.port
     except ValueError as error:
-        raise _refused("not a URL") from error
+        raise refused("not a URL") from error
     host = parts.hostname
     schemes = ("https", "http") if allow_private else ("https",)
     if parts.scheme not in schemes or not host:
-        raise _refused("an https URL is needed")
+        raise refused("an https URL is needed")
     if parts.username is not None or parts.password is not None:
-        raise _refused("credentials in the URL")
+        raise refused("credentials in the URL")
     if allow_private:
         return
-    addresses = await _addresses(host, port or 443)
+    addresses = await _addresses(host, port or 443, refused)
     if not addresses or not all(_global(address) for address in addresses):
-        raise _refused(f"the host {host!r} is not a public address")
+        raise refused(f"the host {host!r} is not a public address")

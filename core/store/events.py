@@ -19,7 +19,9 @@ from core.store.bus import StoredEvent
 from core.store.engine import Store, pending_events
 from core.store.models import Event, Meta, table_of, utcnow
 
-EventType = Literal["new_mail", "permission_decision", "session_update", "agent_online"]
+EventType = Literal[
+    "new_mail", "permission_decision", "session_update", "agent_online", "webhook_disabled"
+]
 _PRUNED_THROUGH = "events_pruned_through"
 
 

@@ -27,7 +27,7 @@ _TIME = re.compile(
     r"|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d? [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d [+-]\d{4}"
 )
 # Drawn at random or from the clock, whatever the database.
-_DRAWN = {"password_hash", "token_sha256", "uid_validity"}
+_DRAWN = {"password_hash", "token_sha256", "uid_validity", "secret"}  # secret: a webhook's
 # `meta` values that name an event id (core/store/events.py): the id itself is the
 # database's own number, but which stored events lie at or below it is not.
 _EVENT_MARKS = {"events_pruned_through"}
@@ -99,6 +99,9 @@ def _plain(found: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, A
                 mark = int(row["value"])
                 below = sum(1 for event in found["events"] if event["id"] <= mark)
                 out["value"] = f"<events at or below it: {below}>"
+            if table.name == "webhook_deliveries":  # names an event row, without a key
+                event = names["events"].get(row["event_id"], "<pruned event>")
+                out["event_id"], out["payload"] = event, {**row["payload"], "event_id": event}
             if table.name == "meta" and is_sealed(str(row["value"])):
                 out["value"] = "<drawn>"
             rows.append(out)

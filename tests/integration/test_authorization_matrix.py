@@ -49,6 +49,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "/drafts/{draft_id}": {"subject": "matrix"},
     "/me/folders": {"name": "matrix"},
     "/me/folders/{folder_id}": {"name": "matrix renamed"},
+    "/webhooks": {"url": "http://127.0.0.1:9/hooks/matrix"},
 }
 # Routes that use up what they act on: each request gets a new one.
 CONSUMING = {
@@ -56,6 +57,7 @@ CONSUMING = {
     ("POST", f"{V1}/me/drafts/{{draft_id}}/send"),
     ("DELETE", f"{V1}/me/folders/{{folder_id}}"),
     ("DELETE", f"{V1}/me/push/subscriptions/{{subscription_id}}"),
+    ("DELETE", f"{V1}/me/webhooks/{{webhook_id}}"),
 }
 
 
@@ -96,7 +98,7 @@ def _app(world: World) -> FastAPI:
 # draft, one's own key) must say that only they reach it.
 OWNED = re.compile(
     r"\{(session_id|mail_id|attachment_id|draft_id|proposal_id|folder_id|subscription_id)\}"
-    r"|/me/keys/"
+    r"|/me/keys/|/me/webhooks/"
 )
 
 
@@ -133,6 +135,7 @@ async def _url(world: World, route: Route) -> str:
         "folder_id": world.folder_id,
         "key_id": world.agent_key_id if "/admin/" in path else world.user_key_id,
         "name": "builder",
+        "webhook_id": world.webhook_id,
     }
     if route in CONSUMING and "{draft_id}" in path:
         values["draft_id"] = await world.fresh_draft()
@@ -142,6 +145,8 @@ async def _url(world: World, route: Route) -> str:
         values["login_id"] = await world.fresh_login()
     if "{subscription_id}" in path:
         values["subscription_id"] = await world.fresh_push_subscription()
+    if route in CONSUMING and "{webhook_id}" in path:
+        values["webhook_id"] = await world.fresh_webhook()
     if "{proposal_id}" in path:
         values["proposal_id"] = await world.fresh_proposal()
     missing = set(re.findall(r"\{(\w+)\}", path)) - set(values)
@@ -154,6 +159,8 @@ def _body(world: World, method: str, path: str) -> dict[str, Any] | None:
         return None
     if path.endswith("/file"):
         return {"folder_id": world.folder_id}
+    if path.endswith("/replay"):
+        return {"event_id": world.webhook_event_id}
     return next((body for end, body in BODIES.items() if path.endswith(end)), {})
 
 

@@ -34,6 +34,7 @@ from tests.support.mail_archive import write_mbox
 from tests.support.serve_process import ServedGateway
 from tests.support.smtp import D, message, reply_by_mail, session
 from tests.support.sse import SseStream, open_stream
+from tests.support.webhook_receiver import webhook_receiver
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.postgres]
 
@@ -53,7 +54,10 @@ async def cluster(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Clu
     url = await databases.create_empty_postgres_database()
     root = tmp_path_factory.mktemp("replicas")
     try:
-        env = {"AGENTMAIL_NEW_CONVERSATIONS_PER_HOUR": str(RATE)}
+        env = {
+            "AGENTMAIL_NEW_CONVERSATIONS_PER_HOUR": str(RATE),
+            "AGENTMAIL_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS": "true",  # the receiver on loopback
+        }
         async with replicas(url, root, 3, **env) as running:
             apis = [Api(replica) for replica in running]  # type: ignore[arg-type]
             try:
@@ -377,3 +381,36 @@ async def test_a_hundred_decisions_and_the_sweeps_of_three_replicas_decide_each_
     for replica in cluster.replicas:
         counters = await database_counters(replica)
         assert counters.get("agentmail_database_errors_total", 0) == 0, counters
+
+
+async def test_each_event_is_posted_to_a_webhook_once_by_one_of_three_replicas(
+    cluster: Cluster,
+) -> None:
+    """Every replica's sender is woken by every commit (NOTIFY) and claims at once; the
+    lease lets one of them post each delivery, once."""
+    r1, r2, _ = cluster.apis
+    await r1.human("hooked")
+    hooked = await r2.login("hooked", PASSWORD)
+    agents = [await api.agent(f"hooker{n}") for n, api in enumerate(cluster.apis)]
+    count = 12
+    async with webhook_receiver() as receiver:
+        made = await hooked.post("/api/v1/me/webhooks", json={"url": receiver.url})
+        assert made.status_code == 201, made.text
+        hook = made.json()
+        sends = [
+            agents[n % 3].post(AGENT_SEND, json={"to": "hooked@", "subject": f"n{n}", "body": "x"})
+            for n in range(count)
+        ]
+        assert all(ok(r) for r in await asyncio.gather(*sends))
+        got = await receiver.wait_for(count)
+        url = f"/api/v1/me/webhooks/{hook['webhook_id']}/deliveries"
+        async with asyncio.timeout(30):
+            while any(d["state"] == "pending" for d in ok(await hooked.get(url))["deliveries"]):
+                await asyncio.sleep(0.05)
+        listed = ok(await hooked.get(url))["deliveries"]
+    assert len(receiver.received) == count  # not one more came while they settled
+    assert len({r.headers["webhook-id"] for r in got}) == count
+    assert {r.verified(hook["secret"])["data"]["subject"] for r in got} == {
+        f"n{n}" for n in range(count)
+    }
+    assert [(d["state"], d["attempts"]) for d in listed] == [("delivered", 1)] * count

@@ -21,6 +21,7 @@ import pytest
 from gateway.server import Gateway
 from tests.support.gateway import Api, running_gateway
 from tests.support.http import AGENT_SEND, ok
+from tests.support.private_targets import REFUSED_URLS
 from tests.support.web_push import PushService, push_service
 
 PUSH = "/api/v1/me/push"
@@ -136,27 +137,13 @@ async def test_subscriptions_are_their_owners_to_revoke(
 
 
 KEYS = {"p256dh": "B" + "A" * 86, "auth": "A" * 22}
-REFUSED_ENDPOINTS = [
-    "http://push.example.com/x",  # not https
-    "https://127.0.0.1/x",  # loopback
-    "https://localhost/x",  # a name resolving to loopback
-    "https://[::1]/x",
-    "https://10.0.0.7/x",  # private
-    "https://192.168.1.2/x",
-    "https://169.254.169.254/latest",  # link-local (a cloud's metadata service)
-    "https://[fe80::1]/x",
-    "https://[::ffff:127.0.0.1]/x",  # loopback written as IPv6
-    "https://user:pw@push.example.com/x",
-    "ftp://push.example.com/x",
-    "not a url",
-]
 
 
 async def test_endpoints_the_gateway_must_not_post_to_are_refused(gateway: Gateway) -> None:
     api = Api(gateway)
     try:
         jianf = await api.human("jianf")
-        for endpoint in REFUSED_ENDPOINTS:
+        for endpoint in REFUSED_URLS:
             response = await jianf.post(SUBSCRIPTIONS, json={"endpoint": endpoint, "keys": KEYS})
             assert response.status_code == 422, (endpoint, response.text)
             error = response.json()["error"]

@@ -53,6 +53,9 @@ class World:
     proposals: int = 0
     folders: int = 0
     push_subscriptions: int = 0
+    webhook_id: str = ""  # an endpoint of Alice's, owed an event (`webhook_event_id`)
+    webhook_event_id: int = 0
+    webhooks: int = 0
 
     def by_label(self, label: str) -> Identity:
         return next(i for i in self.identities if i.label == label)
@@ -94,6 +97,16 @@ class World:
         subscription_id: str = made.json()["subscription_id"]
         return subscription_id
 
+    async def fresh_webhook(self) -> str:
+        """A webhook endpoint of Alice's, to be deleted by the request (on loopback's
+        discard port, as the push subscriptions)."""
+        assert self.alice is not None
+        self.webhooks += 1
+        made = await self.alice.post(f"{V1}/me/webhooks", json={"url": _hook(self.webhooks)})
+        assert made.status_code == 201, made.text
+        webhook_id: str = made.json()["webhook_id"]
+        return webhook_id
+
     async def fresh_proposal(self) -> str:
         """An alias proposal by `builder` in the conversation, pending."""
         assert self.alice is not None and self.builder is not None
@@ -105,6 +118,10 @@ class World:
         found = ok(await self.alice.get(url, params={"state": "pending"}))["proposals"]
         proposal_id: str = next(p["proposal_id"] for p in found if p["alias"] == alias)
         return proposal_id
+
+
+def _hook(n: int) -> str:
+    return f"http://127.0.0.1:9/hooks/matrix-{n}"
 
 
 async def _issued(client: httpx.AsyncClient, url: str, **body: Any) -> dict[str, Any]:
@@ -152,6 +169,10 @@ async def build_world(api: Api) -> World:
     ok(await admin.delete(f"{V1}/admin/agent-keys/{retired['key_id']}"))
     spare_agent_key = await _issued(admin, f"{V1}/admin/agent-keys")
 
+    # Alice's webhook endpoint hears builder's answer below.
+    made_hook = await alice.post(f"{V1}/me/webhooks", json={"url": _hook(0)})
+    assert made_hook.status_code == 201, made_hook.text
+    hook = made_hook.json()
     # The conversation: Alice's task to builder, and builder's answer, each with a file.
     mine = await _upload(alice, f"{V1}/me/attachments")
     task = ok(
@@ -172,6 +193,8 @@ async def build_world(api: Api) -> World:
             json={"to": "alice@", "reply_to": task["mail_id"], "attachment_ids": [theirs]},
         )
     )
+    hook_url = f"{V1}/me/webhooks/{hook['webhook_id']}"
+    (owed,) = ok(await alice.get(f"{hook_url}/deliveries"))["deliveries"]
     draft = await alice.post(f"{V1}/me/drafts", json={"to": "builder@", "subject": "later"})
     assert draft.status_code == 201, draft.text
     folder = await alice.post(f"{V1}/me/folders", json={"name": "Matrix"})
@@ -212,6 +235,8 @@ async def build_world(api: Api) -> World:
         agent_key_id=spare_agent_key["key_id"],
         alice=alice,
         builder=builder,
+        webhook_id=hook["webhook_id"],
+        webhook_event_id=owed["event_id"],
     )
 
 
@@ -225,6 +250,7 @@ async def matrix_world(data: Path) -> AsyncIterator[World]:
         login_failures_per_address=1000,
         login_delay_seconds=0,
         push_allow_private_endpoints=True,
+        webhook_allow_private_endpoints=True,
     ) as gateway:
         api = Api(gateway)
         try:

@@ -33,6 +33,7 @@ from core.store.models.mail import (
 )
 from core.store.models.push import PushJob, PushSubscription
 from core.store.models.structures import MessageStructure, RenderedStructure
+from core.store.models.webhooks import WebhookDelivery, WebhookEndpoint
 
 __all__ = [
     "Agent",
@@ -62,6 +63,8 @@ __all__ = [
     "SeqType",
     "UTCDateTime",
     "User",
+    "WebhookDelivery",
+    "WebhookEndpoint",
     "isoformat",
     "new_id",
     "table_of",

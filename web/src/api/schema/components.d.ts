@@ -15,6 +15,7 @@ import type { schemas_permissions } from "./components/permissions";
 import type { schemas_push } from "./components/push";
 import type { schemas_sessions } from "./components/sessions";
 import type { schemas_shared } from "./components/shared";
+import type { schemas_webhooks } from "./components/webhooks";
 import type { responses } from "./components/responses";
 
 export interface components {
@@ -42,4 +43,5 @@ export interface schemas
         schemas_permissions,
         schemas_push,
         schemas_sessions,
-        schemas_shared {}
+        schemas_shared,
+        schemas_webhooks {}

@@ -55,6 +55,9 @@ export const limits = {
       "platform": {"maxLength":64},
       "workspaces": {"minItems":1},
     },
+    "ReplayBody": {
+      "event_id": {"maximum":9223372036854776000,"minimum":1},
+    },
     "SendRequest": {
       "attachment_ids": {"maxItems":50},
       "budget": {"maximum":1000000,"minimum":1},
@@ -71,6 +74,11 @@ export const limits = {
     "SubscriptionBody": {
       "endpoint": {"maxLength":2048,"minLength":1},
     },
+    "WebhookBody": {
+      "description": {"maxLength":200},
+      "events": {"maxItems":5,"minItems":1},
+      "url": {"maxLength":2048,"minLength":1},
+    },
     "Workspace": {
       "name": {"maxLength":256,"minLength":1},
       "path": {"maxLength":1024},
@@ -84,6 +92,9 @@ export const limits = {
     "GET /api/v1/addresses/suggest": {
       "limit": {"maximum":100,"minimum":1},
       "q": {"maxLength":1200},
+    },
+    "GET /api/v1/admin/webhooks/{webhook_id}/deliveries": {
+      "limit": {"maximum":100,"minimum":1},
     },
     "GET /api/v1/contacts": {
       "limit": {"maximum":500,"minimum":1},
@@ -176,6 +187,9 @@ export const limits = {
       "limit": {"maximum":500,"minimum":1},
       "offset": {"maximum":2147483647,"minimum":0},
       "participant": {"maxLength":64},
+    },
+    "GET /api/v1/me/webhooks/{webhook_id}/deliveries": {
+      "limit": {"maximum":100,"minimum":1},
     },
     "POST /api/v1/permission/request": {
       "Idempotency-Key": {"maxLength":255,"minLength":1},

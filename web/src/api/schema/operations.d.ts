@@ -17,6 +17,7 @@ import type { operations_my_sessions } from "./operations/my_sessions";
 import type { operations_permissions } from "./operations/permissions";
 import type { operations_push } from "./operations/push";
 import type { operations_sessions } from "./operations/sessions";
+import type { operations_webhooks } from "./operations/webhooks";
 
 export interface operations
     extends operations_admin,
@@ -36,4 +37,5 @@ export interface operations
         operations_my_sessions,
         operations_permissions,
         operations_push,
-        operations_sessions {}
+        operations_sessions,
+        operations_webhooks {}

@@ -17,6 +17,7 @@ import type { paths_my_sessions } from "./paths/my_sessions";
 import type { paths_permissions } from "./paths/permissions";
 import type { paths_push } from "./paths/push";
 import type { paths_sessions } from "./paths/sessions";
+import type { paths_webhooks } from "./paths/webhooks";
 
 export interface paths
     extends paths_admin,
@@ -36,4 +37,5 @@ export interface paths
         paths_my_sessions,
         paths_permissions,
         paths_push,
-        paths_sessions {}
+        paths_sessions,
+        paths_webhooks {}

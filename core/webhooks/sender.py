@@ -1,0 +1,129 @@
+"""Posting the claimed deliveries, signed per the Standard Webhooks specification.
+
+A round claims the due deliveries, posts them at once and settles them in one
+transaction. Rounds run when a commit queued deliveries (in any replica: the store's
+wake-ups, `WAKE`), and every second besides (for retries that came due). Each request carries
+`webhook-id` (`evt_` and the event id: the same on every try and on a replay, so a
+receiver can tell a repeat), `webhook-timestamp` and `webhook-signature` (HMAC-SHA256
+under the endpoint's `whsec_` secret, by the `standardwebhooks` package). The URL is
+checked again before each try, on what its name resolves to now
+(core/push/endpoints.py). Connecting may take 5 s and the whole exchange 10 s; no
+redirect is followed; at most 64 KiB of the answer is read, then the connection is
+closed. A 2xx answer delivers; anything else is a failed try.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+
+import httpx
+from sqlalchemy.orm import Session
+from standardwebhooks import Webhook
+
+from core.errors import InvalidRequest
+from core.secrets.box import SecretBox, SecretUnreadable
+from core.store.engine import Store
+from core.store.models import utcnow
+from core.webhooks.deliveries import Claimed, Outcome, RetryPolicy, any_due, claim, settle
+from core.webhooks.endpoints import check_url, secret_purpose
+from core.webhooks.queue import WAKE
+
+log = logging.getLogger(__name__)
+BATCH = 20
+IDLE_SECONDS = 1.0
+CONNECT_SECONDS = 5.0
+TOTAL_SECONDS = 10.0
+MAX_ANSWER_BYTES = 64 * 1024
+
+
+def signed_headers(secret: str, msg_id: str, body: bytes) -> dict[str, str]:
+    """The Standard Webhooks headers of `body`, signed now."""
+    now = utcnow()
+    return {
+        "content-type": "application/json",
+        "webhook-id": msg_id,
+        "webhook-timestamp": str(int(now.timestamp())),
+        "webhook-signature": Webhook(secret).sign(msg_id, now, body),
+    }
+
+
+class WebhookSender:
+    """One per gateway process; replicas share the deliveries through the database."""
+
+    def __init__(
+        self, store: Store, box: SecretBox, *, allow_private: bool, policy: RetryPolicy
+    ) -> None:
+        self.store = store
+        self.box = box
+        self.allow_private = allow_private
+        self.policy = policy
+        timeout = httpx.Timeout(TOTAL_SECONDS, connect=CONNECT_SECONDS)
+        self._client = httpx.AsyncClient(timeout=timeout, follow_redirects=False)
+
+    async def close(self) -> None:
+        await self._client.aclose()
+
+    async def run(self) -> None:
+        """Rounds until cancelled: at each wake-up, and a second after the last at most
+        (sooner after a round that failed, when retries are due sooner)."""
+        with self.store.bus.subscribe(WAKE) as woken:
+            while True:
+                woken.clear()
+                try:
+                    tried = await self.run_once()
+                except Exception:  # a failed round must not end the loop
+                    log.exception("webhook deliveries: a round failed")
+                    tried = 0
+                idle = min(IDLE_SECONDS, self.policy.base_seconds) if tried else IDLE_SECONDS
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(woken.wait(), idle)
+
+    async def run_once(self) -> int:
+        """Post what is due now; the number of deliveries tried."""
+        now = utcnow()
+        if not await self.store.read(lambda s: any_due(s, now)):
+            return 0
+        jobs = await self.store.write(lambda s: claim(s, now, BATCH))
+        if not jobs:
+            return 0
+        outcomes = await asyncio.gather(*(self._deliver(job) for job in jobs))
+        results = list(zip(jobs, outcomes, strict=True))
+
+        def record(session: Session) -> None:
+            settle(session, results, self.policy, utcnow())
+
+        await self.store.write(record)
+        return len(jobs)
+
+    async def _deliver(self, job: Claimed) -> Outcome:
+        try:
+            await check_url(job.url, allow_private=self.allow_private)
+            secret = self.box.open(job.sealed_secret, secret_purpose(job.endpoint_id))
+        except (InvalidRequest, SecretUnreadable) as error:
+            log.warning("webhook delivery %s not sent: %s", job.delivery_id, error)
+            return Outcome(False, None, str(error))
+        body = json.dumps(job.payload, separators=(",", ":")).encode("utf-8")
+        headers = signed_headers(secret.decode("ascii"), f"evt_{job.event_id}", body)
+        try:
+            async with asyncio.timeout(TOTAL_SECONDS):
+                status = await self._post(job.url, body, headers)
+        except (httpx.HTTPError, TimeoutError) as error:
+            log.info("webhook delivery %s: %r; tried again later", job.delivery_id, error)
+            return Outcome(False, None, type(error).__name__ + (f": {error}" if str(error) else ""))
+        if 200 <= status < 300:
+            return Outcome(True, status)
+        log.info("webhook delivery %s: answered %s", job.delivery_id, status)
+        return Outcome(False, status, f"HTTP {status}")
+
+    async def _post(self, url: str, body: bytes, headers: dict[str, str]) -> int:
+        """The answer's status, having read at most `MAX_ANSWER_BYTES` of its body."""
+        async with self._client.stream("POST", url, content=body, headers=headers) as answer:
+            read = 0
+            async for chunk in answer.aiter_raw():
+                read += len(chunk)
+                if read >= MAX_ANSWER_BYTES:
+                    break
+            return answer.status_code
