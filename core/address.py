@@ -28,6 +28,7 @@ __all__ = [
     "MAX_PATH_LENGTH",
     "NEW_SESSION",
     "POSTMASTER",
+    "REPLY",
     "RESERVED_NAMES",
     "ROLE_NAMES",
     "Address",
@@ -49,7 +50,10 @@ POSTMASTER: Final = "postmaster"
 # RFC 2142 §2: `abuse` too. Both are role mailboxes the gateway's admins read.
 ABUSE: Final = "abuse"
 ROLE_NAMES: Final = frozenset({POSTMASTER, ABUSE})
-RESERVED_NAMES: Final = ROLE_NAMES
+# `reply+<token>@D` is where replies from outside will come back: no mailbox may be
+# called so, or its `name+path` address would read as a token.
+REPLY: Final = "reply"
+RESERVED_NAMES: Final = ROLE_NAMES | {REPLY}
 MAX_PATH_LENGTH: Final = 1024
 MAX_NAME_LENGTH: Final = 64
 

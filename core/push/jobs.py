@@ -1,11 +1,8 @@
 """Push jobs: written with the mail they tell of, claimed by one replica, then settled.
 
 A job row is written in the transaction of the permission request or question, so a
-push is sent for every committed request and for none that rolled back. After COMMIT
-any replica may claim due jobs: `FOR UPDATE SKIP LOCKED` on PostgreSQL lets replicas
-claiming at once take different rows; SQLite has one writer, and the claim is one
-atomic UPDATE (it ignores the locking clause). A claim is a lease: a replica that
-dies mid-send leaves the job to be claimed again when the lease ends.
+push is sent for every committed request and for none that rolled back; one replica
+claims it after COMMIT, with a lease (core/store/leases.py).
 """
 
 from __future__ import annotations
@@ -15,10 +12,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from sqlalchemy import delete, insert, or_, select, update
+from sqlalchemy import delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from core.push.message import Target
+from core.store import leases
 from core.store.models import PushJob, PushSubscription, table_of, utcnow
 
 Outcome = Literal["sent", "retry", "gone", "dropped"]
@@ -61,32 +59,12 @@ def queue_pushes(session: Session, people: Iterable[str], payload: dict[str, Any
 
 
 def any_due(session: Session, now: datetime) -> bool:
-    """A cheap read first: most rounds find nothing and write nothing."""
-    return session.scalar(select(_JOBS.c.id).where(*_due(now)).limit(1)) is not None
-
-
-def _due(now: datetime) -> tuple[Any, ...]:
-    return (
-        _JOBS.c.due_at <= now,
-        or_(_JOBS.c.claimed_until.is_(None), _JOBS.c.claimed_until < now),
-    )
+    return leases.any_due(session, _JOBS, now)
 
 
 def claim(session: Session, now: datetime, limit: int) -> list[Claimed]:
     """Take up to `limit` due jobs for this replica, each counted as one attempt."""
-    chosen = (
-        select(_JOBS.c.id)
-        .where(*_due(now))
-        .order_by(_JOBS.c.id)
-        .limit(limit)
-        .with_for_update(skip_locked=True)
-    )
-    taken = session.execute(
-        update(_JOBS)
-        .where(_JOBS.c.id.in_(chosen.scalar_subquery()))
-        .values(claimed_until=now + LEASE, attempts=_JOBS.c.attempts + 1)
-        .returning(_JOBS.c.id, _JOBS.c.subscription_id, _JOBS.c.attempts, _JOBS.c.payload)
-    ).all()
+    taken = leases.claim_due(session, _JOBS, now, limit, LEASE)
     if not taken:
         return []
     subscriptions = {
@@ -98,7 +76,9 @@ def claim(session: Session, now: datetime, limit: int) -> list[Claimed]:
         )
     }
     claimed = []
-    for job_id, subscription_id, attempts, payload in sorted(taken):
+    for job_id, subscription_id, attempts, payload in (
+        (row.id, row.subscription_id, row.attempts, row.payload) for row in taken
+    ):
         sub = subscriptions.get(subscription_id)
         if sub is not None:
             target = Target(sub.endpoint, sub.p256dh, sub.auth)
