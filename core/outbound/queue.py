@@ -169,11 +169,11 @@ def settle(
     *,
     give_up: timedelta,
     minimum: timedelta,
-) -> list[tuple[Claimed, str]]:
+) -> list[tuple[Claimed, str, str]]:
     """Record each try's end; the jobs that ended undelivered (`failed` or `expired`),
-    with the reply that ended them, for the sender's notice. A job settled meanwhile (by
-    another replica after a lost lease) is left as it is and not returned."""
-    ended: list[tuple[Claimed, str]] = []
+    with their state and the reply that ended them, for the sender's notice. A job
+    settled meanwhile (by another replica after a lost lease) is left as it is."""
+    ended: list[tuple[Claimed, str, str]] = []
     for job, outcome, reply in results:
         values: dict[str, object] = {"claimed_until": None, "last_error": reply[:MAX_ERROR]}
         if outcome == "sent":
@@ -190,7 +190,7 @@ def settle(
             update(_JOBS).where(_JOBS.c.id == job.job_id, *_QUEUED).values(**values)
         )
         if changed.rowcount and values.get("state") in ("failed", "expired"):  # type: ignore[attr-defined]
-            ended.append((job, reply))
+            ended.append((job, str(values["state"]), reply))
     return ended
 
 
