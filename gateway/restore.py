@@ -185,9 +185,11 @@ def restore(settings: Settings, archive: Path, *, force: bool = False) -> Summar
             key_file = settings.data_dir / KEY_FILE_NAME
             settings.data_dir.mkdir(parents=True, exist_ok=True)
             key_file.unlink(missing_ok=True)
-            with os.fdopen(os.open(key_file, os.O_WRONLY | os.O_CREAT, 0o600), "wb") as out:
-                with _open(tar, members[KEY_FILE_NAME]) as member:
-                    shutil.copyfileobj(member, out)
+            with (
+                os.fdopen(os.open(key_file, os.O_WRONLY | os.O_CREAT, 0o600), "wb") as out,
+                _open(tar, members[KEY_FILE_NAME]) as member,
+            ):
+                shutil.copyfileobj(member, out)
         for name in manifest["files"]:
             if not name.startswith(f"{ATTACHMENTS}/"):
                 continue

@@ -7,7 +7,7 @@ with a name:
 * in `from_name`/`to_name`: the empty string (a name has 1-64 characters), with the
   address itself (`bob@example.com`) in `from_path`/`to_path`;
 * in a mail's `cc` list and in the native fields of views: `mailto:bob@example.com`
-  (RFC 6068), the form core/mailto.py parses. `:` never occurs in a name, so it is
+  (RFC 6068), the form core/address/mailto.py parses. `:` never occurs in a name, so it is
   never read as one of ours; sending to it is outbound mail (core/outbound/).
 
 External participants get no delivery and no participant row: nobody logs in as them.
@@ -21,8 +21,8 @@ from typing import Final
 from sqlalchemy.orm import Session
 
 from core.address import Address, parse_native, party_address
+from core.address.mailto import MAILTO, External
 from core.identity.endpoints import Endpoint, resolve_endpoint
-from core.mailto import MAILTO, External
 
 __all__ = [
     "EXTERNAL_NAME",

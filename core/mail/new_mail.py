@@ -147,13 +147,19 @@ def _store(
         return _sent(session, values, recipients, conv, old_status, created, domain, target)
     seq = _INSERT_MAIL.run(session.connection(), values)[0][0]
     _link(session, mail, seq)
-    _INSERT_DELIVERY.run(
-        session.connection(),
-        [
-            {"mail_seq": seq, "recipient": name, "kind": kind, "created_at": values["created_at"]}
-            for name, kind in recipients.items()
-        ],
-    )
+    if recipients:  # none when every recipient is outside
+        _INSERT_DELIVERY.run(
+            session.connection(),
+            [
+                {
+                    "mail_seq": seq,
+                    "recipient": name,
+                    "kind": kind,
+                    "created_at": values["created_at"],
+                }
+                for name, kind in recipients.items()
+            ],
+        )
     file_mail(session, seq, placements)
     add_participants(session, conv.id, [sender.name, *recipients])
     _mark_answered(session, mail)

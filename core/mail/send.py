@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from core.address import normalize_alias
+from core.address.mailto import parse_recipient
 from core.errors import BudgetExhausted, HopLimitReached, InvalidRequest
 from core.identity.endpoints import Endpoint, sender_endpoint
 from core.identity.external import Party, resolve_party, stored_cc
@@ -29,7 +30,6 @@ from core.mail.outside import send_outside
 from core.mail.reading import forwardable_mail, visible_mail
 from core.mail.routing import Target, choose_conversation
 from core.mail.subjects import MAX_SUBJECT, one_line
-from core.mailto import parse_recipient
 from core.principal import Principal
 from core.settings import Limits
 from core.store.engine import Store

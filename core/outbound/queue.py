@@ -39,8 +39,6 @@ __all__ = [
 ]
 
 Outcome = Literal["sent", "retry", "refused"]
-# RFC 5321 §4.5.3.2: up to 10 minutes for the reply to the end of DATA, 5 for the rest.
-LEASE = timedelta(minutes=30)
 RATE_WINDOW = timedelta(hours=1)
 RATE_WAIT = timedelta(minutes=1)  # a job over a rate limit looks again this much later
 MAX_ERROR = 1000
@@ -72,7 +70,7 @@ def enqueue_outbound(
     session: Session, mail_id: str, sender: str, envelope_sender: str, recipients: Sequence[str]
 ) -> None:
     """In the mail's own transaction: one job per outside recipient (mailboxes already
-    checked by core/mailto.py), due now."""
+    checked by core/address/mailto.py), due now."""
     now = utcnow()
     rows = [
         {
@@ -111,11 +109,14 @@ def _sent_in_window(session: Session, column: str, values: set[str], now: dateti
     return Counter({value: count for value, count in rows})
 
 
-def claim(session: Session, now: datetime, limit: int, rates: Rates) -> list[Claimed]:
-    """Take up to `limit` due jobs, each one attempt; those over a rate limit are handed
+def claim(
+    session: Session, now: datetime, limit: int, rates: Rates, lease: timedelta
+) -> list[Claimed]:
+    """Take up to `limit` due jobs until `now + lease` (longer than any delivery may
+    take: core/relay/smarthost.py), each one attempt; those over a rate limit are handed
     back untried (their attempt not counted) to look again in a minute: over the limit a
     job waits, it is never dropped."""
-    rows = leases.claim_due(session, _JOBS, now, limit, LEASE, _QUEUED)
+    rows = leases.claim_due(session, _JOBS, now, limit, lease, _QUEUED)
     if not rows:
         return []
     by_sender = _sent_in_window(session, "sender", {r.sender for r in rows}, now)

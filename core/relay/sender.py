@@ -15,11 +15,11 @@ from sqlalchemy.orm import Session
 
 from core.approvals.postmaster import MAX_SUBJECT, write_notice
 from core.outbound.queue import Claimed, Outcome, Rates, any_due, claim, settle
-from core.outbound_settings import OutboundSettings
 from core.relay.dkim_key import DkimKey, load_dkim_key
 from core.relay.smarthost import Smarthost, deliver
 from core.rendering.stored import render_stored
 from core.secrets.box import SecretBox
+from core.settings.outbound import OutboundSettings
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 from core.store.models import Mail, utcnow
@@ -55,7 +55,8 @@ class OutboundSender:
         at = now or utcnow()
         if not await self.store.read(lambda s: any_due(s, at)):
             return 0
-        jobs = await self.store.write(lambda s: claim(s, at, BATCH, self.rates))
+        lease = self.smarthost.lease
+        jobs = await self.store.write(lambda s: claim(s, at, BATCH, self.rates, lease))
         if not jobs:
             return 0
         key = await load_dkim_key(self.store, self.box)  # an admin may make one any time

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import DateTime, Integer, Table, select
 from sqlalchemy.orm import Session
 
+from core.secrets.box import is_sealed
 from core.store.engine import Store
 from core.store.models import Base
 
@@ -30,8 +31,9 @@ _DRAWN = {"password_hash", "token_sha256", "uid_validity"}
 # `meta` values that name an event id (core/store/events.py): the id itself is the
 # database's own number, but which stored events lie at or below it is not.
 _EVENT_MARKS = {"events_pruned_through"}
-# `meta` values drawn at random: the gateway's VAPID key (core/push/keys.py).
-_DRAWN_META = {"vapid_private_key"}
+# `meta` values drawn at random: the gateway's VAPID key (core/push/keys.py) and its
+# DKIM key (core/relay/dkim_key.py), each sealed under a random nonce besides.
+_DRAWN_META = {"vapid_private_key", "dkim_key"}
 # Tables whose rows are named by their unique columns rather than their rank: one
 # transaction filing mail into several new conversations creates their folders in
 # the order of the conversations' random ids (core/mailboxes/uids.py locks and
@@ -88,7 +90,13 @@ def _plain(found: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, A
                 value = row[column.name]
                 if column.name == key or column.name in _DRAWN:
                     continue
-                targets = [fk.column.table.name for fk in column.foreign_keys]
+                # A reference to an integer key, by rank; one to a uuid (outbound_jobs'
+                # mail_id) is a uuid like any, named by first appearance below.
+                targets = [
+                    fk.column.table.name
+                    for fk in column.foreign_keys
+                    if fk.column.name == _integer_key(fk.column.table)
+                ]
                 if targets and targets[0] in names and value is not None:
                     value = names[targets[0]][value]
                 elif isinstance(column.type, DateTime) or "DateTime" in type(column.type).__name__:
@@ -98,7 +106,8 @@ def _plain(found: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, A
                 mark = int(row["value"])
                 below = sum(1 for event in found["events"] if event["id"] <= mark)
                 out["value"] = f"<events at or below it: {below}>"
-            if table.name == "meta" and row["key"] in _DRAWN_META:
+            # Any sealed value is drawn too: sealed under a random nonce (core/secrets).
+            if table.name == "meta" and (row["key"] in _DRAWN_META or is_sealed(row["value"])):
                 out["value"] = "<drawn>"
             rows.append(out)
         plain[table.name] = rows

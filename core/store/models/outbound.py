@@ -22,7 +22,7 @@ class OutboundJob(Base):
         String(36), ForeignKey("mails.id", ondelete="CASCADE"), index=True
     )
     sender: Mapped[str] = mapped_column(String(64), index=True)  # the name that sent it
-    recipient: Mapped[str] = mapped_column(String(254))  # RFC 5321 mailbox, core/mailto.py
+    recipient: Mapped[str] = mapped_column(String(254))  # RFC 5321 mailbox, core/address/mailto.py
     recipient_domain: Mapped[str] = mapped_column(String(255), index=True)
     envelope_sender: Mapped[str] = mapped_column(String(2048))  # MAIL FROM
     # queued → sent | failed (a 5xx) | expired (given up after the give-up time)

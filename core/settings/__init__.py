@@ -2,7 +2,8 @@
 
 Every setting is read from the environment (or passed as a CLI flag by
 `gateway/`); README.md documents each one, and a test fails when one is missing
-from the documentation.
+from the documentation. `outbound.py` holds the smarthost's part of the class.
+Vocabulary: it imports only its siblings at the top of core/ (durations, errors).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import SettingsConfigDict
 
-from core.outbound_settings import OutboundSettings
+from core.settings.outbound import OutboundSettings
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,9 @@ Email form at the gateway's domain D: local part = name [`+` path [`+` session]]
 The path is escaped so the local part is always an RFC 5322 §3.2.3 dot-atom (atext
 and single inner dots): mail clients never need a quoted local part. Local parts
 longer than 64 octets are accepted and produced, as RFC 5321 §4.5.3.1 allows.
+
+`mailto.py` is the parser's other branch: mailboxes outside, `mailto:x@example.com`.
+Vocabulary: the package imports only core/errors.py.
 """
 
 from __future__ import annotations

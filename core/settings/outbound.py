@@ -1,6 +1,6 @@
 """The settings of outbound mail (the smarthost, retries, limits), a part of `Settings`.
 
-Kept apart so core/settings.py stays one screenful; README.md documents each one,
+Kept apart so the settings' module stays one screenful; README.md documents each one,
 docs/external-mail.md explains them together.
 """
 
@@ -47,6 +47,13 @@ class OutboundSettings(BaseSettings):
     )
     smarthost_user: str = Field("", description="AUTH user at the smarthost; empty: no AUTH.")
     smarthost_password: SecretStr | None = Field(None, description="AUTH password.")
+    smarthost_timeout_seconds: float = Field(
+        300.0,
+        gt=0,
+        le=600,
+        description="Wait for the smarthost's greeting and each reply (RFC 5321 §4.5.3.2: 5"
+        " minutes); twice as long for the reply to the end of the message.",
+    )
     outbound_give_up: Duration = Field(
         timedelta(days=5),
         description="How long a mail the smarthost keeps deferring is retried before its"

@@ -29,7 +29,7 @@ import string
 from dataclasses import dataclass
 from typing import Final
 
-from core.address import Address, parse_address
+from core.address import Address, parse_address  # the package: the native branch
 from core.errors import InvalidAddress
 
 __all__ = [
