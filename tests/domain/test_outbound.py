@@ -25,7 +25,7 @@ from core.settings import Limits, Settings
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 from core.store.models import Mail, OutboundJob, utcnow
-from tests.domain.world import D, World, refused
+from tests.domain.world import Actor, D, World, refused
 from tests.support.smarthost import Smarthost, smarthost
 
 BOB = "mailto:bob@example.com"
@@ -43,9 +43,12 @@ def _sender(store: Store, host: Smarthost, tmp_path: object, **settings: object)
     return OutboundSender(store, BOX, BlobStore(tmp_path), chosen, D)  # type: ignore[arg-type]
 
 
-def _world(world: World) -> World:
+async def _jianf(world: World) -> Actor:
+    """A human enabled for outbound mail, on a gateway with a smarthost."""
     world.limits = replace(Limits(), outbound=True)
-    return world
+    jianf = await world.human("jianf")
+    await set_user_outbound(world.store, "jianf", True)
+    return jianf
 
 
 async def _jobs(store: Store) -> list[OutboundJob]:
@@ -60,9 +63,7 @@ async def _mails(store: Store) -> int:
 async def test_a_mail_outside_arrives_once_signed_with_its_message_id(
     world: World, host: Smarthost, tmp_path: object
 ) -> None:
-    world = _world(world)
-    jianf = await world.human("jianf")
-    await set_user_outbound(world.store, "jianf", True)
+    jianf = await _jianf(world)
     key = generate_dkim_key("sel1", "ed25519")
     await save_dkim_key(world.store, BOX, key)
     sent = await jianf.send(to=BOB, subject="Hello", body="from inside")
@@ -80,7 +81,7 @@ async def test_a_mail_outside_arrives_once_signed_with_its_message_id(
 
 
 async def test_a_sender_not_enabled_is_refused_and_nothing_is_stored(world: World) -> None:
-    world = _world(world)
+    world.limits = replace(Limits(), outbound=True)
     jianf = await world.human("jianf")
     builder = await world.agent("builder")
     message = await refused(jianf.send(to=BOB, subject="x"), "outbound_not_allowed")
@@ -107,9 +108,7 @@ async def test_a_bare_address_is_never_outside(world: World) -> None:
 async def test_deferred_then_delivered_with_the_same_message_id(
     world: World, host: Smarthost, tmp_path: object
 ) -> None:
-    world = _world(world)
-    jianf = await world.human("jianf")
-    await set_user_outbound(world.store, "jianf", True)
+    jianf = await _jianf(world)
     sent = await jianf.send(to=BOB, subject="later")
     host.answers.append("451 4.3.0 try again later")
     sender = _sender(world.store, host, tmp_path)
@@ -126,9 +125,7 @@ async def test_deferred_then_delivered_with_the_same_message_id(
 async def test_refused_for_good_is_one_notice(
     world: World, host: Smarthost, tmp_path: object
 ) -> None:
-    world = _world(world)
-    jianf = await world.human("jianf")
-    await set_user_outbound(world.store, "jianf", True)
+    jianf = await _jianf(world)
     sent = await jianf.send(to=BOB, subject="doomed")
     host.answers.append("550 5.1.1 no such user")
     sender = _sender(world.store, host, tmp_path)
@@ -146,9 +143,7 @@ async def test_refused_for_good_is_one_notice(
 async def test_given_up_after_the_give_up_time(
     world: World, host: Smarthost, tmp_path: object
 ) -> None:
-    world = _world(world)
-    jianf = await world.human("jianf")
-    await set_user_outbound(world.store, "jianf", True)
+    jianf = await _jianf(world)
     await jianf.send(to=BOB, subject="slow")
     host.answers.extend(["421 4.4.2 busy"] * 3)
     sender = _sender(world.store, host, tmp_path, outbound_give_up="2h")
@@ -167,9 +162,7 @@ async def test_given_up_after_the_give_up_time(
 async def test_over_the_rate_limit_a_job_waits(
     world: World, host: Smarthost, tmp_path: object
 ) -> None:
-    world = _world(world)
-    jianf = await world.human("jianf")
-    await set_user_outbound(world.store, "jianf", True)
+    jianf = await _jianf(world)
     await jianf.send(to=BOB, cc=["mailto:carol@example.org"], subject="two")
     sender = _sender(world.store, host, tmp_path, outbound_per_sender_per_hour=1)
     now = utcnow()
