@@ -29,8 +29,13 @@ async def _checked_box(store: Store, settings: Settings) -> SecretBox:
 
 
 def _print_record(key: DkimKey, domain: str) -> None:
+    """The record as a zone file line: an RSA key's text is longer than one TXT string
+    may be (255 octets, RFC 1035 §3.3.14), so it is cut into strings a resolver joins."""
+    text = key.record()
+    strings = " ".join(f'"{text[i : i + 255]}"' for i in range(0, len(text), 255))
     console.print(f"Publish this TXT record at {key.record_name(domain)}:", highlight=False)
-    print(f'{key.record_name(domain)}. IN TXT "{key.record()}"')
+    print(f"{key.record_name(domain)}. IN TXT {strings}")
+    console.print(f"(its text, for a DNS provider's form: {text})", highlight=False)
 
 
 @dkim_app.command("generate")
