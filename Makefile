@@ -10,7 +10,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast test-stress test-durations test-long soak imaptest lint imports typecheck pytest services bench \
+.PHONY: run test test-fast test-stress test-durations test-long test-outside soak imaptest lint imports typecheck pytest services bench \
 	bench-cluster clean dist
 
 # ── Dependencies: the lock files (docs/deploy.md, "Dependencies") ─────────────
@@ -253,6 +253,12 @@ platforms: platforms-install
 ## platforms` (cells (b) and (d), a decision while the bridge is down) and the long cells
 ## (a), (c) decided after the restart and (e), and gateway and bridge restarts in both
 ## orders (docs/bridges.md, "What survives a restart"). Not part of `make test`.
+## The outside world's scenarios (tests/outside, marked `outside`): outbound mail through
+## a local smarthost killed and restarted, and what comes to test mail beyond the
+## gateway. Not part of `make test`.
+test-outside: $(STAMP) services
+	@$(TIMED) "pytest outside" $(BIN)/pytest -m outside -n $(PYTEST_WORKERS) $(PYTEST_DIST) tests/outside
+
 platforms-long: platforms-install
 	@$(TIMED) "bridges platforms (long)" scripts/offline $(BIN)/pytest -m platform \
 		-n $(PYTEST_WORKERS) $(PYTEST_DIST) tests/platforms

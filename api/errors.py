@@ -42,6 +42,7 @@ STATUS: dict[type[domain.DomainError], int] = {
     domain.RateLimited: 429,
     domain.AutoNotAllowed: 422,
     domain.IdempotencyKeyReused: 422,
+    domain.OutboundNotAllowed: 403,
 }
 
 STORAGE_RETRY_SECONDS = 60  # a full disk is freed by a person, not within seconds

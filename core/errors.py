@@ -172,6 +172,13 @@ class IdempotencyKeyReused(DomainError):
     code = "idempotency_key_reused"
 
 
+class OutboundNotAllowed(DomainError):
+    """A mail to an outside (`mailto:`) recipient from a sender an admin has not enabled
+    for outbound mail, or while the gateway has no smarthost; nothing was stored."""
+
+    code = "outbound_not_allowed"
+
+
 ALL_DOMAIN_ERRORS: tuple[type[DomainError], ...] = (
     InvalidAddress,
     InvalidRequest,
@@ -194,4 +201,5 @@ ALL_DOMAIN_ERRORS: tuple[type[DomainError], ...] = (
     RateLimited,
     AutoNotAllowed,
     IdempotencyKeyReused,
+    OutboundNotAllowed,
 )

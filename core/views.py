@@ -51,6 +51,7 @@ class UserView(View):
     address: str
     email: str
     is_admin: bool
+    outbound_mail: bool = False  # may send mail outside (docs/external-mail.md)
     created_at: datetime
 
 
@@ -69,6 +70,7 @@ class AgentView(View):
     status: Literal["online", "offline"]
     last_seen: datetime | None
     default_budget: Budget
+    outbound_mail: bool = False
     created_at: datetime
 
 

@@ -11,7 +11,7 @@ from rich.table import Column, Table
 from rich.text import Text
 
 from core.version import VERSION
-from gateway import cli_archive, cli_bridge, cli_mcp, cli_ops, cli_serve
+from gateway import cli_archive, cli_bridge, cli_dkim, cli_mcp, cli_ops, cli_serve
 from gateway.cli_common import DatabaseUrl, DataDir, console, err, settings_from, with_store
 
 if TYPE_CHECKING:
@@ -221,3 +221,4 @@ cli_archive.register(app)
 cli_mcp.register(app)
 cli_bridge.register(app)
 cli_ops.register(app)
+cli_dkim.register(app)

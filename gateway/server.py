@@ -42,6 +42,7 @@ from core.mailboxes.expunged import prune_expunged
 from core.mailboxes.keywords import KeywordLimits
 from core.push.keys import ensure_vapid_key
 from core.push.sender import PushSender
+from core.relay.sender import OutboundSender
 from core.rendering.backfill import Filler, KeptQueue
 from core.secrets.configured import secret_box
 from core.secrets.stored import check_secret_key
@@ -214,6 +215,11 @@ class Gateway:
         self._stack.push_async_callback(hooks.close)
         if self._background_jobs:
             self._tasks.append(asyncio.create_task(hooks.run(), name="webhooks"))
+        if settings.smarthost:  # outbound mail: the jobs queued with mails to mailto:
+            outbound = OutboundSender(
+                store, self.secrets, BlobStore(settings.attachments_dir), settings, settings.domain
+            )
+            self._every(1.0, outbound.run_once)
         ttl_seconds = settings.attachment_ttl_hours * 3600
         self._every(min(3600.0, max(1.0, ttl_seconds / 4)), self._collect_attachments)
         if self._background_jobs:

@@ -42,6 +42,7 @@ CODES: dict[type[domain.DomainError], bytes] = {
     domain.RateLimited: b"UNAVAILABLE",
     domain.AutoNotAllowed: b"CANNOT",
     domain.IdempotencyKeyReused: b"CANNOT",
+    domain.OutboundNotAllowed: b"NOPERM",
 }
 
 

@@ -41,6 +41,7 @@ REPLIES: dict[type[domain.DomainError], tuple[int, str]] = {
     domain.RateLimited: (451, "4.7.1"),
     domain.AutoNotAllowed: (550, "5.7.1"),
     domain.IdempotencyKeyReused: (550, "5.7.1"),
+    domain.OutboundNotAllowed: (550, "5.7.1"),
 }
 
 

@@ -18,14 +18,15 @@ pytest_plugins = ["tests.support.file_order"]
 BACKENDS = ["sqlite", "postgresql"]
 E2E = Path(__file__).parent / "e2e"
 PLATFORMS = Path(__file__).parent / "platforms"
+OUTSIDE = Path(__file__).parent / "outside"
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """The browser suite (`make e2e`, after the web build it needs) and the platform
-    suite (`make platforms`, offline, after the platforms are installed) run on their
-    own: a plain `pytest` leaves tests/e2e and tests/platforms out; naming one (or a
-    file in it) runs it."""
-    if collection_path not in (E2E, PLATFORMS):
+    """The browser suite (`make e2e`, after the web build it needs), the platform suite
+    (`make platforms`, offline, after the platforms are installed) and the outside
+    world's scenarios (`make test-outside`) run on their own: a plain `pytest` leaves
+    tests/e2e, tests/platforms and tests/outside out; naming one (or a file in it) runs it."""
+    if collection_path not in (E2E, PLATFORMS, OUTSIDE):
         return None
     named = (Path(arg.split("::")[0]).resolve() for arg in config.args)
     return not any(

@@ -1,4 +1,4 @@
-"""Admin: users and agents' default budgets."""
+"""Admin: users, agents' default budgets, and who may send mail outside."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 from api.deps import Admin, SettingsDep, StoreDep
 from core.address import MAX_NAME_LENGTH
 from core.identity import accounts, agents, passwords
+from core.outbound.allowed import set_agent_outbound, set_user_outbound
 from core.views import AgentView, BudgetInput, UserView
 
 router = APIRouter(tags=["admin"])
@@ -28,7 +29,10 @@ class PasswordReset(BaseModel):
 
 
 class UserChange(BaseModel):
-    is_admin: bool
+    is_admin: bool | None = None
+    outbound_mail: bool | None = Field(
+        None, description="May send mail outside the gateway (mailto: recipients)."
+    )
 
 
 class UserList(BaseModel):
@@ -36,7 +40,10 @@ class UserList(BaseModel):
 
 
 class AgentSettings(BaseModel):
-    default_budget: BudgetInput
+    default_budget: BudgetInput | None = None
+    outbound_mail: bool | None = Field(
+        None, description="May send mail outside the gateway (mailto: recipients)."
+    )
 
 
 @router.post("/admin/users", status_code=201)
@@ -67,8 +74,15 @@ async def reset_password(
 async def change_user(
     name: str, body: UserChange, _admin: Admin, store: StoreDep, settings: SettingsDep
 ) -> UserView:
-    """Grant or withdraw the admin flag; the last admin keeps it (`403`)."""
-    user = await passwords.set_admin(store, name, body.is_admin)
+    """Grant or withdraw the admin flag (the last admin keeps it, `403`) and outbound mail."""
+    name = name.strip().lower()
+    user = None
+    if body.is_admin is not None:
+        user = await passwords.set_admin(store, name, body.is_admin)
+    if body.outbound_mail is not None:
+        user = await set_user_outbound(store, name, body.outbound_mail)
+    if user is None:
+        user = await accounts.get_user(store, name)
     return accounts.user_view(user, settings.domain)
 
 
@@ -76,6 +90,12 @@ async def change_user(
 async def configure_agent(
     name: str, body: AgentSettings, _admin: Admin, store: StoreDep, settings: SettingsDep
 ) -> AgentView:
-    budget = None if body.default_budget == "unlimited" else body.default_budget
-    agent = await agents.set_default_budget(store, name, budget)
+    """An agent's default budget and whether it may send mail outside."""
+    name = name.strip().lower()
+    agent = None
+    if body.default_budget is not None:
+        budget = None if body.default_budget == "unlimited" else body.default_budget
+        agent = await agents.set_default_budget(store, name, budget)
+    if body.outbound_mail is not None or agent is None:
+        agent = await set_agent_outbound(store, name, body.outbound_mail)
     return agents.agent_view(agent, settings.domain)

@@ -7,7 +7,7 @@ any of it, the batch is written again one message per transaction, so a bad
 message fails alone and the rest goes in. Attachment contents are staged before
 the transaction and put in place after it commits, as REST uploads are
 (core/store/blobs.py); a dry run rolls back and keeps none. Addresses at the
-gateway's domain become names through the one parser (core/address.py),
+gateway's domain become names through the one parser (core/address/),
 registered or not yet (`agentmail user add` later gives that person the mail);
 any other address is an external participant (core/identity/external.py).
 """

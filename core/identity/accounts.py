@@ -46,6 +46,7 @@ def user_view(user: User, domain: str) -> UserView:
         address=address.native(),
         email=address.email(domain),
         is_admin=user.is_admin,
+        outbound_mail=bool(user.outbound_mail),
         created_at=user.created_at,
     )
 

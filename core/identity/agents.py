@@ -60,6 +60,7 @@ def agent_view(agent: Agent, domain: str) -> AgentView:
         status="online" if agent.status == "online" else "offline",
         last_seen=agent.last_seen,
         default_budget=budget_value(agent.default_budget),
+        outbound_mail=bool(agent.outbound_mail),
         created_at=agent.created_at,
     )
 

@@ -7,19 +7,22 @@ with a name:
 * in `from_name`/`to_name`: the empty string (a name has 1-64 characters), with the
   address itself (`bob@example.com`) in `from_path`/`to_path`;
 * in a mail's `cc` list and in the native fields of views: `mailto:bob@example.com`
-  (RFC 6068). `:` never occurs in a name, so the one parser refuses it as an
-  address: replying to it is a clear error, never a delivery to someone else.
+  (RFC 6068), the form core/address/mailto.py parses. `:` never occurs in a name, so it is
+  never read as one of ours; sending to it is outbound mail (core/outbound/).
 
 External participants get no delivery and no participant row: nobody logs in as them.
+The same holds for the outside recipients of a mail sent from here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
 
+from sqlalchemy.orm import Session
+
 from core.address import Address, parse_native, party_address
-from core.identity.endpoints import Endpoint
+from core.address.mailto import MAILTO, External
+from core.identity.endpoints import Endpoint, resolve_endpoint
 
 __all__ = [
     "EXTERNAL_NAME",
@@ -28,34 +31,31 @@ __all__ = [
     "Party",
     "cc_party",
     "external_endpoint",
+    "is_external",
     "is_external_cc",
+    "resolve_party",
     "stored_cc",
     "stored_party",
 ]
 
 EXTERNAL_NAME: Final = ""
-MAILTO: Final = "mailto:"
-
-
-@dataclass(frozen=True, slots=True)
-class External:
-    """An address outside the gateway, shown and rendered exactly as it came."""
-
-    address: str
-    name: str = ""  # no display name of ours: the address says who it is
-
-    def native(self) -> str:
-        return MAILTO + self.address
-
-    def email(self, _domain: str) -> str:
-        return self.address
-
 
 Party = Address | External
 
 
 def external_endpoint(address: str) -> Endpoint:
     return Endpoint(EXTERNAL_NAME, address, None)
+
+
+def is_external(endpoint: Endpoint) -> bool:
+    return endpoint.name == EXTERNAL_NAME
+
+
+def resolve_party(session: Session, party: Party) -> Endpoint:
+    """The endpoint of a send's recipient: ours resolved, an outside one as it is."""
+    if isinstance(party, External):
+        return external_endpoint(party.address)
+    return resolve_endpoint(session, party)
 
 
 def is_external_cc(text: str) -> bool:

@@ -3,7 +3,7 @@
 A bridge runs the platform in the directory of the workspace a mail names, and must
 never split an address string to find it (ARCHITECTURE.md: one address parser).
 A mail stores its recipient structured (`to_name`, `to_path` = the workspace's
-name, as `core/identity/endpoints.py` resolved it through `core/address.py`); the
+name, as `core/identity/endpoints.py` resolved it through `core/address/`); the
 path comes from the agent's registered workspaces. A workspace removed since the
 mail was sent keeps its name with `path: null`; a mail to a human has none.
 """

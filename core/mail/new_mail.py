@@ -15,8 +15,8 @@ from typing import Any
 from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
-from core.address import Address, parse_native
 from core.identity.endpoints import Endpoint
+from core.identity.external import cc_party, is_external, stored_party
 from core.mail.addressed import addressed_workspace, agent_workspaces_of
 from core.mail.attachments import attach, carry
 from core.mail.conversation_rows import ConversationRow, save_conversation
@@ -93,7 +93,7 @@ def store_new_mail(
     events, and the Web Push of a request or question to the people it asks."""
     result = _store(session, mail, values, conv, created, domain)
     if mail.mail_type in PUSHED_TYPES:
-        asked = [n for e in (mail.target, *mail.cc) if e.agent is None for n in e.recipients]
+        asked = [n for e in _ours(mail) if e.agent is None for n in e.recipients]
         payload = request_payload(
             mail.mail_type, result.mail_id, result.session_id, mail.sender.name
         )
@@ -110,12 +110,13 @@ def _store(
     domain: str,
 ) -> SendResult:
     sender, target = mail.sender, mail.target
-    # One delivery per name; a role mailbox (postmaster@) is delivered to its readers.
-    recipients = dict.fromkeys(target.recipients, "to")
-    for endpoint in mail.cc:
+    # One delivery per name; a role mailbox (postmaster@) is delivered to its readers;
+    # an outside recipient gets none (its mail leaves by core/outbound/).
+    recipients: dict[str, str] = {}
+    for endpoint in _ours(mail):
         for name in endpoint.recipients:
-            recipients.setdefault(name, "cc")
-    humans = [n for e in (target, *mail.cc) if e.agent is None for n in e.recipients]
+            recipients.setdefault(name, "to" if endpoint is target else "cc")
+    humans = [n for e in _ours(mail) if e.agent is None for n in e.recipients]
     placements = new_mail_placements(
         conv.id,
         sender.name if sender.agent is None else None,
@@ -147,13 +148,19 @@ def _store(
         return _sent(session, values, recipients, conv, old_status, created, domain, target)
     seq = _INSERT_MAIL.run(session.connection(), values)[0][0]
     _link(session, mail, seq)
-    _INSERT_DELIVERY.run(
-        session.connection(),
-        [
-            {"mail_seq": seq, "recipient": name, "kind": kind, "created_at": values["created_at"]}
-            for name, kind in recipients.items()
-        ],
-    )
+    if recipients:  # none when every recipient is outside
+        _INSERT_DELIVERY.run(
+            session.connection(),
+            [
+                {
+                    "mail_seq": seq,
+                    "recipient": name,
+                    "kind": kind,
+                    "created_at": values["created_at"],
+                }
+                for name, kind in recipients.items()
+            ],
+        )
     file_mail(session, seq, placements)
     add_participants(session, conv.id, [sender.name, *recipients])
     _mark_answered(session, mail)
@@ -165,6 +172,11 @@ def _store(
     conv.updated_at = values["created_at"]
     conv = save_conversation(session, conv, mail.rounds)  # one UPDATE … RETURNING
     return _sent(session, values, recipients, conv, old_status, created, domain, target)
+
+
+def _ours(mail: Sending) -> list[Endpoint]:
+    """The recipients inside the gateway (`to` first)."""
+    return [e for e in (mail.target, *mail.cc) if not is_external(e)]
 
 
 def _link(session: Session, mail: Sending, seq: int) -> None:
@@ -222,8 +234,8 @@ def _sent(
 def _new_mail_payload(
     mail_id: str, values: dict[str, Any], conv: ConversationRow, domain: str, target: Endpoint
 ) -> dict[str, object]:
-    sender = Address(values["from_name"], values["from_path"], conv.alias)
-    to = Address(values["to_name"], values["to_path"], conv.alias)
+    sender = stored_party(values["from_name"], values["from_path"], conv.alias)
+    to = stored_party(values["to_name"], values["to_path"], conv.alias)
     workspace = None
     if target.agent is not None:
         paths = agent_workspaces_of(target.agent)
@@ -236,7 +248,7 @@ def _new_mail_payload(
         "from_email": sender.email(domain),
         "to": to.native(),
         "to_workspace": workspace.model_dump() if workspace is not None else None,
-        "cc": [parse_native(text).with_session(conv.alias).native() for text in values["cc"]],
+        "cc": [cc_party(text, conv.alias).native() for text in values["cc"]],
         "auto": values["auto"],
         "subject": values["subject"],
         "mail_type": values["mail_type"],

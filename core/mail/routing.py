@@ -17,9 +17,10 @@ from datetime import datetime, timedelta
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from core.address import Address, normalize_alias
+from core.address import normalize_alias
 from core.errors import NotFound, RateLimited
 from core.identity.endpoints import Endpoint
+from core.identity.external import Party
 from core.mail.conversation_rows import (
     ConversationRow,
     by_alias,
@@ -39,7 +40,7 @@ RATE_WINDOW = timedelta(hours=1)
 class Target:
     """What the routing needs from a send: where it goes and how a new conversation starts."""
 
-    address: Address
+    address: Party  # an outside recipient names no conversation (alias None, not new)
     subject: str
     session_alias: str | None
     budget: int | str | None

@@ -14,9 +14,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
-from core.address import Address, normalize_alias, parse_address
+from core.address import normalize_alias
+from core.address.mailto import parse_recipient
 from core.errors import BudgetExhausted, HopLimitReached, InvalidRequest
-from core.identity.endpoints import Endpoint, resolve_endpoint, sender_endpoint
+from core.identity.endpoints import Endpoint, sender_endpoint
+from core.identity.external import Party, resolve_party, stored_cc
 from core.mail.attachments import MAX_PER_MAIL, check_claimable
 from core.mail.auto_rule import check_auto, check_auto_conversation
 from core.mail.conversation_rows import ConversationRow
@@ -24,6 +26,7 @@ from core.mail.conversations import MAX_ALIAS
 from core.mail.excerpt import excerpt_values
 from core.mail.naming import Proposal, extract_proposal
 from core.mail.new_mail import Permission, Sending, store_new_mail
+from core.mail.outside import send_outside
 from core.mail.reading import forwardable_mail, visible_mail
 from core.mail.routing import Target, choose_conversation
 from core.mail.subjects import MAX_SUBJECT, one_line
@@ -44,8 +47,13 @@ MailType = Literal[
 
 
 class SendRequest(BaseModel):
-    to: str = Field(description="One address, native (`builder@ModelRouter`) or email form.")
-    cc: list[str] = Field(default_factory=list, description="More recipients.")
+    to: str = Field(
+        description="One address, native (`builder@ModelRouter`) or email form; outside the"
+        " gateway `mailto:x@example.com` (a sender enabled for outbound mail only)."
+    )
+    cc: list[str] = Field(
+        default_factory=list, description="More recipients, in the same forms as `to`."
+    )
     subject: str = Field("", max_length=MAX_SUBJECT)
     body: str = ""
     reply_to: str | None = Field(None, description="mail_id this mail answers.")
@@ -168,12 +176,12 @@ def mail_writer(
     """The write of `send_mail` as a function of a transaction, checked and parsed
     up front (bad input raises here, before any transaction), so callers can run
     several in one transaction or together with their own change."""
-    address = parse_address(request.to, domain)
+    address = parse_recipient(request.to, domain)
     body, proposal = extract_proposal(request.body)
     if request.propose_alias is not None and principal.is_agent:
         proposal = Proposal(normalize_alias(request.propose_alias), request.propose_reason or "")
     route = Target(address, request.subject, request.session_alias, request.budget)
-    cc_addresses = [parse_address(text, domain) for text in request.cc]
+    cc_addresses = [parse_recipient(text, domain) for text in request.cc]
     if len(cc_addresses) > MAX_CC:
         raise InvalidRequest(f"at most {MAX_CC} cc recipients")
     one_line(request.subject)
@@ -228,8 +236,8 @@ class _Checked:
     raw: Original | None
     limits: Limits
     forward_of: str | None
-    address: Address
-    cc: list[Address]
+    address: Party
+    cc: list[Party]
     route: Target
     body: str
     proposal: Proposal | None
@@ -246,11 +254,12 @@ def _write(session: Session, send: _Checked) -> SendResult:
     elif request.reply_to is not None:
         parent = visible_mail(session, principal, request.reply_to)
     attachment_ids = check_claimable(session, principal.name, request.attachment_ids)
-    target = resolve_endpoint(session, send.address)
-    cc = list({e.pair: e for e in (resolve_endpoint(session, a) for a in send.cc)}.values())
-    if send.mail_type == "permission_request" and target.agent is not None:
-        raise InvalidRequest("a permission request goes to a human, not to an agent")
+    target = resolve_party(session, send.address)
+    cc = list({e.pair: e for e in (resolve_party(session, a) for a in send.cc)}.values())
+    if send.mail_type == "permission_request" and (target.agent is not None or not target.name):
+        raise InvalidRequest("a permission request goes to a human of the gateway")
     sender = sender_endpoint(session, principal, request.from_workspace, parent)
+    outside = send_outside(session, sender, [target, *cc], send.limits)
     replied_to = parent if send.forward_of is None else None
     if request.auto:
         check_auto(session, principal, send.mail_type, replied_to)
@@ -284,7 +293,9 @@ def _write(session: Session, send: _Checked) -> SendResult:
         rounds,
     )
     values = _mail_values(session, send, mail, conv)
-    return store_new_mail(session, mail, values, conv, created, send.domain)
+    result = store_new_mail(session, mail, values, conv, created, send.domain)
+    outside.enqueue(session, result.mail_id, send.domain)
+    return result
 
 
 def _mail_values(
@@ -301,7 +312,7 @@ def _mail_values(
         "from_path": sender.workspace,
         "to_name": target.name,
         "to_path": target.workspace,
-        "cc": [e.address().native() for e in mail.cc],
+        "cc": [stored_cc(e) for e in mail.cc],
         # A mail that came as bytes has the subject they say, even none (RFC 6409 §8:
         # a submission without headers must not show its conversation's subject).
         "subject": (

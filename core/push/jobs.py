@@ -1,8 +1,8 @@
 """Push jobs: written with the mail they tell of, claimed by one replica, then settled.
 
 A job row is written in the transaction of the permission request or question, so a
-push is sent for every committed request and for none that rolled back. After COMMIT
-any replica may claim due jobs, with a lease (core/store/leases.py).
+push is sent for every committed request and for none that rolled back; one replica
+claims it after COMMIT, with a lease (core/store/leases.py).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from sqlalchemy.orm import Session
 
 from core.push.message import Target
 from core.store import leases
-from core.store.leases import claim_due
 from core.store.models import PushJob, PushSubscription, table_of, utcnow
 
 Outcome = Literal["sent", "retry", "gone", "dropped"]
@@ -65,24 +64,21 @@ def any_due(session: Session, now: datetime) -> bool:
 
 def claim(session: Session, now: datetime, limit: int) -> list[Claimed]:
     """Take up to `limit` due jobs for this replica, each counted as one attempt."""
-    taken = claim_due(
-        session,
-        _JOBS,
-        now,
-        limit=limit,
-        lease=LEASE,
-        returning=("id", "subscription_id", "attempts", "payload"),
-    )
+    taken = leases.claim_due(session, _JOBS, now, limit, LEASE)
     if not taken:
         return []
     subscriptions = {
         row.id: row
         for row in session.scalars(
-            select(PushSubscription).where(PushSubscription.id.in_({job[1] for job in taken}))
+            select(PushSubscription).where(
+                PushSubscription.id.in_({job.subscription_id for job in taken})
+            )
         )
     }
     claimed = []
-    for job_id, subscription_id, attempts, payload in taken:
+    for job_id, subscription_id, attempts, payload in (
+        (row.id, row.subscription_id, row.attempts, row.payload) for row in taken
+    ):
         sub = subscriptions.get(subscription_id)
         if sub is not None:
             target = Target(sub.endpoint, sub.p256dh, sub.auth)

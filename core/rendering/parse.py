@@ -2,7 +2,7 @@
 
 Used by the round-trip tests and as the reference reader of docs/mail-format.md:
 addresses at the gateway's domain go back to native form through the one parser
-(core/address.py); the text part loses its permission footer and the one final line
+(core/address/); the text part loses its permission footer and the one final line
 break the renderer adds. Line breaks come back as `\\n` (CRLF on the wire, RFC 5322
 §2.3).
 """

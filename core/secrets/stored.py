@@ -19,7 +19,13 @@ from core.secrets.box import SecretBox, is_sealed
 from core.store.engine import Store
 from core.store.models import Meta
 
-__all__ = ["SecretKeyMismatch", "check_secret_key", "ensure_secret", "read_secret"]
+__all__ = [
+    "SecretKeyMismatch",
+    "check_secret_key",
+    "ensure_secret",
+    "read_secret",
+    "replace_secret",
+]
 
 _FINGERPRINT = "secret_key_fingerprint"
 
@@ -80,3 +86,15 @@ async def ensure_secret(
         return value
 
     return box.open(await store.write(insert), name)
+
+
+async def replace_secret(store: Store, box: SecretBox, name: str, value: bytes) -> None:
+    """Store `value` sealed as the secret `name`, in place of any before it: a key an
+    admin makes on purpose (DKIM's, `agentmail dkim generate`), not one made at start."""
+    sealed = box.seal(value, name)
+
+    def run(session: Session) -> None:
+        _insert_missing(session, store.dialect, name, sealed)
+        session.execute(update(Meta).where(Meta.key == name).values(value=sealed))
+
+    await store.write(run)

@@ -1,10 +1,13 @@
-"""Job rows claimed by one replica at a time, with a lease (Web Push jobs, webhook deliveries).
+"""Job queues in a table, claimed by one replica at a time with a lease.
 
-A job table has `id`, `attempts`, `due_at` and `claimed_until` columns. Any replica may
-claim due rows: `FOR UPDATE SKIP LOCKED` on PostgreSQL lets replicas claiming at once
-take different rows; SQLite has one writer, and the claim is one atomic UPDATE (it
-ignores the locking clause). A claim is a lease: a replica that dies mid-send leaves
-the row to be claimed again when the lease ends.
+A job row (an `id`, `attempts`, `due_at`, `claimed_until`) is written in the
+transaction of the change it follows up, so a job exists for every committed change
+and for none that rolled back. After COMMIT any replica may claim due jobs: `FOR
+UPDATE SKIP LOCKED` on PostgreSQL lets replicas claiming at once take different rows;
+SQLite has one writer, and the claim is one atomic UPDATE (it ignores the locking
+clause). A claim is a lease: a replica that dies mid-job leaves the job to be claimed
+again when the lease ends. Web Push (core/push/jobs.py), webhook deliveries
+(core/webhooks/deliveries.py) and outbound mail (core/outbound/queue.py) share it.
 """
 
 from __future__ import annotations
@@ -13,49 +16,48 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Table, or_, select, update
+from sqlalchemy import ColumnElement, Row, Table, or_, select, update
 from sqlalchemy.orm import Session
 
+__all__ = ["any_due", "claim_due"]
 
-def due(jobs: Table, now: datetime) -> tuple[ColumnElement[bool], ...]:
-    """Due and not under another replica's lease."""
+
+def _due(table: Table, now: datetime) -> tuple[ColumnElement[bool], ...]:
     return (
-        jobs.c.due_at <= now,
-        or_(jobs.c.claimed_until.is_(None), jobs.c.claimed_until < now),
+        table.c.due_at <= now,
+        or_(table.c.claimed_until.is_(None), table.c.claimed_until < now),
     )
 
 
 def any_due(
-    session: Session, jobs: Table, now: datetime, where: Sequence[ColumnElement[bool]] = ()
+    session: Session, table: Table, now: datetime, where: Sequence[ColumnElement[bool]] = ()
 ) -> bool:
     """A cheap read first: most rounds find nothing and write nothing."""
-    found = select(jobs.c.id).where(*due(jobs, now), *where).limit(1)
-    return session.scalar(found) is not None
+    found = session.scalar(select(table.c.id).where(*_due(table, now), *where).limit(1))
+    return found is not None
 
 
 def claim_due(
     session: Session,
-    jobs: Table,
+    table: Table,
     now: datetime,
-    *,
     limit: int,
     lease: timedelta,
-    returning: Sequence[str],
     where: Sequence[ColumnElement[bool]] = (),
-) -> list[tuple[Any, ...]]:
-    """Take up to `limit` due rows (`where` narrows them) for this replica, each counted as
-    one attempt; the `returning` columns of each, by id."""
+) -> list[Row[Any]]:
+    """Take up to `limit` due jobs for this replica until `now + lease`, each counted as
+    one attempt; their whole rows, oldest first."""
     chosen = (
-        select(jobs.c.id)
-        .where(*due(jobs, now), *where)
-        .order_by(jobs.c.id)
+        select(table.c.id)
+        .where(*_due(table, now), *where)
+        .order_by(table.c.id)
         .limit(limit)
         .with_for_update(skip_locked=True)
     )
     taken = session.execute(
-        update(jobs)
-        .where(jobs.c.id.in_(chosen.scalar_subquery()))
-        .values(claimed_until=now + lease, attempts=jobs.c.attempts + 1)
-        .returning(*(jobs.c[name] for name in returning))
+        update(table)
+        .where(table.c.id.in_(chosen.scalar_subquery()))
+        .values(claimed_until=now + lease, attempts=table.c.attempts + 1)
+        .returning(*table.c)
     ).all()
-    return sorted((tuple(row) for row in taken), key=lambda row: row[0])
+    return sorted(taken, key=lambda row: row.id)

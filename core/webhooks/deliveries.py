@@ -22,7 +22,6 @@ from sqlalchemy.orm import Session
 from core.store import leases
 from core.store.engine import Store
 from core.store.events import emit
-from core.store.leases import claim_due
 from core.store.models import WebhookDelivery, WebhookEndpoint, isoformat, table_of, utcnow
 
 LEASE = timedelta(minutes=2)
@@ -66,27 +65,19 @@ def any_due(session: Session, now: datetime) -> bool:
 
 
 def claim(session: Session, now: datetime, limit: int) -> list[Claimed]:
-    taken = claim_due(
-        session,
-        _DELIVERIES,
-        now,
-        limit=limit,
-        lease=LEASE,
-        returning=("id", "endpoint_id", "event_id", "attempts", "payload"),
-        where=_OWED,
-    )
+    taken = leases.claim_due(session, _DELIVERIES, now, limit, LEASE, _OWED)
     if not taken:
         return []
     endpoints = {
         row.id: row
         for row in session.scalars(
-            select(WebhookEndpoint).where(WebhookEndpoint.id.in_({t[1] for t in taken}))
+            select(WebhookEndpoint).where(WebhookEndpoint.id.in_({t.endpoint_id for t in taken}))
         )
     }
     return [
-        Claimed(id_, endpoint_id, event_id, attempts, payload, e.url, e.secret, e.owner)
-        for id_, endpoint_id, event_id, attempts, payload in taken
-        if (e := endpoints.get(endpoint_id)) is not None
+        Claimed(t.id, t.endpoint_id, t.event_id, t.attempts, t.payload, e.url, e.secret, e.owner)
+        for t in taken
+        if (e := endpoints.get(t.endpoint_id)) is not None
     ]
 
 

@@ -89,7 +89,13 @@ def _plain(found: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, A
                 value = row[column.name]
                 if column.name == key or column.name in _DRAWN:
                     continue
-                targets = [fk.column.table.name for fk in column.foreign_keys]
+                # A reference to an integer key, by rank; one to a uuid (outbound_jobs'
+                # mail_id) is a uuid like any, named by first appearance below.
+                targets = [
+                    fk.column.table.name
+                    for fk in column.foreign_keys
+                    if fk.column.name == _integer_key(fk.column.table)
+                ]
                 if targets and targets[0] in names and value is not None:
                     value = names[targets[0]][value]
                 elif isinstance(column.type, DateTime) or "DateTime" in type(column.type).__name__:

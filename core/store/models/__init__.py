@@ -31,6 +31,7 @@ from core.store.models.mail import (
     Participant,
     RawMessage,
 )
+from core.store.models.outbound import OutboundJob
 from core.store.models.push import PushJob, PushSubscription
 from core.store.models.structures import MessageStructure, RenderedStructure
 from core.store.models.webhooks import WebhookDelivery, WebhookEndpoint
@@ -55,6 +56,7 @@ __all__ = [
     "Mail",
     "MessageStructure",
     "Meta",
+    "OutboundJob",
     "Participant",
     "PushJob",
     "PushSubscription",

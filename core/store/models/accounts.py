@@ -22,6 +22,8 @@ class User(Base):
     name: Mapped[str] = mapped_column(String(64), unique=True)
     password_hash: Mapped[str] = mapped_column(String(128))
     is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
+    # May send mail outside the gateway (core/outbound/); an admin turns it on.
+    outbound_mail: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
@@ -35,6 +37,7 @@ class Agent(Base):
     status: Mapped[str] = mapped_column(String(16), default="offline")
     last_seen: Mapped[datetime | None] = mapped_column(default=None)
     default_budget: Mapped[int | None] = mapped_column(Integer, default=20)
+    outbound_mail: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 

@@ -28,7 +28,7 @@ function cutAtWord(slug: string): string {
   return kept;
 }
 
-/** Whether the gateway takes `text` as an alias (core/address.py): it lower-cases it. */
+/** Whether the gateway takes `text` as an alias (core/address/): it lower-cases it. */
 export function isValidAlias(text: string): boolean {
   return ALIAS.test(text) && text.toLowerCase() !== "new";
 }

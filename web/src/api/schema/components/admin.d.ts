@@ -5,7 +5,12 @@ export interface schemas_admin {
     /** AgentSettings */
     AgentSettings: {
         /** Default Budget */
-        default_budget: number | "unlimited";
+        default_budget?: number | "unlimited" | null;
+        /**
+         * Outbound Mail
+         * @description May send mail outside the gateway (mailto: recipients).
+         */
+        outbound_mail?: boolean | null;
     };
     /** NewUser */
     NewUser: {
@@ -27,7 +32,12 @@ export interface schemas_admin {
     /** UserChange */
     UserChange: {
         /** Is Admin */
-        is_admin: boolean;
+        is_admin?: boolean | null;
+        /**
+         * Outbound Mail
+         * @description May send mail outside the gateway (mailto: recipients).
+         */
+        outbound_mail?: boolean | null;
     };
     /** UserList */
     UserList: {

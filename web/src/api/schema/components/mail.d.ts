@@ -139,7 +139,7 @@ export interface schemas_mail {
         budget?: number | "unlimited" | null;
         /**
          * Cc
-         * @description More recipients.
+         * @description More recipients, in the same forms as `to`.
          */
         cc?: string[];
         /**
@@ -186,7 +186,7 @@ export interface schemas_mail {
         subject?: string;
         /**
          * To
-         * @description One address, native (`builder@ModelRouter`) or email form.
+         * @description One address, native (`builder@ModelRouter`) or email form; outside the gateway `mailto:x@example.com` (a sender enabled for outbound mail only).
          */
         to: string;
     };

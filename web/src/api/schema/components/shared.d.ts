@@ -30,6 +30,11 @@ export interface schemas_shared {
         default_budget: number | "unlimited";
         /** Last Seen */
         last_seen: string | null;
+        /**
+         * Outbound Mail
+         * @default false
+         */
+        outbound_mail?: boolean;
         /** Platform */
         platform: string;
         /**
@@ -245,6 +250,11 @@ export interface schemas_shared {
         is_admin: boolean;
         /** Name */
         name: string;
+        /**
+         * Outbound Mail
+         * @default false
+         */
+        outbound_mail?: boolean;
         /** User Id */
         user_id: string;
     };

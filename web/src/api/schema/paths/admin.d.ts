@@ -15,7 +15,10 @@ export interface paths_admin {
         delete?: never;
         options?: never;
         head?: never;
-        /** Configure Agent */
+        /**
+         * Configure Agent
+         * @description An agent's default budget and whether it may send mail outside.
+         */
         patch: operations["configure_agent_api_v1_admin_agents__name__patch"];
         trace?: never;
     };
@@ -52,7 +55,7 @@ export interface paths_admin {
         head?: never;
         /**
          * Change User
-         * @description Grant or withdraw the admin flag; the last admin keeps it (`403`).
+         * @description Grant or withdraw the admin flag (the last admin keeps it, `403`) and outbound mail.
          */
         patch: operations["change_user_api_v1_admin_users__name__patch"];
         trace?: never;

@@ -9,6 +9,9 @@ Email form at the gateway's domain D: local part = name [`+` path [`+` session]]
 The path is escaped so the local part is always an RFC 5322 §3.2.3 dot-atom (atext
 and single inner dots): mail clients never need a quoted local part. Local parts
 longer than 64 octets are accepted and produced, as RFC 5321 §4.5.3.1 allows.
+
+`mailto.py` is the parser's other branch: mailboxes outside, `mailto:x@example.com`.
+Vocabulary: the package imports only core/errors.py.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ __all__ = [
     "MAX_PATH_LENGTH",
     "NEW_SESSION",
     "POSTMASTER",
+    "REPLY",
     "RESERVED_NAMES",
     "ROLE_NAMES",
     "Address",
@@ -49,7 +53,10 @@ POSTMASTER: Final = "postmaster"
 # RFC 2142 §2: `abuse` too. Both are role mailboxes the gateway's admins read.
 ABUSE: Final = "abuse"
 ROLE_NAMES: Final = frozenset({POSTMASTER, ABUSE})
-RESERVED_NAMES: Final = ROLE_NAMES
+# `reply+<token>@D` is where replies from outside will come back: no mailbox may be
+# called so, or its `name+path` address would read as a token.
+REPLY: Final = "reply"
+RESERVED_NAMES: Final = ROLE_NAMES | {REPLY}
 MAX_PATH_LENGTH: Final = 1024
 MAX_NAME_LENGTH: Final = 64
 

@@ -2,7 +2,8 @@
 
 Every setting is read from the environment (or passed as a CLI flag by
 `gateway/`); README.md documents each one, and a test fails when one is missing
-from the documentation.
+from the documentation. `outbound.py` holds the smarthost's part of the class.
+Vocabulary: it imports only its siblings at the top of core/ (durations, errors).
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, SecretStr, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsConfigDict
+
+from core.settings.outbound import OutboundSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,9 +25,10 @@ class Limits:
 
     new_conversations_per_hour: int = 20
     hop_limit: int = 5
+    outbound: bool = False  # a smarthost is configured: mail may leave the gateway
 
 
-class Settings(BaseSettings):
+class Settings(OutboundSettings):
     model_config = SettingsConfigDict(
         env_prefix="AGENTMAIL_", extra="ignore", populate_by_name=True
     )
@@ -357,7 +361,7 @@ class Settings(BaseSettings):
 
     @property
     def limits(self) -> Limits:
-        return Limits(self.new_conversations_per_hour, self.hop_limit)
+        return Limits(self.new_conversations_per_hour, self.hop_limit, bool(self.smarthost))
 
     @property
     def imap_append_limit(self) -> int:

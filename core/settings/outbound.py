@@ -1,0 +1,81 @@
+"""The settings of outbound mail (the smarthost, retries, limits), a part of `Settings`.
+
+Kept apart so the settings' module stays one screenful; README.md documents each one,
+docs/external-mail.md explains them together.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Annotated, Literal
+
+from pydantic import BeforeValidator, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings
+
+from core.durations import parse_duration
+from core.errors import InvalidRequest
+
+__all__ = ["OutboundSettings", "SmarthostTls"]
+
+SmarthostTls = Literal["starttls", "implicit", "none"]
+
+
+def _duration(value: object) -> timedelta:
+    if isinstance(value, timedelta):
+        return value
+    if not isinstance(value, str | int | float):
+        raise ValueError("a duration is seconds or text like '30m'")
+    try:
+        return parse_duration(value)
+    except InvalidRequest as error:
+        raise ValueError(error.message) from None
+
+
+Duration = Annotated[timedelta, BeforeValidator(_duration)]
+
+
+class OutboundSettings(BaseSettings):
+    smarthost: str = Field(
+        "",
+        description="host:port of the mail server that relays outbound mail (your provider's"
+        " submission server). Empty: no mail leaves the gateway.",
+    )
+    smarthost_tls: SmarthostTls = Field(
+        "starttls",
+        description="TLS to the smarthost: `starttls` (port 587), `implicit` (port 465) or"
+        " `none` (a relay on loopback only).",
+    )
+    smarthost_user: str = Field("", description="AUTH user at the smarthost; empty: no AUTH.")
+    smarthost_password: SecretStr | None = Field(None, description="AUTH password.")
+    smarthost_timeout_seconds: float = Field(
+        300.0,
+        gt=0,
+        le=600,
+        description="Wait for the smarthost's greeting and each reply (RFC 5321 §4.5.3.2: 5"
+        " minutes); twice as long for the reply to the end of the message.",
+    )
+    outbound_give_up: Duration = Field(
+        timedelta(days=5),
+        description="How long a mail the smarthost keeps deferring is retried before its"
+        " sender gets a notice (RFC 5321 §4.5.4.1: 4-5 days); `90m`, `5d`, ...",
+    )
+    outbound_retry_minimum: Duration = Field(
+        timedelta(minutes=30),
+        description="The first wait after a failed try; later ones double, up to 4 times it"
+        " (RFC 5321 §4.5.4.1 asks at least 30 minutes; tests shorten it).",
+    )
+    outbound_per_sender_per_hour: int = Field(
+        100, ge=1, description="Outside recipients one user or agent may reach an hour."
+    )
+    outbound_per_domain_per_hour: int = Field(
+        300, ge=1, description="Mails to one recipient domain an hour, from everyone."
+    )
+
+    @field_validator("smarthost")
+    @classmethod
+    def _host_port(cls, value: str) -> str:
+        value = value.strip()
+        host, colon, port = value.rpartition(":")
+        if value and (not colon or not host or not port.isdigit() or not 0 < int(port) < 65536):
+            raise ValueError("smarthost is host:port, e.g. smtp.example.com:587")
+        return value

@@ -1,0 +1,49 @@
+"""The store operations of outbound mail, run the same way on SQLite and PostgreSQL, in
+process, as the admin routes, the send path, the sender loop and `agentmail dkim` call
+them: the admin switch for a user and an agent, a mail to `mailto:` recipients
+queueing one job each with the mail, and the DKIM key sealed in place of an older one
+(the sealed secrets' operations with it: the key check at start, a key made once)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from core.outbound.allowed import set_agent_outbound, set_user_outbound
+from core.relay.dkim_key import generate_dkim_key, load_dkim_key, save_dkim_key
+from core.secrets.box import SecretBox
+from core.secrets.stored import check_secret_key, ensure_secret, read_secret, replace_secret
+from core.settings import Limits
+from core.store.engine import Store
+from tests.contract.scenario import ANA, BUILDER, assert_same_rows, send
+from tests.support.two_stores import Stores
+
+BOX = SecretBox(b"the contract suite's secret key, 32+ characters")
+OUTBOUND = replace(Limits(), outbound=True)
+
+
+async def outbound_mail(store: Store) -> None:
+    await check_secret_key(store, BOX)
+    await set_user_outbound(store, "ana", True)
+    await set_agent_outbound(store, "builder", True)
+    await set_agent_outbound(store, "builder", None)  # read only: stays on
+    await send(store, ANA, "mailto:bob@example.com", "Outside", cc=["builder@"], limits=OUTBOUND)
+    await send(
+        store,
+        BUILDER,
+        "ana@",
+        "Copied out",
+        cc=["mailto:carol@example.org", "mailto:bob@example.com"],
+        limits=OUTBOUND,
+    )
+    await set_user_outbound(store, "ana", False)
+    await ensure_secret(store, BOX, "contract_secret", lambda: b"made once")
+    await replace_secret(store, BOX, "contract_secret", b"made again")
+    assert await read_secret(store, BOX, "contract_secret") == b"made again"
+    await save_dkim_key(store, BOX, generate_dkim_key("old", "ed25519"))
+    await save_dkim_key(store, BOX, generate_dkim_key("new", "ed25519"))
+    key = await load_dkim_key(store, BOX)
+    assert key is not None and key.selector == "new"
+
+
+async def test_both_backends_leave_the_same_rows(stores: Stores) -> None:
+    await assert_same_rows(stores, outbound_mail)
