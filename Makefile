@@ -10,7 +10,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast test-stress test-durations test-long soak imaptest lint imports typecheck pytest services bench \
+.PHONY: run test test-fast test-stress test-durations test-long test-outside soak imaptest lint imports typecheck pytest services bench \
 	bench-cluster clean dist
 
 # ── Dependencies: the lock files (docs/deploy.md, "Dependencies") ─────────────
@@ -94,6 +94,15 @@ test-stress: $(STAMP) services
 LONG_SUITES ?= -m fuzz
 test-long: $(STAMP) services
 	@AGENTMAIL_TEST_PROFILE=long scripts/timed "pytest (long)" $(BIN)/pytest $(LONG_SUITES)
+
+## The outside world's scenarios on both databases, not in CI: every test marked `outside`
+## (tests/support/outside: Debian's Postfix and Dovecot and a DNS server for the test zones,
+## each in a network namespace with no route out; docs/testing.md, "The outside world").
+## Needs root. `make test` runs the cheap ones among them (tests/integration) as well.
+## AGENTMAIL_OUTSIDE_KEEP=1 keeps a failed test's world's files (logs, queue, mailbox).
+test-outside: $(STAMP) services
+	@scripts/timed "pytest (outside world)" $(BIN)/pytest -m outside -n $(PYTEST_WORKERS) \
+		$(PYTEST_DIST)
 
 ## The soak: ten minutes of mixed load on one gateway (200 SSE, 50 IMAP IDLE, REST and
 ## SMTP senders, readers; bench/soak.py), printing latency, errors, RSS and open fds each

@@ -37,8 +37,7 @@ async def test_mail_submitted_outside_lands_in_alices_mailbox(
     outside_world: OutsideWorld,
 ) -> None:
     raw, message_id = _mail("bob@outside.test", "alice@outside.test", "hello")
-    queue_id = await outside_world.send_from_outside(raw, "bob@outside.test",
-                                                     "alice@outside.test")  # fmt: skip
+    queue_id = await outside_world.send_from_outside(raw, "bob@outside.test", "alice@outside.test")
     [stored] = await outside_world.wait_for_mail(lambda mail: message_id.encode() in mail)
     assert b"Subject: hello" in stored
     assert f"with ESMTP id {queue_id}".encode() in stored  # through Postfix, not around it
@@ -108,8 +107,9 @@ async def test_postfix_relays_the_gateways_domain_to_its_mx(
     )
     try:
         raw, message_id = _mail("alice@outside.test", "agent@agentmail.test", "to the gateway")
-        await outside_world.send_from_outside(raw, "alice@outside.test",
-                                              "agent@agentmail.test", port=25)  # fmt: skip
+        await outside_world.send_from_outside(
+            raw, "alice@outside.test", "agent@agentmail.test", port=25
+        )
         envelope = await asyncio.wait_for(sink.received.get(), 30)
     finally:
         server.close()

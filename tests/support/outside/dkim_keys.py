@@ -8,23 +8,34 @@ and a key made for the test world; the DNS server publishes its public half at
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import dkim
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 # What a provider signs: enough that a changed subject, sender or body fails the check.
-SIGNED_HEADERS = (b"from", b"to", b"cc", b"subject", b"date", b"message-id", b"reply-to",
-                  b"in-reply-to", b"references", b"mime-version", b"content-type")  # fmt: skip
+SIGNED_HEADERS = (
+    b"from",
+    b"to",
+    b"cc",
+    b"subject",
+    b"date",
+    b"message-id",
+    b"reply-to",
+    b"in-reply-to",
+    b"references",
+    b"mime-version",
+    b"content-type",
+)
 
 
 @dataclass(frozen=True, slots=True)
 class DkimKey:
     domain: str
     selector: str
-    private_pem: bytes
-    public_der: bytes
+    private_pem: bytes = field(repr=False)
+    public_der: bytes = field(repr=False)
 
     @property
     def record_name(self) -> str:

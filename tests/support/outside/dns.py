@@ -5,7 +5,8 @@ the `dns` host's namespace (netns.socket_in), so the hosts query it as any resol
 would (their /etc/resolv.conf names it) while a test changes a record with one call:
 `set_txt`, `set_mx`, `set_a`, `remove`. It answers only for its zones (REFUSED
 elsewhere: nothing is ever looked up outside), NXDOMAIN for a name with no records,
-an empty answer for a name with records of other types (RFC 1034 §4.3.2), over UDP
+an empty answer for a name with records of other types or only below it (RFC 1034
+§4.3.2), over UDP
 (truncated with TC when the reply does not fit, RFC 1035 §4.2.1, RFC 6891 §6.2.5) and
 TCP (RFC 7766). Every question asked is kept in `queries`, for a test or a failure log.
 """
@@ -80,8 +81,8 @@ class Zones:
             return reply
         for rdata in self.records.get((qname, qtype), []):
             reply.add_answer(RR(question.qname, question.qtype, rdata=rdata, ttl=TTL))
-        if not any(key[0] == qname for key in self.records):
-            reply.header.rcode = RCODE.NXDOMAIN
+        if not any(name == qname or name.endswith("." + qname) for name, _ in self.records):
+            reply.header.rcode = RCODE.NXDOMAIN  # no records at or below it (RFC 8020)
         return reply
 
 

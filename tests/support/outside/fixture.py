@@ -59,10 +59,14 @@ async def outside_world(request: pytest.FixtureRequest) -> AsyncIterator[Outside
             pytest.fail(missing)
         pytest.skip(missing)
     keep = os.environ.get(KEEP) == "1"
-    failed = lambda: request.node.stash.get(_FAILED, False)  # noqa: E731
-    async with running_outside_world(keep=lambda: keep and failed()) as world:
-        request.node.stash[_WORLD] = world
+    node: pytest.Item = request.node
+
+    def keep_files() -> bool:
+        return keep and node.stash.get(_FAILED, False)
+
+    async with running_outside_world(keep=keep_files) as world:
+        node.stash[_WORLD] = world
         try:
             yield world
         finally:
-            del request.node.stash[_WORLD]
+            del node.stash[_WORLD]

@@ -114,8 +114,12 @@ async def clear_slot(slot: Slot) -> None:
             await kill_namespace_processes(name)
             await ip("netns", "delete", name, check=False)
     await ip("link", "delete", slot.prefix, check=False)
+    await asyncio.to_thread(_remove_etc, slot)
+
+
+def _remove_etc(slot: Slot) -> None:
     for directory in NETNS_ETC.glob(f"{slot.prefix}-*"):
-        await asyncio.to_thread(shutil.rmtree, directory, True)
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 async def add_switch(slot: Slot, gateway_host: int) -> None:
@@ -139,12 +143,30 @@ async def add_host(slot: Slot, host: str, number: int, nameserver: str) -> str:
     etc.mkdir(parents=True, exist_ok=True)
     (etc / "resolv.conf").write_text(f"nameserver {nameserver}\noptions timeout:2 attempts:3\n")
     await ip("-n", namespace, "link", "set", "lo", "up")
-    await ip("-n", switch, "link", "add", host, "type", "veth", "peer", "name", "eth0",
-             "netns", namespace)  # fmt: skip
+    await ip(
+        "-n",
+        switch,
+        "link",
+        "add",
+        host,
+        "type",
+        "veth",
+        "peer",
+        "name",
+        "eth0",
+        "netns",
+        namespace,
+    )
     await ip("-n", switch, "link", "set", host, "master", "br0", "up")
     await ip("-n", namespace, "addr", "add", f"{slot.address(number)}/24", "dev", "eth0")
     await ip("-n", namespace, "link", "set", "eth0", "up")
     return namespace
+
+
+def _write_resolv_conf(namespace: str, nameserver: str) -> None:
+    etc = NETNS_ETC / namespace
+    etc.mkdir(parents=True, exist_ok=True)
+    (etc / "resolv.conf").write_text(f"nameserver {nameserver}\noptions timeout:2 attempts:3\n")
 
 
 def in_namespace(namespace: str, work: Callable[[], T]) -> T:

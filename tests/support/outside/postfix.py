@@ -110,11 +110,27 @@ def _make_queue(root: Path) -> None:
     postdrop = grp.getgrnam("postdrop").gr_gid
     queue = root / "queue"
     for name, uid, gid, mode in (
-        (".", 0, 0, 0o755), ("pid", 0, 0, 0o755),
-        ("maildrop", owner, postdrop, 0o730), ("public", owner, postdrop, 0o710),
-        *((name, owner, -1, 0o700) for name in ("active", "bounce", "corrupt", "defer",
-            "deferred", "flush", "hold", "incoming", "private", "saved", "trace")),
-    ):  # fmt: skip
+        (".", 0, 0, 0o755),
+        ("pid", 0, 0, 0o755),
+        ("maildrop", owner, postdrop, 0o730),
+        ("public", owner, postdrop, 0o710),
+        *(
+            (name, owner, -1, 0o700)
+            for name in (
+                "active",
+                "bounce",
+                "corrupt",
+                "defer",
+                "deferred",
+                "flush",
+                "hold",
+                "incoming",
+                "private",
+                "saved",
+                "trace",
+            )
+        ),
+    ):
         path = queue / name
         path.mkdir(parents=True, exist_ok=True)
         os.chown(path, uid, gid)
@@ -169,8 +185,7 @@ class Postfix:
         returns once the master serves). Not `postfix start` itself: its script logs
         through postlogd before the master has started it, waiting two seconds for it."""
         try:
-            await _run("ip", "netns", "exec", self.namespace, MASTER, "-c", str(self.root),
-                       "-w")  # fmt: skip
+            await _run("ip", "netns", "exec", self.namespace, MASTER, "-c", str(self.root), "-w")
         except RuntimeError as exc:
             raise RuntimeError(f"{exc}\n{await asyncio.to_thread(self.log)}") from None
 

@@ -32,7 +32,7 @@ from tests.support.outside.postfix import Postfix, PostfixSettings, write_instan
 
 OUTSIDE_DOMAIN = "outside.test"
 GATEWAY_DOMAIN = "agentmail.test"
-GATEWAY_PORT = 2525  # where Postfix relays the gateway's mail: the gateway's MX port
+GATEWAY_PORT = 2625  # where Postfix relays the gateway's mail: its MX port (not the SMTP 2525)
 HOSTS = {"gateway": 1, "mx": 2, "imap": 3, "dns": 53}
 LMTP_PORT = 24
 IMAP_PORT = 143
@@ -89,7 +89,8 @@ class OutsideWorld:
         user: str = "alice",
     ) -> list[bytes]:
         """The messages of `user`'s INBOX meeting `condition`, once there are `count` of
-        them; polled, and failing with the world's logs if that takes past WAIT."""
+        them; polled, and failing if that takes past WAIT (a failed test's report carries
+        the world's logs: fixture.py)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + WAIT
         while True:
@@ -121,9 +122,10 @@ class OutsideWorld:
             f"postfix log ({self.postfix.log_path})": self.postfix.log(),
             "postfix queue (postqueue -j)": self.postfix.queue_now(),
             f"dovecot log ({dovecot_log})": dovecot_log.read_text(errors="replace")
-            if dovecot_log.exists() else "",
+            if dovecot_log.exists()
+            else "",
             "dns questions": "\n".join(f"{n} {t}" for n, t in self.dns.zones.queries),
-        }  # fmt: skip
+        }
         return "\n".join(f"── {title}\n{text}" for title, text in sections.items())
 
 
@@ -164,11 +166,31 @@ async def _build_network(slot: netns.Slot) -> None:
 async def _tear_down(slot: netns.Slot, postfix: Postfix | None) -> None:
     """Give a stopped Postfix the moment it takes to end (its log flushed), then end
     whatever is left anywhere in the world and remove the namespaces."""
-    for _ in range(100 if postfix is not None else 0):
-        if not await netns.namespace_pids(postfix.namespace):
-            break
-        await asyncio.sleep(0.05)
+    if postfix is not None:
+        for _ in range(100):
+            if not await netns.namespace_pids(postfix.namespace):
+                break
+            await asyncio.sleep(0.05)
     await netns.clear_slot(slot)
+
+
+def _make_root(slot: netns.Slot) -> Path:
+    root = Path(tempfile.mkdtemp(prefix=f"agentmail-outside-{slot.number}-"))
+    root.chmod(0o755)  # Postfix's and Dovecot's own users go through it
+    return root
+
+
+def _postfix_settings(slot: netns.Slot, user: str, gateway_port: int) -> PostfixSettings:
+    return PostfixSettings(
+        hostname=f"mx.{OUTSIDE_DOMAIN}",
+        domain=OUTSIDE_DOMAIN,
+        mailboxes=(user,),
+        mailbox_host=slot.address(HOSTS["imap"]),
+        lmtp_port=LMTP_PORT,
+        network=f"{slot.address(0)}/24",
+        gateway_domain=GATEWAY_DOMAIN,
+        gateway_port=gateway_port,
+    )
 
 
 @asynccontextmanager
@@ -179,39 +201,33 @@ async def running_outside_world(
     (configuration, logs, queue, mailbox) stay where `world.root` and the Dovecot's
     root say."""
     slot = await asyncio.to_thread(netns.take_slot)
-    root = Path(tempfile.mkdtemp(prefix=f"agentmail-outside-{slot.number}-"))
-    root.chmod(0o755)  # Postfix's and Dovecot's own users go through it
+    root = await asyncio.to_thread(_make_root, slot)
     postfix: Postfix | None = None
     try:
         async with AsyncExitStack() as stack:
             await _build_network(slot)
-            dns = await stack.enter_async_context(
-                running_dns(
-                    slot.namespace("dns"),
-                    slot.address(HOSTS["dns"]),
-                    (OUTSIDE_DOMAIN, GATEWAY_DOMAIN),
-                )  # fmt: skip
-            )
-            listen = Listen(slot.address(HOSTS["imap"]), IMAP_PORT, slot.namespace("imap"),
-                            LMTP_PORT)  # fmt: skip
+            zones = (OUTSIDE_DOMAIN, GATEWAY_DOMAIN)
+            dns_host = (slot.namespace("dns"), slot.address(HOSTS["dns"]))
+            dns = await stack.enter_async_context(running_dns(*dns_host, zones))
+            imap_host = (slot.address(HOSTS["imap"]), IMAP_PORT, slot.namespace("imap"))
             dovecot = await stack.enter_async_context(
-                running_dovecot(root, plaintext=True, listen=listen, keep=keep)
+                running_dovecot(
+                    root, plaintext=True, listen=Listen(*imap_host, LMTP_PORT), keep=keep
+                )
             )
-            settings = PostfixSettings(
-                f"mx.{OUTSIDE_DOMAIN}", OUTSIDE_DOMAIN, (dovecot.user,),
-                slot.address(HOSTS["imap"]), LMTP_PORT, f"{slot.address(0)}/24",
-                GATEWAY_DOMAIN, gateway_port,
-            )  # fmt: skip
+            settings = _postfix_settings(slot, dovecot.user, gateway_port)
             await asyncio.to_thread(write_instance, root / "postfix", settings)
             postfix = Postfix(root / "postfix", slot.namespace("mx"), slot.address(HOSTS["mx"]))
-            world = OutsideWorld(slot, root, dns, postfix, dovecot, await asyncio.to_thread(
-                make_key, OUTSIDE_DOMAIN), gateway_port=gateway_port)  # fmt: skip
+            dkim_key = await asyncio.to_thread(make_key, OUTSIDE_DOMAIN)
+            world = OutsideWorld(
+                slot, root, dns, postfix, dovecot, dkim_key, gateway_port=gateway_port
+            )
             publish_defaults(world)
             await postfix.start()
             try:
                 yield world
             finally:
-                postfix.stop()
+                postfix.stop()  # before Dovecot, which it delivers to
     finally:
         await _tear_down(slot, postfix)
         if not keep():
