@@ -4,7 +4,8 @@ Mail submitted at the outside Postfix lands in alice's Dovecot mailbox; a messag
 signed with the outside domain's DKIM key verifies with dkimpy against the test DNS;
 SPF and DMARC records are answered and changed by the test; no host can reach an
 address outside the test network; Postfix relays the gateway's domain to its MX in
-the root namespace (an aiosmtpd sink here, the stand-in for the gateway's MX listener).
+the root namespace (an aiosmtpd sink here, the stand-in for the gateway's MX listener);
+a world is gone after a test that failed in it.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ import dkim
 import pytest
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
-from tests.support.outside import OutsideWorld, unreachable
+from tests.support.outside import OutsideWorld, netns, running_outside_world, unreachable
+from tests.support.outside.fixture import require_outside_world
 
 pytestmark = pytest.mark.outside
 
@@ -119,3 +121,25 @@ async def test_postfix_relays_the_gateways_domain_to_its_mx(
     assert isinstance(envelope.original_content, bytes)
     assert message_id.encode() in envelope.original_content
     assert ("agentmail.test", "MX") in outside_world.dns.zones.queries  # found by its MX
+
+
+async def test_a_world_is_taken_down_when_its_test_fails() -> None:
+    require_outside_world()
+    with pytest.raises(RuntimeError, match="the test failed"):
+        async with running_outside_world() as world:
+            namespaces = [world.namespace(host) for host in ("mx", "imap", "dns", "sw")]
+            processes = await netns.namespace_pids(world.namespace("mx"))
+            assert processes
+            raise RuntimeError("the test failed")
+    listed = await netns.ip("netns", "list")
+    assert not [name for name in namespaces if name in listed.split()]
+    assert not [pid for pid in processes if (await asyncio.to_thread(_alive, pid))]
+    assert not world.root.exists()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[-1].split()[0] != "Z"
+    except OSError:
+        return False

@@ -7,6 +7,7 @@ take it through the `outside_world` fixture (fixture.py) and mark themselves
 `outside`; docs/testing.md, "The outside world", says what runs where and how to debug.
 """
 
+from tests.support.outside import netns
 from tests.support.outside.world import OutsideWorld, running_outside_world, unreachable
 
-__all__ = ["OutsideWorld", "running_outside_world", "unreachable"]
+__all__ = ["OutsideWorld", "netns", "running_outside_world", "unreachable"]

@@ -6,9 +6,9 @@ would (their /etc/resolv.conf names it) while a test changes a record with one c
 `set_txt`, `set_mx`, `set_a`, `remove`. It answers only for its zones (REFUSED
 elsewhere: nothing is ever looked up outside), NXDOMAIN for a name with no records,
 an empty answer for a name with records of other types or only below it (RFC 1034
-§4.3.2), over UDP
-(truncated with TC when the reply does not fit, RFC 1035 §4.2.1, RFC 6891 §6.2.5) and
-TCP (RFC 7766). Every question asked is kept in `queries`, for a test or a failure log.
+§4.3.2), over UDP (truncated with TC when the reply does not fit, RFC 1035 §4.2.1,
+RFC 6891 §6.2.5) and TCP (RFC 7766). Every question asked is kept in `queries`, for a
+test or a failure log.
 """
 
 from __future__ import annotations
