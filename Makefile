@@ -95,6 +95,17 @@ LONG_SUITES ?= -m fuzz
 test-long: $(STAMP) services
 	@AGENTMAIL_TEST_PROFILE=long scripts/timed "pytest (long)" $(BIN)/pytest $(LONG_SUITES)
 
+## The outside world's scenarios on both databases, not in CI: every test marked `outside`
+## (tests/support/outside: Debian's Postfix and Dovecot and a DNS server for the test zones,
+## each in a network namespace with no route out; docs/testing.md, "The outside world").
+## Needs root. The long ones live in tests/outside (outbound mail through a smarthost
+## killed and restarted, …), which a plain `pytest` leaves out; `make test` runs the cheap
+## ones among them (tests/integration) as well.
+## AGENTMAIL_OUTSIDE_KEEP=1 keeps a failed test's world's files (logs, queue, mailbox).
+test-outside: $(STAMP) services
+	@scripts/timed "pytest (outside world)" $(BIN)/pytest -m outside -n $(PYTEST_WORKERS) \
+		$(PYTEST_DIST) tests/outside tests/integration
+
 ## The soak: ten minutes of mixed load on one gateway (200 SSE, 50 IMAP IDLE, REST and
 ## SMTP senders, readers; bench/soak.py), printing latency, errors, RSS and open fds each
 ## minute. Not part of `make test`. SOAK_ARGS passes options (--minutes 30,
@@ -253,12 +264,6 @@ platforms: platforms-install
 ## platforms` (cells (b) and (d), a decision while the bridge is down) and the long cells
 ## (a), (c) decided after the restart and (e), and gateway and bridge restarts in both
 ## orders (docs/bridges.md, "What survives a restart"). Not part of `make test`.
-## The outside world's scenarios (tests/outside, marked `outside`): outbound mail through
-## a local smarthost killed and restarted, and what comes to test mail beyond the
-## gateway. Not part of `make test`.
-test-outside: $(STAMP) services
-	@$(TIMED) "pytest outside" $(BIN)/pytest -m outside -n $(PYTEST_WORKERS) $(PYTEST_DIST) tests/outside
-
 platforms-long: platforms-install
 	@$(TIMED) "bridges platforms (long)" scripts/offline $(BIN)/pytest -m platform \
 		-n $(PYTEST_WORKERS) $(PYTEST_DIST) tests/platforms

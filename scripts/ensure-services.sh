@@ -55,3 +55,37 @@ if [ "${#missing[@]}" -gt 0 ]; then
     exit 1
   fi
 fi
+
+# The outside world of tests/support/outside (docs/testing.md, "The outside world"):
+# Debian's Postfix as the outside MTA and Dovecot's LMTP server behind it, each started
+# by the tests inside a network namespace with a configuration of their own. Postfix is
+# installed unconfigured ("No configuration": no /etc/postfix/main.cf) and never runs as
+# the machine's service, so nothing listens on port 25 here.
+outside=()
+[ -x /usr/sbin/postfix ] || outside+=(postfix)
+[ -x /usr/lib/dovecot/lmtp ] || outside+=(dovecot-lmtpd)
+if [ "${#outside[@]}" -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing ${outside[*]} (Debian packages, not started as services)…"
+    echo "postfix postfix/main_mailer_type select No configuration" | debconf-set-selections
+    # invoke-rc.d asks policy-rc.d; 101 = "do not start services now".
+    own_policy=
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+      printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d
+      own_policy=1
+    fi
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${outside[@]}" >/dev/null \
+      || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${outside[@]}" >/dev/null; }
+    [ -z "$own_policy" ] || rm -f /usr/sbin/policy-rc.d
+  else
+    echo "missing ${outside[*]}: install them (Debian packages) for the outside-world tests" >&2
+    exit 1
+  fi
+fi
+# Should the package have started the machine's Postfix after all, stop it for good.
+if [ "$(id -u)" = 0 ] && [ -e /etc/postfix/main.cf ] && /usr/sbin/postfix status >/dev/null 2>&1; then
+  /usr/sbin/postfix stop >/dev/null 2>&1 || true
+fi
+if [ "$(id -u)" = 0 ] && command -v update-rc.d >/dev/null 2>&1 && [ -e /etc/init.d/postfix ]; then
+  update-rc.d postfix disable >/dev/null 2>&1 || true
+fi

@@ -13,7 +13,7 @@ from gateway.server import Gateway
 from tests.support import databases, fuzzing, packaging, summary  # noqa: F401  (fuzzing loads the hypothesis profile)
 from tests.support.gateway import Api, running_gateway
 
-pytest_plugins = ["tests.support.file_order"]
+pytest_plugins = ["tests.support.file_order", "tests.support.outside.fixture"]
 
 BACKENDS = ["sqlite", "postgresql"]
 E2E = Path(__file__).parent / "e2e"

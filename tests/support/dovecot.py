@@ -9,11 +9,17 @@ run as root the login processes use Debian's `dovenull`, the internal ones
 `dovecot`, and the mail user's files belong to `dovecot`; the working directory is
 then a fresh directory under the system temp dir that those users can enter.
 As another user, everything runs as that user inside the given directory.
+
+The outside world (tests/support/outside) runs one inside a network namespace, as the
+mailbox host of an outside domain: `Listen(address, port, namespace, lmtp_port)` puts
+IMAP on that address and port of the namespace and adds an LMTP listener there, which
+Postfix delivers to (`user@domain` is the mailbox `user`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import grp
 import os
 import pwd
@@ -22,7 +28,7 @@ import signal
 import socket
 import ssl
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +36,16 @@ from pathlib import Path
 import trustme
 
 DOVECOT = Path("/usr/sbin/dovecot")
+
+
+@dataclass(frozen=True, slots=True)
+class Listen:
+    """Where a Dovecot listens: by default a free port of loopback, IMAP only."""
+
+    address: str = "127.0.0.1"
+    port: int | None = None
+    namespace: str | None = None  # started by `ip netns exec NAMESPACE`
+    lmtp_port: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,15 +90,37 @@ def _free_port() -> int:
         return port
 
 
-def _config(root: Path, port: int, users: tuple[str, str, int, int], plaintext: bool) -> str:
+def _lmtp(listen: Listen) -> str:
+    """LMTP on the listen address; `alice@outside.test` is delivered to `alice`."""
+    if listen.lmtp_port is None:
+        return ""
+    return f"""
+service lmtp {{
+  inet_listener lmtp {{
+    address = {listen.address}
+    port = {listen.lmtp_port}
+  }}
+}}
+protocol lmtp {{
+  auth_username_format = %Ln
+}}
+"""
+
+
+def _config(
+    root: Path, listen: Listen, port: int, users: tuple[str, str, int, int], plaintext: bool
+) -> str:
     login, internal, uid, gid = users
     plain_port, tls_port = (port, 0) if plaintext else (0, port)
+    protocols = "imap lmtp" if listen.lmtp_port is not None else "imap"
     return f"""
 base_dir = {root}/run
 state_dir = {root}/state
 log_path = {root}/dovecot.log
-protocols = imap
-listen = 127.0.0.1
+# No stats process: with it, the login processes wait 5 s for its handshake when stopped.
+stats_writer_socket_path =
+protocols = {protocols}
+listen = {listen.address}
 ssl = {"yes" if plaintext else "required"}
 disable_plaintext_auth = {"no" if plaintext else "yes"}
 ssl_cert = <{root}/cert.pem
@@ -111,13 +149,13 @@ service imap-login {{
     ssl = yes
   }}
 }}
-"""
+{_lmtp(listen)}"""
 
 
-async def _wait_listening(port: int) -> None:
+async def _wait_listening(address: str, port: int) -> None:
     for _ in range(100):
         try:
-            _, writer = await asyncio.open_connection("127.0.0.1", port)
+            _, writer = await asyncio.open_connection(address, port)
         except OSError:
             await asyncio.sleep(0.05)
             continue
@@ -128,7 +166,7 @@ async def _wait_listening(port: int) -> None:
 
 
 def _prepare(
-    workdir: Path, user: str, password: str, plaintext: bool = False
+    workdir: Path, user: str, password: str, plaintext: bool = False, listen: Listen = Listen()
 ) -> tuple[Dovecot, Path]:
     """Certificate, passwd file, directories and configuration; returns it and the config."""
     if os.geteuid() == 0:
@@ -150,11 +188,11 @@ def _prepare(
     for sub in ("mail", "home"):
         (root / sub).mkdir()
         os.chown(root / sub, users[2], users[3])
-    port = _free_port()
+    port = listen.port or _free_port()
     config = root / "dovecot.conf"
-    config.write_text(_config(root, port, users, plaintext))
+    config.write_text(_config(root, listen, port, users, plaintext))
     server = Dovecot(
-        "127.0.0.1", port, user, password, root / "ca.pem", root, users[2], users[3], plaintext
+        listen.address, port, user, password, root / "ca.pem", root, users[2], users[3], plaintext
     )
     return server, config
 
@@ -171,21 +209,25 @@ async def running_dovecot(
     password: str = "secret-password",
     *,
     plaintext: bool = False,
+    listen: Listen = Listen(),
+    keep: Callable[[], bool] | None = None,
 ) -> AsyncIterator[Dovecot]:
-    """Start Dovecot for `user`; stop it and remove what it left on exit."""
-    server, config = await asyncio.to_thread(_prepare, workdir, user, password, plaintext)
-    started = await asyncio.create_subprocess_exec(str(DOVECOT), "-c", str(config))
+    """Start Dovecot for `user`; stop it and remove what it left on exit (the files
+    stay with `keep`, for a look after a failure)."""
+    server, config = await asyncio.to_thread(_prepare, workdir, user, password, plaintext, listen)
+    netns = ("ip", "netns", "exec", listen.namespace) if listen.namespace else ()
+    started = await asyncio.create_subprocess_exec(*netns, str(DOVECOT), "-c", str(config))
     if await started.wait() != 0:
         raise RuntimeError(
             f"dovecot -c {config} failed to start: {await asyncio.to_thread(_log, server)}"
         )
     pid_file = server.root / "run" / "master.pid"
     try:
-        await _wait_listening(server.port)
+        await _wait_listening(server.host, server.port)
         yield server
     finally:
         await _stop(await _master_pid(pid_file))
-        if os.geteuid() == 0:
+        if os.geteuid() == 0 and not (keep and keep()):
             await asyncio.to_thread(shutil.rmtree, server.root, True)
 
 
@@ -199,13 +241,49 @@ async def _master_pid(pid_file: Path) -> int:
     raise RuntimeError(f"no {pid_file}: is Dovecot running?")
 
 
+def _running(pid: int) -> bool:
+    """Whether `pid` still runs: a zombie has ended (the daemonized master's parent is
+    init, which may reap it only some seconds later)."""
+    return _stat(pid)[0] not in ("", "Z")
+
+
+def _stat(pid: int) -> tuple[str, str, int]:
+    """A process's state, name and process group ("" when it is gone)."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return "", "", 0
+    name = text[text.index("(") + 1 : text.rindex(")")]
+    fields = text.rsplit(")", 1)[-1].split()
+    return fields[0], name, int(fields[2])
+
+
+def _group(master: int) -> set[str]:
+    """The names of the live processes in the master's process group."""
+    names = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            state, name, group = _stat(int(entry.name))
+            if group == master and state not in ("", "Z"):
+                names.add(name)
+    return names
+
+
+# What is left of a stopping Dovecot once its services have ended: the master waits
+# some five seconds more for anvil and log, which nothing needs any longer.
+_LAST = {"dovecot", "anvil", "log"}
+
+
 async def _stop(master: int) -> None:
-    """SIGTERM to the master (what `dovecot stop` sends), then wait until it has gone."""
-    os.kill(master, signal.SIGTERM)
+    """SIGTERM to the master (what `dovecot stop` sends); once only the master, anvil and
+    log are left, SIGKILL to them; then wait until it has gone."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(master, signal.SIGTERM)
     for _ in range(500):
-        try:
-            os.kill(master, 0)
-        except ProcessLookupError:
+        if not _running(master):
             return
+        if await asyncio.to_thread(_group, master) <= _LAST:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(master, signal.SIGKILL)
         await asyncio.sleep(0.02)
     raise RuntimeError(f"Dovecot (pid {master}) did not stop")
