@@ -38,6 +38,7 @@ from core.identity.throttle import ConnectionsPerAddress, LoginThrottle
 from core.mail.attachments import collect_unsent
 from core.mail.excerpt_backfill import fill_excerpts
 from core.mail.idempotency import prune_idempotency_keys
+from core.mailauth.resolver import parse_servers, use_resolver
 from core.mailboxes.expunged import prune_expunged
 from core.mailboxes.keywords import KeywordLimits
 from core.push.keys import ensure_vapid_key
@@ -157,6 +158,8 @@ class Gateway:
             self.generated_admin_password = await ensure_admin(
                 store, settings.admin_user, settings.admin_password
             )
+        if settings.dns_servers:  # what SPF, DKIM and DMARC are read from (core/mailauth)
+            use_resolver(parse_servers(settings.dns_servers))
         # Secrets kept in the database, sealed under a key every replica must share.
         self.secrets = secret_box(settings)
         await check_secret_key(store, self.secrets)

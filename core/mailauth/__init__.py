@@ -2,6 +2,6 @@
 verdicts on a message as it arrived, and the Authentication-Results header (RFC 8601)
 that records them.
 
-Imports only libraries (dkimpy, pyspf, authheaders, dnspython) and the vocabulary; the
+May import only libraries (dkimpy, pyspf, publicsuffixlist, authres, dnspython); the
 MX listener and the reply decision above it use the verdicts.
 """

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from email.utils import getaddresses
 from typing import Final
 
 import dkim
 import spf
-from authheaders import dmarc_per_from
-from authres import DKIMAuthenticationResult, SPFAuthenticationResult
 
+from core.mailauth.dmarc import evaluate
+from core.mailauth.resolver import LOOKUP_SECONDS
 from core.mailauth.verdict import DkimSignature, Verdict
 
 __all__ = ["MAX_SIGNATURES", "judge", "judge_now"]
@@ -49,23 +50,38 @@ def from_domain(raw: bytes) -> str:
     return addresses[0].rpartition("@")[2].strip().lower().rstrip(".")
 
 
-def _spf(ip: str, mail_from: str, helo: str) -> tuple[str, str]:
-    if not ip:
-        return "none", mail_from
+def _left(end: float) -> float:
+    """Seconds before the deadline, as one lookup's limit (at most LOOKUP_SECONDS)."""
+    return min(LOOKUP_SECONDS, end - time.monotonic())
+
+
+def _spf(ip: str, mail_from: str, helo: str, end: float) -> tuple[str, str]:
     sender = mail_from or f"postmaster@{helo}"  # RFC 7208 §2.4: a bounce is its HELO's
-    result, _explanation = spf.check2(i=ip, s=sender, h=helo, timeout=DEADLINE_SECONDS / 2)
+    if not ip:
+        return "none", sender
+    if _left(end) <= 0:
+        return "temperror", sender
+    total = max(0.5, end - time.monotonic())
+    result, _explanation = spf.check2(
+        i=ip, s=sender, h=helo, timeout=max(0.5, _left(end)), querytime=total
+    )
     return str(result), sender
 
 
-def _dkim(raw: bytes) -> tuple[DkimSignature, ...]:
+def _dkim(raw: bytes, end: float) -> tuple[DkimSignature, ...]:
     count = min(len(_SIGNATURE.findall(_header_block(raw))), MAX_SIGNATURES)
     found = []
     for index in range(count):
-        checker = dkim.DKIM(raw, minkey=1024, timeout=5)
+        if _left(end) <= 0:
+            found.append(DkimSignature("", "", "temperror"))
+            continue
+        checker = dkim.DKIM(raw, minkey=1024, timeout=max(1, int(_left(end))))
         try:
             result = "pass" if checker.verify(idx=index) else "fail"
         except dkim.DnsTimeoutError:
             result = "temperror"
+        except dkim.ValidationError:  # the hashes do not match: it did not verify
+            result = "fail"
         except dkim.DKIMException:
             result = "permerror"
         fields = checker.signature_fields or {}
@@ -75,43 +91,35 @@ def _dkim(raw: bytes) -> tuple[DkimSignature, ...]:
     return tuple(found)
 
 
-def _dmarc(
-    domain: str, spf_result: str, sender: str, signatures: tuple[DkimSignature, ...]
-) -> tuple[str, str]:
-    if not domain:
-        return "permerror", ""
-    passing: list[DkimSignature | None] = [sig for sig in signatures if sig.result == "pass"]
-    verdict, policy = "none", ""
-    for sig in passing or [None]:
-        found = (
-            None if sig is None else DKIMAuthenticationResult(result="pass", header_d=sig.domain)
-        )
-        # dmarc_per_from rewrites smtp_mailfrom to its domain: a fresh result each round
-        spf_copy = SPFAuthenticationResult(result=spf_result, smtp_mailfrom=sender)
-        verdict, _comment, _domain, policy = dmarc_per_from(
-            domain, spf_result=spf_copy, dkim_result=found
-        )
-        if verdict == "pass":
-            break
-    return str(verdict), str(policy or "")
-
-
-def judge_now(raw: bytes, *, ip: str, helo: str, mail_from: str) -> Verdict:
-    """The verdict, computed in this thread (blocking: DNS lookups and RSA)."""
-    spf_result, sender = _spf(ip, mail_from, helo)
-    signatures = _dkim(raw)
+def judge_now(
+    raw: bytes, *, ip: str, helo: str, mail_from: str, deadline: float = DEADLINE_SECONDS
+) -> Verdict:
+    """The verdict, computed in this thread (blocking: DNS lookups and RSA); what is
+    left to look up past `deadline` seconds is `temperror`."""
+    end = time.monotonic() + deadline
+    spf_result, sender = _spf(ip, mail_from, helo, end)
+    signatures = _dkim(raw, end)
     domain = from_domain(raw)
-    try:
-        dmarc_result, policy = _dmarc(domain, spf_result, sender, signatures)
-    except Exception:  # a DNS failure inside authheaders: not provable now
+    if domain and _left(end) <= 0:
         dmarc_result, policy = "temperror", ""
+    elif domain:
+        spf_domain = sender.rpartition("@")[2] if spf_result == "pass" else ""
+        passing = [sig.domain for sig in signatures if sig.result == "pass"]
+        dmarc_result, policy = evaluate(domain, spf_domain, passing, max(0.5, _left(end)))
+    else:
+        dmarc_result, policy = "permerror", ""  # RFC 7489 §6.6.1: not exactly one From
     return Verdict(spf_result, sender, signatures, dmarc_result, domain, policy)
 
 
-async def judge(raw: bytes, *, ip: str, helo: str, mail_from: str) -> Verdict:
-    """The verdict, without blocking the loop; `temperror` everywhere past the deadline."""
+async def judge(
+    raw: bytes, *, ip: str, helo: str, mail_from: str, deadline: float = DEADLINE_SECONDS
+) -> Verdict:
+    """The verdict, without blocking the loop; `temperror` everywhere past the deadline
+    (the thread stops looking up by then, but for the one lookup under way)."""
     try:
-        async with asyncio.timeout(DEADLINE_SECONDS):
-            return await asyncio.to_thread(judge_now, raw, ip=ip, helo=helo, mail_from=mail_from)
+        async with asyncio.timeout(deadline + LOOKUP_SECONDS):
+            return await asyncio.to_thread(
+                judge_now, raw, ip=ip, helo=helo, mail_from=mail_from, deadline=deadline
+            )
     except TimeoutError:
         return Verdict("temperror", mail_from, (), "temperror", from_domain(raw), "")

@@ -1,6 +1,6 @@
 """The DNS every verdict is read from: dnspython's resolver, pointed where the settings say.
 
-SPF (pyspf), DKIM (dkimpy) and DMARC (authheaders) each look records up through
+SPF (pyspf), DKIM (dkimpy) and DMARC (dmarc.py) each look records up through
 dnspython's default resolver; pyspf has no other hook, so the gateway sets that default
 once at start. With no servers named it is the system's (/etc/resolv.conf). Answers are
 cached for their TTL, and every lookup has a deadline: a slow name server makes a

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from authheaders.dmarc_lookup import get_org_domain
 from authres import (
     AuthenticationResultsHeader,
     DKIMAuthenticationResult,
     SPFAuthenticationResult,
 )
 from authres.dmarc import DMARCAuthenticationResult
+
+from core.mailauth.dmarc import aligned
 
 __all__ = ["DkimSignature", "Verdict"]
 
@@ -45,11 +46,8 @@ class Verdict:
         """A DKIM pass whose signing domain has the From domain's organizational domain
         (relaxed alignment, RFC 7489 §3.1.1): what proves the domain where SPF cannot be
         judged (mail collected from a mailbox, not received from its sender's server)."""
-        if not self.from_domain:
-            return False
-        organization = get_org_domain(self.from_domain)
         return any(
-            sig.result == "pass" and get_org_domain(sig.domain) == organization for sig in self.dkim
+            sig.result == "pass" and aligned(sig.domain, self.from_domain, "r") for sig in self.dkim
         )
 
     def header(self, authserv_id: str) -> str:

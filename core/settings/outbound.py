@@ -35,6 +35,11 @@ Duration = Annotated[timedelta, BeforeValidator(_duration)]
 
 
 class OutboundSettings(BaseSettings):
+    dns_servers: str = Field(
+        "",
+        description="Name servers asked for the SPF, DKIM and DMARC records of mail from"
+        " outside: `address[:port]`, comma-separated; empty = the system's resolver.",
+    )
     smarthost: str = Field(
         "",
         description="host:port of the mail server that relays outbound mail (your provider's"

@@ -136,6 +136,7 @@ async def _serve_tcp(
 class DnsServer:
     address: str
     zones: Zones
+    port: int = 53
 
     def set_a(self, name: str, address: str) -> None:
         self.zones.set_a(name, address)
@@ -153,6 +154,7 @@ class DnsServer:
         """A dnspython resolver that asks this server only (blocking: use in a thread)."""
         resolver = dns.resolver.Resolver(configure=False)
         resolver.nameservers = [self.address]
+        resolver.port = self.port
         resolver.lifetime = 10.0
         resolver.cache = None
         return resolver
@@ -171,24 +173,33 @@ class DnsServer:
         return texts[0].encode() if texts else None
 
 
+def _here(_namespace: str, kind: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, kind)
+    sock.setblocking(False)
+    return sock
+
+
 @asynccontextmanager
 async def running_dns(
-    namespace: str, address: str, origins: Iterable[str]
+    namespace: str | None, address: str, origins: Iterable[str], port: int = 53
 ) -> AsyncIterator[DnsServer]:
-    """Serve `origins` on port 53 of `address` inside `namespace`, UDP and TCP."""
+    """Serve `origins` on `port` of `address` inside `namespace` (None: this one; port 0:
+    one free port for both), UDP and TCP."""
     zones = Zones(tuple(_name(origin) for origin in origins))
     loop = asyncio.get_running_loop()
-    udp_socket = socket_in(namespace, socket.SOCK_DGRAM)
-    udp_socket.bind((address, 53))
-    tcp_socket = socket_in(namespace)
+    made = socket_in if namespace is not None else _here
+    udp_socket = made(namespace or "", socket.SOCK_DGRAM)
+    udp_socket.bind((address, port))
+    port = udp_socket.getsockname()[1]
+    tcp_socket = made(namespace or "", socket.SOCK_STREAM)
     tcp_socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    tcp_socket.bind((address, 53))
+    tcp_socket.bind((address, port))
     transport, _ = await loop.create_datagram_endpoint(lambda: _Udp(zones), sock=udp_socket)
     server = await asyncio.start_server(
         lambda reader, writer: _serve_tcp(zones, reader, writer), sock=tcp_socket
     )
     try:
-        yield DnsServer(address, zones)
+        yield DnsServer(address, zones, port)
     finally:
         transport.close()
         server.close()
