@@ -102,8 +102,10 @@ async def test_a_reply_goes_to_the_gateway_participants_and_the_outside_address_
             "reply_to": from_bob["mail_id"],
         },
     )
-    assert refused.status_code == 422, refused.text
-    assert refused.json()["error"]["code"] == "invalid_address"
+    # An outside address is mail beyond the gateway: refused here, with no smarthost
+    # and no admin's leave (docs/external-mail.md), and nothing stored.
+    assert refused.status_code == 403, refused.text
+    assert refused.json()["error"]["code"] == "outbound_not_allowed"
 
     sent = ok(
         await alice.post(

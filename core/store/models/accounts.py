@@ -23,7 +23,8 @@ class User(Base):
     password_hash: Mapped[str] = mapped_column(String(128))
     is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
     # May send mail outside the gateway (core/outbound/); an admin turns it on.
-    outbound_mail: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
+    # Filled by the database when a writer leaves it out (an old-schema insert, a migration).
+    outbound_mail: Mapped[bool] = mapped_column(Boolean, server_default="0")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
@@ -37,7 +38,8 @@ class Agent(Base):
     status: Mapped[str] = mapped_column(String(16), default="offline")
     last_seen: Mapped[datetime | None] = mapped_column(default=None)
     default_budget: Mapped[int | None] = mapped_column(Integer, default=20)
-    outbound_mail: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
+    # Filled by the database when a writer leaves it out (an old-schema insert, a migration).
+    outbound_mail: Mapped[bool] = mapped_column(Boolean, server_default="0")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 

@@ -32,7 +32,7 @@ const LIBRARY_PHRASES = [
 const CODES = [
   "bad_request", "malformed_json", "unauthorized", "forbidden", "csrf_origin", "not_found",
   "method_not_allowed", "request_timeout", "name_taken", "already_decided", "workspace_conflict",
-  "draft_changed", "payload_too_large", "unsupported_media_type", "invalid_request", "invalid_address",
+  "draft_changed", "payload_too_large", "unsupported_media_type", "invalid_request", "invalid_address", "outbound_not_allowed",
   "unknown_recipient", "unknown_workspace", "unknown_alias", "auto_not_allowed", "hop_limit_reached",
   "idempotency_key_reused", "limit_reached", "invalid_decision", "budget_exhausted", "rate_limited",
   "internal_error", "storage_full", "too_many_connections", "shutting_down", "network_error", "http_502",

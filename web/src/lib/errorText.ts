@@ -150,6 +150,8 @@ function codeText(error: ApiError, t: TFunction): string {
       return t("errors.code.invalidRequest");
     case "invalid_address":
       return t("errors.code.invalidAddress");
+    case "outbound_not_allowed":
+      return t("errors.code.outboundNotAllowed");
     case "unknown_recipient":
       return t("errors.code.unknownRecipient");
     case "unknown_workspace":
