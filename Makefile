@@ -100,11 +100,11 @@ test-long: $(STAMP) services
 ## each in a network namespace with no route out; docs/testing.md, "The outside world").
 ## Needs root. The long ones live in tests/outside (outbound mail through a smarthost
 ## killed and restarted, …), which a plain `pytest` leaves out; `make test` runs the cheap
-## ones among them (tests/integration) as well.
+## ones among them (tests/integration, tests/domain) as well.
 ## AGENTMAIL_OUTSIDE_KEEP=1 keeps a failed test's world's files (logs, queue, mailbox).
 test-outside: $(STAMP) services
 	@scripts/timed "pytest (outside world)" $(BIN)/pytest -m outside -n $(PYTEST_WORKERS) \
-		$(PYTEST_DIST) tests/outside tests/integration
+		$(PYTEST_DIST) tests/outside tests/integration tests/domain
 
 ## The soak: ten minutes of mixed load on one gateway (200 SSE, 50 IMAP IDLE, REST and
 ## SMTP senders, readers; bench/soak.py), printing latency, errors, RSS and open fds each
