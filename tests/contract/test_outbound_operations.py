@@ -19,8 +19,8 @@ from core.outbound.prune import BOUNCE_WINDOW, prune_outbound_jobs
 from core.outbound.queue import Rates, claim, settle
 from core.relay.bounce_record import record_bounce
 from core.relay.bounces import Bounce, FailedRecipient
-from core.relay.envelope import EnvelopeId
 from core.relay.dkim_key import generate_dkim_key, load_dkim_key, save_dkim_key
+from core.relay.envelope import EnvelopeId
 from core.secrets.box import SecretBox
 from core.secrets.stored import check_secret_key, ensure_secret, read_secret, replace_secret
 from core.settings import Limits
