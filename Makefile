@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: run test test-fast test-stress test-durations test-long test-outside soak imaptest lint imports typecheck pytest services bench \
-	bench-cluster clean dist
+	bench-cluster bench-outside clean dist
 
 # ── Dependencies: the lock files (docs/deploy.md, "Dependencies") ─────────────
 # requirements/dev.txt pins, with hashes, every package of .venv: the runtime
@@ -273,6 +273,11 @@ services:
 
 bench: $(STAMP)
 	$(BIN)/python bench/rest_loop.py
+
+## Outbound mail into the outside world's Postfix and inbound SPF/DKIM/DMARC checks, beside
+## SMTP submission in the same run (bench/outside.py; docs/performance.md). Needs root.
+bench-outside: $(STAMP) services
+	$(BIN)/python bench/outside.py $(BENCH_OUTSIDE_ARGS)
 
 ## 1 replica, 3 replicas and `serve --workers 2` on one PostgreSQL (bench/cluster.py).
 bench-cluster: $(STAMP) services

@@ -223,7 +223,7 @@ class Gateway:
             outbound = OutboundSender(
                 store, self.secrets, BlobStore(settings.attachments_dir), settings, settings.domain
             )
-            self._every(1.0, outbound.run_once)
+            self._every(1.0, outbound.run_due)
         ttl_seconds = settings.attachment_ttl_hours * 3600
         self._every(min(3600.0, max(1.0, ttl_seconds / 4)), self._collect_attachments)
         if self._background_jobs:
