@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: run test test-fast test-stress test-durations test-long test-outside soak imaptest lint imports typecheck pytest services bench \
-	bench-cluster clean dist
+	bench-cluster bench-outside clean dist
 
 # ── Dependencies: the lock files (docs/deploy.md, "Dependencies") ─────────────
 # requirements/dev.txt pins, with hashes, every package of .venv: the runtime
@@ -100,11 +100,11 @@ test-long: $(STAMP) services
 ## each in a network namespace with no route out; docs/testing.md, "The outside world").
 ## Needs root. The long ones live in tests/outside (outbound mail through a smarthost
 ## killed and restarted, …), which a plain `pytest` leaves out; `make test` runs the cheap
-## ones among them (tests/integration) as well.
+## ones among them (tests/integration, tests/domain) as well.
 ## AGENTMAIL_OUTSIDE_KEEP=1 keeps a failed test's world's files (logs, queue, mailbox).
 test-outside: $(STAMP) services
 	@scripts/timed "pytest (outside world)" $(BIN)/pytest -m outside -n $(PYTEST_WORKERS) \
-		$(PYTEST_DIST) tests/outside tests/integration
+		$(PYTEST_DIST) tests/outside tests/integration tests/domain
 
 ## The soak: ten minutes of mixed load on one gateway (200 SSE, 50 IMAP IDLE, REST and
 ## SMTP senders, readers; bench/soak.py), printing latency, errors, RSS and open fds each
@@ -273,6 +273,11 @@ services:
 
 bench: $(STAMP)
 	$(BIN)/python bench/rest_loop.py
+
+## Outbound mail into the outside world's Postfix and inbound SPF/DKIM/DMARC checks, beside
+## SMTP submission in the same run (bench/outside.py; docs/performance.md). Needs root.
+bench-outside: $(STAMP) services
+	$(BIN)/python bench/outside.py $(BENCH_OUTSIDE_ARGS)
 
 ## 1 replica, 3 replicas and `serve --workers 2` on one PostgreSQL (bench/cluster.py).
 bench-cluster: $(STAMP) services

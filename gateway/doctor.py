@@ -248,6 +248,8 @@ def check_domain(settings: Settings) -> Finding:
 
 
 def diagnose(settings: Settings) -> list[Finding]:
+    from gateway.doctor_outbound import check_outbound  # it imports this module's Finding
+
     return [
         check_data_dir(settings),
         check_disk(settings),
@@ -255,4 +257,5 @@ def diagnose(settings: Settings) -> list[Finding]:
         *check_database(settings),
         check_certificate(settings),
         check_domain(settings),
+        *check_outbound(settings),
     ]

@@ -41,6 +41,7 @@ from core.mail.idempotency import prune_idempotency_keys
 from core.mailauth.resolver import parse_servers, use_resolver
 from core.mailboxes.expunged import prune_expunged
 from core.mailboxes.keywords import KeywordLimits
+from core.outbound.prune import prune_outbound_jobs
 from core.push.keys import ensure_vapid_key
 from core.push.sender import PushSender
 from core.relay.sender import OutboundSender
@@ -222,7 +223,7 @@ class Gateway:
             outbound = OutboundSender(
                 store, self.secrets, BlobStore(settings.attachments_dir), settings, settings.domain
             )
-            self._every(1.0, outbound.run_once)
+            self._every(1.0, outbound.run_due)
         ttl_seconds = settings.attachment_ttl_hours * 3600
         self._every(min(3600.0, max(1.0, ttl_seconds / 4)), self._collect_attachments)
         if self._background_jobs:
@@ -439,6 +440,7 @@ class Gateway:
         await prune_events(self.store, timedelta(days=self.settings.event_retention_days))
         await prune_deliveries(self.store, timedelta(days=self.settings.event_retention_days))
         await prune_idempotency_keys(self.store)
+        await prune_outbound_jobs(self.store)  # settled jobs past the limits and bounces
         retention = timedelta(days=self.settings.imap_expunge_retention_days)
         await prune_expunged(self.store, retention)  # QRESYNC's (core/mailboxes/expunged.py)
 

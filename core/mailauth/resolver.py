@@ -14,7 +14,7 @@ from typing import Final
 
 import dns.resolver
 
-__all__ = ["LOOKUP_SECONDS", "parse_servers", "use_resolver"]
+__all__ = ["LOOKUP_SECONDS", "make_resolver", "parse_servers", "use_resolver"]
 
 LOOKUP_SECONDS: Final = 5.0
 
@@ -41,6 +41,14 @@ def parse_servers(text: str) -> list[tuple[str, int]]:
 
 def use_resolver(servers: list[tuple[str, int]]) -> dns.resolver.Resolver:
     """Make dnspython's default resolver ask `servers` (the system's when empty)."""
+    resolver = make_resolver(servers)
+    dns.resolver.default_resolver = resolver
+    return resolver
+
+
+def make_resolver(servers: list[tuple[str, int]]) -> dns.resolver.Resolver:
+    """A resolver asking `servers` (the system's when empty), with this module's deadlines
+    and a cache; the default one is left as it is."""
     resolver = dns.resolver.Resolver(configure=not servers)
     if servers:
         resolver.nameservers = [host for host, _ in servers]
@@ -50,5 +58,4 @@ def use_resolver(servers: list[tuple[str, int]]) -> dns.resolver.Resolver:
     resolver.lifetime = LOOKUP_SECONDS
     resolver.timeout = LOOKUP_SECONDS / 2
     resolver.cache = dns.resolver.LRUCache(4096)
-    dns.resolver.default_resolver = resolver
     return resolver

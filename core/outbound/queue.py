@@ -9,7 +9,9 @@ replicas from sending one job at once).
 
 A job is settled `sent`; after a `4xx` or a network error tried again by the schedule
 `retry_delay`; `failed` after a `5xx`; `expired` when the next try would fall past the
-give-up time. Settled rows stay: the hourly rate limits count them.
+give-up time; `bounced` when a report came back after it was sent
+(core/relay/bounce_record.py). Settled rows stay for the hourly rate limits, and sent
+ones as long as a bounce may come back for them (core/outbound/prune.py).
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from core.store import leases
 from core.store.models import OutboundJob, table_of, utcnow
 
 __all__ = [
+    "BOUNCED",
+    "SENT",
     "Claimed",
     "Outcome",
     "Rates",
@@ -42,6 +46,8 @@ Outcome = Literal["sent", "retry", "refused"]
 RATE_WINDOW = timedelta(hours=1)
 RATE_WAIT = timedelta(minutes=1)  # a job over a rate limit looks again this much later
 MAX_ERROR = 1000
+BOUNCED = "bounced"  # sent, then reported undeliverable by a bounce
+SENT = ("sent", BOUNCED)  # what the rate limits count
 _JOBS = table_of(OutboundJob)
 _QUEUED = (_JOBS.c.state == "queued",)
 
@@ -101,7 +107,7 @@ def _sent_in_window(session: Session, column: str, values: set[str], now: dateti
         select(col, func.count())
         .where(
             col.in_(values),
-            _JOBS.c.state == "sent",
+            _JOBS.c.state.in_(SENT),
             _JOBS.c.settled_at > now - RATE_WINDOW,
         )
         .group_by(col)

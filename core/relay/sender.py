@@ -1,8 +1,10 @@
 """The outbound sender: each round (every second, from the gateway's background jobs)
 claims the due jobs, renders each mail once with its stored Message-ID (a resend is
 the same message), signs it with the DKIM key when there is one, hands it to the
-smarthost, and settles the jobs in one transaction — with one postmaster notice in
-the sender's conversation for each recipient that failed or was given up on.
+smarthost (or, with `AGENTMAIL_SMARTHOST=direct`, to the recipient domain's MX:
+core/relay/direct.py) from the job's bounce address (core/relay/envelope.py), and
+settles the jobs in one transaction — with one postmaster notice in the sender's
+conversation for each recipient that failed or was given up on.
 """
 
 from __future__ import annotations
@@ -10,23 +12,27 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime
 
-from sqlalchemy import select
+import dns.resolver
 from sqlalchemy.orm import Session
 
-from core.approvals.postmaster import MAX_SUBJECT, write_notice
+from core.mailauth.resolver import make_resolver, parse_servers
 from core.outbound.queue import Claimed, Outcome, Rates, any_due, claim, settle
+from core.relay.direct import DirectDelivery
 from core.relay.dkim_key import DkimKey, load_dkim_key
+from core.relay.envelope import EnvelopeId, bounce_address
+from core.relay.notices import notify_undeliverable
 from core.relay.smarthost import Smarthost, deliver
 from core.rendering.stored import render_stored
 from core.secrets.box import SecretBox
-from core.settings.outbound import OutboundSettings
+from core.settings.outbound import DIRECT, OutboundSettings
 from core.store.blobs import BlobStore
 from core.store.engine import Store
-from core.store.models import Mail, utcnow
+from core.store.models import utcnow
 
-__all__ = ["OutboundSender", "undeliverable_notice"]
+__all__ = ["OutboundSender"]
 
 BATCH = 10
+MAX_ROUNDS = 50  # batches one `run_due` sends before it lets the next tick come
 
 
 class OutboundSender:
@@ -45,10 +51,31 @@ class OutboundSender:
         self.blobs = blobs
         self.settings = settings
         self.domain = domain
-        self.smarthost = Smarthost.from_settings(settings, domain)
+        self.direct: DirectDelivery | None = None
+        if settings.smarthost == DIRECT:
+            template = f"{domain}:{settings.outbound_mx_port}"  # host: each MX's, per try
+            self.smarthost = Smarthost.from_settings(
+                settings.model_copy(update={"smarthost": template}), domain
+            )
+            servers = parse_servers(settings.dns_servers)
+            resolver = make_resolver(servers) if servers else dns.resolver.get_default_resolver()
+            self.direct = DirectDelivery(resolver, self.smarthost)
+        else:
+            self.smarthost = Smarthost.from_settings(settings, domain)
         self.rates = Rates(
             settings.outbound_per_sender_per_hour, settings.outbound_per_domain_per_hour
         )
+
+    async def run_due(self) -> int:
+        """Batch after batch while full ones are due (a backlog is not sent at ten a
+        second), at most MAX_ROUNDS; the number of jobs tried."""
+        total = 0
+        for _ in range(MAX_ROUNDS):
+            tried = await self.run_once()
+            total += tried
+            if tried < BATCH:
+                break
+        return total
 
     async def run_once(self, now: datetime | None = None) -> int:
         """Send what is due at `now` (default: now); the number of jobs tried."""
@@ -79,7 +106,15 @@ class OutboundSender:
                 minimum=self.settings.outbound_retry_minimum,
             )
             for job, state, reply in ended:
-                _notify(session, self.domain, job, reply, given_up=state == "expired")
+                notify_undeliverable(
+                    session,
+                    self.domain,
+                    mail_id=job.mail_id,
+                    sender=job.sender,
+                    recipient=job.recipient,
+                    reply=reply,
+                    why="given_up" if state == "expired" else "refused",
+                )
 
         await self.store.write(record)
         return len(jobs)
@@ -92,38 +127,8 @@ class OutboundSender:
         return message
 
     async def _send(self, job: Claimed, message: asyncio.Future[bytes]) -> tuple[Outcome, str]:
-        return await deliver(self.smarthost, job.envelope_sender, job.recipient, await message)
-
-
-def undeliverable_notice(
-    subject: str, recipient: str, reply: str, given_up: bool
-) -> tuple[str, str]:
-    """Subject and body of the notice to the sender of a mail a recipient did not get."""
-    why = (
-        "The smarthost kept deferring it, and the gateway has stopped trying."
-        if given_up
-        else "The receiving side refused it for good."
-    )
-    body = (
-        f'Your mail "{subject}" could not be delivered to {recipient}.\n\n{why}\n\n'
-        f"The server's last reply:\n    {' '.join(reply.split())}\n"
-    )
-    return f"Undeliverable: {subject}"[:MAX_SUBJECT], body
-
-
-def _notify(session: Session, domain: str, job: Claimed, reply: str, *, given_up: bool) -> None:
-    row = session.execute(
-        select(Mail.session_id, Mail.subject).where(Mail.id == job.mail_id)
-    ).first()
-    if row is None:
-        return
-    subject, body = undeliverable_notice(row.subject, job.recipient, reply, given_up)
-    write_notice(
-        session,
-        domain,
-        to=job.sender,
-        conversation_id=row.session_id,
-        parent_id=job.mail_id,
-        subject=subject,
-        body=body,
-    )
+        envelope = EnvelopeId(job.mail_id, job.job_id)
+        mail_from = bounce_address(envelope, self.domain)  # bounces name the job
+        if self.direct is not None:
+            return await self.direct.deliver(mail_from, job.recipient, await message, str(envelope))
+        return await deliver(self.smarthost, mail_from, job.recipient, await message, str(envelope))

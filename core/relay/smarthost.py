@@ -33,7 +33,7 @@ _COMMANDS = 8
 class Smarthost:
     host: str
     port: int
-    tls: str  # starttls | implicit | none
+    tls: str  # starttls | implicit | none | opportunistic (an MX: STARTTLS when offered)
     user: str
     password: str
     local_hostname: str  # our EHLO name: the mail domain
@@ -64,24 +64,38 @@ class Smarthost:
         )
 
 
-async def deliver(
-    host: Smarthost, envelope_sender: str, recipient: str, message: bytes
-) -> tuple[Outcome, str]:
-    """Hand one message for one recipient to the smarthost: the outcome and the reply."""
-    client = aiosmtplib.SMTP(
+def _client(host: Smarthost) -> aiosmtplib.SMTP:
+    if host.tls == "opportunistic":
+        # An MX (RFC 3207, RFC 7435): STARTTLS when the server offers it, its
+        # certificate unchecked (no MX name is authenticated without DANE or MTA-STS).
+        start_tls: bool | None = None
+    else:
+        start_tls = host.tls == "starttls"  # False, not None: `none` never tries STARTTLS
+    return aiosmtplib.SMTP(
         hostname=host.host,
         port=host.port,
         local_hostname=host.local_hostname,
         timeout=host.timeout,
         use_tls=host.tls == "implicit",
-        start_tls=host.tls == "starttls",  # False, not None: `none` never tries STARTTLS
+        start_tls=start_tls,
+        validate_certs=host.tls != "opportunistic",
     )
+
+
+async def deliver(
+    host: Smarthost, envelope_sender: str, recipient: str, message: bytes, envelope_id: str = ""
+) -> tuple[Outcome, str]:
+    """Hand one message for one recipient to the smarthost: the outcome and the reply.
+    `envelope_id` goes as the ENVID of RFC 3461 where the server offers DSN, so its
+    bounce names the job."""
+    client = _client(host)
     try:
         async with asyncio.timeout(host.deadline):
             await client.connect()
             if host.user:
                 await client.login(host.user, host.password)
-            await client.mail(envelope_sender)
+            dsn = envelope_id and client.supports_extension("dsn")
+            await client.mail(envelope_sender, options=[f"ENVID={envelope_id}"] if dsn else None)
             await client.rcpt(recipient)
             reply = await client.data(message, timeout=host.timeout * 2)
     except aiosmtplib.SMTPAuthenticationError as error:

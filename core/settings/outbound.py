@@ -15,7 +15,9 @@ from pydantic_settings import BaseSettings
 from core.durations import parse_duration
 from core.errors import InvalidRequest
 
-__all__ = ["OutboundSettings", "SmarthostTls"]
+__all__ = ["DIRECT", "OutboundSettings", "SmarthostTls"]
+
+DIRECT = "direct"  # AGENTMAIL_SMARTHOST=direct: to each recipient domain's MX, no smarthost
 
 SmarthostTls = Literal["starttls", "implicit", "none"]
 
@@ -43,7 +45,15 @@ class OutboundSettings(BaseSettings):
     smarthost: str = Field(
         "",
         description="host:port of the mail server that relays outbound mail (your provider's"
-        " submission server). Empty: no mail leaves the gateway.",
+        " submission server); `direct`: no smarthost, each mail goes to its recipient"
+        " domain's MX. Empty: no mail leaves the gateway.",
+    )
+    outbound_mx_port: int = Field(
+        25,
+        ge=1,
+        le=65535,
+        description="The port a direct delivery (AGENTMAIL_SMARTHOST=direct) connects to at"
+        " each MX host: 25 (RFC 5321); another only for tests.",
     )
     smarthost_tls: SmarthostTls = Field(
         "starttls",
@@ -80,7 +90,11 @@ class OutboundSettings(BaseSettings):
     @classmethod
     def _host_port(cls, value: str) -> str:
         value = value.strip()
+        if value.lower() == DIRECT:
+            return DIRECT
         host, colon, port = value.rpartition(":")
         if value and (not colon or not host or not port.isdigit() or not 0 < int(port) < 65536):
-            raise ValueError("smarthost is host:port, e.g. smtp.example.com:587")
+            raise ValueError(
+                "smarthost is host:port, e.g. smtp.example.com:587, or `direct` (to each MX)"
+            )
         return value

@@ -73,7 +73,9 @@ async def test_a_mail_outside_arrives_once_signed_with_its_message_id(
     assert await sender.run_once() == 1
     assert await sender.run_once() == 0  # settled: never sent twice
     (got,) = host.received
-    assert got.rcpt_tos == ["bob@example.com"] and got.mail_from == f"jianf@{D}"
+    (job,) = await _jobs(world.store)
+    bounces_to = f"postmaster+{sent['mail_id']}.{job.id}@{D}"  # the job's bounce address
+    assert got.rcpt_tos == ["bob@example.com"] and got.mail_from == bounces_to
     assert got.message_id == sent["message_id"]
     record = key.record().encode()
     assert dkim.verify(got.data, dnsfunc=lambda name, timeout=5: record)

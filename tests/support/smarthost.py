@@ -4,6 +4,8 @@ every message it accepts and answering with the codes a test queues for DATA.
 
 `answers` holds the replies to give, first to last (`"451 4.3.0 try later"`); when it
 is empty the message is accepted (`250`). `received` is what was accepted, as bytes.
+With `login=(user, password)` it offers AUTH (over plain text: a test on loopback) and
+takes only that login.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from email import message_from_bytes
 
-from aiosmtpd.smtp import SMTP, Envelope
+from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword
 from aiosmtpd.smtp import Session as SmtpSession
 
 
@@ -52,13 +54,34 @@ class Smarthost:
         return "250 2.0.0 queued"
 
 
+def _only(login: tuple[str, str]) -> object:
+    def authenticate(
+        _server: SMTP, _session: SmtpSession, _envelope: Envelope, _mechanism: str, data: object
+    ) -> AuthResult:
+        given = (
+            (data.login.decode(), data.password.decode())
+            if isinstance(data, LoginPassword)
+            else None
+        )
+        return AuthResult(success=given == login, handled=False)  # aiosmtpd replies 535
+
+    return authenticate
+
+
 @asynccontextmanager
-async def smarthost(port: int = 0, host: Smarthost | None = None) -> AsyncIterator[Smarthost]:
+async def smarthost(
+    port: int = 0, host: Smarthost | None = None, login: tuple[str, str] | None = None
+) -> AsyncIterator[Smarthost]:
     """A smarthost on `port` (0: a free one); `host` keeps recording across restarts."""
     host = host or Smarthost()
     loop = asyncio.get_running_loop()
+    auth: dict[str, object] = (
+        {"authenticator": _only(login), "auth_require_tls": False} if login else {}
+    )
     server = await loop.create_server(
-        lambda: SMTP(host, hostname="smarthost.test", decode_data=False), "127.0.0.1", port
+        lambda: SMTP(host, hostname="smarthost.test", decode_data=False, **auth),  # type: ignore[arg-type]
+        "127.0.0.1",
+        port,
     )
     host.port = server.sockets[0].getsockname()[1]
     try:
