@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from core.approvals.permissions import decide_permission
 from core.outbound.allowed import set_agent_outbound, set_user_outbound
+from core.outbound.allowlist import set_agent_allowlist
 from core.relay.dkim_key import generate_dkim_key, load_dkim_key, save_dkim_key
 from core.secrets.box import SecretBox
 from core.secrets.stored import check_secret_key, ensure_secret, read_secret, replace_secret
 from core.settings import Limits
 from core.store.engine import Store
-from tests.contract.scenario import ANA, BUILDER, assert_same_rows, send
+from tests.contract.scenario import ANA, BUILDER, D, assert_same_rows, mail_ids, send
 from tests.support.two_stores import Stores
 
 BOX = SecretBox(b"the contract suite's secret key, 32+ characters")
@@ -26,6 +28,7 @@ async def outbound_mail(store: Store) -> None:
     await set_user_outbound(store, "ana", True)
     await set_agent_outbound(store, "builder", True)
     await set_agent_outbound(store, "builder", None)  # read only: stays on
+    await set_agent_allowlist(store, "builder", ["example.com", "carol@example.org"], D)
     await send(store, ANA, "mailto:bob@example.com", "Outside", cc=["builder@"], limits=OUTBOUND)
     await send(
         store,
@@ -45,5 +48,30 @@ async def outbound_mail(store: Store) -> None:
     assert key is not None and key.selector == "new"
 
 
+async def held_outside(store: Store) -> None:
+    """An agent's mail off its allowlist: held behind a request, released by one
+    approval, refused by a rejection; its allowlist replaced."""
+    await set_agent_outbound(store, "builder", True)
+    await set_agent_allowlist(store, "builder", ["*.example.com"], D)
+    task = await send(store, ANA, "builder@", "Task")
+    for subject, decision in (("Approved", "approve"), ("Rejected", "reject")):
+        await send(
+            store,
+            BUILDER,
+            "mailto:alice@outside.test",
+            subject,
+            cc=["mailto:bob@a.example.com"],
+            reply_to=task,
+            limits=OUTBOUND,
+        )
+        request = (await mail_ids(store))[-1]
+        await decide_permission(store, ANA, request, decision, None)
+    await set_agent_allowlist(store, "builder", [], D)
+
+
 async def test_both_backends_leave_the_same_rows(stores: Stores) -> None:
     await assert_same_rows(stores, outbound_mail)
+
+
+async def test_held_mail_leaves_the_same_rows(stores: Stores) -> None:
+    await assert_same_rows(stores, held_outside)
