@@ -43,9 +43,7 @@ async def _leashed(world: World) -> tuple[Actor, Actor, str]:
     jianf = await world.human("jianf")
     builder = await world.agent("builder")
     await set_agent_outbound(world.store, "builder", True)
-    assert await set_agent_allowlist(world.store, "builder", ["Example.COM"], D) == [
-        "example.com"
-    ]
+    assert await set_agent_allowlist(world.store, "builder", ["Example.COM"], D) == ["example.com"]
     task = await jianf.send(to="builder@ModelRouter", subject="task", body="mail alice")
     return jianf, builder, task["session_id"]
 
@@ -62,11 +60,17 @@ async def test_a_listed_recipient_is_queued_and_an_unlisted_one_asked_about(worl
     assert sent["held"]["recipients"] == [ALICE]
     assert await _jobs(world.store) == [(sent["mail_id"], "bob@example.com", "queued")]
     request = await jianf.mail(sent["held"]["request_id"])
-    assert request["mail_type"] == "permission_request" and request["from"].startswith("builder@ModelRouter")
+    assert request["mail_type"] == "permission_request" and request["from"].startswith(
+        "builder@ModelRouter"
+    )
     assert request["subject"] == "Send this mail to alice@outside.test?"
     assert request["options"] == ["approve", "reject"] and request["permission_state"] == "open"
-    for shown in ("To: mailto:bob@example.com", "Cc: mailto:alice@outside.test", "Subject: Quote",
-                  "the **quote**"):
+    for shown in (
+        "To: mailto:bob@example.com",
+        "Cc: mailto:alice@outside.test",
+        "Subject: Quote",
+        "the **quote**",
+    ):
         assert shown in request["body"]
     assert request["parent_mail_id"] == sent["mail_id"]
     assert (await jianf.session(session_id))["session"]["budget_used"] == 1  # the request: free
