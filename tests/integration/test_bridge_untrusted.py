@@ -25,8 +25,10 @@ async def test_mail_from_outside_reaches_the_model_as_untrusted_input(
     workspace.mkdir()
     data = tmp_path / "bridge-data"
     bridge = BridgeProcess(api.base_url, key, data, workspace)
-    await bridge.start()  # registers builder@root
-    await bridge.stop()
+    agent = api.client(key)
+    spaces = [{"name": "root", "path": str(workspace)}]  # as the bridge registers
+    body = {"name": "builder", "workspaces": spaces, "platform": "stub"}
+    ok(await agent.post("/api/v1/agent/register", json=body))
     prompt = workspace / "prompt.txt"
     steps = [{"do": "prompt", "file": str(prompt)}, {"do": "hang"}]
     mbox = tmp_path / "outside.mbox"
@@ -48,7 +50,6 @@ async def test_mail_from_outside_reaches_the_model_as_untrusted_input(
         "import", str(mbox), db=gateway.settings.database_url, data_dir=gateway.settings.data_dir
     )
     assert summary(result.output)["imported"] == 1, result.output
-    agent = api.client(key)
     (mail,) = ok(await agent.get("/api/v1/mail/inbox", params={"status": "all"}))["mails"]
     assert mail["external"] == {
         "sender": "mailto:mallory@example.com",
