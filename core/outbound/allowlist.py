@@ -15,7 +15,8 @@ never the gateway's own domain), stored in a canonical form:
 * `example.com`: any mailbox at exactly that domain, not at its subdomains;
 * `*.example.com`: any mailbox at a subdomain of `example.com`, at any depth
   (`a.example.com`, `a.b.example.com`), not at `example.com` itself (list both to
-  allow both). A `*` anywhere else is refused.
+  allow both). The domain after `*.` is fully qualified too (no `*.com`); a `*`
+  anywhere else is refused.
 """
 
 from __future__ import annotations
