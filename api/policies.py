@@ -101,6 +101,8 @@ POLICIES: dict[Route, Policy] = {
     ("POST", f"{_V1}/admin/webhooks/{{webhook_id}}/replay"): "admin",
     ("GET", f"{_V1}/admin/users"): "admin",
     ("PATCH", f"{_V1}/admin/agents/{{name}}"): "admin",
+    ("GET", f"{_V1}/admin/agents/{{name}}/outbound-allowlist"): "admin",
+    ("PUT", f"{_V1}/admin/agents/{{name}}/outbound-allowlist"): "admin",
     ("POST", f"{_V1}/admin/agent-keys"): "admin",
     ("GET", f"{_V1}/admin/agent-keys"): "admin",
     ("DELETE", f"{_V1}/admin/agent-keys/{{key_id}}"): "admin",
@@ -114,6 +116,7 @@ POLICIES: dict[Route, Policy] = {
     ("PATCH", f"{_V1}/admin/users/{{name}}"): "admin",
     ("POST", f"{_V1}/agent/register"): "agent_key",
     ("POST", f"{_V1}/agent/heartbeat"): "agent",
+    ("GET", f"{_V1}/agent/outbound-allowlist"): "agent",
     ("DELETE", f"{_V1}/agent/workspaces/{{name}}"): "agent",
     ("GET", f"{_V1}/agents"): "authenticated",
     # an agent's activity, in the caller's conversations (an admin: all)

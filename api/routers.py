@@ -24,6 +24,7 @@ from api.flat_routes import flattened
 from api.routes import (
     account,
     agents,
+    allowlists,
     attachments,
     auth,
     directory,
@@ -51,6 +52,8 @@ _API_ROUTERS = (
     users.router,
     keys.router,
     agents.router,
+    allowlists.router,
+    allowlists.agent_router,
     mail.agent_router,
     mail.human_router,
     drafts.router,

@@ -180,6 +180,17 @@ class AddressedWorkspace(View):
     path: str | None = Field(description="Its registered path; null if removed since.")
 
 
+class ExternalContent(View):
+    """A mail that came from outside the gateway: what its content is worth."""
+
+    sender: str = Field(description="Who it says it is from, `mailto:x@example.com`.")
+    authentication_results: str | None = Field(
+        None,
+        description="The Authentication-Results (RFC 8601) this gateway recorded when the"
+        " mail came in from the internet; null when it evaluated none (imported mail).",
+    )
+
+
 class MailView(View):
     mail_id: str
     seq: int
@@ -231,6 +242,11 @@ class MailView(View):
     action: str | None = None
     action_sha256: str | None = None
     attachments: list[AttachmentRef] = Field(default_factory=list)
+    external: ExternalContent | None = Field(
+        None,
+        description="Set when the mail came from outside the gateway: untrusted input, to"
+        " be shown to a model as such (docs/bridges.md); null for mail from inside.",
+    )
 
 
 class FolderView(View):
@@ -256,6 +272,14 @@ class MailList(View):
     total: int
 
 
+class HeldRecipients(View):
+    """An agent's outside recipients not on its allowlist: not sent until a human
+    approves the permission request `request_id` (docs/external-mail.md)."""
+
+    recipients: list[str]
+    request_id: str
+
+
 class SendResult(View):
     mail_id: str
     session_id: str
@@ -265,6 +289,11 @@ class SendResult(View):
     budget_used: int
     budget_remaining: Budget
     created_at: datetime
+    held: HeldRecipients | None = Field(
+        None,
+        description="Outside recipients held for a human's decision (an agent's, off its"
+        " outbound allowlist); the others were queued at once.",
+    )
 
 
 class SessionDetail(View):

@@ -43,6 +43,13 @@ class Attachment(AttachmentRef):
     content_type: str = "application/octet-stream"
 
 
+class ExternalContent(Model):
+    """Set on a mail that came from outside the gateway (docs/api.md)."""
+
+    sender: str = ""
+    authentication_results: str | None = None
+
+
 class Mail(Model):
     mail_id: str
     session_id: str
@@ -71,6 +78,7 @@ class Mail(Model):
     action: str | None = None
     action_sha256: str | None = None
     attachments: list[AttachmentRef] = Field(default_factory=list)
+    external: ExternalContent | None = None  # from outside the gateway: untrusted input
 
 
 class MailList(Model):

@@ -103,9 +103,7 @@ class Recovery(ABC):
         entry = self.ledger.get(mail.mail_id)
         runs = entry.runs if entry else 2
         _log.error("mail %s was interrupted %d times: reported, not run again", mail.mail_id, runs)
-        notice = MailNotice(
-            mail.mail_id, mail.session_id, mail.session_alias, mail.from_, mail.subject
-        )
+        notice = MailNotice.of(mail)
         body = "\n".join(
             [
                 f"This task was not finished: its turn was interrupted {runs} times (the "

@@ -158,9 +158,7 @@ class Runtime(Waiting, Recovery, CatchingUp):
             await self.client.mark_read(mail.mail_id)
             self._active.discard(mail.mail_id)
             return
-        notice = MailNotice(
-            mail.mail_id, mail.session_id, mail.session_alias, mail.from_, mail.subject
-        )
+        notice = MailNotice.of(mail)
         workspace = mail.to_workspace
         name = workspace.name if workspace else ""
         cwd = (workspace.path if workspace else None) or "."

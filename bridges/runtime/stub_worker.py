@@ -11,7 +11,8 @@ read, as a platform's first model request would not); each step is one of
 skipped when its permission was rejected; `"detached": true` runs it in a session
 of its own, as pi's bash tool does), `{"do": "question", "text": T,
 "options": [...]}` (ask the human; the answer goes into the reply's notes),
-`{"do": "reply", "body": B}` (the final answer). `activity.log` gets a start and an
+`{"do": "reply", "body": B}` (the final answer), `{"do": "prompt", "file": F}` (write
+the turn's prompt, what a model would be given, to F). `activity.log` gets a start and an
 end line per process, so tests see overlapping work from the platform's side, not
 from the runtime's bookkeeping.
 """
@@ -70,6 +71,8 @@ def main() -> None:
             asyncio.run(_mark_read(turn["mail_id"]))
         elif kind == "mark":
             Path(step["file"]).write_text(str(os.getpid()))
+        elif kind == "prompt":
+            Path(step["file"]).write_text(turn["prompt"])
         elif kind == "wait_file":
             while not Path(step["file"]).exists():
                 time.sleep(0.02)

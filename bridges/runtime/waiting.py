@@ -215,13 +215,7 @@ class Waiting(ABC):
         notice, cwd = self._notices.pop(item.permission_mail_id, (None, "."))
         if notice is None:
             original = await self.client.read(item.mail_id)
-            notice = MailNotice(
-                original.mail_id,
-                original.session_id,
-                original.session_alias,
-                original.from_,
-                original.subject,
-            )
+            notice = MailNotice.of(original)
             ws = original.to_workspace
             cwd = (ws.path if ws else None) or "."
         claim = Claim(item.mail_id, item.session_id, item.run)

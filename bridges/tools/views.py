@@ -3,7 +3,8 @@
 The gateway's views carry more (email forms, IMAP flags, sequence numbers);
 a model needs the addresses to answer, the conversation, the text and, for a
 permission request, its state. Long bodies are cut with a note saying how to
-read the rest, so one listing cannot flood the model's context.
+read the rest, so one listing cannot flood the model's context. A mail from outside
+has its subject and body fenced as untrusted input (untrusted.py).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from bridges.tools.definition import Json
+from bridges.tools.untrusted import fenced, untrusted_notice
 
 LISTED_BODY_CHARS = 4_000
 FULL_BODY_CHARS = 200_000
@@ -73,6 +75,14 @@ def mail_for_model(model: BaseModel, body_limit: int = LISTED_BODY_CHARS) -> Jso
         ]
     if mail.get("mail_type") == "permission_request":
         shown.update({key: mail.get(key) for key in _PERMISSION_FIELDS})
+    external = mail.get("external")
+    if external:
+        shown["external"] = external
+        shown["untrusted"] = untrusted_notice(external)
+        shown["subject"] = fenced(shown.get("subject", ""))
+        for key in ("body", "body_preview"):
+            if key in shown:
+                shown[key] = fenced(shown[key])
     return shown
 
 

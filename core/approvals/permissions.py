@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from core.address import parse_native
+from core.approvals.held_outbound import settle_held
 from core.durations import parse_duration
 from core.errors import AlreadyDecided, Forbidden, InvalidDecision, InvalidRequest, NotFound
 from core.mail.addressed import agent_workspaces
@@ -186,7 +187,9 @@ def lock_request(session: Session, mail_id: str) -> Mail | None:
 
 
 def _report_outcome(session: Session, mail: Mail) -> None:
-    """Tell the requesting agent and the addressed humans; settle the conversation's status."""
+    """Tell the requesting agent and the addressed humans; settle the conversation's status
+    and a held outside mail the request asked about."""
+    settle_held(session, mail)
     audience = [mail.from_name, mail.to_name]
     for cc_native in mail.cc:
         name = parse_native(cc_native).name

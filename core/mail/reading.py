@@ -8,7 +8,7 @@ from sqlalchemy import ColumnElement, Select, and_, false, func, or_, select, tr
 from sqlalchemy.orm import Session
 
 from core.errors import NotFound
-from core.identity.external import cc_party, stored_party
+from core.identity.external import EXTERNAL_NAME, Party, cc_party, stored_party
 from core.mail.addressed import AgentWorkspaces, addressed_workspace, agent_workspaces
 from core.mail.attachments import attachments_of
 from core.mailboxes.keywords import keywords_of
@@ -18,7 +18,7 @@ from core.mailboxes.uids import touch
 from core.principal import Principal
 from core.store.engine import Store, wake_after_commit
 from core.store.models import Conversation, Delivery, Mail
-from core.views import AttachmentRef, MailList, MailView
+from core.views import AttachmentRef, ExternalContent, MailList, MailView
 
 PREVIEW_CHARS = 200
 InboxStatus = Literal["unread", "read", "all", "archived", "deleted"]
@@ -88,7 +88,16 @@ def mail_view(
         action=mail.action,
         action_sha256=mail.action_sha256,
         attachments=attachments or [],
+        external=external_content(mail, sender),
     )
+
+
+def external_content(mail: Mail, sender: Party) -> ExternalContent | None:
+    """The mark of content from outside (an imported outside sender today): bridges
+    hand it to a model as untrusted input."""
+    if mail.from_name != EXTERNAL_NAME:
+        return None
+    return ExternalContent(sender=sender.native())
 
 
 def delivery_status(delivery: Delivery) -> Status:

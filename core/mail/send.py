@@ -27,6 +27,7 @@ from core.mail.excerpt import excerpt_values
 from core.mail.naming import Proposal, extract_proposal
 from core.mail.new_mail import Permission, Sending, store_new_mail
 from core.mail.outside import send_outside
+from core.mail.outside_hold import HeldAsk, hold_for_decision
 from core.mail.reading import forwardable_mail, visible_mail
 from core.mail.routing import Target, choose_conversation
 from core.mail.subjects import MAX_SUBJECT, one_line
@@ -172,10 +173,13 @@ def mail_writer(
     limits: Limits = DEFAULT_LIMITS,
     also: Callable[[Session], None] | None = None,
     forward_of: str | None = None,
+    round_free: bool = False,
 ) -> MailWrite:
     """The write of `send_mail` as a function of a transaction, checked and parsed
     up front (bad input raises here, before any transaction), so callers can run
-    several in one transaction or together with their own change."""
+    several in one transaction or together with their own change. `round_free`: a mail
+    the gateway writes for an agent (the request asking to send its held mail), which
+    spends no round of the conversation's budget."""
     address = parse_recipient(request.to, domain)
     body, proposal = extract_proposal(request.body)
     if request.propose_alias is not None and principal.is_agent:
@@ -212,6 +216,7 @@ def mail_writer(
         body,
         proposal,
         excerpt_values(body),  # parsed here, outside the transaction's locks
+        round_free,
     )
 
     def run(session: Session) -> SendResult:
@@ -242,6 +247,7 @@ class _Checked:
     body: str
     proposal: Proposal | None
     listed: dict[str, object]  # the excerpt and task counts (core/mail/excerpt.py)
+    round_free: bool = False
 
 
 def _write(session: Session, send: _Checked) -> SendResult:
@@ -270,7 +276,9 @@ def _write(session: Session, send: _Checked) -> SendResult:
     if request.auto and replied_to is not None:
         check_auto_conversation(replied_to, conv.id)
     rounds = 0
-    if principal.is_agent and not request.auto:  # a round (unlimited ones count too)
+    if (
+        principal.is_agent and not request.auto and not send.round_free
+    ):  # a round (unlimited ones count too)
         if conv.budget_limit is not None and conv.budget_used >= conv.budget_limit:
             raise BudgetExhausted(
                 f"the conversation's round-trip budget is used up "
@@ -295,7 +303,25 @@ def _write(session: Session, send: _Checked) -> SendResult:
     values = _mail_values(session, send, mail, conv)
     result = store_new_mail(session, mail, values, conv, created, send.domain)
     outside.enqueue(session, result.mail_id, send.domain)
-    return result
+    if not outside.held:
+        return result
+
+    def write_request(ask: HeldAsk, permission: Permission) -> SendResult:
+        request = SendRequest(
+            to=ask.to, cc=ask.cc, subject=ask.question, body=ask.body, reply_to=result.mail_id
+        )
+        return mail_writer(
+            send.domain,
+            send.principal,
+            request,
+            mail_type="permission_request",
+            permission=permission,
+            conversation_id=result.session_id,
+            limits=send.limits,
+            round_free=True,
+        )(session)
+
+    return hold_for_decision(session, result, outside, send.domain, write_request)
 
 
 def _mail_values(

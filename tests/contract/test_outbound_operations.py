@@ -14,7 +14,9 @@ from datetime import timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from core.approvals.permissions import decide_permission
 from core.outbound.allowed import set_agent_outbound, set_user_outbound
+from core.outbound.allowlist import set_agent_allowlist
 from core.outbound.prune import BOUNCE_WINDOW, prune_outbound_jobs
 from core.outbound.queue import Rates, claim, settle
 from core.relay.bounce_record import record_bounce
@@ -26,7 +28,7 @@ from core.secrets.stored import check_secret_key, ensure_secret, read_secret, re
 from core.settings import Limits
 from core.store.engine import Store
 from core.store.models import OutboundJob, utcnow
-from tests.contract.scenario import ANA, BUILDER, assert_same_rows, send
+from tests.contract.scenario import ANA, BUILDER, D, assert_same_rows, mail_ids, send
 from tests.support.two_stores import Stores
 
 BOX = SecretBox(b"the contract suite's secret key, 32+ characters")
@@ -38,6 +40,7 @@ async def outbound_mail(store: Store) -> None:
     await set_user_outbound(store, "ana", True)
     await set_agent_outbound(store, "builder", True)
     await set_agent_outbound(store, "builder", None)  # read only: stays on
+    await set_agent_allowlist(store, "builder", ["example.com", "carol@example.org"], D)
     await send(store, ANA, "mailto:bob@example.com", "Outside", cc=["builder@"], limits=OUTBOUND)
     await send(
         store,
@@ -82,5 +85,30 @@ async def _bounced_and_pruned(store: Store) -> None:
     assert await prune_outbound_jobs(store, now + BOUNCE_WINDOW + timedelta(hours=1)) == 2
 
 
+async def held_outside(store: Store) -> None:
+    """An agent's mail off its allowlist: held behind a request, released by one
+    approval, refused by a rejection; its allowlist replaced."""
+    await set_agent_outbound(store, "builder", True)
+    await set_agent_allowlist(store, "builder", ["*.example.com"], D)
+    task = await send(store, ANA, "builder@", "Task")
+    for subject, decision in (("Approved", "approve"), ("Rejected", "reject")):
+        await send(
+            store,
+            BUILDER,
+            "mailto:alice@outside.test",
+            subject,
+            cc=["mailto:bob@a.example.com"],
+            reply_to=task,
+            limits=OUTBOUND,
+        )
+        request = (await mail_ids(store))[-1]
+        await decide_permission(store, ANA, request, decision, None)
+    await set_agent_allowlist(store, "builder", [], D)
+
+
 async def test_both_backends_leave_the_same_rows(stores: Stores) -> None:
     await assert_same_rows(stores, outbound_mail)
+
+
+async def test_held_mail_leaves_the_same_rows(stores: Stores) -> None:
+    await assert_same_rows(stores, held_outside)

@@ -17,6 +17,7 @@ import pytest
 from sqlalchemy import func, select
 
 from core.outbound.allowed import set_agent_outbound, set_user_outbound
+from core.outbound.allowlist import set_agent_allowlist
 from core.outbound.queue import retry_delay
 from core.relay.dkim_key import generate_dkim_key, save_dkim_key
 from core.relay.sender import OutboundSender
@@ -91,6 +92,7 @@ async def test_a_sender_not_enabled_is_refused_and_nothing_is_stored(world: Worl
     await refused(builder.send(to="jianf@", cc=[BOB], subject="x"), "outbound_not_allowed")
     assert await _mails(world.store) == 0 and await _jobs(world.store) == []
     await set_agent_outbound(world.store, "builder", True)
+    await set_agent_allowlist(world.store, "builder", ["example.com"], D)  # else held
     await builder.send(to="jianf@", cc=[BOB], subject="copied outside")
     (job,) = await _jobs(world.store)
     assert (job.sender, job.recipient, job.state) == ("builder", "bob@example.com", "queued")

@@ -6,6 +6,7 @@ table on `Base.metadata`.
 """
 
 from core.store.models.accounts import Agent, Key, User
+from core.store.models.allowlists import HeldOutbound, OutboundAllowlistEntry
 from core.store.models.columns import (
     Base,
     SeqType,
@@ -47,6 +48,7 @@ __all__ = [
     "Draft",
     "Event",
     "FormerAlias",
+    "HeldOutbound",
     "IdempotencyRecord",
     "ImapExpunged",
     "ImapFolder",
@@ -56,6 +58,7 @@ __all__ = [
     "Mail",
     "MessageStructure",
     "Meta",
+    "OutboundAllowlistEntry",
     "OutboundJob",
     "Participant",
     "PushJob",

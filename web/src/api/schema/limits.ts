@@ -10,6 +10,12 @@ export const limits = {
     "AgentSettings": {
       "default_budget": {"maximum":1000000,"minimum":1},
     },
+    "Allowlist": {
+      "entries": {"maxItems":200},
+    },
+    "AllowlistChange": {
+      "entries": {"maxItems":200},
+    },
     "DecideBody": {
       "decision": {"minLength":1},
     },

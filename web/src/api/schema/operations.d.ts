@@ -1,5 +1,6 @@
 // Generated from the gateway's OpenAPI document by `npm run gen:api`. Do not edit.
 import type { operations_admin } from "./operations/admin";
+import type { operations_agent } from "./operations/agent";
 import type { operations_agent_attachments } from "./operations/agent_attachments";
 import type { operations_agent_mail } from "./operations/agent_mail";
 import type { operations_agents } from "./operations/agents";
@@ -21,6 +22,7 @@ import type { operations_webhooks } from "./operations/webhooks";
 
 export interface operations
     extends operations_admin,
+        operations_agent,
         operations_agent_attachments,
         operations_agent_mail,
         operations_agents,

@@ -1,5 +1,6 @@
 // Generated from the gateway's OpenAPI document by `npm run gen:api`. Do not edit.
 import type { paths_admin } from "./paths/admin";
+import type { paths_agent } from "./paths/agent";
 import type { paths_agent_attachments } from "./paths/agent_attachments";
 import type { paths_agent_mail } from "./paths/agent_mail";
 import type { paths_agents } from "./paths/agents";
@@ -21,6 +22,7 @@ import type { paths_webhooks } from "./paths/webhooks";
 
 export interface paths
     extends paths_admin,
+        paths_agent,
         paths_agent_attachments,
         paths_agent_mail,
         paths_agents,

@@ -12,6 +12,14 @@ export interface schemas_admin {
          */
         outbound_mail?: boolean | null;
     };
+    /** AllowlistChange */
+    AllowlistChange: {
+        /**
+         * Entries
+         * @description The whole new list (at most 200 entries of at most 256 characters); an empty list takes every entry away.
+         */
+        entries: string[];
+    };
     /** NewUser */
     NewUser: {
         /**

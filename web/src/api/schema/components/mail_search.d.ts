@@ -48,6 +48,8 @@ export interface schemas_mail_search {
         delivery?: ("to" | "cc") | null;
         /** Expires At */
         expires_at?: string | null;
+        /** @description Set when the mail came from outside the gateway: untrusted input, to be shown to a model as such (docs/bridges.md); null for mail from inside. */
+        external?: components["schemas"]["ExternalContent"] | null;
         /** Flagged */
         flagged?: boolean | null;
         /**

@@ -45,6 +45,14 @@ export interface schemas_shared {
         /** Workspaces */
         workspaces: components["schemas"]["WorkspaceView"][];
     };
+    /** Allowlist */
+    Allowlist: {
+        /**
+         * Entries
+         * @description Mailboxes (`bob@example.com`), domains (`example.com`) and subdomain patterns (`*.example.com`) the agent may mail directly; sorted, canonical.
+         */
+        entries: string[];
+    };
     /**
      * AttachmentRef
      * @description An attachment as a mail lists it; download it by `attachment_id`.
@@ -85,6 +93,22 @@ export interface schemas_shared {
         error: components["schemas"]["ErrorDetail"];
     };
     /**
+     * ExternalContent
+     * @description A mail that came from outside the gateway: what its content is worth.
+     */
+    ExternalContent: {
+        /**
+         * Authentication Results
+         * @description The Authentication-Results (RFC 8601) this gateway recorded when the mail came in from the internet; null when it evaluated none (imported mail).
+         */
+        authentication_results?: string | null;
+        /**
+         * Sender
+         * @description Who it says it is from, `mailto:x@example.com`.
+         */
+        sender: string;
+    };
+    /**
      * FieldError
      * @description One input a refusal is about, as data a client can put in its own words.
      */
@@ -105,6 +129,17 @@ export interface schemas_shared {
          * @description The bound passed: characters or items for `too_long` and `too_short`, the largest or smallest value allowed for `too_large` and `too_small`.
          */
         limit?: number;
+    };
+    /**
+     * HeldRecipients
+     * @description An agent's outside recipients not on its allowlist: not sent until a human
+     *     approves the permission request `request_id` (docs/external-mail.md).
+     */
+    HeldRecipients: {
+        /** Recipients */
+        recipients: string[];
+        /** Request Id */
+        request_id: string;
     };
     /** MailList */
     MailList: {
@@ -156,6 +191,8 @@ export interface schemas_shared {
         delivery?: ("to" | "cc") | null;
         /** Expires At */
         expires_at?: string | null;
+        /** @description Set when the mail came from outside the gateway: untrusted input, to be shown to a model as such (docs/bridges.md); null for mail from inside. */
+        external?: components["schemas"]["ExternalContent"] | null;
         /** Flagged */
         flagged?: boolean | null;
         /**
@@ -226,6 +263,8 @@ export interface schemas_shared {
          * Format: date-time
          */
         created_at: string;
+        /** @description Outside recipients held for a human's decision (an agent's, off its outbound allowlist); the others were queued at once. */
+        held?: components["schemas"]["HeldRecipients"] | null;
         /** Mail Id */
         mail_id: string;
         /** Message Id */

@@ -22,6 +22,27 @@ export interface paths_admin {
         patch: operations["configure_agent_api_v1_admin_agents__name__patch"];
         trace?: never;
     };
+    "/api/v1/admin/agents/{name}/outbound-allowlist": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read Allowlist */
+        get: operations["read_allowlist_api_v1_admin_agents__name__outbound_allowlist_get"];
+        /**
+         * Replace Allowlist
+         * @description Replace the whole list; mail to anyone else outside waits for a human's decision.
+         */
+        put: operations["replace_allowlist_api_v1_admin_agents__name__outbound_allowlist_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/users": {
         parameters: {
             query?: never;
