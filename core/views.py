@@ -368,3 +368,17 @@ class PushSubscriptionView(View):
     push_service: str = Field(description="The host of the push service.")
     user_agent: str
     created_at: datetime
+
+
+class ExternalAddressView(View):
+    """A mailbox of mine outside the gateway (core/replies/addresses.py)."""
+
+    address_id: str
+    address: str = Field(description="An RFC 5321 mailbox, the domain lower-cased.")
+    verified: bool
+    verified_at: datetime | None
+    requests: bool = Field(
+        description="Permission requests and questions to me are also sent here (once verified)."
+    )
+    other_mail: bool = Field(description="Other mail to me is also sent here (once verified).")
+    created_at: datetime

@@ -15,6 +15,12 @@ from core.store.models.columns import (
     table_of,
     utcnow,
 )
+from core.store.models.external import (
+    ExternalAddress,
+    OutsideReply,
+    ReplyToken,
+    VerificationCode,
+)
 from core.store.models.imap import ImapExpunged, ImapFolder, ImapSubscription, ImapUid
 from core.store.models.mail import (
     AliasProposal,
@@ -46,6 +52,7 @@ __all__ = [
     "DeliveryKeyword",
     "Draft",
     "Event",
+    "ExternalAddress",
     "FormerAlias",
     "IdempotencyRecord",
     "ImapExpunged",
@@ -57,14 +64,17 @@ __all__ = [
     "MessageStructure",
     "Meta",
     "OutboundJob",
+    "OutsideReply",
     "Participant",
     "PushJob",
     "PushSubscription",
     "RawMessage",
     "RenderedStructure",
+    "ReplyToken",
     "SeqType",
     "UTCDateTime",
     "User",
+    "VerificationCode",
     "WebhookDelivery",
     "WebhookEndpoint",
     "isoformat",
