@@ -97,7 +97,7 @@ def _reason(
 def _request(accepted: Accepted, session: Session) -> tuple[Mail | None, str | None]:
     if accepted.mail_id is None:
         return None, None
-    request = session.get(Mail, accepted.mail_id)
+    request = session.scalar(select(Mail).where(Mail.id == accepted.mail_id))
     if request is None:
         return None, None
     alias = session.scalar(select(Conversation.alias).where(Conversation.id == request.session_id))
