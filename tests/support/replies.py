@@ -5,7 +5,6 @@ alice@outside.test verified through the code mailed to her Dovecot mailbox."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
