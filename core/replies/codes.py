@@ -25,7 +25,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from core.address import POSTMASTER, Address
-from core.errors import InvalidRequest, OutboundNotAllowed, RateLimited
+from core.errors import InvalidRequest, RateLimited
 from core.identity.external import EXTERNAL_NAME
 from core.mail.conversation_rows import insert_conversation
 from core.mail.excerpt import excerpt_values
@@ -62,7 +62,7 @@ def _body(code: str, address: str, owner: str, domain: str) -> str:
 def mail_code(session: Session, domain: str, row: ExternalAddress, *, configured: bool) -> None:
     """A new code for `row`, stored hashed, and its mail queued (in this transaction)."""
     if not configured:
-        raise OutboundNotAllowed(
+        raise InvalidRequest(
             "this gateway sends no mail outside (no smarthost, AGENTMAIL_SMARTHOST):"
             " no verification code can be mailed"
         )
@@ -155,12 +155,12 @@ async def verify_address(
                 None, "the code has expired or was guessed wrong too often: ask for a new one"
             )
         if not hmac.compare_digest(_digest(guess), newest.code_sha256):
+            left = MAX_TRIES - newest.tries - 1
             session.execute(
                 update(VerificationCode)
                 .where(VerificationCode.id == newest.id)
                 .values(tries=VerificationCode.tries + 1)
             )
-            left = MAX_TRIES - newest.tries - 1
             return _Checked(None, f"wrong code ({left} tries left)")
         newest.used_at = now
         row.verified_at = now
