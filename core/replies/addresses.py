@@ -7,6 +7,7 @@ limits of core/replies/codes.py.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final
 
 from sqlalchemy import delete, func, select
@@ -15,7 +16,7 @@ from sqlalchemy.orm import Session
 from core.address.mailto import parse_mailbox
 from core.errors import InvalidAddress, LimitReached, NameTaken
 from core.replies.addresses_rows import owned, view_of
-from core.replies.codes import mail_code
+from core.replies.codes import mail_code, new_code
 from core.store.engine import Store
 from core.store.models import ExternalAddress
 from core.views import ExternalAddressView
@@ -54,7 +55,13 @@ def _mailbox(text: str, domain: str) -> str:
 
 
 async def add_address(
-    store: Store, domain: str, owner: str, text: str, *, configured: bool
+    store: Store,
+    domain: str,
+    owner: str,
+    text: str,
+    *,
+    configured: bool,
+    make_code: Callable[[], str] = new_code,
 ) -> ExternalAddressView:
     """Register `text` for `owner` and mail it a code (refused without a smarthost:
     the code could not be sent)."""
@@ -77,14 +84,20 @@ async def add_address(
         row = ExternalAddress(owner=owner, address=mailbox)
         session.add(row)
         session.flush()
-        mail_code(session, domain, row, configured=configured)
+        mail_code(session, domain, row, configured=configured, make=make_code)
         return view_of(row)
 
     return await store.write(run)
 
 
 async def resend_code(
-    store: Store, domain: str, owner: str, address_id: str, *, configured: bool
+    store: Store,
+    domain: str,
+    owner: str,
+    address_id: str,
+    *,
+    configured: bool,
+    make_code: Callable[[], str] = new_code,
 ) -> ExternalAddressView:
     """A new code for an address not yet verified (the older ones stop counting)."""
 
@@ -92,7 +105,7 @@ async def resend_code(
         row = owned(session, owner, address_id)
         if row.verified_at is not None:
             return view_of(row)
-        mail_code(session, domain, row, configured=configured)
+        mail_code(session, domain, row, configured=configured, make=make_code)
         return view_of(row)
 
     return await store.write(run)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Final
@@ -35,7 +36,14 @@ from core.store.engine import Store
 from core.store.models import ExternalAddress, Mail, VerificationCode, new_id, utcnow
 from core.views import ExternalAddressView
 
-__all__ = ["CODES_PER_HOUR", "CODE_LIFETIME", "MAX_TRIES", "mail_code", "verify_address"]
+__all__ = [
+    "CODES_PER_HOUR",
+    "CODE_LIFETIME",
+    "MAX_TRIES",
+    "mail_code",
+    "new_code",
+    "verify_address",
+]
 
 CODE_LIFETIME: Final = timedelta(minutes=30)
 MAX_TRIES: Final = 5
@@ -59,8 +67,21 @@ def _body(code: str, address: str, owner: str, domain: str) -> str:
     )
 
 
-def mail_code(session: Session, domain: str, row: ExternalAddress, *, configured: bool) -> None:
-    """A new code for `row`, stored hashed, and its mail queued (in this transaction)."""
+def new_code() -> str:
+    """6 digits from the OS's CSPRNG."""
+    return "".join(secrets.choice("0123456789") for _ in range(_DIGITS))
+
+
+def mail_code(
+    session: Session,
+    domain: str,
+    row: ExternalAddress,
+    *,
+    configured: bool,
+    make: Callable[[], str] = new_code,
+) -> None:
+    """A new code for `row` (`make`'s: the contract suite gives fixed ones), stored
+    hashed, and its mail queued (in this transaction)."""
     if not configured:
         raise InvalidRequest(
             "this gateway sends no mail outside (no smarthost, AGENTMAIL_SMARTHOST):"
@@ -78,7 +99,7 @@ def mail_code(session: Session, domain: str, row: ExternalAddress, *, configured
         raise RateLimited(
             f"at most {CODES_PER_HOUR} verification codes an hour: try again later", 3600
         )
-    code = "".join(secrets.choice("0123456789") for _ in range(_DIGITS))
+    code = make()
     session.add(
         VerificationCode(
             owner=row.owner,
