@@ -65,6 +65,11 @@ async def addresses_and_replies(store: Store) -> None:
     assert decided.decided
     again = await store_outside_mail(store, D, accepted, _reply("ana@out.test", "1"), PASS, "mx")
     assert not again.decided and again.reason == "this reply address has already decided once"
+    own = Accepted("ana", None, None, "ana@out.test")  # to her own address, from hers
+    kept = await store_outside_mail(store, D, own, _reply("ana@out.test", "a note"), PASS, "mx")
+    assert (
+        not kept.decided and kept.reason == "mail to your own address from outside decides nothing"
+    )
 
 
 async def test_both_backends_leave_the_same_rows(stores: Stores) -> None:
