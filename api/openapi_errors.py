@@ -136,6 +136,9 @@ SPECIFIC: dict[tuple[str, str], set[int]] = {
     ("GET", "/me/mail/inbox/rows"): {404},
     ("POST", "/me/folders"): {409},  # a name in use, or the gateway's own
     ("PATCH", "/me/folders/{folder_id}"): {409},
+    # an address already mine; codes an hour
+    ("POST", "/me/external-addresses"): {409, 429},
+    ("POST", "/me/external-addresses/{address_id}/code"): {429},
 }
 
 SECURITY_SCHEMES = {

@@ -60,6 +60,7 @@ from core.webhooks.sender import WebhookSender
 from gateway.http_connections import AnswerCutRequests, ConnectionGuard, guarded_protocol
 from gateway.listener_probe import Listener, ListenerCheck, connect_host
 from gateway.loop_watchdog import LoopWatchdog
+from gateway.mx import start_mx_listener
 from gateway.notify import notify
 from gateway.protocol_errors import LoggedFactories
 from gateway.sockets import bind_tcp
@@ -132,6 +133,7 @@ class Gateway:
         self.smtps_port: int | None = None
         self.imap_port: int = 0
         self.imaps_port: int | None = None
+        self.mx_port: int | None = None
         self.tls: ssl.SSLContext | None = None
         self.generated_admin_password: str | None = None
         self._stack = AsyncExitStack()
@@ -181,6 +183,13 @@ class Gateway:
             self._stack.push_async_callback(listener.stop)
         await self._start_http(store, guard, signed_in)
         await self._start_smtp(store, guard, signed_in)
+        if settings.mx_port is not None:  # mail from the internet: replies (smtp_in/mx_server.py)
+            sock = self._listening("mx", settings.mx_port)
+            self._stack.callback(sock.close)
+            self.mx_port = sock.getsockname()[1]
+            self._stack.push_async_callback(
+                await start_mx_listener(settings, store, self.secrets, sock)
+            )
         # Kept structures: the backfill of mail stored before them, and the write-back
         # of those IMAP makes meanwhile (core/rendering/backfill.py), with the other
         # background jobs.

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from core.settings import Settings
 
 # The listeners of one gateway, by name; the implicit-TLS ones only when set.
-NAMES = ("http", "smtp", "smtps", "imap", "imaps")
+NAMES = ("http", "smtp", "smtps", "imap", "imaps", "mx")
 
 
 class CannotListen(Exception):
@@ -76,6 +76,7 @@ def ports(settings: Settings) -> dict[str, int]:
         "smtps": settings.smtps_port,
         "imap": settings.imap_port,
         "imaps": settings.imaps_port,
+        "mx": settings.mx_port,
     }
     return {name: port for name, port in wanted.items() if port is not None}
 

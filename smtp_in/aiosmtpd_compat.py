@@ -86,6 +86,13 @@ class CompatSMTP(SMTP):
         """Turn off aiosmtpd's own "AUTH needs TLS" rule (after `__init__` ran it)."""
         self._auth_require_tls = False
 
+    def take_no_auth(self) -> None:
+        """No AUTH at all (the MX listener): none required before MAIL, no mechanism
+        offered, and EHLO lists none (aiosmtpd lists AUTH unless its TLS rule hides it)."""
+        self._auth_required = False
+        self._auth_methods = {}
+        self._auth_require_tls = True
+
     def wrap_verbs(self, wrap: Callable[[Verb], Verb]) -> None:
         """Every `smtp_<VERB>` method as the command loop calls it, through `wrap`."""
         self._smtp_methods = {verb: wrap(method) for verb, method in self._smtp_methods.items()}
@@ -98,7 +105,13 @@ _METHODS: dict[str, list[str]] = {
     "_create_session": ["self"],
     "_create_envelope": ["self"],
 }
-_INSTANCE_ATTRIBUTES = ("_smtp_methods", "_auth_require_tls", "_handler_coroutine")
+_INSTANCE_ATTRIBUTES = (
+    "_smtp_methods",
+    "_auth_require_tls",
+    "_auth_required",
+    "_auth_methods",
+    "_handler_coroutine",
+)
 
 
 def check() -> None:

@@ -28,6 +28,7 @@ from core.principal import Principal
 from smtp_in.aiosmtpd_compat import CompatSMTP, QuietSession
 from smtp_in.data_reader import receive_data
 from smtp_in.handler import SubmissionHandler
+from smtp_in.mx_handler import MxHandler
 from smtp_in.protocol_replies import with_code
 from smtp_in.session_limits import (
     IDLE_OVER,
@@ -78,19 +79,20 @@ class Submission(CompatSMTP):
 
     def __init__(
         self,
-        handler: SubmissionHandler,
+        handler: SubmissionHandler | MxHandler,
         *,
         max_bytes: int,
         allow_plaintext_auth: bool,
         sessions: set[Submission],
-        guard: LoginGuard,
+        guard: LoginGuard | None,
         signed_in: SignedIn | None = None,
         tls_context: ssl.SSLContext | None = None,
         implicit_tls: bool = False,
         limits: SessionLimits | None = None,
     ) -> None:
-        """`tls_context` offers STARTTLS; `implicit_tls` says the transport is TLS
-        already (then STARTTLS is not offered again)."""
+        """`guard` None: no AUTH is taken (the MX listener). `tls_context` offers
+        STARTTLS; `implicit_tls` says the transport is TLS already (then STARTTLS is not
+        offered again)."""
         limits = limits or SessionLimits()
         super().__init__(
             handler,
@@ -277,6 +279,8 @@ class Submission(CompatSMTP):
     async def _verify(self, captured: AuthResult) -> AuthResult:
         if not captured.success or not isinstance(captured.auth_data, LoginPassword):
             return captured
+        if self._guard is None:
+            return AuthResult(success=False, handled=False, message="502 5.5.1 no AUTH here")
         assert self.session is not None
         encrypted = self.session.ssl is not None
         if not (self._allow_plaintext_auth or encrypted or _is_loopback(self.session.peer)):
@@ -335,7 +339,6 @@ async def start_smtp(
     """
     if implicit_tls and tls_context is None:
         raise ValueError("implicit TLS needs a TLS context")
-    loop = asyncio.get_running_loop()
     sessions: set[Submission] = set()
 
     def session() -> Submission:
@@ -352,9 +355,21 @@ async def start_smtp(
         )
 
     factory: ProtocolFactory = session if guard_factory is None else guard_factory(session)
-    server = await loop.create_server(
-        factory, sock=sock, ssl=tls_context if implicit_tls else None, backlog=backlog
-    )
+    ssl_context = tls_context if implicit_tls else None
+    return await serve(factory, sessions, sock, ssl_context, backlog, shutdown_grace)
+
+
+async def serve(
+    factory: ProtocolFactory,
+    sessions: set[Submission],
+    sock: socket.socket,
+    ssl_context: ssl.SSLContext | None,
+    backlog: int,
+    shutdown_grace: float,
+) -> Callable[[], Awaitable[None]]:
+    """Serve `factory`'s sessions on `sock`; returns `stop` (the end `start_smtp` says)."""
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(factory, sock=sock, ssl=ssl_context, backlog=backlog)
 
     async def stop() -> None:
         server.close()

@@ -27,6 +27,7 @@ from core.mail.excerpt import excerpt_values
 from core.mail.naming import Proposal, extract_proposal
 from core.mail.new_mail import Permission, Sending, store_new_mail
 from core.mail.outside import send_outside
+from core.mail.outside_copies import queue_outside_copies
 from core.mail.outside_hold import HeldAsk, hold_for_decision
 from core.mail.reading import forwardable_mail, visible_mail
 from core.mail.routing import Target, choose_conversation
@@ -303,6 +304,10 @@ def _write(session: Session, send: _Checked) -> SendResult:
     values = _mail_values(session, send, mail, conv)
     result = store_new_mail(session, mail, values, conv, created, send.domain)
     outside.enqueue(session, result.mail_id, send.domain)
+    if send.limits.outbound:  # copies to the humans' own mailboxes outside
+        humans = [n for e in (target, *cc) if e.agent is None and e.name for n in e.recipients]
+        others = [n for n in humans if n != sender.name]
+        queue_outside_copies(session, result.mail_id, mail.mail_type, others, send.domain)
     if not outside.held:
         return result
 

@@ -38,6 +38,7 @@ SIGNED_HEADERS = (
     "From",
     "To",
     "Cc",
+    "Reply-To",
     "Subject",
     "Date",
     "Message-ID",

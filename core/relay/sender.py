@@ -21,9 +21,11 @@ from core.relay.direct import DirectDelivery
 from core.relay.dkim_key import DkimKey, load_dkim_key
 from core.relay.envelope import EnvelopeId, bounce_address
 from core.relay.notices import notify_undeliverable
+from core.relay.reply_to import reply_address, reply_tokens_of, with_reply_to
 from core.relay.smarthost import Smarthost, deliver
 from core.rendering.stored import render_stored
 from core.secrets.box import SecretBox
+from core.secrets.reply_token import ensure_reply_key
 from core.settings.outbound import DIRECT, OutboundSettings
 from core.store.blobs import BlobStore
 from core.store.engine import Store
@@ -87,11 +89,22 @@ class OutboundSender:
         if not jobs:
             return 0
         key = await load_dkim_key(self.store, self.box)  # an admin may make one any time
-        messages: dict[str, asyncio.Task[bytes]] = {}
+        replies = await self._reply_addresses(jobs)
+        rendered: dict[str, asyncio.Task[bytes]] = {}
+        messages: dict[tuple[str, str], asyncio.Task[bytes]] = {}
         for job in jobs:
-            if job.mail_id not in messages:
-                messages[job.mail_id] = asyncio.ensure_future(self._message(job.mail_id, key))
-        outcomes = await asyncio.gather(*(self._send(job, messages[job.mail_id]) for job in jobs))
+            if job.mail_id not in rendered:
+                rendered[job.mail_id] = asyncio.ensure_future(
+                    render_stored(self.store, self.blobs, self.domain, job.mail_id)
+                )
+            which = (job.mail_id, replies.get(job.job_id, ""))
+            if which not in messages:
+                messages[which] = asyncio.ensure_future(
+                    self._message(rendered[job.mail_id], which[1], key)
+                )
+        outcomes = await asyncio.gather(
+            *(self._send(job, messages[job.mail_id, replies.get(job.job_id, "")]) for job in jobs)
+        )
         results = [
             (job, outcome, reply) for job, (outcome, reply) in zip(jobs, outcomes, strict=True)
         ]
@@ -119,8 +132,25 @@ class OutboundSender:
         await self.store.write(record)
         return len(jobs)
 
-    async def _message(self, mail_id: str, key: DkimKey | None) -> bytes:
-        message = await render_stored(self.store, self.blobs, self.domain, mail_id)
+    async def _reply_addresses(self, jobs: list[Claimed]) -> dict[int, str]:
+        """The Reply-To of each job that is a copy to a human's external address."""
+        tokens = await self.store.read(lambda s: reply_tokens_of(s, jobs))
+        if not tokens:
+            return {}
+        key = await ensure_reply_key(self.store, self.box)
+        found = {}
+        for job in jobs:
+            token_id = tokens.get((job.mail_id, job.sender, job.recipient))
+            if token_id is not None:
+                found[job.job_id] = reply_address(key, token_id, job, self.domain)
+        return found
+
+    async def _message(
+        self, rendered: asyncio.Future[bytes], reply_to: str, key: DkimKey | None
+    ) -> bytes:
+        message = await rendered
+        if reply_to:
+            message = with_reply_to(message, reply_to)
         if key is not None:
             signature = await asyncio.to_thread(key.sign, message, self.domain)
             message = signature + message

@@ -43,6 +43,11 @@ class Settings(OutboundSettings):
         None,
         description="SMTP over implicit TLS (RFC 8314), off when unset; 0 picks a free one.",
     )
+    mx_port: int | None = Field(
+        None,
+        description="The MX listener (mail from the internet: replies to reply addresses,"
+        " docs/external-mail.md), off when unset; 25 in production; 0 picks a free one.",
+    )
     tls_cert: Path | None = Field(
         None, description="PEM certificate (chain) for STARTTLS and the implicit-TLS ports."
     )

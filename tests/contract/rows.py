@@ -27,7 +27,13 @@ _TIME = re.compile(
     r"|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d? [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d [+-]\d{4}"
 )
 # Drawn at random or from the clock, whatever the database.
-_DRAWN = {"password_hash", "token_sha256", "uid_validity", "secret"}  # secret: a webhook's
+_DRAWN = {
+    "password_hash",
+    "token_sha256",
+    "uid_validity",
+    "secret",
+    "code_sha256",
+}  # secret: a webhook's
 # `meta` values that name an event id (core/store/events.py): the id itself is the
 # database's own number, but which stored events lie at or below it is not.
 _EVENT_MARKS = {"events_pruned_through"}
@@ -38,6 +44,8 @@ _EVENT_MARKS = {"events_pruned_through"}
 # the order of the conversations' random ids (core/mailboxes/uids.py locks and
 # creates folders in (owner, key) order), so the rank of a folder is drawn too.
 _NATURAL = {"imap_folders": ("owner", "key")}
+# Columns drawn at random in one table only (a reply token's id: core/secrets/reply_token.py).
+_DRAWN_IN = {("reply_tokens", "id"), ("outside_replies", "token_id")}
 Dump = list[tuple[str, list[str]]]
 
 
@@ -108,6 +116,10 @@ def _plain(found: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, A
             if table.name == "webhook_deliveries":  # names an event row, without a key
                 event = names["events"].get(row["event_id"], "<pruned event>")
                 out["event_id"], out["payload"] = event, {**row["payload"], "event_id": event}
+            if (table.name, "id") in _DRAWN_IN or table.name == "outside_replies":
+                for name in ("id", "token_id"):  # a reply token's random id
+                    if (table.name, name) in _DRAWN_IN and out.get(name) is not None:
+                        out[name] = "<drawn>"
             if table.name == "meta" and is_sealed(str(row["value"])):
                 out["value"] = "<drawn>"
             rows.append(out)

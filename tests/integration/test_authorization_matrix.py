@@ -50,6 +50,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "/me/folders": {"name": "matrix"},
     "/me/folders/{folder_id}": {"name": "matrix renamed"},
     "/webhooks": {"url": "http://127.0.0.1:9/hooks/matrix"},
+    "/verify": {"code": "000000"},
 }
 # Routes that use up what they act on: each request gets a new one.
 CONSUMING = {
@@ -58,6 +59,7 @@ CONSUMING = {
     ("DELETE", f"{V1}/me/folders/{{folder_id}}"),
     ("DELETE", f"{V1}/me/push/subscriptions/{{subscription_id}}"),
     ("DELETE", f"{V1}/me/webhooks/{{webhook_id}}"),
+    ("DELETE", f"{V1}/me/external-addresses/{{address_id}}"),
 }
 
 
@@ -98,7 +100,7 @@ def _app(world: World) -> FastAPI:
 # draft, one's own key) must say that only they reach it.
 OWNED = re.compile(
     r"\{(session_id|mail_id|attachment_id|draft_id|proposal_id|folder_id|subscription_id)\}"
-    r"|/me/keys/|/me/webhooks/"
+    r"|/me/keys/|/me/webhooks/|/me/external-addresses/"
 )
 
 
@@ -147,6 +149,8 @@ async def _url(world: World, route: Route) -> str:
         values["subscription_id"] = await world.fresh_push_subscription()
     if route in CONSUMING and "{webhook_id}" in path:
         values["webhook_id"] = await world.fresh_webhook()
+    if "{address_id}" in path:
+        values["address_id"] = await world.fresh_external_address()
     if "{proposal_id}" in path:
         values["proposal_id"] = await world.fresh_proposal()
     missing = set(re.findall(r"\{(\w+)\}", path)) - set(values)

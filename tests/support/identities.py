@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 import httpx
+from sqlalchemy.orm import Session
 
+from core.store.models import ExternalAddress
 from tests.support.gateway import ADMIN_PASSWORD, PASSWORD, Api, running_gateway
 from tests.support.http import ok
 
@@ -56,6 +58,7 @@ class World:
     webhook_id: str = ""  # an endpoint of Alice's, owed an event (`webhook_event_id`)
     webhook_event_id: int = 0
     webhooks: int = 0
+    external_addresses: int = 0
 
     def by_label(self, label: str) -> Identity:
         return next(i for i in self.identities if i.label == label)
@@ -96,6 +99,21 @@ class World:
         assert made.status_code == 201, made.text
         subscription_id: str = made.json()["subscription_id"]
         return subscription_id
+
+    async def fresh_external_address(self) -> str:
+        """An external address of Alice's (written in the store: the matrix gateway has
+        no smarthost, so `POST /me/external-addresses` could not mail its code)."""
+        store = self.api.gateway.store
+        assert store is not None
+        self.external_addresses += 1
+        row = ExternalAddress(owner="alice", address=f"alice{self.external_addresses}@outside.test")
+
+        def add(session: Session) -> str:
+            session.add(row)
+            session.flush()
+            return row.id
+
+        return await store.write(add)
 
     async def fresh_webhook(self) -> str:
         """A webhook endpoint of Alice's, to be deleted by the request (on loopback's

@@ -92,14 +92,16 @@ async def _exchange(port: int, first: bytes, command: bytes, done: bytes) -> lis
 async def assert_alive(
     gateway: Gateway, since: Baseline, *, rss_growth: int = RSS_GROWTH_BYTES
 ) -> None:
-    """HTTP `/healthz` answers 200, SMTP greets and answers EHLO, IMAP greets and
-    answers NOOP, all within `MARGIN` each; the watchdog counted no stall since
-    `since`; the resident set grew by at most `rss_growth`."""
+    """HTTP `/healthz` answers 200, SMTP (and the MX listener, when on) greets and
+    answers EHLO, IMAP greets and answers NOOP, all within `MARGIN` each; the watchdog
+    counted no stall since `since`; the resident set grew by at most `rss_growth`."""
     async with _client(gateway) as client:
         health = await client.get("/healthz")
         assert health.status_code == 200, health.text
         await _exchange(gateway.smtp_port, b"220", b"EHLO liveness.test\r\n", b"250 ")
         await _exchange(gateway.imap_port, b"* OK", b"L1 NOOP\r\n", b"L1 OK")
+        if gateway.mx_port is not None:  # the MX listener, when it is on
+            await _exchange(gateway.mx_port, b"220", b"EHLO liveness.test\r\n", b"250 ")
         stalls = await _stalls(client)
     assert stalls == since.stalls, f"the event loop stalled {stalls - since.stalls:g} time(s)"
     grown = resident_bytes() - since.rss_bytes

@@ -16,6 +16,12 @@ from core.store.models.columns import (
     table_of,
     utcnow,
 )
+from core.store.models.external import (
+    ExternalAddress,
+    OutsideReply,
+    ReplyToken,
+    VerificationCode,
+)
 from core.store.models.imap import ImapExpunged, ImapFolder, ImapSubscription, ImapUid
 from core.store.models.mail import (
     AliasProposal,
@@ -47,6 +53,7 @@ __all__ = [
     "DeliveryKeyword",
     "Draft",
     "Event",
+    "ExternalAddress",
     "FormerAlias",
     "HeldOutbound",
     "IdempotencyRecord",
@@ -60,14 +67,17 @@ __all__ = [
     "Meta",
     "OutboundAllowlistEntry",
     "OutboundJob",
+    "OutsideReply",
     "Participant",
     "PushJob",
     "PushSubscription",
     "RawMessage",
     "RenderedStructure",
+    "ReplyToken",
     "SeqType",
     "UTCDateTime",
     "User",
+    "VerificationCode",
     "WebhookDelivery",
     "WebhookEndpoint",
     "isoformat",

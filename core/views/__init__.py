@@ -2,6 +2,8 @@
 
 Addresses are native strings (`from`, `to`, `cc`) with the email form beside
 them (`from_email`, ...), as ARCHITECTURE.md's contract says.
+
+Imports only pydantic: every layer of core, and the API, may import the views.
 """
 
 from __future__ import annotations
@@ -389,11 +391,6 @@ class AddressCheck(View):
     reaches: AddressReach | None
 
 
-class PushSubscriptionView(View):
-    """A browser subscribed to Web Push (core/push/); the endpoint's path is a secret of
-    the push service and is not shown, only its host."""
-
-    subscription_id: str
-    push_service: str = Field(description="The host of the push service.")
-    user_agent: str
-    created_at: datetime
+# A person's own settings: kept in views/personal.py, named here like every view.
+from core.views.personal import ExternalAddressView as ExternalAddressView  # noqa: E402
+from core.views.personal import PushSubscriptionView as PushSubscriptionView  # noqa: E402
