@@ -37,7 +37,6 @@ from core.store.engine import Store
 from core.store.events import emit
 from core.store.models import Agent, Conversation, Delivery, Mail, isoformat, utcnow
 from core.views import MailList, SendResult
-from core.webhooks.queue import watch
 
 DEFAULT_OPTIONS = ["approve", "reject"]
 MAX_OPTIONS = 20
@@ -195,7 +194,6 @@ def _report_outcome(session: Session, mail: Mail) -> None:
         name = parse_native(cc_native).name
         if not session.scalar(select(Agent.id).where(Agent.name == name)):
             audience.append(name)
-    watch(session)
     emit(
         session,
         audience,

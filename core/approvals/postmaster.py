@@ -17,7 +17,6 @@ from core.address import POSTMASTER, Address, party_address
 from core.mail.excerpt import excerpt_values
 from core.store.events import emit
 from core.store.models import Conversation, Delivery, Mail, isoformat, new_id, utcnow
-from core.webhooks.queue import watch
 
 __all__ = ["NOTICE", "already_settled_notice", "write_notice"]
 
@@ -62,7 +61,6 @@ def write_notice(
     alias = session.scalar(select(Conversation.alias).where(Conversation.id == conversation_id))
     sender = party_address(POSTMASTER, "", alias)
     recipient = Address(to, "", alias)
-    watch(session)
     emit(
         session,
         [to],

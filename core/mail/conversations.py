@@ -38,7 +38,6 @@ from core.store.models import (
 )
 from core.store.port import backend_of, insert_or_skip
 from core.views import BudgetInput, SessionDetail, SessionView
-from core.webhooks.queue import watch
 
 _CREATION_LOCK_KEY = 0x61676D63  # "agmc": serialises alias and default-conversation creation
 MAX_ALIAS = 64
@@ -142,7 +141,6 @@ def emit_session_update(
     audience: list[str],
     extra: dict[str, object] | None = None,
 ) -> None:
-    watch(session)
     emit(
         session,
         audience,

@@ -39,7 +39,6 @@ from core.store.models import Delivery, Mail, isoformat, table_of
 from core.store.port import ConversationWrite, NewMail, backend_of
 from core.store.prepared import Prepared
 from core.views import SendResult
-from core.webhooks.queue import watch
 
 _MAILS = table_of(Mail)
 _INSERT_MAIL = Prepared(insert(_MAILS).returning(_MAILS.c.seq))
@@ -216,7 +215,6 @@ def _sent(
     """Queue the stored mail's events (inserted at COMMIT); the sender's answer."""
     payload = _new_mail_payload(values["id"], values, conv, domain, target)
     emit(session, recipients, "new_mail", payload)
-    watch(session)
     if conv.status != old_status and not created:
         emit_session_update(session, conv, participants(session, conv.id))
     return SendResult(

@@ -37,6 +37,10 @@ class StoredEvent:
 
 
 Pushed = tuple[str, StoredEvent]  # (recipient, event), as one transaction inserted them
+# Woken by every commit that wrote events, here or (by its NOTIFY) in another replica: a
+# name no person has (names are letters, digits, `.`, `_`, `-`). The webhook senders
+# listen to it (core/webhooks/fanout.py).
+ANY_EVENT = "!events"
 
 
 class Wakes:
@@ -151,10 +155,14 @@ class EventBus:
             for recipient, event in events:
                 for subscription in self._subscriptions.get(recipient, ()):
                     subscription.push(event)
+            self._wake([ANY_EVENT])
         self._wake(wakes)
 
     def publish(self, recipients: Iterable[str]) -> None:
         """Another process or replica wrote rows for these recipients: they read them."""
+        recipients = list(recipients)
+        if recipients:
+            self._wake([ANY_EVENT])
         for recipient in recipients:
             self._woken(recipient)
             for subscription in self._subscriptions.get(recipient, ()):

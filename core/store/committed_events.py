@@ -6,9 +6,6 @@ lock, so event ids become visible in commit order: a reader that has seen id N
 can never later find a committed event below N (the SSE resume relies on it).
 The store (core/store/engine.py) runs every write function through `with_events`;
 each backend inserts the rows its way (core/store/port.py).
-
-A write may ask to see its events' ids before COMMIT (`after_events`): webhook deliveries
-name the event they tell of and are written in its transaction (core/webhooks/queue.py).
 """
 
 from __future__ import annotations
@@ -25,10 +22,6 @@ from core.store.models import utcnow
 from core.store.port import QueuedEvents, backend_of
 
 T = TypeVar("T")
-# Called before the events are inserted (outside PostgreSQL's events lock): reads what it
-# needs and returns what to do with the inserted events, or None when nothing.
-EventsHook = Callable[[Session], Callable[[list[Pushed]], None] | None]
-_HOOKS = "agentmail_event_hooks"
 
 EVENTS_LOCK_KEY = 0x61676D6C  # "agml": the advisory lock that orders event ids
 NOTIFY_CHANNEL = "agentmail_events"
@@ -56,12 +49,6 @@ def pending_events(session: Session) -> list[dict[str, Any]]:
     return queued
 
 
-def after_events(session: Session, name: str, hook: EventsHook) -> None:
-    """Run `hook` (once per `name`) when this transaction inserts its events."""
-    hooks: dict[str, EventsHook] = session.info.setdefault(_HOOKS, {})
-    hooks.setdefault(name, hook)
-
-
 def wake_after_commit(session: Session, names: Iterable[str]) -> None:
     """Wake these names' streams at commit without an event row: a change that
     IMAP shows (read state, a folder's contents) but SSE has no event type for."""
@@ -73,24 +60,20 @@ def flush_events(session: Session, token: str = "") -> Committed:
     """Insert the queued events (last in the transaction, the backend's way): whom to
     wake, and the events with the ids the database gave them."""
     queued = pending_events(session)
+    wakes: set[str] = session.info.pop("agentmail_wakes", set())
     session.flush()  # the ORM's pending changes first: events stay last, and are seen below
-    hooks: dict[str, EventsHook] = session.info.pop(_HOOKS, {})
-    then = [after for hook in hooks.values() if queued and (after := hook(session)) is not None]
-    wakes: set[str] = session.info.pop("agentmail_wakes", set())  # a hook's too
     if credentials_written(session):
         # Rides the wake-ups: dropped here after COMMIT, and by every replica's NOTIFY.
         wakes.add(CREDENTIALS_CHANGED)
     recipients = wakes | {row["recipient"] for row in queued}
     now = utcnow()
     ids = backend_of(session).insert_events(session, QueuedEvents(queued, recipients, now, token))
+    if not queued and not wakes:
+        return Committed(set())
     events = [
         (row["recipient"], StoredEvent(id_, row["type"], row["payload"], now))
         for row, id_ in zip(queued, sorted(ids), strict=True)
     ]
-    for after in then:
-        after(events)
-    if not queued and not wakes:
-        return Committed(set())
     queued.clear()
     return Committed(recipients, events)
 

@@ -20,6 +20,7 @@ from core.push.endpoints import check_endpoint
 from core.secrets.box import SecretBox
 from core.store.engine import Store, wake_after_commit
 from core.store.models import WebhookDelivery, WebhookEndpoint, new_id, utcnow
+from core.webhooks.fanout import newest_event
 from core.webhooks.owners import Who, owned_endpoint
 from core.webhooks.queue import WAKE, delivery_view
 from core.webhooks.views import WebhookCreated, WebhookDeliveryView, WebhookView
@@ -84,6 +85,7 @@ async def register_endpoint(
             enabled=True,
             failures=0,
             disabled_reason="",
+            hears_after=newest_event(session),
             created_at=utcnow(),
         )
         session.add(row)
@@ -123,6 +125,8 @@ async def enable_endpoint(store: Store, who: Who, webhook_id: str) -> WebhookVie
 
     def run(session: Session) -> WebhookView:
         endpoint = owned_endpoint(session, who, webhook_id, lock=True)
+        if not endpoint.enabled:  # what happened while it was off is not owed
+            endpoint.hears_after = newest_event(session)
         endpoint.enabled, endpoint.failures, endpoint.disabled_reason = True, 0, ""
         session.execute(
             update(WebhookDelivery)

@@ -1,54 +1,29 @@
-"""Deliveries written in the transaction of the event they tell of, and replays.
+"""Delivery rows, made from events (core/webhooks/fanout.py) or by a replay.
 
-The write paths that emit an event a webhook tells of call `watch(session)`, as they
-call `queue_pushes`; when the transaction inserts its events, one delivery row per
-enabled endpoint that hears each is written beside them (core/store/committed_events.py),
-so a delivery exists for every committed event and for none that rolled back. The
-endpoints are read before PostgreSQL's events lock is taken; with none registered a
-write pays that one small read. A write that queued deliveries wakes the senders of
-every replica after COMMIT (`WAKE`, a name no person has), so they do not wait for
-their next round.
+A delivery names the event it tells of and carries the body a receiver gets; replaying an
+event copies its earlier delivery (the same body and `webhook-id`). Rows written here
+wake the senders of every replica after COMMIT (`WAKE`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from core.errors import NotFound
-from core.store.bus import Pushed
-from core.store.committed_events import after_events, wake_after_commit
+from core.store.bus import ANY_EVENT, Pushed
+from core.store.committed_events import wake_after_commit
 from core.store.engine import Store
-from core.store.models import WebhookDelivery, WebhookEndpoint, isoformat, table_of, utcnow
+from core.store.models import WebhookDelivery, isoformat, table_of, utcnow
 from core.webhooks.events import body, told
 from core.webhooks.owners import Who, owned_endpoint
 from core.webhooks.views import WebhookDeliveryView
 
-WAKE = "!webhooks"  # never a name (names are letters, digits, `.`, `_`, `-`)
+WAKE = ANY_EVENT  # the senders wake at every commit that wrote events, and at this
 _DELIVERIES = table_of(WebhookDelivery)
-_HEARING = select(
-    WebhookEndpoint.id, WebhookEndpoint.owner, WebhookEndpoint.scope, WebhookEndpoint.events
-).where(WebhookEndpoint.enabled.is_(True))
-
-
-def watch(session: Session) -> None:
-    """Queue this transaction's events for the webhook endpoints that hear them."""
-    after_events(session, "webhooks", _hearing)
-
-
-def _hearing(session: Session) -> Callable[[list[Pushed]], None] | None:
-    endpoints = [tuple(row) for row in session.execute(_HEARING)]
-    if not endpoints:
-        return None
-    wake_after_commit(session, [WAKE])
-
-    def queue(events: list[Pushed]) -> None:
-        queue_deliveries(session, endpoints, events)
-
-    return queue
 
 
 def queue_deliveries(

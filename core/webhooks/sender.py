@@ -1,8 +1,9 @@
 """Posting the claimed deliveries, signed per the Standard Webhooks specification.
 
-A round claims the due deliveries, posts them at once and settles them in one
-transaction. Rounds run when a commit queued deliveries (in any replica: the store's
-wake-ups, `WAKE`), and every second besides (for retries that came due). Each request carries
+A round first turns new events into deliveries (core/webhooks/fanout.py), then claims the
+due deliveries, posts them at once and settles them in one transaction. Rounds run when
+a commit wrote events (in any replica: the store's wake-ups, `WAKE`), and every second
+besides (for retries that came due). Each request carries
 `webhook-id` (`evt_` and the event id: the same on every try and on a replay, so a
 receiver can tell a repeat), `webhook-timestamp` and `webhook-signature` (HMAC-SHA256
 under the endpoint's `whsec_` secret, by the `standardwebhooks` package). The URL is
@@ -18,6 +19,8 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
+import time
 
 import httpx
 from sqlalchemy.orm import Session
@@ -29,6 +32,8 @@ from core.store.engine import Store
 from core.store.models import utcnow
 from core.webhooks.deliveries import Claimed, Outcome, RetryPolicy, any_due, claim, settle
 from core.webhooks.endpoints import check_url, secret_purpose
+from core.webhooks.fanout import BATCH as FAN_OUT_BATCH
+from core.webhooks.fanout import IDLE_ADVANCE, any_endpoint, fan_out
 from core.webhooks.queue import WAKE
 
 log = logging.getLogger(__name__)
@@ -37,6 +42,7 @@ IDLE_SECONDS = 1.0
 CONNECT_SECONDS = 5.0
 TOTAL_SECONDS = 10.0
 MAX_ANSWER_BYTES = 64 * 1024
+FAN_OUT_ROUNDS = 10  # batches of events one round turns into deliveries at most
 
 
 def signed_headers(secret: str, msg_id: str, body: bytes) -> dict[str, str]:
@@ -62,6 +68,7 @@ class WebhookSender:
         self.policy = policy
         timeout = httpx.Timeout(TOTAL_SECONDS, connect=CONNECT_SECONDS)
         self._client = httpx.AsyncClient(timeout=timeout, follow_redirects=False)
+        self._idle_advanced = -math.inf
 
     async def close(self) -> None:
         await self._client.aclose()
@@ -82,7 +89,9 @@ class WebhookSender:
                     await asyncio.wait_for(woken.wait(), idle)
 
     async def run_once(self) -> int:
-        """Post what is due now; the number of deliveries tried."""
+        """Make the deliveries of new events, then post what is due now; the number of
+        deliveries tried."""
+        await self._fan_out()
         now = utcnow()
         if not await self.store.read(lambda s: any_due(s, now)):
             return 0
@@ -97,6 +106,19 @@ class WebhookSender:
 
         await self.store.write(record)
         return len(jobs)
+
+    async def _fan_out(self) -> None:
+        """Deliveries from the events past the cursor (a few batches at most a round);
+        with no endpoint at all, only a read, and now and then the cursor moved on."""
+        if not await self.store.read(any_endpoint):
+            if time.monotonic() - self._idle_advanced < IDLE_ADVANCE.total_seconds():
+                return
+            self._idle_advanced = time.monotonic()
+            await self.store.write(lambda s: fan_out(s, advance_if_idle=True))
+            return
+        for _ in range(FAN_OUT_ROUNDS):
+            if await self.store.write(fan_out) < FAN_OUT_BATCH:
+                return
 
     async def _deliver(self, job: Claimed) -> Outcome:
         try:

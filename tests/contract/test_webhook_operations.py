@@ -1,7 +1,7 @@
 """The store operations of webhooks (core/webhooks), run the same way on SQLite and
 PostgreSQL, in process, as the routes and the sender call them: endpoints registered
-(ana's own, and the admins'), mail queueing one delivery per endpoint that hears it in
-its own transaction, deliveries claimed and settled (one delivered, the others given
+(ana's own, and the admins'), mail's events turned into one delivery per endpoint that
+hears them, deliveries claimed and settled (one delivered, the others given
 up on until the endpoint is disabled, with its `webhook_disabled` event), enabled
 again, a secret rotated, an event replayed, an endpoint deleted with what it was
 owed, finished deliveries pruned.
@@ -24,6 +24,7 @@ from core.webhooks.endpoints import (
     register_endpoint,
     rotate_secret,
 )
+from core.webhooks.fanout import fan_out
 from core.webhooks.owners import Who
 from core.webhooks.queue import replay
 from tests.contract.scenario import ANA, BUILDER, assert_same_rows, send
@@ -38,6 +39,7 @@ async def _round(store: Store, delivered: bool) -> int:
     """Claim what is due and settle it as `delivered` or failed; how many."""
 
     def run(session: Session) -> int:
+        fan_out(session)  # the deliveries of the events since the last round
         now = utcnow() + timedelta(seconds=1)
         jobs = claim(session, now, 20)
         outcome = Outcome(True, 204) if delivered else Outcome(False, 500, "HTTP 500")

@@ -30,12 +30,15 @@ class WebhookEndpoint(Base):
     # Deliveries that failed for good since the last one that arrived.
     failures: Mapped[int] = mapped_column(Integer, default=0)
     disabled_reason: Mapped[str] = mapped_column(String(200), default="")
+    # The newest event id when it was made or last enabled: it hears the events after it
+    # (ids ascend in commit order, core/store/committed_events.py).
+    hears_after: Mapped[int] = mapped_column(SeqType, default=0)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class WebhookDelivery(Base):
-    """One event owed to one endpoint: written in the transaction of the event it tells
-    of, posted after COMMIT by whichever replica claims it (core/webhooks/queue.py)."""
+    """One event owed to one endpoint: made from the event rows after their COMMIT
+    (core/webhooks/fanout.py), posted by whichever replica claims it."""
 
     __tablename__ = "webhook_deliveries"
 
