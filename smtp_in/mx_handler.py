@@ -1,13 +1,16 @@
 """The MX listener's handler: mail from the internet, taken only as replies.
 
 `RCPT TO` accepts what core/replies/recipients.py accepts (a reply address whose token
-verifies; a human's own address from one of their verified external addresses) and
-refuses everything else with `550 5.7.1` (RFC 5321 §3.6.2: not a relay, §4.2.2's
+verifies; a human's own address from one of their verified external addresses) and the
+bounce address of an outbound mail (core/relay/envelope.py: `postmaster+<mail>.<job>@`),
+and refuses everything else with `550 5.7.1` (RFC 5321 §3.6.2: not a relay, §4.2.2's
 reply for a mailbox the policy refuses). One recipient a transaction: a reply has one.
 After DATA the message is judged (SPF on the connection, DKIM, DMARC:
 core/mailauth/check.py), `Authentication-Results` (RFC 8601 §2.2, the authserv-id the
 gateway's domain) is written on top of the kept bytes, and core/replies/inbound.py
-stores it and decides only on proof. `250` follows the commit (RFC 5321 §4.1.1.4).
+stores it and decides only on proof. A bounce is read (core/relay/bounces.py) into its
+sender's notice, once per recipient, and otherwise dropped: nothing is ever replied to
+it (RFC 3834 §2). `250` follows the commit (RFC 5321 §4.1.1.4).
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ from weakref import WeakKeyDictionary
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from core.mailauth.check import judge
+from core.relay.bounce_record import record_bounce
+from core.relay.bounces import read_bounce
+from core.relay.envelope import envelope_id_in_address
 from core.replies.inbound import OutsideMail, store_outside_mail
 from core.replies.recipients import Accepted, accepted_recipient
 from core.secrets.box import SecretBox
@@ -48,6 +54,9 @@ class MxHandler:
     _accepted: WeakKeyDictionary[Envelope, Accepted] = field(
         default_factory=WeakKeyDictionary, compare=False, repr=False
     )
+    _bounces: WeakKeyDictionary[Envelope, str] = field(
+        default_factory=WeakKeyDictionary, compare=False, repr=False
+    )
 
     async def handle_exception(self, error: Exception) -> str:
         log.error("an MX command failed", exc_info=error)
@@ -71,6 +80,10 @@ class MxHandler:
     ) -> str:
         if envelope.rcpt_tos:
             return ONE_RECIPIENT
+        if envelope_id_in_address(address, self.domain) is not None:
+            self._bounces[envelope] = address  # a report on one of our outbound mails
+            envelope.rcpt_tos.append(address)
+            return "250 2.1.5 OK"
         key = await ensure_reply_key(self.store, self.box)
         shown = address.replace("\r", "").replace("\n", "")[:300]
         accepted = await accepted_recipient(
@@ -84,6 +97,9 @@ class MxHandler:
         return "250 2.1.5 OK"
 
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        bounce_to = self._bounces.pop(envelope, None)
+        if bounce_to is not None:
+            return await self._bounce(envelope.original_content or b"", bounce_to)
         accepted = self._accepted.pop(envelope, None)
         if accepted is None:
             return "503 5.5.1 no valid recipient"
@@ -113,6 +129,16 @@ class MxHandler:
         if stored.decided:
             return "250 2.0.0 stored: the request is decided"
         return f"250 2.0.0 stored: {stored.reason}"[:500]
+
+    async def _bounce(self, raw: bytes, address: str) -> str:
+        try:
+            bounce = await asyncio.to_thread(read_bounce, raw, envelope_recipient=address)
+            if bounce is None:
+                return "250 2.0.0 taken: no failure reported"
+            written = await record_bounce(self.store, bounce, self.domain)
+        except Exception as exc:
+            return failure_reply(exc)
+        return f"250 2.0.0 taken: {written} notice(s) written"
 
 
 def _read(kept: bytes) -> tuple[Submitted, Original]:
