@@ -212,7 +212,7 @@ async def build_world(api: Api) -> World:
         )
     )
     hook_url = f"{V1}/me/webhooks/{hook['webhook_id']}"
-    (owed,) = ok(await alice.get(f"{hook_url}/deliveries"))["deliveries"]
+    (owed,) = await _deliveries(alice, hook_url)
     draft = await alice.post(f"{V1}/me/drafts", json={"to": "builder@", "subject": "later"})
     assert draft.status_code == 201, draft.text
     folder = await alice.post(f"{V1}/me/folders", json={"name": "Matrix"})
@@ -256,6 +256,15 @@ async def build_world(api: Api) -> World:
         webhook_id=hook["webhook_id"],
         webhook_event_id=owed["event_id"],
     )
+
+
+async def _deliveries(owner: httpx.AsyncClient, hook_url: str) -> list[dict[str, object]]:
+    """The endpoint's deliveries once there are any: they are made from the events just
+    after their commit (core/webhooks/fanout.py)."""
+    async with asyncio.timeout(30):
+        while not (found := ok(await owner.get(f"{hook_url}/deliveries"))["deliveries"]):
+            await asyncio.sleep(0.02)
+    return list(found)
 
 
 @asynccontextmanager
