@@ -5,6 +5,7 @@ import type { schemas_attachments } from "./components/attachments";
 import type { schemas_auth } from "./components/auth";
 import type { schemas_directory } from "./components/directory";
 import type { schemas_drafts } from "./components/drafts";
+import type { schemas_external_addresses } from "./components/external_addresses";
 import type { schemas_folders } from "./components/folders";
 import type { schemas_keys } from "./components/keys";
 import type { schemas_mail } from "./components/mail";
@@ -34,6 +35,7 @@ export interface schemas
         schemas_auth,
         schemas_directory,
         schemas_drafts,
+        schemas_external_addresses,
         schemas_folders,
         schemas_keys,
         schemas_mail,

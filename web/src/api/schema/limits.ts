@@ -16,6 +16,9 @@ export const limits = {
     "AllowlistChange": {
       "entries": {"maxItems":200},
     },
+    "Code": {
+      "code": {"maxLength":20},
+    },
     "DecideBody": {
       "decision": {"minLength":1},
     },
@@ -37,6 +40,9 @@ export const limits = {
     "LoginBody": {
       "password": {"maxLength":1024},
       "username": {"maxLength":256},
+    },
+    "NewAddress": {
+      "address": {"maxLength":254,"minLength":3},
     },
     "NewUser": {
       "name": {"maxLength":64},

@@ -7,6 +7,7 @@ import type { operations_agents } from "./operations/agents";
 import type { operations_auth } from "./operations/auth";
 import type { operations_directory } from "./operations/directory";
 import type { operations_events } from "./operations/events";
+import type { operations_external_addresses } from "./operations/external_addresses";
 import type { operations_keys } from "./operations/keys";
 import type { operations_meta } from "./operations/meta";
 import type { operations_my_attachments } from "./operations/my_attachments";
@@ -29,6 +30,7 @@ export interface operations
         operations_auth,
         operations_directory,
         operations_events,
+        operations_external_addresses,
         operations_keys,
         operations_meta,
         operations_my_attachments,

@@ -7,6 +7,7 @@ import type { paths_agents } from "./paths/agents";
 import type { paths_auth } from "./paths/auth";
 import type { paths_directory } from "./paths/directory";
 import type { paths_events } from "./paths/events";
+import type { paths_external_addresses } from "./paths/external_addresses";
 import type { paths_keys } from "./paths/keys";
 import type { paths_meta } from "./paths/meta";
 import type { paths_my_attachments } from "./paths/my_attachments";
@@ -29,6 +30,7 @@ export interface paths
         paths_auth,
         paths_directory,
         paths_events,
+        paths_external_addresses,
         paths_keys,
         paths_meta,
         paths_my_attachments,
