@@ -32,7 +32,9 @@ from tests.support.outside.postfix import Postfix, PostfixSettings, write_instan
 
 OUTSIDE_DOMAIN = "outside.test"
 GATEWAY_DOMAIN = "agentmail.test"
-GATEWAY_PORT = 2625  # where Postfix relays the gateway's mail: its MX port (not the SMTP 2525)
+# Where Postfix relays the gateway's mail: its MX port (not the SMTP 2525), one per slot:
+# the gateways of worlds running at once (xdist workers) each bind theirs on every address.
+GATEWAY_PORT = 2625
 HOSTS = {"gateway": 1, "mx": 2, "imap": 3, "dns": 53}
 LMTP_PORT = 24
 IMAP_PORT = 143
@@ -195,12 +197,14 @@ def _postfix_settings(slot: netns.Slot, user: str, gateway_port: int) -> Postfix
 
 @asynccontextmanager
 async def running_outside_world(
-    gateway_port: int = GATEWAY_PORT, keep: Callable[[], bool] = lambda: False
+    gateway_port: int | None = None, keep: Callable[[], bool] = lambda: False
 ) -> AsyncIterator[OutsideWorld]:
     """A whole outside world, torn down on exit; with `keep()` true then, its files
     (configuration, logs, queue, mailbox) stay where `world.root` and the Dovecot's
     root say."""
     slot = await asyncio.to_thread(netns.take_slot)
+    if gateway_port is None:
+        gateway_port = GATEWAY_PORT + slot.number
     root = await asyncio.to_thread(_make_root, slot)
     postfix: Postfix | None = None
     try:
