@@ -18,45 +18,32 @@ import os
 import signal
 import socket
 import ssl
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AsyncExitStack
-from datetime import timedelta
 
 import uvicorn
 
 from api import fastapi_compat
 from api.app import create_app
 from api.mail_settings import Listeners
-from core.approvals.permissions import expire_permission_requests
 from core.cluster.login_notices import LoginNotices
 from core.identity.accounts import ensure_admin
-from core.identity.agents import mark_silent_agents_offline
 from core.identity.login_guard import LoginGuard, guard_from_settings
 from core.identity.security import set_bcrypt_rounds
-from core.identity.signed_in import CHECK_EVERY_SECONDS, SignedIn
+from core.identity.signed_in import SignedIn
 from core.identity.throttle import ConnectionsPerAddress, LoginThrottle
-from core.mail.attachments import collect_unsent
-from core.mail.excerpt_backfill import fill_excerpts
-from core.mail.idempotency import prune_idempotency_keys
 from core.mailauth.resolver import parse_servers, use_resolver
-from core.mailboxes.expunged import prune_expunged
 from core.mailboxes.keywords import KeywordLimits
-from core.outbound.prune import prune_outbound_jobs
 from core.push.keys import ensure_vapid_key
-from core.push.sender import PushSender
-from core.relay.sender import OutboundSender
 from core.rendering.backfill import Filler, KeptQueue
 from core.secrets.configured import secret_box
 from core.secrets.stored import check_secret_key
 from core.settings import Settings
 from core.store.blobs import BlobStore
 from core.store.engine import Store, database_url
-from core.store.events import prune_events
 from core.store.migrate import migrate
-from core.store.models import utcnow
 from core.store.replicas import ReplicaListener
-from core.webhooks.deliveries import RetryPolicy, prune_deliveries
-from core.webhooks.sender import WebhookSender
+from gateway.background import BackgroundJobs
 from gateway.http_connections import AnswerCutRequests, ConnectionGuard, guarded_protocol
 from gateway.listener_probe import Listener, ListenerCheck, connect_host
 from gateway.loop_watchdog import LoopWatchdog
@@ -137,7 +124,7 @@ class Gateway:
         self.tls: ssl.SSLContext | None = None
         self.generated_admin_password: str | None = None
         self._stack = AsyncExitStack()
-        self._tasks: list[asyncio.Task[None]] = []
+        self._jobs: BackgroundJobs | None = None
 
     async def start(self) -> None:
         settings = self.settings
@@ -191,8 +178,7 @@ class Gateway:
                 await start_mx_listener(settings, store, self.secrets, sock)
             )
         # Kept structures: the backfill of mail stored before them, and the write-back
-        # of those IMAP makes meanwhile (core/rendering/backfill.py), with the other
-        # background jobs.
+        # of those IMAP makes meanwhile (core/rendering/backfill.py), a background job.
         filler = Filler(store, BlobStore(settings.attachments_dir), settings.domain)
         await self._start_imap(store, guard, signed_in, filler.queue)
         # Bound now: what the Account page tells mail clients (api/mail_settings.py).
@@ -201,44 +187,8 @@ class Gateway:
         self._listeners.tls = self.tls is not None
         self._listeners.check = ListenerCheck(self.listeners)
         self._listeners.serving = True
-        self._every(CHECK_EVERY_SECONDS, signed_in.sweep)
-        self._every(settings.heartbeat_seconds / 3, self._sweep_presence)
-        self._every(3600, self._prune_events)
-        self._every(1.0, self._expire_requests)
-        # Web Push: the jobs queued with requests and questions, sent by one replica each.
-        pushes = PushSender(
-            store,
-            self.secrets,
-            contact=f"mailto:postmaster@{settings.domain}",
-            allow_private=settings.push_allow_private_endpoints,
-        )
-        self._stack.push_async_callback(pushes.close)
-        self._every(1.0, pushes.run_once)
-        # Webhooks: the deliveries queued with each event, posted by one replica each.
-        hooks = WebhookSender(
-            store,
-            self.secrets,
-            allow_private=settings.webhook_allow_private_endpoints,
-            policy=RetryPolicy(
-                max_attempts=settings.webhook_max_attempts,
-                base_seconds=settings.webhook_retry_seconds,
-                disable_after=settings.webhook_disable_after,
-            ),
-        )
-        self._stack.push_async_callback(hooks.close)
-        if self._background_jobs:
-            self._tasks.append(asyncio.create_task(hooks.run(), name="webhooks"))
-        if settings.smarthost:  # outbound mail: the jobs queued with mails to mailto:
-            outbound = OutboundSender(
-                store, self.secrets, BlobStore(settings.attachments_dir), settings, settings.domain
-            )
-            self._every(1.0, outbound.run_due)
-        ttl_seconds = settings.attachment_ttl_hours * 3600
-        self._every(min(3600.0, max(1.0, ttl_seconds / 4)), self._collect_attachments)
-        if self._background_jobs:
-            self._tasks.append(asyncio.create_task(self._fill(filler), name="kept structures"))
-            # The list rows' excerpts of mail stored before them (core/mail/excerpt_backfill.py).
-            self._tasks.append(asyncio.create_task(self._fill_excerpts(), name="excerpts"))
+        self._jobs = BackgroundJobs(settings, store, self.secrets, enabled=self._background_jobs)
+        self._jobs.start(self._stack, signed_in, filler)
         # Serving from now on: any stall of this loop over 250 ms is logged and counted
         # (start-up's imports and migrations, before any client, are not).
         watchdog = LoopWatchdog()
@@ -399,65 +349,6 @@ class Gateway:
             return self._sockets.pop(name)
         return bind_tcp(self.settings.host, port, self.settings.listen_backlog, name)
 
-    def _every(self, seconds: float, job: Callable[[], Awaitable[object]]) -> None:
-        if not self._background_jobs:
-            return
-
-        async def loop() -> None:
-            while True:
-                await asyncio.sleep(seconds)
-                try:
-                    await job()
-                except Exception:  # a failed round must not end the loop
-                    log.exception("background job %s failed", job.__name__)
-
-        self._tasks.append(asyncio.create_task(loop(), name=job.__name__))
-
-    async def _fill(self, filler: Filler) -> None:
-        """The backfill, then the write-back; a failure is logged and tried again later
-        (what was filled stays filled)."""
-        while True:
-            try:
-                await filler.run()
-            except Exception:
-                log.exception("kept structures: the backfill failed; again in a minute")
-                await asyncio.sleep(60)
-
-    async def _fill_excerpts(self) -> None:
-        """Once; a failure is logged and tried again later (what was filled stays filled)."""
-        assert self.store is not None
-        while True:
-            try:
-                await fill_excerpts(self.store)
-                return
-            except Exception:
-                log.exception("excerpts: the backfill failed; again in a minute")
-                await asyncio.sleep(60)
-
-    async def _sweep_presence(self) -> None:
-        assert self.store is not None
-        await mark_silent_agents_offline(
-            self.store, timedelta(seconds=self.settings.offline_after_seconds)
-        )
-
-    async def _expire_requests(self) -> None:
-        assert self.store is not None
-        await expire_permission_requests(self.store)
-
-    async def _prune_events(self) -> None:
-        assert self.store is not None
-        await prune_events(self.store, timedelta(days=self.settings.event_retention_days))
-        await prune_deliveries(self.store, timedelta(days=self.settings.event_retention_days))
-        await prune_idempotency_keys(self.store)
-        await prune_outbound_jobs(self.store)  # settled jobs past the limits and bounces
-        retention = timedelta(days=self.settings.imap_expunge_retention_days)
-        await prune_expunged(self.store, retention)  # QRESYNC's (core/mailboxes/expunged.py)
-
-    async def _collect_attachments(self) -> None:
-        assert self.store is not None
-        ttl = timedelta(hours=self.settings.attachment_ttl_hours)
-        await collect_unsent(self.store, BlobStore(self.settings.attachments_dir), utcnow() - ttl)
-
     def begin_draining(self) -> None:
         """From now on `/readyz` says 503, so a load balancer sends no new work here."""
         if hasattr(self, "_listeners"):
@@ -465,12 +356,8 @@ class Gateway:
 
     async def stop(self) -> None:
         self.begin_draining()
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        self._tasks.clear()
+        if self._jobs is not None:
+            await self._jobs.stop()
         await self._stack.aclose()
 
     @property
