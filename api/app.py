@@ -21,6 +21,7 @@ from api.uploads import MULTIPART_OVERHEAD
 from core.identity.login_guard import LoginGuard, guard_from_settings
 from core.identity.signed_in import SignedIn
 from core.identity.throttle import LoginThrottle
+from core.secrets.box import SecretBox
 from core.secrets.configured import secret_box
 from core.settings import Settings
 from core.store.blobs import BlobStore
@@ -36,10 +37,12 @@ def create_app(
     guard: LoginGuard | None = None,
     signed_in: SignedIn | None = None,
     routes: Sequence[BaseRoute] | None = None,
+    secrets: SecretBox | None = None,
 ) -> FastAPI:
     """`guard`: the login guard SMTP and IMAP use too (one per process); `signed_in`:
     where SSE streams are held, to end with their key (none: streams are not held);
-    `routes`: the API's routes (default: the process's shared ones, api/routers.py)."""
+    `routes`: the API's routes (default: the process's shared ones, api/routers.py);
+    `secrets`: the gateway's secret box (default: the one the settings name)."""
     app = FastAPI(
         title="AgentMail",
         version=VERSION,
@@ -55,7 +58,7 @@ def create_app(
     app.state.settings = settings
     app.state.store = store
     app.state.blobs = BlobStore(settings.attachments_dir)
-    app.state.secrets = secret_box(settings)
+    app.state.secrets = secrets or secret_box(settings)
     app.state.listeners = Listeners()  # the gateway fills it once SMTP and IMAP are bound
     app.state.login_guard = guard or guard_from_settings(settings, LoginThrottle())
     app.state.signed_in = signed_in

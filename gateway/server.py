@@ -198,7 +198,7 @@ class Gateway:
 
     async def _start_http(self, store: Store, guard: LoginGuard, signed_in: SignedIn) -> None:
         settings = self.settings
-        app = create_app(settings, store, guard, signed_in)
+        app = create_app(settings, store, guard, signed_in, secrets=self.secrets)
         app.state.worker = self.worker
         self._listeners: Listeners = app.state.listeners
         sock = self._listening("http", settings.http_port)

@@ -57,6 +57,7 @@ class MxHandler:
     _bounces: WeakKeyDictionary[Envelope, str] = field(
         default_factory=WeakKeyDictionary, compare=False, repr=False
     )
+    _reply_key: list[bytes] = field(default_factory=list, compare=False, repr=False)
 
     async def handle_exception(self, error: Exception) -> str:
         log.error("an MX command failed", exc_info=error)
@@ -84,7 +85,9 @@ class MxHandler:
             self._bounces[envelope] = address  # a report on one of our outbound mails
             envelope.rcpt_tos.append(address)
             return "250 2.1.5 OK"
-        key = await ensure_reply_key(self.store, self.box)
+        if not self._reply_key:  # read once: it never changes (core/secrets/reply_token.py)
+            self._reply_key.append(await ensure_reply_key(self.store, self.box))
+        key = self._reply_key[0]
         shown = address.replace("\r", "").replace("\n", "")[:300]
         accepted = await accepted_recipient(
             self.store, key, self.domain, address, envelope.mail_from or ""
