@@ -179,6 +179,32 @@ def _here(_namespace: str, kind: int) -> socket.socket:
     return sock
 
 
+PORT_TRIES = 20
+
+
+def _bound_pair(
+    namespace: str | None, address: str, port: int
+) -> tuple[socket.socket, socket.socket]:
+    """A UDP and a TCP socket bound to one port. With port 0 the UDP socket picks it and
+    the TCP port of that number may be taken (another test's connection): try another."""
+    made = socket_in if namespace is not None else _here
+    for _ in range(PORT_TRIES if port == 0 else 1):
+        udp_socket = made(namespace or "", socket.SOCK_DGRAM)
+        tcp_socket = made(namespace or "", socket.SOCK_STREAM)
+        try:
+            udp_socket.bind((address, port))
+            tcp_socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            tcp_socket.bind((address, udp_socket.getsockname()[1]))
+        except OSError:
+            udp_socket.close()
+            tcp_socket.close()
+            if port != 0:
+                raise
+            continue
+        return udp_socket, tcp_socket
+    raise OSError(f"no port free for both UDP and TCP on {address} after {PORT_TRIES} tries")
+
+
 @asynccontextmanager
 async def running_dns(
     namespace: str | None, address: str, origins: Iterable[str], port: int = 53
@@ -187,13 +213,8 @@ async def running_dns(
     one free port for both), UDP and TCP."""
     zones = Zones(tuple(_name(origin) for origin in origins))
     loop = asyncio.get_running_loop()
-    made = socket_in if namespace is not None else _here
-    udp_socket = made(namespace or "", socket.SOCK_DGRAM)
-    udp_socket.bind((address, port))
+    udp_socket, tcp_socket = _bound_pair(namespace, address, port)
     port = udp_socket.getsockname()[1]
-    tcp_socket = made(namespace or "", socket.SOCK_STREAM)
-    tcp_socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    tcp_socket.bind((address, port))
     transport, _ = await loop.create_datagram_endpoint(lambda: _Udp(zones), sock=udp_socket)
     server = await asyncio.start_server(
         lambda reader, writer: _serve_tcp(zones, reader, writer), sock=tcp_socket
