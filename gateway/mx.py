@@ -1,16 +1,21 @@
-"""The MX listener started with the gateway's settings (off unless `AGENTMAIL_MX_PORT`)."""
+"""Mail from the internet, as the settings say: the MX listener (off unless
+`AGENTMAIL_MX_PORT`) and the reply mailbox (off unless `AGENTMAIL_REPLY_MAILBOX`)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import socket
 from collections.abc import Awaitable, Callable
 
+from core.archive.imap_source import parse_imap_url
 from core.secrets.box import SecretBox
 from core.settings import Settings
 from core.store.engine import Store
 from gateway.protocol_errors import LoggedFactories
 from smtp_in.mx_handler import MxHandler
 from smtp_in.mx_server import start_mx
+from smtp_in.reply_mailbox import ReplyMailbox
 from smtp_in.session_limits import SessionLimits
 
 
@@ -34,3 +39,30 @@ async def start_mx_listener(
         shutdown_grace=settings.shutdown_grace_seconds,
         guard_factory=LoggedFactories("MX"),
     )
+
+
+def start_reply_mailbox(
+    settings: Settings, store: Store, box: SecretBox
+) -> Callable[[], Awaitable[None]]:
+    """Watch the reply mailbox (`AGENTMAIL_REPLY_MAILBOX`) in a task; returns its `stop`.
+    A URL that is not `imaps://user@host[:port]/MAILBOX` stops the start here."""
+    parse_imap_url(settings.reply_mailbox)
+    password = settings.reply_mailbox_password
+    watcher = ReplyMailbox(
+        store,
+        settings.domain,
+        box,
+        settings.reply_mailbox,
+        password.get_secret_value() if password is not None else "",
+        poll_seconds=settings.reply_mailbox_poll_seconds,
+        max_bytes=settings.smtp_max_message_bytes,
+        cafile=settings.reply_mailbox_cafile,
+    )
+    task = asyncio.create_task(watcher.run(), name="reply mailbox")
+
+    async def stop() -> None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    return stop

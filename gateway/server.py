@@ -47,7 +47,7 @@ from gateway.background import BackgroundJobs
 from gateway.http_connections import AnswerCutRequests, ConnectionGuard, guarded_protocol
 from gateway.listener_probe import Listener, ListenerCheck, connect_host
 from gateway.loop_watchdog import LoopWatchdog
-from gateway.mx import start_mx_listener
+from gateway.mx import start_mx_listener, start_reply_mailbox
 from gateway.notify import notify
 from gateway.protocol_errors import LoggedFactories
 from gateway.sockets import bind_tcp
@@ -177,6 +177,8 @@ class Gateway:
             self._stack.push_async_callback(
                 await start_mx_listener(settings, store, self.secrets, sock)
             )
+        if settings.reply_mailbox:  # replies collected over IMAP (smtp_in/reply_mailbox.py)
+            self._stack.push_async_callback(start_reply_mailbox(settings, store, self.secrets))
         # Kept structures: the backfill of mail stored before them, and the write-back
         # of those IMAP makes meanwhile (core/rendering/backfill.py), a background job.
         filler = Filler(store, BlobStore(settings.attachments_dir), settings.domain)

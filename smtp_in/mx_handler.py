@@ -15,7 +15,6 @@ it (RFC 3834 §2). `250` follows the commit (RFC 5321 §4.1.1.4).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import dataclass, field
 from weakref import WeakKeyDictionary
@@ -23,16 +22,12 @@ from weakref import WeakKeyDictionary
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from core.mailauth.check import judge
-from core.relay.bounce_record import record_bounce
-from core.relay.bounces import read_bounce
 from core.relay.envelope import envelope_id_in_address
-from core.replies.inbound import OutsideMail, store_outside_mail
 from core.replies.recipients import Accepted, accepted_recipient
 from core.secrets.box import SecretBox
 from core.secrets.reply_token import ensure_reply_key
 from core.store.engine import Store
-from core.store.raw_messages import Original
-from smtp_in.message import Submitted, parse_submitted
+from smtp_in.outside_intake import take_bounce, take_received
 from smtp_in.protocol_replies import ehlo_lines
 from smtp_in.replies import failure_reply
 
@@ -115,18 +110,7 @@ class MxHandler:
                 helo=session.host_name or "",
                 mail_from=envelope.mail_from or "",
             )
-            header = verdict.header(self.domain).encode("ascii", "replace") + b"\r\n"
-            message, original = await asyncio.to_thread(_read, header + raw)
-            mail = OutsideMail(
-                from_addresses=message.from_addresses,
-                subject=message.subject,
-                body=message.body,
-                message_id=message.message_id,
-                original=original,
-            )
-            stored = await store_outside_mail(
-                self.store, self.domain, accepted, mail, verdict, "mx"
-            )
+            stored = await take_received(self.store, self.domain, accepted, raw, verdict)
         except Exception as exc:
             return failure_reply(exc)
         if stored.decided:
@@ -135,14 +119,6 @@ class MxHandler:
 
     async def _bounce(self, raw: bytes, address: str) -> str:
         try:
-            bounce = await asyncio.to_thread(read_bounce, raw, envelope_recipient=address)
-            if bounce is None:
-                return "250 2.0.0 taken: no failure reported"
-            written = await record_bounce(self.store, bounce, self.domain)
+            return "250 2.0.0 " + await take_bounce(self.store, self.domain, raw, address)
         except Exception as exc:
             return failure_reply(exc)
-        return f"250 2.0.0 taken: {written} notice(s) written"
-
-
-def _read(kept: bytes) -> tuple[Submitted, Original]:
-    return parse_submitted(kept), Original.of(kept)

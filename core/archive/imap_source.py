@@ -24,7 +24,7 @@ from pymap.parsing.modutf7 import modutf7_encode
 
 from core.archive.sources import Source
 
-__all__ = ["ImapSource", "ImapTarget", "parse_imap_url"]
+__all__ = ["ImapError", "ImapSource", "ImapTarget", "parse_imap_url", "response_text"]
 
 IMAPS_PORT: Final = 993
 TIMEOUT: Final = 60.0
@@ -33,6 +33,7 @@ _CLOSE_TURNS = 3  # loop iterations for a closed TLS transport to close its sock
 # §6.1) before the socket is cut: asyncio's own wait is 30 s, longer than a command.
 _CLOSE_SECONDS: Final = 2.0
 _UID: Final = re.compile(rb"UID (\d+)")
+_UIDVALIDITY: Final = re.compile(rb"\[UIDVALIDITY (\d+)\]", re.IGNORECASE)
 
 
 class ImapError(ConnectionError):
@@ -56,6 +57,14 @@ def parse_imap_url(url: str) -> ImapTarget:
         raise ValueError(f"{url!r}: expected imaps://user@host[:port]/MAILBOX")
     mailbox = unquote(parts.path.lstrip("/")) or "INBOX"
     return ImapTarget(parts.hostname, parts.port or IMAPS_PORT, unquote(parts.username), mailbox)
+
+
+def _uidvalidity(lines: Sequence[bytes | bytearray]) -> int:
+    for line in lines:
+        found = _UIDVALIDITY.search(line)
+        if found is not None:
+            return int(found.group(1))
+    return 0
 
 
 def _mailbox_name(name: str) -> str:
@@ -102,6 +111,7 @@ class ImapSource(Source):
         self._context = context
         self._client: aioimaplib.IMAP4 | None = None
         self._lost = asyncio.Event()
+        self.uidvalidity = 0  # the selected mailbox's (RFC 3501 §2.3.1.1); 0: not sent
 
     async def _connect(self) -> aioimaplib.IMAP4:
         target = self.target
@@ -119,10 +129,13 @@ class ImapSource(Source):
             await client.wait_hello_from_server()
             login = await client.login(target.user, self._password)
             if login.result != "OK":
-                raise ImapError(f"IMAP login as {target.user} refused: {_text(login.lines)}")
+                raise ImapError(
+                    f"IMAP login as {target.user} refused: {response_text(login.lines)}"
+                )
             selected = await client.select(_mailbox_name(target.mailbox))
             if selected.result != "OK":
-                raise ImapError(f"cannot open {target.mailbox}: {_text(selected.lines)}")
+                raise ImapError(f"cannot open {target.mailbox}: {response_text(selected.lines)}")
+            self.uidvalidity = _uidvalidity(selected.lines)
         except BaseException:
             await _abandon(client, lost)
             raise
@@ -132,7 +145,7 @@ class ImapSource(Source):
         self._client = await self._connect()
         found = await self._client.uid_search("ALL")
         if found.result != "OK":
-            raise ImapError(f"UID SEARCH failed: {_text(found.lines)}")
+            raise ImapError(f"UID SEARCH failed: {response_text(found.lines)}")
         words = found.lines[0].split() if len(found.lines) > 1 else []
         return [word.decode() for word in words if word.isdigit()]
 
@@ -142,7 +155,7 @@ class ImapSource(Source):
             return []
         response = await self._client.uid("fetch", ",".join(keys), f"(UID {item})")
         if response.result != "OK":
-            raise ImapError(f"UID FETCH failed: {_text(response.lines)}")
+            raise ImapError(f"UID FETCH failed: {response_text(response.lines)}")
         by_uid = _literals_by_uid(response.lines)
         missing = [key for key in keys if key not in by_uid]
         if missing:
@@ -196,5 +209,5 @@ async def _abandon(client: aioimaplib.IMAP4, lost: asyncio.Event) -> None:
         await asyncio.sleep(0)
 
 
-def _text(lines: Sequence[bytes | bytearray]) -> str:
+def response_text(lines: Sequence[bytes | bytearray]) -> str:
     return " ".join(bytes(line).decode("utf-8", "replace") for line in lines)[:300]

@@ -19,6 +19,7 @@ a mail to themselves, marked the same way (it decides nothing).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -47,7 +48,7 @@ from core.store.models import (
 )
 from core.store.raw_messages import Original
 
-__all__ = ["OutsideMail", "Stored", "store_outside_mail"]
+__all__ = ["OutsideMail", "Stored", "store_collected_mail", "store_outside_mail"]
 
 VERIFIED: Final = "verified"
 OTHER_ADDRESS: Final = "the From address is not the external address this reply address was sent to"
@@ -204,3 +205,23 @@ async def store_outside_mail(
 ) -> Stored:
     """Store `mail` (one transaction: the mail, the decision or the notice, the mark)."""
     return await store.write(lambda s: _write(s, domain, accepted, mail, verdict, via))
+
+
+async def store_collected_mail(
+    store: Store,
+    domain: str,
+    accepted: Accepted,
+    mail: OutsideMail,
+    verdict: Verdict,
+    claim: Callable[[Session], bool],
+) -> Stored | None:
+    """Store a reply collected from a mailbox, as `store_outside_mail` does, if `claim`
+    (run first, in the same transaction: core/replies/collected.py) says it is not
+    taken yet; None: it was, and nothing is written."""
+
+    def write(session: Session) -> Stored | None:
+        if not claim(session):
+            return None
+        return _write(session, domain, accepted, mail, verdict, "imap")
+
+    return await store.write(write)

@@ -7,6 +7,7 @@ docs/external-mail.md explains them together.
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field, SecretStr, field_validator
@@ -84,6 +85,25 @@ class OutboundSettings(BaseSettings):
     )
     outbound_per_domain_per_hour: int = Field(
         300, ge=1, description="Mails to one recipient domain an hour, from everyone."
+    )
+
+    reply_mailbox: str = Field(
+        "",
+        description="`imaps://user@host[:port]/MAILBOX`: a mailbox at your provider that"
+        " receives the domain's reply and bounce addresses, watched over IMAP (IDLE) for"
+        " hosts that cannot receive on port 25; there only an aligned DKIM pass decides."
+        " Empty: off.",
+    )
+    reply_mailbox_password: SecretStr | None = Field(None, description="Its IMAP password.")
+    reply_mailbox_cafile: Path | None = Field(
+        None, description="CA certificates to check its server by (PEM); unset: the system's."
+    )
+    reply_mailbox_poll_seconds: float = Field(
+        60.0,
+        gt=0,
+        le=3600,
+        description="How often it is searched when its server offers no IDLE, and the first"
+        " wait after a failed connection (doubling, up to 15 minutes).",
     )
 
     @field_validator("smarthost")

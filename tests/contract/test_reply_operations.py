@@ -3,9 +3,12 @@ run the same way on SQLite and PostgreSQL: an address added (its code's mail que
 a code sent again, a wrong code counted, the right one verifying, choices changed, an
 address deleted; a permission request copied to the verified address with its reply
 token; a reply with the proof deciding it, a replay and a reply from another address
-deciding nothing (each marked, the notice written)."""
+deciding nothing (each marked, the notice written); replies collected from a mailbox,
+each UID taken once."""
 
 from __future__ import annotations
+
+import functools
 
 import pytest
 from sqlalchemy import select
@@ -15,7 +18,8 @@ from core.mail.send import Permission
 from core.mailauth.verdict import DkimSignature, Verdict
 from core.replies.addresses import add_address, delete_address, resend_code, set_choices
 from core.replies.codes import verify_address
-from core.replies.inbound import OutsideMail, store_outside_mail
+from core.replies.collected import claim_uid, read_cursor, skip_uid
+from core.replies.inbound import OutsideMail, Stored, store_collected_mail, store_outside_mail
 from core.replies.recipients import Accepted
 from core.secrets.box import SecretBox
 from core.secrets.reply_token import ensure_reply_key
@@ -70,6 +74,28 @@ async def addresses_and_replies(store: Store) -> None:
     assert (
         not kept.decided and kept.reason == "mail to your own address from outside decides nothing"
     )
+    await collected_replies(store, accepted)
+
+
+async def collected_replies(store: Store, accepted: Accepted) -> None:
+    """Replies collected from a mailbox: one taken, a copy of it and a UID taken before
+    refused, one passed over; the cursor's row the same on both."""
+    mailbox = "imaps://replies@mail.out.test/INBOX"
+    raw = Original.of(b"From: ana@out.test\r\n\r\nthanks\r\n")
+    note = OutsideMail(["ana@out.test"], "Re: deploy", "thanks", "<n1@out.test>", raw)
+
+    async def collect(uid: int, message_id: str | None) -> Stored | None:
+        claim = functools.partial(claim_uid, mailbox=mailbox, uidvalidity=7, uid=uid,
+                                  message_id=message_id)  # fmt: skip
+        return await store_collected_mail(store, D, accepted, note, PASS, claim)
+
+    taken = await collect(3, "<n1@out.test>")
+    assert taken is not None and not taken.decided
+    assert await collect(4, "<n1@out.test>") is None  # a copy: the same Message-ID
+    assert await collect(2, None) is None  # a UID the cursor passed
+    await skip_uid(store, mailbox, 7, 9)
+    cursor = await store.read(lambda s: read_cursor(s, mailbox, 7))
+    assert cursor is not None and cursor.uid == 9
 
 
 async def test_both_backends_leave_the_same_rows(stores: Stores) -> None:
