@@ -1,8 +1,9 @@
 """The outside world's scenario for outbound mail's durability (`make test-outside`):
-a real `agentmail serve` child process with 50 mails to `mailto:` queued while its
-smarthost is down is killed with SIGKILL; restarted with the smarthost up, every mail
-arrives at least once, and the copies of any one mail share its Message-ID (50
-distinct ones, each a stored mail's)."""
+a real `agentmail serve` child process with 50 mails to `mailto:` queued and its
+smarthost slow (each message answered after a pause) is killed with SIGKILL while it
+delivers, the smarthost holding the reply to a message it took; restarted, every mail arrives
+at least once, and the copies of any one mail share its Message-ID (50 distinct ones,
+each a stored mail's)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from tests.support.smarthost import Smarthost, smarthost
 
 pytestmark = pytest.mark.outside
 MAILS = 50
+SLOW = 0.3  # seconds the smarthost holds each message before it answers
+KILL_AFTER = 10  # messages the smarthost has seen when the gateway is killed
 
 
 async def _client(base_url: str) -> httpx.AsyncClient:
@@ -29,9 +32,9 @@ async def _client(base_url: str) -> httpx.AsyncClient:
 
 
 async def test_queued_mail_survives_sigkill(database_url: str, tmp_path: Path) -> None:
-    recorder = Smarthost()
+    recorder = Smarthost(slow=SLOW, hold_from=KILL_AFTER + 1)
     async with smarthost(host=recorder) as probe:
-        port = probe.port  # a port that is now free: the smarthost is "down"
+        port = probe.port  # a port that is free while the mails are queued: "down"
     env = serve_env(database_url, tmp_path)
     env.update(
         {
@@ -39,7 +42,7 @@ async def test_queued_mail_survives_sigkill(database_url: str, tmp_path: Path) -
             "AGENTMAIL_SMARTHOST_TLS": "none",
             "AGENTMAIL_OUTBOUND_RETRY_MINIMUM": "1",
             # A job the killed process held is free again after its lease (15 s here).
-            "AGENTMAIL_SMARTHOST_TIMEOUT_SECONDS": "1",
+            "AGENTMAIL_SMARTHOST_TIMEOUT_SECONDS": "5",
             "AGENTMAIL_SECRET_KEY": "the outside tests' secret key, 32+ characters",
         }
     )
@@ -57,8 +60,17 @@ async def test_queued_mail_survives_sigkill(database_url: str, tmp_path: Path) -
             assert sent.status_code == 200, sent.text
             message_ids.add(sent.json()["message_id"])
         await admin.aclose()
+        # The smarthost comes up, slow: killed while one message waits for its reply.
+        async with smarthost(port, recorder), asyncio.timeout(120):
+            while recorder.tried <= KILL_AFTER:
+                recorder.taking.clear()
+                await recorder.taking.wait()
+            await first.kill()  # the last message is taken, its reply held back
     finally:
         await first.kill()
+    assert len(recorder.received) < MAILS  # the kill came mid-way
+    recorder.slow, recorder.hold_from = 0.0, None
+    recorder.release.set()
     async with smarthost(port, recorder):
         second = await serve(env, log=tmp_path / "second.log")
         try:
@@ -74,3 +86,6 @@ async def test_queued_mail_survives_sigkill(database_url: str, tmp_path: Path) -
     assert {r.rcpt_tos[0] for r in recorder.received} == {
         f"user{i}@example.com" for i in range(MAILS)
     }
+    copies = len(recorder.received) - MAILS
+    print(f"{len(recorder.received)} arrivals of {MAILS} mails ({copies} sent again)")
+    assert copies >= 1  # the one taken without a reply was sent again, same Message-ID

@@ -39,6 +39,10 @@ class Smarthost:
     received: list[Received] = field(default_factory=list)
     tried: int = 0  # DATA commands seen, accepted or not
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    slow: float = 0.0  # seconds each message waits before its reply: a slow smarthost
+    taking: asyncio.Event = field(default_factory=asyncio.Event)  # set as a DATA comes in
+    hold_from: int | None = None  # from this DATA on, replies wait for `release`
+    release: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
     def address(self) -> str:
@@ -46,11 +50,18 @@ class Smarthost:
 
     async def handle_DATA(self, _server: SMTP, _session: SmtpSession, envelope: Envelope) -> str:
         self.tried += 1
+        self.taking.set()
         if self.answers:
             return self.answers.popleft()
         data = envelope.original_content or b""
         self.received.append(Received(str(envelope.mail_from), list(envelope.rcpt_tos), data))
         self.arrived.set()
+        # Queued, then slow to say so: as an MTA whose client is gone after the end of
+        # the data, it delivers the message all the same (RFC 5321 §4.1.1.4: the client
+        # that saw no reply sends it again; a duplicate is the price of none lost).
+        await asyncio.sleep(self.slow)
+        if self.hold_from is not None and self.tried >= self.hold_from:
+            await self.release.wait()
         return "250 2.0.0 queued"
 
 
