@@ -22,6 +22,7 @@ from urllib.parse import unquote, urlsplit
 import aioimaplib  # type: ignore[import-untyped]
 from pymap.parsing.modutf7 import modutf7_encode
 
+from core.archive.aioimaplib_compat import connecting_task
 from core.archive.sources import Source
 
 __all__ = ["ImapError", "ImapSource", "ImapTarget", "parse_imap_url", "response_text"]
@@ -182,8 +183,8 @@ async def _abandon(client: aioimaplib.IMAP4, lost: asyncio.Event) -> None:
     transport itself (a server that does not hang up, a LOGOUT that timed out) and a
     connection still being made (a greeting that timed out), so no socket is left
     for the garbage collector."""
-    connecting = getattr(client, "_client_task", None)
-    if connecting is not None and not connecting.done():
+    connecting = connecting_task(client)
+    if connecting is not None:
         connecting.cancel()
         with contextlib.suppress(BaseException):
             await connecting

@@ -17,6 +17,7 @@ from pymap.fetch import MessageAttributes
 from pymap.parsing.specials import SequenceSet
 
 from api import fastapi_compat
+from core.archive import aioimaplib_compat
 from imap_view import pymap_compat
 from smtp_in import aiosmtpd_compat
 
@@ -169,6 +170,15 @@ def test_no_module_of_api_reaches_fastapi_or_starlette_internals_outside_compat(
 
 def test_no_module_of_smtp_in_reaches_aiosmtpd_internals_outside_compat() -> None:
     assert _offending("smtp_in", "aiosmtpd", set(), "aiosmtpd_compat.py") == []
+
+
+def test_aioimaplibs_internal_is_there() -> None:
+    aioimaplib_compat.check()
+
+
+def test_no_module_of_core_archive_reaches_aioimaplib_internals_outside_compat() -> None:
+    own = {"_client", "_connect", "_fetch", "_lost", "_password", "_context"}
+    assert _offending("core/archive", "aioimaplib", own, "aioimaplib_compat.py") == []
 
 
 def test_every_pymap_internal_used_is_listed_and_checked() -> None:
