@@ -8,6 +8,7 @@ import contextlib
 import socket
 from collections.abc import Awaitable, Callable
 
+from core.archive import aioimaplib_compat
 from core.archive.imap_source import parse_imap_url
 from core.secrets.box import SecretBox
 from core.settings import Settings
@@ -47,6 +48,7 @@ def start_reply_mailbox(
     """Watch the reply mailbox (`AGENTMAIL_REPLY_MAILBOX`) in a task; returns its `stop`.
     A URL that is not `imaps://user@host[:port]/MAILBOX` stops the start here."""
     parse_imap_url(settings.reply_mailbox)
+    aioimaplib_compat.check()  # the library's internal the connection's close relies on
     password = settings.reply_mailbox_password
     watcher = ReplyMailbox(
         store,
