@@ -60,8 +60,8 @@ class FileReader:
         try:
             while chunk := await asyncio.to_thread(self._file.read, READ_BYTES):
                 yield chunk
-        finally:
-            await self.close()
+        finally:  # at once, even when cancelled: closing does not wait on I/O
+            self._file.close()
 
     async def close(self) -> None:
         await asyncio.to_thread(self._file.close)

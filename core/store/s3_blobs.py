@@ -51,8 +51,8 @@ class S3Reader:
                 call, lambda: self._body.read(READ_BYTES), "read"
             ):
                 yield chunk
-        finally:
-            await self.close()
+        finally:  # at once, even when cancelled: closing does not wait on I/O
+            self._body.close()
 
     def _read(self) -> bytes:
         return bytes(self._body.read(READ_BYTES))
