@@ -24,6 +24,7 @@ from core.identity.throttle import LoginThrottle
 from core.secrets.box import SecretBox
 from core.secrets.configured import secret_box
 from core.settings import Settings
+from core.store.blob_choice import open_blobs
 from core.store.blobs import BlobStore
 from core.store.engine import Store
 from core.version import VERSION
@@ -38,11 +39,13 @@ def create_app(
     signed_in: SignedIn | None = None,
     routes: Sequence[BaseRoute] | None = None,
     secrets: SecretBox | None = None,
+    blobs: BlobStore | None = None,
 ) -> FastAPI:
     """`guard`: the login guard SMTP and IMAP use too (one per process); `signed_in`:
     where SSE streams are held, to end with their key (none: streams are not held);
     `routes`: the API's routes (default: the process's shared ones, api/routers.py);
-    `secrets`: the gateway's secret box (default: the one the settings name)."""
+    `secrets`: the gateway's secret box (default: the one the settings name); `blobs`:
+    the attachment store (default: the one the settings name)."""
     app = FastAPI(
         title="AgentMail",
         version=VERSION,
@@ -57,7 +60,7 @@ def create_app(
     )
     app.state.settings = settings
     app.state.store = store
-    app.state.blobs = BlobStore(settings.attachments_dir)
+    app.state.blobs = blobs or open_blobs(settings)
     app.state.secrets = secrets or secret_box(settings)
     app.state.listeners = Listeners()  # the gateway fills it once SMTP and IMAP are bound
     app.state.login_guard = guard or guard_from_settings(settings, LoginThrottle())

@@ -39,6 +39,8 @@ STATUS: dict[type[domain.DomainError], int] = {
     domain.PayloadTooLarge: 413,
     # RFC 4918 §11.5 "Insufficient Storage": the server's, not the client's fault; retry.
     domain.StorageFull: 507,
+    # The object store away: the server's side, and it passes; retried by the client.
+    domain.StorageUnavailable: 503,
     domain.RateLimited: 429,
     domain.AutoNotAllowed: 422,
     domain.IdempotencyKeyReused: 422,
@@ -46,6 +48,7 @@ STATUS: dict[type[domain.DomainError], int] = {
 }
 
 STORAGE_RETRY_SECONDS = 60  # a full disk is freed by a person, not within seconds
+UNAVAILABLE_RETRY_SECONDS = 10  # an object store that is away is usually back soon
 MAX_FIELDS = 20  # a body of 10,000 wrong items answers with the first few
 
 # Codes for errors that only exist at the HTTP layer.
@@ -90,6 +93,8 @@ async def _domain_error(_request: Request, exc: Exception) -> JSONResponse:
         headers = {"Retry-After": str(exc.retry_after)}
     if isinstance(exc, domain.StorageFull):
         headers = {"Retry-After": str(STORAGE_RETRY_SECONDS)}
+    if isinstance(exc, domain.StorageUnavailable):
+        headers = {"Retry-After": str(UNAVAILABLE_RETRY_SECONDS)}
     if isinstance(exc, domain.PayloadTooLarge):
         # The rest of the body was not read: the connection cannot carry another request.
         headers = {"Connection": "close"}

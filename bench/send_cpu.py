@@ -52,6 +52,7 @@ from core.settings import Limits, Settings
 from core.store.blobs import BlobStore
 from core.store.credentials import CredentialCache
 from core.store.engine import Store
+from core.store.file_blobs import FileBlobs
 from core.store.models import Agent
 from smtp_in.handler import SubmissionHandler
 
@@ -180,7 +181,7 @@ async def main(args: argparse.Namespace) -> int:
                 "before_cursor_execute",
                 lambda *_: statements.__setitem__(0, statements[0] + 1),
             )
-        blobs = BlobStore(Path(tempfile.mkdtemp(prefix="agentmail-blobs-")))
+        blobs = FileBlobs(Path(tempfile.mkdtemp(prefix="agentmail-blobs-")))
         if args.path == "rest":
             send = rest_sender(store)
         elif args.path == "http":

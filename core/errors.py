@@ -151,6 +151,14 @@ class StorageFull(DomainError):
     code = "storage_full"
 
 
+class StorageUnavailable(DomainError):
+    """The store of the content (the object store of the attachments) cannot be reached
+    or failed: nothing of the request was kept, and the same request succeeds once it
+    answers again."""
+
+    code = "storage_unavailable"
+
+
 class RateLimited(DomainError):
     code = "rate_limited"
 
@@ -198,6 +206,7 @@ ALL_DOMAIN_ERRORS: tuple[type[DomainError], ...] = (
     DraftChanged,
     PayloadTooLarge,
     StorageFull,
+    StorageUnavailable,
     RateLimited,
     AutoNotAllowed,
     IdempotencyKeyReused,

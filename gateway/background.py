@@ -40,10 +40,17 @@ log = logging.getLogger("agentmail")
 
 class BackgroundJobs:
     def __init__(
-        self, settings: Settings, store: Store, secrets: SecretBox, *, enabled: bool
+        self,
+        settings: Settings,
+        store: Store,
+        secrets: SecretBox,
+        blobs: BlobStore,
+        *,
+        enabled: bool,
     ) -> None:
         self.settings = settings
         self.store = store
+        self.blobs = blobs
         self.secrets = secrets
         self.enabled = enabled
         self._tasks: list[asyncio.Task[None]] = []
@@ -79,8 +86,7 @@ class BackgroundJobs:
         stack.push_async_callback(hooks.close)
         self._task(hooks.run(), "webhooks")
         if settings.smarthost:  # outbound mail: the jobs queued with mails to mailto:
-            blobs = BlobStore(settings.attachments_dir)
-            outbound = OutboundSender(store, self.secrets, blobs, settings, settings.domain)
+            outbound = OutboundSender(store, self.secrets, self.blobs, settings, settings.domain)
             self._every(1.0, outbound.run_due)
         ttl_seconds = settings.attachment_ttl_hours * 3600
         self._every(min(3600.0, max(1.0, ttl_seconds / 4)), self._collect_attachments)
@@ -147,5 +153,4 @@ class BackgroundJobs:
 
     async def _collect_attachments(self) -> None:
         ttl = timedelta(hours=self.settings.attachment_ttl_hours)
-        blobs = BlobStore(self.settings.attachments_dir)
-        await collect_unsent(self.store, blobs, utcnow() - ttl)
+        await collect_unsent(self.store, self.blobs, utcnow() - ttl)

@@ -152,6 +152,12 @@ def _private_file(path: Path) -> Iterator[BinaryIO]:
 
 
 def backup(settings: Settings, archive: Path) -> Summary:
+    if settings.blob_url:  # the archive would hold the rows without the bytes they name
+        raise BackupError(
+            "the attachments are in the object store (AGENTMAIL_BLOB_URL): `agentmail backup` "
+            "cannot copy them yet; back up the database and the bucket with their own tools "
+            "(docs/deploy.md, Attachments in object storage)"
+        )
     if archive.exists():
         raise BackupError(f"{archive} exists: a backup never overwrites a file")
     url = _store_url(settings)

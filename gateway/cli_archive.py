@@ -123,7 +123,7 @@ def import_command(
 ) -> None:
     """Import mail with its threads; running it again adds nothing (docs/import-export.md)."""
     from core.archive.importing import import_messages
-    from core.store.blobs import BlobStore
+    from core.store.blob_choice import open_blobs
 
     settings = settings_from(domain=domain, data_dir=data_dir, database_url=database_url)
     source = _open_source(sources, insecure, cafile)
@@ -140,7 +140,7 @@ def import_command(
             try:
                 return await import_messages(
                     store,
-                    BlobStore(settings.attachments_dir),
+                    open_blobs(settings),
                     settings.domain,
                     source,
                     max_attachment_bytes=settings.max_attachment_bytes,
@@ -171,7 +171,7 @@ def export_command(
 ) -> None:
     """Write a user's mailbox or one conversation as mbox or Maildir, oldest first."""
     from core.archive.exporting import export_mail
-    from core.store.blobs import BlobStore
+    from core.store.blob_choice import open_blobs
 
     if (user is None) == (session is None) or fmt not in ("mbox", "maildir"):
         err.print("[red]error:[/red] give --user or --session; --format is mbox or maildir")
@@ -187,7 +187,7 @@ def export_command(
             task = bar.add_task("exporting")
             return await export_mail(
                 store,
-                BlobStore(settings.attachments_dir),
+                open_blobs(settings),
                 settings.domain,
                 target,
                 user=user,

@@ -248,7 +248,8 @@ def check_domain(settings: Settings) -> Finding:
 
 
 def diagnose(settings: Settings) -> list[Finding]:
-    from gateway.doctor_outbound import check_outbound  # it imports this module's Finding
+    from gateway.doctor_blobs import check_object_store  # they import this module's Finding
+    from gateway.doctor_outbound import check_outbound
 
     return [
         check_data_dir(settings),
@@ -258,4 +259,5 @@ def diagnose(settings: Settings) -> list[Finding]:
         check_certificate(settings),
         check_domain(settings),
         *check_outbound(settings),
+        *check_object_store(settings),
     ]

@@ -154,6 +154,11 @@ def _restore_postgres(dump: Path, url: str, force: bool) -> None:
 
 
 def restore(settings: Settings, archive: Path, *, force: bool = False) -> Summary:
+    if settings.blob_url:  # the attachments would land in a directory nothing reads
+        raise BackupError(
+            "the attachments are in the object store (AGENTMAIL_BLOB_URL): `agentmail restore` "
+            "cannot put them there yet; restore with the object store unset"
+        )
     url = database_url(settings.database_url, settings.sqlite_path)
     blobs = settings.attachments_dir
     with tarfile.open(archive, "r") as tar:

@@ -39,7 +39,7 @@ from core.rendering.backfill import Filler, KeptQueue
 from core.secrets.configured import secret_box
 from core.secrets.stored import check_secret_key
 from core.settings import Settings
-from core.store.blobs import BlobStore
+from core.store.blob_choice import open_blobs
 from core.store.engine import Store, database_url
 from core.store.migrate import migrate
 from core.store.replicas import ReplicaListener
@@ -143,6 +143,8 @@ class Gateway:
         )
         self.store = store
         self._stack.push_async_callback(store.close)
+        # Attachment content: files in the data dir or the object store (core/store/blobs.py).
+        self.blobs = open_blobs(settings)
         if self.worker is None:  # a worker's supervisor did both (gateway/workers.py)
             await migrate(store)
             self.generated_admin_password = await ensure_admin(
@@ -181,7 +183,7 @@ class Gateway:
             self._stack.push_async_callback(start_reply_mailbox(settings, store, self.secrets))
         # Kept structures: the backfill of mail stored before them, and the write-back
         # of those IMAP makes meanwhile (core/rendering/backfill.py), a background job.
-        filler = Filler(store, BlobStore(settings.attachments_dir), settings.domain)
+        filler = Filler(store, self.blobs, settings.domain)
         await self._start_imap(store, guard, signed_in, filler.queue)
         # Bound now: what the Account page tells mail clients (api/mail_settings.py).
         self._listeners.smtp_port, self._listeners.smtps_port = self.smtp_port, self.smtps_port
@@ -189,7 +191,9 @@ class Gateway:
         self._listeners.tls = self.tls is not None
         self._listeners.check = ListenerCheck(self.listeners)
         self._listeners.serving = True
-        self._jobs = BackgroundJobs(settings, store, self.secrets, enabled=self._background_jobs)
+        self._jobs = BackgroundJobs(
+            settings, store, self.secrets, self.blobs, enabled=self._background_jobs
+        )
         self._jobs.start(self._stack, signed_in, filler)
         # Serving from now on: any stall of this loop over 250 ms is logged and counted
         # (start-up's imports and migrations, before any client, are not).
@@ -200,7 +204,7 @@ class Gateway:
 
     async def _start_http(self, store: Store, guard: LoginGuard, signed_in: SignedIn) -> None:
         settings = self.settings
-        app = create_app(settings, store, guard, signed_in, secrets=self.secrets)
+        app = create_app(settings, store, guard, signed_in, secrets=self.secrets, blobs=self.blobs)
         app.state.worker = self.worker
         self._listeners: Listeners = app.state.listeners
         sock = self._listening("http", settings.http_port)
@@ -254,7 +258,7 @@ class Gateway:
             store,
             settings.domain,
             settings.limits,
-            blobs=BlobStore(settings.attachments_dir),
+            blobs=self.blobs,
             max_attachment_bytes=settings.max_attachment_bytes,
             max_recipients=settings.smtp_max_recipients,
         )
@@ -314,7 +318,7 @@ class Gateway:
                 self.imap_port = sock.getsockname()[1]
             stop_imap = await start_imap(
                 store,
-                BlobStore(settings.attachments_dir),
+                self.blobs,
                 settings.domain,
                 sock,
                 allow_plaintext_auth=settings.imap_allow_plaintext_auth,

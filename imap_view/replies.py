@@ -39,6 +39,8 @@ CODES: dict[type[domain.DomainError], bytes] = {
     domain.PayloadTooLarge: b"LIMIT",
     # RFC 5530 §3: the operation would put the store over its space; try later.
     domain.StorageFull: b"OVERQUOTA",
+    # RFC 5530 §3: a subsystem is down; the same command may succeed later.
+    domain.StorageUnavailable: b"UNAVAILABLE",
     domain.RateLimited: b"UNAVAILABLE",
     domain.AutoNotAllowed: b"CANNOT",
     domain.IdempotencyKeyReused: b"CANNOT",

@@ -38,6 +38,8 @@ REPLIES: dict[type[domain.DomainError], tuple[int, str]] = {
     # RFC 5321 §4.2.3 "insufficient system storage", RFC 3463 X.3.1 "mail system full":
     # transient, so the client keeps the message and tries again later.
     domain.StorageFull: (452, "4.3.1"),
+    # The object store away: nothing was stored; RFC 3463 X.3.0 "other mail system status".
+    domain.StorageUnavailable: (451, "4.3.0"),
     domain.RateLimited: (451, "4.7.1"),
     domain.AutoNotAllowed: (550, "5.7.1"),
     domain.IdempotencyKeyReused: (550, "5.7.1"),

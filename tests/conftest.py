@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -12,6 +12,7 @@ import pytest
 from gateway.server import Gateway
 from tests.support import databases, fuzzing, packaging, summary  # noqa: F401  (fuzzing loads the hypothesis profile)
 from tests.support.gateway import Api, running_gateway
+from tests.support.seaweedfs import SeaweedFS
 
 pytest_plugins = ["tests.support.file_order", "tests.support.outside.fixture"]
 
@@ -77,6 +78,17 @@ async def api(gateway: Gateway) -> AsyncIterator[Api]:
         yield helper
     finally:
         await helper.close()
+
+
+@pytest.fixture(scope="module")
+def seaweedfs() -> Iterator[SeaweedFS]:
+    """An S3-compatible object store (tests/support/seaweedfs.py), one per test module."""
+    store = SeaweedFS()
+    try:
+        store.start()
+        yield store
+    finally:
+        store.close()
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse
+from fastapi.responses import StreamingResponse
 
 from api.deps import Agent, BlobsDep, Human, SettingsDep, StoreDep
 from api.uploads import OPENAPI_BODY, receive_upload
@@ -54,20 +54,23 @@ def attachment_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
 
     @router.get(
         "/{attachment_id}",
-        response_class=FileResponse,
+        response_class=StreamingResponse,
         responses={200: {"content": {"application/octet-stream": {}}}},
     )
     async def download(
         attachment_id: str, caller: Caller, store: StoreDep, blobs: BlobsDep
-    ) -> FileResponse:
+    ) -> StreamingResponse:
         """The bytes, always as `application/octet-stream` attachment (never rendered inline)."""
         found = await attachments.downloadable(store, caller, attachment_id)
-        if not await blobs.exists(found.sha256):
+        reader = await blobs.open(found.sha256)
+        if reader is None:
             raise NotFound(f"the content of attachment {attachment_id} is missing")
-        return FileResponse(
-            blobs.path_of(found.sha256),
+        # Streamed a chunk at a time from the blob store: no whole file in memory.
+        return StreamingResponse(
+            reader.chunks(),
             media_type="application/octet-stream",
             headers={
+                "Content-Length": str(reader.size),
                 "Content-Disposition": content_disposition(found.filename),
                 "X-Content-Type-Options": "nosniff",
             },

@@ -26,7 +26,6 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import insert, select
@@ -43,6 +42,7 @@ from core.mailboxes.keywords import KeywordLimits, change_keywords
 from core.mailboxes.placement import FILED_IN_SENT, Placement, placement_in
 from core.mailboxes.uids import SENT, file_mail
 from core.store.blobs import BlobStore
+from core.store.blobs import Staged as StagedBlob
 from core.store.engine import Store
 from core.store.models import (
     Attachment,
@@ -123,7 +123,7 @@ async def file_messages(
     return uids
 
 
-Staged = list[tuple[str, str, int, str, Path]]  # filename, type, size, sha256, staged file
+Staged = list[tuple[str, str, int, str, StagedBlob]]  # filename, type, size, sha256, content
 Read = tuple[Original, Parsed, Staged]
 
 
@@ -141,18 +141,18 @@ def _read_all(blobs: BlobStore, filings: Sequence[Filing], limit: int) -> list[R
 def _stage(blobs: BlobStore, parsed: Parsed) -> Staged:
     staged: Staged = []
     for filename, content_type, content in parsed.attachments:
-        blob, temp = blobs.stage(content)
-        staged.append((filename, content_type, blob.size, blob.sha256, temp))
+        held = blobs.stage(content)
+        staged.append((filename, content_type, held.blob.size, held.blob.sha256, held))
     return staged
 
 
 def _settle(blobs: BlobStore, read: list[Read], *, keep: bool) -> None:
     for _, _, staged in read:
-        for *_, sha256, temp in staged:
+        for *_, held in staged:
             if keep:
-                blobs.place(temp, sha256)
+                blobs.place(held)
             else:
-                temp.unlink(missing_ok=True)
+                blobs.discard(held)
 
 
 def _write(

@@ -18,7 +18,6 @@ import asyncio
 import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from typing import Final
 
 from sqlalchemy import select
@@ -30,7 +29,7 @@ from core.errors import DomainError, InvalidAddress, UnknownWorkspace
 from core.identity.endpoints import Endpoint, agent_row, workspace_of
 from core.identity.external import external_endpoint
 from core.mail.imported import ImportedMail, Stored, import_writer
-from core.store.blobs import BlobStore
+from core.store.blobs import BlobStore, Staged
 from core.store.engine import Store
 from core.store.models import User, utcnow
 from core.store.raw_messages import Original
@@ -123,26 +122,26 @@ async def _write_group(
         await asyncio.to_thread(_settle, blobs, staged, keep)
 
 
-def _stage(blobs: BlobStore, items: list[Pending]) -> dict[str, Path]:
-    """Write each distinct attachment content once, not yet in place (core/store/blobs.py)."""
-    staged: dict[str, Path] = {}
+def _stage(blobs: BlobStore, items: list[Pending]) -> dict[str, Staged]:
+    """Write each distinct attachment content once, not yet placed (core/store/blobs.py)."""
+    staged: dict[str, Staged] = {}
     for item in items:
         assert item.parsed is not None
         item.original = Original.of(item.raw)
         for filename, content_type, content in item.parsed.attachments:
             sha256 = hashlib.sha256(content).hexdigest()
             if sha256 not in staged:
-                staged[sha256] = blobs.stage(content)[1]
+                staged[sha256] = blobs.stage(content)
             item.attachments.append((filename, content_type, len(content), sha256))
     return staged
 
 
-def _settle(blobs: BlobStore, staged: dict[str, Path], keep: set[str]) -> None:
-    for sha256, temp in staged.items():
+def _settle(blobs: BlobStore, staged: dict[str, Staged], keep: set[str]) -> None:
+    for sha256, held in staged.items():
         if sha256 in keep:
-            blobs.place(temp, sha256)
+            blobs.place(held)
         else:
-            temp.unlink(missing_ok=True)
+            blobs.discard(held)
 
 
 async def _run(

@@ -190,8 +190,9 @@ async def collect_unsent(
 ) -> int:
     """Delete attachments never sent and created before `cutoff`, and content no row names.
 
-    Also settles files a crashed upload or collection left behind for over
-    `leftovers_after` seconds. Returns how many attachment rows were deleted.
+    Also settles what a crashed upload or collection left behind for over
+    `leftovers_after` seconds (core/store/blobs.py: set aside, checked, dropped).
+    Returns how many attachment rows were deleted.
     """
     # `mail_seq IS NULL` is evaluated again on each row it deletes: on PostgreSQL a
     # send that claimed the row meanwhile makes it skip the row.
@@ -209,19 +210,35 @@ async def collect_unsent(
         return len(deleted), set(deleted) - set(shared)
 
     count, orphans = await store.write(run)
-    uploads, asides = await blobs.leftovers(leftovers_after)
-    for path in uploads:
-        await blobs.delete(path)
+    found = await blobs.leftovers(leftovers_after)
+    asides = found.asides
+    # Content a crash left with no row (the object store's): taken as orphans too.
+    orphans |= set(found.candidates) - await _named(store, found.candidates)
     for sha256 in orphans:
         aside = await blobs.set_aside(sha256)
         if aside is not None:
-            asides.append((sha256, aside))
-    for sha256, aside in asides:
-        if await _referenced(store, sha256):
-            await blobs.move_into_place(aside, sha256)
+            asides.append(aside)
+    for aside in asides:
+        if await _referenced(store, aside.sha256):
+            await blobs.put_back(aside)
         else:
-            await blobs.delete(aside)
+            await blobs.drop(aside)
     return count
+
+
+async def _named(store: Store, shas: Sequence[str]) -> set[str]:
+    """Those of `shas` some attachment row names."""
+
+    def run(session: Session) -> set[str]:
+        named: set[str] = set()
+        for start in range(0, len(shas), _IN_CHUNK):
+            chunk = shas[start : start + _IN_CHUNK]
+            named.update(
+                session.scalars(select(Attachment.sha256).where(Attachment.sha256.in_(chunk)))
+            )
+        return named
+
+    return await store.read(run) if shas else set()
 
 
 async def _referenced(store: Store, sha256: str) -> bool:

@@ -3,12 +3,14 @@
 The row, its conversation's alias, the Message-IDs of its parent chain (for
 `References`, RFC 5322 §3.6.4) and its attachments' metadata come from one
 snapshot; the attachment bytes are read from the blob store (core/store/blobs.py) by
-`render_mail` itself, in a worker thread, so no file I/O runs on the event loop.
+`render_mail` itself, in a worker thread, so no file or network I/O runs on the
+event loop.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 from dataclasses import dataclass
 from typing import Final
 
@@ -64,9 +66,10 @@ def load_render_inputs(session: Session, mail_id: str) -> RenderInputs:
 
 
 def parts_of(blobs: BlobStore, attachments: list[tuple[str, str, str]]) -> list[AttachmentPart]:
-    """Attachment parts whose content is read from disk when rendered (in the thread)."""
+    """Attachment parts whose content is read from the blob store when rendered (in the
+    thread: `load` is the port's call for code in a worker thread)."""
     return [
-        AttachmentPart(filename, content_type, blobs.path_of(sha256).read_bytes)
+        AttachmentPart(filename, content_type, functools.partial(blobs.load, sha256))
         for filename, content_type, sha256 in attachments
     ]
 

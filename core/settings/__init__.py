@@ -2,7 +2,8 @@
 
 Every setting is read from the environment (or passed as a CLI flag by
 `gateway/`); README.md documents each one, and a test fails when one is missing
-from the documentation. `outbound.py` holds the smarthost's part of the class.
+from the documentation. `outbound.py` holds the smarthost's part of the class, `blob_store.py` the
+attachment store's.
 Vocabulary: it imports only its siblings at the top of core/ (durations, errors).
 """
 
@@ -16,6 +17,7 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import SettingsConfigDict
 
+from core.settings.blob_store import BlobSettings
 from core.settings.outbound import OutboundSettings
 
 
@@ -28,7 +30,7 @@ class Limits:
     outbound: bool = False  # a smarthost is configured: mail may leave the gateway
 
 
-class Settings(OutboundSettings):
+class Settings(OutboundSettings, BlobSettings):
     model_config = SettingsConfigDict(
         env_prefix="AGENTMAIL_", extra="ignore", populate_by_name=True
     )

@@ -3,7 +3,8 @@
 A mail client retries a temporary refusal for days (SMTP `4xx`, RFC 5321 §4.2.5), so
 only a failure that a later attempt can get past is temporary: the database away
 or busy (a lost connection, a lock timeout, a server shutting down, a full pool),
-the disk full, an I/O error, the process out of memory. Anything else — a value
+the disk full, the object store away, an I/O error, the process out of memory.
+Anything else — a value
 the database refuses, a bug met by this input — fails again for the same input, and
 is permanent (`550 5.6.0`, IMAP `NO [CANNOT]`). Adapters map the answer; this is the
 one place that decides it.
@@ -15,7 +16,7 @@ import sqlite3
 
 from sqlalchemy import exc as sa
 
-from core.errors import DomainError, StorageFull
+from core.errors import DomainError, StorageFull, StorageUnavailable
 from core.store.disk_full import is_disk_full
 
 __all__ = ["is_transient"]
@@ -42,7 +43,7 @@ _TRANSIENT_TYPES = (
 
 def is_transient(error: BaseException) -> bool:
     """True when the same request may succeed later (see the module doc)."""
-    if isinstance(error, StorageFull) or is_disk_full(error):
+    if isinstance(error, StorageFull | StorageUnavailable) or is_disk_full(error):
         return True
     if isinstance(error, DomainError):  # refused on purpose: the adapters' tables decide
         return False

@@ -36,6 +36,7 @@ from core.mail.send import Permission, SendRequest, mail_writer
 from core.principal import Principal
 from core.store.blobs import BlobStore
 from core.store.engine import Store
+from core.store.file_blobs import FileBlobs
 from core.store.models import IdempotencyRecord, Mail, utcnow
 from core.store.raw_messages import Original
 from tests.contract.scenario import ANA, BUILDER, D, Scenario, assert_same_rows, send
@@ -48,7 +49,7 @@ LIMIT = 1 << 20  # bytes an attachment may have
 @asynccontextmanager
 async def blob_store() -> AsyncIterator[BlobStore]:
     with tempfile.TemporaryDirectory() as directory:
-        yield BlobStore(Path(directory))
+        yield FileBlobs(Path(directory))
 
 
 async def rest_with_idempotency_keys(store: Store) -> None:

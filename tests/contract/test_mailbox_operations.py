@@ -30,8 +30,8 @@ from core.mailboxes.own_folders import create_own_folder, delete_own_folder, ren
 from core.mailboxes.personal import create_folder, delete_folder, rename_folder, set_subscribed
 from core.mailboxes.placement import change_placement, hide_in_trash, set_flags, unmark
 from core.mailboxes.recent import Claimed, claim_recent
-from core.store.blobs import BlobStore
 from core.store.engine import Store
+from core.store.file_blobs import FileBlobs
 from tests.contract.scenario import (
     ANA,
     BUILDER,
@@ -160,7 +160,7 @@ async def own_folders(store: Store) -> None:
     with tempfile.TemporaryDirectory() as blobs:
         await file_messages(
             store,
-            BlobStore(Path(blobs)),
+            FileBlobs(Path(blobs)),
             "ana",
             D,
             work.key,

@@ -19,6 +19,7 @@ from core.rendering.batch import content_keys
 from core.rendering.kept import kept_summaries, made_structures
 from core.store.blobs import BlobStore
 from core.store.engine import Store
+from core.store.file_blobs import FileBlobs
 from core.store.models import Mail, MessageStructure, RawMessage, RenderedStructure
 from tests.domain.world import World
 from tests.support.real_world_corpus import real_world_corpus
@@ -33,7 +34,7 @@ async def _imported(store: Store, tmp_path: Path, count: int) -> BlobStore:
     folder.mkdir()
     for n, item in enumerate(real_world_corpus(f"alice@{D}", count, max_attachment=30_000)):
         (folder / f"{n:03d}.eml").write_bytes(item.raw)
-    blobs = BlobStore(tmp_path / "blobs")
+    blobs = FileBlobs(tmp_path / "blobs")
     report = await import_messages(
         store, blobs, D, EmlFiles([folder]), max_attachment_bytes=10_000_000
     )
@@ -107,7 +108,7 @@ async def test_renderings_are_kept_by_content_and_a_rename_retires_theirs(
     keeps the new rendering's."""
     alice, agent = await world.human("alice"), await world.agent("builder")
     sent = await agent.send(to="alice@", subject="rendered", body="**hello**")
-    blobs = BlobStore(tmp_path / "blobs")
+    blobs = FileBlobs(tmp_path / "blobs")
     filled = await Filler(store, blobs, D, pause=0.0).backfill()
     assert filled.rendered == 1
 

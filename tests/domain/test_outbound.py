@@ -23,8 +23,8 @@ from core.relay.dkim_key import generate_dkim_key, save_dkim_key
 from core.relay.sender import OutboundSender
 from core.secrets.box import SecretBox
 from core.settings import Limits, Settings
-from core.store.blobs import BlobStore
 from core.store.engine import Store
+from core.store.file_blobs import FileBlobs
 from core.store.models import Mail, OutboundJob, utcnow
 from tests.domain.world import Actor, D, World, refused
 from tests.support.smarthost import Smarthost, smarthost
@@ -41,7 +41,7 @@ async def host() -> AsyncIterator[Smarthost]:
 
 def _sender(store: Store, host: Smarthost, tmp_path: object, **settings: object) -> OutboundSender:
     chosen = Settings(smarthost=host.address, smarthost_tls="none", **settings)  # type: ignore[arg-type]
-    return OutboundSender(store, BOX, BlobStore(tmp_path), chosen, D)  # type: ignore[arg-type]
+    return OutboundSender(store, BOX, FileBlobs(tmp_path), chosen, D)  # type: ignore[arg-type]
 
 
 async def _jianf(world: World) -> Actor:

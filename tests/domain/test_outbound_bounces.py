@@ -23,8 +23,8 @@ from core.relay.bounces import read_bounce
 from core.relay.sender import OutboundSender
 from core.secrets.box import SecretBox
 from core.settings import Limits, Settings
-from core.store.blobs import BlobStore
 from core.store.engine import Store
+from core.store.file_blobs import FileBlobs
 from core.store.models import OutboundJob, utcnow
 from tests.domain.world import Actor, D, World
 from tests.support.smarthost import Smarthost, smarthost
@@ -45,7 +45,7 @@ async def _sent(world: World, host: Smarthost, tmp_path: Path, *to: str) -> tupl
     await set_user_outbound(world.store, "jianf", True)
     sent = await jianf.send(to=to[0], cc=list(to[1:]), subject="Hello")
     chosen = Settings(smarthost=host.address, smarthost_tls="none")
-    await OutboundSender(world.store, BOX, BlobStore(tmp_path), chosen, D).run_once()
+    await OutboundSender(world.store, BOX, FileBlobs(tmp_path), chosen, D).run_once()
     assert len(host.received) == len(to)
     return jianf, str(sent["message_id"])
 

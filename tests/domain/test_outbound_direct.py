@@ -18,7 +18,7 @@ from core.outbound.allowed import set_user_outbound
 from core.relay.sender import OutboundSender
 from core.secrets.box import SecretBox
 from core.settings import Limits, Settings
-from core.store.blobs import BlobStore
+from core.store.file_blobs import FileBlobs
 from core.store.models import OutboundJob, utcnow
 from tests.domain.world import Actor, D, World
 from tests.support.outside import OutsideWorld
@@ -29,7 +29,7 @@ BOX = SecretBox(b"k" * 32)
 
 def _direct(world: World, outside: OutsideWorld, tmp_path: Path) -> OutboundSender:
     settings = Settings(smarthost="direct", dns_servers=outside.address("dns"))
-    return OutboundSender(world.store, BOX, BlobStore(tmp_path), settings, D)
+    return OutboundSender(world.store, BOX, FileBlobs(tmp_path), settings, D)
 
 
 async def _jianf(world: World) -> Actor:

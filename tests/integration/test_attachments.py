@@ -16,7 +16,7 @@ import httpx
 from sqlalchemy import Engine, event
 
 from core.mail.attachments import collect_unsent
-from core.store.blobs import BlobStore
+from core.store.file_blobs import FileBlobs
 from core.store.models import utcnow
 from gateway.server import Gateway
 from tests.support.gateway import Api, running_gateway
@@ -305,7 +305,7 @@ async def test_collection_removes_unsent_uploads_and_keeps_shared_content(api: A
     builder = await api.agent("builder")
     gateway = api.gateway
     assert gateway.store is not None
-    blobs = BlobStore(gateway.settings.attachments_dir)
+    blobs = FileBlobs(gateway.settings.attachments_dir)
     shared, lonely = b"shared content", b"lonely content"
 
     sent = await upload(jianf, HUMAN_FILES, "sent.txt", shared)

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 
 from core.rendering.stored import render_stored
-from core.store.blobs import BlobStore
+from core.store.file_blobs import FileBlobs
 from tests.support.gateway import PASSWORD, Api
 from tests.support.http import AGENT_MAIL, AGENT_SEND, HUMAN_MAIL, HUMAN_SEND, ok, refused
 from tests.support.smtp import D, message, send
@@ -230,7 +230,7 @@ async def test_a_late_reply_gets_a_postmaster_notice_and_decides_nothing(api: Ap
     # What IMAP serves: signed by the bare postmaster address, threaded under the reply.
     gateway = api.gateway
     assert gateway.store is not None
-    blobs = BlobStore(gateway.settings.attachments_dir)
+    blobs = FileBlobs(gateway.settings.attachments_dir)
     raw = await render_stored(gateway.store, blobs, gateway.settings.domain, notice["mail_id"])
     rendered = message_from_bytes(raw, policy=policy.default)
     assert rendered["From"] == f"postmaster <postmaster@{D}>"

@@ -17,8 +17,8 @@ from core.archive.importing import import_messages
 from core.archive.sources import EmlFiles
 from core.mime.kept import KEPT_VERSION, kept_structure, summary_of
 from core.rendering.backfill import Filler
-from core.store.blobs import BlobStore
 from core.store.engine import Store
+from core.store.file_blobs import FileBlobs
 from core.store.models import MessageStructure
 from gateway.server import Gateway
 from tests.support.gateway import Api, running_gateway
@@ -69,7 +69,7 @@ async def _import(gateway: Gateway, tmp_path: Path, count: int, attachment: int)
         (folder / f"{n:04d}.eml").write_bytes(item.raw)
     store = gateway.store
     assert store is not None
-    blobs = BlobStore(gateway.settings.attachments_dir)
+    blobs = FileBlobs(gateway.settings.attachments_dir)
     report = await import_messages(store, blobs, D, EmlFiles([folder]), max_attachment_bytes=10**7)
     assert report.imported == count, report
 
@@ -172,7 +172,7 @@ async def test_a_structure_kept_by_an_older_version_is_made_anew(
             await api.human("alice")
         finally:
             await api.close()
-        store, blobs = gateway.store, BlobStore(gateway.settings.attachments_dir)
+        store, blobs = gateway.store, FileBlobs(gateway.settings.attachments_dir)
         assert store is not None
         made = kept_structure(OLD_ROW)
         assert made.summary is not None

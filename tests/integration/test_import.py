@@ -17,8 +17,8 @@ from core.archive.importing import SKIP_REPEATED, import_messages
 from core.archive.parse import read_message
 from core.archive.sources import MboxFile
 from core.archive.write import ALREADY, STORED, Pending, write_batch
-from core.store.blobs import BlobStore
 from core.store.engine import Store
+from core.store.file_blobs import FileBlobs
 from core.store.migrate import migrate
 from core.store.models import Attachment, Conversation, Delivery, Mail
 from tests.support.cli import agentmail, created, open_store, summary
@@ -260,11 +260,11 @@ async def test_a_message_the_database_refuses_fails_alone(
     store = open_store(database_url)
     await migrate(store)
     try:
-        outcomes = await write_batch(store, BlobStore(tmp_path / "blobs"), DOMAIN, items, False)
+        outcomes = await write_batch(store, FileBlobs(tmp_path / "blobs"), DOMAIN, items, False)
         assert outcomes[0] == outcomes[2] == STORED
         assert outcomes[1].startswith("not stored: StatementError") and "naive" in outcomes[1]
         assert await _count(store, Mail) == 2
-        again = await write_batch(store, BlobStore(tmp_path / "blobs"), DOMAIN, items[:1], False)
+        again = await write_batch(store, FileBlobs(tmp_path / "blobs"), DOMAIN, items[:1], False)
         assert again == [ALREADY]
     finally:
         await store.close()
@@ -311,7 +311,7 @@ async def test_a_repeat_in_the_batch_read_ahead_is_settled_after_the_write(
     await migrate(store)
     try:
         report = await import_messages(
-            store, BlobStore(tmp_path / "blobs"), DOMAIN, source,
+            store, FileBlobs(tmp_path / "blobs"), DOMAIN, source,
             max_attachment_bytes=1000, batch_size=2,
         )  # fmt: skip
         stored = await _mails(store)

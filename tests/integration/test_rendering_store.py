@@ -7,7 +7,7 @@ import os
 from core.address import Address
 from core.rendering.parse import parse_rendered
 from core.rendering.stored import render_stored
-from core.store.blobs import BlobStore
+from core.store.file_blobs import FileBlobs
 from tests.support.gateway import Api
 from tests.support.http import ok
 
@@ -16,7 +16,7 @@ async def test_a_stored_mail_renders_with_its_attachment_and_session_address(api
     gateway = api.gateway
     assert gateway.store is not None
     domain = gateway.settings.domain
-    blobs = BlobStore(gateway.settings.attachments_dir)
+    blobs = FileBlobs(gateway.settings.attachments_dir)
     jianf = await api.human("jianf")
     builder = await api.agent("builder")
     data = os.urandom(50_000) + "ü 报告".encode()

@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import select, update
 
 from core.mail.attachments import MAX_PER_MAIL, collect_unsent
-from core.store.blobs import BlobStore
+from core.store.file_blobs import FileBlobs
 from core.store.models import Attachment, Conversation, Mail, utcnow
 from core.store.raw_messages import originals_of
 from tests.support.gateway import PASSWORD, Api, running_gateway
@@ -78,7 +78,7 @@ async def test_each_conversation_gets_its_mail_and_its_own_attachment_rows(api: 
     rows = await _attachments(api)
     assert len(rows) == 2 and len({r.id for r in rows}) == 2
     assert {r.mail_seq for r in rows} == {m.seq for m in mails}
-    blobs = BlobStore(api.gateway.settings.attachments_dir)
+    blobs = FileBlobs(api.gateway.settings.attachments_dir)
     assert await blobs.exists(rows[0].sha256) and rows[0].sha256 == rows[1].sha256
     for mail in mails:
         client = builder if mail.to_name == "builder" else critic
@@ -157,7 +157,7 @@ async def test_a_refused_last_mail_stores_none_and_leaves_only_collectable_uploa
     assert [m.id for m in await _mails(api)] == [m.id for m in before]
     rows = await _attachments(api)
     assert len(rows) == 2 and all(r.mail_seq is None for r in rows)
-    blobs = BlobStore(api.gateway.settings.attachments_dir)
+    blobs = FileBlobs(api.gateway.settings.attachments_dir)
     assert await blobs.exists(rows[0].sha256)
     assert await collect_unsent(store, blobs, utcnow() + timedelta(seconds=1)) == 2
     assert not await blobs.exists(rows[0].sha256)

@@ -29,8 +29,12 @@ def test_the_registry_lists_every_domain_error() -> None:
 
 def test_every_domain_error_has_a_status() -> None:
     assert set(STATUS) == all_domain_errors()
-    # The client's fault (4xx), except a full disk: the server's, and it passes (507).
-    assert {c: s for c, s in STATUS.items() if not 400 <= s < 500} == {errors.StorageFull: 507}
+    # The client's fault (4xx), except a full disk or an object store away: the
+    # server's, and they pass (507, 503).
+    assert {c: s for c, s in STATUS.items() if not 400 <= s < 500} == {
+        errors.StorageFull: 507,
+        errors.StorageUnavailable: 503,
+    }
 
 
 def test_codes_are_unique_snake_case_and_documented() -> None:

@@ -14,7 +14,7 @@ import asyncpg.exceptions as pg
 import pytest
 from sqlalchemy import exc as sa
 
-from core.errors import InvalidRequest, StorageFull
+from core.errors import InvalidRequest, StorageFull, StorageUnavailable
 from core.store.transient import is_transient
 from imap_view.replies import failure_refusal
 from smtp_in.replies import failure_reply
@@ -68,6 +68,7 @@ TEMPORARY = [
     ConnectionRefusedError(errno.ECONNREFUSED, "refused"),
     OSError(errno.ENOSPC, "No space left on device"),
     StorageFull("full"),
+    StorageUnavailable("the object store is away"),
     MemoryError(),
 ]
 PERMANENT = [

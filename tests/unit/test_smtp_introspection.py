@@ -15,8 +15,8 @@ import inspect
 from pathlib import Path
 
 from core.settings import Limits
-from core.store.blobs import BlobStore
 from core.store.engine import Store
+from core.store.file_blobs import FileBlobs
 from smtp_in.handler import SubmissionHandler
 from smtp_in.server import Submission
 
@@ -34,7 +34,7 @@ async def test_the_handler_lists_its_members(tmp_path: Path) -> None:
     store = Store(f"sqlite:///{tmp_path / 'agentmail.db'}")
     try:
         handler = SubmissionHandler(
-            store, "agentmail.localhost", Limits(), BlobStore(tmp_path), max_attachment_bytes=1
+            store, "agentmail.localhost", Limits(), FileBlobs(tmp_path), max_attachment_bytes=1
         )
         names = {name for name, _ in inspect.getmembers(handler)}
         assert {"handle_DATA", "handle_EHLO", "handle_RCPT"} <= names

@@ -1,0 +1,295 @@
+"""Attachment content on disk, stored once per sha256: `<data dir>/attachments/ab/cd/<sha256>`.
+
+The file backend of the blob port (core/store/blobs.py, which explains the order of
+writes and collection). An upload streams into a temporary file in the attachments
+directory, hashed as it goes, fsynced before its row commits, and renamed into place
+atomically after; identical bytes land on the same path, so they take the space
+once. The collector sets a file aside by renaming it. Every file operation runs in a
+worker thread: none blocks the event loop.
+
+A full disk (`ENOSPC`) refuses the upload with `StorageFull` and removes its
+partial file. Everything that needs space — the bytes, their fsync, the content
+path's directories — is done before the row is committed; afterwards only a
+rename is left, so a committed row never lacks its content for want of space.
+
+Replicas on one database share this directory (AGENTMAIL_ATTACHMENTS_DIR): the
+order holds across processes because it relies only on atomic renames and the
+database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import os
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from types import TracebackType
+from typing import BinaryIO
+
+from core.errors import FieldProblem, PayloadTooLarge
+from core.store.blobs import Aside, Blob, Leftovers, Staged, content_key, is_sha256
+from core.store.disk_full import is_disk_full, storage_full
+
+__all__ = ["FLUSH_BYTES", "FileBlobWriter", "FileBlobs"]
+
+_UPLOAD_PREFIX = ".upload-"
+_ASIDE_PREFIX = ".aside-"
+FLUSH_BYTES = 1 << 20  # bytes gathered before one thread hand-off writes them
+READ_BYTES = 1 << 18  # one chunk of a download
+
+
+def _fsync_dir(path: Path) -> None:
+    """Make a rename in `path` durable (POSIX: the directory entry needs its own fsync)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class FileReader:
+    def __init__(self, file: BinaryIO, size: int) -> None:
+        self._file = file
+        self.size = size
+
+    async def chunks(self) -> AsyncIterator[bytes]:
+        try:
+            while chunk := await asyncio.to_thread(self._file.read, READ_BYTES):
+                yield chunk
+        finally:  # at once, even when cancelled: closing does not wait on I/O
+            self._file.close()
+
+    async def close(self) -> None:
+        await asyncio.to_thread(self._file.close)
+
+
+class FileBlobs:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def path_of(self, sha256: str) -> Path:
+        """Where content lives on disk (this backend's own; callers use the port)."""
+        return self.root / content_key(sha256)
+
+    def writer(self, limit: int) -> FileBlobWriter:
+        """A new upload of at most `limit` bytes (use it with `async with`)."""
+        return FileBlobWriter(self, limit)
+
+    async def exists(self, sha256: str) -> bool:
+        return await asyncio.to_thread(self.path_of(sha256).is_file)
+
+    async def size(self, sha256: str) -> int | None:
+        try:
+            return (await asyncio.to_thread(self.path_of(sha256).stat)).st_size
+        except FileNotFoundError:
+            return None
+
+    async def open(self, sha256: str) -> FileReader | None:
+        def run() -> FileReader | None:
+            try:
+                file = open(self.path_of(sha256), "rb")  # noqa: SIM115 - the reader closes it
+            except FileNotFoundError:
+                return None
+            return FileReader(file, os.fstat(file.fileno()).st_size)
+
+        return await asyncio.to_thread(run)
+
+    async def read_all(self, sha256: str) -> bytes:
+        return await asyncio.to_thread(self.load, sha256)
+
+    def load(self, sha256: str) -> bytes:
+        return self.path_of(sha256).read_bytes()
+
+    async def set_aside(self, sha256: str) -> Aside | None:
+        """Move the content out of its path; None when it is not there."""
+        aside = self.root / f"{_ASIDE_PREFIX}{sha256}-{uuid.uuid4().hex}"
+        try:
+            await asyncio.to_thread(os.rename, self.path_of(sha256), aside)
+        except FileNotFoundError:
+            return None
+        return Aside(sha256, aside)
+
+    async def put_back(self, aside: Aside) -> None:
+        assert isinstance(aside.token, Path)
+        await asyncio.to_thread(self.move_into_place, aside.token, aside.sha256)
+
+    async def drop(self, aside: Aside) -> None:
+        assert isinstance(aside.token, Path)
+        await asyncio.to_thread(aside.token.unlink, missing_ok=True)
+
+    def move_into_place(self, source: Path, sha256: str) -> None:
+        """Rename `source` (an upload, or a file set aside) to the content path of
+        `sha256`. Sync: for code already in a worker thread."""
+        target = self.path_of(sha256)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.replace(source, target)
+        except FileNotFoundError:
+            return  # a file set aside and settled by another collector meanwhile
+        _fsync_dir(target.parent)
+
+    def stage(self, data: bytes) -> Staged:
+        """Write content held in memory as a finished upload would be: durable, not yet
+        in place. Sync: call it in a worker thread. `StorageFull` when the disk is full."""
+        temp = self.root / f"{_UPLOAD_PREFIX}{uuid.uuid4().hex}.part"
+        blob = Blob(hashlib.sha256(data).hexdigest(), len(data))
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            with open(temp, "xb") as file:
+                file.write(data)
+                file.flush()
+                os.fsync(file.fileno())
+            self.prepare(blob.sha256)
+        except OSError as error:
+            temp.unlink(missing_ok=True)
+            if is_disk_full(error):
+                raise storage_full() from error
+            raise
+        return Staged(blob, temp)
+
+    def place(self, staged: Staged) -> None:
+        assert isinstance(staged.token, Path)
+        self.move_into_place(staged.token, staged.blob.sha256)
+
+    def discard(self, staged: Staged) -> None:
+        assert isinstance(staged.token, Path)
+        staged.token.unlink(missing_ok=True)
+
+    def prepare(self, sha256: str) -> None:
+        """The directories of the content path, made before the row is committed: a
+        full disk refuses the upload then, not the rename after the commit."""
+        self.path_of(sha256).parent.mkdir(parents=True, exist_ok=True)
+
+    async def leftovers(self, older_than_seconds: float) -> Leftovers:
+        """Old set-aside files with their sha256 (after a crash); old partial uploads
+        are removed. Content at its path always had a row, so no candidates."""
+
+        def run() -> Leftovers:
+            found = Leftovers()
+            cutoff = time.time() - older_than_seconds
+            try:
+                entries = list(os.scandir(self.root))
+            except FileNotFoundError:
+                return found
+            for entry in entries:
+                try:
+                    if not entry.is_file() or entry.stat().st_mtime >= cutoff:
+                        continue
+                except FileNotFoundError:
+                    continue
+                if entry.name.startswith(_UPLOAD_PREFIX):
+                    Path(entry.path).unlink(missing_ok=True)
+                elif entry.name.startswith(_ASIDE_PREFIX):
+                    sha256 = entry.name[len(_ASIDE_PREFIX) :].split("-", 1)[0]
+                    if is_sha256(sha256):
+                        found.asides.append(Aside(sha256, Path(entry.path)))
+            return found
+
+        return await asyncio.to_thread(run)
+
+
+class FileBlobWriter:
+    """Streams one upload to a temporary file, hashing it; removes it unless placed."""
+
+    def __init__(self, blobs: FileBlobs, limit: int) -> None:
+        self._blobs = blobs
+        self.limit = limit
+        self.size = 0
+        self._hash = hashlib.sha256()
+        self._buffer: list[bytes] = []
+        self._buffered = 0
+        self._file: BinaryIO | None = None
+        self._temp: Path | None = None
+        self._blob: Blob | None = None
+
+    async def __aenter__(self) -> FileBlobWriter:
+        def open_temp() -> None:
+            self._blobs.root.mkdir(parents=True, exist_ok=True)
+            self._temp = self._blobs.root / f"{_UPLOAD_PREFIX}{uuid.uuid4().hex}.part"
+            self._file = open(self._temp, "xb")  # noqa: SIM115 - closed in finish/__aexit__
+
+        await self._in_thread(open_temp)
+        return self
+
+    async def __aexit__(
+        self,
+        _type: type[BaseException] | None,
+        _error: BaseException | None,
+        _traceback: TracebackType | None,
+    ) -> None:
+        if self._file is not None or self._temp is not None:
+            await asyncio.to_thread(self._discard)
+
+    async def write(self, chunk: bytes) -> None:
+        if self.size + len(chunk) > self.limit:
+            await asyncio.to_thread(self._discard)
+            raise PayloadTooLarge(
+                f"an attachment is at most {self.limit} bytes",
+                FieldProblem("file", "too_long", self.limit),
+            )
+        self.size += len(chunk)
+        self._buffer.append(chunk)
+        self._buffered += len(chunk)
+        if self._buffered >= FLUSH_BYTES:
+            await self._flush()
+
+    async def finish(self) -> Blob:
+        """Write the rest and make it durable; the content is not in place yet."""
+        await self._flush()
+
+        blob = Blob(self._hash.hexdigest(), self.size)
+
+        def close() -> None:
+            assert self._file is not None
+            self._file.flush()
+            os.fsync(self._file.fileno())  # ENOSPC may come only here (delayed allocation)
+            self._file.close()
+            self._file = None
+            self._blobs.prepare(blob.sha256)
+
+        await self._in_thread(close)
+        self._blob = blob
+        return blob
+
+    async def place(self) -> None:
+        """Rename the finished upload to its content path (after its row is committed)."""
+        assert self._blob is not None and self._temp is not None
+        await asyncio.to_thread(self._blobs.move_into_place, self._temp, self._blob.sha256)
+        self._temp = None
+
+    async def _flush(self) -> None:
+        if not self._buffer:
+            return
+        data = b"".join(self._buffer)
+        self._buffer.clear()
+        self._buffered = 0
+
+        def run() -> None:
+            assert self._file is not None
+            self._hash.update(data)  # hashlib releases the GIL on large inputs
+            self._file.write(data)
+
+        await self._in_thread(run)
+
+    async def _in_thread(self, work: Callable[[], None]) -> None:
+        """`work` in a worker thread; a full disk discards the upload: `StorageFull`."""
+        try:
+            await asyncio.to_thread(work)
+        except OSError as error:
+            if not is_disk_full(error):
+                raise
+            await asyncio.to_thread(self._discard)
+            raise storage_full() from error
+
+    def _discard(self) -> None:
+        if self._file is not None:
+            with contextlib.suppress(OSError):  # flushing what is buffered: no room for it
+                self._file.close()
+            self._file = None
+        if self._temp is not None:
+            self._temp.unlink(missing_ok=True)
+            self._temp = None

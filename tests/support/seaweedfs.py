@@ -1,0 +1,152 @@
+"""SeaweedFS as the tests' S3-compatible object store: `weed mini` from the PyPI wheel.
+
+`weed mini` runs a master, a volume server, a filer and the S3 gateway in one
+process. Every port it would open is given a free one on 127.0.0.1 (a gRPC port
+defaults to its HTTP port + 10000, which may be taken, so each is named too); the
+S3 gateway takes one identity with an access key (`-s3.config`), and the bucket is
+made at start-up (`-bucket`). `stop` and `start` again keep the data (the outage
+tests); `close` stops it and removes its directory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import boto3
+from botocore.config import Config
+
+ACCESS_KEY = "agentmail-test"
+SECRET_KEY = "agentmail-test-secret"
+BUCKET = "agentmail-test"
+START_SECONDS = 60.0  # a bound on a hang; it starts in a few seconds
+_PORTS = (
+    "master.port", "master.port.grpc", "volume.port", "volume.port.grpc", "filer.port",
+    "filer.port.grpc", "s3.port", "s3.port.grpc", "admin.port", "admin.port.grpc",
+    "s3.port.iceberg", "s3.port.lance",
+)  # fmt: skip
+
+
+def _weed() -> str:
+    found = Path(sys.executable).parent / "weed"
+    return str(found) if found.exists() else shutil.which("weed") or "weed"
+
+
+def _free_ports(count: int) -> list[int]:
+    sockets = []
+    try:
+        for _ in range(count):
+            sock = socket.socket()
+            sock.bind(("127.0.0.1", 0))
+            sockets.append(sock)
+        return [sock.getsockname()[1] for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+class SeaweedFS:
+    def __init__(self) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="agentmail-seaweedfs-"))
+        self.ports = dict(zip(_PORTS, _free_ports(len(_PORTS)), strict=True))
+        self.endpoint = f"http://127.0.0.1:{self.ports['s3.port']}"
+        config = {
+            "identities": [
+                {
+                    "name": "agentmail",
+                    "credentials": [{"accessKey": ACCESS_KEY, "secretKey": SECRET_KEY}],
+                    "actions": ["Admin", "Read", "Write", "List", "Tagging"],
+                }
+            ]
+        }
+        (self.dir / "s3.json").write_text(json.dumps(config))
+        (self.dir / "data").mkdir()
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def settings(self, prefix: str = "mail") -> dict[str, Any]:
+        """The gateway's settings for this store (`running_gateway(**settings)`)."""
+        return {
+            "blob_url": f"s3://{BUCKET}/{prefix}",
+            "s3_endpoint": self.endpoint,
+            "s3_access_key": ACCESS_KEY,
+            "s3_secret_key": SECRET_KEY,
+        }
+
+    def client(self) -> Any:
+        config = Config(
+            s3={"addressing_style": "path"},
+            connect_timeout=2,
+            read_timeout=5,
+            retries={"max_attempts": 1},
+        )
+        return boto3.client(
+            "s3",
+            endpoint_url=self.endpoint,
+            aws_access_key_id=ACCESS_KEY,
+            aws_secret_access_key=SECRET_KEY,
+            region_name="us-east-1",
+            config=config,
+        )
+
+    def start(self) -> None:
+        flags = [f"-{name}={port}" for name, port in self.ports.items()]
+        log = open(self.dir / "weed.log", "ab")  # noqa: SIM115 - the child holds it
+        self._process = subprocess.Popen(
+            [
+                _weed(), "mini", f"-dir={self.dir / 'data'}", "-ip=127.0.0.1",
+                "-ip.bind=127.0.0.1", "-webdav=false", "-admin.ui=false",
+                "-master.volumeSizeLimitMB=64", "-volume.max=8",
+                f"-s3.config={self.dir / 's3.json'}", f"-bucket={BUCKET}", *flags,
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+        log.close()
+        self._wait_until_ready()
+
+    def _wait_until_ready(self) -> None:
+        client = self.client()
+        deadline = time.monotonic() + START_SECONDS
+        while True:
+            assert self._process is not None
+            if self._process.poll() is not None:
+                raise RuntimeError(f"weed exited at start-up: {self.log_tail()}")
+            try:
+                client.put_object(Bucket=BUCKET, Key="ready", Body=b"ready")
+                return
+            except Exception as error:
+                if time.monotonic() > deadline:
+                    tail = self.log_tail()
+                    raise RuntimeError(f"SeaweedFS not ready: {error}; {tail}") from error
+            time.sleep(0.2)
+
+    def log_tail(self) -> str:
+        path = self.dir / "weed.log"
+        return path.read_text(errors="replace")[-2000:] if path.exists() else ""
+
+    def stop(self) -> None:
+        process, self._process = self._process, None
+        if process is None or process.poll() is not None:
+            return
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=15)
+
+    def close(self) -> None:
+        try:
+            self.stop()
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
