@@ -12,32 +12,18 @@ import httpx
 import pytest
 from sqlalchemy import select
 
-from core.secrets.reply_token import ensure_reply_key, token_for
-from core.store.models import ExternalAddress, OutsideReply, ReplyToken, utcnow
+from core.store.models import ExternalAddress, OutsideReply, utcnow
 from gateway.server import Gateway
-from tests.support.gateway import Api, running_gateway
-from tests.support.outside.dns import running_dns
+from tests.support.gateway import Api
+from tests.support.mx_gateway import mx_gateway, reply_address
 from tests.support.raw_lines import raw_connection
-from tests.support.smarthost import smarthost
 
-D = "agentmail.localhost"
 SENDER = "a@out.test"
 
 
 @pytest.fixture
 async def gateway(database_url: str, tmp_path: Path) -> AsyncIterator[Gateway]:
-    async with (
-        smarthost() as host,
-        running_dns(None, "127.0.0.1", ["out.test"], port=0) as dns,
-        running_gateway(
-            database_url,
-            tmp_path / "data",
-            mx_port=0,
-            smarthost=host.address,
-            smarthost_tls="none",
-            dns_servers=f"127.0.0.1:{dns.port}",
-        ) as running,
-    ):
+    async with mx_gateway(database_url, tmp_path / "data") as running:
         yield running
 
 
@@ -54,11 +40,7 @@ async def _reply_address(gateway: Gateway, builder: httpx.AsyncClient) -> tuple[
         json={"to": "alice@", "question": "May I?", "options": ["approve", "reject"]},
     )
     assert asked.status_code == 200, asked.text
-    row = await store.read(lambda s: s.scalar(select(ReplyToken)))
-    assert row is not None
-    key = await ensure_reply_key(store, gateway.secrets)
-    token = token_for(key, row.id, row.mail_id, row.owner, row.address)
-    return asked.json()["mail_id"], f"reply+{token}@{D}"
+    return asked.json()["mail_id"], await reply_address(gateway)
 
 
 async def _send_reply(port: int, to: str) -> None:
