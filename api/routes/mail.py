@@ -20,6 +20,7 @@ from core.mail.idempotency import Outcome, idempotency_key, write_once
 from core.mail.list_rows import MailRowList
 from core.mail.send import SendRequest, mail_writer
 from core.principal import Principal
+from core.replies.marks import get_marked_mail
 from core.settings import Settings
 from core.store.engine import Store
 from core.views import MailList, MailView, SendResult
@@ -155,7 +156,8 @@ def _json(content: bytes) -> Response:
 def _add_reading_routes(router: APIRouter, Caller: Any) -> None:
     @router.get("/{mail_id}")
     async def get(mail_id: str, caller: Caller, store: StoreDep, settings: SettingsDep) -> MailView:
-        return await reading.get_mail(store, settings.domain, caller, mail_id)
+        """One mail in full; `outside` marks a mail that came in from outside."""
+        return await get_marked_mail(store, settings.domain, caller, mail_id)
 
     @router.post("/{mail_id}/forward")
     async def forward(

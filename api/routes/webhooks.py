@@ -22,7 +22,10 @@ from core.webhooks.views import WebhookCreated, WebhookDeliveryView, WebhookView
 
 router = APIRouter(tags=["webhooks"])
 _EVENT_PATTERN = "^(" + "|".join(t.replace(".", r"\.") for t in EVENT_TYPES) + ")$"
-EventName = Annotated[str, Field(pattern=_EVENT_PATTERN)]
+# Checked by the pattern; the enum tells a client (the web UI's types) which there are.
+EventName = Annotated[
+    str, Field(pattern=_EVENT_PATTERN, json_schema_extra={"enum": list(EVENT_TYPES)})
+]
 
 
 class WebhookBody(BaseModel):

@@ -283,19 +283,21 @@ async def sent(
     return MailList(mails=mails, total=total)
 
 
-async def get_mail(store: Store, domain: str, principal: Principal, mail_id: str) -> MailView:
-    def run(session: Session) -> MailView:
-        mail = visible_mail(session, principal, mail_id)
-        alias = session.scalar(select(Conversation.alias).where(Conversation.id == mail.session_id))
-        attached = attachments_of(session, [mail.seq]).get(mail.seq)
-        words = keywords_of(session, principal.name, [mail.seq]).get(mail.seq, [])
-        delivery = delivery_of(session, principal, mail)
-        agents = agent_workspaces(session, [mail])
-        return mail_view(
-            mail, alias, domain, delivery, attachments=attached, keywords=words, agents=agents
-        )
+def one_mail(session: Session, domain: str, principal: Principal, mail_id: str) -> MailView:
+    """One mail the caller may see, in full (inside a read of the caller's)."""
+    mail = visible_mail(session, principal, mail_id)
+    alias = session.scalar(select(Conversation.alias).where(Conversation.id == mail.session_id))
+    attached = attachments_of(session, [mail.seq]).get(mail.seq)
+    words = keywords_of(session, principal.name, [mail.seq]).get(mail.seq, [])
+    delivery = delivery_of(session, principal, mail)
+    agents = agent_workspaces(session, [mail])
+    return mail_view(
+        mail, alias, domain, delivery, attachments=attached, keywords=words, agents=agents
+    )
 
-    return await store.read(run)
+
+async def get_mail(store: Store, domain: str, principal: Principal, mail_id: str) -> MailView:
+    return await store.read(lambda session: one_mail(session, domain, principal, mail_id))
 
 
 def conversation_mails(

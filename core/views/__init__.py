@@ -193,6 +193,31 @@ class ExternalContent(View):
     )
 
 
+OutsideReason = Literal[
+    "verified",
+    "other_address",
+    "no_domain_proof",
+    "already_used",
+    "address_gone",
+    "not_a_reply",
+    "other",
+]
+
+
+class OutsideMark(View):
+    """What the gateway found of a mail it stored from outside (an `outside_replies`
+    row: core/replies/inbound.py): whether it was proven, whether it decided, and why not."""
+
+    sender: str = Field(description="The From address as written.")
+    verified: bool = Field(description="All the checks held (the reason is `verified`).")
+    decided: bool = Field(description="It decided a permission request or a question.")
+    reason: str = Field(description="`verified`, or why it is not a decision (English).")
+    reason_code: OutsideReason = Field(
+        description="The reason as a stable word, for a client to say in its language."
+    )
+    authentication_results: str = Field(description="The Authentication-Results recorded.")
+
+
 class MailView(View):
     mail_id: str
     seq: int
@@ -248,6 +273,11 @@ class MailView(View):
         None,
         description="Set when the mail came from outside the gateway: untrusted input, to"
         " be shown to a model as such (docs/bridges.md); null for mail from inside.",
+    )
+    outside: OutsideMark | None = Field(
+        None,
+        description="Set on one mail read alone (`GET …/mail/{mail_id}`) when the mail came"
+        " in from outside as a reply or a mail to you: not verified means it decided nothing.",
     )
 
 
@@ -351,45 +381,11 @@ class SearchResults(View):
     total_exact: bool = True
 
 
-class ErrorView(View):
-    code: str
-    message: str
-
-
-class ReachedConversation(View):
-    """The existing conversation a mail to an address would join."""
-
-    session_id: str
-    session_alias: str | None
-    subject: str
-    status: Literal["active", "waiting", "completed"]
-    budget_limit: Budget
-    budget_used: int
-    budget_remaining: Budget
-
-
-class AddressReach(View):
-    """Which conversation a mail to the address goes to, by the send's own routing:
-    `new` (`.new`), `default` (the default conversation of sender and recipient;
-    `conversation` is null until a first mail makes it), `alias` (`.alias`),
-    `reply` (the conversation of the mail replied to)."""
-
-    by: Literal["new", "default", "alias", "reply"]
-    conversation: ReachedConversation | None
-
-
-class AddressCheck(View):
-    """Whether a send to `address` would be delivered now; if not, the send's error.
-    `reaches` says where it would go (null when it would not be delivered)."""
-
-    address: str
-    deliverable: bool
-    native: str | None
-    email: str | None
-    kind: Literal["human", "agent"] | None
-    error: ErrorView | None
-    reaches: AddressReach | None
-
+# Whether and where a send would go: kept in views/addressing.py.
+from core.views.addressing import AddressCheck as AddressCheck  # noqa: E402
+from core.views.addressing import AddressReach as AddressReach  # noqa: E402
+from core.views.addressing import ErrorView as ErrorView  # noqa: E402
+from core.views.addressing import ReachedConversation as ReachedConversation  # noqa: E402
 
 # A person's own settings: kept in views/personal.py, named here like every view.
 from core.views.personal import ExternalAddressView as ExternalAddressView  # noqa: E402

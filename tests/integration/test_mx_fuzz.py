@@ -14,37 +14,23 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from sqlalchemy import select
 
-from core.secrets.reply_token import ensure_reply_key, token_for
-from core.store.models import ExternalAddress, ReplyToken, utcnow
+from core.store.models import ExternalAddress, utcnow
 from gateway.server import Gateway
 from tests.support import liveness
 from tests.support.fuzzing import examples, fuzz_settings
-from tests.support.gateway import Api, running_gateway
+from tests.support.gateway import Api
 from tests.support.mime_fuzz import messages, pathological
-from tests.support.outside.dns import running_dns
+from tests.support.mx_gateway import DOMAIN as D
+from tests.support.mx_gateway import mx_gateway, reply_address
 from tests.support.raw_lines import raw_connection
-from tests.support.smarthost import smarthost
 
 pytestmark = pytest.mark.fuzz
-D = "agentmail.localhost"
 
 
 @pytest.fixture
 async def gateway(database_url: str, tmp_path: Path) -> AsyncIterator[Gateway]:
-    async with (
-        smarthost() as host,
-        running_dns(None, "127.0.0.1", ["out.test"], port=0) as dns,
-        running_gateway(
-            database_url,
-            tmp_path / "data",
-            mx_port=0,
-            smarthost=host.address,
-            smarthost_tls="none",
-            dns_servers=f"127.0.0.1:{dns.port}",
-        ) as running,
-    ):
+    async with mx_gateway(database_url, tmp_path / "data") as running:
         yield running
 
 
@@ -66,11 +52,7 @@ async def _reply_address(gateway: Gateway) -> str:
         assert asked.status_code == 200, asked.text
     finally:
         await api.close()
-    row = await store.read(lambda s: s.scalar(select(ReplyToken)))
-    assert row is not None
-    key = await ensure_reply_key(store, gateway.secrets)
-    token = token_for(key, row.id, row.mail_id, row.owner, row.address)
-    return f"reply+{token}@{D}"
+    return await reply_address(gateway)
 
 
 _path = st.one_of(

@@ -3,6 +3,7 @@
  * UI makes, typed from the OpenAPI document, each resolving to the answer or
  * rejecting with an `ApiError`. Any other front end can use it as it is.
  */
+import { externalAddressCalls, webhookCalls, type WebhookScope } from "./accountSdk";
 import { createApiClient, unwrap, type ClientOptions } from "./client";
 import type { operations } from "./schema";
 import type { DraftInput, ForwardRequest, SendRequest, SessionChange } from "./types";
@@ -47,6 +48,9 @@ export function createSdk(options: ClientOptions = {}) {
       unwrap(client.POST("/api/v1/me/keys", { body: { label, lifecycle, expires_in } })),
     revokeKey: (key_id: string) =>
       unwrap(client.DELETE("/api/v1/me/keys/{key_id}", { params: { path: { key_id } } })),
+    // mail beyond the gateway, and webhooks (mine, or an admin's)
+    ...externalAddressCalls(client),
+    webhooks: (scope: WebhookScope) => webhookCalls(client, scope),
     // mail
     inbox: (query: InboxQuery = {}) =>
       unwrap(client.GET("/api/v1/me/mail/inbox", { params: { query } })),

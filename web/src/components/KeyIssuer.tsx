@@ -7,8 +7,8 @@ import { useId, useState } from "react";
 import { useTranslation } from "react-i18next";
 import type { IssuedKey } from "@/api";
 import { Button } from "./Button";
-import { CopyButton } from "./CopyButton";
 import { ErrorNote } from "./ErrorNote";
+import { ShownOnce } from "./ShownOnce";
 
 export type Lifecycle = "permanent" | "one_time" | "timed";
 
@@ -90,15 +90,7 @@ export function KeyIssuer({ onIssue, clientKey }: KeyIssuerProps) {
         </Button>
       </form>
       <ErrorNote error={error} words={{ fields: { "expires_in.format": () => t("errors.specific.duration") } }} />
-      {issued?.key ? (
-        <div role="status" className="flex flex-col gap-1 rounded-md border border-warn bg-warn-soft p-3 text-sm">
-          <p>{t("keys.shownOnce")}</p>
-          <p className="flex flex-wrap items-center gap-2">
-            <code className="font-mono break-all">{issued.key}</code>
-            <CopyButton text={issued.key} label={t("keys.key")} />
-          </p>
-        </div>
-      ) : null}
+      {issued?.key ? <ShownOnce value={issued.key} note={t("keys.shownOnce")} label={t("keys.key")} /> : null}
     </div>
   );
 }

@@ -6,12 +6,14 @@
 import { vi } from "vitest";
 import type { Mail } from "@/api";
 import { agent, base, mailSettings, permissionMail, questionMail, rowsOf, session, user } from "./fixtures";
+import { answerAccount, resetFakeAccount } from "./fakeAccount";
 import { checkAddress } from "./fakeAddresses";
 import { answerAdmin, resetFakeAdmin } from "./fakeAdmin";
 import { answerFolders, placed, resetFakeFolders } from "./fakeFolders";
 import { search } from "./fakeSearch";
 
 export { base, permissionMail, questionMail } from "./fixtures";
+export { fakeAccount } from "./fakeAccount";
 
 export const CURRENT_PASSWORD = "password123";
 /** The gateway's default upload limit (AGENTMAIL_MAX_ATTACHMENT_BYTES): 25 MiB. */
@@ -89,6 +91,8 @@ async function answer(request: Request): Promise<Response> {
   }
   const admin = answerAdmin(request.method, url.pathname, bodies[path], json);
   if (admin) return admin;
+  const account = answerAccount(request.method, url.pathname, bodies[path], json);
+  if (account) return account;
   const folders = answerFolders(request.method, url, bodies[path], json, inbox());
   if (folders) return folders;
   const detail = /^GET \/api\/v1\/me\/mail\/(m\d+)$/.exec(path);
@@ -180,6 +184,7 @@ export function installFakeGateway(): void {
   gateway.answered.clear();
   gateway.failedPasswords = 0;
   resetFakeAdmin();
+  resetFakeAccount();
   resetFakeFolders();
   calls.length = 0;
   for (const key of Object.keys(bodies)) delete bodies[key];

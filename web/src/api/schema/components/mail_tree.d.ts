@@ -109,6 +109,8 @@ export interface schemas_mail_tree {
         message_id: string;
         /** Options */
         options?: string[] | null;
+        /** @description Set on one mail read alone (`GET …/mail/{mail_id}`) when the mail came in from outside as a reply or a mail to you: not verified means it decided nothing. */
+        outside?: components["schemas"]["OutsideMark"] | null;
         /** Parent Mail Id */
         parent_mail_id: string | null;
         /** Permission State */

@@ -217,6 +217,8 @@ export interface schemas_shared {
         message_id: string;
         /** Options */
         options?: string[] | null;
+        /** @description Set on one mail read alone (`GET …/mail/{mail_id}`) when the mail came in from outside as a reply or a mail to you: not verified means it decided nothing. */
+        outside?: components["schemas"]["OutsideMark"] | null;
         /** Parent Mail Id */
         parent_mail_id: string | null;
         /** Permission State */
@@ -249,6 +251,44 @@ export interface schemas_shared {
         to_email: string;
         /** @description The agent workspace `to` names; null for a human or a role. */
         to_workspace?: components["schemas"]["AddressedWorkspace"] | null;
+    };
+    /**
+     * OutsideMark
+     * @description What the gateway found of a mail it stored from outside (an `outside_replies`
+     *     row: core/replies/inbound.py): whether it was proven, whether it decided, and why not.
+     */
+    OutsideMark: {
+        /**
+         * Authentication Results
+         * @description The Authentication-Results recorded.
+         */
+        authentication_results: string;
+        /**
+         * Decided
+         * @description It decided a permission request or a question.
+         */
+        decided: boolean;
+        /**
+         * Reason
+         * @description `verified`, or why it is not a decision (English).
+         */
+        reason: string;
+        /**
+         * Reason Code
+         * @description The reason as a stable word, for a client to say in its language.
+         * @enum {string}
+         */
+        reason_code: "verified" | "other_address" | "no_domain_proof" | "already_used" | "address_gone" | "not_a_reply" | "other";
+        /**
+         * Sender
+         * @description The From address as written.
+         */
+        sender: string;
+        /**
+         * Verified
+         * @description All the checks held (the reason is `verified`).
+         */
+        verified: boolean;
     };
     /** SendResult */
     SendResult: {

@@ -23,7 +23,7 @@ export interface schemas_webhooks {
          * Events
          * @description The event types to deliver (all when left out).
          */
-        events?: string[];
+        events?: ("mail.received" | "permission.requested" | "permission.decided" | "question.asked" | "conversation.updated")[];
         /** Url */
         url: string;
     };

@@ -9,7 +9,10 @@ export interface paths_agent_mail {
             path?: never;
             cookie?: never;
         };
-        /** Get */
+        /**
+         * Get
+         * @description One mail in full; `outside` marks a mail that came in from outside.
+         */
         get: operations["get_api_v1_mail__mail_id__get"];
         put?: never;
         post?: never;

@@ -1,7 +1,7 @@
 /**
  * The Account page: who I am, the settings for a mail client with a test
- * mail to myself, my password, my preferences, push notifications, my user keys,
- * signing out.
+ * mail to myself, my password, my preferences, push notifications, my addresses
+ * outside the gateway, my webhooks, my user keys, signing out.
  */
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
@@ -11,9 +11,11 @@ import { ErrorNote } from "@/components/ErrorNote";
 import { KeyIssuer } from "@/components/KeyIssuer";
 import { KeyTable } from "@/components/KeyTable";
 import { PreferencesForm } from "@/components/PreferencesForm";
+import { WebhookSection } from "@/components/WebhookSection";
 import { sdk } from "@/lib/sdk";
 import { accountKeys, keysQuery } from "../api/queries";
 import { MailClientSettings } from "./MailClientSettings";
+import { OutsideAddresses } from "./OutsideAddresses";
 import { PasswordForm } from "./PasswordForm";
 import { PushSection } from "./PushSection";
 import { TestMailButton } from "./TestMailButton";
@@ -52,6 +54,8 @@ export function AccountPage({ me, onLogout }: { me: User; onLogout: () => void }
         <PreferencesForm />
       </section>
       <PushSection />
+      <OutsideAddresses />
+      <WebhookSection scope="me" />
       <section className="flex flex-col gap-3">
         <h2 className="text-lg font-semibold">{t("account.keys")}</h2>
         <p className="text-sm text-muted">{t("account.keysHint")}</p>

@@ -3,6 +3,7 @@ import { useTranslation } from "react-i18next";
 import { ErrorNote } from "@/components/ErrorNote";
 import { KeyIssuer } from "@/components/KeyIssuer";
 import { KeyTable } from "@/components/KeyTable";
+import { WebhookSection } from "@/components/WebhookSection";
 import { sdk } from "@/lib/sdk";
 import { DefaultBudgets } from "./DefaultBudgets";
 import { NewUserForm } from "./NewUserForm";
@@ -10,7 +11,7 @@ import { UserRow } from "./UserRow";
 
 const adminKeys = { users: ["admin", "users"] as const, agentKeys: ["admin", "agent-keys"] as const };
 
-/** Admins: the users (create, admin flag, reset a password) and the agent keys (issue, register, revoke). */
+/** Admins: the users (create, admin flag, reset a password), the agent keys (issue, register, revoke), the webhooks that hear everyone's events. */
 export function AdminPage() {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
@@ -49,6 +50,7 @@ export function AdminPage() {
         ) : null}
       </section>
       <DefaultBudgets />
+      <WebhookSection scope="admin" />
     </div>
   );
 }

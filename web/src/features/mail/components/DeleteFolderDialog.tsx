@@ -2,13 +2,10 @@
  * Deleting a folder asks first, and says what happens: its mail goes to Archive
  * (nothing is lost), and folders inside it stay, under its name (docs/imap.md).
  */
-import { useMutation } from "@tanstack/react-query";
 import type { RefObject } from "react";
 import { useTranslation } from "react-i18next";
 import type { MailFolder } from "@/api";
-import { Button } from "@/components/Button";
-import { ErrorNote } from "@/components/ErrorNote";
-import { Modal } from "@/components/Modal";
+import { ConfirmDialog } from "@/components/ConfirmDialog";
 
 export interface DeleteFolderDialogProps {
   open: boolean;
@@ -21,30 +18,18 @@ export interface DeleteFolderDialogProps {
 
 export function DeleteFolderDialog({ open, onOpenChange, folder, hasInferiors, onDelete, returnFocus }: DeleteFolderDialogProps) {
   const { t } = useTranslation();
-  const remove = useMutation({ mutationFn: onDelete, onSuccess: () => onOpenChange(false) });
   const description = [t("folders.deleteMail", { count: folder.messages }), hasInferiors ? t("folders.deleteInferiors") : ""]
     .filter(Boolean)
     .join(" ");
   return (
-    <Modal
+    <ConfirmDialog
       open={open}
-      onOpenChange={(next) => {
-        if (!next) remove.reset();
-        onOpenChange(next);
-      }}
+      onOpenChange={onOpenChange}
       title={t("folders.deleteTitle", { name: folder.name })}
       description={description}
+      action={t("folders.delete")}
+      onConfirm={onDelete}
       returnFocus={returnFocus}
-    >
-      <div className="flex flex-col gap-3">
-        <ErrorNote error={remove.error} />
-        <div className="flex justify-end gap-2">
-          <Button onClick={() => onOpenChange(false)}>{t("common.cancel")}</Button>
-          <Button variant="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>
-            {t("folders.delete")}
-          </Button>
-        </div>
-      </div>
-    </Modal>
+    />
   );
 }

@@ -11,6 +11,7 @@ import { formatDateTime } from "@/lib/format";
 import { AttachmentList } from "./AttachmentList";
 import { MailActions, type MailActionsProps } from "./MailActions";
 import { MailStatusTag } from "./MailStatusTag";
+import { OutsideBanner } from "./OutsideBanner";
 import { PartyName } from "@/components/PartyName";
 
 export interface MailReaderProps extends Omit<MailActionsProps, "mail"> {
@@ -57,6 +58,7 @@ export function MailReader({ mail, conversation, body, thread, ...actions }: Mai
           </dd>
         </dl>
       </header>
+      {mail.outside ? <OutsideBanner mark={mail.outside} /> : null}
       {/* Keyed: a move that failed for one mail is not shown under the next. */}
       <MailActions key={mail.mail_id} mail={mail} {...actions} />
       {body ?? <Markdown text={mail.body ?? mail.body_preview} />}
