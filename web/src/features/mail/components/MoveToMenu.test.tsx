@@ -27,6 +27,8 @@ function renderActions(mail: Mail = base) {
 }
 
 async function openMenu() {
+  // Until the menu's code arrives a disabled stand-in holds its place (LazyMenus.tsx).
+  await waitFor(() => expect(screen.getByRole("button", { name: "Move to…" })).toBeEnabled());
   await userEvent.click(screen.getByRole("button", { name: "Move to…" }));
   return screen.findByRole("menu", { name: "Move to…" });
 }
