@@ -25,9 +25,19 @@ arrive exactly once on its agent's stream. The delivery latency is from the
 mail's commit (its `created_at`, the gateway's clock) to its arrival at the
 reader (the same machine's clock).
 
+Attachments are in an S3-compatible object store (`--blobs s3`, the default:
+SeaweedFS from the tests, tests/support/seaweedfs.py, on loopback), each server with a
+data dir of its own, as replicas on separate machines are; `--blobs files` keeps them
+in each server's data dir (then only one server may take attachments: use it to see
+the object store's cost). After each configuration's wrk round comes its SMTP round
+(bench/_cluster_smtp.py): `--smtp-connections` clients spread over its SMTP ports send
+mails with a `--attachment-bytes` attachment (new bytes each: a new object each).
+
 Printed: sends/s, wrk's latency p50/p99, delivery p50/p99, CPU ms per send
 (the configuration's processes and every PostgreSQL backend of the database),
-errors, and the ratios 3 replicas / 1 (goal on 2 cores: >= 1.6) and N workers / 1.
+errors, and the ratios 3 replicas / 1 (goal on 2 cores: >= 1.6) and N workers / 1;
+then the SMTP rounds: mails/s, p50/p99 to the `250`, CPU ms a mail (the processes,
+PostgreSQL and the object store) and the store's part, and their ratios.
 Exit status 1 when a mail was lost or duplicated, or a request failed.
 """
 
@@ -44,7 +54,10 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from _children import (
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the object store of the tests: tests/support/seaweedfs.py
+
+from _children import (  # noqa: E402
     Child,
     _pg_admin,
     drop_pg_database,
@@ -53,13 +66,16 @@ from _children import (
     gateway_env,
     spawn,
 )
-from _cli import reproduce
-from _cluster_clients import Arrivals, Streams, setup_accounts
-from _load import body_text, percentile
-from _report import console
-from _rest_wrk import check_wrk_deliveries
-from _wrk import ServerCpu, WrkRun, load_average, lua_script, run_wrk, summed, wrk_available
-from sqlalchemy.engine import make_url
+from _cli import reproduce  # noqa: E402
+from _cluster_clients import Arrivals, Streams, setup_accounts  # noqa: E402
+from _cluster_smtp import SmtpRun, smtp_round  # noqa: E402
+from _load import body_text, percentile  # noqa: E402
+from _report import console  # noqa: E402
+from _rest_wrk import check_wrk_deliveries  # noqa: E402
+from _wrk import ServerCpu, WrkRun, load_average, lua_script, run_wrk, summed, wrk_available  # noqa: E402
+from sqlalchemy.engine import make_url  # noqa: E402
+
+from tests.support.seaweedfs import SeaweedFS  # noqa: E402
 
 ADMIN_PASSWORD = "bench-admin-password"
 SEND = "/api/v1/me/mail/send"
@@ -70,9 +86,13 @@ class Config:
     name: str
     prefix: str  # its agents: <prefix>00, <prefix>01, …
     servers: list[Child]  # one per port (the workers' supervisor is one)
+    smtp_ports: list[int]
     arrivals: Arrivals = field(default_factory=Arrivals)
     runs: list[WrkRun] = field(default_factory=list)
     database_cpu: float = 0.0  # seconds the PostgreSQL backends spent in its rounds
+    smtp: SmtpRun = field(default_factory=SmtpRun)
+    smtp_cpu: float = 0.0  # its processes, PostgreSQL and the object store, SMTP rounds
+    smtp_store_cpu: float = 0.0  # the object store's part of it
 
     def total(self) -> WrkRun:
         return summed(self.runs)
@@ -105,6 +125,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="the fresh database's synchronous_commit: off shows what waiting for the WAL "
         "flush (under the events lock) costs; never for real data",
     )
+    parser.add_argument(
+        "--blobs", choices=["s3", "files"], default="s3",
+        help="where attachments are kept: SeaweedFS's S3 (default) or each data dir",
+    )  # fmt: skip
+    parser.add_argument("--smtp-connections", type=int, default=8, help="SMTP clients in all")
+    parser.add_argument("--attachment-bytes", type=int, default=16384)
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (logs)")
     return parser.parse_args(argv)
 
@@ -122,24 +148,30 @@ def _body(prefix: str, size: int, round_id: int) -> str:
     )
 
 
-async def _start(workdir: Path, url: str, args: argparse.Namespace) -> list[Config]:
-    env = gateway_env(ADMIN_PASSWORD, url)
+def _store_env(store: SeaweedFS | None) -> dict[str, str]:
+    if store is None:
+        return {}
+    return {f"AGENTMAIL_{name.upper()}": str(value) for name, value in store.settings().items()}
+
+
+async def _start(
+    workdir: Path, url: str, args: argparse.Namespace, store: SeaweedFS | None
+) -> list[Config]:
+    env = gateway_env(ADMIN_PASSWORD, url) | _store_env(store)
+    # Replicas with data dirs of their own share the key the database's secrets are
+    # sealed under (docs/deploy.md, "Secrets").
+    env["AGENTMAIL_SECRET_KEY"] = "the cluster benchmark's secret key, 32+ characters"
     # Seven processes on one server: each keeps its pool small (max_connections is 100).
     env["AGENTMAIL_DATABASE_CONNECTIONS"] = "10"
     env["AGENTMAIL_LOG_LEVEL"] = "warning"
     agentmail = str(Path(sys.executable).parent / "agentmail")
 
+    smtp_ports: dict[str, int] = {}
+
     def gateway(name: str, *extra: str) -> Child:
-        port = free_port()
-        argv = [
-            agentmail,
-            "serve",
-            "--http-port",
-            str(port),
-            "--data-dir",
-            str(workdir / name),
-            *extra,
-        ]
+        port, smtp_ports[name] = free_port(), free_port()
+        argv = [agentmail, "serve", "--http-port", str(port), "--smtp-port",
+                str(smtp_ports[name]), "--data-dir", str(workdir / name), *extra]  # fmt: skip
         return spawn(name, argv, env, workdir / f"{name}.log", port)
 
     # The first one alone: it migrates the new database; the others find it done.
@@ -150,10 +182,32 @@ async def _start(workdir: Path, url: str, args: argparse.Namespace) -> list[Conf
     for child in (*replicas, workers):
         await child.wait_healthy("/readyz", timeout=120)
     return [
-        Config("1 replica", "one", [single]),
-        Config("3 replicas", "three", replicas),
-        Config(f"{args.workers} workers", "work", [workers]),
+        Config("1 replica", "one", [single], [smtp_ports["single"]]),
+        Config("3 replicas", "three", replicas, [smtp_ports[f"replica{n}"] for n in (1, 2, 3)]),
+        Config(f"{args.workers} workers", "work", [workers], [smtp_ports["workers"]]),
     ]
+
+
+async def _smtp_round(
+    config: Config, args: argparse.Namespace, key: str, tag: str, url: str, store: int | None
+) -> None:
+    """The configuration's SMTP round, its CPU: its processes, PostgreSQL, the store."""
+    meters = [ServerCpu(server) for server in config.servers]
+    meters.append(ServerCpu(config.servers[0], url))  # the database's backends
+    store_meter = ServerCpu(store) if store is not None else None
+    before = [await meter.sample() for meter in meters]
+    store_before = await store_meter.sample() if store_meter else {}
+    run = await smtp_round(config.smtp_ports, key, seconds=args.seconds,
+                           connections=args.smtp_connections,
+                           attachment_bytes=args.attachment_bytes, tag=tag)  # fmt: skip
+    after = [await meter.sample() for meter in meters]
+    store_cpu = ServerCpu.spent(store_before, await store_meter.sample()) if store_meter else 0.0
+    # The database meter counts the first server's process too: counted once.
+    spent = sum(ServerCpu.spent(b, a) for b, a in zip(before, after, strict=True))
+    own = ServerCpu.spent(before[0], after[0])
+    config.smtp.add(run)
+    config.smtp_cpu += spent - own + store_cpu
+    config.smtp_store_cpu += store_cpu
 
 
 async def _round(
@@ -213,7 +267,31 @@ def _print(configs: list[Config], args: argparse.Namespace, database: str) -> No
         "CPU ms/send: the configuration's processes and every PostgreSQL backend of the"
         " database; 'of it PG': the backends alone"
     )
+    _print_smtp(configs, args)
     console.print(f"reproduce: {reproduce('bench/cluster.py', args, parse_args([]))}")
+
+
+def _print_smtp(configs: list[Config], args: argparse.Namespace) -> None:
+    store = "the object store" if args.blobs == "s3" else "files"
+    console.print(
+        f"\nSMTP with a {args.attachment_bytes}-byte attachment ({store}),"
+        f" {args.smtp_connections} clients"
+    )
+    console.print(
+        f"{'configuration':<14}{'mails/s':>9}{'p50 ms':>8}{'p99 ms':>8}{'CPU ms/mail':>12}"
+        f"{'of it store':>12}{'errors':>7}{'client s':>9}"
+    )
+    for config in configs:
+        run, sent = config.smtp, max(1, config.smtp.sent)
+        console.print(
+            f"{config.name:<14}{run.rate:>9.0f}{percentile(run.latencies, 50) * 1000:>8.1f}"
+            f"{percentile(run.latencies, 99) * 1000:>8.1f}{1000 * config.smtp_cpu / sent:>12.2f}"
+            f"{1000 * config.smtp_store_cpu / sent:>12.2f}{len(run.errors):>7}"
+            f"{run.client_cpu:>9.2f}"
+        )
+    one = configs[0].smtp.rate
+    if one:
+        console.print(f"SMTP 3 replicas / 1 replica: [bold]{configs[1].smtp.rate / one:.2f}x[/]")
 
 
 async def _set_synchronous_commit_off(server_url: str, url: str) -> None:
@@ -238,8 +316,12 @@ async def main(args: argparse.Namespace) -> int:
     configs: list[Config] = []
     streams = Streams()
     problems: list[str] = []
+    store = SeaweedFS() if args.blobs == "s3" else None
     try:
-        configs = await _start(workdir, url, args)
+        if store is not None:
+            await asyncio.to_thread(store.start)
+            database += f"; attachments in SeaweedFS ({store.endpoint})"
+        configs = await _start(workdir, url, args, store)
         key, keys = await setup_accounts(configs[0].servers[0].base_url, ADMIN_PASSWORD,
                                          [c.prefix for c in configs], args.agents)  # fmt: skip
         for config in configs:
@@ -249,7 +331,9 @@ async def main(args: argparse.Namespace) -> int:
             for index, config in enumerate(configs):
                 run = await _round(config, args, key, index * 100 + number, workdir, url)
                 config.runs.append(run)
-                line.append(f"{config.name} {run.rate:.0f}/s")
+                weed = store.pid if store is not None else None
+                await _smtp_round(config, args, key, f"{config.prefix}{number}", url, weed)
+                line.append(f"{config.name} {run.rate:.0f}/s, SMTP {config.smtp.rate:.0f}/s")
             console.print(f"round {number}/{args.rounds}: " + ", ".join(line))
         for config in configs:
             found = await check_wrk_deliveries(
@@ -258,6 +342,8 @@ async def main(args: argparse.Namespace) -> int:
             problems += [f"{config.name}: {p}" for p in found]
             if config.total().errors:
                 problems.append(f"{config.name}: {config.total().errors} requests failed")
+            if config.smtp.errors:
+                problems.append(f"{config.name}: SMTP {config.smtp.errors[0]}")
         _print(configs, args, database)
     finally:
         await streams.close()
@@ -266,6 +352,8 @@ async def main(args: argparse.Namespace) -> int:
                 await server.stop()
         with contextlib.suppress(Exception):
             await drop_pg_database(args.database_url, url)
+        if store is not None:
+            await asyncio.to_thread(store.close)
         if args.keep:
             console.print(f"kept {workdir}")
         else:

@@ -72,6 +72,11 @@ class SeaweedFS:
         (self.dir / "data").mkdir()
         self._process: subprocess.Popen[bytes] | None = None
 
+    @property
+    def pid(self) -> int | None:
+        """The `weed` process, while it runs (its CPU, for a benchmark)."""
+        return self._process.pid if self._process is not None else None
+
     def settings(self, prefix: str = "mail") -> dict[str, Any]:
         """The gateway's settings for this store (`running_gateway(**settings)`)."""
         return {
