@@ -15,6 +15,9 @@ revision = ${repr(up_revision)}
 down_revision = ${repr(down_revision)}
 branch_labels = ${repr(branch_labels)}
 depends_on = ${repr(depends_on)}
+# "expand": the release before runs against the schema this leaves (it adds); "contract":
+# it removes or changes what the release before uses (docs/deploy.md, "Rolling upgrades").
+phase = "expand"
 
 
 def upgrade() -> None:

@@ -14,6 +14,7 @@ revision = "0001"
 down_revision = None
 branch_labels = None
 depends_on = None
+phase = "expand"  # the release before it runs against the schema it leaves
 
 
 def upgrade() -> None:

@@ -13,6 +13,7 @@ revision = "0002m"
 down_revision = "0001"
 branch_labels = None
 depends_on = None
+phase = "expand"  # the release before it runs against the schema it leaves
 
 
 def upgrade() -> None:

@@ -14,6 +14,7 @@ revision = "0002d"
 down_revision = "0002m"
 branch_labels = None
 depends_on = None
+phase = "expand"  # the release before it runs against the schema it leaves
 
 
 def upgrade() -> None:

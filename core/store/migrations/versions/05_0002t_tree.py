@@ -25,6 +25,7 @@ revision = "0002t"
 down_revision = "0002a"
 branch_labels = None
 depends_on = None
+phase = "expand"  # the release before it runs against the schema it leaves
 
 
 def upgrade() -> None:

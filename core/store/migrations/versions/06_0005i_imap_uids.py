@@ -26,6 +26,7 @@ revision = "0005i"
 down_revision = "0002t"
 branch_labels = None
 depends_on = None
+phase = "expand"  # the release before it runs against the schema it leaves
 
 FIXED_FOLDERS = ("inbox", "sent", "drafts", "archive", "trash", "decision")
 

@@ -25,6 +25,7 @@ revision = "0005f"
 down_revision = "0005i"
 branch_labels = None
 depends_on = None
+phase = "expand"  # the release before it runs against the schema it leaves
 
 
 def upgrade() -> None:

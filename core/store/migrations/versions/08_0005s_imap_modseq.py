@@ -25,6 +25,7 @@ revision = "0005s"
 down_revision = "0005f"
 branch_labels = None
 depends_on = None
+phase = "expand"  # the release before it runs against the schema it leaves
 
 _ID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 

@@ -18,6 +18,7 @@ revision = "0010w"
 down_revision = "0010r"
 branch_labels = None
 depends_on = None
+phase = "expand"  # the release before it runs against the schema it leaves
 
 
 def upgrade() -> None:

@@ -19,6 +19,7 @@ revision = "0011k"
 down_revision = "0010w"
 branch_labels = None
 depends_on = None
+phase = "expand"  # the release before it runs against the schema it leaves
 
 _SEQ = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 

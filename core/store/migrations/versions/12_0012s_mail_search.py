@@ -24,6 +24,7 @@ revision = "0012s"
 down_revision = "0011k"
 branch_labels = None
 depends_on = None
+phase = "expand"  # the release before it runs against the schema it leaves
 
 # The addresses of a mail as one text: sender, recipient, cc (JSON text).
 _SQLITE_ADDRESSES = (

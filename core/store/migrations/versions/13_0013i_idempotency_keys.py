@@ -19,6 +19,7 @@ revision = "0013i"
 down_revision = "0012s"
 branch_labels = None
 depends_on = None
+phase = "expand"  # the release before it runs against the schema it leaves
 
 
 def upgrade() -> None:

@@ -22,6 +22,7 @@ revision = "0013q"
 down_revision = "0013i"
 branch_labels = None
 depends_on = None
+phase = "expand"  # the release before it runs against the schema it leaves
 
 
 def upgrade() -> None:

@@ -18,6 +18,7 @@ revision = "0015a"
 down_revision = "0014s"
 branch_labels = None
 depends_on = None
+phase = "expand"  # the release before it runs against the schema it leaves
 
 
 def upgrade() -> None:

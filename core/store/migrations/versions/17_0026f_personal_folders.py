@@ -23,6 +23,7 @@ revision = "0026f"
 down_revision = "0015a"
 branch_labels = None
 depends_on = None
+phase = "expand"  # the release before it runs against the schema it leaves
 
 
 def upgrade() -> None:

@@ -20,6 +20,7 @@ revision = "0026s"
 down_revision = "0026f"
 branch_labels = None
 depends_on = None
+phase = "expand"  # the release before it runs against the schema it leaves
 
 
 def upgrade() -> None:

@@ -20,6 +20,7 @@ revision = "0027r"
 down_revision = "0026s"
 branch_labels = None
 depends_on = None
+phase = "expand"  # the release before it runs against the schema it leaves
 
 
 def upgrade() -> None:

@@ -18,6 +18,7 @@ revision = "0028p"
 down_revision = "0027r"
 branch_labels = None
 depends_on = None
+phase = "expand"  # the release before it runs against the schema it leaves
 
 _ID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 

@@ -21,6 +21,7 @@ revision = "0028o"
 down_revision = "0028p"
 branch_labels = None
 depends_on = None
+phase = "expand"  # the release before it runs against the schema it leaves
 
 
 def upgrade() -> None:

@@ -21,6 +21,7 @@ revision = "0028l"
 down_revision = "0028o"
 branch_labels = None
 depends_on = None
+phase = "expand"  # the release before it runs against the schema it leaves
 
 
 def upgrade() -> None:

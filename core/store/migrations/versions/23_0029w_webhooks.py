@@ -18,6 +18,7 @@ revision = "0029w"
 down_revision = "0028l"
 branch_labels = None
 depends_on = None
+phase = "expand"  # the release before it runs against the schema it leaves
 
 _ID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 

@@ -20,6 +20,7 @@ revision = "0029x"
 down_revision = "0029w"
 branch_labels = None
 depends_on = None
+phase = "expand"  # the release before it runs against the schema it leaves
 
 _ID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 RESERVED = "reply"

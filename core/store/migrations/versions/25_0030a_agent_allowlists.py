@@ -19,6 +19,7 @@ revision = "0030a"
 down_revision = "0029x"
 branch_labels = None
 depends_on = None
+phase = "expand"  # the release before it runs against the schema it leaves
 
 _ID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 

@@ -19,6 +19,7 @@ revision = "0030e"
 down_revision = "0030a"
 branch_labels = None
 depends_on = None
+phase = "expand"  # the release before it runs against the schema it leaves
 
 _WHEN = sa.DateTime(timezone=True)
 
