@@ -33,7 +33,7 @@ from sqlalchemy.engine import make_url
 
 from core.settings import Settings
 from core.store.engine import Store, database_url
-from core.store.migrate import pending_migrations
+from core.store.migrate import schema_problem
 from gateway.listener_probe import Answer, Listener, connect_host, probe_all
 from gateway.tls import TlsConfigError, server_tls_context
 
@@ -168,7 +168,7 @@ async def _database(settings: Settings) -> list[Finding]:
     try:
         async with asyncio.timeout(10):
             await store.read(lambda s: s.execute(text("SELECT 1")).scalar())
-            missing = await pending_migrations(store)
+            problem = await schema_problem(store)
     except Exception as error:  # any failure to connect is the finding
         return [
             Finding(
@@ -181,13 +181,14 @@ async def _database(settings: Settings) -> list[Finding]:
     finally:
         await store.close()
     found = [Finding("ok", "database", f"{kind} answers")]
-    if missing:
+    if problem is not None:
         found.append(
             Finding(
                 "warn",
                 "migrations",
-                f"not applied: {', '.join(sorted(missing))}",
-                "run `agentmail migrate` (or start the gateway: it migrates)",
+                problem,
+                "run `agentmail migrate` (or start the gateway: it migrates), or upgrade this"
+                " release when a newer one migrated",
             )
         )
     else:

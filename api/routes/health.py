@@ -23,7 +23,7 @@ from sqlalchemy import text
 
 from api.deps import StoreDep
 from api.mail_settings import Listeners
-from core.store.migrate import pending_migrations
+from core.store.migrate import schema_problem
 from core.version import VERSION
 
 DATABASE_TIMEOUT_SECONDS = 2.0
@@ -57,9 +57,9 @@ async def readyz(request: Request, store: StoreDep) -> JSONResponse:
     try:
         async with asyncio.timeout(DATABASE_TIMEOUT_SECONDS):
             await store.read(lambda session: session.execute(text("SELECT 1")).scalar())
-            missing = await pending_migrations(store)
+            problem = await schema_problem(store)
         checks["database"] = "ok"
-        checks["migrations"] = "ok" if not missing else f"not applied: {', '.join(sorted(missing))}"
+        checks["migrations"] = problem or "ok"
     except TimeoutError:
         checks["database"] = f"no answer within {DATABASE_TIMEOUT_SECONDS:g} s"
     except Exception as error:  # any failure to reach the store is a reason, not a 500

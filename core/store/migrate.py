@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from functools import cache
 from pathlib import Path
 
@@ -12,10 +13,13 @@ from sqlalchemy import inspect, text
 from sqlalchemy.engine import Connection
 
 from core.store.engine import Store
+from core.store.schema_phases import record_last_contract, schema_state
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 _MIGRATION_LOCK_KEY = 0x61676D6D  # "agmm": one migrating replica at a time
 VERSION_TABLE = "alembic_version"  # Alembic's default, which env.py keeps
+
+log = logging.getLogger("agentmail.migrate")
 
 
 def alembic_config(connection: Connection | None = None) -> Config:
@@ -31,7 +35,22 @@ def _upgrade(connection: Connection) -> None:
     the others wait on the lock and then find it current."""
     if connection.dialect.name == "postgresql":
         connection.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK_KEY})
+    state = schema_state(connection, _current(connection), set(head_revisions()))
+    if state.newer:  # a newer release migrated (a rolling upgrade): run on it if it may
+        if state.problem is not None:
+            raise SchemaTooNew(state.problem)
+        log.warning(
+            "the schema is at %s, newer than this release, with expand migrations only:"
+            " serving on it",
+            ", ".join(sorted(state.newer)),
+        )
+        return
     command.upgrade(alembic_config(connection), "head")
+    record_last_contract(connection)
+
+
+class SchemaTooNew(RuntimeError):
+    """A newer release's contract migration ran: this release cannot serve on the schema."""
 
 
 async def migrate(store: Store) -> None:
@@ -49,14 +68,18 @@ def _current(connection: Connection) -> set[str]:
     return {str(revision) for (revision,) in rows}
 
 
-async def pending_migrations(store: Store) -> set[str]:
-    """The head revisions the database lacks: empty when its schema is current.
+async def schema_problem(store: Store) -> str | None:
+    """What keeps this release from serving on the database's schema (None: nothing):
+    migrations not applied, or a newer release's contract migration.
 
     A replica started from an older wheel, or a restore of an older backup that no
     one migrated, reports here instead of failing on a missing column later.
     """
-    current = await store.read(lambda session: _current(session.connection()))
-    return head_revisions() - current
+
+    def read(connection: Connection) -> str | None:
+        return schema_state(connection, _current(connection), head_revisions()).problem
+
+    return await store.read(lambda session: read(session.connection()))
 
 
 @cache
