@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import asyncpg
 
+from core.store.schema_phases import LAST_CONTRACT_KEY, newest_contract
+
 # Every schema object a test could have changed, one line each, hashed.
 _FINGERPRINT = r"""
 SELECT md5(string_agg(line, E'\n' ORDER BY line)) FROM (
@@ -64,8 +66,12 @@ async def fingerprint(conn: asyncpg.Connection) -> str:
 
 
 # What the migrations write besides the schema: the webhooks' fan-out cursor (at the
-# newest event then: none, in a new database).
-SEEDED = "INSERT INTO meta (key, value) VALUES ('webhooks_through_event', '0')"
+# newest event then: none, in a new database), and the newest contract migration
+# applied (core/store/schema_phases.py).
+SEEDED = (
+    "INSERT INTO meta (key, value) VALUES ('webhooks_through_event', '0'),"
+    f" ('{LAST_CONTRACT_KEY}', '{newest_contract()}')"
+)
 
 
 async def emptied(conn: asyncpg.Connection, name: str, template_fingerprint: str) -> bool:
