@@ -142,6 +142,9 @@ class BlobStore(Protocol):
 
     async def exists(self, sha256: str) -> bool: ...
 
+    async def holds_content(self) -> bool:
+        """Whether anything at all is stored (a restore refuses to mix into a store in use)."""
+
     async def size(self, sha256: str) -> int | None:
         """The content's size in bytes; None when it is not there."""
 

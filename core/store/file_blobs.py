@@ -81,6 +81,9 @@ class FileBlobs:
     async def exists(self, sha256: str) -> bool:
         return await asyncio.to_thread(self.path_of(sha256).is_file)
 
+    async def holds_content(self) -> bool:
+        return await asyncio.to_thread(lambda: self.root.is_dir() and any(self.root.rglob("*")))
+
     async def size(self, sha256: str) -> int | None:
         try:
             return (await asyncio.to_thread(self.path_of(sha256).stat)).st_size

@@ -109,6 +109,13 @@ class S3Blobs:
     async def exists(self, sha256: str) -> bool:
         return await self.size(sha256) is not None
 
+    async def holds_content(self) -> bool:
+        def run() -> bool:
+            listed = self.client.list_objects_v2(Bucket=self.bucket, Prefix=self.prefix, MaxKeys=1)
+            return int(listed.get("KeyCount", 0)) > 0
+
+        return await asyncio.to_thread(call, run, "list")
+
     async def size(self, sha256: str) -> int | None:
         found = await asyncio.to_thread(self.head, self.key_of(sha256))
         return None if found is None else int(found["ContentLength"])
