@@ -15,6 +15,7 @@ import os
 import tarfile
 import uuid
 from pathlib import Path
+from typing import Any
 
 from core.store.blobs import content_key
 from tests.support.cli import agentmail
@@ -61,7 +62,7 @@ async def _sent_with_attachments(api: Api) -> list[str]:
     return [a["attachment_id"] for m in sent for a in m["attachments"]]
 
 
-async def _read_back(url: str, data_dir: Path, ids: list[str], **settings: str) -> None:
+async def _read_back(url: str, data_dir: Path, ids: list[str], **settings: Any) -> None:
     """A gateway on the restored data gives back every attachment, byte for byte."""
     async with running_gateway(url, data_dir, **settings) as restored:
         api = Api(restored)
