@@ -51,13 +51,18 @@ def _fsync_dir(path: Path) -> None:
 
 
 class FileReader:
-    def __init__(self, file: BinaryIO, size: int) -> None:
+    def __init__(self, file: BinaryIO, size: int, length: int) -> None:
         self._file = file
         self.size = size
+        self._left = length  # from the file's position
 
     async def chunks(self) -> AsyncIterator[bytes]:
         try:
-            while chunk := await asyncio.to_thread(self._file.read, READ_BYTES):
+            while self._left > 0:
+                chunk = await asyncio.to_thread(self._file.read, min(READ_BYTES, self._left))
+                if not chunk:
+                    return
+                self._left -= len(chunk)
                 yield chunk
         finally:  # at once, even when cancelled: closing does not wait on I/O
             self._file.close()
@@ -90,13 +95,17 @@ class FileBlobs:
         except FileNotFoundError:
             return None
 
-    async def open(self, sha256: str) -> FileReader | None:
+    async def open(
+        self, sha256: str, offset: int = 0, length: int | None = None
+    ) -> FileReader | None:
         def run() -> FileReader | None:
             try:
                 file = open(self.path_of(sha256), "rb")  # noqa: SIM115 - the reader closes it
             except FileNotFoundError:
                 return None
-            return FileReader(file, os.fstat(file.fileno()).st_size)
+            size = os.fstat(file.fileno()).st_size
+            file.seek(offset)
+            return FileReader(file, size, size - offset if length is None else length)
 
         return await asyncio.to_thread(run)
 
