@@ -60,7 +60,6 @@ def attachment_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
         responses={
             200: {"content": {"application/octet-stream": {}}},
             206: {"description": "The one byte range asked for (`Range: bytes=a-b`)"},
-            416: {"description": "No byte of the content is in the range asked for"},
         },
     )
     async def download(

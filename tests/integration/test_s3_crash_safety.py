@@ -20,7 +20,6 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
-import aiosmtplib
 import httpx
 import pytest
 from botocore.exceptions import ClientError
@@ -33,6 +32,7 @@ from core.store.engine import database_url as store_url
 from tests.support.gateway import PASSWORD, Api
 from tests.support.seaweedfs import BUCKET, SeaweedFS
 from tests.support.serve_process import ServedGateway, serve, serve_env
+from tests.support.smtp import logged_in
 
 D = "agentmail.localhost"
 KILL_AFTER = 30  # acknowledged mails before the kill
@@ -76,10 +76,7 @@ async def _rest_sender(
 
 
 async def _smtp_sender(port: int, tag: str, acks: Acks) -> None:
-    smtp = aiosmtplib.SMTP(hostname="127.0.0.1", port=port, timeout=10)
-    try:
-        await smtp.connect()
-        await smtp.login("jianf", PASSWORD)
+    async with logged_in(port, "jianf", PASSWORD) as smtp:
         for index in range(10_000):
             subject = f"kill smtp {tag} {index}"
             data, sha256 = _content(subject)
@@ -92,8 +89,6 @@ async def _smtp_sender(port: int, tag: str, acks: Acks) -> None:
             acks.attempted.add(subject)
             await smtp.send_message(mail)
             acks.acknowledge(subject, sha256)
-    finally:
-        smtp.close()
 
 
 async def _load_until_killed(gateway: ServedGateway, acks: Acks) -> None:
