@@ -11,7 +11,7 @@ first built, not written on each route:
 * a path parameter: 404; any parameter or body: 422;
 * an unsafe method (POST, PUT, PATCH, DELETE): 413 and 422 (the request guard
   reads every such body, declared or not);
-* what only the route's service knows (409, 429, 415, a 404 from the body):
+* what only the route's service knows (409, 429, 415, 416, a 404 from the body):
   the small table `SPECIFIC` below, checked against the routes by a test.
 
 Every error has the one body `{"error": {"code", "message", "fields"?}}` (`ErrorResponse`);
@@ -89,6 +89,7 @@ DESCRIPTIONS = {
     409: "Conflicts with the current state (a taken name or alias, already decided).",
     413: "The request body is over the limit.",
     415: "Wrong content type for this endpoint.",
+    416: "No byte of the content is in the range asked for (`Range: bytes=a-b`).",
     422: "Invalid input: a wrong type, a missing field, or a refused value.",
     429: "Too many requests: a rate limit or the conversation's budget.",
 }
@@ -102,6 +103,7 @@ NAMES = {
     409: "Conflict",
     413: "PayloadTooLarge",
     415: "UnsupportedMediaType",
+    416: "RangeNotSatisfiable",
     422: "UnprocessableEntity",
     429: "TooManyRequests",
 }
@@ -130,6 +132,8 @@ SPECIFIC: dict[tuple[str, str], set[int]] = {
     ("DELETE", "/agent/workspaces/{name}"): {409},  # open conversations, the last one
     ("POST", "/attachments"): {415},
     ("POST", "/me/attachments"): {415},
+    ("GET", "/attachments/{attachment_id}"): {416},  # a byte range beyond the end
+    ("GET", "/me/attachments/{attachment_id}"): {416},
     ("GET", "/mail/inbox"): {404},  # a `folder_id` that is none of the caller's
     ("GET", "/me/mail/inbox"): {404},
     ("GET", "/mail/inbox/rows"): {404},
@@ -159,6 +163,12 @@ _REF = "#/components/schemas/"
 _RESPONSE_REF = "#/components/responses/"
 _HEADERS: dict[int, dict[str, Any]] = {
     401: {"WWW-Authenticate": {"schema": {"type": "string"}, "description": "`Bearer`."}},
+    416: {
+        "Content-Range": {
+            "schema": {"type": "string"},
+            "description": "`bytes */size`: the content's size.",
+        }
+    },
     429: {
         "Retry-After": {
             "schema": {"type": "integer"},

@@ -1,26 +1,35 @@
-"""`agentmail backup` and `agentmail restore`: one archive with the database and the files.
+"""`agentmail backup`: one archive with the database and the attachments it names.
 
 The archive is an uncompressed tar (attachments are mostly compressed already):
 
     manifest.json           format, gateway version, schema revision, the database
                             kind, and every other member's size and SHA-256
-    database.sqlite         SQLite: a copy made with SQLite's online backup API, which
-                            is a consistent snapshot while the gateway goes on writing
-    database.pgdump         PostgreSQL: `pg_dump --format=custom` (one snapshot too)
-    attachments/ab/cd/<sha256>   the attachment files (core/store/blobs.py)
+    database.sqlite         SQLite: a copy made with SQLite's online backup API
+    database.pgdump         PostgreSQL: `pg_dump --format=custom` of an exported snapshot
+    attachments/ab/cd/<sha256>   the content of every attachment those rows name, read
+                            from the blob store: files or the object store (core/store/blobs.py)
     secret.key              the data dir's key file, when no AGENTMAIL_SECRET_KEY is set: the
                             key the database's secrets are sealed with (core/secrets/)
 
-Order matters while the gateway runs: the database is copied first, then the files.
-Files are never changed once written and only unsent uploads are ever removed, so
-every file a row of the snapshot names is on disk by then, except one whose upload
-was committed a moment before the snapshot and is still being renamed into place
-(blobs.py commits the row first): those are looked for again, and named if missing.
+Why the point is consistent while the gateway runs: the rows are copied first, as
+one snapshot, with the sha256 of every attachment they name (gateway/backup_snapshot.py);
+then exactly those blobs are read. A blob is stored durably before the row naming it
+commits, and never changes (its key is its sha256), so each named blob is in the store
+when the snapshot is taken, with the bytes the rows mean. Only the collector removes
+content (core/mail/attachments.py), and only when no live row names it: it checks the
+rows after setting the content aside, and puts it back when one does, and in the object
+store it never touches an object younger than the grace period. So a named blob can go
+missing during the backup only when its last row was deleted after the snapshot, which
+happens to unsent uploads past their time alone; the restored gateway's collector
+deletes those rows too. The file backend renames content into place just after its row
+commits, so a blob that is missing is looked for once more at the end.
 
-Restore checks every checksum before it writes anything, and refuses a target that
-holds data (a database with tables, an attachments directory with files) unless
-`force` is given. A restored database at an older revision is migrated when the
-gateway starts, as after any upgrade.
+A named blob still missing then, while a live row names it, is a loss in the store
+itself: the backup says which and exits 1 (the archive holds everything else). Blobs
+whose rows were collected meanwhile are only counted.
+
+gateway/restore.py checks every checksum before it writes anything, and puts the
+blobs into the configured store, which need not be the one they came from.
 """
 
 from __future__ import annotations
@@ -31,8 +40,6 @@ import hashlib
 import io
 import json
 import os
-import sqlite3
-import subprocess
 import tarfile
 import tempfile
 from collections.abc import Iterator
@@ -41,26 +48,30 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sqlalchemy import create_engine, select
-from sqlalchemy.engine import make_url
-
 from core.secrets.box import KEY_FILE_NAME
 from core.settings import Settings
-from core.store.engine import Store, database_url
+from core.store.blob_choice import open_blobs
+from core.store.engine import database_url
 from core.store.migrate import head_revisions
-from core.store.models import Attachment
 from core.version import VERSION
+from gateway import backup_snapshot
+from gateway.backup_blobs import ATTACHMENTS, Copied, Progress, copy_out
+from gateway.backup_snapshot import PG_MEMBER, SQLITE_MEMBER, BackupError
+
+__all__ = [
+    "ATTACHMENTS",
+    "FORMAT",
+    "MANIFEST",
+    "PG_MEMBER",
+    "SQLITE_MEMBER",
+    "BackupError",
+    "Summary",
+    "backup",
+]
 
 FORMAT = 1
 MANIFEST = "manifest.json"
-SQLITE_MEMBER = "database.sqlite"
-PG_MEMBER = "database.pgdump"
-ATTACHMENTS = "attachments"
 _CHUNK = 1 << 20
-
-
-class BackupError(Exception):
-    """Something the operator must fix; the message says what."""
 
 
 @dataclass
@@ -68,7 +79,8 @@ class Summary:
     database: str
     files: int = 0
     bytes: int = 0
-    missing: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # named by live rows, not in the store
+    collected: int = 0  # named by the snapshot only: collected during the backup
 
 
 def _sha256(path: Path) -> str:
@@ -77,63 +89,6 @@ def _sha256(path: Path) -> str:
         while chunk := file.read(_CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
-
-
-def _libpq(url: str) -> str:
-    """The URL as pg_dump and pg_restore take it (no SQLAlchemy driver name)."""
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-
-
-def _store_url(settings: Settings) -> str:
-    return database_url(settings.database_url, settings.sqlite_path)
-
-
-def _run(command: list[str]) -> None:
-    try:
-        subprocess.run(command, check=True, capture_output=True, text=True)
-    except FileNotFoundError as error:
-        raise BackupError(f"{command[0]} not found: install the PostgreSQL client") from error
-    except subprocess.CalledProcessError as error:
-        raise BackupError(f"{command[0]} failed: {error.stderr.strip()}") from error
-
-
-def _snapshot_database(url: str, work: Path) -> tuple[str, Path]:
-    if make_url(url).get_backend_name() == "sqlite":
-        target = work / SQLITE_MEMBER
-        source = sqlite3.connect(make_url(url).database or "")
-        copy = sqlite3.connect(target)
-        try:
-            source.backup(copy)  # the online backup API: a consistent copy, writers go on
-        finally:
-            copy.close()
-            source.close()
-        return "sqlite", target
-    target = work / PG_MEMBER
-    _run(["pg_dump", "--format=custom", "--no-owner", f"--file={target}", _libpq(url)])
-    return "postgresql", target
-
-
-def _attachment_hashes(kind: str, snapshot: Path, url: str, before: datetime) -> set[str]:
-    """The sha256 of every attachment row the database copy holds: read from the SQLite
-    copy itself; for PostgreSQL, the live rows created before the dump began (a dump's
-    snapshot holds every row committed by then)."""
-    if kind == "sqlite":
-        engine = create_engine(f"sqlite:///{snapshot}")
-        try:
-            with engine.connect() as connection:
-                return set(connection.scalars(select(Attachment.sha256).distinct()))
-        finally:
-            engine.dispose()
-    query = select(Attachment.sha256).where(Attachment.created_at <= before).distinct()
-
-    async def read() -> set[str]:
-        store = Store(url)
-        try:
-            return await store.read(lambda session: set(session.scalars(query)))
-        finally:
-            await store.close()
-
-    return asyncio.run(read())
 
 
 @contextlib.contextmanager
@@ -151,58 +106,63 @@ def _private_file(path: Path) -> Iterator[BinaryIO]:
         raise
 
 
-def backup(settings: Settings, archive: Path) -> Summary:
-    if settings.blob_url:  # the archive would hold the rows without the bytes they name
-        raise BackupError(
-            "the attachments are in the object store (AGENTMAIL_BLOB_URL): `agentmail backup` "
-            "cannot copy them yet; back up the database and the bucket with their own tools "
-            "(docs/deploy.md, Attachments in object storage)"
-        )
+def _manifest(kind: str, files: dict[str, dict[str, Any]]) -> tuple[tarfile.TarInfo, io.BytesIO]:
+    manifest = {
+        "format": FORMAT,
+        "gateway_version": VERSION,
+        "schema": sorted(head_revisions()),
+        "database": kind,
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "files": files,
+    }
+    data = json.dumps(manifest, indent=2, sort_keys=True).encode()
+    info = tarfile.TarInfo(MANIFEST)
+    info.size = len(data)
+    info.mtime = int(datetime.now(UTC).timestamp())
+    return info, io.BytesIO(data)
+
+
+async def _attachments(
+    settings: Settings, named: frozenset[str], tar: tarfile.TarFile, progress: Progress | None
+) -> Copied:
+    """The named blobs into `tar`; those missing are looked for once more at the end
+    (the file backend renames content into place just after its row commits)."""
+    blobs = open_blobs(settings)
+    copied = await copy_out(blobs, named, tar, progress)
+    if copied.missing:
+        again = await copy_out(blobs, copied.missing, tar, None)
+        copied.files.update(again.files)
+        copied.missing = again.missing
+    return copied
+
+
+def backup(settings: Settings, archive: Path, progress: Progress | None = None) -> Summary:
+    """Write `archive`; `progress` is told how far the long parts got."""
     if archive.exists():
         raise BackupError(f"{archive} exists: a backup never overwrites a file")
-    url = _store_url(settings)
-    blobs = settings.attachments_dir
+    url = database_url(settings.database_url, settings.sqlite_path)
+    say = progress or (lambda _line: None)
     with tempfile.TemporaryDirectory(prefix="agentmail-backup-") as scratch:
-        began = datetime.now(UTC)
-        kind, snapshot = _snapshot_database(url, Path(scratch))
+        snapshot = backup_snapshot.take(url, Path(scratch))
+        say(f"database copied ({snapshot.path.stat().st_size} bytes, {snapshot.kind}); "
+            f"{len(snapshot.named)} attachments to read")  # fmt: skip
         files: dict[str, dict[str, Any]] = {}
-        summary = Summary(database=kind)
         with _private_file(archive) as file, tarfile.open(fileobj=file, mode="w") as tar:
-            members = [(snapshot, snapshot.name)]
+            members = [(snapshot.path, snapshot.path.name)]
             key_file = settings.data_dir / KEY_FILE_NAME
             if settings.secret_key is None and key_file.is_file():
                 members.append((key_file, KEY_FILE_NAME))  # without it, no secret opens
-            if blobs.is_dir():
-                members += [
-                    (path, f"{ATTACHMENTS}/{path.relative_to(blobs).as_posix()}")
-                    for path in sorted(blobs.rglob("*"))
-                    if path.is_file() and not path.name.startswith(".")
-                ]
             for path, name in members:
                 files[name] = {"sha256": _sha256(path), "size": path.stat().st_size}
                 tar.add(path, arcname=name, recursive=False)
-            copied = {Path(name).name for name in files if name.startswith(f"{ATTACHMENTS}/")}
-            for sha in sorted(_attachment_hashes(kind, snapshot, url, began) - copied):
-                late = blobs / sha[:2] / sha[2:4] / sha
-                if late.is_file():  # renamed into place since the listing
-                    name = f"{ATTACHMENTS}/{sha[:2]}/{sha[2:4]}/{sha}"
-                    files[name] = {"sha256": _sha256(late), "size": late.stat().st_size}
-                    tar.add(late, arcname=name, recursive=False)
-                else:
-                    summary.missing.append(sha)
-            manifest = {
-                "format": FORMAT,
-                "gateway_version": VERSION,
-                "schema": sorted(head_revisions()),
-                "database": kind,
-                "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
-                "files": files,
-            }
-            data = json.dumps(manifest, indent=2, sort_keys=True).encode()
-            info = tarfile.TarInfo(MANIFEST)
-            info.size = len(data)
-            info.mtime = int(datetime.now(UTC).timestamp())
-            tar.addfile(info, io.BytesIO(data))
-    summary.files = sum(1 for name in files if name.startswith(f"{ATTACHMENTS}/"))
-    summary.bytes = archive.stat().st_size
-    return summary
+            copied = asyncio.run(_attachments(settings, snapshot.named, tar, progress))
+            files.update(copied.files)
+            tar.addfile(*_manifest(snapshot.kind, files))
+    live = backup_snapshot.still_named(url, copied.missing)
+    return Summary(
+        database=snapshot.kind,
+        files=len(copied.files),
+        bytes=archive.stat().st_size,
+        missing=[sha for sha in copied.missing if sha in live],
+        collected=len(copied.missing) - len(live),
+    )

@@ -24,24 +24,32 @@ def backup_command(
     data_dir: DataDir = None,
     database_url: DatabaseUrl = None,
 ) -> None:
-    """Back up the database and the attachments into one archive, while the gateway runs."""
+    """Back up the database and the attachments it names (from the data dir or the object
+    store) into one archive, while the gateway runs."""
+    from core.errors import StorageUnavailable
     from gateway.backup import BackupError, backup
 
     settings = settings_from(data_dir=data_dir, database_url=database_url)
     require_database(settings)
     try:
-        summary = backup(settings, archive)
-    except BackupError as error:
+        summary = backup(settings, archive, progress=err.print)
+    except (BackupError, StorageUnavailable) as error:
         err.print(f"[red]error:[/red] {error}")
         raise typer.Exit(1) from error
     console.print(
-        f"backed up the {summary.database} database and {summary.files} attachment files "
+        f"backed up the {summary.database} database and {summary.files} attachments "
         f"to {archive} ({summary.bytes} bytes)"
     )
+    if summary.collected:
+        console.print(
+            f"{summary.collected} unsent uploads were collected during the backup: their "
+            "rows are in the archive without content, and the restored gateway collects them"
+        )
     if summary.missing:
         err.print(
-            f"[yellow]warning:[/yellow] {len(summary.missing)} attachment files named by the "
-            f"database were not on disk: {', '.join(summary.missing[:5])}"
+            f"[red]error:[/red] {len(summary.missing)} attachments named by the database are "
+            f"missing from the attachment store: {', '.join(summary.missing[:5])}; the "
+            "archive holds everything else"
         )
         raise typer.Exit(1)
 
@@ -54,18 +62,20 @@ def restore_command(
     data_dir: DataDir = None,
     database_url: DatabaseUrl = None,
 ) -> None:
-    """Restore a backup into an empty data dir (and database); the gateway must be stopped."""
+    """Restore a backup into an empty database and attachment store (the data dir or the
+    object store the settings name); the gateway must be stopped."""
+    from core.errors import StorageUnavailable
     from gateway.backup import BackupError
     from gateway.restore import restore
 
     settings = settings_from(data_dir=data_dir, database_url=database_url)
     try:
-        summary = restore(settings, archive, force=force)
-    except (BackupError, OSError) as error:
+        summary = restore(settings, archive, force=force, progress=err.print)
+    except (BackupError, StorageUnavailable, OSError) as error:
         err.print(f"[red]error:[/red] {error}")
         raise typer.Exit(1) from error
     console.print(
-        f"restored the {summary.database} database and {summary.files} attachment files; "
+        f"restored the {summary.database} database and {summary.files} attachments; "
         "start the gateway (it migrates an older backup's schema)"
     )
 

@@ -1,9 +1,11 @@
-"""`agentmail restore`: an archive of `agentmail backup` into an empty data dir or database.
+"""`agentmail restore`: an archive of `agentmail backup` into an empty database and store.
 
 Every member's SHA-256 is checked against the manifest before anything is written;
-a target that holds data is refused unless `force` (then the database is replaced
-and the attachment files are added to what is there: they are named by content).
-See gateway/backup.py for the archive's layout.
+a target that holds data (a database with tables, a blob store with content) is
+refused unless `force` (then the database is replaced and the attachments are added
+to what is there: they are named by content). The attachments go into the blob
+store the settings name, files or the object store, whichever the backup came from
+(gateway/backup_blobs.py). See gateway/backup.py for the archive's layout.
 
 Nothing is extracted by the archive's own word: a backup holds regular files only,
 so any other member (link, device, directory, fifo) or a name given twice refuses
@@ -15,6 +17,7 @@ gateway runs on (the filter itself is 3.11.4+).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
@@ -32,6 +35,7 @@ from sqlalchemy.engine import make_url
 
 from core.secrets.box import KEY_FILE_NAME
 from core.settings import Settings
+from core.store.blob_choice import open_blobs
 from core.store.engine import database_url
 from gateway.backup import (
     ATTACHMENTS,
@@ -42,6 +46,8 @@ from gateway.backup import (
     BackupError,
     Summary,
 )
+from gateway.backup_blobs import Progress, copy_in
+from gateway.backup_snapshot import libpq
 
 _CHUNK = 1 << 20
 _BLOB = re.compile(rf"^{ATTACHMENTS}/[0-9a-f]{{2}}/[0-9a-f]{{2}}/[0-9a-f]{{64}}$")
@@ -121,15 +127,11 @@ def _has_tables(url: str) -> bool:
 def _pg_has_tables(url: str) -> bool:
     query = "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"
     done = subprocess.run(
-        ["psql", "-XAtq", "-c", query, _libpq(url)], capture_output=True, text=True, check=False
+        ["psql", "-XAtq", "-c", query, libpq(url)], capture_output=True, text=True, check=False
     )
     if done.returncode != 0:
         raise BackupError(f"cannot reach the target database: {done.stderr.strip()}")
     return int(done.stdout.strip() or 0) > 0
-
-
-def _libpq(url: str) -> str:
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 def _restore_sqlite(source: Path, target: Path) -> None:
@@ -145,7 +147,7 @@ def _restore_sqlite(source: Path, target: Path) -> None:
 
 
 def _restore_postgres(dump: Path, url: str, force: bool) -> None:
-    command = ["pg_restore", "--no-owner", "--exit-on-error", f"--dbname={_libpq(url)}"]
+    command = ["pg_restore", "--no-owner", "--exit-on-error", f"--dbname={libpq(url)}"]
     if force:
         command += ["--clean", "--if-exists"]
     done = subprocess.run([*command, str(dump)], capture_output=True, text=True, check=False)
@@ -153,14 +155,23 @@ def _restore_postgres(dump: Path, url: str, force: bool) -> None:
         raise BackupError(f"pg_restore failed: {done.stderr.strip()}")
 
 
-def restore(settings: Settings, archive: Path, *, force: bool = False) -> Summary:
-    if settings.blob_url:  # the attachments would land in a directory nothing reads
-        raise BackupError(
-            "the attachments are in the object store (AGENTMAIL_BLOB_URL): `agentmail restore` "
-            "cannot put them there yet; restore with the object store unset"
-        )
+def _key_file(settings: Settings, tar: tarfile.TarFile, member: tarfile.TarInfo) -> None:
+    """The key the backed-up secrets were sealed with, readable by this user alone."""
+    key_file = settings.data_dir / KEY_FILE_NAME
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    key_file.unlink(missing_ok=True)
+    with (
+        os.fdopen(os.open(key_file, os.O_WRONLY | os.O_CREAT, 0o600), "wb") as out,
+        _open(tar, member) as source,
+    ):
+        shutil.copyfileobj(source, out)
+
+
+def restore(
+    settings: Settings, archive: Path, *, force: bool = False, progress: Progress | None = None
+) -> Summary:
     url = database_url(settings.database_url, settings.sqlite_path)
-    blobs = settings.attachments_dir
+    blobs = open_blobs(settings)
     with tarfile.open(archive, "r") as tar:
         members = _members(tar)
         manifest = _manifest(tar, members)
@@ -172,13 +183,11 @@ def restore(settings: Settings, archive: Path, *, force: bool = False) -> Summar
         database = SQLITE_MEMBER if kind == "sqlite" else PG_MEMBER
         if database not in members:
             raise BackupError(f"the archive holds no {database}")
-        occupied = _has_tables(url) or (blobs.is_dir() and any(blobs.rglob("*")))
-        if occupied and not force:
+        if not force and (_has_tables(url) or asyncio.run(blobs.holds_content())):
             raise BackupError(
-                "the target holds data (a database with tables or attachment files): "
-                "restore into an empty data dir and database, or give --force to replace it"
+                "the target holds data (a database with tables, or attachments in the store): "
+                "restore into an empty database and store, or give --force to replace it"
             )
-        summary = Summary(database=kind)
         with tempfile.TemporaryDirectory(prefix="agentmail-restore-") as scratch:
             copy = Path(scratch) / database
             _copy(tar, members[database], copy)
@@ -186,20 +195,10 @@ def restore(settings: Settings, archive: Path, *, force: bool = False) -> Summar
                 _restore_sqlite(copy, Path(make_url(url).database or ""))
             else:
                 _restore_postgres(copy, url, force)
-        if KEY_FILE_NAME in members:  # the key the backed-up secrets were sealed with
-            key_file = settings.data_dir / KEY_FILE_NAME
-            settings.data_dir.mkdir(parents=True, exist_ok=True)
-            key_file.unlink(missing_ok=True)
-            with (
-                os.fdopen(os.open(key_file, os.O_WRONLY | os.O_CREAT, 0o600), "wb") as out,
-                _open(tar, members[KEY_FILE_NAME]) as member,
-            ):
-                shutil.copyfileobj(member, out)
-        for name in manifest["files"]:
-            if not name.startswith(f"{ATTACHMENTS}/"):
-                continue
-            target = blobs / Path(name).relative_to(ATTACHMENTS)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            _copy(tar, members[name], target)
-            summary.files += 1
-    return summary
+        if progress is not None:
+            progress(f"database restored ({kind})")
+        if KEY_FILE_NAME in members:
+            _key_file(settings, tar, members[KEY_FILE_NAME])
+        blob_members = [members[n] for n in sorted(manifest["files"]) if _BLOB.match(n)]
+        asyncio.run(copy_in(blobs, tar, blob_members, progress))
+    return Summary(database=kind, files=len(blob_members))

@@ -10,9 +10,11 @@ from typing import Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Request
-from fastapi.responses import StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 
+from api.byte_ranges import Unsatisfiable, etag, requested_range
 from api.deps import Agent, BlobsDep, Human, SettingsDep, StoreDep
+from api.errors import error_response
 from api.uploads import OPENAPI_BODY, receive_upload
 from core.errors import NotFound
 from core.mail import attachments
@@ -55,25 +57,47 @@ def attachment_router(prefix: str, Caller: Any, tag: str) -> APIRouter:
     @router.get(
         "/{attachment_id}",
         response_class=StreamingResponse,
-        responses={200: {"content": {"application/octet-stream": {}}}},
+        responses={
+            200: {"content": {"application/octet-stream": {}}},
+            206: {"description": "The one byte range asked for (`Range: bytes=a-b`)"},
+        },
     )
     async def download(
-        attachment_id: str, caller: Caller, store: StoreDep, blobs: BlobsDep
-    ) -> StreamingResponse:
-        """The bytes, always as `application/octet-stream` attachment (never rendered inline)."""
+        attachment_id: str, request: Request, caller: Caller, store: StoreDep, blobs: BlobsDep
+    ) -> Response:
+        """The bytes, always as `application/octet-stream` attachment (never rendered
+        inline); one byte range of them for `Range: bytes=a-b` (`206`)."""
         found = await attachments.downloadable(store, caller, attachment_id)
-        reader = await blobs.open(found.sha256)
+        headers = {
+            "Accept-Ranges": "bytes",
+            "ETag": etag(found.sha256),
+            "Content-Disposition": content_disposition(found.filename),
+            "X-Content-Type-Options": "nosniff",
+        }
+        try:
+            asked = requested_range(
+                request.headers.get("range"), request.headers.get("if-range"), found.size,
+                found.sha256,
+            )  # fmt: skip
+        except Unsatisfiable:
+            headers = {"Accept-Ranges": "bytes", "Content-Range": f"bytes */{found.size}"}
+            message = f"the attachment has {found.size} bytes: none is in the range asked for"
+            return error_response(416, "range_not_satisfiable", message, headers)
+        if asked is None:
+            reader = await blobs.open(found.sha256)
+        else:
+            reader = await blobs.open(found.sha256, asked.start, asked.length)
         if reader is None:
             raise NotFound(f"the content of attachment {attachment_id} is missing")
+        headers["Content-Length"] = str(reader.size if asked is None else asked.length)
+        if asked is not None:
+            headers["Content-Range"] = asked.content_range(reader.size)
         # Streamed a chunk at a time from the blob store: no whole file in memory.
         return StreamingResponse(
             reader.chunks(),
+            status_code=200 if asked is None else 206,
             media_type="application/octet-stream",
-            headers={
-                "Content-Length": str(reader.size),
-                "Content-Disposition": content_disposition(found.filename),
-                "X-Content-Type-Options": "nosniff",
-            },
+            headers=headers,
         )
 
     return router

@@ -119,7 +119,7 @@ class BlobWriter(Protocol):
 
 
 class BlobReader(Protocol):
-    size: int
+    size: int  # the whole content's, also when the reader gives only a range of it
 
     def chunks(self) -> AsyncIterator[bytes]:
         """The content, a chunk at a time (released at the end or when closed)."""
@@ -142,11 +142,17 @@ class BlobStore(Protocol):
 
     async def exists(self, sha256: str) -> bool: ...
 
+    async def holds_content(self) -> bool:
+        """Whether anything at all is stored (a restore refuses to mix into a store in use)."""
+
     async def size(self, sha256: str) -> int | None:
         """The content's size in bytes; None when it is not there."""
 
-    async def open(self, sha256: str) -> BlobReader | None:
-        """A reader of the content; None when it is not there."""
+    async def open(
+        self, sha256: str, offset: int = 0, length: int | None = None
+    ) -> BlobReader | None:
+        """A reader of the content, or of `length` bytes of it from `offset` (within the
+        content: a download's byte range); None when it is not there."""
 
     async def read_all(self, sha256: str) -> bytes:
         """The whole content (bounded by the attachment limit); `FileNotFoundError` if missing."""

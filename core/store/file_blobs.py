@@ -25,20 +25,19 @@ import hashlib
 import os
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
-from core.errors import FieldProblem, PayloadTooLarge
+from core.store.blob_writing import BufferedBlobWriter
 from core.store.blobs import Aside, Blob, Leftovers, Staged, content_key, is_sha256
 from core.store.disk_full import is_disk_full, storage_full
 
-__all__ = ["FLUSH_BYTES", "FileBlobWriter", "FileBlobs"]
+__all__ = ["FileBlobWriter", "FileBlobs"]
 
 _UPLOAD_PREFIX = ".upload-"
 _ASIDE_PREFIX = ".aside-"
-FLUSH_BYTES = 1 << 20  # bytes gathered before one thread hand-off writes them
 READ_BYTES = 1 << 18  # one chunk of a download
 
 
@@ -52,13 +51,18 @@ def _fsync_dir(path: Path) -> None:
 
 
 class FileReader:
-    def __init__(self, file: BinaryIO, size: int) -> None:
+    def __init__(self, file: BinaryIO, size: int, length: int) -> None:
         self._file = file
         self.size = size
+        self._left = length  # from the file's position
 
     async def chunks(self) -> AsyncIterator[bytes]:
         try:
-            while chunk := await asyncio.to_thread(self._file.read, READ_BYTES):
+            while self._left > 0:
+                chunk = await asyncio.to_thread(self._file.read, min(READ_BYTES, self._left))
+                if not chunk:
+                    return
+                self._left -= len(chunk)
                 yield chunk
         finally:  # at once, even when cancelled: closing does not wait on I/O
             self._file.close()
@@ -82,19 +86,26 @@ class FileBlobs:
     async def exists(self, sha256: str) -> bool:
         return await asyncio.to_thread(self.path_of(sha256).is_file)
 
+    async def holds_content(self) -> bool:
+        return await asyncio.to_thread(lambda: self.root.is_dir() and any(self.root.rglob("*")))
+
     async def size(self, sha256: str) -> int | None:
         try:
             return (await asyncio.to_thread(self.path_of(sha256).stat)).st_size
         except FileNotFoundError:
             return None
 
-    async def open(self, sha256: str) -> FileReader | None:
+    async def open(
+        self, sha256: str, offset: int = 0, length: int | None = None
+    ) -> FileReader | None:
         def run() -> FileReader | None:
             try:
                 file = open(self.path_of(sha256), "rb")  # noqa: SIM115 - the reader closes it
             except FileNotFoundError:
                 return None
-            return FileReader(file, os.fstat(file.fileno()).st_size)
+            size = os.fstat(file.fileno()).st_size
+            file.seek(offset)
+            return FileReader(file, size, size - offset if length is None else length)
 
         return await asyncio.to_thread(run)
 
@@ -192,16 +203,12 @@ class FileBlobs:
         return await asyncio.to_thread(run)
 
 
-class FileBlobWriter:
+class FileBlobWriter(BufferedBlobWriter):
     """Streams one upload to a temporary file, hashing it; removes it unless placed."""
 
     def __init__(self, blobs: FileBlobs, limit: int) -> None:
+        super().__init__(limit)
         self._blobs = blobs
-        self.limit = limit
-        self.size = 0
-        self._hash = hashlib.sha256()
-        self._buffer: list[bytes] = []
-        self._buffered = 0
         self._file: BinaryIO | None = None
         self._temp: Path | None = None
         self._blob: Blob | None = None
@@ -224,24 +231,10 @@ class FileBlobWriter:
         if self._file is not None or self._temp is not None:
             await asyncio.to_thread(self._discard)
 
-    async def write(self, chunk: bytes) -> None:
-        if self.size + len(chunk) > self.limit:
-            await asyncio.to_thread(self._discard)
-            raise PayloadTooLarge(
-                f"an attachment is at most {self.limit} bytes",
-                FieldProblem("file", "too_long", self.limit),
-            )
-        self.size += len(chunk)
-        self._buffer.append(chunk)
-        self._buffered += len(chunk)
-        if self._buffered >= FLUSH_BYTES:
-            await self._flush()
-
     async def finish(self) -> Blob:
         """Write the rest and make it durable; the content is not in place yet."""
         await self._flush()
-
-        blob = Blob(self._hash.hexdigest(), self.size)
+        blob = self._written()
 
         def close() -> None:
             assert self._file is not None
@@ -261,29 +254,12 @@ class FileBlobWriter:
         await asyncio.to_thread(self._blobs.move_into_place, self._temp, self._blob.sha256)
         self._temp = None
 
-    async def _flush(self) -> None:
-        if not self._buffer:
-            return
-        data = b"".join(self._buffer)
-        self._buffer.clear()
-        self._buffered = 0
+    def _store(self, data: bytes) -> None:
+        assert self._file is not None
+        self._file.write(data)
 
-        def run() -> None:
-            assert self._file is not None
-            self._hash.update(data)  # hashlib releases the GIL on large inputs
-            self._file.write(data)
-
-        await self._in_thread(run)
-
-    async def _in_thread(self, work: Callable[[], None]) -> None:
-        """`work` in a worker thread; a full disk discards the upload: `StorageFull`."""
-        try:
-            await asyncio.to_thread(work)
-        except OSError as error:
-            if not is_disk_full(error):
-                raise
-            await asyncio.to_thread(self._discard)
-            raise storage_full() from error
+    async def _abandon(self) -> None:
+        await asyncio.to_thread(self._discard)
 
     def _discard(self) -> None:
         if self._file is not None:

@@ -54,9 +54,6 @@ class S3Reader:
         finally:  # at once, even when cancelled: closing does not wait on I/O
             self._body.close()
 
-    def _read(self) -> bytes:
-        return bytes(self._body.read(READ_BYTES))
-
     async def close(self) -> None:
         await asyncio.to_thread(self._body.close)
 
@@ -109,21 +106,33 @@ class S3Blobs:
     async def exists(self, sha256: str) -> bool:
         return await self.size(sha256) is not None
 
+    async def holds_content(self) -> bool:
+        def run() -> bool:
+            listed = self.client.list_objects_v2(Bucket=self.bucket, Prefix=self.prefix, MaxKeys=1)
+            return int(listed.get("KeyCount", 0)) > 0
+
+        return await asyncio.to_thread(call, run, "list")
+
     async def size(self, sha256: str) -> int | None:
         found = await asyncio.to_thread(self.head, self.key_of(sha256))
         return None if found is None else int(found["ContentLength"])
 
-    async def open(self, sha256: str) -> S3Reader | None:
-        key = self.key_of(sha256)
+    async def open(
+        self, sha256: str, offset: int = 0, length: int | None = None
+    ) -> S3Reader | None:
+        asked: dict[str, str] = {"Bucket": self.bucket, "Key": self.key_of(sha256)}
+        if offset or length is not None:  # a ranged GET: only those bytes travel
+            last = "" if length is None else str(offset + length - 1)
+            asked["Range"] = f"bytes={offset}-{last}"
         try:
-            found = await asyncio.to_thread(
-                call, lambda: self.client.get_object(Bucket=self.bucket, Key=key), "read"
-            )
+            found = await asyncio.to_thread(call, lambda: self.client.get_object(**asked), "read")
         except ClientError as error:
             if is_missing(error):
                 return None
             raise
-        return S3Reader(found["Body"], int(found["ContentLength"]))
+        whole = found.get("ContentRange")  # `bytes a-b/size` when ranged
+        size = int(whole.rsplit("/", 1)[1]) if whole else int(found["ContentLength"])
+        return S3Reader(found["Body"], size)
 
     async def read_all(self, sha256: str) -> bytes:
         return await asyncio.to_thread(self.load, sha256)

@@ -8,14 +8,12 @@ so an upload holds at most that much of itself in memory whatever its size.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import tempfile
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from core.errors import FieldProblem, PayloadTooLarge
+from core.store.blob_writing import BufferedBlobWriter
 from core.store.blobs import Blob
-from core.store.disk_full import is_disk_full, storage_full
 
 if TYPE_CHECKING:
     from core.store.s3_blobs import S3Blobs
@@ -23,17 +21,12 @@ if TYPE_CHECKING:
 __all__ = ["SPOOL_IN_MEMORY", "S3BlobWriter"]
 
 SPOOL_IN_MEMORY = 1 << 20
-FLUSH_BYTES = 1 << 20  # bytes gathered before one thread hand-off writes them
 
 
-class S3BlobWriter:
+class S3BlobWriter(BufferedBlobWriter):
     def __init__(self, blobs: S3Blobs, limit: int) -> None:
+        super().__init__(limit)
         self._blobs = blobs
-        self.limit = limit
-        self.size = 0
-        self._hash = hashlib.sha256()
-        self._buffer: list[bytes] = []
-        self._buffered = 0
         self._spool: tempfile.SpooledTemporaryFile[bytes] | None = None
         self._blob: Blob | None = None
 
@@ -53,22 +46,10 @@ class S3BlobWriter:
             await asyncio.to_thread(self._spool.close)
             self._spool = None
 
-    async def write(self, chunk: bytes) -> None:
-        if self.size + len(chunk) > self.limit:
-            raise PayloadTooLarge(
-                f"an attachment is at most {self.limit} bytes",
-                FieldProblem("file", "too_long", self.limit),
-            )
-        self.size += len(chunk)
-        self._buffer.append(chunk)
-        self._buffered += len(chunk)
-        if self._buffered >= FLUSH_BYTES:
-            await self._flush()
-
     async def finish(self) -> Blob:
         """Put the content at its key, before the row that names it commits."""
         await self._flush()
-        blob = Blob(self._hash.hexdigest(), self.size)
+        blob = self._written()
         await asyncio.to_thread(self._put, blob.sha256)
         self._blob = blob
         return blob
@@ -85,21 +66,7 @@ class S3BlobWriter:
         self._spool.seek(0)
         self._blobs.put(sha256, self._spool)
 
-    async def _flush(self) -> None:
-        if not self._buffer:
-            return
-        data = b"".join(self._buffer)
-        self._buffer.clear()
-        self._buffered = 0
-
-        def run() -> None:
-            assert self._spool is not None
-            self._hash.update(data)  # hashlib releases the GIL on large inputs
-            self._spool.write(data)
-
-        try:
-            await asyncio.to_thread(run)
-        except OSError as error:  # the spool's file: a full temporary directory
-            if is_disk_full(error):
-                raise storage_full() from error
-            raise
+    def _store(self, data: bytes) -> None:
+        """Into the spool; its file is on the temporary directory's disk (which may be full)."""
+        assert self._spool is not None
+        self._spool.write(data)

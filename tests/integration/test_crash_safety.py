@@ -27,7 +27,6 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-import aiosmtplib
 import httpx
 from sqlalchemy import text
 from sqlalchemy.orm import Session
@@ -37,6 +36,7 @@ from core.store.engine import database_url as store_url
 from tests.support.cli import agentmail
 from tests.support.mail_archive import generate, write_mbox
 from tests.support.serve_process import ADMIN_PASSWORD, ServedGateway, serve, serve_env
+from tests.support.smtp import logged_in
 from tests.support.store_invariants import broken_rules, missing_events, unfiled
 
 D = "agentmail.localhost"
@@ -115,17 +115,12 @@ def _smtp_message(subject: str) -> bytes:
 
 
 async def _smtp_sender(port: int, tag: str, acks: Acks) -> None:
-    smtp = aiosmtplib.SMTP(hostname="127.0.0.1", port=port, timeout=10)
-    try:
-        await smtp.connect()
-        await smtp.login("jianf", PASSWORD)
+    async with logged_in(port, "jianf", PASSWORD) as smtp:
         for index in range(10_000):
             subject = f"smtp {tag} {index}"
             acks.attempted.add(subject)
             await smtp.sendmail(f"jianf@{D}", SMTP_RECIPIENTS, _smtp_message(subject))
             acks.acknowledge(acks.smtp, subject)
-    finally:
-        smtp.close()
 
 
 def _imap_flagger(port: int, acks: Acks, stop: threading.Event) -> None:

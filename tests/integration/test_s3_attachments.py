@@ -15,9 +15,7 @@ from pathlib import Path
 import pytest
 
 from core.settings import Settings
-from gateway.backup import BackupError, backup
 from gateway.doctor_blobs import check_object_store
-from gateway.restore import restore
 from gateway.server import Gateway
 from tests.support.gateway import PASSWORD, Api, running_gateway
 from tests.support.http import ok
@@ -128,12 +126,3 @@ def test_doctor_checks_the_bucket(seaweedfs: SeaweedFS, tmp_path: Path) -> None:
     [found] = check_object_store(wrong)
     assert found.status == "fail" and "access key" in found.todo
     assert check_object_store(Settings(data_dir=tmp_path)) == []  # files: nothing to check
-
-
-def test_backup_and_restore_refuse_the_object_store(seaweedfs: SeaweedFS, tmp_path: Path) -> None:
-    settings = Settings(data_dir=tmp_path, **seaweedfs.settings())
-    with pytest.raises(BackupError, match="object store"):
-        backup(settings, tmp_path / "backup.tar")
-    assert not (tmp_path / "backup.tar").exists()
-    with pytest.raises(BackupError, match="object store"):
-        restore(settings, tmp_path / "backup.tar")

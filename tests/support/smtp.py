@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import smtplib
+from collections.abc import AsyncIterator
 from email.message import EmailMessage
 from typing import Any
 
@@ -71,6 +73,19 @@ async def session(api: Api, login: str, secret: str) -> aiosmtplib.SMTP:
     await client.connect()
     await client.login(login, secret)
     return client
+
+
+@contextlib.asynccontextmanager
+async def logged_in(port: int, login: str, secret: str) -> AsyncIterator[aiosmtplib.SMTP]:
+    """An authenticated aiosmtplib connection to `port` (10 s a command at most), closed
+    at the end without QUIT: a gateway killed meanwhile could not answer it."""
+    smtp = aiosmtplib.SMTP(hostname="127.0.0.1", port=port, timeout=10)
+    try:
+        await smtp.connect()
+        await smtp.login(login, secret)
+        yield smtp
+    finally:
+        smtp.close()
 
 
 async def swaks(*arguments: str) -> tuple[int, str]:
