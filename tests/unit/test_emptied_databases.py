@@ -61,7 +61,7 @@ async def test_a_used_database_comes_back_empty_with_its_sequences_restarted() -
         assert again == url
         rows, first_ids, fingerprint = await _rows_and_sequences(again)
         new_rows, _, new_fingerprint = await _rows_and_sequences(fresh)
-        assert rows == new_rows == 1  # no row of the test's; the migrations' seeded one
+        assert rows == new_rows == 2  # no row of the test's; the two the migrations seed
         assert first_ids and set(first_ids) == {1}
         assert fingerprint == new_fingerprint
     finally:
