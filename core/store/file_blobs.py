@@ -2,10 +2,14 @@
 
 The file backend of the blob port (core/store/blobs.py, which explains the order of
 writes and collection). An upload streams into a temporary file in the attachments
-directory, hashed as it goes, fsynced before its row commits, and renamed into place
-atomically after; identical bytes land on the same path, so they take the space
-once. The collector sets a file aside by renaming it. Every file operation runs in a
-worker thread: none blocks the event loop.
+directory (`.upload-<id>.part`), hashed as it goes; finished, it is fsynced and
+renamed to a name that carries its sha256 (`.upload-<sha256>-<id>.done`, the
+directory fsynced) before its row commits, and renamed into place atomically after;
+identical bytes land on the same path, so they take the space once. A crash between
+the commit and that last rename leaves a `.done` file: the collector's look for
+leftovers checks its bytes against its name and moves it into place (and, named by no
+row, it is collected as any content is). The collector sets a file aside by renaming
+it. Every file operation runs in a worker thread: none blocks the event loop.
 
 A full disk (`ENOSPC`) refuses the upload with `StorageFull` and removes its
 partial file. Everything that needs space — the bytes, their fsync, the content
@@ -37,6 +41,7 @@ from core.store.disk_full import is_disk_full, storage_full
 __all__ = ["FileBlobWriter", "FileBlobs"]
 
 _UPLOAD_PREFIX = ".upload-"
+_PART, _DONE = ".part", ".done"  # an upload being written; finished, durable, named
 _ASIDE_PREFIX = ".aside-"
 READ_BYTES = 1 << 18  # one chunk of a download
 
@@ -146,7 +151,7 @@ class FileBlobs:
     def stage(self, data: bytes) -> Staged:
         """Write content held in memory as a finished upload would be: durable, not yet
         in place. Sync: call it in a worker thread. `StorageFull` when the disk is full."""
-        temp = self.root / f"{_UPLOAD_PREFIX}{uuid.uuid4().hex}.part"
+        temp = self.root / f"{_UPLOAD_PREFIX}{uuid.uuid4().hex}{_PART}"
         blob = Blob(hashlib.sha256(data).hexdigest(), len(data))
         try:
             self.root.mkdir(parents=True, exist_ok=True)
@@ -155,12 +160,21 @@ class FileBlobs:
                 file.flush()
                 os.fsync(file.fileno())
             self.prepare(blob.sha256)
+            done = self.finished(temp, blob.sha256)
         except OSError as error:
             temp.unlink(missing_ok=True)
             if is_disk_full(error):
                 raise storage_full() from error
             raise
-        return Staged(blob, temp)
+        return Staged(blob, done)
+
+    def finished(self, temp: Path, sha256: str) -> Path:
+        """An upload made durable under a name that says its content (sync): a crash
+        after its row commits leaves what `leftovers` moves into place."""
+        done = self.root / f"{_UPLOAD_PREFIX}{sha256}-{uuid.uuid4().hex}{_DONE}"
+        os.rename(temp, done)
+        _fsync_dir(self.root)
+        return done
 
     def place(self, staged: Staged) -> None:
         assert isinstance(staged.token, Path)
@@ -177,7 +191,8 @@ class FileBlobs:
 
     async def leftovers(self, older_than_seconds: float) -> Leftovers:
         """Old set-aside files with their sha256 (after a crash); old partial uploads
-        are removed. Content at its path always had a row, so no candidates."""
+        are removed; old finished ones are moved into place (their row may have
+        committed) and given as candidates: content perhaps named by no row."""
 
         def run() -> Leftovers:
             found = Leftovers()
@@ -192,7 +207,11 @@ class FileBlobs:
                         continue
                 except FileNotFoundError:
                     continue
-                if entry.name.startswith(_UPLOAD_PREFIX):
+                if entry.name.startswith(_UPLOAD_PREFIX) and entry.name.endswith(_DONE):
+                    sha256 = self._settle_finished(Path(entry.path))
+                    if sha256 is not None:
+                        found.candidates.append(sha256)
+                elif entry.name.startswith(_UPLOAD_PREFIX):
                     Path(entry.path).unlink(missing_ok=True)
                 elif entry.name.startswith(_ASIDE_PREFIX):
                     sha256 = entry.name[len(_ASIDE_PREFIX) :].split("-", 1)[0]
@@ -201,6 +220,23 @@ class FileBlobs:
             return found
 
         return await asyncio.to_thread(run)
+
+    def _settle_finished(self, path: Path) -> str | None:
+        """A finished upload a crash left (sync): into place if its bytes are what its
+        name says, and the sha256; else removed, and None."""
+        sha256 = path.name[len(_UPLOAD_PREFIX) :].split("-", 1)[0]
+        digest = hashlib.sha256()
+        try:
+            with open(path, "rb") as file:
+                while chunk := file.read(READ_BYTES):
+                    digest.update(chunk)
+        except FileNotFoundError:
+            return None  # settled by another collector meanwhile
+        if not is_sha256(sha256) or digest.hexdigest() != sha256:
+            path.unlink(missing_ok=True)
+            return None
+        self.move_into_place(path, sha256)
+        return sha256
 
 
 class FileBlobWriter(BufferedBlobWriter):
@@ -216,7 +252,7 @@ class FileBlobWriter(BufferedBlobWriter):
     async def __aenter__(self) -> FileBlobWriter:
         def open_temp() -> None:
             self._blobs.root.mkdir(parents=True, exist_ok=True)
-            self._temp = self._blobs.root / f"{_UPLOAD_PREFIX}{uuid.uuid4().hex}.part"
+            self._temp = self._blobs.root / f"{_UPLOAD_PREFIX}{uuid.uuid4().hex}{_PART}"
             self._file = open(self._temp, "xb")  # noqa: SIM115 - closed in finish/__aexit__
 
         await self._in_thread(open_temp)
@@ -243,6 +279,8 @@ class FileBlobWriter(BufferedBlobWriter):
             self._file.close()
             self._file = None
             self._blobs.prepare(blob.sha256)
+            assert self._temp is not None
+            self._temp = self._blobs.finished(self._temp, blob.sha256)
 
         await self._in_thread(close)
         self._blob = blob

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import uuid
@@ -142,3 +143,30 @@ async def test_an_object_store_that_is_away_is_a_temporary_failure() -> None:
             await writer.finish()
     with pytest.raises(StorageUnavailable):
         await blobs.open(SHA)
+
+
+async def test_a_finished_upload_a_crash_left_out_of_place_is_put_in_place(
+    tmp_path: Path,
+) -> None:
+    """Files: the row committed, the process killed before the rename into place."""
+    blobs = FileBlobs(tmp_path / "blobs")
+    writer = blobs.writer(len(DATA))
+    await writer.__aenter__()
+    await writer.write(DATA)
+    assert (await writer.finish()).sha256 == SHA  # durable, not in place: then the kill
+    assert not await blobs.exists(SHA)
+    assert (await blobs.leftovers(3600)).candidates == []  # younger than asked: left
+    found = await blobs.leftovers(-1)
+    assert found.candidates == [SHA]  # in place now, and for the collector to judge
+    assert await blobs.read_all(SHA) == DATA
+
+
+async def test_a_finished_upload_whose_bytes_are_not_its_name_is_removed(
+    tmp_path: Path,
+) -> None:
+    blobs = FileBlobs(tmp_path / "blobs")
+    staged = await asyncio.to_thread(blobs.stage, b"the bytes")
+    assert isinstance(staged.token, Path)
+    staged.token.write_bytes(b"other bytes")  # a disk that lost them
+    assert await blobs.leftovers(-1) == Leftovers()
+    assert not staged.token.exists() and not await blobs.exists(staged.blob.sha256)
