@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from proxyprotocol.result import ProxyResult, ProxyResultLocal, is_ipv4, is_ipv6, is_local
 from proxyprotocol.v2 import ProxyProtocolV2
+from pydantic import ValidationError
 
 from core.proxied.header import (
     V1_MAX,
@@ -25,6 +26,7 @@ from core.proxied.header import (
     read_header,
 )
 from core.proxied.peer import Peer, is_trusted, proxied_peer, socket_peer
+from core.settings import Settings
 from tests.support.proxy_headers import header
 
 V2_SIGNATURE = b"\r\n\r\n\x00\r\nQUIT\n"
@@ -147,3 +149,10 @@ def test_socket_peers_and_trust() -> None:
     networks = [ipaddress.ip_network("10.0.0.0/8")]
     assert is_trusted("10.1.2.3", networks) and is_trusted("::ffff:10.1.2.3", networks)
     assert not is_trusted("11.0.0.1", networks) and not is_trusted("not an ip", networks)
+
+
+def test_the_setting_names_listeners() -> None:
+    assert Settings(proxy_protocol=" SMTP, imaps,").proxy_protocol_listeners == {"smtp", "imaps"}
+    assert Settings().proxy_protocol_listeners == frozenset()
+    with pytest.raises(ValidationError, match="the listeners are smtp, smtps, imap, imaps, mx"):
+        Settings(proxy_protocol="smtp,http")
