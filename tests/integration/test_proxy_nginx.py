@@ -11,6 +11,7 @@ trusted). SQLite only: the listeners are under test, not the store.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -20,8 +21,8 @@ from tests.support.nginx import NGINX, STREAM_MODULE, Upstream, nginx_stream
 from tests.support.raw_lines import RawConnection, raw_connection
 
 pytestmark = pytest.mark.skipif(
-    not (NGINX.exists() and STREAM_MODULE.exists()),
-    reason="Debian's nginx and libnginx-mod-stream (make services installs them)",
+    not (NGINX.exists() and STREAM_MODULE.exists()) and os.environ.get("CI") != "true",
+    reason="Debian's nginx and libnginx-mod-stream (make services installs them; CI fails)",
 )
 
 
