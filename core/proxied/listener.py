@@ -73,6 +73,7 @@ class ProxiedListen:
     async def __call__(
         self, factory: PeerFactory, sock: socket.socket, tls: ssl.SSLContext | None, backlog: int
     ) -> Serving:
+        # `backlog` is the socket's already (gateway/sockets.py listened with it).
         return _ProxiedServer(self, factory, sock, tls)
 
 
