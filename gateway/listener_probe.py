@@ -8,7 +8,10 @@ reply to EHLO (RFC 5321 §3.1, §4.1.1.1), IMAP's untagged OK greeting (RFC 3501
 §7.1.1, PREAUTH too), then end the session politely (QUIT, LOGOUT). Implicit-TLS
 ports are probed through TLS without checking the certificate: the listener is
 under test here, the certificate has a check of its own. Each probe is bounded by
-a timeout; `ListenerCheck` runs them at most once per `fresh_for` seconds, so a
+a timeout. A listener that expects a PROXY header from this machine (a trusted proxy,
+core/proxied/) is first sent v2's LOCAL one, which HAProxy's specification (§2.2) gives
+to a proxy's own health checks: the probe is then counted as this machine.
+`ListenerCheck` runs them at most once per `fresh_for` seconds, so a
 load balancer polling `/readyz` costs one probe per listener every two seconds.
 """
 
@@ -21,22 +24,27 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from proxyprotocol.result import ProxyResultLocal
+from proxyprotocol.v2 import ProxyProtocolV2
+
 PROBE_TIMEOUT_SECONDS = 2.0
 FRESH_SECONDS = 2.0
 _LINE_LIMIT = 64 * 1024  # a reply line longer than this is no greeting of ours
 _MAX_LINES = 64  # EHLO's reply lines: a dozen here
 _CLOSE_SECONDS = 0.5  # for our side's close (a TLS close waits for the peer's)
+_LOCAL_HEADER = ProxyProtocolV2().pack(ProxyResultLocal())
 
 
 @dataclass(frozen=True)
 class Listener:
-    """One listener to probe: its name as shown ("SMTP", "IMAPS"), where, and whether
-    it speaks TLS from the first byte."""
+    """One listener to probe: its name as shown ("SMTP", "IMAPS"), where, whether it
+    speaks TLS from the first byte and whether it expects a PROXY header first."""
 
     name: str
     host: str
     port: int
     tls: bool = False
+    proxy_header: bool = False
 
     @property
     def protocol(self) -> str:
@@ -147,12 +155,12 @@ async def probe(listener: Listener, within: float = PROBE_TIMEOUT_SECONDS) -> An
     try:
         async with asyncio.timeout(within):
             reader, writer = await asyncio.open_connection(
-                listener.host,
-                listener.port,
-                ssl=_client_tls() if listener.tls else None,
-                server_hostname=listener.host if listener.tls else None,
-                limit=_LINE_LIMIT,
+                listener.host, listener.port, limit=_LINE_LIMIT
             )
+            if listener.proxy_header:
+                writer.write(_LOCAL_HEADER)  # before TLS, as a proxy sends it
+            if listener.tls:
+                await writer.start_tls(_client_tls(), server_hostname=listener.host)
             greeting = await _CONVERSE[listener.protocol](reader, writer)
     except TimeoutError:
         return Answer(False, f"{listener.where}: no {what} within {within:g} s")

@@ -14,6 +14,7 @@ from core.secrets.box import SecretBox
 from core.settings import Settings
 from core.store.engine import Store
 from gateway.protocol_errors import LoggedFactories
+from gateway.sockets import listen_for
 from smtp_in.mx_handler import MxHandler
 from smtp_in.mx_server import start_mx
 from smtp_in.reply_mailbox import ReplyMailbox
@@ -39,6 +40,7 @@ async def start_mx_listener(
         backlog=settings.listen_backlog,
         shutdown_grace=settings.shutdown_grace_seconds,
         guard_factory=LoggedFactories("MX"),
+        listen=listen_for(settings, "mx"),
     )
 
 

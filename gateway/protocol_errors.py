@@ -16,11 +16,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+
+from core.proxied.listener import PeerFactory
+from core.proxied.peer import Peer
 
 log = logging.getLogger("agentmail.listeners")
 QUIET_SECONDS = 10.0
-ProtocolFactory = Callable[[], asyncio.BaseProtocol]
 
 
 class _Closing(asyncio.Protocol):
@@ -39,10 +40,10 @@ class LoggedFactories:
         self._last = -float("inf")
         self._unlogged = 0
 
-    def __call__(self, factory: ProtocolFactory) -> ProtocolFactory:
-        def build() -> asyncio.BaseProtocol:
+    def __call__(self, factory: PeerFactory) -> PeerFactory:
+        def build(peer: Peer | None) -> asyncio.BaseProtocol:
             try:
-                return factory()
+                return factory(peer)
             except Exception:
                 self._failed()
                 return _Closing()

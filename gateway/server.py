@@ -50,7 +50,7 @@ from gateway.loop_watchdog import LoopWatchdog
 from gateway.mx import start_mx_listener, start_reply_mailbox
 from gateway.notify import notify
 from gateway.protocol_errors import LoggedFactories
-from gateway.sockets import bind_tcp
+from gateway.sockets import bind_tcp, listen_for, probe_says_proxy
 from gateway.tls import server_tls_context
 from imap_view import pymap_compat
 from imap_view.limits import ImapLimits
@@ -287,6 +287,7 @@ class Gateway:
                 backlog=settings.listen_backlog,
                 shutdown_grace=settings.shutdown_grace_seconds,
                 guard_factory=LoggedFactories("SMTPS" if implicit_tls else "SMTP"),
+                listen=listen_for(settings, "smtps" if implicit_tls else "smtp"),
             )
             self._stack.push_async_callback(stop_smtp)
 
@@ -329,6 +330,7 @@ class Gateway:
                 tls=self.tls,
                 implicit_tls=implicit_tls,
                 guard_factory=LoggedFactories("IMAPS" if implicit_tls else "IMAP"),
+                listen=listen_for(settings, "imaps" if implicit_tls else "imap"),
                 signed_in=signed_in,
                 kept_writes=kept_writes if self._background_jobs else None,
             )
@@ -370,12 +372,16 @@ class Gateway:
     def listeners(self) -> list[Listener]:
         """The SMTP and IMAP listeners, where a client on this machine reaches them."""
         host = connect_host(self.settings.host)
-        found = [Listener("SMTP", host, self.smtp_port), Listener("IMAP", host, self.imap_port)]
-        if self.smtps_port is not None:
-            found.append(Listener("SMTPS", host, self.smtps_port, tls=True))
-        if self.imaps_port is not None:
-            found.append(Listener("IMAPS", host, self.imaps_port, tls=True))
-        return found
+        ports: dict[str, int | None] = {"SMTP": self.smtp_port, "IMAP": self.imap_port}
+        ports |= {"SMTPS": self.smtps_port, "IMAPS": self.imaps_port}
+        return [
+            Listener(name, host, port, name.endswith("S"), self._probe_proxied(name, host))
+            for name, port in ports.items()
+            if port is not None
+        ]
+
+    def _probe_proxied(self, name: str, host: str) -> bool:
+        return probe_says_proxy(self.settings, name.lower(), host)
 
     @property
     def starttls(self) -> bool:

@@ -5,6 +5,8 @@ Workers accept on the very same sockets (file descriptors handed down, as gunico
 does), not on sockets of their own with SO_REUSEPORT: port 0 gives every worker
 the one port, a worker that is started again finds the sockets still listening
 (nothing queued is dropped meanwhile), and an idle worker simply accepts more.
+`listen_for` says how a listener accepts its connections: directly, or expecting a
+PROXY header from a trusted proxy (`AGENTMAIL_PROXY_PROTOCOL`, core/proxied/).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import errno
 import socket
 from collections.abc import Mapping
 
+from core.proxied.listener import Listen, ProxiedListen, listen_directly
+from core.proxied.peer import is_trusted
 from core.settings import Settings
 
 # The listeners of one gateway, by name; the implicit-TLS ones only when set.
@@ -110,3 +114,17 @@ def inherited(spec: str) -> dict[str, socket.socket]:
         sock.setblocking(False)
         found[name] = sock
     return found
+
+
+def listen_for(settings: Settings, name: str) -> Listen:
+    """How the listener `name` (smtp, imaps, mx…) accepts connections."""
+    if name in settings.proxy_protocol_listeners:
+        return ProxiedListen(name.upper(), settings.trusted_proxy_networks)
+    return listen_directly
+
+
+def probe_says_proxy(settings: Settings, name: str, host: str) -> bool:
+    """Whether a probe of the listener `name` from `host` (this machine) must start with
+    a PROXY header: the listener expects one from `host`, a trusted proxy."""
+    listens = name in settings.proxy_protocol_listeners
+    return listens and is_trusted(host, settings.trusted_proxy_networks)

@@ -4,12 +4,15 @@ pymap's `IMAPService` binds its own sockets and leaves connection tasks running;
 here the gateway binds the socket (port 0 picks a free one, as for HTTP and
 SMTP) and `stop` closes every connection before the store goes away. Each
 connection is pymap's, with its reads bounded (imap_view/connection.py), and a
-client address holds at most so many connections at once.
+client address holds at most so many connections at once. A listener may take its
+clients' addresses from a trusted proxy's PROXY header (core/proxied/): pymap then
+sees that client (`ProxiedSocketInfo`), for the login throttle and the loopback rule.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import socket
 import ssl
 from collections.abc import Awaitable, Callable
@@ -17,7 +20,7 @@ from contextlib import AsyncExitStack, closing
 from uuid import uuid4
 
 from proxyprotocol.result import ProxyResultLocal
-from proxyprotocol.sock import SocketInfo
+from proxyprotocol.sock import SocketInfo, SocketInfoLocal
 from pymap.context import connection_exit
 from pymap.imap import IMAPServer
 
@@ -25,6 +28,8 @@ from core import metrics
 from core.identity.login_guard import LoginGuard
 from core.identity.signed_in import SignedIn
 from core.identity.throttle import ConnectionsPerAddress
+from core.proxied.listener import Listen, PeerFactory, listen_directly
+from core.proxied.peer import Peer
 from core.rendering.backfill import KeptQueue
 from core.store.blobs import BlobStore
 from core.store.engine import Store
@@ -42,12 +47,30 @@ from imap_view.state import GatewayState
 
 __all__ = ["start_imap"]
 
-ProtocolFactory = Callable[[], asyncio.BaseProtocol]
 _STREAM_LIMIT = 2**16  # asyncio.start_server's default: a read buffer's bound
 
 install_speedups()
 install_decoders()
 install_name_decoding()
+
+
+class ProxiedSocketInfo(SocketInfoLocal):
+    """The connection as pymap sees it, with the client a trusted proxy named: its
+    address, and loopback only as `Peer` decides (not from the header alone)."""
+
+    __slots__ = ["_peer"]
+
+    def __init__(self, writer: asyncio.StreamWriter, peer: Peer) -> None:
+        super().__init__(writer, unique_id=uuid4().bytes)
+        self._peer = peer
+
+    @property
+    def peername(self) -> tuple[str, int]:
+        return self._peer.address
+
+    @property
+    def from_localhost(self) -> bool:
+        return self._peer.loopback
 
 
 class _Server(IMAPServer):
@@ -86,9 +109,10 @@ async def start_imap(
     backlog: int,
     tls: ssl.SSLContext | None = None,
     implicit_tls: bool = False,
-    guard_factory: Callable[[ProtocolFactory], ProtocolFactory] | None = None,
+    guard_factory: Callable[[PeerFactory], PeerFactory] | None = None,
     signed_in: SignedIn | None = None,
     kept_writes: KeptQueue | None = None,
+    listen: Listen = listen_directly,
 ) -> Callable[[], Awaitable[None]]:
     """Serve IMAP on `sock` (bound and listening) on the running loop; returns `stop`.
 
@@ -98,6 +122,7 @@ async def start_imap(
     `guard_factory` wraps the protocol factory (the gateway logs what asyncio would drop
     silently: an error while a connection's protocol is built). `kept_writes` takes the
     structures FETCH makes for mails with none kept yet (core/rendering/backfill.py).
+    `listen` accepts the connections (core/proxied/listener.py).
     """
     if implicit_tls and tls is None:
         raise ValueError("implicit TLS needs a TLS context")
@@ -123,12 +148,17 @@ async def start_imap(
     imap = _Server(Login(backend, guard, signed_in), config, limits)
     tasks: set[asyncio.Task[None]] = set()
 
-    async def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def connected(
+        peer: Peer | None, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
         task = asyncio.current_task()
         assert task is not None
         tasks.add(task)
-        peer = writer.get_extra_info("peername")
-        address = str(peer[0]) if isinstance(peer, tuple) and peer else ""
+        if peer is None:
+            own = writer.get_extra_info("peername")
+            address = str(own[0]) if isinstance(own, tuple) and own else ""
+        else:
+            address = peer.host
         if not connections.take(address):
             await _turn_away(writer, connections.limit)
             tasks.discard(task)
@@ -136,7 +166,11 @@ async def start_imap(
         metrics.CONNECTIONS.labels("imap").inc()
         metrics.CONNECTIONS_OPEN.labels("imap").inc()
         try:
-            info = SocketInfo.get(writer, ProxyResultLocal(), unique_id=uuid4().bytes)
+            info = (
+                SocketInfo.get(writer, ProxyResultLocal(), unique_id=uuid4().bytes)
+                if peer is None
+                else ProxiedSocketInfo(writer, peer)
+            )
             await imap(reader, writer, info)
         finally:
             metrics.CONNECTIONS_OPEN.labels("imap").dec()
@@ -145,16 +179,14 @@ async def start_imap(
 
     loop = asyncio.get_running_loop()
 
-    def streams() -> asyncio.StreamReaderProtocol:
+    def streams(peer: Peer | None) -> asyncio.StreamReaderProtocol:
         """What `asyncio.start_server` builds for each connection, made here so that
         the factory can be wrapped."""
         reader = asyncio.StreamReader(limit=_STREAM_LIMIT, loop=loop)
-        return asyncio.StreamReaderProtocol(reader, connected, loop=loop)
+        return asyncio.StreamReaderProtocol(reader, functools.partial(connected, peer), loop=loop)
 
-    factory: ProtocolFactory = streams if guard_factory is None else guard_factory(streams)
-    server = await loop.create_server(
-        factory, sock=sock, ssl=tls if implicit_tls else None, backlog=backlog
-    )
+    factory: PeerFactory = streams if guard_factory is None else guard_factory(streams)
+    server = await listen(factory, sock, tls if implicit_tls else None, backlog)
 
     async def stop() -> None:
         server.close()

@@ -60,10 +60,15 @@ fi
 # Debian's Postfix as the outside MTA and Dovecot's LMTP server behind it, each started
 # by the tests inside a network namespace with a configuration of their own. Postfix is
 # installed unconfigured ("No configuration": no /etc/postfix/main.cf) and never runs as
-# the machine's service, so nothing listens on port 25 here.
+# the machine's service, so nothing listens on port 25 here. Debian's nginx with its stream
+# module is the TCP proxy (PROXY protocol) in front of the SMTP and IMAP listeners in
+# tests/integration/test_proxy_nginx.py, started by the test with a configuration of its
+# own; installed the same way, not started as the machine's web server.
 outside=()
 [ -x /usr/sbin/postfix ] || outside+=(postfix)
 [ -x /usr/lib/dovecot/lmtp ] || outside+=(dovecot-lmtpd)
+[ -x /usr/sbin/nginx ] || outside+=(nginx)
+[ -e /usr/lib/nginx/modules/ngx_stream_module.so ] || outside+=(libnginx-mod-stream)
 if [ "${#outside[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing ${outside[*]} (Debian packages, not started as services)…"
@@ -88,4 +93,7 @@ if [ "$(id -u)" = 0 ] && [ -e /etc/postfix/main.cf ] && /usr/sbin/postfix status
 fi
 if [ "$(id -u)" = 0 ] && command -v update-rc.d >/dev/null 2>&1 && [ -e /etc/init.d/postfix ]; then
   update-rc.d postfix disable >/dev/null 2>&1 || true
+fi
+if [ "$(id -u)" = 0 ] && command -v update-rc.d >/dev/null 2>&1 && [ -e /etc/init.d/nginx ]; then
+  update-rc.d nginx disable >/dev/null 2>&1 || true
 fi

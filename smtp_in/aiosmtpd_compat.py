@@ -32,7 +32,21 @@ class InternalMissing(RuntimeError):
 
 class QuietSession(Session):
     """aiosmtpd's session without the deprecation warning it logs on every AUTH when it
-    sets `login_data` (the gateway reads `auth_data`, the principal)."""
+    sets `login_data` (the gateway reads `auth_data`, the principal). Given `peer` (the
+    client a trusted proxy's PROXY header named), that is its `peer` whatever aiosmtpd
+    sets it to from the socket, so its logs and every hook see the client."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, peer: tuple[str, int] | None = None):
+        self._pinned = peer
+        super().__init__(loop)
+
+    @property
+    def peer(self) -> Any:
+        return self._peer
+
+    @peer.setter
+    def peer(self, value: Any) -> None:
+        self._peer = self._pinned if self._pinned is not None else value
 
     @property
     def login_data(self) -> Any:

@@ -14,8 +14,10 @@ from typing import Any
 
 from aiosmtpd.smtp import syntax
 
+from core.proxied.listener import Listen, PeerFactory, listen_directly
+from core.proxied.peer import Peer
 from smtp_in.mx_handler import MxHandler
-from smtp_in.server import ProtocolFactory, Submission, serve
+from smtp_in.server import Submission, serve
 from smtp_in.session_limits import SessionLimits
 
 NO_AUTH = "502 5.5.1 no AUTH here: this is the MX listener; submission has its own port"
@@ -29,6 +31,7 @@ class MxSession(Submission):
         max_bytes: int,
         sessions: set[Submission],
         limits: SessionLimits | None = None,
+        peer: Peer | None = None,
     ) -> None:
         super().__init__(
             handler,
@@ -37,6 +40,7 @@ class MxSession(Submission):
             sessions=sessions,
             guard=None,
             limits=limits,
+            peer=peer,
         )
         self.take_no_auth()
 
@@ -53,13 +57,15 @@ async def start_mx(
     limits: SessionLimits | None = None,
     backlog: int = 2048,
     shutdown_grace: float = 20.0,
-    guard_factory: Callable[[ProtocolFactory], ProtocolFactory] | None = None,
+    guard_factory: Callable[[PeerFactory], PeerFactory] | None = None,
+    listen: Listen = listen_directly,
 ) -> Callable[[], Awaitable[None]]:
-    """Serve the MX listener on `sock` (bound, listening); returns `stop`."""
+    """Serve the MX listener on `sock` (bound, listening); returns `stop`. Behind a
+    trusted proxy (`listen`, core/proxied/) SPF judges the client its header names."""
     sessions: set[Submission] = set()
 
-    def session() -> Any:
-        return MxSession(handler, max_bytes=max_bytes, sessions=sessions, limits=limits)
+    def session(peer: Peer | None) -> Any:
+        return MxSession(handler, max_bytes=max_bytes, sessions=sessions, limits=limits, peer=peer)
 
-    factory: ProtocolFactory = session if guard_factory is None else guard_factory(session)
-    return await serve(factory, sessions, sock, None, backlog, shutdown_grace)
+    factory: PeerFactory = session if guard_factory is None else guard_factory(session)
+    return await serve(factory, sessions, sock, None, backlog, shutdown_grace, listen)

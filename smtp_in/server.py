@@ -4,14 +4,14 @@ aiosmtpd's thread-based `Controller` would run a second loop (and cannot bind
 port 0); the gateway instead calls `loop.create_server(...)` with a socket it
 bound itself, as it does for HTTP. With a TLS context, the submission port offers
 STARTTLS (RFC 3207) and an optional second port speaks TLS from the first byte
-(RFC 8314 "implicit TLS", the `smtps` of mail clients).
+(RFC 8314 "implicit TLS", the `smtps` of mail clients). A listener may take its
+clients' addresses from a trusted proxy's PROXY header (core/proxied/).
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import ipaddress
 import socket
 import ssl
 from collections.abc import Awaitable, Callable
@@ -25,6 +25,8 @@ from core.identity.keys import require_bound_agent
 from core.identity.login_guard import LoginGuard, login_name
 from core.identity.signed_in import Held, SignedIn
 from core.principal import Principal
+from core.proxied.listener import Listen, PeerFactory, listen_directly
+from core.proxied.peer import Peer, socket_peer
 from smtp_in.aiosmtpd_compat import CompatSMTP, QuietSession
 from smtp_in.data_reader import receive_data
 from smtp_in.handler import SubmissionHandler
@@ -38,7 +40,6 @@ from smtp_in.session_limits import (
     SessionLimits,
 )
 
-ProtocolFactory = Callable[[], asyncio.BaseProtocol]
 TOO_BIG = "552 5.3.4 message too big: at most {limit} bytes"
 # RFC 5321 §3.8: a server that must shut down answers 421 and closes; 4.3.2 "system not
 # accepting network messages" (RFC 3463). A client retries later, elsewhere or here.
@@ -58,13 +59,6 @@ def _smtp_keys(principal: Principal) -> None:
     """SMTP takes a user key, or the key of a registered agent, as the password."""
     if principal.is_agent:
         require_bound_agent(principal)
-
-
-def _is_loopback(peer: Any) -> bool:
-    try:
-        return ipaddress.ip_address(str(peer[0]).split("%")[0]).is_loopback
-    except (ValueError, TypeError, IndexError):
-        return False
 
 
 def _say_and_close(transport: asyncio.BaseTransport, reply: str) -> None:
@@ -89,10 +83,11 @@ class Submission(CompatSMTP):
         tls_context: ssl.SSLContext | None = None,
         implicit_tls: bool = False,
         limits: SessionLimits | None = None,
+        peer: Peer | None = None,
     ) -> None:
         """`guard` None: no AUTH is taken (the MX listener). `tls_context` offers
         STARTTLS; `implicit_tls` says the transport is TLS already (then STARTTLS is not
-        offered again)."""
+        offered again). `peer`: the client a trusted proxy named (None: the socket's)."""
         limits = limits or SessionLimits()
         super().__init__(
             handler,
@@ -119,6 +114,7 @@ class Submission(CompatSMTP):
         self._held: Held | None = None  # the credential it logged in with, once it has
         self._implicit_tls = implicit_tls
         self._limits = limits
+        self._peer = peer
         self._address: str | None = None  # counted in `_limits.open` while connected
         self._refused = False
         self._deadline: asyncio.TimerHandle | None = None
@@ -131,8 +127,9 @@ class Submission(CompatSMTP):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         if self._address is None and not self._refused:  # not again after STARTTLS
-            peer = transport.get_extra_info("peername")
-            address = str(peer[0]) if peer else ""
+            if self._peer is None:
+                self._peer = socket_peer(transport.get_extra_info("peername"))
+            address = self._peer.host
             if not self._limits.admit(address):
                 self._refused = True
                 count = self._limits.max_per_address
@@ -236,7 +233,8 @@ class Submission(CompatSMTP):
             self.transport.close()
 
     def new_session(self) -> Session:
-        return QuietSession(self.loop)
+        peer = self._peer  # pinned when a proxy named it (else aiosmtpd's own, as ever)
+        return QuietSession(self.loop, peer.address if peer is not None and peer.proxy else None)
 
     @syntax("EHLO hostname")
     async def smtp_EHLO(self, hostname: str) -> None:
@@ -283,7 +281,8 @@ class Submission(CompatSMTP):
             return AuthResult(success=False, handled=False, message="502 5.5.1 no AUTH here")
         assert self.session is not None
         encrypted = self.session.ssl is not None
-        if not (self._allow_plaintext_auth or encrypted or _is_loopback(self.session.peer)):
+        loopback = self._peer is not None and self._peer.loopback
+        if not (self._allow_plaintext_auth or encrypted or loopback):
             # RFC 4954 §4: a password in the clear off this host needs TLS first.
             return AuthResult(
                 success=False,
@@ -292,7 +291,7 @@ class Submission(CompatSMTP):
             )
         login = captured.auth_data.login.decode("utf-8", "replace")
         secret = captured.auth_data.password.decode("utf-8", "replace")
-        peer = str(self.session.peer[0]) if self.session.peer else ""
+        peer = self._peer.host if self._peer else ""
         store = self._submission.store
         since = store.credentials.generation
         name = login_name(login, self._submission.domain)
@@ -325,7 +324,8 @@ async def start_smtp(
     limits: SessionLimits | None = None,
     backlog: int = 2048,
     shutdown_grace: float = 20.0,
-    guard_factory: Callable[[ProtocolFactory], ProtocolFactory] | None = None,
+    guard_factory: Callable[[PeerFactory], PeerFactory] | None = None,
+    listen: Listen = listen_directly,
 ) -> Callable[[], Awaitable[None]]:
     """Serve SMTP on `sock` (bound and listening) on the running loop; returns `stop`.
 
@@ -333,7 +333,8 @@ async def start_smtp(
     is then required); otherwise `tls_context`, when given, is offered by STARTTLS.
     `backlog` is passed on: asyncio listens again with its own default (100) otherwise.
     `guard_factory` wraps the protocol factory (the gateway logs what asyncio would
-    drop silently: an error while a connection's protocol is built).
+    drop silently: an error while a connection's protocol is built). `listen` accepts
+    the connections (core/proxied/listener.py: directly, or behind a PROXY header).
     `stop` closes the listener, lets messages in DATA finish for up to `shutdown_grace`
     seconds, says 421 to every session and then cuts what is left.
     """
@@ -341,7 +342,7 @@ async def start_smtp(
         raise ValueError("implicit TLS needs a TLS context")
     sessions: set[Submission] = set()
 
-    def session() -> Submission:
+    def session(peer: Peer | None) -> Submission:
         return Submission(
             handler,
             max_bytes=max_bytes,
@@ -352,24 +353,25 @@ async def start_smtp(
             tls_context=tls_context,
             implicit_tls=implicit_tls,
             limits=limits,
+            peer=peer,
         )
 
-    factory: ProtocolFactory = session if guard_factory is None else guard_factory(session)
+    factory: PeerFactory = session if guard_factory is None else guard_factory(session)
     ssl_context = tls_context if implicit_tls else None
-    return await serve(factory, sessions, sock, ssl_context, backlog, shutdown_grace)
+    return await serve(factory, sessions, sock, ssl_context, backlog, shutdown_grace, listen)
 
 
 async def serve(
-    factory: ProtocolFactory,
+    factory: PeerFactory,
     sessions: set[Submission],
     sock: socket.socket,
     ssl_context: ssl.SSLContext | None,
     backlog: int,
     shutdown_grace: float,
+    listen: Listen = listen_directly,
 ) -> Callable[[], Awaitable[None]]:
     """Serve `factory`'s sessions on `sock`; returns `stop` (the end `start_smtp` says)."""
-    loop = asyncio.get_running_loop()
-    server = await loop.create_server(factory, sock=sock, ssl=ssl_context, backlog=backlog)
+    server = await listen(factory, sock, ssl_context, backlog)
 
     async def stop() -> None:
         server.close()

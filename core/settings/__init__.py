@@ -3,7 +3,7 @@
 Every setting is read from the environment (or passed as a CLI flag by
 `gateway/`); README.md documents each one, and a test fails when one is missing
 from the documentation. `outbound.py` holds the smarthost's part of the class, `blob_store.py` the
-attachment store's.
+attachment store's, `proxied.py` the listeners that take a PROXY protocol header.
 Vocabulary: it imports only its siblings at the top of core/ (durations, errors).
 """
 
@@ -19,6 +19,7 @@ from pydantic_settings import SettingsConfigDict
 
 from core.settings.blob_store import BlobSettings
 from core.settings.outbound import OutboundSettings
+from core.settings.proxied import ProxiedSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +31,7 @@ class Limits:
     outbound: bool = False  # a smarthost is configured: mail may leave the gateway
 
 
-class Settings(OutboundSettings, BlobSettings):
+class Settings(OutboundSettings, BlobSettings, ProxiedSettings):
     model_config = SettingsConfigDict(
         env_prefix="AGENTMAIL_", extra="ignore", populate_by_name=True
     )

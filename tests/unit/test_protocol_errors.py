@@ -17,12 +17,13 @@ import socket
 
 import pytest
 
+from core.proxied.listener import listen_directly
 from gateway.listener_probe import Listener, probe
 from gateway.protocol_errors import LoggedFactories
 
 
 class _Broken(asyncio.Protocol):
-    def __init__(self) -> None:
+    def __init__(self, peer: object = None) -> None:
         raise TypeError("descriptor '__weakref__' for 'Handler' objects doesn't apply")
 
 
@@ -30,7 +31,7 @@ def test_a_failing_factory_is_logged_with_its_stack(caplog: pytest.LogCaptureFix
     factory = LoggedFactories("SMTP")(_Broken)
     with caplog.at_level(logging.ERROR, "agentmail.listeners"):
         for _ in range(3):
-            assert not isinstance(factory(), _Broken)  # a protocol that closes at once
+            assert not isinstance(factory(None), _Broken)  # a protocol that closes at once
     (record,) = caplog.records  # the two after the first are counted, not logged again
     assert record.levelno == logging.ERROR
     assert "SMTP" in record.getMessage() and "before its greeting" in record.getMessage()
@@ -41,9 +42,8 @@ def test_a_failing_factory_is_logged_with_its_stack(caplog: pytest.LogCaptureFix
 async def test_a_listener_that_cannot_build_its_protocol_fails_the_probe(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    loop = asyncio.get_running_loop()
     with socket.create_server(("127.0.0.1", 0)) as sock:
-        server = await loop.create_server(LoggedFactories("SMTP")(_Broken), sock=sock)
+        server = await listen_directly(LoggedFactories("SMTP")(_Broken), sock, None, 100)
         port = sock.getsockname()[1]
         try:
             with caplog.at_level(logging.ERROR, "agentmail.listeners"):

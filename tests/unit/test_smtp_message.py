@@ -1,11 +1,10 @@
-"""What `smtp_in` reads from a submitted message, and who counts as local."""
+"""What `smtp_in` reads from a submitted message."""
 
 from __future__ import annotations
 
 from email.message import EmailMessage
 
 from smtp_in.message import parse_submitted
-from smtp_in.server import _is_loopback
 
 
 def test_plain_part_subject_ids_and_addresses() -> None:
@@ -37,11 +36,3 @@ def test_html_only_becomes_markdown_and_no_ids_is_fine() -> None:
     parsed = parse_submitted(message.as_bytes())
     assert parsed.body == "one & two\n\nthree\nfour"
     assert parsed.message_id is None and parsed.replies_to == []
-
-
-def test_loopback_peers() -> None:
-    assert _is_loopback(("127.0.0.1", 5000))
-    assert _is_loopback(("::1", 5000, 0, 0))
-    assert not _is_loopback(("192.0.2.7", 5000))
-    assert not _is_loopback(("not an ip", 1))
-    assert not _is_loopback(None)
