@@ -53,9 +53,16 @@ async def pending_migrations(store: Store) -> set[str]:
     """The head revisions the database lacks: empty when its schema is current.
 
     A replica started from an older wheel, or a restore of an older backup that no
-    one migrated, reports here instead of failing on a missing column later.
+    one migrated, reports here instead of failing on a missing column later. A
+    database at a revision this code does not know is a newer release's: nothing is
+    missing for this one.
     """
     current = await store.read(lambda session: _current(session.connection()))
+    if current - known_revisions():
+        # A newer release migrated the database while this one runs (a rolling
+        # upgrade): its migrations only add (expand first, contract in a later
+        # release), so this code runs on the schema as it is.
+        return set()
     return head_revisions() - current
 
 
@@ -63,3 +70,11 @@ async def pending_migrations(store: Store) -> set[str]:
 def head_revisions() -> set[str]:
     """The newest revision(s) the code ships (read once: the files do not change)."""
     return set(ScriptDirectory.from_config(alembic_config()).get_heads())
+
+
+@cache
+def known_revisions() -> set[str]:
+    """Every revision the code ships."""
+    return {
+        script.revision for script in ScriptDirectory.from_config(alembic_config()).walk_revisions()
+    }

@@ -6,7 +6,8 @@ has no active health check, so a replica is left out by its failures: a refused 
 timed-out connection sends the request to the next replica (`proxy_next_upstream`,
 which never sends a request that reached a replica again unless it is idempotent)
 and keeps the failed one out for `FAIL_SECONDS` (`max_fails=1`). `/readyz` is passed
-through, for whoever probes it. The event stream is passed through unbuffered with an
+through, for whoever probes it; `X-Upstream` names the replica (or replicas, tried
+in turn) that answered. The event stream is passed through unbuffered with an
 hour's read timeout (the gateway's pings keep it alive); when its replica goes, the
 client reconnects through nginx to another one and resumes from its Last-Event-ID.
 scripts/ensure-services.sh installs the packages.
@@ -82,7 +83,8 @@ def configuration(front: Nginx, backends: Sequence[Backend]) -> str:
       proxy_set_header Host $http_host;
       proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
       proxy_connect_timeout 2s;
-      proxy_next_upstream error timeout;"""
+      proxy_next_upstream error timeout;
+      add_header X-Upstream $upstream_addr always;"""
     return f"""
 load_module {STREAM_MODULE};
 daemon off;
