@@ -28,8 +28,7 @@ pytestmark = [pytest.mark.cluster, pytest.mark.postgres]
 async def _ready(world: ClusterWorld) -> dict[str, int]:
     async with httpx.AsyncClient(timeout=15) as client:
         return {
-            r.name: (await client.get(f"{r.http_url}/readyz")).status_code
-            for r in world.replicas
+            r.name: (await client.get(f"{r.http_url}/readyz")).status_code for r in world.replicas
         }
 
 

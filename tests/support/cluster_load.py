@@ -18,6 +18,7 @@ import os
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import aiosmtplib
 import httpx
@@ -85,14 +86,14 @@ async def rest_sender(client: httpx.AsyncClient, ledger: Ledger, name: str) -> N
         subject = f"{name} {number}"
         number += 1
         data, digest = _payload(subject)
-        uploaded = await _retried(ledger, "upload", lambda: upload(client, f"{name}.bin", data))
+        uploaded = await _retried(ledger, "upload", partial(upload, client, f"{name}.bin", data))
         if uploaded is None or uploaded.status_code != 200:
             ledger.failures.append(f"upload {subject}: {uploaded and uploaded.text}")
             return
         ids = [uploaded.json()["attachment_id"]]
         ledger.attempted.add(subject)
         sent = await _retried(
-            ledger, "send", lambda: send_rest(client, READER, subject, ids, key=subject)
+            ledger, "send", partial(send_rest, client, READER, subject, ids, key=subject)
         )
         if sent is None or sent.status_code != 200:
             ledger.failures.append(f"send {subject}: {sent and sent.text}")
