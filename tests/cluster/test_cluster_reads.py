@@ -12,9 +12,7 @@ import pytest
 from tests.support.cluster_clients import (
     attachments_of,
     download,
-    exists_reaches,
     fetch_all,
-    idle_client,
     imap_session,
     inbox,
     mail_with_attachment,
@@ -25,6 +23,7 @@ from tests.support.cluster_clients import (
 from tests.support.cluster_world import ClusterWorld, api
 from tests.support.gateway import PASSWORD
 from tests.support.http import ok
+from tests.support.imap import exists_reaches, idle_client
 from tests.support.sse import open_stream
 
 pytestmark = [pytest.mark.cluster, pytest.mark.postgres]

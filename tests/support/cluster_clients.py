@@ -4,12 +4,12 @@ its own address, or nginx in front), and the mails the scenarios send."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email
 import imaplib
 from email.message import EmailMessage, Message
 from typing import Any
 
-import aioimaplib
 import aiosmtplib
 import httpx
 
@@ -72,8 +72,25 @@ async def imap_session(entrance: Entrance, login: str) -> Imap:
     """A logged-in stdlib IMAP client (tests/support/imap.py's wrapper)."""
     client = await asyncio.to_thread(imaplib.IMAP4, entrance.host, entrance.imap_port, timeout=WAIT)
     session = Imap(client)
-    await session.ok("login", login, PASSWORD)
+    try:
+        await session.ok("login", login, PASSWORD)
+    except BaseException:  # refused or cut: the socket is closed here, not left to GC
+        with contextlib.suppress(OSError):
+            client.shutdown()
+        raise
     return session
+
+
+async def end_session(session: Imap) -> None:
+    """LOGOUT, and the socket closed even when the session was cut (imaplib's `logout`
+    leaves it open when LOGOUT itself fails)."""
+    try:
+        await session("logout")
+    except (OSError, imaplib.IMAP4.error):
+        pass
+    finally:
+        with contextlib.suppress(OSError):
+            session.client.shutdown()
 
 
 async def fetch_all(session: Imap, mailbox: str = "INBOX") -> list[Message]:
@@ -93,23 +110,3 @@ def attachments_of(mail: Message) -> dict[str, bytes]:
             assert isinstance(payload, bytes)
             found[name] = payload
     return found
-
-
-async def idle_client(entrance: Entrance, login: str) -> aioimaplib.IMAP4:
-    """An aioimaplib client with INBOX selected, ready for IDLE (RFC 2177)."""
-    client = aioimaplib.IMAP4(entrance.host, entrance.imap_port, timeout=WAIT)
-    await client.wait_hello_from_server()
-    assert (await client.login(login, PASSWORD)).result == "OK"
-    assert (await client.select("INBOX")).result == "OK"
-    return client
-
-
-async def exists_reaches(client: aioimaplib.IMAP4, count: int) -> None:
-    """Server pushes during IDLE until `* count EXISTS` (RFC 3501 §7.3.1)."""
-    wanted = f"{count} EXISTS".encode()
-    async with asyncio.timeout(WAIT):
-        while True:
-            push = await client.wait_server_push(timeout=WAIT)
-            assert isinstance(push, list), push
-            if any(wanted in (p if isinstance(p, bytes) else p.encode()) for p in push):
-                return

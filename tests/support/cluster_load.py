@@ -24,6 +24,7 @@ import aiosmtplib
 import httpx
 
 from tests.support.cluster_clients import (
+    end_session,
     fetch_all,
     imap_session,
     mail_with_attachment,
@@ -134,7 +135,7 @@ async def imap_reader(entrance: Entrance, ledger: Ledger) -> None:
                     await fetch_all(session)
                     ledger.reads += 1
             finally:
-                await session("logout")
+                await end_session(session)
         except (OSError, TimeoutError, imaplib.IMAP4.error, AssertionError) as error:
             # A session cut by a replica's end: imaplib's `abort`, a reset, or a NO or
             # BYE where `ok` wanted OK.

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 import httpx
 
+from tests.support.sse import blocks
+
 STREAM = "/api/v1/events/stream"
 RECONNECT_PAUSE = 0.2
 
@@ -61,26 +63,13 @@ class Follower:
             await asyncio.sleep(RECONNECT_PAUSE)
 
     async def _read(self, response: httpx.Response) -> None:
-        event_id: str | None = None
-        event_type, data = "message", []
-        async for line in response.aiter_lines():
-            if line == "":
-                if event_id is not None:
-                    self.last_id = event_id
-                    self.first_id = self.first_id or event_id
-                    self.connected.set()
-                    if data:
-                        self.events.append((int(event_id), event_type, "\n".join(data)))
-                event_id, event_type, data = None, "message", []
-                continue
-            name, _, value = line.partition(":")
-            value = value.removeprefix(" ")
-            if name == "id":
-                event_id = value
-            elif name == "event":
-                event_type = value
-            elif name == "data":
-                data.append(value)
+        async for block in blocks(response.aiter_lines()):
+            if block.id is not None:
+                self.last_id = block.id
+                self.first_id = self.first_id or block.id
+                self.connected.set()
+                if block.data:
+                    self.events.append((int(block.id), block.event, "\n".join(block.data)))
 
 
 async def followers_until_one_on(

@@ -174,6 +174,7 @@ def _replicas(
         env.update(
             {
                 "AGENTMAIL_HOST": network.hosts[index],
+                "AGENTMAIL_LOG_LEVEL": "info",  # a failed scenario's report shows the way
                 "AGENTMAIL_HTTP_PORT": str(http),
                 "AGENTMAIL_SMTP_PORT": str(smtp),
                 "AGENTMAIL_IMAP_PORT": str(imap),
