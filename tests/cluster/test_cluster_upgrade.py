@@ -48,8 +48,11 @@ async def test_replicas_upgraded_one_by_one_onto_a_new_column_under_load(
             await follower.connected.wait()
         load = await start_load(world, writer)
         await load.ledger.acknowledged_reach(8)
+        stops = []
         for replica in world.replicas:
+            began = asyncio.get_running_loop().time()
             assert await world.stop(replica) == 0
+            stops.append(round(asyncio.get_running_loop().time() - began, 1))
             await world.start(replica, cwd=release, PYTHONPATH=str(release))
             assert await _ready(world) == {"a": 200, "b": 200, "c": 200}
             await load.ledger.acknowledged_reach(len(load.ledger.acknowledged) + 8)
@@ -69,6 +72,6 @@ async def test_replicas_upgraded_one_by_one_onto_a_new_column_under_load(
         assert [row["version_num"] for row in versions] == [REVISION]
         print(f"acknowledged {len(ledger.acknowledged)}, stored {stored}, reads {ledger.reads}")
         print(f"temporary answers (retried): {dict(ledger.temporary)}")
-        print(f"the stream's connections: {follower.upstreams}")
+        print(f"the stream's connections: {follower.upstreams}; stops took {stops} s")
     finally:
         await front.close()
