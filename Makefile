@@ -10,7 +10,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast test-stress test-durations test-long test-outside soak imaptest lint imports typecheck pytest services bench \
+.PHONY: run test test-fast test-stress test-durations test-long test-outside test-cluster soak imaptest lint imports typecheck pytest services bench \
 	bench-cluster bench-outside clean dist
 
 # ── Dependencies: the lock files (docs/deploy.md, "Dependencies") ─────────────
@@ -105,6 +105,17 @@ test-long: $(STAMP) services
 test-outside: $(STAMP) services
 	@scripts/timed "pytest (outside world)" $(BIN)/pytest -m outside -n $(PYTEST_WORKERS) \
 		$(PYTEST_DIST) tests/outside tests/integration tests/domain
+
+## The cluster world's scenarios, not in CI as a whole: every test marked `cluster`
+## (tests/support/cluster_world.py: three replicas, each in a network namespace with a
+## data dir of its own, on PostgreSQL and SeaweedFS, behind Debian's nginx; docs/testing.md,
+## "The cluster world"). tests/cluster holds the long ones (mail read byte-equal across
+## replicas, a rolling upgrade onto a test-only migration), which a plain `pytest` leaves
+## out; `make test` runs tests/integration's (a replica killed, the object store away).
+## Needs root for the namespaces (else the replicas take 127.0.0.2-4).
+test-cluster: $(STAMP) services
+	@scripts/timed "pytest (cluster world)" $(BIN)/pytest -m cluster -n 2 $(PYTEST_DIST) \
+		tests/cluster tests/integration
 
 ## The soak: ten minutes of mixed load on one gateway (200 SSE, 50 IMAP IDLE, REST and
 ## SMTP senders, readers; bench/soak.py), printing latency, errors, RSS and open fds each

@@ -56,6 +56,19 @@ if [ "${#missing[@]}" -gt 0 ]; then
   fi
 fi
 
+# Debian packages whose services the tests start themselves, installed without starting
+# them: invoke-rc.d asks policy-rc.d, and 101 = "do not start services now".
+install_without_starting() {
+  local own_policy=
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d
+    own_policy=1
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null \
+    || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null; }
+  [ -z "$own_policy" ] || rm -f /usr/sbin/policy-rc.d
+}
+
 # The outside world of tests/support/outside (docs/testing.md, "The outside world"):
 # Debian's Postfix as the outside MTA and Dovecot's LMTP server behind it, each started
 # by the tests inside a network namespace with a configuration of their own. Postfix is
@@ -73,20 +86,32 @@ if [ "${#outside[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing ${outside[*]} (Debian packages, not started as services)…"
     echo "postfix postfix/main_mailer_type select No configuration" | debconf-set-selections
-    # invoke-rc.d asks policy-rc.d; 101 = "do not start services now".
-    own_policy=
-    if [ ! -e /usr/sbin/policy-rc.d ]; then
-      printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d
-      own_policy=1
-    fi
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${outside[@]}" >/dev/null \
-      || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${outside[@]}" >/dev/null; }
-    [ -z "$own_policy" ] || rm -f /usr/sbin/policy-rc.d
+    install_without_starting "${outside[@]}"
   else
     echo "missing ${outside[*]}: install them (Debian packages) for the outside-world tests" >&2
     exit 1
   fi
 fi
+# The cluster world of tests/support/cluster_world.py (docs/testing.md, "The cluster
+# world"): Debian's nginx with its stream module (SMTP and IMAP balanced over TCP) in
+# front of the replicas, started by the tests with a configuration of their own; the
+# package's own service is kept from starting and disabled, so nothing listens on 80.
+cluster=()
+[ -x /usr/sbin/nginx ] || cluster+=(nginx)
+[ -e /usr/lib/nginx/modules/ngx_stream_module.so ] || cluster+=(libnginx-mod-stream)
+if [ "${#cluster[@]}" -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing ${cluster[*]} (Debian packages, not started as services)…"
+    install_without_starting "${cluster[@]}"
+  else
+    echo "missing ${cluster[*]}: install them (Debian packages) for the cluster-world tests" >&2
+    exit 1
+  fi
+fi
+if [ "$(id -u)" = 0 ] && command -v update-rc.d >/dev/null 2>&1 && [ -e /etc/init.d/nginx ]; then
+  update-rc.d nginx disable >/dev/null 2>&1 || true
+fi
+
 # Should the package have started the machine's Postfix after all, stop it for good.
 if [ "$(id -u)" = 0 ] && [ -e /etc/postfix/main.cf ] && /usr/sbin/postfix status >/dev/null 2>&1; then
   /usr/sbin/postfix stop >/dev/null 2>&1 || true

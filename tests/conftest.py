@@ -14,20 +14,26 @@ from tests.support import databases, fuzzing, packaging, summary  # noqa: F401  
 from tests.support.gateway import Api, running_gateway
 from tests.support.seaweedfs import SeaweedFS
 
-pytest_plugins = ["tests.support.file_order", "tests.support.outside.fixture"]
+pytest_plugins = [
+    "tests.support.file_order",
+    "tests.support.outside.fixture",
+    "tests.support.cluster_fixture",
+]
 
 BACKENDS = ["sqlite", "postgresql"]
 E2E = Path(__file__).parent / "e2e"
 PLATFORMS = Path(__file__).parent / "platforms"
 OUTSIDE = Path(__file__).parent / "outside"
+CLUSTER = Path(__file__).parent / "cluster"
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     """The browser suite (`make e2e`, after the web build it needs), the platform suite
     (`make platforms`, offline, after the platforms are installed) and the outside
-    world's scenarios (`make test-outside`) run on their own: a plain `pytest` leaves
-    tests/e2e, tests/platforms and tests/outside out; naming one (or a file in it) runs it."""
-    if collection_path not in (E2E, PLATFORMS, OUTSIDE):
+    world's and the cluster world's scenarios (`make test-outside`, `make test-cluster`)
+    run on their own: a plain `pytest` leaves tests/e2e, tests/platforms, tests/outside
+    and tests/cluster out; naming one (or a file in it) runs it."""
+    if collection_path not in (E2E, PLATFORMS, OUTSIDE, CLUSTER):
         return None
     named = (Path(arg.split("::")[0]).resolve() for arg in config.args)
     return not any(

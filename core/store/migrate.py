@@ -73,7 +73,9 @@ async def schema_problem(store: Store) -> str | None:
     migrations not applied, or a newer release's contract migration.
 
     A replica started from an older wheel, or a restore of an older backup that no
-    one migrated, reports here instead of failing on a missing column later.
+    one migrated, reports here instead of failing on a missing column later. A
+    database at a revision this code does not know is a newer release's: fine while
+    only expand migrations ran past this release (core/store/schema_phases.py).
     """
 
     def read(connection: Connection) -> str | None:
@@ -86,3 +88,4 @@ async def schema_problem(store: Store) -> str | None:
 def head_revisions() -> set[str]:
     """The newest revision(s) the code ships (read once: the files do not change)."""
     return set(ScriptDirectory.from_config(alembic_config()).get_heads())
+

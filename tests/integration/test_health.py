@@ -53,3 +53,15 @@ async def test_readyz_is_503_once_shutdown_begins(gateway: Gateway) -> None:
         response = await client.get("/readyz")
         assert response.status_code == 503, response.text
         assert response.json()["checks"]["listeners"] == "not serving (starting or stopping)"
+
+
+async def test_readyz_is_ready_on_a_newer_release_s_schema(gateway: Gateway) -> None:
+    """During a rolling upgrade the first new replica migrates the database to a
+    revision the old replicas do not know: they stay ready (the migration only adds)."""
+    assert gateway.store is not None
+    await gateway.store.write(
+        lambda session: session.execute(text("UPDATE alembic_version SET version_num = 'newer'"))
+    )
+    async with httpx.AsyncClient(base_url=gateway.http_url) as client:
+        ready = ok(await client.get("/readyz"))
+        assert ready["checks"]["migrations"] == "ok"

@@ -18,7 +18,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import aioimaplib
 import httpx
 import pytest
 import pytest_asyncio
@@ -28,7 +27,7 @@ from tests.support.cli import agentmail, summary
 from tests.support.cluster import database_counters, replicas, warnings_in
 from tests.support.gateway import PASSWORD, Api
 from tests.support.http import AGENT_SEND, HUMAN_MAIL, HUMAN_SEND, ok
-from tests.support.imap import imap_login
+from tests.support.imap import exists_reaches, idle_client, imap_login
 from tests.support.mail_archive import message as archived
 from tests.support.mail_archive import write_mbox
 from tests.support.serve_process import ServedGateway
@@ -75,25 +74,6 @@ def _no_warnings(cluster: Cluster) -> Iterator[None]:
     deadlock is run again (core/store/engine.py) and logs it — still a lock-order bug."""
     yield
     assert warnings_in(cluster.root) == []
-
-
-async def _idle(replica: ServedGateway, name: str) -> aioimaplib.IMAP4:
-    client = aioimaplib.IMAP4("127.0.0.1", replica.imap_port, timeout=30)
-    await client.wait_hello_from_server()
-    assert (await client.login(name, PASSWORD)).result == "OK"
-    assert (await client.select("INBOX")).result == "OK"
-    return client
-
-
-async def _exists_reaches(client: aioimaplib.IMAP4, count: int) -> None:
-    """Server pushes until `* count EXISTS` (RFC 3501 §7.3.1)."""
-    wanted = f"{count} EXISTS".encode()
-    async with asyncio.timeout(30):
-        while True:
-            push = await client.wait_server_push(timeout=30)
-            assert isinstance(push, list), push
-            if any(wanted in (p if isinstance(p, bytes) else p.encode()) for p in push):
-                return
 
 
 async def _new_mails(stream: SseStream, count: int) -> list[tuple[int, str]]:
@@ -154,7 +134,7 @@ async def test_every_entrance_reaches_sse_and_idle_on_other_replicas_once_in_ord
     reader = await r1.login("reader", PASSWORD)
     each, imported = 8, 4
     async with open_stream(reader) as stream:
-        idle = await _idle(cluster.replicas[1], "reader")
+        idle = await idle_client(cluster.replicas[1], "reader")
         waiting = await idle.idle_start(timeout=120)
         by_rest = [
             builder.post(AGENT_SEND, json={"to": "reader@", "subject": f"rest {n}", "body": "x"})
@@ -166,7 +146,7 @@ async def test_every_entrance_reaches_sse_and_idle_on_other_replicas_once_in_ord
         )
         assert all(ok(r) for r in done[:each])
         events = await _new_mails(stream, 2 * each)
-        await _exists_reaches(idle, 2 * each + imported)
+        await exists_reaches(idle, 2 * each + imported)
         idle.idle_done()
         await asyncio.wait_for(waiting, 30)
         await idle.logout()

@@ -20,6 +20,17 @@ import httpx
 from tests.support.serve_process import ServedGateway, serve, serve_env
 
 
+def replica_env(database_url: str, data_dir: Path) -> dict[str, str]:
+    """The environment of one replica of a cluster on `database_url`."""
+    values = serve_env(database_url, data_dir)
+    values["AGENTMAIL_LOG_LEVEL"] = "warning"
+    # Replicas share the key the database's secrets are sealed with (core/secrets/).
+    values["AGENTMAIL_SECRET_KEY"] = "the test cluster's shared secret key, 32+ chars"
+    # The test server's max_connections (100) is shared with other suites.
+    values["AGENTMAIL_DATABASE_CONNECTIONS"] = "12"
+    return values
+
+
 @asynccontextmanager
 async def replicas(
     database_url: str, root: Path, count: int, **env: str
@@ -28,13 +39,8 @@ async def replicas(
     to create its admin); each writes its output to `root/replica-N.log`."""
     envs = []
     for number in range(1, count + 1):
-        values = serve_env(database_url, root / f"replica-{number}")
+        values = replica_env(database_url, root / f"replica-{number}")
         values["AGENTMAIL_ATTACHMENTS_DIR"] = str(root / "attachments")
-        values["AGENTMAIL_LOG_LEVEL"] = "warning"
-        # Replicas share the key the database's secrets are sealed with (core/secrets/).
-        values["AGENTMAIL_SECRET_KEY"] = "the test cluster's shared secret key, 32+ chars"
-        # The test server's max_connections (100) is shared with other suites.
-        values["AGENTMAIL_DATABASE_CONNECTIONS"] = "12"
         values.update(env)
         envs.append(values)
     started = await asyncio.gather(

@@ -8,7 +8,9 @@ import imaplib
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Protocol
+
+import aioimaplib
 
 from gateway.server import Gateway
 from tests.support.gateway import PASSWORD
@@ -79,3 +81,35 @@ def fetched(data: list[Any]) -> dict[int, dict[str, Any]]:
         if flags:
             entry["FLAGS"] = set(flags.group(1).decode().split())
     return out
+
+
+class ImapServer(Protocol):
+    """Where an IMAP client connects (a gateway process, a replica, nginx in front)."""
+
+    @property
+    def host(self) -> str: ...
+    @property
+    def imap_port(self) -> int: ...
+
+
+WAIT = 30.0  # the most one IMAP step waits: far beyond a busy machine's answer
+
+
+async def idle_client(server: ImapServer, login: str) -> aioimaplib.IMAP4:
+    """An aioimaplib client with INBOX selected, ready for IDLE (RFC 2177)."""
+    client = aioimaplib.IMAP4(server.host, server.imap_port, timeout=WAIT)
+    await client.wait_hello_from_server()
+    assert (await client.login(login, PASSWORD)).result == "OK"
+    assert (await client.select("INBOX")).result == "OK"
+    return client
+
+
+async def exists_reaches(client: aioimaplib.IMAP4, count: int) -> None:
+    """Server pushes during IDLE until `* count EXISTS` (RFC 3501 §7.3.1)."""
+    wanted = f"{count} EXISTS".encode()
+    async with asyncio.timeout(WAIT):
+        while True:
+            push = await client.wait_server_push(timeout=WAIT)
+            assert isinstance(push, list), push
+            if any(wanted in (p if isinstance(p, bytes) else p.encode()) for p in push):
+                return

@@ -1,103 +1,166 @@
-"""A private nginx (Debian's `/usr/sbin/nginx` with its stream module) as a TCP proxy in
-front of gateway listeners, sending the PROXY protocol header (`proxy_protocol on;`) as a
-deployment's load balancer does (docs/deploy.md, "Behind nginx or Caddy").
+"""Debian's nginx in front of the cluster world's replicas, configured by the test.
 
-Started in the foreground with a configuration, pid file and error log of its own on
-free loopback ports, and stopped at the end; nothing of the machine's nginx is used.
+HTTP is balanced over the replicas round robin; SMTP and IMAP go through the `stream`
+module (Debian ships it as a dynamic module, libnginx-mod-stream). Open-source nginx
+has no active health check, so a replica is left out by its failures: a refused or
+timed-out connection sends the request to the next replica (`proxy_next_upstream`,
+which never sends a request that reached a replica again unless it is idempotent)
+and keeps the failed one out for `FAIL_SECONDS` (`max_fails=1`). `/readyz` is passed
+through, for whoever probes it; `X-Upstream` names the replica (or replicas, tried
+in turn) that answered. The event stream is passed through unbuffered with an
+hour's read timeout (the gateway's pings keep it alive); when its replica goes, the
+client reconnects through nginx to another one and resumes from its Last-Event-ID.
+scripts/ensure-services.sh installs the packages.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
-import socket
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-NGINX = Path("/usr/sbin/nginx")
+NGINX = "/usr/sbin/nginx"
 STREAM_MODULE = Path("/usr/lib/nginx/modules/ngx_stream_module.so")
-START_SECONDS = 30.0
+FAIL_SECONDS = 2  # how long a replica that refused a connection is left out
+START_SECONDS = 30.0  # a bound on a hang: it starts in a moment
 
 
 @dataclass(frozen=True, slots=True)
-class Upstream:
-    """Where nginx forwards, and the address it connects from (None: the kernel's)."""
-
-    port: int
-    bind: str | None = None
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+class Backend:
+    host: str
+    http_port: int
+    smtp_port: int
+    imap_port: int
 
 
-def _config(root: Path, servers: Mapping[int, Upstream]) -> str:
-    blocks = "".join(
-        f"""
-    server {{
-        listen 127.0.0.1:{port};
-        proxy_pass 127.0.0.1:{upstream.port};
-        proxy_protocol on;
-        {f"proxy_bind {upstream.bind};" if upstream.bind else ""}
-    }}"""
-        for port, upstream in servers.items()
+@dataclass(frozen=True, slots=True)
+class Nginx:
+    root: Path
+    host: str
+    http_port: int
+    smtp_port: int
+    imap_port: int
+
+    @property
+    def http_url(self) -> str:
+        return f"http://{self.host}:{self.http_port}"
+
+    def error_log(self) -> str:
+        path = self.root / "error.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+
+def missing() -> str | None:
+    """What this machine lacks to run the nginx of the tests, if anything."""
+    if not os.path.exists(NGINX) or not STREAM_MODULE.exists():
+        return "nginx and libnginx-mod-stream are missing: run scripts/ensure-services.sh"
+    return None
+
+
+def _upstream(name: str, servers: Sequence[str], extra: str = "") -> str:
+    lines = [f"server {s} max_fails=1 fail_timeout={FAIL_SECONDS}s;" for s in servers]
+    return f"upstream {name} {{\n  " + "\n  ".join(lines) + f"\n  {extra}\n}}"
+
+
+def configuration(front: Nginx, backends: Sequence[Backend]) -> str:
+    """nginx.conf for `backends` behind `front`'s ports."""
+    http = _upstream("http", [f"{b.host}:{b.http_port}" for b in backends], "keepalive 16;")
+    smtp = _upstream("smtp", [f"{b.host}:{b.smtp_port}" for b in backends])
+    imap = _upstream("imap", [f"{b.host}:{b.imap_port}" for b in backends])
+    temp = "\n".join(
+        f"  {kind}_temp_path {front.root / kind};"
+        for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
     )
-    return f"""load_module {STREAM_MODULE};
+    proxied = """
+      proxy_pass http://http;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host $http_host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_connect_timeout 2s;
+      proxy_next_upstream error timeout;
+      add_header X-Upstream $upstream_addr always;"""
+    return f"""
+load_module {STREAM_MODULE};
 daemon off;
 worker_processes 1;
-pid {root}/nginx.pid;
-error_log {root}/error.log notice;
-events {{ worker_connections 256; }}
-stream {{{blocks}
+pid {front.root / "nginx.pid"};
+error_log {front.root / "error.log"} warn;
+events {{ worker_connections 2048; }}
+http {{
+  access_log {front.root / "access.log"};
+{temp}
+  client_max_body_size 64m;
+  {http}
+  server {{
+    listen {front.host}:{front.http_port};
+    location / {{{proxied}
+      proxy_request_buffering off;
+    }}
+    location = /api/v1/events/stream {{{proxied}
+      proxy_buffering off;
+      proxy_read_timeout 1h;
+    }}
+  }}
+}}
+stream {{
+  {smtp}
+  {imap}
+  server {{
+    listen {front.host}:{front.smtp_port};
+    proxy_pass smtp;
+    proxy_connect_timeout 2s;
+  }}
+  server {{
+    listen {front.host}:{front.imap_port};
+    proxy_pass imap;
+    proxy_connect_timeout 2s;
+    proxy_timeout 1h;
+  }}
 }}
 """
 
 
-async def _listening(port: int) -> bool:
-    try:
-        _, writer = await asyncio.open_connection("127.0.0.1", port)
-    except OSError:
-        return False
-    writer.close()
-    with contextlib.suppress(OSError):
-        await writer.wait_closed()
-    return True
-
-
-def _prepare(root: Path, upstreams: list[Upstream]) -> tuple[list[int], Path]:
-    root.mkdir(parents=True, exist_ok=True)
-    ports = [_free_port() for _ in upstreams]
-    conf = root / "nginx.conf"
-    conf.write_text(_config(root, dict(zip(ports, upstreams, strict=True))))
-    return ports, conf
+async def _listening(host: str, port: int, process: asyncio.subprocess.Process) -> None:
+    async with asyncio.timeout(START_SECONDS):
+        while True:
+            if process.returncode is not None:
+                raise RuntimeError(f"nginx exited with {process.returncode}")
+            with contextlib.suppress(OSError):
+                _, writer = await asyncio.open_connection(host, port)
+                writer.close()
+                return
+            await asyncio.sleep(0.05)
 
 
 @asynccontextmanager
-async def nginx_stream(root: Path, upstreams: list[Upstream]) -> AsyncIterator[list[int]]:
-    """nginx proxying a port of its own to each upstream; yields those ports, in order."""
-    ports, conf = _prepare(root, upstreams)
+async def running_nginx(front: Nginx, backends: Sequence[Backend]) -> AsyncIterator[Nginx]:
+    """nginx for `backends` on `front`'s ports until the block ends; its configuration
+    and logs stay in `front.root`."""
+    front.root.mkdir(parents=True, exist_ok=True)
+    front.root.chmod(0o755)  # the workers run as nobody
+    conf = front.root / "nginx.conf"
+    conf.write_text(configuration(front, backends))
     process = await asyncio.create_subprocess_exec(
-        str(NGINX), "-p", str(root), "-c", str(conf), "-e", str(root / "error.log"),
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+        NGINX, "-p", str(front.root), "-c", str(conf),
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
     )  # fmt: skip
     try:
-        async with asyncio.timeout(START_SECONDS):
-            for port in ports:
-                while not await _listening(port):
-                    if process.returncode is not None:
-                        raise RuntimeError(
-                            f"nginx did not start: {(root / 'error.log').read_text()}"
-                        )
-                    await asyncio.sleep(0.05)
-        yield ports
+        # The master binds every listening socket before it starts a worker; a probe of
+        # the SMTP or IMAP port would reach for a replica not started yet.
+        await _listening(front.host, front.http_port, process)
+        yield front
     finally:
         if process.returncode is None:
             process.send_signal(signal.SIGTERM)  # nginx's fast shutdown
-        async with asyncio.timeout(START_SECONDS):
-            await process.wait()
+            try:
+                async with asyncio.timeout(15):
+                    await process.wait()
+            except TimeoutError:
+                process.kill()
+                await process.wait()

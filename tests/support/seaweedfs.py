@@ -36,17 +36,17 @@ _PORTS = (
 )  # fmt: skip
 
 
-def _weed() -> str:
+def weed() -> str:
     found = Path(sys.executable).parent / "weed"
     return str(found) if found.exists() else shutil.which("weed") or "weed"
 
 
-def _free_ports(count: int) -> list[int]:
+def free_ports(count: int, host: str = "127.0.0.1") -> list[int]:
     sockets = []
     try:
         for _ in range(count):
             sock = socket.socket()
-            sock.bind(("127.0.0.1", 0))
+            sock.bind((host, 0))
             sockets.append(sock)
         return [sock.getsockname()[1] for sock in sockets]
     finally:
@@ -55,10 +55,13 @@ def _free_ports(count: int) -> list[int]:
 
 
 class SeaweedFS:
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        """Every port on `host` (another address than loopback: the cluster world's
+        replicas reach it from their own network namespaces)."""
+        self.host = host
         self.dir = Path(tempfile.mkdtemp(prefix="agentmail-seaweedfs-"))
-        self.ports = dict(zip(_PORTS, _free_ports(len(_PORTS)), strict=True))
-        self.endpoint = f"http://127.0.0.1:{self.ports['s3.port']}"
+        self.ports = dict(zip(_PORTS, free_ports(len(_PORTS), host), strict=True))
+        self.endpoint = f"http://{host}:{self.ports['s3.port']}"
         config = {
             "identities": [
                 {
@@ -107,8 +110,8 @@ class SeaweedFS:
         log = open(self.dir / "weed.log", "ab")  # noqa: SIM115 - the child holds it
         self._process = subprocess.Popen(
             [
-                _weed(), "mini", f"-dir={self.dir / 'data'}", "-ip=127.0.0.1",
-                "-ip.bind=127.0.0.1", "-webdav=false", "-admin.ui=false",
+                weed(), "mini", f"-dir={self.dir / 'data'}", f"-ip={self.host}",
+                f"-ip.bind={self.host}", "-webdav=false", "-admin.ui=false",
                 "-master.volumeSizeLimitMB=64", "-volume.max=8",
                 f"-s3.config={self.dir / 's3.json'}", f"-bucket={BUCKET}", *flags,
             ],

@@ -42,11 +42,12 @@ class ServedGateway:
     http_port: int
     smtp_port: int
     imap_port: int
+    host: str = "127.0.0.1"  # the address it binds (AGENTMAIL_HOST)
     _drain: asyncio.Task[None] | None = field(default=None, repr=False)
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.http_port}"
+        return f"http://{self.host}:{self.http_port}"
 
     http_url = base_url  # the name tests.support.gateway.Api reads, as on a Gateway
 
@@ -100,11 +101,12 @@ async def serve(
             process.kill()
             await process.wait()
         raise
-    http = re.search(r"http://127\.0\.0\.1:(\d+)/", text)
-    smtp = re.search(r"SMTP\s+127\.0\.0\.1:(\d+)", text)
-    imap = re.search(r"IMAP\s+127\.0\.0\.1:(\d+)", text)
+    http = re.search(r"http://([\d.]+):(\d+)/", text)
+    smtp = re.search(r"SMTP\s+[\d.]+:(\d+)", text)
+    imap = re.search(r"IMAP\s+[\d.]+:(\d+)", text)
     assert http and smtp and imap, text
-    served = ServedGateway(process, int(http.group(1)), int(smtp.group(1)), int(imap.group(1)))
+    ports = int(http.group(2)), int(smtp.group(1)), int(imap.group(1))
+    served = ServedGateway(process, *ports, host=http.group(1))
     # The banner is all we read; later output must not fill the pipe and block the child.
     served._drain = asyncio.create_task(_drain(process.stdout, log, text))
     return served

@@ -24,6 +24,36 @@ class SseEvent:
 
 
 @dataclass
+class Block:
+    """The fields up to a blank line: an event when it has data (or a type)."""
+
+    id: str | None = None
+    event: str = "message"
+    data: list[str] = field(default_factory=list)
+    comments: list[str] = field(default_factory=list)
+
+
+async def blocks(lines: AsyncIterator[str]) -> AsyncIterator[Block]:
+    """The stream's blocks (HTML §9.2.6): each ends at a blank line; `:` starts a comment."""
+    block = Block()
+    async for line in lines:
+        if line == "":
+            yield block
+            block = Block()
+        elif line.startswith(":"):
+            block.comments.append(line[1:].strip())
+        else:
+            name, _, value = line.partition(":")
+            value = value.removeprefix(" ")
+            if name == "id":
+                block.id = value
+            elif name == "event":
+                block.event = value
+            elif name == "data":
+                block.data.append(value)
+
+
+@dataclass
 class SseStream:
     """Collects events from one open stream in the background."""
 
@@ -39,27 +69,12 @@ class SseStream:
         self.finished.set()
 
     async def _read(self) -> None:
-        event_id: str | None = None
-        event_type = "message"
-        data: list[str] = []
-        async for line in self.response.aiter_lines():
-            if line == "":
-                if data or event_type != "message":
-                    self.events.put_nowait(SseEvent(event_id, event_type, "\n".join(data)))
-                    if event_id is not None:
-                        self.last_id = event_id
-                event_id, event_type, data = None, "message", []
-            elif line.startswith(":"):
-                self.comments.append(line[1:].strip())
-            else:
-                name, _, value = line.partition(":")
-                value = value.removeprefix(" ")
-                if name == "id":
-                    event_id = value
-                elif name == "event":
-                    event_type = value
-                elif name == "data":
-                    data.append(value)
+        async for block in blocks(self.response.aiter_lines()):
+            self.comments += block.comments
+            if block.data or block.event != "message":
+                self.events.put_nowait(SseEvent(block.id, block.event, "\n".join(block.data)))
+                if block.id is not None:
+                    self.last_id = block.id
 
     async def next(self, timeout: float = 10.0) -> SseEvent:
         return await asyncio.wait_for(self.events.get(), timeout)
