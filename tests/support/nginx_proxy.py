@@ -1,6 +1,7 @@
 """A private nginx (Debian's `/usr/sbin/nginx` with its stream module) as a TCP proxy in
-front of gateway listeners (tests/support/nginx.py is the cluster world's balancer), sending the PROXY protocol header (`proxy_protocol on;`) as a
-deployment's load balancer does (docs/deploy.md, "Behind nginx or Caddy").
+front of gateway listeners, sending the PROXY protocol header (`proxy_protocol on;`) as
+a deployment's load balancer does (docs/deploy.md, "Behind nginx or Caddy");
+tests/support/nginx.py is the cluster world's load balancer.
 
 Started in the foreground with a configuration, pid file and error log of its own on
 free loopback ports, and stopped at the end; nothing of the machine's nginx is used.
