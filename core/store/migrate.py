@@ -88,4 +88,3 @@ async def schema_problem(store: Store) -> str | None:
 def head_revisions() -> set[str]:
     """The newest revision(s) the code ships (read once: the files do not change)."""
     return set(ScriptDirectory.from_config(alembic_config()).get_heads())
-
