@@ -47,6 +47,17 @@ export interface responses {
             "application/json": components["schemas"]["ErrorResponse"];
         };
     };
+    /** @description No byte of the content is in the range asked for (`Range: bytes=a-b`). */
+    RangeNotSatisfiable: {
+        headers: {
+            /** @description `bytes *\/size`: the content's size. */
+            "Content-Range"?: string;
+            [name: string]: unknown;
+        };
+        content: {
+            "application/json": components["schemas"]["ErrorResponse"];
+        };
+    };
     /** @description Too many requests: a rate limit or the conversation's budget. */
     TooManyRequests: {
         headers: {

@@ -55,10 +55,18 @@ export interface operations_agent_attachments {
                     "application/octet-stream": unknown;
                 };
             };
+            /** @description The one byte range asked for (`Range: bytes=a-b`) */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
             422: components["responses"]["UnprocessableEntity"];
         };
     };

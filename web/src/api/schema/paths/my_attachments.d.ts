@@ -31,7 +31,8 @@ export interface paths_my_attachments {
         };
         /**
          * Download
-         * @description The bytes, always as `application/octet-stream` attachment (never rendered inline).
+         * @description The bytes, always as `application/octet-stream` attachment (never rendered
+         *     inline); one byte range of them for `Range: bytes=a-b` (`206`).
          */
         get: operations["download_api_v1_me_attachments__attachment_id__get"];
         put?: never;
