@@ -175,12 +175,20 @@ async def _start(
         return spawn(name, argv, env, workdir / f"{name}.log", port)
 
     # The first one alone: it migrates the new database; the others find it done.
-    single = gateway("single")
-    await single.wait_healthy("/readyz", timeout=120)
-    replicas = [gateway(f"replica{n}") for n in (1, 2, 3)]
-    workers = gateway("workers", "--workers", str(args.workers))
-    for child in (*replicas, workers):
-        await child.wait_healthy("/readyz", timeout=120)
+    started: list[Child] = []
+    try:
+        single = gateway("single")
+        started.append(single)
+        await single.wait_healthy("/readyz", timeout=120)
+        replicas = [gateway(f"replica{n}") for n in (1, 2, 3)]
+        workers = gateway("workers", "--workers", str(args.workers))
+        started += [*replicas, workers]
+        for child in (*replicas, workers):
+            await child.wait_healthy("/readyz", timeout=120)
+    except BaseException:  # one failed to start: none is left running
+        for child in started:
+            await child.stop()
+        raise
     return [
         Config("1 replica", "one", [single], [smtp_ports["single"]]),
         Config("3 replicas", "three", replicas, [smtp_ports[f"replica{n}"] for n in (1, 2, 3)]),
