@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.gateway import running_gateway
-from tests.support.nginx_proxy import NGINX, STREAM_MODULE, Upstream, nginx_stream
+from tests.support.nginx import NGINX, STREAM_MODULE
+from tests.support.nginx_proxy import Upstream, nginx_stream
 from tests.support.raw_lines import RawConnection, raw_connection
 
 pytestmark = pytest.mark.skipif(

@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-NGINX = "/usr/sbin/nginx"
+NGINX = Path("/usr/sbin/nginx")
 STREAM_MODULE = Path("/usr/lib/nginx/modules/ngx_stream_module.so")
 FAIL_SECONDS = 2  # how long a replica that refused a connection is left out
 START_SECONDS = 30.0  # a bound on a hang: it starts in a moment
@@ -57,7 +56,7 @@ class Nginx:
 
 def missing() -> str | None:
     """What this machine lacks to run the nginx of the tests, if anything."""
-    if not os.path.exists(NGINX) or not STREAM_MODULE.exists():
+    if not NGINX.exists() or not STREAM_MODULE.exists():
         return "nginx and libnginx-mod-stream are missing: run scripts/ensure-services.sh"
     return None
 
@@ -126,11 +125,13 @@ stream {{
 """
 
 
-async def _listening(host: str, port: int, process: asyncio.subprocess.Process) -> None:
+async def _listening(host: str, port: int, process: asyncio.subprocess.Process, root: Path) -> None:
     async with asyncio.timeout(START_SECONDS):
         while True:
             if process.returncode is not None:
-                raise RuntimeError(f"nginx exited with {process.returncode}")
+                log = root / "error.log"
+                said = log.read_text() if log.exists() else ""
+                raise RuntimeError(f"nginx exited with {process.returncode}: {said[-2000:]}")
             with contextlib.suppress(OSError):
                 _, writer = await asyncio.open_connection(host, port)
                 writer.close()
@@ -138,23 +139,29 @@ async def _listening(host: str, port: int, process: asyncio.subprocess.Process) 
             await asyncio.sleep(0.05)
 
 
+def _written(root: Path, config: str) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    root.chmod(0o755)  # the workers run as nobody
+    conf = root / "nginx.conf"
+    conf.write_text(config)
+    return conf
+
+
 @asynccontextmanager
-async def running_nginx(front: Nginx, backends: Sequence[Backend]) -> AsyncIterator[Nginx]:
-    """nginx for `backends` on `front`'s ports until the block ends; its configuration
-    and logs stay in `front.root`."""
-    front.root.mkdir(parents=True, exist_ok=True)
-    front.root.chmod(0o755)  # the workers run as nobody
-    conf = front.root / "nginx.conf"
-    conf.write_text(configuration(front, backends))
+async def nginx_process(
+    root: Path, config: str, listening: Sequence[tuple[str, int]]
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    """nginx in the foreground on `config` (written to `root`) until the block ends, once
+    every `(host, port)` of `listening` takes connections; its logs stay in `root`."""
+    conf = _written(root, config)
     process = await asyncio.create_subprocess_exec(
-        NGINX, "-p", str(front.root), "-c", str(conf),
+        NGINX, "-p", str(root), "-c", str(conf), "-e", str(root / "error.log"),
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
     )  # fmt: skip
     try:
-        # The master binds every listening socket before it starts a worker; a probe of
-        # the SMTP or IMAP port would reach for a replica not started yet.
-        await _listening(front.host, front.http_port, process)
-        yield front
+        for host, port in listening:
+            await _listening(host, port, process, root)
+        yield process
     finally:
         if process.returncode is None:
             process.send_signal(signal.SIGTERM)  # nginx's fast shutdown
@@ -164,3 +171,14 @@ async def running_nginx(front: Nginx, backends: Sequence[Backend]) -> AsyncItera
             except TimeoutError:
                 process.kill()
                 await process.wait()
+
+
+@asynccontextmanager
+async def running_nginx(front: Nginx, backends: Sequence[Backend]) -> AsyncIterator[Nginx]:
+    """nginx for `backends` on `front`'s ports until the block ends; its configuration
+    and logs stay in `front.root`."""
+    # The master binds every listening socket before it starts a worker; a probe of
+    # the SMTP or IMAP port would reach for a replica not started yet.
+    config = configuration(front, backends)
+    async with nginx_process(front.root, config, [(front.host, front.http_port)]):
+        yield front

@@ -9,18 +9,13 @@ free loopback ports, and stopped at the end; nothing of the machine's nginx is u
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import signal
 import socket
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-NGINX = Path("/usr/sbin/nginx")
-STREAM_MODULE = Path("/usr/lib/nginx/modules/ngx_stream_module.so")
-START_SECONDS = 30.0
+from tests.support.nginx import STREAM_MODULE, nginx_process
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,45 +55,14 @@ stream {{{blocks}
 """
 
 
-async def _listening(port: int) -> bool:
-    try:
-        _, writer = await asyncio.open_connection("127.0.0.1", port)
-    except OSError:
-        return False
-    writer.close()
-    with contextlib.suppress(OSError):
-        await writer.wait_closed()
-    return True
-
-
-def _prepare(root: Path, upstreams: list[Upstream]) -> tuple[list[int], Path]:
-    root.mkdir(parents=True, exist_ok=True)
-    ports = [_free_port() for _ in upstreams]
-    conf = root / "nginx.conf"
-    conf.write_text(_config(root, dict(zip(ports, upstreams, strict=True))))
-    return ports, conf
+def _prepare(upstreams: list[Upstream]) -> dict[int, Upstream]:
+    return dict(zip([_free_port() for _ in upstreams], upstreams, strict=True))
 
 
 @asynccontextmanager
 async def nginx_stream(root: Path, upstreams: list[Upstream]) -> AsyncIterator[list[int]]:
     """nginx proxying a port of its own to each upstream; yields those ports, in order."""
-    ports, conf = _prepare(root, upstreams)
-    process = await asyncio.create_subprocess_exec(
-        str(NGINX), "-p", str(root), "-c", str(conf), "-e", str(root / "error.log"),
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    try:
-        async with asyncio.timeout(START_SECONDS):
-            for port in ports:
-                while not await _listening(port):
-                    if process.returncode is not None:
-                        raise RuntimeError(
-                            f"nginx did not start: {(root / 'error.log').read_text()}"
-                        )
-                    await asyncio.sleep(0.05)
-        yield ports
-    finally:
-        if process.returncode is None:
-            process.send_signal(signal.SIGTERM)  # nginx's fast shutdown
-        async with asyncio.timeout(START_SECONDS):
-            await process.wait()
+    servers = _prepare(upstreams)
+    listening = [("127.0.0.1", port) for port in servers]
+    async with nginx_process(root, _config(root, servers), listening):
+        yield list(servers)
