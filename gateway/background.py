@@ -8,7 +8,6 @@ end it. `enabled=False` (tests that count statements) starts none of them.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from contextlib import AsyncExitStack
@@ -32,6 +31,7 @@ from core.store.blobs import BlobStore
 from core.store.engine import Store
 from core.store.events import prune_events
 from core.store.models import utcnow
+from core.tasks import cancel_and_wait
 from core.webhooks.deliveries import RetryPolicy, prune_deliveries
 from core.webhooks.sender import WebhookSender
 
@@ -99,11 +99,7 @@ class BackgroundJobs:
         self._task(backfill, "excerpts")
 
     async def stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(self._tasks, "background jobs")
         self._tasks.clear()
 
     def _task(self, coroutine: Coroutine[Any, Any, None], name: str) -> None:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import socket
 from collections.abc import Awaitable, Callable
 
@@ -13,6 +12,7 @@ from core.archive.imap_source import parse_imap_url
 from core.secrets.box import SecretBox
 from core.settings import Settings
 from core.store.engine import Store
+from core.tasks import cancel_and_wait
 from gateway.protocol_errors import LoggedFactories
 from gateway.sockets import listen_for
 from smtp_in.mx_handler import MxHandler
@@ -65,8 +65,6 @@ def start_reply_mailbox(
     task = asyncio.create_task(watcher.run(), name="reply mailbox")
 
     async def stop() -> None:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        await cancel_and_wait([task], "reply mailbox")
 
     return stop

@@ -43,6 +43,7 @@ from core.store.blob_choice import open_blobs
 from core.store.engine import Store, database_url
 from core.store.migrate import migrate
 from core.store.replicas import ReplicaListener
+from core.tasks import STOP_PATIENCE_SECONDS, running_tasks
 from gateway.background import BackgroundJobs
 from gateway.http_connections import AnswerCutRequests, ConnectionGuard, guarded_protocol
 from gateway.listener_probe import Listener, ListenerCheck, connect_host
@@ -364,9 +365,15 @@ class Gateway:
 
     async def stop(self) -> None:
         self.begin_draining()
-        if self._jobs is not None:
-            await self._jobs.stop()
-        await self._stack.aclose()
+        # Every part's stop is bounded; should one still hang, the log says where.
+        slow = self.settings.shutdown_grace_seconds * 2 + STOP_PATIENCE_SECONDS * 2
+        report = asyncio.get_running_loop().call_later(slow, _report_slow_stop, slow)
+        try:
+            if self._jobs is not None:
+                await self._jobs.stop()
+            await self._stack.aclose()
+        finally:
+            report.cancel()
 
     @property
     def listeners(self) -> list[Listener]:
@@ -392,6 +399,10 @@ class Gateway:
         host = self.settings.host
         shown = f"[{host}]" if ":" in host else host
         return f"http://{shown}:{self.http_port}"
+
+
+def _report_slow_stop(seconds: float) -> None:
+    log.error("stopping has taken over %.0f s; still running:\n%s", seconds, running_tasks())
 
 
 async def run_until_signalled(gateway: Gateway, on_started: Callable[[Gateway], None]) -> None:

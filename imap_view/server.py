@@ -33,6 +33,7 @@ from core.proxied.peer import Peer
 from core.rendering.backfill import KeptQueue
 from core.store.blobs import BlobStore
 from core.store.engine import Store
+from core.tasks import cancel_and_wait
 from imap_view.backend import Backend
 from imap_view.config import GatewayImapConfig
 from imap_view.connection import CURRENT_CONNECTION, LimitedConnection
@@ -190,9 +191,7 @@ async def start_imap(
 
     async def stop() -> None:
         server.close()
-        for task in list(tasks):
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await cancel_and_wait(list(tasks), "IMAP sessions")
         await server.wait_closed()
 
     return stop

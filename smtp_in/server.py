@@ -27,6 +27,7 @@ from core.identity.signed_in import Held, SignedIn
 from core.principal import Principal
 from core.proxied.listener import Listen, PeerFactory, listen_directly
 from core.proxied.peer import Peer, socket_peer
+from core.tasks import cancel_and_wait
 from smtp_in.aiosmtpd_compat import CompatSMTP, QuietSession
 from smtp_in.data_reader import receive_data
 from smtp_in.handler import SubmissionHandler
@@ -386,9 +387,7 @@ async def serve(
         for protocol in list(sessions):
             if protocol.transport is not None:
                 protocol.transport.close()
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await cancel_and_wait(tasks, "SMTP sessions")
         await server.wait_closed()
 
     return stop

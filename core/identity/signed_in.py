@@ -20,7 +20,6 @@ a timed key's expiry, and a change made on SQLite by another process (the CLI).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from core.identity.security import password_stamp
 from core.principal import Principal
 from core.store.engine import Store
 from core.store.models import Key, User, utcnow
+from core.tasks import cancel_and_wait
 
 log = logging.getLogger("agentmail.identity")
 CHECK_EVERY_SECONDS = 5.0
@@ -136,10 +136,8 @@ class SignedIn:
     async def close(self) -> None:
         if self.changed in self.store.credentials.on_drop:
             self.store.credentials.on_drop.remove(self.changed)
-        if self._task is not None and not self._task.done():
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        if self._task is not None:
+            await cancel_and_wait([self._task], "signed-in sessions' check")
 
 
 def _by_key(principal: Principal) -> bool:

@@ -30,6 +30,7 @@ from proxyprotocol.result import is_ipv4, is_ipv6
 
 from core.proxied.header import HeaderRefused, read_header
 from core.proxied.peer import Network, Peer, is_trusted, proxied_peer, socket_peer
+from core.tasks import cancel_and_wait
 
 __all__ = ["HEADER_SECONDS", "Listen", "PeerFactory", "ProxiedListen", "Serving"]
 
@@ -99,7 +100,7 @@ class _ProxiedServer:
             task.cancel()
 
     async def wait_closed(self) -> None:
-        await asyncio.gather(self._accepting, *self._admitting, return_exceptions=True)
+        await cancel_and_wait([self._accepting, *self._admitting], f"{self._how.name} accept")
 
     async def _accept(self) -> None:
         loop = asyncio.get_running_loop()

@@ -23,6 +23,7 @@ from core.cluster.login_notices import LOGINS_CHANNEL, told_names
 from core.store.bus import EventBus
 from core.store.credentials import CREDENTIALS_CHANGED
 from core.store.engine import NOTIFY_CHANNEL, WAKE_ALL, Store
+from core.tasks import cancel_and_wait
 
 log = logging.getLogger("agentmail.replicas")
 
@@ -100,7 +101,5 @@ class ReplicaListener:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_and_wait([self._task], "replica listener")
             self._task = None
