@@ -93,7 +93,7 @@ test-stress: $(STAMP) services
 ## being marked `@pytest.mark.fuzz`, or by adding its own selection to LONG_SUITES.
 LONG_SUITES ?= -m fuzz
 test-long: $(STAMP) services
-	@AGENTMAIL_TEST_PROFILE=long scripts/timed "pytest (long)" $(BIN)/pytest $(LONG_SUITES)
+	@AGENTMAIL_TEST_PROFILE=long scripts/timed "pytest (long)" $(BIN)/pytest --timeout 0 $(LONG_SUITES)
 
 ## The outside world's scenarios on both databases, not in CI: every test marked `outside`
 ## (tests/support/outside: Debian's Postfix and Dovecot and a DNS server for the test zones,
