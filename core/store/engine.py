@@ -20,6 +20,7 @@ statements (core/store/committed_events.py).
 from __future__ import annotations
 
 import asyncio
+import logging
 import uuid
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -51,6 +52,9 @@ from core.store.postgres.transactions import PostgresTransactions
 from core.store.sqlalchemy_compat import check as check_sqlalchemy
 from core.store.sqlite.group_commit import MAX_GROUP
 from core.store.sqlite.transactions import SqliteTransactions
+from core.tasks import STOP_PATIENCE_SECONDS, cancel_and_wait
+
+log = logging.getLogger(__name__)
 
 # Re-exported: the store's users import these from here.
 __all__ = [
@@ -152,10 +156,21 @@ class Store:
         if not task.cancelled():
             task.exception()  # retrieved: a caller that was cancelled never reads it
 
-    async def settle(self) -> None:
-        """Wait for the transactions whose callers stopped waiting (before closing)."""
-        while self._running:
-            await asyncio.wait(set(self._running))
+    async def settle(self, patience: float = STOP_PATIENCE_SECONDS) -> None:
+        """Wait for the transactions whose callers stopped waiting (before closing); one
+        still running after `patience` seconds (waiting for a lock or a connection that
+        does not come) is cancelled and named in the log: a stop never hangs."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + patience
+        while self._running and loop.time() < deadline:
+            await asyncio.wait(set(self._running), timeout=deadline - loop.time())
+        if self._running:
+            log.warning(
+                "%d transaction(s) still running %g s into the close are cancelled",
+                len(self._running),
+                patience,
+            )
+            await cancel_and_wait(set(self._running), "transactions at close")
 
     async def write(self, fn: Transaction[T]) -> T:
         """Run `fn` in a write transaction; commit, then wake the recipients of its events.

@@ -62,3 +62,39 @@ async def test_cancelled_reads_and_writes_end_cleanly_and_keep_their_connections
         assert await store.read(lambda s: s.scalar(count)) == 1
     finally:
         await store.close()
+
+
+@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+async def test_a_transaction_that_never_ends_is_cut_at_close_and_named(
+    database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A write whose caller left, stuck behind a lock another connection keeps, does not
+    hold the store's close (and so the gateway's stop) for ever."""
+    store = Store(store_url(database_url, Path()))
+    holder = Store(store_url(database_url, Path()))
+    release = anyio.Event()
+    locked = anyio.Event()
+
+    async def hold_the_lock() -> None:
+        async with holder.engine.begin() as connection:
+            await connection.execute(text("LOCK TABLE meta IN ACCESS EXCLUSIVE MODE"))
+            locked.set()
+            await release.wait()
+
+    def write(session: Session) -> None:
+        session.add(Meta(key="stuck", value="behind the lock"))
+
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(hold_the_lock)
+            await locked.wait()
+            await _cancelled_after(0.2, store.write(write))
+            with caplog.at_level(logging.WARNING):
+                await store.settle(patience=0.5)
+            release.set()
+        assert "1 transaction(s) still running 0.5 s into the close are cancelled" in caplog.text
+        stuck = select(func.count()).select_from(Meta).where(Meta.key == "stuck")
+        assert await store.read(lambda s: s.scalar(stuck)) == 0  # rolled back, not half done
+    finally:
+        await store.close()
+        await holder.close()
