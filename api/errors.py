@@ -7,17 +7,21 @@ every domain error has a mapping. The codes are documented in docs/api.md.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from api.field_problems import field_problems
 from api.headers import SECURITY_HEADERS
 from core import errors as domain
 from core import metrics
+
+log = logging.getLogger(__name__)
 
 STATUS: dict[type[domain.DomainError], int] = {
     domain.InvalidAddress: 422,
@@ -134,6 +138,14 @@ async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
     return error_response(exc.status_code, code, message, dict(exc.headers or {}) or None)
 
 
+async def _client_left(request: Request, _exc: Exception) -> JSONResponse:
+    """The client closed the connection while sending its body (a cut upload): nothing
+    was stored (an upload's partial bytes are dropped as it unwinds) and nobody reads the
+    answer. Not a server fault: no 500 and no traceback in the log."""
+    log.info("the client left while sending %s %s", request.method, request.url.path)
+    return error_response(400, "client_left", "the request body was cut short by the client")
+
+
 async def _unexpected(_request: Request, _exc: Exception) -> JSONResponse:
     # Answered outside the app's middleware (Starlette's ServerErrorMiddleware): its own headers.
     headers = {**SECURITY_HEADERS, "cache-control": "no-store"}
@@ -144,4 +156,5 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(domain.DomainError, _domain_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(ClientDisconnect, _client_left)
     app.add_exception_handler(Exception, _unexpected)

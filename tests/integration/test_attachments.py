@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,6 +14,7 @@ from typing import Any
 from urllib.parse import unquote
 
 import httpx
+import pytest
 from sqlalchemy import Engine, event
 
 from core.mail.attachments import collect_unsent
@@ -358,3 +360,38 @@ async def test_the_gateway_collects_unsent_uploads_by_itself(
             refused(await jianf.get(f"{HUMAN_FILES}/{unsent['attachment_id']}"), 404, "not_found")
         finally:
             await api.close()
+
+
+async def test_an_upload_the_client_cuts_short_leaves_no_file_and_no_error(
+    api: Api, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The client closes its connection in the middle of the file: the partial bytes are
+    dropped and the log says so at INFO, with no 500 and no traceback."""
+    builder = await api.agent("builder")
+    before = stored(api.gateway)
+    url = httpx.URL(api.base_url)
+    part = (
+        b'--cut\r\nContent-Disposition: form-data; name="file"; filename="cut.bin"\r\n'
+        b"Content-Type: application/octet-stream\r\n\r\n"
+    )
+    head = (
+        f"POST {AGENT_FILES} HTTP/1.1\r\nHost: {url.host}:{url.port}\r\n"
+        f"Authorization: {builder.headers['Authorization']}\r\n"
+        "Content-Type: multipart/form-data; boundary=cut\r\n"
+        f"Content-Length: {len(part) + 1_000_000}\r\n\r\n"
+    ).encode()
+    with caplog.at_level(logging.INFO):
+        _, writer = await asyncio.open_connection(url.host, url.port)
+        writer.write(head + part + b"x" * 300_000)
+        await writer.drain()
+        writer.close()
+        await writer.wait_closed()
+        for _ in range(200):  # until the gateway has seen the connection go
+            if "the client left while sending POST" in caplog.text:
+                break
+            await asyncio.sleep(0.05)
+    assert f"the client left while sending POST {AGENT_FILES}" in caplog.text
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+    assert stored(api.gateway) == before
+    # The gateway goes on.
+    await upload(builder, AGENT_FILES, "whole.bin", b"w" * 10)
