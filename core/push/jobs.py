@@ -2,7 +2,8 @@
 
 A job row is written in the transaction of the permission request or question, so a
 push is sent for every committed request and for none that rolled back; one replica
-claims it after COMMIT, with a lease (core/store/leases.py).
+claims it after COMMIT, with a lease (core/store/leases.py). A request decided or
+expired before its push went out is not pushed.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from core.push.message import Target
 from core.store import leases
-from core.store.models import PushJob, PushSubscription, table_of, utcnow
+from core.store.models import Mail, PushJob, PushSubscription, table_of, utcnow
 
 Outcome = Literal["sent", "retry", "gone", "dropped"]
 LEASE = timedelta(minutes=2)
@@ -67,6 +68,11 @@ def claim(session: Session, now: datetime, limit: int) -> list[Claimed]:
     taken = leases.claim_due(session, _JOBS, now, limit, LEASE)
     if not taken:
         return []
+    closed = _no_longer_open(session, [row.payload for row in taken])
+    if closed:  # decided or expired before this round: nothing left to ask for
+        stale = [row.id for row in taken if row.payload.get("mail_id") in closed]
+        session.execute(delete(_JOBS).where(_JOBS.c.id.in_(stale)))
+        taken = [row for row in taken if row.payload.get("mail_id") not in closed]
     subscriptions = {
         row.id: row
         for row in session.scalars(
@@ -84,6 +90,16 @@ def claim(session: Session, now: datetime, limit: int) -> list[Claimed]:
             target = Target(sub.endpoint, sub.p256dh, sub.auth)
             claimed.append(Claimed(job_id, subscription_id, sub.owner, attempts, payload, target))
     return claimed
+
+
+def _no_longer_open(session: Session, payloads: list[dict[str, Any]]) -> set[str]:
+    """The permission requests among these pushes that were decided or expired since
+    the push was queued: a notification for one would ask for what is settled."""
+    asked = {p["mail_id"] for p in payloads if p.get("kind") == "permission_request"}
+    if not asked:
+        return set()
+    query = select(Mail.id).where(Mail.id.in_(asked), Mail.permission_state != "open")
+    return set(session.scalars(query))
 
 
 def backoff(attempts: int) -> timedelta:

@@ -16,6 +16,7 @@ from core.push.subscriptions import subscribe
 from core.secrets.box import SecretBox
 from core.store.engine import Store
 from core.store.models import PushJob, PushSubscription, utcnow
+from tests.domain.world import World
 
 KEYS = ("B" + "A" * 86, "A" * 22)
 
@@ -112,3 +113,19 @@ async def test_every_replica_reads_one_vapid_key(store: Store) -> None:
     assert len(set(keys)) == 1
     assert await ensure_vapid_key(store, box) == keys[0]
     assert len(public_key_of(keys[0])) == 87  # 65 bytes, base64url
+
+
+async def test_a_request_decided_before_its_push_goes_out_is_not_pushed(world: World) -> None:
+    store = world.store
+    jianf = await world.human("jianf")
+    builder = await world.agent("builder")
+    await _subscribed(store, "jianf", 1)
+    still_open = await builder.ask(to="jianf@", question="May I deploy?")
+    decided = await builder.ask(to="jianf@", question="May I merge?")
+    await jianf.decide(decided["mail_id"], "approve")
+    question = await builder.send(to="jianf@", subject="Which?", mail_type="question")
+
+    jobs = await store.write(lambda s: claim(s, utcnow(), 10))
+    pushed = {job.payload["mail_id"] for job in jobs}
+    assert pushed == {still_open["mail_id"], question["mail_id"]}
+    assert await _count(store, PushJob) == 2  # the decided request's job is gone
