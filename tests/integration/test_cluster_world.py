@@ -22,11 +22,29 @@ pytestmark = [pytest.mark.cluster, pytest.mark.postgres]
 OUTAGE_SECONDS = 10.0  # how long the object store stays away: the scenario, not a wait
 
 
+async def _greeting_from(host: str, port: int, source: str) -> bytes:
+    """What a replica's SMTP port says to a connection from `source` that begins as a
+    client would (EHLO), not with a PROXY header."""
+    reader, writer = await asyncio.open_connection(host, port, local_addr=(source, 0))
+    try:
+        writer.write(b"EHLO client.example\r\n")
+        await writer.drain()
+        return await asyncio.wait_for(reader.readline(), 30)
+    finally:
+        writer.close()
+
+
 async def test_a_replica_killed_during_a_mixed_load_loses_and_repeats_nothing(
     cluster_world: ClusterWorld,
 ) -> None:
     world = cluster_world
     b = world.replica("b")
+    # The mail below comes through nginx's PROXY headers: from nginx's address, a
+    # connection without one is closed unanswered; from anywhere else it is served.
+    a = world.replica("a")
+    assert await _greeting_from(a.host, a.smtp_port, world.network.balancer) == b""
+    said = await _greeting_from(a.host, a.smtp_port, world.network.services_host)
+    assert said.startswith(b"220"), said
     await users(world)
     front = api(world.front)
     try:

@@ -8,8 +8,10 @@ replica has nothing of the machine's but that link. The replicas reach the servi
 there: SeaweedFS binds that address itself; PostgreSQL, which listens on 127.0.0.1
 alone, through a forwarder process listening there (tcp_forward.py). Every replica
 binds the same ports on its own address, so a restarted one comes back where nginx
-expects it. Without root, the replicas bind 127.0.0.2 to .4 on free ports and reach the
-services on 127.0.0.1: separate addresses on one network stack.
+expects it. nginx reaches them from an address of its own, .2 on that link (so the
+replicas can trust it alone for the PROXY protocol). Without root, the replicas bind
+127.0.0.2 to .4 on free ports and reach the services on 127.0.0.1, and nginx comes from
+127.0.0.5: separate addresses on one network stack.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from tests.support.seaweedfs import free_ports
 CHECKOUT = Path(__file__).resolve().parents[2]
 PORTS = (8180, 2525, 1143)  # HTTP, SMTP, IMAP of every replica in its namespace
 SWITCH_HOST = 1
+BALANCER_HOST = 2  # a second address of the root namespace's link: nginx's, alone
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +41,9 @@ class Network:
     hosts: tuple[str, ...]  # each replica's address
     ports: tuple[tuple[int, int, int], ...]  # each replica's HTTP, SMTP and IMAP ports
     namespaces: tuple[str | None, ...]
+    # The address nginx reaches the replicas from (`proxy_bind`): the replicas trust it
+    # for the PROXY protocol and X-Forwarded-For, and no test client connects from it.
+    balancer: str
 
     def command(self, replica: int) -> tuple[str, ...]:
         """What runs a program inside the replica's namespace (nothing, on loopback)."""
@@ -78,12 +84,15 @@ async def _namespaces(count: int, database: tuple[str, int]) -> AsyncIterator[Ne
             await netns.add_host(slot, host, 10 + number, slot.address(SWITCH_HOST))
             names.append(slot.namespace(host))
         services = slot.address(SWITCH_HOST)
+        balancer = slot.address(BALANCER_HOST)
+        await netns.ip("addr", "add", f"{balancer}/24", "dev", slot.prefix)
         forwarder = await _forwarder(services, database[1], database[0])
         yield Network(
             services,
             tuple(slot.address(10 + n) for n in range(1, count + 1)),
             (PORTS,) * count,
             tuple(names),
+            balancer,
         )
     finally:
         if forwarder is not None and forwarder.returncode is None:
@@ -103,4 +112,4 @@ async def replica_network(count: int, database: tuple[str, int]) -> AsyncIterato
         return
     hosts = tuple(f"127.0.0.{n}" for n in range(2, count + 2))
     ports = tuple(cast(tuple[int, int, int], tuple(free_ports(3, h))) for h in hosts)
-    yield Network("127.0.0.1", hosts, ports, (None,) * count)
+    yield Network("127.0.0.1", hosts, ports, (None,) * count, f"127.0.0.{count + 2}")

@@ -186,11 +186,16 @@ def _replicas(
                 "AGENTMAIL_S3_ENDPOINT": blob["s3_endpoint"],
                 "AGENTMAIL_S3_ACCESS_KEY": blob["s3_access_key"],
                 "AGENTMAIL_S3_SECRET_KEY": blob["s3_secret_key"],
-                # Clients come from nginx's address on the world's private network, not
-                # from loopback: AUTH without TLS is allowed there, as on a network where
-                # TLS ends at the balancer.
+                # Clients come from the world's private network, not from loopback:
+                # AUTH without TLS is allowed there, as on a network where TLS ends at
+                # the balancer.
                 "AGENTMAIL_SMTP_ALLOW_PLAINTEXT_AUTH": "true",
                 "AGENTMAIL_IMAP_ALLOW_PLAINTEXT_AUTH": "true",
+                # docs/deploy.md's "Scaling out": nginx names the client of each SMTP
+                # and IMAP connection in a PROXY header and of each request in
+                # X-Forwarded-For, believed from nginx's address alone.
+                "AGENTMAIL_PROXY_PROTOCOL": "smtp,imap",
+                "AGENTMAIL_TRUSTED_PROXIES": network.balancer,
             }
         )
         log = root / f"replica-{name}.log"
@@ -233,7 +238,7 @@ async def running_cluster_world(root: Path) -> AsyncIterator[ClusterWorld]:
         ports = free_ports(3)
         front = Nginx(root / "nginx", "127.0.0.1", *ports)
         backends = [Backend(r.host, *r.ports) for r in replicas]
-        await stack.enter_async_context(running_nginx(front, backends))
+        await stack.enter_async_context(running_nginx(front, backends, network.balancer))
         world = ClusterWorld(root, database_url, network, seaweedfs, prefix, replicas, front)
         await asyncio.gather(*(world.start(r) for r in replicas))
         yield world

@@ -66,8 +66,12 @@ def _upstream(name: str, servers: Sequence[str], extra: str = "") -> str:
     return f"upstream {name} {{\n  " + "\n  ".join(lines) + f"\n  {extra}\n}}"
 
 
-def configuration(front: Nginx, backends: Sequence[Backend]) -> str:
-    """nginx.conf for `backends` behind `front`'s ports."""
+def configuration(front: Nginx, backends: Sequence[Backend], source: str | None = None) -> str:
+    """nginx.conf for `backends` behind `front`'s ports. With `source`, nginx connects
+    to the backends from that address and starts each SMTP and IMAP connection with a
+    PROXY protocol header (docs/deploy.md's "Scaling out")."""
+    bind = f"proxy_bind {source};" if source else ""
+    header = "proxy_protocol on;" if source else ""
     http = _upstream("http", [f"{b.host}:{b.http_port}" for b in backends], "keepalive 16;")
     smtp = _upstream("smtp", [f"{b.host}:{b.smtp_port}" for b in backends])
     imap = _upstream("imap", [f"{b.host}:{b.imap_port}" for b in backends])
@@ -75,7 +79,7 @@ def configuration(front: Nginx, backends: Sequence[Backend]) -> str:
         f"  {kind}_temp_path {front.root / kind};"
         for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
     )
-    proxied = """
+    proxied = f"""
       proxy_pass http://http;
       proxy_http_version 1.1;
       proxy_set_header Connection "";
@@ -83,7 +87,8 @@ def configuration(front: Nginx, backends: Sequence[Backend]) -> str:
       proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
       proxy_connect_timeout 2s;
       proxy_next_upstream error timeout;
-      add_header X-Upstream $upstream_addr always;"""
+      add_header X-Upstream $upstream_addr always;
+      {bind}"""
     return f"""
 load_module {STREAM_MODULE};
 daemon off;
@@ -114,11 +119,13 @@ stream {{
     listen {front.host}:{front.smtp_port};
     proxy_pass smtp;
     proxy_connect_timeout 2s;
+    {bind} {header}
   }}
   server {{
     listen {front.host}:{front.imap_port};
     proxy_pass imap;
     proxy_connect_timeout 2s;
+    {bind} {header}
     proxy_timeout 1h;
   }}
 }}
@@ -174,11 +181,13 @@ async def nginx_process(
 
 
 @asynccontextmanager
-async def running_nginx(front: Nginx, backends: Sequence[Backend]) -> AsyncIterator[Nginx]:
-    """nginx for `backends` on `front`'s ports until the block ends; its configuration
-    and logs stay in `front.root`."""
+async def running_nginx(
+    front: Nginx, backends: Sequence[Backend], source: str | None = None
+) -> AsyncIterator[Nginx]:
+    """nginx for `backends` on `front`'s ports until the block ends (from `source`, with
+    the PROXY protocol: `configuration`); its configuration and logs stay in `front.root`."""
     # The master binds every listening socket before it starts a worker; a probe of
     # the SMTP or IMAP port would reach for a replica not started yet.
-    config = configuration(front, backends)
+    config = configuration(front, backends, source)
     async with nginx_process(front.root, config, [(front.host, front.http_port)]):
         yield front
