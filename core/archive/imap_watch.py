@@ -66,4 +66,5 @@ class WatchedMailbox(ImapSource):
             if client.has_pending_idle():
                 client.idle_done()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(idle, TIMEOUT)
+                async with asyncio.timeout(TIMEOUT):
+                    await idle

@@ -14,12 +14,13 @@ process for a moment, which is what it was.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections import deque
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core.tasks import cancel_and_wait
 
 LOGINS_CHANNEL = "agentmail_login_failures"
 MAX_WAITING = 1000  # names not yet sent; past it a failure is counted here only
@@ -63,8 +64,8 @@ class LoginNotices:
     async def close(self) -> None:
         """Let the notice in flight finish (it is short), then stop."""
         if self._sender is not None and not self._sender.done():
-            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
-                await asyncio.wait_for(self._sender, timeout=2)
+            await asyncio.wait({self._sender}, timeout=2)
+            await cancel_and_wait([self._sender], "a failed-login notice")
 
 
 def told_names(payload: str, own_token: str) -> list[str]:

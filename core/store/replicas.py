@@ -97,7 +97,8 @@ class ReplicaListener:
     async def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="replica-listener")
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.connected.wait(), 10)
+            async with asyncio.timeout(10):
+                await self.connected.wait()
 
     async def stop(self) -> None:
         if self._task is not None:

@@ -86,7 +86,8 @@ class WebhookSender:
                     tried = 0
                 idle = min(IDLE_SECONDS, self.policy.base_seconds) if tried else IDLE_SECONDS
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(woken.wait(), idle)
+                    async with asyncio.timeout(idle):
+                        await woken.wait()
 
     async def run_once(self) -> int:
         """Make the deliveries of new events, then post what is due now; the number of
