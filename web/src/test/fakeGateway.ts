@@ -130,7 +130,7 @@ async function answer(request: Request): Promise<Response> {
     case "GET /api/v1/me/mail-settings":
       return json(mailSettings);
     case "GET /api/v1/me/push/subscriptions":
-      return json({ subscriptions: [{ subscription_id: "p1", push_service: "fcm.googleapis.com", user_agent: "Chrome on Android", created_at: "2026-12-01T09:00:00Z" }] });
+      return json({ subscriptions: [{ subscription_id: "p1", push_service: "fcm.googleapis.com", user_agent: "Mozilla/5.0 (Linux; Android 15; Pixel 9) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/141.0.0.0 Mobile Safari/537.36", created_at: "2026-12-01T09:00:00Z" }] });
     case "DELETE /api/v1/me/push/subscriptions/p1":
       return json({ status: "revoked" });
     case "POST /api/v1/me/password":

@@ -1,6 +1,6 @@
 /**
  * The Account page's push notifications against the fake gateway: the devices listed
- * with their push service, one revoked by its button; a browser without the Push API
+ * by browser and system with their push service, one revoked by its button; a browser without the Push API
  * is told so instead of offered a button that cannot work (jsdom has none).
  */
 import { screen } from "@testing-library/react";
@@ -16,7 +16,9 @@ beforeEach(() => installFakeGateway());
 
 it("lists the subscribed devices and revokes one", async () => {
   renderUi(<PushSection />);
-  expect(await screen.findByRole("button", { name: /^Revoke/ })).toBeInTheDocument();
+  // Named as a person knows the device, not by its raw User-Agent (kept as the tooltip).
+  expect(await screen.findByRole("button", { name: /^Revoke\s*Chrome on Android$/ })).toBeInTheDocument();
+  expect(screen.getByTitle(/Pixel 9/)).toHaveTextContent(/^Chrome on Android/);
   expect(screen.getByText(/fcm\.googleapis\.com/)).toBeInTheDocument();
   await userEvent.click(screen.getByRole("button", { name: /^Revoke/ }));
   expect(gateway.calls).toContain("DELETE /api/v1/me/push/subscriptions/p1");

@@ -9,6 +9,7 @@ import { useTranslation } from "react-i18next";
 import { ApiError } from "@/api";
 import { Button } from "@/components/Button";
 import { ErrorNote } from "@/components/ErrorNote";
+import { deviceOf } from "@/lib/deviceName";
 import { formatDateTime } from "@/lib/format";
 import { enablePush, listSubscriptions, PushDenied, pushSupported, revokeSubscription, thisDevice } from "@/lib/push";
 
@@ -35,6 +36,11 @@ export function PushSection() {
   };
   const mine = thisDevice();
   const list = subscriptions.data ?? [];
+  const named = (item: { user_agent?: string | null; push_service: string }) => {
+    const device = deviceOf(item.user_agent ?? "");
+    if (device === null) return item.user_agent || item.push_service;
+    return device.system === null ? device.browser : t("push.device", { browser: device.browser, system: device.system });
+  };
   return (
     <section className="flex flex-col gap-3" aria-labelledby="push-title">
       <h2 id="push-title" className="text-lg font-semibold">
@@ -69,8 +75,8 @@ export function PushSection() {
         <ul className="flex flex-col divide-y divide-line text-sm">
           {list.map((item) => (
             <li key={item.subscription_id} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-2">
-              <span className="min-w-0 flex-1 break-words">
-                {item.user_agent || item.push_service}
+              <span className="min-w-0 flex-1 break-words" title={item.user_agent || undefined}>
+                {named(item)}
                 {item.subscription_id === mine ? <span className="ml-2 text-muted">{t("push.thisDevice")}</span> : null}
                 <span className="block text-xs text-muted">
                   {item.push_service} · {formatDateTime(item.created_at, i18n.language)}
@@ -78,7 +84,7 @@ export function PushSection() {
               </span>
               <Button variant="danger" disabled={busy} onClick={() => void run(() => revokeSubscription(item.subscription_id))}>
                 {t("push.revoke")}
-                <span className="sr-only"> {item.user_agent || item.push_service}</span>
+                <span className="sr-only"> {named(item)}</span>
               </Button>
             </li>
           ))}
