@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.async_api import Page, expect
+from playwright.async_api import Dialog, Page, expect
 
 from tests.e2e.desk import Desk
 from tests.support.http import AGENT_SEND, HUMAN_SEND, ok
@@ -141,3 +141,41 @@ async def test_a_conversation_out_of_rounds_is_raised_in_place(desk: Desk) -> No
     )
     await expect(budget).to_have_count(0)
     ok(await agent.post(AGENT_SEND, json=reply))
+
+
+async def test_a_decision_held_as_the_tab_closes_is_asked_about_then_sent(desk: Desk) -> None:
+    """Closing the tab while a decision is held: the browser asks first (beforeunload),
+    and once the person leaves anyway the decision goes out with the page (a `keepalive`
+    request on pagehide), long before its undo window would have ended."""
+    human = await desk.human()
+    agent = await desk.agent("closer", ("app", "/srv/app"))
+    task = ok(
+        await human.post(
+            HUMAN_SEND,
+            json={"to": f"{desk.agent_name('closer')}@app", "subject": "Tidy", "body": "go"},
+        )
+    )
+    page = await desk.open(path="/")
+    await page.evaluate("localStorage.setItem('agentmail.undoWindowMs', '600000')")
+    await page.reload()
+    tidy = await ask(agent, desk, "May I tidy up?", task["session_id"])
+    card = page.get_by_test_id("queue-request").filter(has_text="May I tidy up?")
+    await expect(card).to_be_visible()
+
+    asked: list[str] = []
+
+    async def leave_anyway(dialog: Dialog) -> None:
+        asked.append(dialog.type)
+        await dialog.accept()
+
+    page.on("dialog", leave_anyway)
+    async with open_stream(agent) as stream:
+        await card.focus()
+        await page.keyboard.press("1")
+        await page.keyboard.press("Enter")
+        await expect(card).to_be_hidden()  # held: ten minutes of undo ahead
+        await page.close(run_before_unload=True)
+        decided = (await stream.next_of("permission_decision")).json
+    assert asked == ["beforeunload"]
+    assert (decided["mail_id"], decided["decision"]) == (tidy, "approve")
+    assert await state_of(agent, tidy) == "decided"

@@ -59,6 +59,10 @@ describe("useLiveUpdates", () => {
     expect(first.url).toBe("http://localhost:3000/api/v1/events/stream");
     act(() => first.open());
     expect(result.current).toBe("live");
+    // Fetched before the stream was live: a change in between has no event, so again.
+    expect(client.getQueryState(mailKeys.unreadCount())?.isInvalidated).toBe(true);
+    client.setQueryData(mailKeys.unreadCount(), 0);
+    expect(client.getQueryState(mailKeys.unreadCount())?.isInvalidated).toBe(false);
 
     act(() => first.emit("new_mail", "41", { mail_id: "m1", mail_type: "normal" }));
     expect(client.getQueryState(mailKeys.unreadCount())?.isInvalidated).toBe(true);
@@ -88,5 +92,9 @@ describe("useLiveUpdates", () => {
     act(() => source.onerror?.());
     act(() => vi.advanceTimersByTime(60_000));
     expect(FakeEventSource.all).toHaveLength(1);
+    // Resumed from its Last-Event-ID, it missed nothing: nothing is fetched again.
+    client.setQueryData(mailKeys.unreadCount(), 0);
+    act(() => source.open());
+    expect(client.getQueryState(mailKeys.unreadCount())?.isInvalidated).toBe(false);
   });
 });

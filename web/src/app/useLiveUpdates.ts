@@ -2,7 +2,8 @@
  * One EventSource on /api/v1/events/stream for the whole app. The browser
  * resumes with Last-Event-ID by itself after a dropped connection; when it
  * gives up (the server refused or went away), we reconnect with backoff and
- * `?after=` the last id seen, so nothing is missed either way.
+ * `?after=` the last id seen, so nothing is missed either way. What the page had
+ * fetched before the first stream opened is fetched again once it is live.
  */
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
@@ -25,6 +26,7 @@ export function useLiveUpdates(enabled: boolean): LiveState {
     let source: EventSource | null = null;
     let lastId: string | null = null;
     let attempt = 0;
+    let opened = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let stopped = false;
 
@@ -32,7 +34,12 @@ export function useLiveUpdates(enabled: boolean): LiveState {
       const url = lastId ? `${sdk.eventsUrl()}?after=${encodeURIComponent(lastId)}` : sdk.eventsUrl();
       source = new EventSource(url, { withCredentials: false });
       source.onopen = () => {
-        if (attempt > 0) void queryClient.invalidateQueries(); // we may have missed a resync
+        // The first stream starts at its connection: what the page fetched before then
+        // may miss a change made in between, which no event will tell. A new stream after
+        // giving up may have missed a resync. The browser's own resume (Last-Event-ID)
+        // misses nothing.
+        if (!opened || attempt > 0) void queryClient.invalidateQueries();
+        opened = true;
         attempt = 0;
         setState("live");
       };
