@@ -12,7 +12,7 @@ then refused (401).
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Annotated
 
 from fastapi import APIRouter, Header, Request
@@ -59,7 +59,7 @@ def _encoded(events: list[StoredEvent]) -> bytes:
 
 async def _stream(
     store: Store, caller: Principal, cursor: int | None, signed_in: SignedIn | None
-) -> AsyncIterator[ServerSentEvent | bytes]:
+) -> AsyncGenerator[ServerSentEvent | bytes, None]:
     # Subscribe before reading, so nothing committed in between is missed.
     with store.bus.subscribe(caller.name, events=True) as subscription, sse_connection():
         ended = _Ended(subscription)
@@ -131,6 +131,26 @@ async def stream(
 ) -> EventSourceResponse:
     cursor = _cursor(last_event_id, after)
     signed_in: SignedIn | None = request.app.state.signed_in
-    return EventSourceResponse(
-        _stream(store, caller, cursor, signed_in), ping=settings.sse_ping_seconds
-    )
+    stream = await _started(_stream(store, caller, cursor, signed_in))
+    return EventSourceResponse(stream, ping=settings.sse_ping_seconds)
+
+
+async def _started(
+    stream: AsyncGenerator[ServerSentEvent | bytes, None],
+) -> AsyncIterator[ServerSentEvent | bytes]:
+    """`stream` run to its first item before the response begins: when a client sees the
+    response open, the stream is subscribed and its position read, so whatever the client
+    fetches from then on is older than the events the stream will send
+    (web/src/app/useLiveUpdates.ts fetches its lists again then). A failure there is an
+    error response, not a stream that breaks at once."""
+    first = await anext(stream)
+
+    async def rest() -> AsyncIterator[ServerSentEvent | bytes]:
+        try:
+            yield first
+            async for item in stream:
+                yield item
+        finally:
+            await stream.aclose()
+
+    return rest()

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
+import httpx
 from sqlalchemy import update
 
 from core.store.events import prune_events
 from core.store.models import Event, utcnow
 from tests.support.gateway import Api, running_gateway
-from tests.support.sse import open_stream
+from tests.support.sse import SseStream, open_stream
 
 
 async def _send(human, to: str, subject: str) -> str:  # type: ignore[no-untyped-def]
@@ -139,3 +142,27 @@ async def test_a_cursor_ahead_of_the_store_gets_resync_then_live_events(api: Api
             sent = await _send(human, "builder@ModelRouter", f"after {sorted(how)}")
             live = await stream.next_of("new_mail")
             assert live.json["mail_id"] == sent, how
+
+
+async def test_a_stream_has_every_event_after_its_response_opens(api: Api) -> None:
+    """The response opens only once the stream is subscribed and its position read, so
+    a mail sent the moment the headers arrive is on it, with no wait for the first
+    comment: a browser fetches its lists again at that moment and relies on it
+    (web/src/app/useLiveUpdates.ts)."""
+    human = await api.human("jianf")
+    builder = await api.agent("builder")
+    for n in range(5):
+        opened = builder.stream(
+            "GET", "/api/v1/events/stream", timeout=httpx.Timeout(10.0, read=None)
+        )
+        async with opened as response:
+            assert response.status_code == 200
+            sent = await _send(human, "builder@ModelRouter", f"as it opened {n}")
+            stream = SseStream(response)
+            pump = asyncio.create_task(stream._pump())
+            try:
+                assert (await stream.next_of("new_mail")).json["mail_id"] == sent
+            finally:
+                pump.cancel()
+                with suppress(asyncio.CancelledError, httpx.HTTPError):
+                    await pump
