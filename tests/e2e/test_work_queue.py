@@ -27,12 +27,22 @@ REQUEST = "/api/v1/permission/request"
 WINDOW_MS = 1500
 
 
-async def open_queue(desk: Desk) -> Page:
+async def open_queue(desk: Desk, window_ms: int = WINDOW_MS) -> Page:
     page = await desk.open(path="/")
-    await page.evaluate(f"localStorage.setItem('agentmail.undoWindowMs', '{WINDOW_MS}')")
+    await page.evaluate(f"localStorage.setItem('agentmail.undoWindowMs', '{window_ms}')")
     await page.reload()
     await expect(page.get_by_role("heading", name="Needs you", level=1)).to_be_visible()
     return page
+
+
+async def agent_with_a_task(
+    desk: Desk, name: str, **extra: Any
+) -> tuple[httpx.AsyncClient, dict[str, Any]]:
+    """An agent, and the task the human sent it (its conversation)."""
+    human = await desk.human()
+    agent = await desk.agent(name, ("app", "/srv/app"))
+    body = {"to": f"{desk.agent_name(name)}@app", "subject": "Ship it", "body": "go", **extra}
+    return agent, ok(await human.post(HUMAN_SEND, json=body))
 
 
 async def ask(agent: httpx.AsyncClient, desk: Desk, question: str, session_id: str) -> str:
@@ -48,14 +58,7 @@ async def state_of(agent: httpx.AsyncClient, mail_id: str) -> str:
 async def test_requests_and_a_question_arrive_live_and_are_decided_from_the_keyboard(
     desk: Desk,
 ) -> None:
-    human = await desk.human()
-    agent = await desk.agent("builder", ("app", "/srv/app"))
-    task = ok(
-        await human.post(
-            HUMAN_SEND,
-            json={"to": f"{desk.agent_name('builder')}@app", "subject": "Ship it", "body": "go"},
-        )
-    )
+    agent, task = await agent_with_a_task(desk, "builder")
     page = await open_queue(desk)
     await expect(page.get_by_text("Nothing needs you now")).to_be_visible()
 
@@ -107,19 +110,7 @@ async def test_requests_and_a_question_arrive_live_and_are_decided_from_the_keyb
 
 
 async def test_a_conversation_out_of_rounds_is_raised_in_place(desk: Desk) -> None:
-    human = await desk.human()
-    agent = await desk.agent("worker", ("app", "/srv/app"))
-    task = ok(
-        await human.post(
-            HUMAN_SEND,
-            json={
-                "to": f"{desk.agent_name('worker')}@app",
-                "subject": "One round only",
-                "body": "go",
-                "budget": 1,
-            },
-        )
-    )
+    agent, task = await agent_with_a_task(desk, "worker", subject="One round only", budget=1)
     reply = {"to": f"{desk.name}@", "subject": "Re", "body": "done", "reply_to": task["mail_id"]}
     ok(await agent.post(AGENT_SEND, json=reply))
     refused = await agent.post(AGENT_SEND, json=reply)
@@ -147,17 +138,8 @@ async def test_a_decision_held_as_the_tab_closes_is_asked_about_then_sent(desk: 
     """Closing the tab while a decision is held: the browser asks first (beforeunload),
     and once the person leaves anyway the decision goes out with the page (a `keepalive`
     request on pagehide), long before its undo window would have ended."""
-    human = await desk.human()
-    agent = await desk.agent("closer", ("app", "/srv/app"))
-    task = ok(
-        await human.post(
-            HUMAN_SEND,
-            json={"to": f"{desk.agent_name('closer')}@app", "subject": "Tidy", "body": "go"},
-        )
-    )
-    page = await desk.open(path="/")
-    await page.evaluate("localStorage.setItem('agentmail.undoWindowMs', '600000')")
-    await page.reload()
+    agent, task = await agent_with_a_task(desk, "closer")
+    page = await open_queue(desk, window_ms=600_000)
     tidy = await ask(agent, desk, "May I tidy up?", task["session_id"])
     card = page.get_by_test_id("queue-request").filter(has_text="May I tidy up?")
     await expect(card).to_be_visible()
