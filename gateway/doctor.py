@@ -35,7 +35,7 @@ from core.settings import Settings
 from core.store.engine import Store, database_url
 from core.store.migrate import schema_problem
 from gateway.listener_probe import Answer, Listener, connect_host, probe_all
-from gateway.sockets import probe_says_proxy
+from gateway.sockets import mail_listeners
 from gateway.tls import TlsConfigError, server_tls_context
 
 Status = Literal["ok", "warn", "fail"]
@@ -79,15 +79,10 @@ def check_disk(settings: Settings) -> Finding:
 
 
 def _listeners(settings: Settings) -> list[Listener]:
-    host = connect_host(settings.host)
     ports: dict[str, int | None] = {"SMTP": settings.smtp_port, "IMAP": settings.imap_port}
     ports |= {"SMTPS": settings.smtps_port, "IMAPS": settings.imaps_port}
-    found = [Listener("HTTP", host, settings.http_port)]
-    for name, port in ports.items():
-        if port is not None:
-            proxied = probe_says_proxy(settings, name.lower(), host)
-            found.append(Listener(name, host, port, name.endswith("S"), proxied))
-    return found
+    http = Listener("HTTP", connect_host(settings.host), settings.http_port)
+    return [http, *mail_listeners(settings, ports)]
 
 
 def _ours(listener: Listener, answer: Answer) -> bool:

@@ -46,12 +46,12 @@ from core.store.replicas import ReplicaListener
 from core.tasks import STOP_PATIENCE_SECONDS, running_tasks
 from gateway.background import BackgroundJobs
 from gateway.http_connections import AnswerCutRequests, ConnectionGuard, guarded_protocol
-from gateway.listener_probe import Listener, ListenerCheck, connect_host
+from gateway.listener_probe import Listener, ListenerCheck
 from gateway.loop_watchdog import LoopWatchdog
 from gateway.mx import start_mx_listener, start_reply_mailbox
 from gateway.notify import notify
 from gateway.protocol_errors import LoggedFactories
-from gateway.sockets import bind_tcp, listen_for, probe_says_proxy
+from gateway.sockets import bind_tcp, listen_for, mail_listeners
 from gateway.tls import server_tls_context
 from imap_view import pymap_compat
 from imap_view.limits import ImapLimits
@@ -378,17 +378,10 @@ class Gateway:
     @property
     def listeners(self) -> list[Listener]:
         """The SMTP and IMAP listeners, where a client on this machine reaches them."""
-        host = connect_host(self.settings.host)
-        ports: dict[str, int | None] = {"SMTP": self.smtp_port, "IMAP": self.imap_port}
-        ports |= {"SMTPS": self.smtps_port, "IMAPS": self.imaps_port}
-        return [
-            Listener(name, host, port, name.endswith("S"), self._probe_proxied(name, host))
-            for name, port in ports.items()
-            if port is not None
-        ]
-
-    def _probe_proxied(self, name: str, host: str) -> bool:
-        return probe_says_proxy(self.settings, name.lower(), host)
+        ports = {"SMTP": self.smtp_port, "IMAP": self.imap_port}
+        return mail_listeners(
+            self.settings, ports | {"SMTPS": self.smtps_port, "IMAPS": self.imaps_port}
+        )
 
     @property
     def starttls(self) -> bool:

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from core.proxied.listener import Listen, ProxiedListen, listen_directly
 from core.proxied.peer import is_trusted
 from core.settings import Settings
+from gateway.listener_probe import Listener, connect_host
 
 # The listeners of one gateway, by name; the implicit-TLS ones only when set.
 NAMES = ("http", "smtp", "smtps", "imap", "imaps", "mx")
@@ -123,8 +124,21 @@ def listen_for(settings: Settings, name: str) -> Listen:
     return listen_directly
 
 
-def probe_says_proxy(settings: Settings, name: str, host: str) -> bool:
-    """Whether a probe of the listener `name` from `host` (this machine) must start with
-    a PROXY header: the listener expects one from `host`, a trusted proxy."""
-    listens = name in settings.proxy_protocol_listeners
-    return listens and is_trusted(host, settings.trusted_proxy_networks)
+def mail_listeners(settings: Settings, ports: Mapping[str, int | None]) -> list[Listener]:
+    """The SMTP and IMAP listeners at `ports` (by name, "SMTP" to "IMAPS"; None: not
+    served) as a probe from this machine reaches them: the implicit-TLS ones in TLS
+    from the first byte, and with a PROXY header first where they expect one from here
+    (this machine is a trusted proxy)."""
+    host = connect_host(settings.host)
+    trusted = is_trusted(host, settings.trusted_proxy_networks)
+    return [
+        Listener(
+            name,
+            host,
+            port,
+            tls=name.endswith("S"),
+            proxy_header=trusted and name.lower() in settings.proxy_protocol_listeners,
+        )
+        for name, port in ports.items()
+        if port is not None
+    ]

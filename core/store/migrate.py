@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import logging
 from functools import cache
-from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
-from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 from sqlalchemy.engine import Connection
 
 from core.store.engine import Store
-from core.store.schema_phases import record_last_contract, schema_state
+from core.store.schema_phases import (
+    MIGRATIONS,
+    migration_scripts,
+    record_last_contract,
+    schema_state,
+)
 
-MIGRATIONS = Path(__file__).parent / "migrations"
 _MIGRATION_LOCK_KEY = 0x61676D6D  # "agmm": one migrating replica at a time
 VERSION_TABLE = "alembic_version"  # Alembic's default, which env.py keeps
 
@@ -87,4 +89,4 @@ async def schema_problem(store: Store) -> str | None:
 @cache
 def head_revisions() -> set[str]:
     """The newest revision(s) the code ships (read once: the files do not change)."""
-    return set(ScriptDirectory.from_config(alembic_config()).get_heads())
+    return set(migration_scripts().get_heads())

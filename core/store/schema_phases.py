@@ -22,8 +22,10 @@ from sqlalchemy.engine import Connection
 
 __all__ = [
     "LAST_CONTRACT_KEY",
+    "MIGRATIONS",
     "SchemaState",
     "known_revisions",
+    "migration_scripts",
     "record_last_contract",
     "schema_state",
 ]
@@ -33,20 +35,21 @@ MIGRATIONS: Final = Path(__file__).parent / "migrations"
 
 
 @cache
-def _scripts() -> ScriptDirectory:
+def migration_scripts() -> ScriptDirectory:
+    """The migrations this release ships (read once: the files do not change)."""
     return ScriptDirectory(str(MIGRATIONS))
 
 
 @cache
 def known_revisions() -> frozenset[str]:
     """Every revision this release ships."""
-    return frozenset(script.revision for script in _scripts().walk_revisions())
+    return frozenset(script.revision for script in migration_scripts().walk_revisions())
 
 
 @cache
 def newest_contract() -> str:
     """The newest contract migration this release ships ("" for none)."""
-    for script in _scripts().walk_revisions():  # from the head down
+    for script in migration_scripts().walk_revisions():  # from the head down
         if getattr(script.module, "phase", "expand") == "contract":
             return str(script.revision)
     return ""

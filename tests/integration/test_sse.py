@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
-from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
-import httpx
 from sqlalchemy import update
 
 from core.store.events import prune_events
 from core.store.models import Event, utcnow
 from tests.support.gateway import Api, running_gateway
-from tests.support.sse import SseStream, open_stream
+from tests.support.sse import open_stream
 
 
 async def _send(human, to: str, subject: str) -> str:  # type: ignore[no-untyped-def]
@@ -152,17 +149,6 @@ async def test_a_stream_has_every_event_after_its_response_opens(api: Api) -> No
     human = await api.human("jianf")
     builder = await api.agent("builder")
     for n in range(5):
-        opened = builder.stream(
-            "GET", "/api/v1/events/stream", timeout=httpx.Timeout(10.0, read=None)
-        )
-        async with opened as response:
-            assert response.status_code == 200
+        async with open_stream(builder, connected=False) as stream:
             sent = await _send(human, "builder@ModelRouter", f"as it opened {n}")
-            stream = SseStream(response)
-            pump = asyncio.create_task(stream._pump())
-            try:
-                assert (await stream.next_of("new_mail")).json["mail_id"] == sent
-            finally:
-                pump.cancel()
-                with suppress(asyncio.CancelledError, httpx.HTTPError):
-                    await pump
+            assert (await stream.next_of("new_mail")).json["mail_id"] == sent

@@ -97,7 +97,11 @@ class SseStream:
 
 @asynccontextmanager
 async def open_stream(
-    client: httpx.AsyncClient, headers: dict[str, str] | None = None, **params: Any
+    client: httpx.AsyncClient,
+    headers: dict[str, str] | None = None,
+    *,
+    connected: bool = True,
+    **params: Any,
 ) -> AsyncIterator[SseStream]:
     async with client.stream(
         "GET",
@@ -110,9 +114,10 @@ async def open_stream(
         assert response.headers["content-type"].startswith("text/event-stream")
         stream = SseStream(response)
         task = asyncio.create_task(stream._pump())
-        # The server sends a ": connected" comment once it is subscribed.
+        # The server sends a ": connected" comment once it is subscribed (`connected`:
+        # wait for it; else the stream is handed over as soon as its headers are in).
         async with asyncio.timeout(10):
-            while not stream.comments:
+            while connected and not stream.comments:
                 await asyncio.sleep(0.005)
         try:
             yield stream
