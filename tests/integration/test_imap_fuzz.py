@@ -15,11 +15,10 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from hypothesis import given
 from hypothesis import strategies as st
 
 from gateway.server import Gateway
-from tests.support.fuzzing import examples, fuzz_settings
+from tests.support.fuzzing import drawn, examples
 from tests.support.gateway import PASSWORD, Api, running_gateway
 from tests.support.imap_replay import TAG, imap_session, replay
 from tests.support.liveness import baseline
@@ -122,15 +121,7 @@ _WAITS_FOR_LITERAL = re.compile(rb"\{\d+\+?\}$")
 @functools.cache
 def command_lines(count: int) -> list[bytes]:
     """`count` command lines (after the tag) drawn by hypothesis; the same every CI run."""
-    drawn: list[bytes] = []
-
-    @fuzz_settings(count)
-    @given(_line.filter(lambda line: not _WAITS_FOR_LITERAL.search(line)))
-    def collect(line: bytes) -> None:
-        drawn.append(line)
-
-    collect()
-    return drawn[:count]
+    return drawn(_line.filter(lambda line: not _WAITS_FOR_LITERAL.search(line)), count)
 
 
 # Found by `make test-long`: a name or password that is not UTF-8 was hashed with
@@ -192,15 +183,7 @@ _name_line = st.tuples(st.sampled_from(NAME_COMMANDS), _argument, _argument).map
 @functools.cache
 def name_lines(count: int) -> list[bytes]:
     """`count` command lines with mailbox arguments, the same every CI run."""
-    drawn: list[bytes] = []
-
-    @fuzz_settings(count)
-    @given(_name_line)
-    def collect(line: bytes) -> None:
-        drawn.append(line)
-
-    collect()
-    return drawn[:count]
+    return drawn(_name_line, count)
 
 
 # The report's lines, first: each stopped the gateway or ended the connection.

@@ -16,10 +16,9 @@ import imaplib
 from pathlib import Path
 
 import pytest
-from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.support.fuzzing import examples, fuzz_settings
+from tests.support.fuzzing import drawn, examples
 from tests.support.gateway import PASSWORD, Api
 from tests.support.imap_replay import replay
 from tests.support.liveness import baseline
@@ -95,15 +94,7 @@ _line = st.tuples(st.sampled_from(COMMANDS), st.lists(_token, max_size=8)).map(
 def sort_lines(count: int) -> list[bytes]:
     """`count` SORT, THREAD and SEARCH RETURN lines drawn by hypothesis, the same every
     CI run."""
-    drawn: list[bytes] = []
-
-    @fuzz_settings(count)
-    @given(_line)
-    def collect(line: bytes) -> None:
-        drawn.append(line)
-
-    collect()
-    return drawn[:count]
+    return drawn(_line, count)
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])

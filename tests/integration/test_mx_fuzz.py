@@ -12,13 +12,12 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from hypothesis import given
 from hypothesis import strategies as st
 
 from core.store.models import ExternalAddress, utcnow
 from gateway.server import Gateway
 from tests.support import liveness
-from tests.support.fuzzing import examples, fuzz_settings
+from tests.support.fuzzing import drawn, examples
 from tests.support.gateway import Api
 from tests.support.mime_fuzz import messages, pathological
 from tests.support.mx_gateway import DOMAIN as D
@@ -66,16 +65,8 @@ _path = st.one_of(
 
 @functools.cache
 def _drawn(kind: str, count: int) -> list[bytes]:
-    drawn: list[bytes] = []
     strategy = {"rcpt": _path, "mime": messages, "hostile": pathological}[kind]
-
-    @fuzz_settings(count)
-    @given(strategy)
-    def collect(value: bytes) -> None:
-        drawn.append(value)
-
-    collect()
-    return drawn[:count]
+    return drawn(strategy, count)
 
 
 def _code(lines: list[bytes]) -> int:

@@ -17,13 +17,12 @@ import functools
 from pathlib import Path
 
 import pytest
-from hypothesis import given
 from hypothesis import strategies as st
 
 from core.proxied.header import V1_MAX, V2_MAX_BODY
 from gateway.server import Gateway
 from tests.support import liveness
-from tests.support.fuzzing import examples, fuzz_settings
+from tests.support.fuzzing import drawn, examples
 from tests.support.gateway import Api
 from tests.support.proxy_headers import header
 from tests.support.threaded import gateway_in_thread
@@ -62,15 +61,7 @@ _inputs = st.one_of(
 @functools.cache
 def headers(count: int) -> list[bytes]:
     """`count` inputs, the same every CI run."""
-    drawn: list[bytes] = []
-
-    @fuzz_settings(count)
-    @given(_inputs)
-    def collect(octets: bytes) -> None:
-        drawn.append(octets)
-
-    collect()
-    return drawn[:count]
+    return drawn(_inputs, count)
 
 
 async def _send(port: int, octets: bytes) -> bytes:

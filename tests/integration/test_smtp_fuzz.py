@@ -19,12 +19,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from hypothesis import given
 from hypothesis import strategies as st
 
 from gateway.server import Gateway
 from tests.support import liveness
-from tests.support.fuzzing import examples, fuzz_settings
+from tests.support.fuzzing import drawn, examples
 from tests.support.gateway import PASSWORD, Api, running_gateway
 from tests.support.mime_fuzz import messages, pathological
 from tests.support.raw_lines import RawConnection, raw_connection
@@ -94,28 +93,12 @@ _line = st.one_of(
 
 @functools.cache
 def command_lines(count: int) -> list[bytes]:
-    drawn: list[bytes] = []
-
-    @fuzz_settings(count)
-    @given(_line.filter(lambda line: not line.upper().startswith(b"QUIT")))
-    def collect(line: bytes) -> None:
-        drawn.append(line)
-
-    collect()
-    return drawn[:count]
+    return drawn(_line.filter(lambda line: not line.upper().startswith(b"QUIT")), count)
 
 
 @functools.cache
 def fuzzed_messages(count: int, hostile: bool = False) -> list[bytes]:
-    drawn: list[bytes] = []
-
-    @fuzz_settings(count)
-    @given(pathological if hostile else messages)
-    def collect(raw: bytes) -> None:
-        drawn.append(raw)
-
-    collect()
-    return drawn[:count]
+    return drawn(pathological if hostile else messages, count)
 
 
 async def _command(smtp: RawConnection, line: bytes) -> list[bytes]:

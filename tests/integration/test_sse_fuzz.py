@@ -13,11 +13,10 @@ import functools
 
 import httpx
 import pytest
-from hypothesis import given
 from hypothesis import strategies as st
 
 from api.paging import MAX_EVENT_ID
-from tests.support.fuzzing import examples, fuzz_settings
+from tests.support.fuzzing import drawn, examples
 from tests.support.gateway import Api
 
 pytestmark = pytest.mark.fuzz
@@ -62,15 +61,7 @@ _header_text = st.one_of(
 
 @functools.cache
 def header_values(count: int) -> list[bytes]:
-    drawn: list[bytes] = []
-
-    @fuzz_settings(count)
-    @given(_header_text)
-    def collect(value: bytes) -> None:
-        drawn.append(value)
-
-    collect()
-    return drawn[:count]
+    return drawn(_header_text, count)
 
 
 async def test_last_event_id_is_a_422_or_a_stream(api: Api) -> None:

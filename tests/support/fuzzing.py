@@ -10,8 +10,12 @@ The fuzz and schemathesis suites size their runs with `examples(n)`: n in CI,
 from __future__ import annotations
 
 import os
+from typing import TypeVar
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
+from hypothesis.strategies import SearchStrategy
+
+T = TypeVar("T")
 
 PROFILE = os.environ.get("AGENTMAIL_TEST_PROFILE", "ci")
 CI_EXAMPLES = 100  # hypothesis's own default, so the existing property tests are unchanged
@@ -45,3 +49,18 @@ def fuzz_settings(count: int) -> settings:
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
     )
+
+
+def drawn(strategy: SearchStrategy[T], count: int) -> list[T]:
+    """`count` values of `strategy`, the same every CI run: drawn up front, so that a
+    fuzz test draws nothing while the gateway it probes shares its event loop
+    (hypothesis's first draw scans modules, which would stall that loop)."""
+    values: list[T] = []
+
+    @fuzz_settings(count)
+    @given(strategy)
+    def collect(value: T) -> None:
+        values.append(value)
+
+    collect()
+    return values[:count]
