@@ -7,7 +7,8 @@ HTTP API (the server's own OpenAPI document, `/doc`) and turns its prompts into 
   tool (`question.asked`) becomes `Question`; both are answered when the human has
   decided (turn.py);
 * after each turn the session's title (opencode names a session from its first
-  prompt with its small model) is offered as the conversation's alias; the gateway
+  prompt with its small model, meanwhile: after a session's first turn it is waited
+  for a few seconds) is offered as the conversation's alias; the gateway
   settles it (a taken alias gets `-2`, a human's rename wins) and, when that is not
   what the title asked for, the settled alias becomes the title, so the name a human
   sees in opencode is the address that reaches the conversation.
@@ -15,6 +16,7 @@ HTTP API (the server's own OpenAPI document, `/doc`) and turns its prompts into 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import httpx
@@ -31,6 +33,11 @@ from bridges.runtime.platform import PlatformContext, Turn, TurnResult
 
 _log = logging.getLogger("agentmail.bridge.opencode")
 DEFAULT_TITLES = ("New session - ", "Child session - ")  # opencode's, until it names one
+# opencode names a new session with its small model while the first turn runs; a turn
+# may end first. The title is waited for this long, once a session, then left to the
+# next turn.
+TITLE_WAIT_SECONDS = 5.0
+_TITLE_POLL_SECONDS = 0.2
 
 
 class OpencodePlatform:
@@ -48,6 +55,7 @@ class OpencodePlatform:
         self.store: OpencodeStore
         self.runner: TurnRunner
         self._alive: dict[str, int] = {}  # session → the server generation it was seen in
+        self._unnamed: set[str] = set()  # sessions made here whose title was never waited for
 
     async def start(self) -> None:
         """Write the config, read the session map and start opencode (a failure shows now,
@@ -89,14 +97,30 @@ class OpencodePlatform:
             _log.warning("opencode lost session %s (%s): a new one", known, response.status_code)
         created = await _call(http, "POST", "/session", turn.cwd, json={})
         session = str(created["id"])
+        self._unnamed.add(session)
         await self.store.map_session(key, session)
         self._alive[session] = self.server.generation
         return session
 
+    async def _title(self, http: httpx.AsyncClient, turn: Turn, session: str) -> str | None:
+        """The title opencode gave the session; None while it has given none (waited for,
+        up to TITLE_WAIT_SECONDS, after the session's first turn)."""
+        wait = TITLE_WAIT_SECONDS if session in self._unnamed else 0.0
+        self._unnamed.discard(session)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait
+        while True:
+            info = await _call(http, "GET", f"/session/{session}", turn.cwd)
+            title = str(info.get("title") or "")
+            if title and not title.startswith(DEFAULT_TITLES):
+                return title
+            if loop.time() >= deadline:
+                return None
+            await asyncio.sleep(_TITLE_POLL_SECONDS)
+
     async def _sync_title(self, http: httpx.AsyncClient, turn: Turn, session: str) -> None:
-        info = await _call(http, "GET", f"/session/{session}", turn.cwd)
-        title = str(info.get("title") or "")
-        if not title or title.startswith(DEFAULT_TITLES):
+        title = await self._title(http, turn, session)
+        if title is None:
             return
         wanted = alias_of(title)
         if wanted is None:
