@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import cast
 
 from tests.support.outside import netns
-from tests.support.seaweedfs import free_ports
+from tests.support.ports import steady_ports
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 PORTS = (8180, 2525, 1143)  # HTTP, SMTP, IMAP of every replica in its namespace
@@ -111,5 +111,5 @@ async def replica_network(count: int, database: tuple[str, int]) -> AsyncIterato
             yield network
         return
     hosts = tuple(f"127.0.0.{n}" for n in range(2, count + 2))
-    ports = tuple(cast(tuple[int, int, int], tuple(free_ports(3, h))) for h in hosts)
+    ports = tuple(cast(tuple[int, int, int], tuple(steady_ports(3, h))) for h in hosts)
     yield Network("127.0.0.1", hosts, ports, (None,) * count, f"127.0.0.{count + 2}")

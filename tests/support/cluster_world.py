@@ -32,7 +32,8 @@ from tests.support.cluster import replica_env
 from tests.support.cluster_network import Network, replica_network
 from tests.support.gateway import Api
 from tests.support.nginx import Backend, Nginx, running_nginx
-from tests.support.seaweedfs import BUCKET, SeaweedFS, free_ports
+from tests.support.ports import steady_ports
+from tests.support.seaweedfs import BUCKET, SeaweedFS
 from tests.support.serve_process import ServedGateway, serve
 
 GATEWAY: tuple[str, ...] = (sys.executable, "-m", "gateway")
@@ -235,7 +236,7 @@ async def running_cluster_world(root: Path) -> AsyncIterator[ClusterWorld]:
         prefix = f"cluster-{uuid.uuid4().hex[:12]}"
         replicas = _replicas(root, database_url, network, seaweedfs, prefix)
         stack.push_async_callback(_stop_all, replicas)
-        ports = free_ports(3)
+        ports = steady_ports(3)
         front = Nginx(root / "nginx", "127.0.0.1", *ports)
         backends = [Backend(r.host, *r.ports) for r in replicas]
         await stack.enter_async_context(running_nginx(front, backends, network.balancer))

@@ -1,11 +1,13 @@
 """SeaweedFS as the tests' S3-compatible object store: `weed mini` from the PyPI wheel.
 
 `weed mini` runs a master, a volume server, a filer and the S3 gateway in one
-process. Every port it would open is given a free one on 127.0.0.1 (a gRPC port
-defaults to its HTTP port + 10000, which may be taken, so each is named too); the
-S3 gateway takes one identity with an access key (`-s3.config`), and the bucket is
-made at start-up (`-bucket`). `stop` and `start` again keep the data (the outage
-tests); `close` stops it and removes its directory.
+process. Every port it would open is named, drawn below the ephemeral range so that
+it is still free when a test starts the store again (ports.py); each gRPC port is its
+HTTP port + 10000, as SeaweedFS assumes in places (its plugin worker dials the admin
+server there whatever `-admin.port.grpc` says); the S3 gateway takes one identity with
+an access key (`-s3.config`), and the bucket is made at start-up (`-bucket`). `stop`
+and `start` again keep the data (the outage tests); `close` stops it and removes its
+directory.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -25,15 +26,15 @@ from typing import Any
 import boto3
 from botocore.config import Config
 
+from tests.support.ports import steady_ports
+
 ACCESS_KEY = "agentmail-test"
 SECRET_KEY = "agentmail-test-secret"
 BUCKET = "agentmail-test"
 START_SECONDS = 60.0  # a bound on a hang; it starts in a few seconds
-_PORTS = (
-    "master.port", "master.port.grpc", "volume.port", "volume.port.grpc", "filer.port",
-    "filer.port.grpc", "s3.port", "s3.port.grpc", "admin.port", "admin.port.grpc",
-    "s3.port.iceberg", "s3.port.lance",
-)  # fmt: skip
+_WITH_GRPC = ("master", "volume", "filer", "s3", "admin")
+_PLAIN = ("s3.port.iceberg", "s3.port.lance")
+GRPC_OFFSET = 10000
 
 
 def weed() -> str:
@@ -41,17 +42,14 @@ def weed() -> str:
     return str(found) if found.exists() else shutil.which("weed") or "weed"
 
 
-def free_ports(count: int, host: str = "127.0.0.1") -> list[int]:
-    sockets = []
-    try:
-        for _ in range(count):
-            sock = socket.socket()
-            sock.bind((host, 0))
-            sockets.append(sock)
-        return [sock.getsockname()[1] for sock in sockets]
-    finally:
-        for sock in sockets:
-            sock.close()
+def weed_ports(host: str) -> dict[str, int]:
+    ports = {}
+    paired = steady_ports(len(_WITH_GRPC), host, GRPC_OFFSET)
+    for name, port in zip(_WITH_GRPC, paired, strict=True):
+        ports[f"{name}.port"] = port
+        ports[f"{name}.port.grpc"] = port + GRPC_OFFSET
+    plain = steady_ports(len(_PLAIN), host, avoid=set(ports.values()))
+    return ports | dict(zip(_PLAIN, plain, strict=True))
 
 
 class SeaweedFS:
@@ -60,7 +58,7 @@ class SeaweedFS:
         replicas reach it from their own network namespaces)."""
         self.host = host
         self.dir = Path(tempfile.mkdtemp(prefix="agentmail-seaweedfs-"))
-        self.ports = dict(zip(_PORTS, free_ports(len(_PORTS), host), strict=True))
+        self.ports = weed_ports(host)
         self.endpoint = f"http://{host}:{self.ports['s3.port']}"
         config = {
             "identities": [
