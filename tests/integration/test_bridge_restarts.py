@@ -107,7 +107,6 @@ async def test_the_gateway_restarting_just_after_the_bridge_skips_nothing(
     run again)."""
     gateways = Gateways(tmp_path)
     api = await gateways.up()
-    port = api.gateway.http_port
     human = await api.human("jianf")
     bridge = _bridge(tmp_path, api, await api.agent_key())
     go = {"do": "wait_file", "file": "go.txt"}
@@ -127,14 +126,14 @@ async def test_the_gateway_restarting_just_after_the_bridge_skips_nothing(
 
         await gateways.down()  # while the gateway is down: a decision by mail, a mail
         (bridge.workspace / "go.txt").touch()  # and t1 and t3 end: their replies wait
-        human = await gateways.human()
+        human = await gateways.human(away=True)
         await send(gateways.api, "jianf", PASSWORD, reply_by_mail(f"jianf@{D}", second, "1"))
         sessions["t4"] = await _task(human, "t4", _running("t4"))
         await gateways.down()
         async with asyncio.timeout(60):
             while bridge.log().count(f": the gateway {UNREACHABLE}") < 2:
                 await asyncio.sleep(0.05)
-        human = await gateways.human(port)
+        human = await gateways.human()
 
         await _finished(human, list(sessions.values()))
         await _once_each(human, bridge.workspace, sessions)
@@ -149,7 +148,6 @@ async def test_a_bridge_started_while_the_gateway_is_down_waits_for_it(tmp_path:
     with the decision and the mail sent meanwhile."""
     gateways = Gateways(tmp_path)
     api = await gateways.up()
-    port = api.gateway.http_port
     human = await api.human("jianf")
     bridge = _bridge(tmp_path, api, await api.agent_key())
     try:
@@ -166,12 +164,12 @@ async def test_a_bridge_started_while_the_gateway_is_down_waits_for_it(tmp_path:
                     bridge.log()
                 )
                 await asyncio.sleep(0.05)
-        human = await gateways.human()  # the humans go on meanwhile
+        human = await gateways.human(away=True)  # the humans go on meanwhile
         await _approve(human, asked["mail_id"])
         sessions["t6"] = await _task(human, "t6", _running("t6"))
         await gateways.down()
 
-        human = await gateways.human(port)
+        human = await gateways.human()
         await bridge.wait_ready(timeout=90)
         await _finished(human, list(sessions.values()))
         await _once_each(human, bridge.workspace, sessions)

@@ -1,11 +1,12 @@
 """A gateway that goes away and comes back: one database, one gateway at a time on it,
-on a given HTTP port or any.
+on its home HTTP port or, away, on any other.
 
 "The gateway is down" for a bridge while the humans go on: the gateway runs on
 another HTTP port of the same database for a while (the bridge cannot reach it, a
 human can), then comes back on the bridge's port — the deterministic form of a
 restart with mail arriving in between (tests/integration/test_bridge_restarts.py on
-the stub platform, tests/platforms/*_long.py on the real ones)."""
+the stub platform, tests/platforms/*_long.py on the real ones). The home port lies
+below the ephemeral range (ports.py), so that no connection takes it meanwhile."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pathlib import Path
 import httpx
 
 from tests.support.gateway import PASSWORD, Api, running_gateway
+from tests.support.ports import steady_ports
 
 
 class Gateways:
@@ -23,10 +25,13 @@ class Gateways:
         self.data = tmp / "gateway"
         self._stack: contextlib.AsyncExitStack | None = None
         self.api: Api | None = None
+        self.home = steady_ports(1)[0]
 
-    async def up(self, port: int = 0) -> Api:
+    async def up(self, away: bool = False) -> Api:
+        """The gateway up on its home port, or on any other when `away`."""
         assert self._stack is None
         self._stack = contextlib.AsyncExitStack()
+        port = 0 if away else self.home
         running = running_gateway(self.database_url, self.data, http_port=port)
         self.api = Api(await self._stack.enter_async_context(running))
         return self.api
@@ -38,7 +43,7 @@ class Gateways:
             await self._stack.aclose()
         self._stack, self.api = None, None
 
-    async def human(self, port: int = 0, name: str = "jianf") -> httpx.AsyncClient:
-        """The gateway up on `port`, and `name` logged in to it."""
-        api = await self.up(port)
+    async def human(self, away: bool = False, name: str = "jianf") -> httpx.AsyncClient:
+        """The gateway up (`up`), and `name` logged in to it."""
+        api = await self.up(away)
         return await api.login(name, PASSWORD)

@@ -69,7 +69,6 @@ class KillWorld:
         self.routes: dict[str, Script] = {}
         self.human: httpx.AsyncClient
         self.bridge: BridgeProcess
-        self.port = 0  # the gateway's HTTP port, which the bridge knows
 
     async def answer(self, exchange: Exchange) -> Reply:
         if side_request(exchange):
@@ -92,11 +91,11 @@ class KillWorld:
     async def gateway_away(self) -> None:
         """Down for the bridge; up on another port for the human."""
         await self.gateways.down()
-        self.human = await self.gateways.human()
+        self.human = await self.gateways.human(away=True)
 
     async def gateway_back(self) -> None:
         await self.gateways.down()
-        self.human = await self.gateways.human(self.port)
+        self.human = await self.gateways.human()
 
     async def bridge_waits(self, line: str, count: int = 2) -> None:
         """Until the bridge has found the gateway away `count` times: its log has `line`
@@ -179,7 +178,6 @@ async def kill_world(tmp: Path, platform: str) -> AsyncIterator[KillWorld]:
         model.script = world.answer
         try:
             api = await gateways.up()
-            world.port = api.gateway.http_port
             world.human = await api.human("jianf")
             world.bridge = BridgeProcess(
                 api.base_url,
