@@ -164,7 +164,8 @@ def _env_name(field: str) -> str:
 
 
 def _serve_one(settings: Settings) -> None:
-    from gateway.server import Gateway, run_until_signalled
+    from gateway.process import run_until_signalled
+    from gateway.server import Gateway
 
     def started(gateway: Gateway) -> None:
         banner(settings, gateway)
@@ -198,7 +199,8 @@ def _serve_group(settings: Settings, overrides: dict[str, Any], count: int) -> i
 
 
 def _serve_as_worker(settings: Settings, spec: str) -> None:
-    from gateway.server import Gateway, run_until_signalled
+    from gateway.process import run_until_signalled
+    from gateway.server import Gateway
     from gateway.sockets import inherited
     from gateway.workers import follow_supervisor, parse_worker
 

@@ -9,21 +9,12 @@ undoes all of it in reverse.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import functools
-import gc
 import logging
-import math
-import os
-import signal
 import socket
 import ssl
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Mapping
 from contextlib import AsyncExitStack
 
-import uvicorn
-
-from api import fastapi_compat
 from api.app import create_app
 from api.mail_settings import Listeners
 from core.cluster.login_notices import LoginNotices
@@ -33,7 +24,6 @@ from core.identity.security import set_bcrypt_rounds
 from core.identity.signed_in import SignedIn
 from core.identity.throttle import ConnectionsPerAddress, LoginThrottle
 from core.mailauth.resolver import parse_servers, use_resolver
-from core.mailboxes.keywords import KeywordLimits
 from core.push.keys import ensure_vapid_key
 from core.rendering.backfill import Filler, KeptQueue
 from core.secrets.configured import secret_box
@@ -45,56 +35,20 @@ from core.store.migrate import migrate
 from core.store.replicas import ReplicaListener
 from core.tasks import STOP_PATIENCE_SECONDS, running_tasks
 from gateway.background import BackgroundJobs
-from gateway.http_connections import AnswerCutRequests, ConnectionGuard, guarded_protocol
+from gateway.http_server import serve_http
 from gateway.listener_probe import Listener, ListenerCheck
 from gateway.loop_watchdog import LoopWatchdog
+from gateway.mail_limits import imap_limits, smtp_limits
 from gateway.mx import start_mx_listener, start_reply_mailbox
-from gateway.notify import notify
+from gateway.process import check_libraries, freeze_start_up
 from gateway.protocol_errors import LoggedFactories
 from gateway.sockets import bind_tcp, listen_for, mail_listeners
 from gateway.tls import server_tls_context
-from imap_view import pymap_compat
-from imap_view.limits import ImapLimits
 from imap_view.server import start_imap
-from smtp_in import aiosmtpd_compat
 from smtp_in.handler import SubmissionHandler
 from smtp_in.server import start_smtp
-from smtp_in.session_limits import SessionLimits
 
 log = logging.getLogger("agentmail")
-KEEP_ALIVE_SECONDS = 15  # an idle kept-alive HTTP connection (see _start_http)
-
-
-@functools.cache
-def _check_libraries() -> None:
-    """Once per process: the libraries do not change while it runs."""
-    fastapi_compat.check()
-    aiosmtpd_compat.check()
-    pymap_compat.check()
-
-
-class _EmbeddedServer(uvicorn.Server):
-    """uvicorn without its own signal handling: the gateway handles signals in one place."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
-
-
-_FROZEN: list[bool] = []
-
-
-def _freeze_start_up() -> None:
-    """What start-up made (modules, routes, the schema, pymap's tables) lives as long as
-    the process: moved out of the collector's reach once, after one collection (so no
-    garbage is kept), a full collection walks only what serving made since. One held the
-    loop ~100 ms, every few seconds under a client listing a big folder again and again
-    (IDLE push p99 130 → 50 ms, bench/imap_fetch_structure.py). Once a process: tests
-    start many gateways in one."""
-    if not _FROZEN:
-        _FROZEN.append(True)
-        gc.collect()
-        gc.freeze()
 
 
 class Gateway:
@@ -133,7 +87,7 @@ class Gateway:
         self.tls = server_tls_context(settings)
         # Then the library internals the adapters rely on: a release that moved one stops
         # the start here, naming the library, its version and the internal.
-        _check_libraries()
+        check_libraries()
         set_bcrypt_rounds(settings.bcrypt_rounds)
         if not settings.database_url:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -201,7 +155,7 @@ class Gateway:
         watchdog = LoopWatchdog()
         watchdog.start()
         self._stack.callback(watchdog.stop)
-        _freeze_start_up()
+        freeze_start_up()
 
     async def _start_http(self, store: Store, guard: LoginGuard, signed_in: SignedIn) -> None:
         settings = self.settings
@@ -210,43 +164,11 @@ class Gateway:
         self._listeners: Listeners = app.state.listeners
         sock = self._listening("http", settings.http_port)
         self.http_port = sock.getsockname()[1]
-        proxies = settings.trusted_proxy_networks
-        guard = ConnectionGuard(
-            settings.http_header_timeout_seconds, settings.http_connections_per_address, proxies
-        )
-        config = uvicorn.Config(
-            AnswerCutRequests(app),  # 503, not 500, to what the grace period's end cuts
-            http=guarded_protocol(guard),
-            log_level="warning",
-            log_config=None,  # uvicorn logs through the gateway's handler (gateway/logs.py)
-            access_log=False,
-            lifespan="off",
-            # SIGTERM: requests in flight finish (SSE streams end at once, with a retry hint).
-            timeout_graceful_shutdown=math.ceil(settings.shutdown_grace_seconds),
-            # The one place that decides the client's address and scheme: X-Forwarded-For
-            # and -Proto count only from AGENTMAIL_TRUSTED_PROXIES (none by default).
-            proxy_headers=bool(proxies),
-            forwarded_allow_ips=[str(network) for network in proxies],
-            backlog=settings.listen_backlog,
-            # An idle kept-alive connection is closed after 15 s, not uvicorn's 5: clients
-            # drop their own idle connections after 5 s (httpx, Node), and with equal
-            # timeouts a request sent on a connection the server is closing that instant
-            # is lost (a reset, not an answer). Idle connections still count against
-            # AGENTMAIL_HTTP_CONNECTIONS_PER_ADDRESS.
-            timeout_keep_alive=KEEP_ALIVE_SECONDS,
-        )
-        server = _EmbeddedServer(config)
-        task = asyncio.create_task(server.serve(sockets=[sock]), name="http")
-        while not server.started:
-            if task.done():
-                task.result()
-                raise RuntimeError("HTTP server stopped during start-up")
-            await asyncio.sleep(0.01)
+        stop_serving = await serve_http(app, sock, settings)
 
         async def stop_http() -> None:
-            store.bus.close()
-            server.should_exit = True
-            await task
+            store.bus.close()  # SSE streams end at once, with a retry hint
+            await stop_serving()
             sock.close()
 
         self._stack.push_async_callback(stop_http)
@@ -263,13 +185,7 @@ class Gateway:
             max_attachment_bytes=settings.max_attachment_bytes,
             max_recipients=settings.smtp_max_recipients,
         )
-        # One count of connections per address for both ports.
-        limits = SessionLimits(
-            max_seconds=settings.smtp_max_session_seconds,
-            idle_seconds=settings.smtp_idle_timeout_seconds,
-            max_commands=settings.smtp_max_commands,
-            max_per_address=settings.smtp_max_connections_per_address,
-        )
+        limits = smtp_limits(settings)
         for sock, implicit_tls in self._bind("smtp", settings.smtp_port, settings.smtps_port):
             if implicit_tls:
                 self.smtps_port = sock.getsockname()[1]
@@ -299,19 +215,7 @@ class Gateway:
         `imaps_port` is set, the implicit-TLS port, as for SMTP; one limit of connections
         per client address for both."""
         settings = self.settings
-        limits = ImapLimits(
-            max_append_bytes=settings.imap_append_limit,
-            login_timeout=settings.imap_login_timeout_seconds,
-            idle_timeout=settings.imap_idle_timeout_seconds,
-            command_timeout=settings.imap_command_timeout_seconds,
-            max_connections_per_address=settings.imap_max_connections_per_address,
-            content_cache_bytes=settings.imap_content_cache_mib * 1024 * 1024,
-            keywords=KeywordLimits(
-                per_mail=settings.imap_max_keywords_per_mail,
-                per_user=settings.imap_max_keywords_per_user,
-                length=settings.imap_max_keyword_length,
-            ),
-        )
+        limits = imap_limits(settings)
         connections = ConnectionsPerAddress(limits.max_connections_per_address)
         for sock, implicit_tls in self._bind("imap", settings.imap_port, settings.imaps_port):
             if implicit_tls:
@@ -396,23 +300,3 @@ class Gateway:
 
 def _report_slow_stop(seconds: float) -> None:
     log.error("stopping has taken over %.0f s; still running:\n%s", seconds, running_tasks())
-
-
-async def run_until_signalled(gateway: Gateway, on_started: Callable[[Gateway], None]) -> None:
-    """Start, report, wait for SIGINT or SIGTERM, stop."""
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    try:
-        await gateway.start()
-    except BaseException:  # a port in use: close what did start (HTTP, the store) first
-        await gateway.stop()
-        raise
-    try:
-        on_started(gateway)
-        notify(f"READY=1\nMAINPID={os.getpid()}\nSTATUS=serving on {gateway.http_url}")
-        await stop.wait()
-    finally:
-        notify("STOPPING=1")
-        await gateway.stop()

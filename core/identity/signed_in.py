@@ -13,7 +13,7 @@ since (its own change, an admin's reset), is ended by its adapter: IMAP `* BYE`,
 SMTP `421 4.7.0`, the SSE stream's end. The user's other sessions stay: those that
 logged in with another key, and, when a key is revoked, those that used the password.
 
-`check` also runs every few seconds (gateway/server.py), for what no notice tells:
+`check` also runs every few seconds (gateway/background.py), for what no notice tells:
 a timed key's expiry, and a change made on SQLite by another process (the CLI).
 """
 
@@ -130,7 +130,7 @@ class SignedIn:
         return ended
 
     async def sweep(self) -> None:
-        """The periodic check (gateway/server.py)."""
+        """The periodic check (gateway/background.py)."""
         await self.check()
 
     async def close(self) -> None:
