@@ -1,8 +1,10 @@
 """The gateway's background jobs: sweeps, prunes, backfills and the senders of what
 was queued with a commit (Web Push, webhooks, outbound mail).
 
-Each periodic job runs in a loop of its own, and a failed round is logged and does not
-end it. `enabled=False` (tests that count statements) starts none of them.
+Each job runs in a loop of its own, and a failed round is logged and does not end it.
+Sweeps and prunes run on a period; the senders and the requests' deadlines run when
+there is work (gateway/due_jobs.py). `enabled=False` (tests that count statements)
+starts none of them.
 """
 
 from __future__ import annotations
@@ -11,17 +13,24 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from contextlib import AsyncExitStack
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
-from core.approvals.permissions import expire_permission_requests
+from sqlalchemy.orm import Session
+
+from core.approvals.permissions import expire_permission_requests, next_expiry
 from core.identity.agents import mark_silent_agents_offline
 from core.identity.signed_in import CHECK_EVERY_SECONDS, SignedIn
 from core.mail.attachments import collect_unsent
 from core.mail.excerpt_backfill import fill_excerpts
 from core.mail.idempotency import prune_idempotency_keys
+from core.mail.new_mail import DEADLINE_WAKE
 from core.mailboxes.expunged import prune_expunged
 from core.outbound.prune import prune_outbound_jobs
+from core.outbound.queue import WAKE as OUTBOUND_WAKE
+from core.outbound.queue import next_due as next_outbound
+from core.push.jobs import WAKE as PUSH_WAKE
+from core.push.jobs import next_due as next_push
 from core.push.sender import PushSender
 from core.relay.sender import OutboundSender
 from core.rendering.backfill import Filler
@@ -34,6 +43,7 @@ from core.store.models import utcnow
 from core.tasks import cancel_and_wait
 from core.webhooks.deliveries import RetryPolicy, prune_deliveries
 from core.webhooks.sender import WebhookSender
+from gateway.due_jobs import run_when_due
 
 log = logging.getLogger("agentmail")
 
@@ -62,7 +72,7 @@ class BackgroundJobs:
         self._every(CHECK_EVERY_SECONDS, signed_in.sweep)
         self._every(settings.heartbeat_seconds / 3, self._sweep_presence)
         self._every(3600, self._prune)
-        self._every(1.0, self._expire_requests)
+        self._when_due(self._expire_requests, DEADLINE_WAKE, next_expiry, "expiry")
         # Web Push: the jobs queued with requests and questions, sent by one replica each.
         pushes = PushSender(
             store,
@@ -71,7 +81,7 @@ class BackgroundJobs:
             allow_private=settings.push_allow_private_endpoints,
         )
         stack.push_async_callback(pushes.close)
-        self._every(1.0, pushes.run_once)
+        self._when_due(pushes.run_once, PUSH_WAKE, next_push, "web push")
         # Webhooks: deliveries made from the events after COMMIT, posted by one replica each.
         hooks = WebhookSender(
             store,
@@ -87,7 +97,7 @@ class BackgroundJobs:
         self._task(hooks.run(), "webhooks")
         if settings.smarthost:  # outbound mail: the jobs queued with mails to mailto:
             outbound = OutboundSender(store, self.secrets, self.blobs, settings, settings.domain)
-            self._every(1.0, outbound.run_due)
+            self._when_due(outbound.run_due, OUTBOUND_WAKE, next_outbound, "outbound")
         ttl_seconds = settings.attachment_ttl_hours * 3600
         self._every(min(3600.0, max(1.0, ttl_seconds / 4)), self._collect_attachments)
         # Kept structures: the backfill and IMAP's write-back (core/rendering/backfill.py).
@@ -104,6 +114,15 @@ class BackgroundJobs:
 
     def _task(self, coroutine: Coroutine[Any, Any, None], name: str) -> None:
         self._tasks.append(asyncio.create_task(coroutine, name=name))
+
+    def _when_due(
+        self,
+        job: Callable[[], Awaitable[object]],
+        wake: str,
+        next_due: Callable[[Session], datetime | None],
+        name: str,
+    ) -> None:
+        self._task(run_when_due(self.store, job, wake, next_due, name), name)
 
     def _every(self, seconds: float, job: Callable[[], Awaitable[object]]) -> None:
         async def loop() -> None:

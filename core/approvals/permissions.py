@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -215,6 +216,15 @@ def _report_outcome(session: Session, mail: Mail) -> None:
         conv.updated_at = utcnow()
         if conv.status != "waiting":
             emit_session_update(session, conv, participants(session, conv.id))
+
+
+def next_expiry(session: Session) -> datetime | None:
+    """The nearest deadline of an open request (a new one wakes the job:
+    `DEADLINE_WAKE`)."""
+    deadline: datetime | None = session.scalar(
+        select(func.min(Mail.expires_at)).where(Mail.permission_state == "open")
+    )
+    return deadline
 
 
 async def expire_permission_requests(store: Store) -> int:

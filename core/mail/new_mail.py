@@ -40,6 +40,9 @@ from core.store.port import ConversationWrite, NewMail, backend_of
 from core.store.prepared import Prepared
 from core.views import SendResult
 
+# Woken after COMMIT of a permission request with a deadline (in every replica): the
+# expiry job sleeps until the nearest deadline (core/approvals/permissions.py).
+DEADLINE_WAKE = "!deadlines"
 _MAILS = table_of(Mail)
 _INSERT_MAIL = Prepared(insert(_MAILS).returning(_MAILS.c.seq))
 _INSERT_DELIVERY = Prepared(insert(table_of(Delivery)))
@@ -89,8 +92,11 @@ def store_new_mail(
     domain: str,
 ) -> SendResult:
     """Write the mail's rows, its attachments and flags, the conversation; queue its
-    events, and the Web Push of a request or question to the people it asks."""
+    events, the Web Push of a request or question to the people it asks, and the
+    expiry job's wake-up for a deadline."""
     result = _store(session, mail, values, conv, created, domain)
+    if mail.permission is not None and mail.permission.expires_at is not None:
+        wake_after_commit(session, [DEADLINE_WAKE])
     if mail.mail_type in PUSHED_TYPES:
         asked = [n for e in _ours(mail) if e.agent is None for n in e.recipients]
         payload = request_payload(

@@ -1,5 +1,6 @@
 """The outbound queue: one job per outside recipient, written with the mail, sent by one
 replica at a time (the lease of core/store/leases.py), settled by the smarthost's reply.
+A commit that queues jobs wakes the senders of every replica (`WAKE`).
 
 Delivery is at least once: a replica killed after the smarthost's `250` and before
 the job is settled leaves it to be sent again when its lease ends, with the same
@@ -26,17 +27,20 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from core.store import leases
+from core.store.engine import wake_after_commit
 from core.store.models import OutboundJob, table_of, utcnow
 
 __all__ = [
     "BOUNCED",
     "SENT",
+    "WAKE",
     "Claimed",
     "Outcome",
     "Rates",
     "any_due",
     "claim",
     "enqueue_outbound",
+    "next_due",
     "pending_count",
     "retry_delay",
     "settle",
@@ -48,6 +52,7 @@ RATE_WAIT = timedelta(minutes=1)  # a job over a rate limit looks again this muc
 MAX_ERROR = 1000
 BOUNCED = "bounced"  # sent, then reported undeliverable by a bounce
 SENT = ("sent", BOUNCED)  # what the rate limits count
+WAKE = "!outbound"  # the senders' wake-up: a name no person has (core/store/bus.py)
 _JOBS = table_of(OutboundJob)
 _QUEUED = (_JOBS.c.state == "queued",)
 
@@ -95,10 +100,15 @@ def enqueue_outbound(
     ]
     if rows:
         session.execute(insert(_JOBS), rows)
+        wake_after_commit(session, [WAKE])
 
 
 def any_due(session: Session, now: datetime) -> bool:
     return leases.any_due(session, _JOBS, now, _QUEUED)
+
+
+def next_due(session: Session) -> datetime | None:
+    return leases.next_due(session, _JOBS, _QUEUED)
 
 
 def _sent_in_window(session: Session, column: str, values: set[str], now: datetime) -> Counter[str]:

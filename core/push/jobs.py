@@ -2,8 +2,9 @@
 
 A job row is written in the transaction of the permission request or question, so a
 push is sent for every committed request and for none that rolled back; one replica
-claims it after COMMIT, with a lease (core/store/leases.py). A request decided or
-expired before its push went out is not pushed.
+claims it after COMMIT, with a lease (core/store/leases.py), woken by that commit
+(`WAKE`, in every replica). A request decided or expired before its push went out is
+not pushed.
 """
 
 from __future__ import annotations
@@ -18,11 +19,13 @@ from sqlalchemy.orm import Session
 
 from core.push.message import Target
 from core.store import leases
+from core.store.engine import wake_after_commit
 from core.store.models import Mail, PushJob, PushSubscription, table_of, utcnow
 
 Outcome = Literal["sent", "retry", "gone", "dropped"]
 LEASE = timedelta(minutes=2)
 MAX_ATTEMPTS = 8  # about ten minutes of backoff
+WAKE = "!push"  # the senders' wake-up: a name no person has (core/store/bus.py)
 _JOBS = table_of(PushJob)
 
 
@@ -57,10 +60,15 @@ def queue_pushes(session: Session, people: Iterable[str], payload: dict[str, Any
             for i in ids
         ]
         session.execute(insert(_JOBS), rows)
+        wake_after_commit(session, [WAKE])
 
 
 def any_due(session: Session, now: datetime) -> bool:
     return leases.any_due(session, _JOBS, now)
+
+
+def next_due(session: Session) -> datetime | None:
+    return leases.next_due(session, _JOBS)
 
 
 def claim(session: Session, now: datetime, limit: int) -> list[Claimed]:

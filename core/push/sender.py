@@ -1,9 +1,10 @@
 """Sending the claimed pushes, and what each push service's answer means for the job.
 
-A round (every second, from the gateway's background jobs) claims the due jobs, posts
-them at once, and settles them in one transaction: 2xx is done; 404 and 410 say the
-subscription is gone (RFC 8030 §7.3) and it is deleted; 429, 5xx and network errors
-are tried again with backoff; any other answer drops the job (it would fail again).
+A round (when a commit queued pushes or a job falls due: gateway/due_jobs.py) claims the
+due jobs, posts them at once, and settles them in one transaction: 2xx is done; 404 and
+410 say the subscription is gone (RFC 8030 §7.3) and it is deleted; 429, 5xx and network
+errors are tried again with backoff; any other answer drops the job (it would fail
+again).
 """
 
 from __future__ import annotations

@@ -97,6 +97,8 @@ class Mail(Base):
         Index("ix_mails_session_seq", "session_id", "seq"),
         # A mail's replies in order: the tree walk's first-reply and next-sibling probes.
         Index("ix_mails_parent_seq", "parent_id", "seq"),
+        # The expiry job's nearest deadline and overdue requests (core/approvals/permissions.py).
+        Index("ix_mails_open_deadlines", "permission_state", "expires_at"),
     )
 
 

@@ -1,0 +1,28 @@
+"""open deadlines: an index on the permission requests' state and deadline
+
+Revision ID: 0031d
+Revises: 0030e
+Create Date: 2026-12-05
+
+The expiry job asks for the nearest deadline of an open request and for the requests
+past theirs (core/approvals/permissions.py); without an index each question read the
+whole `mails` table.
+"""
+
+from __future__ import annotations
+
+from alembic import op
+
+revision = "0031d"
+down_revision = "0030e"
+branch_labels = None
+depends_on = None
+phase = "expand"  # the release before it runs against the schema it leaves
+
+
+def upgrade() -> None:
+    op.create_index("ix_mails_open_deadlines", "mails", ["permission_state", "expires_at"])
+
+
+def downgrade() -> None:
+    op.drop_index("ix_mails_open_deadlines", table_name="mails")
