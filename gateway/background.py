@@ -3,7 +3,7 @@ was queued with a commit (Web Push, webhooks, outbound mail).
 
 Each job runs in a loop of its own, and a failed round is logged and does not end it.
 Sweeps and prunes run on a period; the senders and the requests' deadlines run when
-there is work (gateway/due_jobs.py). `enabled=False` (tests that count statements)
+there is work (core/store/due_jobs.py). `enabled=False` (tests that count statements)
 starts none of them.
 """
 
@@ -37,13 +37,13 @@ from core.rendering.backfill import Filler
 from core.secrets.box import SecretBox
 from core.settings import Settings
 from core.store.blobs import BlobStore
+from core.store.due_jobs import run_when_due
 from core.store.engine import Store
 from core.store.events import prune_events
 from core.store.models import utcnow
 from core.tasks import cancel_and_wait
 from core.webhooks.deliveries import RetryPolicy, prune_deliveries
 from core.webhooks.sender import WebhookSender
-from gateway.due_jobs import run_when_due
 
 log = logging.getLogger("agentmail")
 

@@ -1,6 +1,6 @@
 """Sending the claimed pushes, and what each push service's answer means for the job.
 
-A round (when a commit queued pushes or a job falls due: gateway/due_jobs.py) claims the
+A round (when a commit queued pushes or a job falls due: core/store/due_jobs.py) claims the
 due jobs, posts them at once, and settles them in one transaction: 2xx is done; 404 and
 410 say the subscription is gone (RFC 8030 §7.3) and it is deleted; 429, 5xx and network
 errors are tried again with backoff; any other answer drops the job (it would fail

@@ -1,5 +1,5 @@
 """The outbound sender: each round (when a commit queued mail or a job falls due,
-gateway/due_jobs.py) claims the due jobs, renders each mail once with its stored
+core/store/due_jobs.py) claims the due jobs, renders each mail once with its stored
 Message-ID (a resend is the same message), signs it with the DKIM key when there is one,
 hands it to the smarthost (or, with `AGENTMAIL_SMARTHOST=direct`, to the recipient
 domain's MX: core/relay/direct.py) from the job's bounce address

@@ -64,6 +64,10 @@ def any_due(session: Session, now: datetime) -> bool:
     return leases.any_due(session, _DELIVERIES, now, _OWED)
 
 
+def next_due(session: Session) -> datetime | None:
+    return leases.next_due(session, _DELIVERIES, _OWED)
+
+
 def claim(session: Session, now: datetime, limit: int) -> list[Claimed]:
     taken = leases.claim_due(session, _DELIVERIES, now, limit, LEASE, _OWED)
     if not taken:

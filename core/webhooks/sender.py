@@ -2,8 +2,9 @@
 
 A round first turns new events into deliveries (core/webhooks/fanout.py), then claims the
 due deliveries, posts them at once and settles them in one transaction. Rounds run when
-a commit wrote events (in any replica: the store's wake-ups, `WAKE`), and every second
-besides (for retries that came due). Each request carries
+a commit wrote events (in any replica: the store's wake-ups, `WAKE`) and when the next
+delivery falls due (a retry; core/store/due_jobs.py), and not otherwise. Each request
+carries
 `webhook-id` (`evt_` and the event id: the same on every try and on a replay, so a
 receiver can tell a repeat), `webhook-timestamp` and `webhook-signature` (HMAC-SHA256
 under the endpoint's `whsec_` secret, by the `standardwebhooks` package). The URL is
@@ -28,9 +29,18 @@ from standardwebhooks import Webhook
 
 from core.errors import InvalidRequest
 from core.secrets.box import SecretBox, SecretUnreadable
+from core.store.due_jobs import AFTER_FAILURE_SECONDS, SOONEST_SECONDS, seconds_until
 from core.store.engine import Store
 from core.store.models import utcnow
-from core.webhooks.deliveries import Claimed, Outcome, RetryPolicy, any_due, claim, settle
+from core.webhooks.deliveries import (
+    Claimed,
+    Outcome,
+    RetryPolicy,
+    any_due,
+    claim,
+    next_due,
+    settle,
+)
 from core.webhooks.endpoints import check_url, secret_purpose
 from core.webhooks.fanout import BATCH as FAN_OUT_BATCH
 from core.webhooks.fanout import IDLE_ADVANCE, any_endpoint, fan_out
@@ -38,7 +48,6 @@ from core.webhooks.queue import WAKE
 
 log = logging.getLogger(__name__)
 BATCH = 20
-IDLE_SECONDS = 1.0
 CONNECT_SECONDS = 5.0
 TOTAL_SECONDS = 10.0
 MAX_ANSWER_BYTES = 64 * 1024
@@ -69,24 +78,27 @@ class WebhookSender:
         timeout = httpx.Timeout(TOTAL_SECONDS, connect=CONNECT_SECONDS)
         self._client = httpx.AsyncClient(timeout=timeout, follow_redirects=False)
         self._idle_advanced = -math.inf
+        self._caught_up = True  # the last round fanned out every event it found
 
     async def close(self) -> None:
         await self._client.aclose()
 
     async def run(self) -> None:
-        """Rounds until cancelled: at each wake-up, and a second after the last at most
-        (sooner after a round that failed, when retries are due sooner)."""
+        """Rounds until cancelled: at each wake-up, when the next delivery falls due, and
+        at once again while events wait to be fanned out."""
         with self.store.bus.subscribe(WAKE) as woken:
             while True:
                 woken.clear()
                 try:
-                    tried = await self.run_once()
+                    await self.run_once()
+                    wait = SOONEST_SECONDS
+                    if self._caught_up:
+                        wait = seconds_until(await self.store.read(next_due), utcnow())
                 except Exception:  # a failed round must not end the loop
                     log.exception("webhook deliveries: a round failed")
-                    tried = 0
-                idle = min(IDLE_SECONDS, self.policy.base_seconds) if tried else IDLE_SECONDS
+                    wait = AFTER_FAILURE_SECONDS
                 with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(idle):
+                    async with asyncio.timeout(wait):
                         await woken.wait()
 
     async def run_once(self) -> int:
@@ -109,8 +121,10 @@ class WebhookSender:
         return len(jobs)
 
     async def _fan_out(self) -> None:
-        """Deliveries from the events past the cursor (a few batches at most a round);
-        with no endpoint at all, only a read, and now and then the cursor moved on."""
+        """Deliveries from the events past the cursor (a few batches at most a round:
+        `_caught_up` says whether more wait); with no endpoint at all, only a read, and
+        now and then the cursor moved on."""
+        self._caught_up = True
         if not await self.store.read(any_endpoint):
             if time.monotonic() - self._idle_advanced < IDLE_ADVANCE.total_seconds():
                 return
@@ -120,6 +134,7 @@ class WebhookSender:
         for _ in range(FAN_OUT_ROUNDS):
             if await self.store.write(fan_out) < FAN_OUT_BATCH:
                 return
+        self._caught_up = False
 
     async def _deliver(self, job: Claimed) -> Outcome:
         try:

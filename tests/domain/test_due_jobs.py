@@ -1,6 +1,6 @@
 """Jobs that run when there is work, on both backends: the commit that queues a push,
 an outbound mail or a request with a deadline wakes its job at once, and each queue
-says when its next piece falls due (gateway/due_jobs.py), so that an idle gateway
+says when its next piece falls due (core/store/due_jobs.py), so that an idle gateway
 sleeps instead of asking the database every second."""
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from core.outbound.allowed import set_user_outbound
 from core.push import jobs as push
 from core.push.subscriptions import subscribe
 from core.settings import Limits
+from core.store.due_jobs import run_when_due
 from core.store.engine import Store
 from core.store.models import Mail, OutboundJob, PushJob, utcnow
 from core.store.replicas import ReplicaListener
 from core.tasks import cancel_and_wait
-from gateway.due_jobs import run_when_due
 from tests.domain.world import World
 
 QUIET = 3600.0  # here only a wake-up can start a second round

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from core.store.due_jobs import QUIET_SECONDS, SOONEST_SECONDS, seconds_until
 from core.store.models import utcnow
-from gateway.due_jobs import QUIET_SECONDS, SOONEST_SECONDS, seconds_until
 
 
 def test_nothing_queued_sleeps_the_quiet_bound() -> None:
