@@ -25,7 +25,6 @@ import os
 import pwd
 import shutil
 import signal
-import socket
 import ssl
 import tempfile
 from collections.abc import AsyncIterator, Callable
@@ -34,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import trustme
+
+from tests.support.ports import steady_ports
 
 DOVECOT = Path("/usr/sbin/dovecot")
 
@@ -81,13 +82,6 @@ class Dovecot:
         os.replace(temp, self.maildir / "new" / name)
         for path in (self.maildir, *self.maildir.iterdir(), self.maildir / "new" / name):
             os.chown(path, self.mail_uid, self.mail_gid)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _lmtp(listen: Listen) -> str:
@@ -188,7 +182,7 @@ def _prepare(
     for sub in ("mail", "home"):
         (root / sub).mkdir()
         os.chown(root / sub, users[2], users[3])
-    port = listen.port or _free_port()
+    port = listen.port or steady_ports(1)[0]
     config = root / "dovecot.conf"
     config.write_text(_config(root, listen, port, users, plaintext))
     server = Dovecot(

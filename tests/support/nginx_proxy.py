@@ -9,13 +9,13 @@ free loopback ports, and stopped at the end; nothing of the machine's nginx is u
 
 from __future__ import annotations
 
-import socket
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from tests.support.nginx import STREAM_MODULE, nginx_process
+from tests.support.ports import steady_ports
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,13 +24,6 @@ class Upstream:
 
     port: int
     bind: str | None = None
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _config(root: Path, servers: Mapping[int, Upstream]) -> str:
@@ -56,7 +49,7 @@ stream {{{blocks}
 
 
 def _prepare(upstreams: list[Upstream]) -> dict[int, Upstream]:
-    return dict(zip([_free_port() for _ in upstreams], upstreams, strict=True))
+    return dict(zip(steady_ports(len(upstreams)), upstreams, strict=True))
 
 
 @asynccontextmanager

@@ -1,11 +1,14 @@
-"""Ports for test servers that stop and start again on the same port.
+"""Ports for test servers that are told their port before they bind it, or stop and
+start again on it.
 
 A port the kernel hands out for `bind(port 0)` lies in the ephemeral range
 (`/proc/sys/net/ipv4/ip_local_port_range`), the range every outgoing connection
-takes its source port from: a server stopped for an outage test could find its port
-held by some other test's connection when it starts again (SeaweedFS's filer did,
-in CI). These ports are drawn below that range, where only an explicit bind lands,
-and each is checked free when drawn.
+takes its source port from: a port found free that way can be some other test's
+source port by the time the server binds it, and a server stopped for an outage
+test can find its port so held when it starts again (SeaweedFS's filer did, in CI).
+These ports are drawn below that range, where only an explicit bind lands, and each
+is checked free when drawn. A server that can bind port 0 itself and say what it
+got needs none of this.
 """
 
 from __future__ import annotations

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -20,6 +19,8 @@ from typing import Any
 
 import httpx
 import pytest
+
+from tests.support.ports import steady_ports
 
 SERVER = (
     Path(__file__).resolve().parent / "push_service/node_modules/web-push-testing/src/bin/server.js"
@@ -58,18 +59,12 @@ class PushService:
         assert response.status_code < 300, response.text
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @asynccontextmanager
 async def push_service() -> AsyncIterator[PushService]:
     node = shutil.which("node")
     if node is None or not SERVER.exists():
         pytest.skip("web-push-testing is not installed (make push-service)")
-    port = _free_port()
+    port = steady_ports(1)[0]
     process = await asyncio.create_subprocess_exec(
         node, str(SERVER), str(port), stdout=asyncio.subprocess.DEVNULL
     )
