@@ -230,16 +230,18 @@ test: e2e-and-platforms
 e2e-and-platforms:
 	@$(MAKE) --no-print-directory -j2 -Otarget e2e platforms
 
-## Debian's Chromium, which the e2e suite drives (never a downloaded browser build). The
-## UI's icons are SVG (lucide), so no emoji font is needed.
-## As root (CI) it is installed with apt; otherwise say how, and fail under CI=true.
+## Debian's Chromium, which the e2e suite drives (never a downloaded browser build), and a
+## Chinese font (fonts-wqy-microhei, 1.6 MB): without one the Chinese walk would measure
+## empty boxes. The UI's icons are SVG (lucide), so no emoji font is needed.
+## As root (CI) they are installed with apt; otherwise say how, and fail under CI=true.
+CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 chromium:
-	@if [ -x $(CHROMIUM) ]; then exit 0; fi; \
+	@if [ -x $(CHROMIUM) ] && [ -e $(CJK_FONT) ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ]; then \
 		$(TIMED) "apt-get install chromium" sh -c 'apt-get update -q && \
-			DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium'; \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium fonts-wqy-microhei'; \
 	else \
-		echo "$(CHROMIUM) not found: the e2e suite needs Debian's Chromium (sudo apt-get install -y chromium)" >&2; \
+		echo "$(CHROMIUM) or $(CJK_FONT) not found: the e2e suite needs Debian's Chromium and a Chinese font (sudo apt-get install -y chromium fonts-wqy-microhei)" >&2; \
 		if [ "$${CI:-}" = true ]; then exit 1; fi; \
 	fi
 

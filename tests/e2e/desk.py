@@ -21,6 +21,7 @@ from typing import Literal
 import httpx
 from playwright.async_api import Browser, BrowserContext, ConsoleMessage, Error, Page
 
+from tests.e2e.texts import LOCALES, Language, text
 from tests.support.browser import SCREENSHOTS, SIZES
 from tests.support.gateway import PASSWORD, Api
 from tests.support.seeding import InboxFill, fill_inbox
@@ -110,16 +111,18 @@ class Desk:
         bypass_csp: bool = False,
         sign_in: bool = True,
         path: str = "/inbox",
+        language: Language = "en",
     ) -> Page:
         """A new browser context at `size` in `theme` (the system's colour scheme, which
-        the UI follows by default), signed in through the login form."""
+        the UI follows by default) and in `language` (the browser's, which the UI follows
+        too), signed in through the login form."""
         await self.human()
         context = await self.browser.new_context(
             base_url=self.base_url,
             viewport=SIZES[size],
             color_scheme=theme,
             reduced_motion=reduced_motion,
-            locale="en-US",
+            locale=LOCALES[language],
             timezone_id="UTC",
             bypass_csp=bypass_csp,
             has_touch=size != "desktop",
@@ -136,14 +139,14 @@ class Desk:
         self._watched.append(watched)
         await page.goto(path)
         if sign_in:
-            await self.sign_in(page)
+            await self.sign_in(page, language)
         return page
 
-    async def sign_in(self, page: Page) -> None:
-        await page.get_by_label("User name").fill(self.name)
-        await page.get_by_label("Password").fill(PASSWORD)
-        await page.get_by_role("button", name="Sign in").click()
-        await page.get_by_role("navigation", name="Main").wait_for()
+    async def sign_in(self, page: Page, language: Language = "en") -> None:
+        await page.get_by_label(text(language, "login.username")).fill(self.name)
+        await page.get_by_label(text(language, "login.password")).fill(PASSWORD)
+        await page.get_by_role("button", name=text(language, "login.signIn")).click()
+        await page.get_by_role("navigation", name=text(language, "nav.label")).wait_for()
 
     async def screenshot(self, page: Page, view: str, size: Size, theme: Theme) -> None:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
