@@ -6,7 +6,8 @@ Create Date: 2026-12-05
 
 The expiry job asks for the nearest deadline of an open request and for the requests
 past theirs (core/approvals/permissions.py); without an index each question read the
-whole `mails` table.
+whole `mails` table. Built in the migration's transaction: on PostgreSQL, writes to
+`mails` wait for it, about half a second for a million mails.
 """
 
 from __future__ import annotations
