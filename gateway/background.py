@@ -37,7 +37,7 @@ from core.rendering.backfill import Filler
 from core.secrets.box import SecretBox
 from core.settings import Settings
 from core.store.blobs import BlobStore
-from core.store.due_jobs import run_when_due
+from core.store.due_jobs import run_when_due, then_next_due
 from core.store.engine import Store
 from core.store.events import prune_events
 from core.store.models import utcnow
@@ -122,7 +122,9 @@ class BackgroundJobs:
         next_due: Callable[[Session], datetime | None],
         name: str,
     ) -> None:
-        self._task(run_when_due(self.store, job, wake, next_due, name), name)
+        self._task(
+            run_when_due(self.store, then_next_due(self.store, job, next_due), wake, name), name
+        )
 
     def _every(self, seconds: float, job: Callable[[], Awaitable[object]]) -> None:
         async def loop() -> None:

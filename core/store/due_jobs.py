@@ -35,24 +35,34 @@ def seconds_until(due: datetime | None, now: datetime, quiet: float = QUIET_SECO
     return min(quiet, max(SOONEST_SECONDS, (due - now).total_seconds()))
 
 
-async def run_when_due(
+Round = Callable[[], Awaitable[datetime | None]]  # does the work; when the next is due
+
+
+def then_next_due(
     store: Store,
     job: Callable[[], Awaitable[object]],
-    wake: str,
     next_due: Callable[[Session], datetime | None],
-    what: str,
-    quiet: float = QUIET_SECONDS,
+) -> Round:
+    """A round of `job`, then the queue's own word on when its next job is due."""
+
+    async def round_() -> datetime | None:
+        await job()
+        return await store.read(next_due)
+
+    return round_
+
+
+async def run_when_due(
+    store: Store, round_: Round, wake: str, what: str, quiet: float = QUIET_SECONDS
 ) -> None:
-    """Rounds of `job` until cancelled: one at once, then one at each wake-up of `wake`
-    or when `next_due` says (`quiet` at the longest); a failed round is logged and
-    tried again in a second."""
+    """Rounds until cancelled: one at once, then one at each wake-up of `wake` or when
+    the last round said the next is due (`quiet` at the longest); a failed round is
+    logged and tried again in a second."""
     with store.bus.subscribe(wake) as woken:
         while True:
             woken.clear()  # before the round: a commit during it wakes the next one
             try:
-                await job()
-                due = await store.read(next_due)
-                wait = seconds_until(due, utcnow(), quiet)
+                wait = seconds_until(await round_(), utcnow(), quiet)
             except Exception:  # a failed round must not end the loop
                 log.exception("background job %s failed", what)
                 wait = AFTER_FAILURE_SECONDS

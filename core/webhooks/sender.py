@@ -17,11 +17,11 @@ closed. A 2xx answer delivers; anything else is a failed try.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import math
 import time
+from datetime import datetime
 
 import httpx
 from sqlalchemy.orm import Session
@@ -29,7 +29,7 @@ from standardwebhooks import Webhook
 
 from core.errors import InvalidRequest
 from core.secrets.box import SecretBox, SecretUnreadable
-from core.store.due_jobs import AFTER_FAILURE_SECONDS, SOONEST_SECONDS, seconds_until
+from core.store.due_jobs import run_when_due
 from core.store.engine import Store
 from core.store.models import utcnow
 from core.webhooks.deliveries import (
@@ -86,20 +86,11 @@ class WebhookSender:
     async def run(self) -> None:
         """Rounds until cancelled: at each wake-up, when the next delivery falls due, and
         at once again while events wait to be fanned out."""
-        with self.store.bus.subscribe(WAKE) as woken:
-            while True:
-                woken.clear()
-                try:
-                    await self.run_once()
-                    wait = SOONEST_SECONDS
-                    if self._caught_up:
-                        wait = seconds_until(await self.store.read(next_due), utcnow())
-                except Exception:  # a failed round must not end the loop
-                    log.exception("webhook deliveries: a round failed")
-                    wait = AFTER_FAILURE_SECONDS
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(wait):
-                        await woken.wait()
+        await run_when_due(self.store, self._round, WAKE, "webhook deliveries")
+
+    async def _round(self) -> datetime | None:
+        await self.run_once()
+        return await self.store.read(next_due) if self._caught_up else utcnow()
 
     async def run_once(self) -> int:
         """Make the deliveries of new events, then post what is due now; the number of

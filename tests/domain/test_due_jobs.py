@@ -22,7 +22,7 @@ from core.outbound.allowed import set_user_outbound
 from core.push import jobs as push
 from core.push.subscriptions import subscribe
 from core.settings import Limits
-from core.store.due_jobs import run_when_due
+from core.store.due_jobs import run_when_due, then_next_due
 from core.store.engine import Store
 from core.store.models import Mail, OutboundJob, PushJob, utcnow
 from core.store.replicas import ReplicaListener
@@ -59,7 +59,7 @@ async def running(
 ) -> AsyncIterator[Rounds]:
     """The job running, its first round done and nothing due: it sleeps for `QUIET`."""
     rounds = Rounds()
-    loop = run_when_due(store, rounds, wake, next_due, "test", quiet=QUIET)
+    loop = run_when_due(store, then_next_due(store, rounds, next_due), wake, "test", quiet=QUIET)
     task = asyncio.create_task(loop)
     try:
         await rounds.reach(1)
