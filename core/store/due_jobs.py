@@ -2,9 +2,8 @@
 replica: the store's wake-ups, core/store/bus.py) or when the next piece falls due,
 and asleep otherwise, so an idle gateway does not ask its database every second.
 
-Web Push, outbound mail and the permission requests' deadlines run this way
-(gateway/background.py); the webhook sender sleeps by the same measure
-(core/webhooks/sender.py). A wake-up lost between replicas is made good when the
+Web Push, outbound mail, webhooks and the permission requests' deadlines run this way
+(gateway/background.py, core/webhooks/sender.py). A wake-up lost between replicas is made good when the
 replica's listener reconnects (it wakes every local subscriber) and, at the latest,
 by the look every `QUIET_SECONDS`.
 """
