@@ -3,9 +3,9 @@ replica: the store's wake-ups, core/store/bus.py) or when the next piece falls d
 and asleep otherwise, so an idle gateway does not ask its database every second.
 
 Web Push, outbound mail, webhooks and the permission requests' deadlines run this way
-(gateway/background.py, core/webhooks/sender.py). A wake-up lost between replicas is made good when the
-replica's listener reconnects (it wakes every local subscriber) and, at the latest,
-by the look every `QUIET_SECONDS`.
+(gateway/background.py, core/webhooks/sender.py). A wake-up lost between replicas is
+made good when the replica's listener reconnects (it wakes every local subscriber)
+and, at the latest, by the look every `QUIET_SECONDS`.
 """
 
 from __future__ import annotations
