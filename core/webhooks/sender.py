@@ -1,14 +1,13 @@
 """Posting the claimed deliveries, signed per the Standard Webhooks specification.
 
-A round first turns new events into deliveries (core/webhooks/fanout.py), then claims the
-due deliveries, posts them at once and settles them in one transaction. Rounds run when
-a commit wrote events (in any replica: the store's wake-ups, `WAKE`) and when the next
-delivery falls due (a retry; core/store/due_jobs.py), and not otherwise. Each request
-carries
-`webhook-id` (`evt_` and the event id: the same on every try and on a replay, so a
-receiver can tell a repeat), `webhook-timestamp` and `webhook-signature` (HMAC-SHA256
-under the endpoint's `whsec_` secret, by the `standardwebhooks` package). The URL is
-checked again before each try, on what its name resolves to now
+A round first turns new events into deliveries (core/webhooks/fanout.py), then claims
+the due deliveries, posts them at once and settles them in one transaction. Rounds run
+when a commit wrote events (in any replica: the store's wake-ups, `WAKE`) and when the
+next delivery falls due (a retry; core/store/due_jobs.py), and not otherwise. Each
+request carries `webhook-id` (`evt_` and the event id: the same on every try and on a
+replay, so a receiver can tell a repeat), `webhook-timestamp` and `webhook-signature`
+(HMAC-SHA256 under the endpoint's `whsec_` secret, by the `standardwebhooks` package).
+The URL is checked again before each try, on what its name resolves to now
 (core/push/endpoints.py). Connecting may take 5 s and the whole exchange 10 s; no
 redirect is followed; at most 64 KiB of the answer is read, then the connection is
 closed. A 2xx answer delivers; anything else is a failed try.
