@@ -2,26 +2,37 @@
 one postmaster notice to the mail's sender, the same notice a `5xx` gets
 (core/relay/notices.py).
 
-The job is found by the envelope id (`<mail id>.<job id>`: the bounce address or
-ENVID), else by the original Message-ID and the failed recipient's address. Only a
-`sent` job is marked, in one conditional update, so a second report for the same
-recipient (from another server, or the same one again) writes nothing; a bounce that
-names no job of ours writes nothing either. A `bounced` job still counts in the hourly
-rate limits (it was sent) and is pruned as a sent one is (core/outbound/prune.py).
+The job is found by the envelope id (`<mail id>.<job id>`: the bounce address or ENVID),
+else by the original Message-ID and the failed recipient's address. A `sent` job is
+marked, and one whose delivery is in flight (claimed, still `queued`): the far side may
+take the mail and report it undeliverable before this replica has recorded its `250`,
+and that sender's settle then leaves the `bounced` job as it is (core/outbound/queue.py
+settles only queued jobs). One conditional update marks it, so a second report for the
+same recipient (from another server, or the same one again) writes nothing; a bounce
+that names no job of ours writes nothing either; a job not yet tried or waiting for its
+retry is not marked (nothing was taken that could bounce). A `bounced` job still counts
+in the hourly rate limits (it was sent) and is pruned as a sent one is
+(core/outbound/prune.py).
 """
 
 from __future__ import annotations
 
-from sqlalchemy import func, select, update
+from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from core.outbound.queue import BOUNCED, MAX_ERROR
 from core.relay.bounces import Bounce, FailedRecipient
 from core.relay.notices import notify_undeliverable
 from core.store.engine import Store
-from core.store.models import Mail, OutboundJob
+from core.store.models import Mail, OutboundJob, utcnow
 
 __all__ = ["record_bounce"]
+
+# Sent, or taken by a sender that has not recorded the answer yet.
+_BOUNCEABLE = or_(
+    OutboundJob.state == "sent",
+    and_(OutboundJob.state == "queued", OutboundJob.claimed_until.is_not(None)),
+)
 
 
 def _jobs(session: Session, bounce: Bounce) -> list[tuple[OutboundJob, FailedRecipient]]:
@@ -56,14 +67,21 @@ async def record_bounce(store: Store, bounce: Bounce, domain: str) -> int:
     """Mark the jobs `bounce` reports failed and tell each one's sender, once; the number
     of notices written (0 for a bounce already recorded or not about our mail)."""
 
+    now = utcnow()
+
     def run(session: Session) -> int:
         written = 0
         for job, failure in _jobs(session, bounce):
             reply = failure.describe()
             changed = session.execute(
                 update(OutboundJob)
-                .where(OutboundJob.id == job.id, OutboundJob.state == "sent")
-                .values(state=BOUNCED, last_error=reply[:MAX_ERROR])
+                .where(OutboundJob.id == job.id, _BOUNCEABLE)
+                .values(
+                    state=BOUNCED,
+                    last_error=reply[:MAX_ERROR],
+                    claimed_until=None,
+                    settled_at=func.coalesce(OutboundJob.settled_at, now),
+                )
             )
             if not changed.rowcount:  # type: ignore[attr-defined]
                 continue

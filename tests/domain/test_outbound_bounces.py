@@ -1,8 +1,9 @@
 """Bounces of outbound mail on both backends: a mail delivered through a real local
 smarthost (aiosmtpd) comes back as a DSN to its bounce address; recorded, it is one
 postmaster notice in the sender's conversation, and a second report for the same
-recipient adds nothing; a report found by Message-ID alone works the same; a bounce
-of no mail of ours writes nothing. Settled jobs are pruned after their keeping."""
+recipient adds nothing; a report found by Message-ID alone works the same; a report
+that comes before the sender recorded the `250` counts as well; a bounce of no mail
+of ours writes nothing. Settled jobs are pruned after their keeping."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from core.outbound.allowed import set_user_outbound
 from core.outbound.prune import BOUNCE_WINDOW, prune_outbound_jobs
-from core.outbound.queue import RATE_WINDOW
+from core.outbound.queue import RATE_WINDOW, Claimed, Outcome, Rates, claim, settle
 from core.relay.bounce_record import record_bounce
 from core.relay.bounces import read_bounce
 from core.relay.sender import OutboundSender
@@ -143,3 +144,36 @@ async def test_settled_jobs_are_pruned_after_their_keeping(
     assert {j.state for j in await _jobs(world.store)} == {"sent", "queued"}
     assert await prune_outbound_jobs(world.store, now + BOUNCE_WINDOW + timedelta(minutes=1)) == 1
     assert [j.state for j in await _jobs(world.store)] == ["queued"]  # never a queued one
+
+
+async def test_a_bounce_before_the_senders_record_of_its_250_is_one_notice(
+    world: World,
+) -> None:
+    """The far side took the mail and reported it undeliverable before the sender had
+    recorded the `250`: the report marks the in-flight job, and the settle after it
+    leaves the job bounced. A job not tried yet is not marked."""
+    world.limits = replace(Limits(), outbound=True)
+    jianf = await world.human("jianf")
+    await set_user_outbound(world.store, "jianf", True)
+    sent = await jianf.send(to="mailto:bob@example.com", subject="Hello")
+    (job,) = await _jobs(world.store)
+    bounces_to = f"postmaster+{sent['mail_id']}.{job.id}@{D}"
+    bounce = read_bounce(_report("bob@example.com", ""), envelope_recipient=bounces_to)
+    assert bounce is not None
+    assert await record_bounce(world.store, bounce, D) == 0  # not taken yet: no bounce
+
+    now = utcnow()
+    rates = Rates(100, 100)
+    (claimed,) = await world.store.write(lambda s: claim(s, now, 10, rates, timedelta(minutes=5)))
+    assert await record_bounce(world.store, bounce, D) == 1  # in flight: taken
+    assert await record_bounce(world.store, bounce, D) == 0
+
+    def settle_sent(session: Session) -> None:
+        settled: list[tuple[Claimed, Outcome, str]] = [(claimed, "sent", "250 ok")]
+        settle(session, settled, now, give_up=timedelta(days=5), minimum=timedelta(minutes=30))
+
+    await world.store.write(settle_sent)
+    (job,) = await _jobs(world.store)
+    assert (job.state, job.claimed_until) == ("bounced", None)
+    assert job.settled_at is not None  # pruned as a sent job is
+    assert len(await _notices(jianf)) == 1
