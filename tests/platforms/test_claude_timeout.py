@@ -29,7 +29,8 @@ async def test_a_stuck_turn_is_stopped_with_its_command_and_reported(tmp_path: P
         asked = await desk.next_mail(task["session_id"], "permission_request")
         await desk.decide(asked["mail_id"], "approve")  # the turn's clock starts again
         async with asyncio.timeout(TIMEOUT):
-            while not (shells := with_cmdline(marker)):
+            # The shell, and the `tail` it forks a moment after it starts.
+            while not (shells := with_cmdline(marker)) or not children(shells[0]):
                 await asyncio.sleep(0.05)
         assert desk.bridge.process is not None
         [cli] = children(desk.bridge.process.pid)  # Claude Code, above the shell
